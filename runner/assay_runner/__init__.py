@@ -1,0 +1,1 @@
+"""Assay runner: suites, judges, scores, the release gate."""

@@ -1,0 +1,224 @@
+"""The public result contracts: `result.json`, the RunSummary and the judge-verdict shapes.
+
+Users script against these and the operator validates the RunSummary it reads from the pod's termination
+message, so this module depends on pydantic alone (the operator may import it; it must never pull in judge
+code). Keys are camelCase on the wire, like the Evaluation resource.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+RESULT_SCHEMA_VERSION = 1
+SUMMARY_SCHEMA_VERSION = 1
+SUMMARY_MAX_BYTES = 4096  # kubelet truncates a termination message beyond this
+
+Verdict = Literal["Pass", "Blocked"]
+
+
+class WireModel(BaseModel):
+    """camelCase on the wire, snake_case in Python; unknown keys are errors, never silently dropped."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    def to_wire(self) -> dict[str, object]:
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class JudgeVerdict(WireModel):
+    """One judge's verdict on one ticket repetition."""
+
+    score: float | None = None
+    """Normalised score in [0, 1]; None when the judge did not apply or errored."""
+    reason: str = ""
+    """Human-readable explanation of the score."""
+    applicable: bool = True
+    """False when the judge had nothing to check on this ticket (excluded, never a free 1.0)."""
+    error: str | None = None
+    """Set when the judge could not produce a score (blocks the verdict)."""
+    raw: float | None = None
+    """Score on the judge's own scale (model judges: the median of the samples)."""
+    samples: list[float] | None = None
+    """Raw scores of the individual samples (model judges)."""
+    spread: float | None = None
+    """max - min of the samples on the raw scale (model judges)."""
+
+
+class RepetitionResult(WireModel):
+    """One ticket answered once: the cell of the ticket x repetition grid."""
+
+    index: int
+    score: float
+    """Weighted mean of the applicable weighted judges (0 when the cell errored)."""
+    passed: bool
+    """Whether the cell passes the suite's pass criterion."""
+    exit_code: int | None = None
+    error: str | None = None
+    """Why the cell could not be judged (missing answer, no applicable judge, ...)."""
+    judges: dict[str, JudgeVerdict] = Field(default_factory=dict)
+    answer: str | None = None
+    """The answer text, kept so results can be re-gated and reported without the answers directory."""
+    wall_seconds: float | None = None
+    usage: Usage | None = None
+
+
+class TicketResult(WireModel):
+    id: str
+    split: str
+    score: float
+    """Mean of the ticket's repetition scores."""
+    passed: bool
+    """Ticket score at or above the floor, and no judge floor broken."""
+    question: str = ""
+    repetitions: list[RepetitionResult] = Field(default_factory=list)
+
+
+class JudgeSummary(WireModel):
+    type: str
+    weight: float
+    mean: float | None
+    """Mean over the tickets where the judge applied (repetitions averaged per ticket first), in [0, 1]."""
+    raw_mean: float | None = None
+    """Mean on the judge's own scale (model judges)."""
+    threshold: float
+    """The threshold as configured (model judges: on their raw scale)."""
+    passed: bool
+    applicable_tickets: int
+    errors: int = 0
+
+
+class RuleResult(WireModel):
+    name: str
+    passed: bool
+    value: float | None
+    threshold: float | None
+    detail: str
+    offenders: list[str] = Field(default_factory=list)
+    """The judges or tickets that break the rule."""
+
+
+class RepetitionFigures(WireModel):
+    k: int
+    pass_rate: float
+    """Passing cells / all cells."""
+    pass_at_k: float
+    """Share of tickets that pass in at least one repetition."""
+    pass_hat_k: float
+    """Share of tickets that pass in every repetition (pass^k)."""
+    fully_resolved: int
+    """Number of tickets that pass in every repetition."""
+    cells: int
+    passing_cells: int
+
+
+class Usage(WireModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class Inputs(WireModel):
+    brain_digest: str | None = None
+    suite_digest: str
+    judges_digest: str
+
+
+class MlflowRef(WireModel):
+    tracking_uri: str | None = None
+    experiment_id: str | None = None
+    run_id: str | None = None
+    logged: bool = False
+    error: str | None = None
+
+
+class JudgeConfigSummary(WireModel):
+    """What re-gating needs to know about a judge, copied into the result."""
+
+    name: str
+    type: str
+    weight: float
+    threshold: float
+    floor: float | None = None
+    scale: tuple[float, float] | None = None
+
+
+class GateSettings(WireModel):
+    min_score: float = 0.90
+    ticket_floor: float = 0.70
+    min_pass_hat_k: float | None = None
+    """When set and k > 1: the share of tickets that must pass in every repetition (1.0 = all)."""
+    require_mlflow: bool = False
+    """Block when logging to MLflow failed."""
+
+
+class PassCriterion(WireModel):
+    """When a ticket repetition counts as passing, for pass rate, pass@k and pass^k."""
+
+    kind: Literal["allJudgesTop", "allJudgesThreshold", "minTicketScore"] = "allJudgesTop"
+    min_ticket_score: float | None = None
+
+
+class ResultConfig(WireModel):
+    judges: list[JudgeConfigSummary]
+    gate: GateSettings
+    pass_criterion: PassCriterion
+
+
+class Result(WireModel):
+    """The full result of one evaluation (`result.json`)."""
+
+    schema_version: int = RESULT_SCHEMA_VERSION
+    run_name: str | None = None
+    suite: str
+    mode: Literal["release", "online"] = "release"
+    verdict: Verdict
+    score: float
+    reasons: list[str] = Field(default_factory=list)
+    """One line per failed rule, empty on Pass."""
+    judges: dict[str, JudgeSummary]
+    rules: list[RuleResult]
+    tickets: list[TicketResult]
+    repetitions: RepetitionFigures
+    usage: Usage = Field(default_factory=Usage)
+    inputs: Inputs
+    mlflow: MlflowRef = Field(default_factory=MlflowRef)
+    config: ResultConfig
+    started_at: str | None = None
+    finished_at: str | None = None
+
+
+class SummaryRule(WireModel):
+    name: str
+    passed: bool
+    detail: str
+
+
+class SummaryCounts(WireModel):
+    tickets: int
+    passed_tickets: int
+    cells: int
+    errors: int
+
+
+class RunSummary(WireModel):
+    """The bounded summary a runner pod writes to its termination message (<= 4096 bytes)."""
+
+    schema_version: int = SUMMARY_SCHEMA_VERSION
+    verdict: Verdict
+    score: float
+    judges: dict[str, float | None]
+    rules: list[SummaryRule]
+    counts: SummaryCounts
+    failing_tickets: list[str] = Field(default_factory=list)
+    repetitions: RepetitionFigures | None = None
+    usage: Usage = Field(default_factory=Usage)
+    inputs: Inputs
+    mlflow: MlflowRef = Field(default_factory=MlflowRef)
+    truncated: bool = False
+    """True when lists were shortened to fit the size bound."""
+
+
+RepetitionResult.model_rebuild()

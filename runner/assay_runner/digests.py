@@ -1,0 +1,55 @@
+"""Digests that bind a verdict to exactly what produced it: the brain, the tickets and KB, the judges.
+
+Each digest is a sha256 over a canonical listing (sorted paths, lengths, contents), so renaming a file,
+editing a threshold or touching one KB article changes the digest, and nothing else does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from assay_runner.suite.loader import KB_DIR, Suite
+
+
+def digest_files(files: Mapping[str, bytes]) -> str:
+    hasher = hashlib.sha256()
+    for path in sorted(files):
+        content = files[path]
+        hasher.update(f"{path}\0{len(content)}\0".encode())
+        hasher.update(content)
+    return f"sha256:{hasher.hexdigest()}"
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
+    }
+
+
+def _canonical(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
+def suite_digest(suite: Suite) -> str:
+    files = {path: data for path, data in suite.files.items() if path.startswith(f"{KB_DIR}/")}
+    files["tickets.json"] = _canonical([t.model_dump(mode="json", by_alias=True) for t in suite.tickets])
+    return digest_files(files)
+
+
+def judges_digest(suite: Suite) -> str:
+    spec = suite.spec
+    files = {
+        "judges.json": _canonical([j.model_dump(mode="json", by_alias=True) for j in spec.judges]),
+        "gate.json": _canonical(spec.gate.model_dump(mode="json", by_alias=True)),
+        "passCriterion.json": _canonical(spec.pass_criterion.model_dump(mode="json", by_alias=True)),
+    }
+    for judge in spec.judges:
+        source = getattr(judge, "file", None)
+        if source is not None and source in suite.files:
+            files[f"code/{source}"] = suite.files[source]
+    return digest_files(files)

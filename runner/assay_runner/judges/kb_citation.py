@@ -1,0 +1,53 @@
+"""`kb_citation`: does the answer cite every article the key expects?
+
+Score = share of the expected article ids cited (partial credit: citing one of two scores 0.5). Citing an
+id that looks like an article id but does not exist in the suite's KB is a fabricated citation and scores 0,
+however many real articles are also cited: a support answer that invents sources cannot be trusted. Not
+applicable when the key expects no article.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from assay_runner.contract import JudgeVerdict
+from assay_runner.judges.base import Case, not_applicable, scored, share
+from assay_runner.suite.models import KbCitationJudge
+
+
+def _id_shapes(known_ids: Iterable[str]) -> re.Pattern[str]:
+    # "KB-1003" -> prefix "KB-": anything with a known prefix followed by digits counts as a citation.
+    prefixes = sorted({re.match(r"^(\D*)", article).group(1) for article in known_ids} - {""})  # type: ignore[union-attr]
+    alternatives = "|".join(re.escape(prefix) for prefix in prefixes) or r"KB-"
+    return re.compile(rf"(?<![\w-])(?:{alternatives})\d[\w.-]*(?<![.-])", re.IGNORECASE)
+
+
+class KbCitation:
+    needs_key = True
+
+    def __init__(self, spec: KbCitationJudge, kb_ids: Iterable[str]) -> None:
+        self.spec = spec
+        self.known = {article.upper(): article for article in kb_ids}
+        self._citation = _id_shapes(self.known.values())
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def cited(self, answer: str) -> set[str]:
+        return {match.group(0).upper() for match in self._citation.finditer(answer)}
+
+    def judge(self, case: Case) -> JudgeVerdict:
+        expected = case.ticket.key.kb
+        if not expected:
+            return not_applicable("the key expects no KB article")
+        cited = self.cited(case.answer)
+        fabricated = sorted(c for c in cited if c not in self.known)
+        if fabricated:
+            return scored(0.0, f"cites {', '.join(fabricated)}, which do(es) not exist in the KB")
+        found = [article for article in expected if article.upper() in cited]
+        missing = [article for article in expected if article.upper() not in cited]
+        if not missing:
+            return scored(1.0, f"cites {', '.join(found)}")
+        return scored(share(len(found), len(expected)), f"does not cite {', '.join(missing)}")

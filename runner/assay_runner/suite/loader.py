@@ -1,0 +1,174 @@
+"""Loading a suite directory: `suite.yaml`, its tickets and its `kb/` articles, checked as a whole.
+
+All problems found are reported together (file, field, line), so one run of `assay validate` shows
+everything to fix; nothing is scored from a suite that does not validate.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from assay_runner.errors import InputError, Problem
+from assay_runner.suite.models import JudgeSpec, SuiteSpec, Ticket, TicketsFile
+from assay_runner.suite.yamlsource import YamlDocument
+
+SUITE_FILE = "suite.yaml"
+KB_DIR = "kb"
+
+
+def _judge_type_tags() -> frozenset[str]:
+    union = typing.get_args(typing.get_args(JudgeSpec)[0])
+    return frozenset(typing.get_args(member.model_fields["type"].annotation)[0] for member in union)
+
+
+# Names pydantic puts in error locations that are not keys of the YAML file.
+TRANSPARENT = _judge_type_tags() | {"str", "ForbiddenPattern"}
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A validated suite, ready to judge answers against."""
+
+    spec: SuiteSpec
+    root: Path
+    tickets: list[Ticket]
+    kb: dict[str, str] = field(default_factory=dict)
+    """Article id -> markdown text."""
+    files: dict[str, bytes] = field(default_factory=dict)
+    """Every file the suite is made of (relative path -> bytes), for its digest."""
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def ticket(self, ticket_id: str) -> Ticket:
+        for ticket in self.tickets:
+            if ticket.id == ticket_id:
+                return ticket
+        raise KeyError(ticket_id)
+
+    def select(self, which: str | list[str]) -> list[Ticket]:
+        """Tickets by split (`training`, `validation`, `all`) or by a list of ids (unknown ids are errors)."""
+        if isinstance(which, str):
+            if which == "all":
+                return list(self.tickets)
+            if which in ("training", "validation"):
+                return [t for t in self.tickets if t.split == which]
+            raise InputError(f"unknown ticket selection {which!r}: use training, validation, all or ids")
+        known = {t.id for t in self.tickets}
+        unknown = [tid for tid in which if tid not in known]
+        if unknown:
+            raise InputError(f"suite {self.name!r} has no ticket(s) {', '.join(unknown)}")
+        wanted = set(which)
+        return [t for t in self.tickets if t.id in wanted]
+
+
+def load_suite(path: str | Path) -> Suite:
+    root = Path(path)
+    if not root.is_dir():
+        raise InputError([Problem(str(root), "", "suite directory not found")])
+    suite_doc = YamlDocument(root / SUITE_FILE, str(root / SUITE_FILE))
+    if not isinstance(suite_doc.data, dict):
+        raise InputError([Problem(suite_doc.display, "", "must be a mapping with name, judges and tickets")])
+    try:
+        spec = SuiteSpec.model_validate(suite_doc.data)
+    except ValidationError as exc:
+        raise InputError(list(suite_doc.problems(exc, transparent=TRANSPARENT))) from None
+
+    files: dict[str, bytes] = {SUITE_FILE: (root / SUITE_FILE).read_bytes()}
+    problems: list[Problem] = []
+    tickets, tickets_doc = _load_tickets(root, spec, suite_doc, problems, files)
+    kb = _load_kb(root, problems, files)
+    if tickets_doc is not None:
+        problems.extend(_cross_check(spec, tickets, kb, tickets_doc, root))
+    problems.extend(_check_code_files(spec, root, suite_doc, files))
+    if problems:
+        raise InputError(problems)
+    return Suite(spec=spec, root=root, tickets=tickets, kb=kb, files=files)
+
+
+def _load_tickets(
+    root: Path, spec: SuiteSpec, suite_doc: YamlDocument, problems: list[Problem], files: dict[str, bytes]
+) -> tuple[list[Ticket], YamlDocument | None]:
+    if spec.tickets is not None:
+        return spec.tickets, suite_doc
+    assert spec.tickets_file is not None
+    tickets_path = root / spec.tickets_file
+    doc = YamlDocument(tickets_path, str(tickets_path))
+    files[spec.tickets_file] = tickets_path.read_bytes()
+    try:
+        return TicketsFile.model_validate(doc.data).tickets, doc
+    except ValidationError as exc:
+        problems.extend(doc.problems(exc, transparent=TRANSPARENT))
+        return [], None
+
+
+def _load_kb(root: Path, problems: list[Problem], files: dict[str, bytes]) -> dict[str, str]:
+    kb_dir = root / KB_DIR
+    if not kb_dir.is_dir():
+        return {}
+    kb: dict[str, str] = {}
+    for article in sorted(kb_dir.glob("*.md")):
+        try:
+            kb[article.stem] = article.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(Problem(str(article), "", f"not UTF-8 text: {exc}"))
+            continue
+        files[f"{KB_DIR}/{article.name}"] = article.read_bytes()
+    return kb
+
+
+def _cross_check(
+    spec: SuiteSpec, tickets: list[Ticket], kb: dict[str, str], doc: YamlDocument, root: Path
+) -> list[Problem]:
+    """What one model cannot see alone: ids unique, key articles exist in kb/."""
+    problems: list[Problem] = []
+    base: tuple[str | int, ...] = ("tickets",)
+    seen: set[str] = set()
+    if not tickets:
+        problems.append(Problem(doc.display, "tickets", "the suite has no tickets", doc.line_of(base)))
+    for index, ticket in enumerate(tickets):
+        where = (*base, index)
+        if ticket.id in seen:
+            problems.append(Problem(doc.display, f"tickets[{index}].id", f"duplicate ticket id {ticket.id!r}",
+                                    doc.line_of((*where, "id"))))
+        seen.add(ticket.id)
+        for article in ticket.key.kb:
+            if article not in kb:
+                problems.append(Problem(doc.display, f"tickets[{index}].key.kb",
+                                        f"article {article!r} not found in {root / KB_DIR}",
+                                        doc.line_of((*where, "key", "kb"))))
+        policy = ticket.key.scope_policy
+        if policy is not None and policy not in kb:
+            problems.append(Problem(doc.display, f"tickets[{index}].key.scopePolicy",
+                                    f"article {policy!r} not found in {root / KB_DIR}",
+                                    doc.line_of((*where, "key", "scopePolicy"))))
+        if policy is not None and not ticket.key.should_abstain:
+            problems.append(Problem(doc.display, f"tickets[{index}].key.scopePolicy",
+                                    "scopePolicy only applies when shouldAbstain is true",
+                                    doc.line_of((*where, "key", "scopePolicy"))))
+    return problems
+
+
+def _check_code_files(
+    spec: SuiteSpec, root: Path, doc: YamlDocument, files: dict[str, bytes]
+) -> list[Problem]:
+    problems: list[Problem] = []
+    for index, judge in enumerate(spec.judges):
+        source = getattr(judge, "file", None)
+        if judge.type_name() != "code" or source is None:
+            continue
+        path = (root / source).resolve()
+        if root.resolve() not in path.parents:
+            problems.append(Problem(doc.display, f"judges[{index}].file", "must stay inside the suite directory",
+                                    doc.line_of(("judges", index, "file"))))
+        elif not path.is_file():
+            problems.append(Problem(doc.display, f"judges[{index}].file", f"file not found: {path}",
+                                    doc.line_of(("judges", index, "file"))))
+        else:
+            files[source] = path.read_bytes()
+    return problems

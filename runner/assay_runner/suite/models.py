@@ -1,0 +1,251 @@
+"""The suite format: judges, gate defaults, pass criterion and tickets with their answer keys.
+
+Every model forbids unknown keys, so a typo in `suite.yaml` is an error rather than a silently ignored
+setting. Keys are camelCase, like the Evaluation resource and the result.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from assay_runner.contract import GateSettings, PassCriterion, WireModel
+
+JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
+TICKET_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
+KB_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
+
+
+class ForbiddenPattern(WireModel):
+    """A forbidden item given as a mapping: a phrase or a regular expression, with options."""
+
+    phrase: str | None = None
+    """A plain phrase, matched on whole words, tolerant of case and inflection."""
+    pattern: str | None = None
+    """A case-insensitive regular expression, matched against each clause."""
+    allow_negated: bool = True
+    """A clause that negates the forbidden action does not count ("do not reinstall")."""
+    label: str | None = None
+    """How the item is named in reasons."""
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ForbiddenPattern:
+        if (self.phrase is None) == (self.pattern is None):
+            raise ValueError("give exactly one of 'phrase' or 'pattern'")
+        if self.pattern is not None:
+            try:
+                re.compile(self.pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression {self.pattern!r}: {exc}") from exc
+        return self
+
+
+Forbidden = str | ForbiddenPattern
+
+
+class JudgeBase(WireModel):
+    name: str = Field(pattern=JUDGE_NAME)
+    """Unique name; appears in results, metrics and the gate."""
+    weight: float = Field(ge=0, le=1000)
+    """Relative weight in the ticket score; 0 gates without moving the score."""
+    threshold: float
+    """The judge's mean over applicable tickets must reach this (model judges: on their raw scale)."""
+    floor: float | None = None
+    """Optional per-ticket floor: any applicable ticket scoring below it blocks on its own."""
+    description: str = ""
+
+    def normalise(self, raw: float) -> float:
+        """Map a value on the judge's own scale to [0, 1]; identity for [0, 1] judges."""
+        return raw
+
+    @model_validator(mode="after")
+    def _bounds_on_unit_scale(self) -> JudgeBase:
+        if self.scale_bounds() == (0.0, 1.0):
+            for label, value in (("threshold", self.threshold), ("floor", self.floor)):
+                if value is not None and not 0.0 <= value <= 1.0:
+                    raise ValueError(f"{label} must be in [0, 1] for a {self.type_name()} judge, got {value}")
+        return self
+
+    def scale_bounds(self) -> tuple[float, float]:
+        return (0.0, 1.0)
+
+    def type_name(self) -> str:
+        return str(getattr(self, "type", "?"))
+
+
+class KbCitationJudge(JudgeBase):
+    """Share of the expected KB articles the answer cites; a fabricated article id scores 0."""
+
+    type: Literal["kb_citation"]
+
+
+class MustMentionJudge(JudgeBase):
+    """Share of the answer key's required facts the answer mentions."""
+
+    type: Literal["must_mention"]
+
+
+class PolicyJudge(JudgeBase):
+    """Forbidden advice, read clause by clause with negations; any violation scores 0."""
+
+    type: Literal["policy"]
+    forbidden: list[Forbidden] = Field(default_factory=list)
+    """Suite-wide forbidden items; each ticket's key may add its own."""
+
+
+class FormatJudge(JudgeBase):
+    """Required markdown sections and a word limit; score = share of checks passed."""
+
+    type: Literal["format"]
+    sections: list[str] = Field(default_factory=lambda: ["Summary", "Steps", "Next"])
+    """Heading words the answer must contain as markdown headings, in any order."""
+    max_words: int = Field(default=250, ge=1)
+
+
+class AbstentionJudge(JudgeBase):
+    """Declines when the key says to abstain (citing the scope policy), answers otherwise."""
+
+    type: Literal["abstention"]
+    refusal_phrases: list[str] | None = None
+    """Phrases that mark a refusal; the built-in list when omitted."""
+
+
+class ExitCodeJudge(JudgeBase):
+    """The agent's exit code: 1.0 on 0, else 0.0. A crash is a crash."""
+
+    type: Literal["exit_code"]
+    weight: float = Field(default=0.0, ge=0, le=1000)
+    threshold: float = 1.0
+
+
+class CodeJudge(JudgeBase):
+    """User Python: the body of `def judge(inputs, outputs)`, inline or from a file in the suite."""
+
+    type: Literal["code"]
+    code: str | None = None
+    file: str | None = None
+    """Path relative to the suite directory of a file defining `judge(inputs, outputs)`."""
+    needs_key: bool = True
+    """False when the judge can run without an answer key (online judging)."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CodeJudge:
+        if (self.code is None) == (self.file is None):
+            raise ValueError("give exactly one of 'code' or 'file'")
+        return self
+
+
+class ModelJudge(JudgeBase):
+    """A model grades the answer against a rubric, sampled several times; the median counts."""
+
+    type: Literal["model"]
+    rubric: str = Field(min_length=1)
+    scale: tuple[int, int] = (1, 5)
+    """Lowest and highest score the rubric allows."""
+    samples: int = Field(default=3, ge=1, le=15)
+    max_spread: float | None = Field(default=None, ge=0)
+    """When set, samples further apart than this (raw scale) make the verdict inconclusive, which blocks."""
+    model: str | None = None
+    """Model name sent to the gateway; the run's judge model when omitted."""
+    temperature: float = Field(default=0.0, ge=0, le=2)
+
+    @field_validator("scale")
+    @classmethod
+    def _ordered(cls, scale: tuple[int, int]) -> tuple[int, int]:
+        if scale[0] >= scale[1]:
+            raise ValueError(f"scale must be [low, high] with low < high, got {list(scale)}")
+        return scale
+
+    def scale_bounds(self) -> tuple[float, float]:
+        return (float(self.scale[0]), float(self.scale[1]))
+
+    def normalise(self, raw: float) -> float:
+        low, high = self.scale_bounds()
+        return (raw - low) / (high - low)
+
+    @model_validator(mode="after")
+    def _threshold_on_scale(self) -> ModelJudge:
+        low, high = self.scale_bounds()
+        for label, value in (("threshold", self.threshold), ("floor", self.floor)):
+            if value is not None and not low <= value <= high:
+                raise ValueError(f"{label} {value} is outside the scale [{low:g}, {high:g}]")
+        return self
+
+
+JudgeSpec = Annotated[
+    KbCitationJudge
+    | MustMentionJudge
+    | PolicyJudge
+    | FormatJudge
+    | AbstentionJudge
+    | ExitCodeJudge
+    | CodeJudge
+    | ModelJudge,
+    Field(discriminator="type"),
+]
+
+
+class AnswerKey(WireModel):
+    kb: list[Annotated[str, Field(pattern=KB_ID)]] = Field(default_factory=list)
+    """Articles a correct answer cites."""
+    must_mention: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    """Facts a correct answer states."""
+    forbidden: list[Forbidden] = Field(default_factory=list)
+    """Advice this ticket's answer must not give, on top of the suite-wide list."""
+    should_abstain: bool = False
+    """The right answer is to decline or say the request is out of scope."""
+    scope_policy: str | None = Field(default=None, pattern=KB_ID)
+    """The scope article an abstention must cite."""
+    notes: str = ""
+    """Free notes for the model judge: what a great answer does."""
+
+
+class Ticket(WireModel):
+    id: str = Field(pattern=TICKET_ID)
+    split: Literal["training", "validation"]
+    question: str = Field(min_length=1)
+    key: AnswerKey = Field(default_factory=AnswerKey)
+
+
+class TicketsFile(WireModel):
+    tickets: list[Ticket]
+
+
+class SuiteSpec(WireModel):
+    """`suite.yaml`."""
+
+    name: str = Field(pattern=r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
+    description: str = ""
+    judges: list[JudgeSpec] = Field(min_length=1)
+    gate: GateSettings = Field(default_factory=GateSettings)
+    pass_criterion: PassCriterion = Field(default_factory=PassCriterion)
+    tickets: list[Ticket] | None = None
+    tickets_file: str | None = None
+    """Path, relative to the suite directory, of a YAML file with a `tickets:` list."""
+
+    @field_validator("pass_criterion", mode="before")
+    @classmethod
+    def _criterion_shorthand(cls, value: object) -> object:
+        # `passCriterion: allJudgesTop` or `passCriterion: {minTicketScore: 0.9}` are the documented forms.
+        if isinstance(value, str):
+            return {"kind": value}
+        if isinstance(value, dict) and set(value) == {"minTicketScore"}:
+            return {"kind": "minTicketScore", "minTicketScore": value["minTicketScore"]}
+        return value
+
+    @model_validator(mode="after")
+    def _coherent(self) -> SuiteSpec:
+        names = [judge.name for judge in self.judges]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"judge names must be unique; repeated: {', '.join(duplicates)}")
+        if not any(judge.weight > 0 for judge in self.judges):
+            raise ValueError("at least one judge needs a weight above 0, or no ticket can be scored")
+        if (self.tickets is None) == (self.tickets_file is None):
+            raise ValueError("give exactly one of 'tickets' or 'ticketsFile'")
+        criterion = self.pass_criterion
+        if criterion.kind == "minTicketScore" and criterion.min_ticket_score is None:
+            raise ValueError("passCriterion minTicketScore needs a value")
+        return self

@@ -1,0 +1,66 @@
+"""The bounded RunSummary: what fits in a pod's termination message (at most 4096 bytes).
+
+It is always valid JSON: when the full summary is too large, lists are shortened (failing tickets first,
+then rule details) and `truncated` is set — never a byte-cut string that no one can parse.
+"""
+
+from __future__ import annotations
+
+import json
+
+from assay_runner.contract import (
+    SUMMARY_MAX_BYTES,
+    Result,
+    RunSummary,
+    SummaryCounts,
+    SummaryRule,
+)
+
+FAILING_TICKETS_SHOWN = 10
+DETAIL_CHARS = 160
+
+
+def encode(summary: RunSummary) -> bytes:
+    return json.dumps(summary.to_wire(), separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
+    failing = [t.id for t in result.tickets if not t.passed]
+    summary = RunSummary(
+        verdict=result.verdict,
+        score=round(result.score, 6),
+        judges={name: None if s.mean is None else round(s.mean, 6) for name, s in result.judges.items()},
+        rules=[SummaryRule(name=r.name, passed=r.passed, detail=r.detail[:DETAIL_CHARS]) for r in result.rules],
+        counts=SummaryCounts(
+            tickets=len(result.tickets),
+            passed_tickets=sum(1 for t in result.tickets if t.passed),
+            cells=sum(len(t.repetitions) for t in result.tickets),
+            errors=sum(1 for t in result.tickets for r in t.repetitions
+                       if r.error or any(v.error for v in r.judges.values())),
+        ),
+        failing_tickets=failing[:FAILING_TICKETS_SHOWN],
+        repetitions=result.repetitions,
+        usage=result.usage,
+        inputs=result.inputs,
+        mlflow=result.mlflow,
+        truncated=len(failing) > FAILING_TICKETS_SHOWN,
+    )
+    return fit(summary, limit)
+
+
+def fit(summary: RunSummary, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
+    """Shrink until it fits: fewer failing tickets, shorter details, then fewer judges."""
+    while len(encode(summary)) > limit:
+        if summary.failing_tickets:
+            summary = summary.model_copy(update={"failing_tickets": summary.failing_tickets[:-1], "truncated": True})
+        elif any(len(r.detail) > 40 for r in summary.rules):
+            rules = [r.model_copy(update={"detail": r.detail[:40]}) for r in summary.rules]
+            summary = summary.model_copy(update={"rules": rules, "truncated": True})
+        elif summary.judges:
+            judges = dict(list(summary.judges.items())[:-1])
+            summary = summary.model_copy(update={"judges": judges, "truncated": True})
+        elif summary.mlflow.error:
+            summary = summary.model_copy(update={"mlflow": summary.mlflow.model_copy(update={"error": None})})
+        else:
+            raise ValueError(f"a RunSummary cannot fit in {limit} bytes")
+    return summary
