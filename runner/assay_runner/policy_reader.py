@@ -369,6 +369,7 @@ _NT_BARE = frozenset(
     {"cannot", "cant", "wont", "isnt", "arent", "wasnt", "werent", "doesnt", "didnt", "hasnt", "havent"}
     | {"hadnt", "couldnt", "wouldnt", "aint"}
 )
+_NT_ALL = _NT_BARE | _NT_DIRECTIVE
 # "not" after these describes a state ("it is not", "will not help"); after do/should/must it directs.
 _DESCRIPTIVE_BEFORE_NOT = frozenset(
     {"is", "are", "was", "were", "be", "been", "am", "does", "did", "has", "have", "had", "will", "would"}
@@ -464,7 +465,7 @@ def _find_cues(words: Sequence[str]) -> list[_Cue]:
             cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w == "no":
             cues.append(_Cue(i, i + 1, strict=False, directive=nxt == "need"))
-        elif w in {"nor", "nothing", "none", "nobody"} or w in _NT_BARE or w.endswith("n't"):
+        elif w in {"nor", "nothing", "none", "nobody"} or w in _NT_ALL or w.endswith("n't"):
             cues.append(_Cue(i, i + 1, strict=False, directive=w in _NT_DIRECTIVE))
         i += 1
     return cues
@@ -536,7 +537,7 @@ def _predicate_negated(view: _View, start: int, end: int) -> bool:
         w = words[k]
         if w in {"not", "never"} and k > end and words[k - 1] in _COPULA_AUX:
             negation_at = k - 1
-        elif w in _NT_BARE or w.endswith("n't"):
+        elif w in _NT_ALL or w.endswith("n't"):
             negation_at = k
         else:
             continue

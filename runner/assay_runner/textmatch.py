@@ -95,6 +95,14 @@ _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
 
 def normalize(text: str) -> str:
     """Plain text of a markdown answer, punctuation and line breaks kept. Idempotent."""
+    # Removing one marker can complete another ("[[a](b)](c)", "~*~x~~"), so repeat until stable;
+    # every step that changes the text shortens it, so this ends.
+    while (plain := _normalize_once(text)) != text:
+        text = plain
+    return plain
+
+
+def _normalize_once(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_CHAR_MAP)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _HTML_COMMENT.sub(" ", text)

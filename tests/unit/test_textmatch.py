@@ -1,0 +1,211 @@
+"""textmatch: normalisation, tokens, the light stemmer, and phrase matching with the hyphen rule."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay_runner.textmatch import find_phrase, mentions, normalize, phrase_tokens, stem, tokenize
+
+# ------------------------------------------------------------------------------------------------ stem
+
+SAME_STEM = [
+    pytest.param(["disable", "disables", "disabled", "disabling"], id="disable"),
+    pytest.param(["reinstall", "reinstalls", "reinstalled", "reinstalling"], id="reinstall"),
+    pytest.param(["restart", "restarts", "restarted", "restarting"], id="restart"),
+    pytest.param(["delete", "deletes", "deleted", "deleting"], id="delete"),
+    pytest.param(["reset", "resets", "resetting"], id="reset-doubled-consonant"),
+    pytest.param(["stop", "stops", "stopped", "stopping"], id="stop-doubled-consonant"),
+    pytest.param(["cache", "caches", "cached", "caching"], id="cache-silent-e"),
+    pytest.param(["battery", "batteries"], id="ies-plural"),
+    pytest.param(["try", "tries", "tried", "trying"], id="short-y-verb"),
+    pytest.param(["setting", "settings", "set"], id="settings"),
+    pytest.param(["use", "uses", "used", "using"], id="use-irregular-table"),
+    pytest.param(["install", "installs", "installed", "installing"], id="install-keeps-ll"),
+    pytest.param(["day", "days"], id="day"),
+    pytest.param(["app", "apps", "app's"], id="possessive"),
+    pytest.param(["match", "matches"], id="es-plural"),
+]
+
+
+@pytest.mark.parametrize("words", SAME_STEM)
+def test_inflections_share_a_stem(words: list[str]) -> None:
+    assert len({stem(w) for w in words}) == 1, {w: stem(w) for w in words}
+
+
+DIFFERENT_STEM = [
+    pytest.param("install", "reinstall", id="install-vs-reinstall"),
+    pytest.param("reset", "restart", id="reset-vs-restart"),
+    pytest.param("string", "sting", id="string-not-cut"),
+    pytest.param("thing", "the", id="thing-not-cut"),
+    pytest.param("evening", "even", id="evening-kept"),
+    pytest.param("news", "new", id="news-kept"),
+    pytest.param("need", "ne", id="need-not-cut"),
+    pytest.param("status", "statu", id="status-keeps-us"),
+    pytest.param("access", "acces", id="access-keeps-ss"),
+    pytest.param("don't", "do", id="contraction-kept-whole"),
+    pytest.param("installation", "install", id="no-derivation"),
+    pytest.param("one", "on", id="short-word-kept"),
+]
+
+
+@pytest.mark.parametrize(("a", "b"), DIFFERENT_STEM)
+def test_conservative_stemmer_keeps_unrelated_words_apart(a: str, b: str) -> None:
+    assert stem(a) != stem(b)
+
+
+def test_stem_is_case_and_apostrophe_insensitive() -> None:
+    assert stem("DISABLING") == stem("disable")
+    assert stem("Don\u2019t") == "don't"
+
+
+# -------------------------------------------------------------------------------------------- tokenize
+
+
+def test_tokens_keep_contractions_and_decimal_numbers() -> None:
+    words = [t.text for t in tokenize("Don\u2019t wait: it's 1.5 GB at 10:30, or 1,000 notes; won't/can't.")]
+    assert words == [
+        "don't",
+        "wait",
+        "it's",
+        "1.5",
+        "gb",
+        "at",
+        "10:30",
+        "or",
+        "1,000",
+        "notes",
+        "won't",
+        "can't",
+    ]
+
+
+def test_token_offsets_index_the_given_string() -> None:
+    text = "Open **Settings** \u2192 Billing"
+    for token in tokenize(text):
+        assert text[token.start : token.end].casefold() == token.text
+
+
+def test_hyphen_and_underscore_join_compounds_but_dashes_do_not() -> None:
+    tokens = tokenize("two-factor snake_case a - b c--d")
+    assert [(t.text, t.joined) for t in tokens] == [
+        ("two", False),
+        ("factor", True),
+        ("snake", False),
+        ("case", True),
+        ("a", False),
+        ("b", False),
+        ("c", False),
+        ("d", False),
+    ]
+
+
+# ------------------------------------------------------------------------------------------- normalize
+
+NORMALIZE = [
+    pytest.param("**Do not** reinstall", "Do not reinstall", id="bold"),
+    pytest.param("Do *not* _reinstall_", "Do not reinstall", id="italics"),
+    pytest.param("Run `lumen --reset`", "Run lumen --reset", id="inline-code"),
+    pytest.param(
+        "See [the guide](https://x.example/reinstall-app)", "See the guide", id="link-target-dropped"
+    ),
+    pytest.param("![reset screen](img.png)", "reset screen", id="image-alt-kept"),
+    pytest.param("Do ~~not~~ reinstall", "Do   reinstall", id="strike-through-dropped"),
+    pytest.param("a <!-- hidden reinstall --> b", "a   b", id="html-comment-dropped"),
+    pytest.param("line<br>break", "line break", id="html-tag"),
+    pytest.param("Don\u2019t \u201cwait\u201d", 'Don\'t "wait"', id="curly-quotes"),
+    pytest.param("* bullet *stays*", "* bullet stays", id="star-bullet-kept"),
+    pytest.param("keep snake_case", "keep snake_case", id="inner-underscore-kept"),
+    pytest.param("```bash\nlumen reinstall\n```", "\nlumen reinstall\n", id="code-fence-lines-blanked"),
+]
+
+
+@pytest.mark.parametrize(("raw", "expected"), NORMALIZE)
+def test_normalize_strips_markdown_decoration(raw: str, expected: str) -> None:
+    assert normalize(raw) == expected
+
+
+@given(st.text(max_size=80) | st.text(alphabet="*_~`[]()<>!-\\#|ab \n", max_size=40))
+def test_normalize_is_idempotent(text: str) -> None:
+    once = normalize(text)
+    assert normalize(once) == once
+
+
+def test_normalize_unwraps_nested_markup() -> None:
+    assert normalize("[[a](b)](c)") == "a"
+    assert normalize("~*~x~~ y") == "  y"
+
+
+# -------------------------------------------------------------------------------------------- mentions
+
+MENTIONS = [
+    # (text, phrase, expected)
+    pytest.param("Refunds are possible within 30 days.", "30 days", True, id="plain"),
+    pytest.param("REFUNDS WITHIN 30 DAYS", "30 days", True, id="case"),
+    pytest.param("within a 30-day window", "30 days", True, id="hyphenated-in-text-and-plural"),
+    pytest.param("within 3 days", "30 days", False, id="other-number"),
+    pytest.param("within 30 business days", "30 days", False, id="not-contiguous"),
+    pytest.param("Turn on two-factor authentication.", "two-factor authentication", True, id="hyphen-both"),
+    pytest.param(
+        "Turn on two factor authentication.", "two-factor authentication", True, id="hyphen-in-phrase"
+    ),
+    pytest.param(
+        "Turn on two-factor authentication.", "two factor authentication", True, id="hyphen-in-text"
+    ),
+    pytest.param("Turn on 2FA.", "two-factor authentication", False, id="no-abbreviations"),
+    pytest.param(
+        "Turn on two-factor authentication.", "factor authentication", False, id="starts-in-compound"
+    ),
+    pytest.param("Open **Settings > Billing**.", "Settings > Billing", True, id="markdown-nav"),
+    pytest.param("Open Settings \u2192 Billing.", "Settings > Billing", True, id="other-arrow"),
+    pytest.param("Open Settings and then Billing.", "Settings > Billing", False, id="nav-extra-words"),
+    pytest.param("Choose `Help > Sync now`.", "Help > Sync now", True, id="inline-code-nav"),
+    pytest.param("It was factory resetting itself.", "factory reset", True, id="inflected-last-word"),
+    pytest.param("Factory-reset the phone.", "factory reset", True, id="hyphenated-compound-verb"),
+    pytest.param("Disabling it helps.", "disable", True, id="gerund"),
+    pytest.param("Re-install the app.", "reinstall", True, id="re-hyphen-prefix"),
+    pytest.param("Use the pre-installed app.", "install", False, id="install-in-pre-install"),
+    pytest.param("A reset-proof case.", "reset", False, id="reset-in-reset-proof"),
+    pytest.param("Please reinstall it.", "install", False, id="install-in-reinstall"),
+    pytest.param("Send an e-mail to us.", "email", True, id="e-mail-joined"),
+    pytest.param("Send an email to us.", "e-mail", True, id="email-phrase-hyphen"),
+    pytest.param("Write to no-reply@lumen-notes.example", "no-reply@lumen-notes.example", True, id="address"),
+    pytest.param("Don\u2019t panic.", "don't panic", True, id="curly-apostrophe"),
+    pytest.param("See [Billing help](https://x.example/30-days)", "30 days", False, id="link-target-ignored"),
+    pytest.param("Resets take 5 minutes.", "reset", True, id="plural-noun"),
+    pytest.param("It takes 1.5 hours.", "1.5 hours", True, id="decimal"),
+    pytest.param("It takes 1 5 hours.", "1.5 hours", False, id="decimal-kept-whole"),
+    pytest.param("", "30 days", False, id="empty-answer"),
+]
+
+
+@pytest.mark.parametrize(("text", "phrase", "expected"), MENTIONS)
+def test_mentions(text: str, phrase: str, expected: bool) -> None:
+    assert mentions(text, phrase) is expected
+
+
+def test_phrase_without_words_is_a_configuration_error() -> None:
+    with pytest.raises(ValueError, match="no words"):
+        phrase_tokens(" > ")
+
+
+def test_find_phrase_reports_every_span_in_token_indices() -> None:
+    tokens = tokenize("Reset it, then reset-proof, then re-set it")
+    assert find_phrase(tokens, "reset") == [(0, 1), (6, 8)]
+
+
+_WORDS = st.sampled_from(
+    ["open", "settings", "billing", "reinstall", "the", "app", "30", "days", "can't", "sync"]
+)
+
+
+@given(st.lists(_WORDS, min_size=1, max_size=12), st.data())
+def test_any_contiguous_run_of_words_is_mentioned(words: list[str], data: st.DataObject) -> None:
+    i = data.draw(st.integers(0, len(words) - 1))
+    j = data.draw(st.integers(i + 1, len(words)))
+    separators = data.draw(st.lists(st.sampled_from([" ", ", ", " > ", "; ", "\n"]), min_size=len(words)))
+    text = "".join(w + sep for w, sep in zip(words, separators, strict=False))
+    phrase = " ".join(words[i:j])
+    assert mentions(text.upper(), phrase)
+    assert mentions(text, phrase.title())
