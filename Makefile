@@ -25,7 +25,7 @@ demo: setup
 	@for brain in v0 v1; do \
 	  echo "== brain $$brain"; \
 	  $(BIN)/assay score $(EXAMPLE) --answers $(EXAMPLE)/answers/$$brain --run-name $$brain \
-	    --cassettes $(EXAMPLE)/cassettes --out $(OUT)/demo/$$brain; \
+	    --cassettes $(EXAMPLE)/cassettes --judge-model example-judge --out $(OUT)/demo/$$brain; \
 	  echo "exit code $$? (0 Pass, 1 Blocked)"; \
 	done
 

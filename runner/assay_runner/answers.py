@@ -64,9 +64,13 @@ def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAn
         try:
             exit_code = int(text)
         except ValueError:
-            raise InputError([Problem(str(exit_path), "", f"exit code must be an integer, got {text!r}")]) from None
+            raise InputError(
+                [Problem(str(exit_path), "", f"exit code must be an integer, got {text!r}")]
+            ) from None
     transcript_path = folder / TRANSCRIPT_FILE
-    transcript = transcript_path.read_text(encoding="utf-8", errors="replace") if transcript_path.is_file() else ""
+    transcript = (
+        transcript_path.read_text(encoding="utf-8", errors="replace") if transcript_path.is_file() else ""
+    )
     return RecordedAnswer(
         ticket_id=ticket_id,
         repetition=repetition,
@@ -87,4 +91,6 @@ def load_answers(root: Path, ticket_ids: list[str], k: int) -> list[RecordedAnsw
 def unknown_folders(root: Path, ticket_ids: list[str]) -> list[str]:
     """Folders that look like answers to tickets the suite does not have (probably a typo)."""
     known = set(ticket_ids)
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in known and not p.name.startswith("."))
+    return sorted(
+        p.name for p in root.iterdir() if p.is_dir() and p.name not in known and not p.name.startswith(".")
+    )

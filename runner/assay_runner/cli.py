@@ -9,12 +9,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shlex
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay_runner.errors import AssayError, InputError
+
+if TYPE_CHECKING:
+    from assay_runner.contract import Result, RunConfig
+    from assay_runner.gateway.access import ModelAccess
 
 EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -58,16 +66,18 @@ def _exit_for(verdict: str) -> int:
     return EXIT_PASS if verdict == "Pass" else EXIT_BLOCKED
 
 
-def write_outputs(result: object, out: Path | None) -> None:
-    from assay_runner.contract import Result
+def write_outputs(result: Result, out: Path | None, summary_path: str | None = None) -> None:
+    """result.json and summary.json in `out`; the summary also at `summary_path` (the termination log)."""
     from assay_runner.summary import encode, summarise
 
-    assert isinstance(result, Result)
+    summary = encode(summarise(result))
+    if summary_path is not None:
+        Path(summary_path).write_bytes(summary)
     if out is None:
         return
     out.mkdir(parents=True, exist_ok=True)
     (out / "result.json").write_text(json.dumps(result.to_wire(), indent=2, ensure_ascii=False) + "\n")
-    (out / "summary.json").write_bytes(encode(summarise(result)) + b"\n")
+    (out / "summary.json").write_bytes(summary + b"\n")
     print(f"wrote {out / 'result.json'}", file=sys.stderr)
 
 
@@ -77,8 +87,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite)
     splits = {s: sum(1 for t in suite.tickets if t.split == s) for s in ("training", "validation")}
     judges = ", ".join(f"{j.name} ({j.type_name()}, w={j.weight:g})" for j in suite.spec.judges)
-    print(f"suite {suite.name!r} is valid: {len(suite.tickets)} tickets "
-          f"({splits['training']} training, {splits['validation']} validation), {len(suite.kb)} KB articles")
+    print(
+        f"suite {suite.name!r} is valid: {len(suite.tickets)} tickets "
+        f"({splits['training']} training, {splits['validation']} validation), {len(suite.kb)} KB articles"
+    )
     print(f"judges: {judges}")
     return EXIT_PASS
 
@@ -91,28 +103,97 @@ def cmd_score(args: argparse.Namespace) -> int:
     suite = load_suite(args.suite)
     tickets = suite.select(args.tickets)
     answers_dir = Path(args.answers)
-    client = _judge_client(args)
-    result = asyncio.run(score_answers(suite, answers_dir, tickets, args.repetitions, client=client,
-                                       judge_model=args.judge_model, concurrency=args.concurrency,
-                                       run_name=args.run_name))
+    result = asyncio.run(
+        score_answers(
+            suite,
+            answers_dir,
+            tickets,
+            args.repetitions,
+            access=_model_access(args),
+            judge_model=args.judge_model,
+            concurrency=args.concurrency,
+            run_name=args.run_name,
+        )
+    )
     write_outputs(result, args.out)
     if not args.quiet:
         print_result(result)
     return _exit_for(result.verdict)
 
 
-def _judge_client(args: argparse.Namespace) -> object | None:
-    """The model judge's client from --gateway / --cassettes; None leaves model judges erroring (blocks)."""
-    factory = _client_factory()
-    return factory(args) if factory is not None else None
+def _model_access(args: argparse.Namespace) -> ModelAccess:
+    """The model client from --gateway / --cassettes; without either, model judges error and block."""
+    from assay_runner.gateway.access import model_access
+
+    return model_access(args.gateway, args.cassettes, args.cassette_mode)
 
 
-def _client_factory() -> Callable[[argparse.Namespace], object | None] | None:
+def run_config_from_args(args: argparse.Namespace) -> RunConfig:
+    from assay_runner.contract import AgentConfig, CassetteConfig, OutputConfig, RunConfig
+    from assay_runner.runconfig import read_run_config
+
+    if args.config is not None:
+        if args.suite is not None:
+            raise InputError("give either a SUITE and flags, or --config FILE, not both")
+        return read_run_config(args.config)
+    if args.suite is None:
+        raise InputError("give a SUITE directory (or --config FILE)")
+    cassettes = (
+        CassetteConfig(dir=str(args.cassettes), mode=args.cassette_mode or "replay")
+        if args.cassettes
+        else None
+    )
+    return RunConfig(
+        run_name=args.run_name,
+        suite=args.suite,
+        brain=args.brain,
+        tickets=args.tickets,
+        agent=AgentConfig(
+            kind=args.agent,
+            model=args.model,
+            timeout_seconds=args.timeout,
+            command=shlex.split(args.command) if args.command else None,
+            answers=args.answers,
+        ),
+        repetitions=args.repetitions,
+        concurrency=args.concurrency,
+        gateway=args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
+        judge_model=args.judge_model,
+        cassettes=cassettes,
+        output=OutputConfig(
+            dir=str(args.out), summary_path=args.summary_path, keep_workspaces=args.keep_workspaces
+        ),
+    )
+
+
+async def _run_until_stopped(config: RunConfig, quiet: bool) -> Result:
+    from assay_runner.orchestrator import Evaluation, run_evaluation
+    from assay_runner.progress import progress_display
+    from assay_runner.suite import load_suite
+
+    total = len(load_suite(config.suite).select(config.tickets)) * config.repetitions
+    evaluation = Evaluation(config=config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, evaluation.stop.set)
     try:
-        from assay_runner.gateway.factory import client_from_args
-    except ImportError:
-        return None
-    return client_from_args
+        with progress_display(total, quiet) as counts:
+            evaluation.progress = counts
+            return await run_evaluation(evaluation)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from assay_runner.table import print_result
+
+    config = run_config_from_args(args)
+    result = asyncio.run(_run_until_stopped(config, args.quiet))
+    write_outputs(result, Path(config.output.dir), config.output.summary_path)
+    if not args.quiet:
+        print_result(result)
+    return _exit_for(result.verdict)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -143,10 +224,18 @@ def cmd_judges_check(args: argparse.Namespace) -> int:
 
 def _add_gateway_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gateway", help="OpenAI-compatible base URL for the model judge (and chat agent)")
-    parser.add_argument("--judge-model", help="model name for model judges that do not name one")
+    parser.add_argument(
+        "--judge-model",
+        default=os.environ.get("ASSAY_JUDGE_MODEL"),
+        help="model for model judges that do not name one (env ASSAY_JUDGE_MODEL)",
+    )
     parser.add_argument("--cassettes", type=Path, help="directory of recorded model calls")
-    parser.add_argument("--cassette-mode", choices=["off", "record", "replay", "replay-or-record"],
-                        default=None, help="default: replay when --cassettes is given, else off")
+    parser.add_argument(
+        "--cassette-mode",
+        choices=["off", "record", "replay", "replay-or-record"],
+        default=None,
+        help="default: replay when --cassettes is given, else off",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -159,7 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     score = commands.add_parser("score", help="judge answers already on disk and apply the gate")
     score.add_argument("suite")
-    score.add_argument("--answers", required=True, help="DIR/<ticket>/answer.md or DIR/<ticket>/<rep>/answer.md")
+    score.add_argument(
+        "--answers", required=True, help="DIR/<ticket>/answer.md or DIR/<ticket>/<rep>/answer.md"
+    )
     score.add_argument("--repetitions", "-k", type=_positive_int, default=1)
     score.add_argument("--tickets", type=_tickets, default="all", help="training | validation | all | ids")
     score.add_argument("--concurrency", type=_positive_int, default=4)
@@ -168,6 +259,38 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--quiet", "-q", action="store_true", help="no table on the terminal")
     _add_gateway_options(score)
     score.set_defaults(handler=cmd_score)
+
+    run = commands.add_parser("run", help="run an agent on every ticket, judge the answers, apply the gate")
+    run.add_argument("suite", nargs="?", help="suite directory (or use --config)")
+    run.add_argument(
+        "--config", type=Path, help="a RunConfig file (YAML or JSON), as the operator renders it"
+    )
+    run.add_argument("--brain", help="brain directory (AGENTS.md and other files)")
+    run.add_argument(
+        "--agent", default="chat", choices=["command", "opencode", "claude-code", "codex", "chat", "replay"]
+    )
+    run.add_argument("--model", help="the agent's model, through the gateway")
+    run.add_argument(
+        "--command", help="argv template for --agent command, e.g. 'python agent.py {prompt_file}'"
+    )
+    run.add_argument("--answers", help="recorded answers for --agent replay")
+    run.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds per ticket before the agent is killed"
+    )
+    run.add_argument("--tickets", type=_tickets, default="all", help="training | validation | all | ids")
+    run.add_argument("--repetitions", "-k", type=_positive_int, default=1)
+    run.add_argument("--concurrency", "-j", type=_positive_int, default=4)
+    run.add_argument(
+        "--out", type=Path, default=Path("assay-out"), help="where result.json and summary.json go"
+    )
+    run.add_argument("--summary-path", help="also write the RunSummary here (e.g. /dev/termination-log)")
+    run.add_argument(
+        "--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging"
+    )
+    run.add_argument("--run-name")
+    run.add_argument("--quiet", "-q", action="store_true")
+    _add_gateway_options(run)
+    run.set_defaults(handler=cmd_run)
 
     gate = commands.add_parser("gate", help="re-apply a gate to a stored result.json (nothing re-runs)")
     gate.add_argument("result")
@@ -181,7 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     judges = commands.add_parser("judges", help="judge utilities")
     judges_commands = judges.add_subparsers(dest="judges_command", required=True, metavar="COMMAND")
-    check = judges_commands.add_parser("check", help="self-test every judge on known-good and known-bad answers")
+    check = judges_commands.add_parser(
+        "check", help="self-test every judge on known-good and known-bad answers"
+    )
     check.add_argument("suite")
     check.set_defaults(handler=cmd_judges_check)
     return parser

@@ -222,3 +222,81 @@ class RunSummary(WireModel):
 
 
 RepetitionResult.model_rebuild()
+
+
+# --- The run configuration: rendered by the operator into a ConfigMap, or built from `assay run` flags. ---
+
+AgentKind = Literal["command", "opencode", "claude-code", "codex", "chat", "replay"]
+CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
+
+
+class AgentConfig(WireModel):
+    kind: AgentKind = "chat"
+    """`command` (an argv template), a CLI preset, `chat` (one gateway call) or `replay` (recorded
+    answers)."""
+    command: list[str] | None = None
+    """argv template for `command`, with placeholders such as {prompt_file} and {model}."""
+    model: str | None = None
+    """Model the agent uses, through the gateway."""
+    timeout_seconds: float = Field(default=600.0, gt=0, le=86400)
+    """Per ticket: a slower agent is killed and the cell scored with exit code 124."""
+    answers: str | None = None
+    """Directory of recorded answers for `replay`."""
+
+
+class CassetteConfig(WireModel):
+    dir: str
+    mode: CassetteMode = "replay"
+
+
+class MlflowConfig(WireModel):
+    tracking_uri: str | None = None
+    """Tracking server or store; a SQLite file in the working directory when empty."""
+    experiment: str = "assay"
+    enabled: bool = True
+
+
+class GateOverrides(WireModel):
+    min_score: float | None = Field(default=None, ge=0, le=1)
+    ticket_floor: float | None = Field(default=None, ge=0, le=1)
+    min_pass_hat_k: float | None = Field(default=None, ge=0, le=1)
+    require_mlflow: bool | None = None
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    """Per-judge thresholds, by judge name (model judges on their raw scale)."""
+
+
+class PriceConfig(WireModel):
+    input_per_million: float = Field(ge=0)
+    output_per_million: float = Field(ge=0)
+
+
+class OutputConfig(WireModel):
+    dir: str = "assay-out"
+    """Where result.json, summary.json and the report go."""
+    summary_path: str | None = None
+    """Also write the RunSummary here (on the cluster: /dev/termination-log)."""
+    keep_workspaces: bool = False
+    workspace_root: str | None = None
+
+
+class RunConfig(WireModel):
+    """Everything one evaluation needs: `assay run --config FILE` (YAML or JSON)."""
+
+    schema_version: int = 1
+    run_name: str | None = None
+    suite: str
+    """Suite directory."""
+    brain: str | None = None
+    """Brain directory (AGENTS.md and other files)."""
+    tickets: Literal["training", "validation", "all"] | list[str] = "all"
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    repetitions: int = Field(default=1, ge=1, le=100)
+    concurrency: int = Field(default=4, ge=1, le=64)
+    gateway: str | None = None
+    """OpenAI-compatible base URL of the model gateway."""
+    judge_model: str | None = None
+    cassettes: CassetteConfig | None = None
+    mlflow: MlflowConfig = Field(default_factory=MlflowConfig)
+    gate: GateOverrides = Field(default_factory=GateOverrides)
+    prices: dict[str, PriceConfig] = Field(default_factory=dict)
+    output: OutputConfig = Field(default_factory=OutputConfig)

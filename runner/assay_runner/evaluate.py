@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Literal
 
 from assay_runner.contract import (
     GateSettings,
@@ -77,16 +78,35 @@ def repetition_result(
     usage: Usage | None = None,
 ) -> RepetitionResult:
     # score and passed are placeholders: `assemble` derives them from the verdicts.
-    return RepetitionResult(index=index, score=0.0, passed=False, exit_code=exit_code, error=error,
-                            judges=verdicts, answer=answer, wall_seconds=wall_seconds, usage=usage)
+    return RepetitionResult(
+        index=index,
+        score=0.0,
+        passed=False,
+        exit_code=exit_code,
+        error=error,
+        judges=verdicts,
+        answer=answer,
+        wall_seconds=wall_seconds,
+        usage=usage,
+    )
 
 
-def ticket_results(tickets: Sequence[Ticket], cells: dict[tuple[str, int], RepetitionResult]) -> list[TicketResult]:
+def ticket_results(
+    tickets: Sequence[Ticket], cells: dict[tuple[str, int], RepetitionResult]
+) -> list[TicketResult]:
     results = []
     for ticket in tickets:
         reps = sorted((cell for (tid, _), cell in cells.items() if tid == ticket.id), key=lambda r: r.index)
-        results.append(TicketResult(id=ticket.id, split=ticket.split, question=ticket.question, score=0.0,
-                                    passed=False, repetitions=reps))
+        results.append(
+            TicketResult(
+                id=ticket.id,
+                split=ticket.split,
+                question=ticket.question,
+                score=0.0,
+                passed=False,
+                repetitions=reps,
+            )
+        )
     return results
 
 
@@ -101,21 +121,21 @@ def build_result(
     usage: Usage | None = None,
     mlflow: MlflowRef | None = None,
     gate: GateSettings | None = None,
-    mode: str = "release",
+    mode: Literal["release", "online"] = "release",
 ) -> Result:
     config = result_config(suite, gate)
     card = assemble(tickets, config, k, mlflow)
     return Result(
         run_name=run_name,
         suite=suite.name,
-        mode=mode,  # type: ignore[arg-type]
+        mode=mode,
         inputs=inputs,
         usage=usage or Usage(),
         mlflow=mlflow or MlflowRef(),
         config=config,
         started_at=started_at,
         finished_at=now_iso(),
-        **card.as_update(),  # type: ignore[arg-type]
+        **card.as_update(),
     )
 
 

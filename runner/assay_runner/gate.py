@@ -37,8 +37,13 @@ def _listed(items: Sequence[str]) -> str:
 def score_rule(score: float, gate: GateSettings) -> RuleResult:
     passed = at_least(score, gate.min_score)
     relation = ">=" if passed else "<"
-    return RuleResult(name="score", passed=passed, value=score, threshold=gate.min_score,
-                      detail=f"score {score:.3f} {relation} {gate.min_score:.3f}")
+    return RuleResult(
+        name="score",
+        passed=passed,
+        value=score,
+        threshold=gate.min_score,
+        detail=f"score {score:.3f} {relation} {gate.min_score:.3f}",
+    )
 
 
 def judges_rule(summaries: dict[str, JudgeSummary]) -> RuleResult:
@@ -54,19 +59,34 @@ def judges_rule(summaries: dict[str, JudgeSummary]) -> RuleResult:
             shown = summary.raw_mean if summary.raw_mean is not None else summary.mean
             parts.append(f"{name} {shown:.3f} < {summary.threshold:g}")
     detail = "; ".join(parts) if failing else f"all {len(summaries)} judges at or above their thresholds"
-    return RuleResult(name="judges", passed=not failing, value=float(len(failing)), threshold=0.0,
-                      detail=detail, offenders=failing)
+    return RuleResult(
+        name="judges",
+        passed=not failing,
+        value=float(len(failing)),
+        threshold=0.0,
+        detail=detail,
+        offenders=failing,
+    )
 
 
 def ticket_floor_rule(tickets: Sequence[TicketResult], gate: GateSettings) -> RuleResult:
     low = [t for t in tickets if not at_least(t.score, gate.ticket_floor)]
     lowest = min((t.score for t in tickets), default=0.0)
     offenders = [t.id for t in sorted(low, key=lambda t: t.score)]
-    detail = (f"{len(low)} ticket(s) below {gate.ticket_floor:g}: "
-              + _listed([f"{t.id} {t.score:.2f}" for t in sorted(low, key=lambda t: t.score)])
-              if low else f"every ticket >= {gate.ticket_floor:g} (lowest {lowest:.3f})")
-    return RuleResult(name="ticketFloor", passed=not low, value=lowest, threshold=gate.ticket_floor,
-                      detail=detail, offenders=offenders)
+    detail = (
+        f"{len(low)} ticket(s) below {gate.ticket_floor:g}: "
+        + _listed([f"{t.id} {t.score:.2f}" for t in sorted(low, key=lambda t: t.score)])
+        if low
+        else f"every ticket >= {gate.ticket_floor:g} (lowest {lowest:.3f})"
+    )
+    return RuleResult(
+        name="ticketFloor",
+        passed=not low,
+        value=lowest,
+        threshold=gate.ticket_floor,
+        detail=detail,
+        offenders=offenders,
+    )
 
 
 def judge_floor_breaks(ticket: TicketResult, configs: Sequence[JudgeConfigSummary]) -> list[str]:
@@ -92,18 +112,31 @@ def judge_floors_rule(tickets: Sequence[TicketResult], configs: Sequence[JudgeCo
         detail = f"{len(breaks)} floor break(s): {_listed(breaks)}"
     else:
         detail = f"{', '.join(floored)} held their floor on every ticket"
-    return RuleResult(name="judgeFloors", passed=not breaks, value=float(len(breaks)), threshold=0.0,
-                      detail=detail, offenders=breaks)
+    return RuleResult(
+        name="judgeFloors",
+        passed=not breaks,
+        value=float(len(breaks)),
+        threshold=0.0,
+        detail=detail,
+        offenders=breaks,
+    )
 
 
 def repetitions_rule(figures: RepetitionFigures, gate: GateSettings) -> RuleResult | None:
     if figures.k <= 1 or gate.min_pass_hat_k is None:
         return None
     passed = at_least(figures.pass_hat_k, gate.min_pass_hat_k)
-    detail = (f"pass^{figures.k} {figures.pass_hat_k:.3f} {'>=' if passed else '<'} {gate.min_pass_hat_k:g} "
-              f"({figures.fully_resolved} ticket(s) pass every repetition)")
-    return RuleResult(name="repetitions", passed=passed, value=figures.pass_hat_k,
-                      threshold=gate.min_pass_hat_k, detail=detail)
+    detail = (
+        f"pass^{figures.k} {figures.pass_hat_k:.3f} {'>=' if passed else '<'} {gate.min_pass_hat_k:g} "
+        f"({figures.fully_resolved} ticket(s) pass every repetition)"
+    )
+    return RuleResult(
+        name="repetitions",
+        passed=passed,
+        value=figures.pass_hat_k,
+        threshold=gate.min_pass_hat_k,
+        detail=detail,
+    )
 
 
 def complete_rule(tickets: Sequence[TicketResult], k: int) -> RuleResult:
@@ -126,18 +159,25 @@ def complete_rule(tickets: Sequence[TicketResult], k: int) -> RuleResult:
         if broken:
             offenders.append(ticket.id)
     if expected == 0:
-        return RuleResult(name="complete", passed=False, value=0.0, threshold=1.0,
-                          detail="no ticket was evaluated")
+        return RuleResult(
+            name="complete", passed=False, value=0.0, threshold=1.0, detail="no ticket was evaluated"
+        )
     value = clean / expected
-    detail = (f"{expected - clean} of {expected} cell(s) not judged: {_listed(problems)}" if problems
-              else f"all {expected} cell(s) judged without error")
-    return RuleResult(name="complete", passed=not problems, value=value, threshold=1.0, detail=detail,
-                      offenders=offenders)
+    detail = (
+        f"{expected - clean} of {expected} cell(s) not judged: {_listed(problems)}"
+        if problems
+        else f"all {expected} cell(s) judged without error"
+    )
+    return RuleResult(
+        name="complete", passed=not problems, value=value, threshold=1.0, detail=detail, offenders=offenders
+    )
 
 
 def mlflow_rule(logged: bool, error: str | None) -> RuleResult:
     detail = "run logged to MLflow" if logged else f"MLflow logging failed: {error or 'not attempted'}"
-    return RuleResult(name="mlflow", passed=logged, value=1.0 if logged else 0.0, threshold=1.0, detail=detail)
+    return RuleResult(
+        name="mlflow", passed=logged, value=1.0 if logged else 0.0, threshold=1.0, detail=detail
+    )
 
 
 def verdict_of(rules: Sequence[RuleResult]) -> Verdict:

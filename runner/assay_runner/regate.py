@@ -37,8 +37,11 @@ def regate(
     gate = result.config.gate.model_copy(
         update={
             key: value
-            for key, value in (("min_score", min_score), ("ticket_floor", ticket_floor),
-                               ("min_pass_hat_k", min_pass_hat_k))
+            for key, value in (
+                ("min_score", min_score),
+                ("ticket_floor", ticket_floor),
+                ("min_pass_hat_k", min_pass_hat_k),
+            )
             if value is not None
         }
     )
@@ -46,11 +49,15 @@ def regate(
     for name, threshold in (thresholds or {}).items():
         index = next((i for i, j in enumerate(judges) if j.name == name), None)
         if index is None:
-            raise InputError(f"--threshold {name}=...: the result has no judge {name!r} "
-                             f"(judges: {', '.join(j.name for j in judges)})")
+            raise InputError(
+                f"--threshold {name}=...: the result has no judge {name!r} "
+                f"(judges: {', '.join(j.name for j in judges)})"
+            )
         low, high = judges[index].scale or (0.0, 1.0)
         if not low <= threshold <= high:
-            raise InputError(f"--threshold {name}={threshold:g}: outside the judge's scale [{low:g}, {high:g}]")
+            raise InputError(
+                f"--threshold {name}={threshold:g}: outside the judge's scale [{low:g}, {high:g}]"
+            )
         judges[index] = judges[index].model_copy(update={"threshold": threshold})
     config = result.config.model_copy(update={"gate": gate, "judges": judges})
     card = assemble(result.tickets, config, result.repetitions.k, result.mlflow)

@@ -43,7 +43,9 @@ def _rescore_ticket(ticket: TicketResult, config: ResultConfig, k: int) -> Ticke
             reps.append(rep.model_copy(update={"score": 0.0, "passed": False}))
             continue
         score, error = scoring.cell_score(rep.judges, config.judges)
-        passed = error is None and scoring.cell_passes(rep.judges, config.judges, config.pass_criterion, score)
+        passed = error is None and scoring.cell_passes(
+            rep.judges, config.judges, config.pass_criterion, score
+        )
         reps.append(rep.model_copy(update={"score": score, "passed": passed, "error": error}))
     # Missing repetitions count as 0: averaging only what exists would reward a run that stopped early.
     scores = [r.score for r in reps] + [0.0] * max(0, k - len(reps))
@@ -79,5 +81,12 @@ def assemble(
         rules.append(gate.mlflow_rule(ref.logged, ref.error))
     verdict = gate.verdict_of(rules)
     reasons = [f"{rule.name}: {rule.detail}" for rule in rules if not rule.passed]
-    return Scorecard(verdict=verdict, score=score, reasons=reasons, judges=judges, rules=rules,
-                     tickets=rescored, repetitions=figures)
+    return Scorecard(
+        verdict=verdict,
+        score=score,
+        reasons=reasons,
+        judges=judges,
+        rules=rules,
+        tickets=rescored,
+        repetitions=figures,
+    )

@@ -63,7 +63,9 @@ def cell_passes(
     """Whether one ticket repetition counts as passing (for pass rate, pass@k and pass^k)."""
     if cell_errors(verdicts):
         return False
-    applicable = [(c, verdicts[c.name]) for c in configs if c.name in verdicts and verdicts[c.name].applicable]
+    applicable = [
+        (c, verdicts[c.name]) for c in configs if c.name in verdicts and verdicts[c.name].applicable
+    ]
     if criterion.kind == "minTicketScore":
         assert criterion.min_ticket_score is not None
         return at_least(score, criterion.min_ticket_score)

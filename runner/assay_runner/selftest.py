@@ -57,7 +57,7 @@ def _good_answer(ticket: Ticket, sections: list[str]) -> str:
     key = ticket.key
     cites = " ".join(f"[{article}]" for article in key.kb)
     facts = "; ".join(key.must_mention)
-    summary, steps, following = (sections + ["Summary", "Steps", "Next"])[:3]
+    summary, steps, following = [*sections, "Summary", "Steps", "Next"][:3]
     body = [f"## {summary}", f"Here is how to sort this out {cites}.".replace("  ", " ")]
     body += [f"## {steps}", f"1. Keep these details in mind: {facts}." if facts else "1. Follow the article."]
     body += [f"## {following}", "Reply to this ticket if anything is unclear."]
@@ -67,10 +67,12 @@ def _good_answer(ticket: Ticket, sections: list[str]) -> str:
 
 def _refusal(ticket: Ticket, sections: list[str]) -> str:
     policy = ticket.key.scope_policy or (ticket.key.kb[0] if ticket.key.kb else "")
-    summary, steps, following = (sections + ["Summary", "Steps", "Next"])[:3]
-    return (f"## {summary}\n\nI'm sorry, but this request is out of scope for support [{policy}].\n\n"
-            f"## {steps}\n\n1. Please contact the right team.\n\n## {following}\n\nWe are glad to help with "
-            "anything about your account.\n")
+    summary, steps, following = [*sections, "Summary", "Steps", "Next"][:3]
+    return (
+        f"## {summary}\n\nI'm sorry, but this request is out of scope for support [{policy}].\n\n"
+        f"## {steps}\n\n1. Please contact the right team.\n\n## {following}\n\nWe are glad to help with "
+        "anything about your account.\n"
+    )
 
 
 def _pick(suite: Suite) -> tuple[Ticket | None, Ticket | None]:
@@ -85,7 +87,9 @@ def build_probes(suite: Suite) -> tuple[list[Probe], list[str]]:
     formats = [j for j in spec.judges if isinstance(j, FormatJudge)]
     sections = formats[0].sections if formats else ["Summary", "Steps", "Next"]
     max_words = formats[0].max_words if formats else 250
-    phrases = [f for j in spec.judges if isinstance(j, PolicyJudge) for f in j.forbidden if isinstance(f, str)]
+    phrases = [
+        f for j in spec.judges if isinstance(j, PolicyJudge) for f in j.forbidden if isinstance(f, str)
+    ]
     ticket, abstain = _pick(suite)
     skipped: list[str] = []
     if ticket is None:
@@ -100,28 +104,51 @@ def build_probes(suite: Suite) -> tuple[list[Probe], list[str]]:
         for article in ticket.key.kb:
             wrong = wrong.replace(article, others[0])
         probes.append(Probe("wrong article", ticket, wrong, {"kb_citation": FAIL}))
-        probes.append(Probe("fabricated article", ticket, good + "\nSee also [KB-999999].\n", {"kb_citation": FAIL}))
+        probes.append(
+            Probe("fabricated article", ticket, good + "\nSee also [KB-999999].\n", {"kb_citation": FAIL})
+        )
     else:
         skipped.append("wrong article: the chosen ticket expects no article, or the KB has only one")
     if ticket.key.must_mention:
-        missing = _good_answer(ticket.model_copy(update={"key": ticket.key.model_copy(
-            update={"must_mention": ticket.key.must_mention[1:]})}), sections)
+        missing = _good_answer(
+            ticket.model_copy(
+                update={"key": ticket.key.model_copy(update={"must_mention": ticket.key.must_mention[1:]})}
+            ),
+            sections,
+        )
         probes.append(Probe("missing fact", ticket, missing, {"must_mention": FAIL}))
     if phrases:
         phrase = phrases[0]
-        probes.append(Probe("forbidden advice", ticket, good + f"\nIf that does not help, {phrase}.\n",
-                            {"policy": FAIL}))
-        probes.append(Probe("negated advice (fine)", ticket, good + f"\nDo not {phrase}.\n", {"policy": FULL}))
+        probes.append(
+            Probe(
+                "forbidden advice", ticket, good + f"\nIf that does not help, {phrase}.\n", {"policy": FAIL}
+            )
+        )
+        probes.append(
+            Probe("negated advice (fine)", ticket, good + f"\nDo not {phrase}.\n", {"policy": FULL})
+        )
     else:
         skipped.append("forbidden advice: the policy judge has no suite-wide phrase to probe with")
     padding = " ".join(["More detail follows here."] * (max_words // 4 + 2))
     probes.append(Probe("over the word limit", ticket, good + f"\n{padding}\n", {"format": FAIL}))
-    probes.append(Probe("refusal where an answer was due", ticket,
-                        good + "\nSorry, this is out of scope for support.\n", {"abstention": FAIL}))
+    probes.append(
+        Probe(
+            "refusal where an answer was due",
+            ticket,
+            good + "\nSorry, this is out of scope for support.\n",
+            {"abstention": FAIL},
+        )
+    )
     probes.append(Probe("agent crashed", ticket, good, {"exit_code": FAIL}, exit_code=137))
     if abstain is not None:
-        probes.append(Probe("answer where a refusal was due", abstain, _good_answer(abstain, sections),
-                            {"abstention": FAIL}))
+        probes.append(
+            Probe(
+                "answer where a refusal was due",
+                abstain,
+                _good_answer(abstain, sections),
+                {"abstention": FAIL},
+            )
+        )
         probes.append(Probe("correct refusal", abstain, _refusal(abstain, sections), {"abstention": FULL}))
     else:
         skipped.append("answer where a refusal was due: no ticket has shouldAbstain: true")
@@ -132,8 +159,11 @@ def run_selftest(suite: Suite) -> SelfTestReport:
     report = SelfTestReport()
     probes, report.skipped = build_probes(suite)
     judges = [j for j in build_judges(suite) if isinstance(j, Judge) and j.spec.type_name() in DETERMINISTIC]
-    report.skipped += [f"{spec.name} ({spec.type_name()}): not self-tested"
-                       for spec in suite.spec.judges if spec.type_name() not in DETERMINISTIC]
+    report.skipped += [
+        f"{spec.name} ({spec.type_name()}): not self-tested"
+        for spec in suite.spec.judges
+        if spec.type_name() not in DETERMINISTIC
+    ]
     for probe in probes:
         case = Case(ticket=probe.ticket, repetition=1, answer=probe.answer, exit_code=probe.exit_code)
         for judge in judges:
@@ -156,7 +186,9 @@ def print_report(report: SelfTestReport, console: Console | None = None) -> None
         table.add_column(column)
     for o in report.outcomes:
         mark = Text("✔", style="green") if o.ok else Text("✘", style="bold red")
-        table.add_row(o.probe, o.judge, o.expected, "error" if o.score is None else f"{o.score:.2f}", mark, o.reason)
+        table.add_row(
+            o.probe, o.judge, o.expected, "error" if o.score is None else f"{o.score:.2f}", mark, o.reason
+        )
     console.print(table)
     for line in report.skipped:
         console.print(Text(f"skipped: {line}", style="yellow"))

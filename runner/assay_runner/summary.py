@@ -30,13 +30,19 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
         verdict=result.verdict,
         score=round(result.score, 6),
         judges={name: None if s.mean is None else round(s.mean, 6) for name, s in result.judges.items()},
-        rules=[SummaryRule(name=r.name, passed=r.passed, detail=r.detail[:DETAIL_CHARS]) for r in result.rules],
+        rules=[
+            SummaryRule(name=r.name, passed=r.passed, detail=r.detail[:DETAIL_CHARS]) for r in result.rules
+        ],
         counts=SummaryCounts(
             tickets=len(result.tickets),
             passed_tickets=sum(1 for t in result.tickets if t.passed),
             cells=sum(len(t.repetitions) for t in result.tickets),
-            errors=sum(1 for t in result.tickets for r in t.repetitions
-                       if r.error or any(v.error for v in r.judges.values())),
+            errors=sum(
+                1
+                for t in result.tickets
+                for r in t.repetitions
+                if r.error or any(v.error for v in r.judges.values())
+            ),
         ),
         failing_tickets=failing[:FAILING_TICKETS_SHOWN],
         repetitions=result.repetitions,
@@ -52,7 +58,9 @@ def fit(summary: RunSummary, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
     """Shrink until it fits: fewer failing tickets, shorter details, then fewer judges."""
     while len(encode(summary)) > limit:
         if summary.failing_tickets:
-            summary = summary.model_copy(update={"failing_tickets": summary.failing_tickets[:-1], "truncated": True})
+            summary = summary.model_copy(
+                update={"failing_tickets": summary.failing_tickets[:-1], "truncated": True}
+            )
         elif any(len(r.detail) > 40 for r in summary.rules):
             rules = [r.model_copy(update={"detail": r.detail[:40]}) for r in summary.rules]
             summary = summary.model_copy(update={"rules": rules, "truncated": True})

@@ -42,8 +42,11 @@ def _ticket_marks(ticket: TicketResult, judge: str) -> Text:
 
 
 def ticket_table(result: Result) -> Table:
-    table = Table(title=f"{result.suite}" + (f" — {result.run_name}" if result.run_name else ""), box=None,
-                  header_style="bold")
+    table = Table(
+        title=f"{result.suite}" + (f" — {result.run_name}" if result.run_name else ""),
+        box=None,
+        header_style="bold",
+    )
     table.add_column("ticket")
     table.add_column("split", style="dim")
     for name in result.judges:
@@ -52,8 +55,13 @@ def ticket_table(result: Result) -> Table:
     table.add_column("", justify="center")
     for ticket in result.tickets:
         status = Text(FULL, style="green") if ticket.passed else Text(FAILED, style="bold red")
-        table.add_row(ticket.id, ticket.split, *(_ticket_marks(ticket, name) for name in result.judges),
-                      f"{ticket.score:.2f}", status)
+        table.add_row(
+            ticket.id,
+            ticket.split,
+            *(_ticket_marks(ticket, name) for name in result.judges),
+            f"{ticket.score:.2f}",
+            status,
+        )
     table.add_section()
     means = []
     for summary in result.judges.values():
@@ -71,8 +79,11 @@ def rules_table(result: Result) -> Table:
     table.add_column("", justify="center")
     table.add_column("detail")
     for rule in result.rules:
-        table.add_row(rule.name, Text(FULL, style="green") if rule.passed else Text(FAILED, style="bold red"),
-                      rule.detail)
+        table.add_row(
+            rule.name,
+            Text(FULL, style="green") if rule.passed else Text(FAILED, style="bold red"),
+            rule.detail,
+        )
     return table
 
 
@@ -83,18 +94,31 @@ def verdict_line(result: Result) -> Text:
     text.append(f"   score {result.score:.3f}")
     figures = result.repetitions
     if figures.k > 1:
-        text.append(f"   k={figures.k} pass rate {figures.pass_rate:.2f} pass@k {figures.pass_at_k:.2f} "
-                    f"pass^k {figures.pass_hat_k:.2f}")
+        text.append(
+            f"   k={figures.k} pass rate {figures.pass_rate:.2f} pass@k {figures.pass_at_k:.2f} "
+            f"pass^k {figures.pass_hat_k:.2f}"
+        )
     if result.mode == "online":
         text.append("   (online judging: not a release verdict)", style="yellow")
     return text
 
 
+def default_console() -> Console:
+    probe = Console()
+    # Piped output (CI logs, `make demo | tee`) gets a wide table rather than rich's 80-column default.
+    return probe if probe.is_terminal else Console(width=150)
+
+
 def print_result(result: Result, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or default_console()
     console.print(ticket_table(result))
     console.print()
     console.print(rules_table(result))
     console.print(verdict_line(result))
-    console.print(Text(f"marks: {FULL} full  {PARTIAL} partial  {FAILED} failed  {NOT_APPLICABLE} not applicable"
-                       f"  {ERROR} error", style="dim"))
+    console.print(
+        Text(
+            f"marks: {FULL} full  {PARTIAL} partial  {FAILED} failed  {NOT_APPLICABLE} not applicable"
+            f"  {ERROR} error",
+            style="dim",
+        )
+    )

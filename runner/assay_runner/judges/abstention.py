@@ -66,7 +66,7 @@ class Abstention:
         refusal = self.refusal(case.answer)
         if not key.should_abstain:
             if refusal:
-                return scored(0.0, f"refuses (\"{refusal}\") a ticket support should answer")
+                return scored(0.0, f'refuses ("{refusal}") a ticket support should answer')
             return scored(1.0, "answers the ticket")
         if not refusal:
             return scored(0.0, "answers a ticket it should decline as out of scope")

@@ -35,7 +35,8 @@ class Case:
 
 @runtime_checkable
 class Judge(Protocol):
-    spec: JudgeBase
+    @property
+    def spec(self) -> JudgeBase: ...
 
     @property
     def name(self) -> str: ...
@@ -52,7 +53,8 @@ class Judge(Protocol):
 class AsyncJudge(Protocol):
     """A judge that waits on the network (the model judge)."""
 
-    spec: JudgeBase
+    @property
+    def spec(self) -> JudgeBase: ...
 
     @property
     def name(self) -> str: ...

@@ -13,7 +13,9 @@ from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored, share
 from assay_runner.suite.models import FormatJudge
 
-_HEADING = re.compile(r"^\s{0,3}(?:#{1,6}\s+(?P<atx>.+?)\s*#*\s*|\*\*(?P<bold>[^*]+)\*\*:?\s*)$", re.MULTILINE)
+_HEADING = re.compile(
+    r"^\s{0,3}(?:#{1,6}\s+(?P<atx>.+?)\s*#*\s*|\*\*(?P<bold>[^*]+)\*\*:?\s*)$", re.MULTILINE
+)
 _WORD = re.compile(r"[0-9A-Za-zÀ-ÖØ-öø-ÿ]+(?:['’.-][0-9A-Za-zÀ-ÖØ-öø-ÿ]+)*")
 
 

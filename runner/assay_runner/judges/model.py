@@ -127,7 +127,9 @@ class Model:
             return failed("no judge model is configured (set the judge's 'model' or --judge-model)")
         messages = build_prompt(self.spec, case)
         try:
-            grades = list(await asyncio.gather(*(self._sample(messages, i) for i in range(self.spec.samples))))
+            grades = list(
+                await asyncio.gather(*(self._sample(messages, i) for i in range(self.spec.samples)))
+            )
         except ReplyError as exc:
             return failed(str(exc))
         raws = [g.score for g in grades]

@@ -19,8 +19,9 @@ from assay_runner.suite.models import Forbidden, PolicyJudge
 def to_rule(item: Forbidden) -> ForbiddenRule:
     if isinstance(item, str):
         return ForbiddenRule(phrase=item)
-    return ForbiddenRule(phrase=item.phrase, pattern=item.pattern, allow_negated=item.allow_negated,
-                         label=item.label)
+    return ForbiddenRule(
+        phrase=item.phrase, pattern=item.pattern, allow_negated=item.allow_negated, label=item.label
+    )
 
 
 def to_rules(items: Sequence[Forbidden]) -> list[ForbiddenRule]:

@@ -134,23 +134,44 @@ def _cross_check(
     for index, ticket in enumerate(tickets):
         where = (*base, index)
         if ticket.id in seen:
-            problems.append(Problem(doc.display, f"tickets[{index}].id", f"duplicate ticket id {ticket.id!r}",
-                                    doc.line_of((*where, "id"))))
+            problems.append(
+                Problem(
+                    doc.display,
+                    f"tickets[{index}].id",
+                    f"duplicate ticket id {ticket.id!r}",
+                    doc.line_of((*where, "id")),
+                )
+            )
         seen.add(ticket.id)
         for article in ticket.key.kb:
             if article not in kb:
-                problems.append(Problem(doc.display, f"tickets[{index}].key.kb",
-                                        f"article {article!r} not found in {root / KB_DIR}",
-                                        doc.line_of((*where, "key", "kb"))))
+                problems.append(
+                    Problem(
+                        doc.display,
+                        f"tickets[{index}].key.kb",
+                        f"article {article!r} not found in {root / KB_DIR}",
+                        doc.line_of((*where, "key", "kb")),
+                    )
+                )
         policy = ticket.key.scope_policy
         if policy is not None and policy not in kb:
-            problems.append(Problem(doc.display, f"tickets[{index}].key.scopePolicy",
-                                    f"article {policy!r} not found in {root / KB_DIR}",
-                                    doc.line_of((*where, "key", "scopePolicy"))))
+            problems.append(
+                Problem(
+                    doc.display,
+                    f"tickets[{index}].key.scopePolicy",
+                    f"article {policy!r} not found in {root / KB_DIR}",
+                    doc.line_of((*where, "key", "scopePolicy")),
+                )
+            )
         if policy is not None and not ticket.key.should_abstain:
-            problems.append(Problem(doc.display, f"tickets[{index}].key.scopePolicy",
-                                    "scopePolicy only applies when shouldAbstain is true",
-                                    doc.line_of((*where, "key", "scopePolicy"))))
+            problems.append(
+                Problem(
+                    doc.display,
+                    f"tickets[{index}].key.scopePolicy",
+                    "scopePolicy only applies when shouldAbstain is true",
+                    doc.line_of((*where, "key", "scopePolicy")),
+                )
+            )
     return problems
 
 
@@ -164,11 +185,23 @@ def _check_code_files(
             continue
         path = (root / source).resolve()
         if root.resolve() not in path.parents:
-            problems.append(Problem(doc.display, f"judges[{index}].file", "must stay inside the suite directory",
-                                    doc.line_of(("judges", index, "file"))))
+            problems.append(
+                Problem(
+                    doc.display,
+                    f"judges[{index}].file",
+                    "must stay inside the suite directory",
+                    doc.line_of(("judges", index, "file")),
+                )
+            )
         elif not path.is_file():
-            problems.append(Problem(doc.display, f"judges[{index}].file", f"file not found: {path}",
-                                    doc.line_of(("judges", index, "file"))))
+            problems.append(
+                Problem(
+                    doc.display,
+                    f"judges[{index}].file",
+                    f"file not found: {path}",
+                    doc.line_of(("judges", index, "file")),
+                )
+            )
         else:
             files[source] = path.read_bytes()
     return problems

@@ -149,7 +149,8 @@ class ModelJudge(JudgeBase):
     """When set, samples further apart than this (raw scale) make the verdict inconclusive, which blocks."""
     model: str | None = None
     """Model name sent to the gateway; the run's judge model when omitted."""
-    temperature: float = Field(default=0.0, ge=0, le=2)
+    temperature: float = Field(default=0.7, ge=0, le=2)
+    """Sampling temperature: above 0 so that samples are independent draws (each with its own seed)."""
 
     @field_validator("scale")
     @classmethod

@@ -17,7 +17,9 @@ from assay_runner.errors import InputError, Problem
 Location = tuple[str | int, ...]
 
 
-def _walk(node: yaml.Node, path: Location, out: dict[Location, int], dupes: list[tuple[Location, int]]) -> None:
+def _walk(
+    node: yaml.Node, path: Location, out: dict[Location, int], dupes: list[tuple[Location, int]]
+) -> None:
     out.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
         seen: set[str] = set()
@@ -60,8 +62,10 @@ class YamlDocument:
             _walk(node, (), self.lines, duplicates)
         if duplicates:
             raise InputError(
-                [Problem(display, dotted(loc), "duplicate key (the first value would be lost)", line)
-                 for loc, line in duplicates]
+                [
+                    Problem(display, dotted(loc), "duplicate key (the first value would be lost)", line)
+                    for loc, line in duplicates
+                ]
             )
 
     def line_of(self, location: Location) -> int | None:
@@ -95,11 +99,14 @@ def _yaml_location(location: tuple[object, ...], transparent: frozenset[str]) ->
     # neither exists in the file.
     cleaned: list[str | int] = []
     for part in location:
-        if isinstance(part, int):
-            cleaned.append(part)
-        elif isinstance(part, str) and part not in transparent and not part.startswith("function-"):
-            if "[" not in part:
-                cleaned.append(part)
+        keep = isinstance(part, int) or (
+            isinstance(part, str)
+            and part not in transparent
+            and not part.startswith("function-")
+            and "[" not in part
+        )
+        if keep:
+            cleaned.append(part)  # type: ignore[arg-type]
     return tuple(cleaned)
 
 

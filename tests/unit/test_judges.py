@@ -1,0 +1,209 @@
+"""Table-driven tests for the deterministic judges (policy and must_mention have their own reader tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay_runner.judges.abstention import Abstention
+from assay_runner.judges.code import Code
+from assay_runner.judges.exit_code import ExitCode
+from assay_runner.judges.format import Format, word_count
+from assay_runner.judges.kb_citation import KbCitation
+from assay_runner.suite.models import AbstentionJudge, CodeJudge, ExitCodeJudge, FormatJudge, KbCitationJudge
+from tests.unit.builders import case
+
+KB = ["KB-0001", "KB-1001", "KB-1002", "KB-2210"]
+kb_judge = KbCitation(KbCitationJudge(name="kb", type="kb_citation", weight=1, threshold=0.9), KB)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected", "score", "reason"),
+    [
+        ("See [KB-1001].", ["KB-1001"], 1.0, "cites KB-1001"),
+        ("See kb-1001 and KB-1002.", ["KB-1001", "KB-1002"], 1.0, "cites"),
+        ("See KB-1001.", ["KB-1001", "KB-1002"], 0.5, "does not cite KB-1002"),
+        ("See KB-2210.", ["KB-1001"], 0.0, "does not cite KB-1001"),
+        ("", ["KB-1001"], 0.0, "does not cite"),
+        ("See KB-1001 and KB-7777.", ["KB-1001"], 0.0, "KB-7777, which do(es) not exist"),
+        ("Ticket KB-10011 is not an article.", ["KB-1001"], 0.0, "KB-10011"),
+        ("(KB-1001), [KB-1002].", ["KB-1001", "KB-1002"], 1.0, "cites"),
+    ],
+    ids=[
+        "cited",
+        "case-insensitive",
+        "partial",
+        "wrong-article",
+        "empty",
+        "fabricated",
+        "longer-id",
+        "punct",
+    ],
+)
+def test_kb_citation(answer: str, expected: list[str], score: float, reason: str) -> None:
+    verdict = kb_judge.judge(case(answer, kb=expected))
+    assert verdict.applicable and verdict.score == pytest.approx(score)
+    assert reason in verdict.reason
+
+
+def test_kb_citation_not_applicable_without_expected_articles() -> None:
+    verdict = kb_judge.judge(case("See KB-1001.", kb=[]))
+    assert not verdict.applicable and verdict.score is None
+
+
+GOOD = "## Summary\nExport works.\n\n## Steps\n1. Open Settings.\n\n## Next\nReply if stuck.\n"
+fmt = Format(FormatJudge(name="format", type="format", weight=1, threshold=0.8, max_words=20))
+
+
+@pytest.mark.parametrize(
+    ("answer", "score", "reason"),
+    [
+        (GOOD, 1.0, "all sections present"),
+        (GOOD.replace("## Next", "## Next steps"), 1.0, "all sections present"),
+        (GOOD.replace("## Steps", "**Steps**"), 1.0, "all sections present"),
+        (GOOD.replace("## Steps", "### steps:"), 1.0, "all sections present"),
+        (GOOD.replace("## Next", "Next"), 0.75, "missing section(s) Next"),
+        ("Just do it.", 0.25, "missing section(s) Summary, Steps, Next"),
+        (GOOD + "word " * 20, 0.75, "over the limit of 20"),
+        ("", 0.25, "missing"),
+    ],
+    ids=[
+        "good",
+        "heading-prefix",
+        "bold-heading",
+        "h3-colon",
+        "missing-next",
+        "no-sections",
+        "too-long",
+        "empty",
+    ],
+)
+def test_format(answer: str, score: float, reason: str) -> None:
+    verdict = fmt.judge(case(answer))
+    assert verdict.score == pytest.approx(score)
+    assert reason in verdict.reason
+
+
+def test_word_count_ignores_markdown_and_keeps_contractions() -> None:
+    assert word_count("## Steps\n1. Don't **reinstall** the app — use `Settings > Sync`.") == 9
+
+
+abstain = Abstention(AbstentionJudge(name="abstention", type="abstention", weight=0, threshold=1))
+
+
+@pytest.mark.parametrize(
+    ("answer", "should", "policy", "score"),
+    [
+        ("This request is out of scope for support [KB-0001].", True, "KB-0001", 1.0),
+        ("I’m afraid we can’t help with legal questions (KB-0001).", True, "KB-0001", 1.0),
+        ("This is outside the scope of what we do.", True, "KB-0001", 0.5),
+        ("Sure! Here is the legal advice you asked for.", True, "KB-0001", 0.0),
+        ("Open Settings > Export and choose Markdown.", False, None, 1.0),
+        ("Sorry, that is out of scope.", False, None, 0.0),
+        ("I am **unable to assist** with this.", False, None, 0.0),
+        ("We cannot help with that.", True, None, 1.0),
+    ],
+    ids=[
+        "declines-cites",
+        "curly-apostrophe",
+        "no-citation",
+        "answers-instead",
+        "answers",
+        "refuses-wrongly",
+        "markdown-refusal",
+        "no-policy-named",
+    ],
+)
+def test_abstention(answer: str, should: bool, policy: str | None, score: float) -> None:
+    verdict = abstain.judge(case(answer, shouldAbstain=should, scopePolicy=policy))
+    assert verdict.score == pytest.approx(score), verdict.reason
+
+
+def test_abstention_custom_phrases() -> None:
+    judge = Abstention(
+        AbstentionJudge(
+            name="a", type="abstention", weight=0, threshold=1, refusal_phrases=["not our department"]
+        )
+    )
+    assert judge.judge(case("Not our department, sorry.", shouldAbstain=True)).score == 1.0
+    assert judge.judge(case("That is out of scope.", shouldAbstain=True)).score == 0.0
+
+
+exit_judge = ExitCode(ExitCodeJudge(name="exit_code", type="exit_code"))
+
+
+@pytest.mark.parametrize(
+    ("code", "score", "reason"),
+    [(0, 1.0, "exited 0"), (1, 0.0, "exited 1"), (137, 0.0, "SIGKILL"), (124, 0.0, "timed out")],
+)
+def test_exit_code(code: int, score: float, reason: str) -> None:
+    verdict = exit_judge.judge(case("x", exit_code=code))
+    assert verdict.score == score and reason in verdict.reason
+
+
+def test_exit_code_defaults_and_not_applicable() -> None:
+    assert exit_judge.spec.weight == 0 and exit_judge.spec.threshold == 1.0
+    assert not exit_judge.judge(case("x", exit_code=None)).applicable
+
+
+def code_judge(code: str) -> Code:
+    return Code(CodeJudge(name="custom", type="code", weight=0, threshold=1, code=code), Path("."))
+
+
+@pytest.mark.parametrize(
+    ("code", "score", "applicable", "error"),
+    [
+        ("return 1.0", 1.0, True, None),
+        ("return 0", 0.0, True, None),
+        ("return True", 1.0, True, None),
+        ('return (0.5, "half")', 0.5, True, None),
+        ('return 1.0 if outputs["answer"] else 0.0', 1.0, True, None),
+        ('return 1.0 if inputs["key"]["kb"] == ["KB-1"] else 0.0', 1.0, True, None),
+        ('return not_applicable("no files")', None, False, None),
+        ("return 1.5", None, True, "returned score 1.5, outside [0, 1]"),
+        ('return float("nan")', None, True, "returned score nan, outside [0, 1]"),
+        ('return "good"', None, True, "returned str 'good'"),
+        ("return None", None, True, "returned NoneType None"),
+        ("return (1.0, 2)", None, True, "expected (score, reason: str)"),
+        ("raise RuntimeError('judge broke')", None, True, "RuntimeError: judge broke"),
+        ("return 1/0", None, True, "ZeroDivisionError: division by zero"),
+        ("return (", None, True, "does not compile"),
+    ],
+    ids=[
+        "float",
+        "int",
+        "bool",
+        "tuple",
+        "outputs",
+        "inputs",
+        "not-applicable",
+        "out-of-range",
+        "nan",
+        "str",
+        "none",
+        "bad-tuple",
+        "raises",
+        "zero-division",
+        "syntax-error",
+    ],
+)
+def test_code_judge(code: str, score: float | None, applicable: bool, error: str | None) -> None:
+    verdict = code_judge(code).judge(case("an answer", kb=["KB-1"]))
+    assert verdict.score == score
+    assert verdict.applicable is applicable
+    if error is None:
+        assert verdict.error is None
+    else:
+        assert verdict.error is not None and error in verdict.error
+
+
+def test_code_judge_from_file(tmp_path: Path) -> None:
+    (tmp_path / "judge.py").write_text(
+        "def judge(inputs, outputs):\n    return (1.0, 'has files') if outputs['files'] else (0.0, 'none')\n"
+    )
+    judge = Code(CodeJudge(name="f", type="code", weight=0, threshold=1, file="judge.py"), tmp_path)
+    assert judge.judge(case("x")).score == 0.0
+    (tmp_path / "nojudge.py").write_text("x = 1\n")
+    broken = Code(CodeJudge(name="g", type="code", weight=0, threshold=1, file="nojudge.py"), tmp_path)
+    assert "does not define a function judge" in (broken.judge(case("x")).error or "")
