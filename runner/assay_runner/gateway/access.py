@@ -1,0 +1,45 @@
+"""Assembling the model client a run uses: gateway, cassettes and the usage meter, from settings."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assay_runner.chat import ChatClient
+from assay_runner.gateway.cassette import CassetteClient, CassetteMode
+from assay_runner.gateway.http import GatewayClient, gateway_token
+from assay_runner.gateway.usage import MeteredClient, Price, UsageMeter
+
+
+@dataclass
+class ModelAccess:
+    client: ChatClient | None
+    meter: UsageMeter
+    _gateway: GatewayClient | None = field(default=None, repr=False)
+
+    async def aclose(self) -> None:
+        if self._gateway is not None:
+            await self._gateway.aclose()
+
+
+def model_access(
+    gateway: str | None,
+    cassettes: Path | None = None,
+    mode: CassetteMode | None = None,
+    prices: dict[str, Price] | None = None,
+) -> ModelAccess:
+    """No gateway and no cassettes gives no client: model judges then error, and the verdict blocks."""
+    meter = UsageMeter(prices=prices or {})
+    gateway = gateway or os.environ.get("ASSAY_GATEWAY_URL") or None
+    http = GatewayClient(gateway, token=gateway_token()) if gateway else None
+    client: ChatClient | None = http
+    if cassettes is not None:
+        client = CassetteClient(cassettes, mode or "replay", http)
+    elif mode not in (None, "off"):
+        from assay_runner.errors import InputError
+
+        raise InputError(f"--cassette-mode {mode} needs --cassettes DIR")
+    if client is None:
+        return ModelAccess(None, meter)
+    return ModelAccess(MeteredClient(client, meter), meter, http)

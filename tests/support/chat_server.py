@@ -1,0 +1,123 @@
+"""A real HTTP server on loopback that speaks the chat-completions protocol, scripted by the test.
+
+The code under test talks to it with its real HTTP client: replies, latency, 429s with Retry-After, 5xx,
+malformed bodies and dropped connections all travel over a socket, as they would from a gateway.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    """What the server sends for one request."""
+
+    content: str | None = None
+    status: int = 200
+    delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    raw_body: bytes | None = None
+    """Sent as-is instead of a completion (for malformed replies)."""
+    drop: bool = False
+    """Close the connection without answering."""
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+
+
+Script = Callable[[dict[str, Any]], Reply]
+
+
+def completion(content: str, model: str, prompt_tokens: int, completion_tokens: int) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+class ChatServer:
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:  # quiet
+                return
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server._lock:
+                    server.requests.append(body)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if not self.path.endswith("/chat/completions"):
+                    self._send(404, b'{"error": "not found"}', {})
+                    return
+                reply = server.script(body)
+                if reply.delay:
+                    time.sleep(reply.delay)
+                if reply.drop:
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return
+                if reply.raw_body is not None:
+                    payload = reply.raw_body
+                elif reply.status == 200:
+                    payload = json.dumps(
+                        completion(
+                            reply.content or "",
+                            body.get("model", ""),
+                            reply.prompt_tokens,
+                            reply.completion_tokens,
+                        )
+                    ).encode()
+                else:
+                    payload = json.dumps({"error": {"message": f"status {reply.status}"}}).encode()
+                self._send(reply.status, payload, reply.headers)
+
+            def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> ChatServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
