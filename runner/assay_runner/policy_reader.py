@@ -51,14 +51,17 @@ Two constructions extend this:
 
 - **Negated predicate**: a match at the head of its clause that is the subject of a negated "is/will/
   does ... not" + necessity word (necessary, needed, required, recommended, helpful, an option, a fix,
-  help, work, ... within three words) is negated: "Disabling the firewall is not necessary", "A
-  reinstall won't help". "Reinstalling is not hard" is still a violation. A bare verb at the head must
-  be followed directly by the copula ("Reinstall is not needed"), so "Reinstall the app as the old
-  version is not supported" is a violation.
-- **Negated lists**: a directive negation (don't, do not, never, neither, should not, must not, need
-  not, no need, avoid, refrain from, stop) carries over commas into a short list that ends with "or" /
-  "nor": "Do not reinstall, reset or disable the device" and "Never reinstall, reset, or disable it"
-  negate every item. A reassurance ("Don't worry, reinstall or reset it") does not carry over.
+  help, work, ... within three words), or of "is" + a rejecting word (unnecessary, pointless, useless,
+  a waste, ...), is negated: "Disabling the firewall is not necessary", "A reinstall won't help",
+  "Reinstalling is unnecessary". "Reinstalling is not hard" is still a violation. A bare verb at the
+  head must be followed directly by the verb ("Reinstall is not needed"), so "Reinstall the app as the
+  old version is not supported" is a violation.
+- **Negated lists and interruptions**: a directive negation (don't, do not, never, neither, should
+  not, must not, need not, no need, avoid, refrain from, stop) carries over commas into a short list
+  that ends with "or" / "nor": "Do not reinstall, reset or disable the device" and "Never reinstall,
+  reset, or disable it" negate every item. A reassurance ("Don't worry, reinstall or reset it") does not
+  carry over. A directive negation left dangling before a comma carries over the rest of the comma run:
+  "Do not, under any circumstances, reinstall the app" (but "No, reinstall the app" recommends it).
 
 A phrase or pattern that only matches across a clause boundary (a pattern with a comma in it) is read
 against the whole sentence with the same rules.
@@ -66,13 +69,16 @@ against the whole sentence with the same rules.
 Known limits (by design, a deterministic reader, no parser)
 -------------------------------------------------------------
 - Negation in a heading or an introductory clause does not reach the list below it ("Avoid these:" then
-  "- reinstalling the app" is a violation), nor across a colon or a parenthesis.
+  "- reinstalling the app" is a violation), nor across a colon or a parenthesis; a negation *after* the
+  forbidden words in another clause or sentence does not count ("If you want to reinstall, please
+  don't", "Is reinstalling necessary? No.").
 - Run-on sentences without a comma or conjunction keep an earlier descriptive negation in force ("The app
   does not sync reinstall it" is read as negated); a comma or "so"/"then" fixes it.
 - "and" between two bare verbs does not cut the clause: "Don't close the app and reinstall it" is read as
   negating both.
-- Irony, hypotheticals ("you could reinstall, but..."), quoted text and double negation beyond the forms
-  above are read literally.
+- Irony, hedges and hypotheticals ("you could reinstall, but it won't help"), questions, quoted text,
+  presuppositions ("before you reinstall, export your notes") and double negation beyond the forms
+  above are read literally: the forbidden words count.
 """
 
 from __future__ import annotations
@@ -304,7 +310,7 @@ _SUBORDINATORS = frozenset(
         "so that",
     }
 )
-_TRIM = re.compile(r"^[\s\"'.!?]+|[\s\"'.!?]+$")
+_TRIM_CHARS = " \t\n\x0b\x0c\"'.!?"
 
 
 def split_clauses(text: str) -> list[Clause]:
@@ -346,8 +352,8 @@ def _make_clause(
     if end <= start or not _HAS_WORD.search(sentence, start, end):
         return None
     piece = sentence[start:end]
-    lead = len(piece) - len(piece.lstrip(" \t\"'"))
-    text = _TRIM.sub("", piece)
+    lead = len(piece) - len(piece.lstrip(_TRIM_CHARS))
+    text = piece.strip(_TRIM_CHARS)
     return Clause(text, sentence_index, index, opener or None, start + lead, start + lead + len(text))
 
 
@@ -414,6 +420,12 @@ _PREDICATES = _stemset(
     guaranteed possible
     """
 )
+# Predicates that reject their subject without a "not": "reinstalling is unnecessary".
+_REJECTING = _stemset(
+    """
+    unnecessary pointless useless unhelpful futile discouraged prohibited forbidden unsupported waste
+    """
+)
 _COORDINATORS = frozenset({"or", "nor", "and"})
 
 
@@ -472,9 +484,7 @@ def _find_cues(words: Sequence[str]) -> list[_Cue]:
 
 
 def _transparent(word: str) -> bool:
-    if word in _TRANSPARENT:
-        return True
-    return len(word) > 4 and word.endswith("ly") and word not in _NOT_ADVERBS
+    return word in _TRANSPARENT or _is_adverb(word)
 
 
 def _head(view: _View, cue: _Cue, stop: int | None = None) -> int | None:
@@ -525,32 +535,40 @@ def _double_negations(view: _View, verbal: Sequence[_Cue], cue: _Cue) -> int:
 
 
 def _predicate_negated(view: _View, start: int, end: int) -> bool:
-    """ "Disabling the firewall is not necessary": the match is the subject of a negated necessity."""
+    """ "Disabling the firewall is not necessary" / "is unnecessary": the match is the subject of a
+    predicate that rejects it."""
     words = view.words
     if start >= len(words) or any(not _transparent(w) for w in words[view.body_start : start]):
         return False
     nominal = words[start].endswith("ing") or (
         start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
     )
-    reach = 4 if nominal else 0
-    for k in range(end, len(words)):
-        w = words[k]
-        if w in {"not", "never"} and k > end and words[k - 1] in _COPULA_AUX:
-            negation_at = k - 1
-        elif w in _NT_ALL or w.endswith("n't"):
-            negation_at = k
-        else:
-            continue
-        if negation_at - end > reach:
-            return False
-        for later in words[k + 1 : k + 4]:
-            key = stem(later)
-            if key in _PREDICATES:
-                return True
-            if key in _REVERSERS:
-                return False
+    verb = next((k for k in range(end, len(words)) if _is_verb_group(words[k])), None)
+    if verb is None or verb - end > (4 if nominal else 0):
         return False
+    after = verb + 1
+    while after < len(words) and _is_adverb(words[after]):
+        after += 1  # "will definitely not", "is really not"
+    negated = words[verb] in _NT_ALL or words[verb].endswith("n't")
+    if not negated and after < len(words) and words[after] in {"not", "never"}:
+        negated, after = True, after + 1
+    for later in words[after : after + 3]:
+        key = stem(later)
+        if key in (_PREDICATES if negated else _REJECTING):
+            return True
+        if key in _REVERSERS:
+            return False
     return False
+
+
+def _is_adverb(word: str) -> bool:
+    return word in {"really", "ever", "even", "actually", "still"} or (
+        len(word) > 4 and word.endswith("ly") and word not in _NOT_ADVERBS
+    )
+
+
+def _is_verb_group(word: str) -> bool:
+    return word in _COPULA_AUX or word in _NT_ALL or word.endswith("n't")
 
 
 def _negated(view: _View, start: int, end: int, carried: bool) -> bool:
@@ -572,14 +590,16 @@ def _negated(view: _View, start: int, end: int, carried: bool) -> bool:
 
 
 def _carried_negation(views: Sequence[_View], clauses: Sequence[Clause]) -> list[bool]:
-    """Which clauses continue a negated list: "Do not reinstall, reset(,) or disable it"."""
+    """Which clauses continue a directive negation across commas: a negated list ("Do not reinstall,
+    reset(,) or disable it") or an interrupted one ("Do not, under any circumstances, reinstall it")."""
     carried = [False] * len(views)
     for k, view in enumerate(views):
         directive = [c for c in view.cues if c.directive]
         if view.subordinate or not directive:
             continue
         head = _head(view, directive[-1])
-        if head is None or stem(view.words[head]) in _REVERSERS:
+        dangling = head is None and view.words[directive[-1].start] != "no"  # "No, reinstall it" is not
+        if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
             continue
         run: list[int] = []
         for j in range(k + 1, len(views)):
@@ -588,11 +608,13 @@ def _carried_negation(views: Sequence[_View], clauses: Sequence[Clause]) -> list
             if clauses[j].opener != "," or item.subordinate or own:
                 break
             run.append(j)
-            if any(w in {"or", "nor"} for w in item.words[:4]):
+            if dangling:
+                carried[j] = True
+            elif any(w in {"or", "nor"} for w in item.words[:4]):
                 for r in run:
                     carried[r] = True
                 break
-            if len(item.words) > 4:
+            elif len(item.words) > 4:
                 break
     return carried
 

@@ -124,11 +124,19 @@ CASES = [
     pytest.param("Don't worry, reinstall or reset it.", {"reinstall", "reset"}, id="reassurance-not-a-list"),
     pytest.param("Do not reinstall, just reset it.", {"reset"}, id="comma-not-a-list"),
     pytest.param("If you can't, reinstall or reset it.", {"reinstall", "reset"}, id="condition-not-a-list"),
+    pytest.param("Do not, under any circumstances, reinstall the app.", NONE, id="interrupted-negation"),
+    pytest.param("Never, ever reset the device.", NONE, id="never-ever"),
+    pytest.param("If you want to reinstall, please don't.", {"reinstall"}, id="limit-negation-after-clause"),
     # --- negated predicates
     pytest.param("A reinstall won't help here.", NONE, id="wont-help"),
     pytest.param("Reinstalling the app is not recommended.", NONE, id="not-recommended"),
     pytest.param("Reinstall is not needed.", NONE, id="bare-noun-not-needed"),
     pytest.param("Reinstall the app as the old version is not supported.", {"reinstall"}, id="other-subject"),
+    pytest.param("Reinstalling is unnecessary.", NONE, id="rejecting-predicate"),
+    pytest.param("Resetting the device is a waste of time.", NONE, id="rejecting-predicate-noun"),
+    pytest.param("Reinstalling the app will definitely not help.", NONE, id="predicate-adverb"),
+    pytest.param("Reinstalling is necessary.", {"reinstall"}, id="predicate-affirmative"),
+    pytest.param("Resetting won't delete your notes, so go ahead.", {"reset"}, id="predicate-reassurance"),
     # --- structure: bullets, numbered steps, headings, tables, several sentences
     pytest.param("- Sign out.\n- Reinstall the app.", {"reinstall"}, id="bullet"),
     pytest.param("1. Sign out\n2. Do not reinstall the app\n3. Sign in again", NONE, id="numbered-negated"),
@@ -372,6 +380,16 @@ def test_negated_imperative_is_fine_and_other_clause_negation_is_not(
     assert find_violations(f"{negation} {form} {obj}.", [rule]) == []
     assert find_violations(f"{negation} panic, {verb} {obj}.", [rule]) != []
     assert find_violations(f"If that does not help, {verb} {obj}.", [rule]) != []
+
+
+@given(st.text(max_size=200) | st.text(alphabet="-*#|>`_~[](),;:.!? \nabnotreinstall'\u2019", max_size=120))
+def test_any_text_reads_without_error(text: str) -> None:
+    sentences = split_sentences(text)
+    for violation in find_violations(text, RULES):
+        assert violation.clause.strip()
+        assert violation.sentence_index < len(sentences)
+    for clause in split_clauses(text):
+        assert sentences[clause.sentence_index][clause.start : clause.end] == clause.text
 
 
 # -------------------------------------------------------------------------------- the bundled example
