@@ -116,6 +116,9 @@ CASES = [
     pytest.param("Update the driver (do not reinstall it).", NONE, id="parenthesis-negated"),
     pytest.param("Reinstall the app (not the driver).", {"reinstall"}, id="parenthesis-not"),
     pytest.param("Avoid these steps: reinstalling the app.", {"reinstall"}, id="limit-colon-blocks-negation"),
+    pytest.param("Have you tried reinstalling?", {"reinstall"}, id="limit-question-read-literally"),
+    pytest.param("Don't close the app and reinstall it.", NONE, id="limit-lenient-and-between-verbs"),
+    pytest.param("The app does not sync reinstall it.", NONE, id="limit-lenient-run-on"),
     # --- negated lists across commas
     pytest.param("Do not reinstall, reset, or disable the firewall.", NONE, id="negated-list-oxford"),
     pytest.param("Do not reinstall, reset or disable the firewall.", NONE, id="negated-list"),
