@@ -1,0 +1,329 @@
+"""Presets for the agent CLIs Assay knows: Claude Code, Codex CLI and OpenCode, run headless via the gateway.
+
+Each preset is a `CommandSpec` (see command.py): argv and environment templates, files to write into the
+workspace, the runner variables the CLI may see, and a parser for the CLI's JSON output (final message and
+token usage). The answer is `answer.md` when the agent wrote it (prompt.md and the brain ask for it), else the
+final message parsed from the JSON output. docs/agents.md has the command lines, limits and doc links.
+
+Every preset starts the CLI through the same short /bin/sh prelude, because templates cannot read the runner's
+environment and two things are only known at run time: the gateway token (`ASSAY_GATEWAY_TOKEN`, or the file
+named by `ASSAY_GATEWAY_TOKEN_FILE`, else the placeholder `assay-no-token` for CLIs that refuse an empty key),
+and, for Claude Code, the Anthropic base URL (the gateway URL without its `/v1`). The prelude exports what the
+CLI reads, then `exec`s the CLI with the preset's argv: no key is ever written into a template or a file.
+
+Versions and docs these presets follow (checked 2026-12-02; npm latest in brackets):
+- Claude Code [@anthropic-ai/claude-code 2.1.332]: https://code.claude.com/docs/en/cli-reference,
+  /headless, /env-vars, /llm-gateway, /memory (CLAUDE.md imports), /permission-modes; CHANGELOG 2.1.277.
+- Codex CLI [@openai/codex 0.171.0]: https://developers.openai.com/codex/noninteractive, /codex/cli/reference,
+  /codex/config-reference, /codex/config-advanced; openai/codex codex-rs/exec/src/cli.rs and
+  codex-rs/model-provider-info/src/lib.rs (`wire_api = "chat"` removed, discussion #7782).
+- OpenCode [opencode-ai 1.18.33]: https://opencode.ai/docs/cli/, /docs/config/, /docs/providers/,
+  /docs/permissions/, /docs/rules/; anomalyco/opencode packages/opencode/src/cli/cmd/run.ts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from assay_runner.agents.command import CommandSpec
+from assay_runner.contract import Usage
+from assay_runner.errors import InputError
+
+TOKEN_ENV = "ASSAY_GATEWAY_TOKEN"
+TOKEN_FILE_ENV = "ASSAY_GATEWAY_TOKEN_FILE"
+PLACEHOLDER_TOKEN = "assay-no-token"
+"""Sent when the gateway needs no token: Claude Code and Codex refuse to start without some key."""
+PASS_ENV = (TOKEN_ENV, TOKEN_FILE_ENV)
+CLAUDE_MAX_TURNS = 30
+"""A ticket takes about 10 turns (read brain, list and read articles, write answer.md); 30 stops a loop."""
+
+# POSIX sh, run as `sh -c PRELUDE <cli> <args...>`: "$0" is the CLI, "$@" its arguments, passed untouched.
+_TOKEN_PRELUDE = (
+    f'token="${{{TOKEN_ENV}:-}}"; '
+    f'if [ -n "${{{TOKEN_FILE_ENV}:-}}" ]; then token="$(cat "${TOKEN_FILE_ENV}")" || exit 2; fi; '
+    f'export {TOKEN_ENV}="${{token:-{PLACEHOLDER_TOKEN}}}"; '
+)
+_EXEC = 'exec "$0" "$@"'
+# Claude Code appends /v1/messages to ANTHROPIC_BASE_URL, so the gateway's OpenAI-style /v1 suffix goes.
+_CLAUDE_PRELUDE = (
+    _TOKEN_PRELUDE
+    + f'export ANTHROPIC_AUTH_TOKEN="${TOKEN_ENV}"; '
+    + 'base="${ANTHROPIC_BASE_URL%/}"; export ANTHROPIC_BASE_URL="${base%/v1}"; '
+    + _EXEC
+)
+_PLAIN_PRELUDE = _TOKEN_PRELUDE + _EXEC
+
+
+def _literal(text: str) -> str:
+    """Escape a fixed string for the str.format templating CommandAgent applies to argv, env and files."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _via_prelude(prelude: str, cli: str, *args: str) -> list[str]:
+    return ["sh", "-c", _literal(prelude), cli, *args]
+
+
+def _flat(pairs: Sequence[tuple[str, ...]]) -> list[str]:
+    return [arg for pair in pairs for arg in pair]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Claude Code
+
+_CLAUDE_ARGS: list[tuple[str, ...]] = [
+    ("-p", "{prompt}"),  # print mode: one prompt, no TTY, exits when done
+    ("--output-format", "json"),  # one result object: final text + usage
+    ("--model", "{model}"),
+    # Headless there is nobody to ask, so anything not pre-approved is denied; acceptEdits adds file edits
+    # inside the workspace (answer.md). Reads inside the workspace need no approval.
+    ("--permission-mode", "acceptEdits"),
+    ("--max-turns", str(CLAUDE_MAX_TURNS)),
+    # Last, as the option is variadic. No shell, no web: the brain and kb/ are all the agent needs.
+    ("--disallowedTools", "Bash,WebFetch,WebSearch"),
+]
+
+
+def claude_code() -> CommandSpec:
+    return CommandSpec(
+        argv=_via_prelude(_CLAUDE_PRELUDE, "claude", *_flat(_CLAUDE_ARGS)),
+        env={
+            "ANTHROPIC_BASE_URL": "{gateway}",  # the prelude strips the trailing /v1
+            # Every model alias and subagent on the evaluated model: the gateway may serve no other.
+            "ANTHROPIC_DEFAULT_OPUS_MODEL": "{model}",
+            "ANTHROPIC_DEFAULT_SONNET_MODEL": "{model}",
+            "ANTHROPIC_DEFAULT_HAIKU_MODEL": "{model}",
+            "CLAUDE_CODE_SUBAGENT_MODEL": "{model}",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # no telemetry, error reports, update checks
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1",  # gateways reject unknown anthropic-beta headers
+        },
+        answer_from="file",
+        parse_output=parse_claude_code,
+        # Claude Code reads CLAUDE.md, not AGENTS.md (before 2.1.277 never; after, only without a CLAUDE.md):
+        # import the workspace's copy of the brain's AGENTS.md, the way its memory docs recommend.
+        files={"CLAUDE.md": "@AGENTS.md\n"},
+        pass_env=PASS_ENV,
+    )
+
+
+def parse_claude_code(stdout: str) -> tuple[str | None, Usage | None]:
+    """`--output-format json`: {"type": "result", "subtype", "is_error", "result", "usage": {...}, ...}."""
+    result = next((o for o in _json_objects(stdout, reverse=True) if o.get("type") == "result"), None)
+    if result is None:
+        return None, None
+    answer = result.get("result")
+    # On an error (API failure, error_max_turns) `result` is absent or is the error text, not an answer.
+    text = answer if isinstance(answer, str) and answer.strip() and not result.get("is_error") else None
+    usage = result.get("usage")
+    if not isinstance(usage, dict):
+        return text, None
+    # Anthropic counts cached prompt tokens apart from input_tokens; all of them are prompt tokens.
+    prompt = sum(
+        _int(usage.get(k)) for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+    )
+    return text, Usage(input_tokens=prompt, output_tokens=_int(usage.get("output_tokens")))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Codex CLI
+
+_CODEX_ARGS: list[tuple[str, ...]] = [
+    ("--skip-git-repo-check",),  # the workspace is not a git repository
+    ("--sandbox", "workspace-write"),  # commands may write in the workspace (answer.md), never the network
+    ("--json",),  # JSONL events on stdout: agent messages, turn usage
+    ("--model", "{model}"),
+    # A provider of our own: reusing the key "openai" would not override the built-in one.
+    ("-c", 'model_provider="assay"'),
+    ("-c", 'model_providers.assay.name="Assay gateway"'),
+    ("-c", 'model_providers.assay.base_url="{gateway}"'),  # Codex POSTs {gateway}/responses
+    ("-c", f'model_providers.assay.env_key="{TOKEN_ENV}"'),  # sent as Authorization: Bearer
+    ("-c", 'model_providers.assay.wire_api="responses"'),  # the only wire API Codex still has
+    ("-c", 'approval_policy="never"'),  # exec never asks; explicit, so no config can make it wait
+    ("-c", 'web_search="disabled"'),  # the hosted web_search tool: gateways reject it, and no web
+    ("-c", "check_for_update_on_startup=false"),
+    ("-c", "analytics.enabled=false"),
+]
+
+
+def codex() -> CommandSpec:
+    return CommandSpec(
+        argv=_via_prelude(_PLAIN_PRELUDE, "codex", "exec", *_flat(_CODEX_ARGS), "{prompt}"),
+        answer_from="file",
+        parse_output=parse_codex,
+        pass_env=PASS_ENV,
+    )
+
+
+def parse_codex(stdout: str) -> tuple[str | None, Usage | None]:
+    """`codex exec --json`: item.completed {item: {type: agent_message, text}}, turn.completed {usage}."""
+    answer: str | None = None
+    prompt = output = 0
+    seen_usage = False
+    for event in _json_objects(stdout):
+        kind = event.get("type")
+        item = event.get("item")
+        if kind == "item.completed" and isinstance(item, dict):
+            # "assistant_message" is the item's name in the first --json releases (0.4x).
+            text = item.get("text")
+            is_message = item.get("type") in ("agent_message", "assistant_message")
+            if is_message and isinstance(text, str) and text.strip():
+                answer = text
+        elif kind == "turn.completed" and isinstance(event.get("usage"), dict):
+            usage = event["usage"]
+            # OpenAI counting: input_tokens includes cached_input_tokens, output_tokens includes reasoning.
+            prompt += _int(usage.get("input_tokens"))
+            output += _int(usage.get("output_tokens"))
+            seen_usage = True
+    return answer, Usage(input_tokens=prompt, output_tokens=output) if seen_usage else None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# OpenCode
+
+_OPENCODE_CONFIG = {
+    "$schema": "https://opencode.ai/config.json",
+    "provider": {
+        "assay": {
+            "npm": "@ai-sdk/openai-compatible",  # bundled with OpenCode: POSTs {gateway}/chat/completions
+            "name": "Assay gateway",
+            # {env:...} is OpenCode's own substitution, done when it reads the file: the key stays out of it.
+            "options": {"baseURL": "<gateway>", "apiKey": f"{{env:{TOKEN_ENV}}}"},
+            "models": {"<model>": {"name": "<model>"}},
+        },
+    },
+    "enabled_providers": ["assay"],  # no other provider is loaded, whatever the environment holds
+    "model": "assay/<model>",
+    "small_model": "assay/<model>",  # titles and summaries on the evaluated model too
+    "permission": {
+        "edit": "allow",  # answer.md (brain/ and kb/ are read-only, checked afterwards)
+        "bash": "deny",  # read/list/glob/grep tools cover the brain and the KB
+        "webfetch": "deny",
+        "websearch": "deny",
+        "codesearch": "deny",
+        "external_directory": "deny",  # nothing outside the workspace
+    },
+    "share": "disabled",
+    "autoupdate": False,
+    "snapshot": False,  # no internal git snapshots of the workspace
+}
+
+
+def _opencode_config_template() -> str:
+    text = _literal(json.dumps(_OPENCODE_CONFIG, indent=2))
+    return text.replace("<gateway>", "{gateway}").replace("<model>", "{model}") + "\n"
+
+
+def opencode() -> CommandSpec:
+    return CommandSpec(
+        # --format json: JSON events on stdout (text parts, step usage).
+        argv=_via_prelude(
+            _PLAIN_PRELUDE, "opencode", "run", "--format", "json", "--model", "assay/{model}", "{prompt}"
+        ),
+        env={
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",  # no models.dev download: the model is configured here
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",  # no npm installs of the default auth plugins
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_CLAUDE_CODE": "1",  # instructions come from AGENTS.md only
+        },
+        answer_from="file",
+        parse_output=parse_opencode,
+        files={"opencode.json": _opencode_config_template()},  # project config: the highest file precedence
+        pass_env=PASS_ENV,
+    )
+
+
+def parse_opencode(stdout: str) -> tuple[str | None, Usage | None]:
+    """`opencode run --format json`: {"type": "step_start"|"text"|"tool_use"|"step_finish"|..., "part"}.
+
+    The answer is the text of the last step that produced text (a step is one model call; earlier steps'
+    text is narration between tool calls). Usage is summed over every step_finish.
+    """
+    answer: str | None = None
+    step: dict[str, str] = {}  # text part id -> text, in order, for the current step
+    prompt = output = 0
+    seen_usage = False
+    for event in _json_objects(stdout):
+        kind = event.get("type")
+        part = event.get("part")
+        if not isinstance(part, dict):
+            continue
+        if kind == "step_start":
+            step = {}
+        elif kind == "text" and isinstance(part.get("text"), str):
+            step[str(part.get("id", len(step)))] = part["text"]
+            joined = "\n\n".join(step.values())
+            answer = joined if joined.strip() else answer
+        elif kind == "step_finish" and isinstance(part.get("tokens"), dict):
+            tokens = part["tokens"]
+            cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+            # OpenCode reports input without the cached part; the gateway bills all of it as prompt.
+            prompt += _int(tokens.get("input")) + _int(cache.get("read")) + _int(cache.get("write"))
+            output += _int(tokens.get("output"))
+            seen_usage = True
+    return answer, Usage(input_tokens=prompt, output_tokens=output) if seen_usage else None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Registry and helpers
+
+PRESETS: dict[str, Callable[[], CommandSpec]] = {
+    "claude-code": claude_code,
+    "codex": codex,
+    "opencode": opencode,
+}
+
+
+def preset(name: str) -> CommandSpec:
+    try:
+        return PRESETS[name]()
+    except KeyError:
+        raise InputError(f"unknown agent preset {name!r}; known: {', '.join(sorted(PRESETS))}") from None
+
+
+@dataclass(frozen=True)
+class Rendered:
+    argv: list[str]
+    env: dict[str, str]
+    files: dict[str, str]
+
+
+def render(spec: CommandSpec, values: Mapping[str, str]) -> Rendered:
+    """The spec with its placeholders filled in exactly as CommandAgent.run fills them (for tests, docs)."""
+    return Rendered(
+        argv=[part.format(**values) for part in spec.argv],
+        env={key: value.format(**values) for key, value in spec.env.items()},
+        files={path.format(**values): text.format(**values) for path, text in spec.files.items()},
+    )
+
+
+def _json_objects(stdout: str, *, reverse: bool = False) -> Iterator[dict[str, Any]]:
+    """JSON objects in the output: the whole of it if it is one, else one per line; other lines are noise."""
+    stripped = stdout.strip()
+    if stripped.startswith("{"):
+        try:
+            whole = json.loads(stripped)
+        except ValueError:
+            pass
+        else:
+            if isinstance(whole, dict):
+                yield whole
+                return
+    lines = stdout.splitlines()
+    for raw in reversed(lines) if reverse else lines:
+        line = raw.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
