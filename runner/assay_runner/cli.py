@@ -16,7 +16,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assay_runner.errors import AssayError, InputError
 
@@ -196,6 +196,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _exit_for(result.verdict)
 
 
+def cmd_judge(args: argparse.Namespace) -> int:
+    from assay_runner.online import judge_online
+    from assay_runner.suite import load_suite
+    from assay_runner.table import print_result
+
+    suite = load_suite(args.suite)
+    try:
+        answer = Path(args.answer).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--answer {args.answer}: {exc.strerror or exc}") from None
+    result = asyncio.run(
+        judge_online(
+            suite,
+            args.question,
+            answer,
+            exit_code=args.exit_code,
+            access=_model_access(args),
+            judge_model=args.judge_model,
+        )
+    )
+    write_outputs(result, args.out)
+    if not args.quiet:
+        print_result(result)
+        skipped = [n for n, s in result.judges.items() if s.applicable_tickets == 0]
+        if skipped:
+            print(f"not run without an answer key: {', '.join(skipped)}")
+    return _exit_for(result.verdict)
+
+
 def cmd_gate(args: argparse.Namespace) -> int:
     from assay_runner.regate import read_result, regate
     from assay_runner.table import print_result
@@ -238,14 +267,14 @@ def _add_gateway_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="assay", description="Evaluate AI agents and gate their release.")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def _add_validate_command(commands: Any) -> None:
 
     validate = commands.add_parser("validate", help="check a suite without running anything")
     validate.add_argument("suite", help="suite directory (with suite.yaml)")
     validate.set_defaults(handler=cmd_validate)
 
+
+def _add_score_command(commands: Any) -> None:
     score = commands.add_parser("score", help="judge answers already on disk and apply the gate")
     score.add_argument("suite")
     score.add_argument(
@@ -260,6 +289,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gateway_options(score)
     score.set_defaults(handler=cmd_score)
 
+
+def _add_run_command(commands: Any) -> None:
     run = commands.add_parser("run", help="run an agent on every ticket, judge the answers, apply the gate")
     run.add_argument("suite", nargs="?", help="suite directory (or use --config)")
     run.add_argument(
@@ -292,6 +323,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gateway_options(run)
     run.set_defaults(handler=cmd_run)
 
+
+def _add_judge_command(commands: Any) -> None:
+    judge = commands.add_parser(
+        "judge", help="judge one ad-hoc answer with no answer key (online; not a release)"
+    )
+    judge.add_argument("suite")
+    judge.add_argument("--question", required=True, help="the question the answer replies to")
+    judge.add_argument("--answer", required=True, help="file holding the answer (markdown)")
+    judge.add_argument("--exit-code", type=int, help="the agent's exit code, when known")
+    judge.add_argument("--out", type=Path)
+    judge.add_argument("--quiet", "-q", action="store_true")
+    _add_gateway_options(judge)
+    judge.set_defaults(handler=cmd_judge)
+
+
+def _add_gate_command(commands: Any) -> None:
     gate = commands.add_parser("gate", help="re-apply a gate to a stored result.json (nothing re-runs)")
     gate.add_argument("result")
     gate.add_argument("--min-score", type=_unit_float)
@@ -302,6 +349,8 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--quiet", "-q", action="store_true")
     gate.set_defaults(handler=cmd_gate)
 
+
+def _add_judges_command(commands: Any) -> None:
     judges = commands.add_parser("judges", help="judge utilities")
     judges_commands = judges.add_subparsers(dest="judges_command", required=True, metavar="COMMAND")
     check = judges_commands.add_parser(
@@ -309,6 +358,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("suite")
     check.set_defaults(handler=cmd_judges_check)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="assay", description="Evaluate AI agents and gate their release.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_validate_command(commands)
+    _add_score_command(commands)
+    _add_run_command(commands)
+    _add_judge_command(commands)
+    _add_gate_command(commands)
+    _add_judges_command(commands)
     return parser
 
 

@@ -61,6 +61,8 @@ class RepetitionResult(WireModel):
     judges: dict[str, JudgeVerdict] = Field(default_factory=dict)
     answer: str | None = None
     """The answer text, kept so results can be re-gated and reported without the answers directory."""
+    transcript: str | None = None
+    """The tail of the agent's transcript (stdout, stderr), for the report and debugging."""
     wall_seconds: float | None = None
     usage: Usage | None = None
 

@@ -31,6 +31,8 @@ from assay_runner.scorecard import assemble
 from assay_runner.suite.loader import Suite
 from assay_runner.suite.models import Ticket
 
+TRANSCRIPT_KEPT = 16 * 1024  # the result keeps a transcript's tail; MLflow gets the whole transcript
+
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -76,8 +78,11 @@ def repetition_result(
     error: str | None = None,
     wall_seconds: float | None = None,
     usage: Usage | None = None,
+    transcript: str | None = None,
 ) -> RepetitionResult:
     # score and passed are placeholders: `assemble` derives them from the verdicts.
+    if transcript is not None and len(transcript) > TRANSCRIPT_KEPT:
+        transcript = "[... transcript truncated ...]\n" + transcript[-TRANSCRIPT_KEPT:]
     return RepetitionResult(
         index=index,
         score=0.0,
@@ -86,6 +91,7 @@ def repetition_result(
         error=error,
         judges=verdicts,
         answer=answer,
+        transcript=transcript or None,
         wall_seconds=wall_seconds,
         usage=usage,
     )

@@ -17,6 +17,7 @@ from rich.text import Text
 from assay_runner.judges import Case, Judge, build_judges
 from assay_runner.suite.loader import Suite
 from assay_runner.suite.models import FormatJudge, PolicyJudge, Ticket
+from assay_runner.table import default_console
 
 FULL, FAIL = "full", "fail"
 DETERMINISTIC = {"kb_citation", "must_mention", "policy", "format", "abstention", "exit_code"}
@@ -180,7 +181,7 @@ def run_selftest(suite: Suite) -> SelfTestReport:
 
 
 def print_report(report: SelfTestReport, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or default_console()
     table = Table(box=None, header_style="bold", title="judges self-test")
     for column in ("probe", "judge", "expected", "score", "", "reason"):
         table.add_column(column)

@@ -159,3 +159,8 @@ def test_select_by_split_and_ids() -> None:
 def test_copy_of_example_still_validates(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, tmp_path / "s")
     assert load_suite(tmp_path / "s").name == "support-desk"
+
+
+def test_fact_without_words_is_rejected(tmp_path: Path) -> None:
+    write_suite(tmp_path, MINIMAL.replace("key: {kb: [KB-1]}", "key: {kb: [KB-1], mustMention: [' > ']}"))
+    assert any("tickets[0].key.mustMention[0]: fact ' > ' has no words" in p for p in problems(tmp_path))

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from assay_runner.errors import InputError, Problem
 from assay_runner.suite.models import JudgeSpec, SuiteSpec, Ticket, TicketsFile
 from assay_runner.suite.yamlsource import YamlDocument
+from assay_runner.textmatch import phrase_tokens
 
 SUITE_FILE = "suite.yaml"
 KB_DIR = "kb"
@@ -153,6 +154,16 @@ def _cross_check(
                         doc.line_of((*where, "key", "kb")),
                     )
                 )
+        for fact_index, fact in enumerate(ticket.key.must_mention):
+            if not has_words(fact):
+                problems.append(
+                    Problem(
+                        doc.display,
+                        f"tickets[{index}].key.mustMention[{fact_index}]",
+                        f"fact {fact!r} has no words to look for",
+                        doc.line_of((*where, "key", "mustMention")),
+                    )
+                )
         policy = ticket.key.scope_policy
         if policy is not None and policy not in kb:
             problems.append(
@@ -173,6 +184,14 @@ def _cross_check(
                 )
             )
     return problems
+
+
+def has_words(phrase: str) -> bool:
+    try:
+        phrase_tokens(phrase)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_code_files(

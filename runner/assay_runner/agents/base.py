@@ -1,0 +1,50 @@
+"""The contract between the orchestrator and an agent.
+
+An agent runs once per ticket x repetition inside a fresh `Workspace` and returns an `AgentOutcome`. A crash,
+a timeout or a missing answer is an outcome like any other — it is judged (and the exit-code judge fails
+it), never skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from assay_runner.contract import Usage
+from assay_runner.suite.models import Ticket
+
+EXIT_TIMEOUT = 124  # what coreutils' timeout(1) reports; the exit-code judge names it "timed out"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A ticket's private working directory. Only `root` is writable; brain/ and kb/ are read-only copies."""
+
+    root: Path
+    brain: Path
+    kb: Path
+    prompt_file: Path
+    """The ticket as a prompt: the question and where the brain and KB are."""
+    answer_file: Path
+    """Where the agent must write its answer (markdown)."""
+
+
+@dataclass(frozen=True)
+class AgentOutcome:
+    exit_code: int
+    answer: str | None
+    """None when the agent left no answer."""
+    transcript: str = ""
+    wall_seconds: float = 0.0
+    usage: Usage | None = None
+    timed_out: bool = False
+    error: str | None = None
+    """Why the cell cannot be judged at all (e.g. the agent modified the brain)."""
+    files: dict[str, str] = field(default_factory=dict)
+
+
+class Agent(Protocol):
+    kind: str
+
+    async def run(self, ticket: Ticket, repetition: int, workspace: Workspace) -> AgentOutcome: ...

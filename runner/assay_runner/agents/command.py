@@ -1,0 +1,141 @@
+"""The `command` agent: any program, given as an argv template, run in the ticket's workspace.
+
+Placeholders: {prompt_file} {answer_file} {workspace} {brain} {kb} {model} {gateway} {ticket_id}
+{repetition} and {prompt} (the prompt's text). The answer is read from `answer.md` in the workspace, or from
+standard output when the spec says so (CLIs that print their final message). The environment is built from
+scratch — PATH, HOME inside the workspace, the gateway URL and model — so no key or setting of the runner's
+own environment leaks into the agent.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from assay_runner.agents.base import AgentOutcome, Workspace
+from assay_runner.agents.process import run_process
+from assay_runner.contract import Usage
+from assay_runner.errors import InputError
+from assay_runner.suite.models import Ticket
+
+PLACEHOLDERS = frozenset(
+    {
+        "prompt_file",
+        "answer_file",
+        "workspace",
+        "brain",
+        "kb",
+        "model",
+        "gateway",
+        "ticket_id",
+        "repetition",
+        "prompt",
+    }
+)
+
+OutputParser = Callable[[str], tuple[str | None, Usage | None]]
+"""stdout -> (answer text or None, usage or None): for CLIs whose output is structured (JSON events)."""
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    argv: Sequence[str]
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Extra environment, also templated."""
+    answer_from: Literal["file", "stdout"] = "file"
+    parse_output: OutputParser | None = None
+    files: Mapping[str, str] = field(default_factory=dict)
+    """Files to write into the workspace before the run (templated), e.g. a CLI's config file."""
+    pass_env: Sequence[str] = ()
+    """Names of the runner's environment variables the agent may see (e.g. a gateway token)."""
+
+
+def placeholders_in(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def check_template(spec: CommandSpec) -> None:
+    if not spec.argv:
+        raise InputError("agent command is empty")
+    texts = [*spec.argv, *spec.env.values(), *spec.files.values(), *spec.files.keys()]
+    unknown = sorted(set().union(*(placeholders_in(t) for t in texts)) - PLACEHOLDERS)
+    if unknown:
+        raise InputError(
+            f"agent command uses unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}; "
+            f"known: {', '.join(sorted(PLACEHOLDERS))}"
+        )
+
+
+class CommandAgent:
+    kind = "command"
+
+    def __init__(self, spec: CommandSpec, *, model: str, gateway: str, timeout: float) -> None:
+        check_template(spec)
+        self.spec = spec
+        self.model = model
+        self.gateway = gateway
+        self.timeout = timeout
+
+    def values(self, ticket: Ticket, repetition: int, workspace: Workspace) -> dict[str, str]:
+        return {
+            "prompt_file": str(workspace.prompt_file),
+            "answer_file": str(workspace.answer_file),
+            "workspace": str(workspace.root),
+            "brain": str(workspace.brain),
+            "kb": str(workspace.kb),
+            "model": self.model,
+            "gateway": self.gateway,
+            "ticket_id": ticket.id,
+            "repetition": str(repetition),
+            "prompt": workspace.prompt_file.read_text(encoding="utf-8"),
+        }
+
+    def environment(self, values: Mapping[str, str], workspace: Workspace) -> dict[str, str]:
+        home = workspace.root / ".home"
+        home.mkdir(exist_ok=True)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "HOME": str(home),
+            "TMPDIR": str(home),
+            "LANG": "C.UTF-8",
+            "ASSAY_GATEWAY_URL": self.gateway,
+            "ASSAY_MODEL": self.model,
+            "ASSAY_WORKSPACE": str(workspace.root),
+            "ASSAY_ANSWER_FILE": str(workspace.answer_file),
+        }
+        env.update({name: os.environ[name] for name in self.spec.pass_env if name in os.environ})
+        env.update({key: value.format(**values) for key, value in self.spec.env.items()})
+        return env
+
+    async def run(self, ticket: Ticket, repetition: int, workspace: Workspace) -> AgentOutcome:
+        values = self.values(ticket, repetition, workspace)
+        for relative, template in self.spec.files.items():
+            target = workspace.root / relative.format(**values)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(template.format(**values), encoding="utf-8")
+        argv = [part.format(**values) for part in self.spec.argv]
+        done = await run_process(
+            argv, cwd=workspace.root, env=self.environment(values, workspace), timeout=self.timeout
+        )
+        answer: str | None = None
+        usage: Usage | None = None
+        if self.spec.parse_output is not None:
+            answer, usage = self.spec.parse_output(done.stdout)
+        elif self.spec.answer_from == "stdout":
+            answer = done.stdout if done.stdout.strip() else None
+        if self.spec.answer_from == "file" and workspace.answer_file.is_file():
+            answer = workspace.answer_file.read_text(encoding="utf-8", errors="replace")
+        transcript = f"$ {' '.join(argv)}\n--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}"
+        if done.timed_out:
+            transcript += f"\n--- killed after {self.timeout:g} s ---"
+        return AgentOutcome(
+            exit_code=done.exit_code,
+            answer=answer,
+            transcript=transcript,
+            wall_seconds=done.wall_seconds,
+            usage=usage,
+            timed_out=done.timed_out,
+        )

@@ -1,0 +1,43 @@
+"""Building the configured agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay_runner.agents.base import Agent
+from assay_runner.agents.chat import ChatAgent
+from assay_runner.agents.command import CommandAgent, CommandSpec
+from assay_runner.agents.replay import ReplayAgent
+from assay_runner.chat import ChatClient
+from assay_runner.contract import RunConfig
+from assay_runner.errors import InputError
+
+
+def build_agent(config: RunConfig, client: ChatClient | None) -> Agent:
+    agent = config.agent
+    if agent.kind == "replay":
+        if not agent.answers:
+            raise InputError(
+                "agent kind 'replay' needs the recorded answers directory (agent.answers / --answers)"
+            )
+        answers = Path(agent.answers)
+        if not answers.is_dir():
+            raise InputError(f"recorded answers directory not found: {answers}")
+        return ReplayAgent(answers, config.repetitions)
+    if agent.model is None:
+        raise InputError(f"agent kind {agent.kind!r} needs a model (agent.model / --model)")
+    if agent.kind == "chat":
+        if client is None:
+            raise InputError("the chat agent needs a gateway (--gateway) or cassettes (--cassettes)")
+        return ChatAgent(client, agent.model)
+    if agent.kind == "command":
+        if not agent.command:
+            raise InputError("agent kind 'command' needs an argv template (agent.command / --command)")
+        spec = CommandSpec(argv=agent.command)
+    else:
+        from assay_runner.agents.presets import preset
+
+        spec = preset(agent.kind)
+    if config.gateway is None and agent.kind != "command":
+        raise InputError(f"agent preset {agent.kind!r} needs a gateway URL (gateway / --gateway)")
+    return CommandAgent(spec, model=agent.model, gateway=config.gateway or "", timeout=agent.timeout_seconds)

@@ -1,0 +1,92 @@
+"""Fresh, private workspaces: one per ticket x repetition, holding only what the agent may see.
+
+Layout: `prompt.md` (the ticket), `brain/` (the brain's files), `kb/` (the suite's articles), `AGENTS.md` (a
+copy of the brain's, where agent CLIs look for instructions), and the answer the agent writes, `answer.md`.
+brain/ and kb/ are made read-only, and because permissions do not stop a process running as root, their
+digest is checked again after the agent ran: an agent that changed them gets a cell error, which blocks.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from assay_runner.agents.base import Workspace
+from assay_runner.digests import digest_files, read_tree
+from assay_runner.suite.models import Ticket
+
+INSTRUCTIONS_FILE = "AGENTS.md"
+READ_ONLY_FILE = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
+READ_ONLY_DIR = READ_ONLY_FILE | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+
+
+def prompt_text(ticket: Ticket) -> str:
+    return (
+        f"# Support ticket {ticket.id}\n\n{ticket.question.strip()}\n\n"
+        "---\n"
+        f"Your instructions are in `brain/` (start with `brain/{INSTRUCTIONS_FILE}`). The knowledge-base "
+        "articles are in `kb/`, one file per article, named by the article's id.\n"
+        "Write your answer to the customer, in markdown, to `answer.md` in this directory.\n"
+    )
+
+
+def _make_read_only(root: Path) -> None:
+    for dirpath, _dirnames, filenames in os.walk(root):
+        for name in filenames:
+            os.chmod(Path(dirpath) / name, READ_ONLY_FILE)
+        os.chmod(dirpath, READ_ONLY_DIR)
+
+
+def _make_writable(root: Path) -> None:
+    for dirpath, _dirnames, filenames in os.walk(root):
+        os.chmod(dirpath, stat.S_IRWXU)
+        for name in filenames:
+            os.chmod(Path(dirpath) / name, stat.S_IRUSR | stat.S_IWUSR)
+
+
+class WorkspaceFactory:
+    def __init__(self, base: Path | None, brain: Path | None, kb: Mapping[str, str]) -> None:
+        self.base = base or Path(tempfile.gettempdir()) / "assay-work"
+        self.brain = brain
+        self.kb = kb
+
+    def create(self, ticket: Ticket, repetition: int) -> Workspace:
+        self.base.mkdir(parents=True, exist_ok=True)
+        root = Path(tempfile.mkdtemp(prefix=f"{ticket.id}-{repetition}-", dir=self.base))
+        brain_dir, kb_dir = root / "brain", root / "kb"
+        if self.brain is not None:
+            shutil.copytree(self.brain, brain_dir, ignore=shutil.ignore_patterns(".*"))
+        else:
+            brain_dir.mkdir()
+        kb_dir.mkdir()
+        for article, text in self.kb.items():
+            (kb_dir / f"{article}.md").write_text(text, encoding="utf-8")
+        instructions = brain_dir / INSTRUCTIONS_FILE
+        if instructions.is_file():
+            shutil.copyfile(instructions, root / INSTRUCTIONS_FILE)
+            os.chmod(root / INSTRUCTIONS_FILE, READ_ONLY_FILE)
+        prompt = root / "prompt.md"
+        prompt.write_text(prompt_text(ticket), encoding="utf-8")
+        _make_read_only(brain_dir)
+        _make_read_only(kb_dir)
+        return Workspace(
+            root=root, brain=brain_dir, kb=kb_dir, prompt_file=prompt, answer_file=root / "answer.md"
+        )
+
+    def fingerprint(self, workspace: Workspace) -> str:
+        return digest_files(
+            {
+                **{f"brain/{k}": v for k, v in read_tree(workspace.brain).items()},
+                **{f"kb/{k}": v for k, v in read_tree(workspace.kb).items()},
+            }
+        )
+
+    def discard(self, workspace: Workspace) -> None:
+        for folder in (workspace.brain, workspace.kb):
+            if folder.exists():
+                _make_writable(folder)
+        shutil.rmtree(workspace.root, ignore_errors=True)

@@ -1,0 +1,46 @@
+"""Reading a RunConfig file (YAML or JSON) with errors that name the file, the field and the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from assay_runner.contract import RunConfig
+from assay_runner.errors import InputError, Problem
+from assay_runner.suite.yamlsource import YamlDocument
+
+
+def read_run_config(path: Path) -> RunConfig:
+    doc = YamlDocument(path, str(path))  # JSON is YAML, so one reader serves both
+    if not isinstance(doc.data, dict):
+        raise InputError([Problem(str(path), "", "a run configuration must be a mapping")])
+    try:
+        config = RunConfig.model_validate(doc.data)
+    except ValidationError as exc:
+        raise InputError(list(doc.problems(exc))) from None
+    return resolve_paths(config, path.parent)
+
+
+def resolve_paths(config: RunConfig, base: Path) -> RunConfig:
+    """Relative paths in a config file are relative to the file, not to wherever the command was run."""
+
+    def absolute(value: str | None) -> str | None:
+        return None if value is None else str(base / value) if not Path(value).is_absolute() else value
+
+    agent = config.agent.model_copy(update={"answers": absolute(config.agent.answers)})
+    cassettes = (
+        config.cassettes.model_copy(update={"dir": absolute(config.cassettes.dir)})
+        if config.cassettes
+        else None
+    )
+    output = config.output.model_copy(update={"dir": absolute(config.output.dir)})
+    return config.model_copy(
+        update={
+            "suite": absolute(config.suite),
+            "brain": absolute(config.brain),
+            "agent": agent,
+            "cassettes": cassettes,
+            "output": output,
+        }
+    )
