@@ -14,7 +14,7 @@ OUT := out
 $(BIN)/assay: pyproject.toml requirements/dev.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet -r requirements/dev.lock
+	VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet --compile-bytecode -r requirements/dev.lock
 	VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet --no-deps -e .
 	touch $(BIN)/assay
 

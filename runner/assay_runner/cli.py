@@ -169,15 +169,13 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
 async def _run_until_stopped(config: RunConfig, quiet: bool) -> Result:
     from assay_runner.orchestrator import Evaluation, run_evaluation
     from assay_runner.progress import progress_display
-    from assay_runner.suite import load_suite
 
-    total = len(load_suite(config.suite).select(config.tickets)) * config.repetitions
     evaluation = Evaluation(config=config)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, evaluation.stop.set)
     try:
-        with progress_display(total, quiet) as counts:
+        with progress_display(quiet) as counts:
             evaluation.progress = counts
             return await run_evaluation(evaluation)
     finally:
@@ -186,12 +184,12 @@ async def _run_until_stopped(config: RunConfig, quiet: bool) -> Result:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from assay_runner.table import print_result
-
     config = run_config_from_args(args)
     result = asyncio.run(_run_until_stopped(config, args.quiet))
     write_outputs(result, Path(config.output.dir), config.output.summary_path)
     if not args.quiet:
+        from assay_runner.table import print_result  # rich's table only after the agents ran
+
         print_result(result)
     return _exit_for(result.verdict)
 

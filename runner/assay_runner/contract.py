@@ -22,7 +22,10 @@ Verdict = Literal["Pass", "Blocked"]
 class WireModel(BaseModel):
     """camelCase on the wire, snake_case in Python; unknown keys are errors, never silently dropped."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # defer_build: schemas are built on first use, so importing the contract stays cheap for the CLI.
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", defer_build=True
+    )
 
     def to_wire(self) -> dict[str, object]:
         return self.model_dump(mode="json", by_alias=True)
@@ -221,9 +224,6 @@ class RunSummary(WireModel):
     mlflow: MlflowRef = Field(default_factory=MlflowRef)
     truncated: bool = False
     """True when lists were shortened to fit the size bound."""
-
-
-RepetitionResult.model_rebuild()
 
 
 # --- The run configuration: rendered by the operator into a ConfigMap, or built from `assay run` flags. ---

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from assay_runner.agents.base import Agent, AgentOutcome
@@ -43,7 +43,7 @@ INCOMPLETE = "incomplete: the run stopped before this cell finished"
 class Progress:
     """Counts for the progress display; `on_change` is called after every update."""
 
-    total: int
+    total: int = 0
     done: int = 0
     running: int = 0
     failed: int = 0
@@ -116,26 +116,25 @@ class CellRunner:
             setattr(self.progress, name, getattr(self.progress, name) + delta)
 
     async def _agent(self, ticket: Ticket, repetition: int) -> tuple[AgentOutcome, Path | None]:
+        # The slot covers only preparing the workspace and the agent's own run: checking and discarding the
+        # workspace happen after it is released, off the event loop, while the next agent already starts.
         async with self.slots:
-            workspace = self.workspaces.create(ticket, repetition)
+            workspace = await asyncio.to_thread(self.workspaces.create, ticket, repetition)
             self._bump(running=1)
             if self.progress:
                 self.progress.update()
             try:
-                before = self.workspaces.fingerprint(workspace)
                 outcome = await self.agent.run(ticket, repetition, workspace)
-                if self.workspaces.fingerprint(workspace) != before:
-                    outcome = AgentOutcome(
-                        **{
-                            **outcome.__dict__,
-                            "error": "the agent modified its read-only brain/ or kb/ files",
-                        }
-                    )
+            except BaseException:
+                await asyncio.to_thread(self.workspaces.discard, workspace)
+                raise
             finally:
                 self._bump(running=-1)
-                if not self.keep:
-                    self.workspaces.discard(workspace)
-            return outcome, (workspace.root if self.keep else None)
+        if not await asyncio.to_thread(self.workspaces.untouched, workspace):
+            outcome = replace(outcome, error="the agent modified its read-only brain/ or kb/ files")
+        if not self.keep:
+            await asyncio.to_thread(self.workspaces.discard, workspace)
+        return outcome, (workspace.root if self.keep else None)
 
     async def run(self, ticket: Ticket, repetition: int) -> RepetitionResult:
         outcome, kept = await self._agent(ticket, repetition)
@@ -220,6 +219,8 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
             agent, judges, workspaces, config.concurrency, config.output.keep_workspaces, evaluation.progress
         )
         order = [(t, r) for r in range(1, config.repetitions + 1) for t in tickets]
+        if evaluation.progress is not None:
+            evaluation.progress.total = len(order)
         cells = await _run_cells(runner, order, evaluation.stop)
     finally:
         await access.aclose()

@@ -7,20 +7,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
 from assay_runner.orchestrator import Progress as Counts
 
 
 @contextmanager
-def progress_display(total: int, quiet: bool = False) -> Iterator[Counts]:
-    counts = Counts(total=total)
+def progress_display(quiet: bool = False) -> Iterator[Counts]:
+    """The total is filled in by the run once it has selected the tickets."""
+    counts = Counts()
     if quiet:
         yield counts
         return
-    console = Console(stderr=True)
-    if not console.is_terminal:
+    if not sys.stderr.isatty():
         started = time.monotonic()
 
         def log_line(c: Counts, message: str) -> None:
@@ -35,6 +32,11 @@ def progress_display(total: int, quiet: bool = False) -> Iterator[Counts]:
         counts.on_change = log_line
         yield counts
         return
+    # rich is imported only for a terminal: piped runs start their agents sooner.
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
     bar = Progress(
         TextColumn("[bold]tickets"),
         BarColumn(),
@@ -44,10 +46,10 @@ def progress_display(total: int, quiet: bool = False) -> Iterator[Counts]:
         console=console,
         transient=False,
     )
-    task = bar.add_task("run", total=total, running=0, failed=0)
+    task = bar.add_task("run", total=None, running=0, failed=0)
 
     def refresh(c: Counts, message: str) -> None:
-        bar.update(task, completed=c.done, running=c.running, failed=c.failed)
+        bar.update(task, total=c.total or None, completed=c.done, running=c.running, failed=c.failed)
 
     counts.on_change = refresh
     with bar:

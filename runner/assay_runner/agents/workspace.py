@@ -12,6 +12,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -53,6 +54,8 @@ class WorkspaceFactory:
         self.base = base or Path(tempfile.gettempdir()) / "assay-work"
         self.brain = brain
         self.kb = kb
+        self._pristine: str | None = None
+        self._lock = threading.Lock()
 
     def create(self, ticket: Ticket, repetition: int) -> Workspace:
         self.base.mkdir(parents=True, exist_ok=True)
@@ -84,6 +87,15 @@ class WorkspaceFactory:
                 **{f"kb/{k}": v for k, v in read_tree(workspace.kb).items()},
             }
         )
+
+    def untouched(self, workspace: Workspace) -> bool:
+        """Whether brain/ and kb/ are as the factory made them (every workspace starts identical)."""
+        with self._lock:  # called from worker threads: compute the reference once
+            if self._pristine is None:
+                probe = self.create(Ticket(id="probe", split="validation", question="-"), 0)
+                self._pristine = self.fingerprint(probe)
+                self.discard(probe)
+        return self.fingerprint(workspace) == self._pristine
 
     def discard(self, workspace: Workspace) -> None:
         for folder in (workspace.brain, workspace.kb):

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay_runner.chat import ChatClient
 from assay_runner.gateway.cassette import CassetteClient, CassetteMode
-from assay_runner.gateway.http import GatewayClient, gateway_token
 from assay_runner.gateway.usage import MeteredClient, Price, UsageMeter
+
+if TYPE_CHECKING:
+    from assay_runner.gateway.http import GatewayClient
 
 
 @dataclass
@@ -32,7 +35,12 @@ def model_access(
     """No gateway and no cassettes gives no client: model judges then error, and the verdict blocks."""
     meter = UsageMeter(prices=prices or {})
     gateway = gateway or os.environ.get("ASSAY_GATEWAY_URL") or None
-    http = GatewayClient(gateway, token=gateway_token()) if gateway else None
+    http = None
+    if gateway:
+        # httpx costs most of a second to import: only runs that call a model pay for it.
+        from assay_runner.gateway.http import GatewayClient, gateway_token
+
+        http = GatewayClient(gateway, token=gateway_token())
     client: ChatClient | None = http
     if cassettes is not None:
         client = CassetteClient(cassettes, mode or "replay", http)
