@@ -67,6 +67,7 @@ def measure(tickets: int, agent_seconds: float, concurrency: int) -> dict[str, f
         argv = [
             str(assay),
             "run",
+            "--no-mlflow",
             str(suite),
             "--brain",
             str(brain),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import shlex
 import signal
@@ -23,8 +22,10 @@ from assay_runner.errors import AssayError, InputError
 if TYPE_CHECKING:
     from assay_runner.contract import Result, RunConfig
     from assay_runner.gateway.access import ModelAccess
+    from assay_runner.tracking import RunInfo
 
 EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT = 0, 1, 2
+DEFAULT_STORE = "default"
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -66,19 +67,19 @@ def _exit_for(verdict: str) -> int:
     return EXIT_PASS if verdict == "Pass" else EXIT_BLOCKED
 
 
-def write_outputs(result: Result, out: Path | None, summary_path: str | None = None) -> None:
-    """result.json and summary.json in `out`; the summary also at `summary_path` (the termination log)."""
-    from assay_runner.summary import encode, summarise
+def finish(result: Result, **kwargs: Any) -> Result:
+    from assay_runner.outputs import finish as finish_outputs
 
-    summary = encode(summarise(result))
-    if summary_path is not None:
-        Path(summary_path).write_bytes(summary)
-    if out is None:
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "result.json").write_text(json.dumps(result.to_wire(), indent=2, ensure_ascii=False) + "\n")
-    (out / "summary.json").write_bytes(summary + b"\n")
-    print(f"wrote {out / 'result.json'}", file=sys.stderr)
+    return finish_outputs(result, **kwargs)
+
+
+def _score_mlflow_info(args: argparse.Namespace) -> RunInfo | None:
+    if args.mlflow is None:
+        return None
+    from assay_runner.tracking import RunInfo, default_tracking_uri
+
+    uri = default_tracking_uri() if args.mlflow == DEFAULT_STORE else args.mlflow
+    return RunInfo(tracking_uri=uri, experiment=args.experiment, run_name=args.run_name)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -115,7 +116,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             run_name=args.run_name,
         )
     )
-    write_outputs(result, args.out)
+    result = finish(result, out=args.out, mlflow=_score_mlflow_info(args))
     if not args.quiet:
         print_result(result)
     return _exit_for(result.verdict)
@@ -129,13 +130,23 @@ def _model_access(args: argparse.Namespace) -> ModelAccess:
 
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
-    from assay_runner.contract import AgentConfig, CassetteConfig, OutputConfig, RunConfig
+    from assay_runner.contract import (
+        AgentConfig,
+        CassetteConfig,
+        GateOverrides,
+        MlflowConfig,
+        OutputConfig,
+        RunConfig,
+    )
     from assay_runner.runconfig import read_run_config
 
     if args.config is not None:
         if args.suite is not None:
             raise InputError("give either a SUITE and flags, or --config FILE, not both")
-        return read_run_config(args.config)
+        config = read_run_config(args.config)
+        if args.no_mlflow:  # an explicit flag wins over the file
+            config = config.model_copy(update={"mlflow": config.mlflow.model_copy(update={"enabled": False})})
+        return config
     if args.suite is None:
         raise InputError("give a SUITE directory (or --config FILE)")
     cassettes = (
@@ -160,6 +171,8 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         gateway=args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
         judge_model=args.judge_model,
         cassettes=cassettes,
+        mlflow=MlflowConfig(tracking_uri=args.mlflow, experiment=args.experiment, enabled=not args.no_mlflow),
+        gate=GateOverrides(require_mlflow=True if args.require_mlflow else None),
         output=OutputConfig(
             dir=str(args.out), summary_path=args.summary_path, keep_workspaces=args.keep_workspaces
         ),
@@ -186,7 +199,12 @@ async def _run_until_stopped(config: RunConfig, quiet: bool) -> Result:
 def cmd_run(args: argparse.Namespace) -> int:
     config = run_config_from_args(args)
     result = asyncio.run(_run_until_stopped(config, args.quiet))
-    write_outputs(result, Path(config.output.dir), config.output.summary_path)
+    result = finish(
+        result,
+        out=Path(config.output.dir),
+        summary_path=config.output.summary_path,
+        mlflow=_mlflow_info(config),
+    )
     if not args.quiet:
         from assay_runner.table import print_result  # rich's table only after the agents ran
 
@@ -214,13 +232,36 @@ def cmd_judge(args: argparse.Namespace) -> int:
             judge_model=args.judge_model,
         )
     )
-    write_outputs(result, args.out)
+    result = finish(result, out=args.out)
     if not args.quiet:
         print_result(result)
         skipped = [n for n, s in result.judges.items() if s.applicable_tickets == 0]
         if skipped:
             print(f"not run without an answer key: {', '.join(skipped)}")
     return _exit_for(result.verdict)
+
+
+def _mlflow_info(config: RunConfig) -> RunInfo | None:
+    from assay_runner.tracking import RunInfo, default_tracking_uri, summary_params
+
+    if not config.mlflow.enabled:
+        return None
+    agent = config.agent
+    params = summary_params(
+        selection=config.tickets if isinstance(config.tickets, str) else ",".join(config.tickets),
+        agent=agent.kind,
+        model=agent.model,
+        concurrency=config.concurrency,
+        judgeModel=config.judge_model,
+        gateway=config.gateway,
+        timeoutSeconds=agent.timeout_seconds,
+    )
+    return RunInfo(
+        tracking_uri=config.mlflow.tracking_uri or default_tracking_uri(),
+        experiment=config.mlflow.experiment,
+        run_name=config.run_name,
+        params=params,
+    )
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
@@ -234,10 +275,27 @@ def cmd_gate(args: argparse.Namespace) -> int:
         thresholds=dict(args.threshold or []),
         min_pass_hat_k=args.min_pass_hat_k,
     )
-    write_outputs(result, args.out)
+    result = finish(result, out=args.out)
     if not args.quiet:
         print_result(result)
     return _exit_for(result.verdict)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Render result.json as one self-contained HTML page; exits 0 once written, whatever the verdict."""
+    from assay_runner.regate import read_result
+    from assay_runner.report import render_report
+
+    source = Path(args.result)
+    page = render_report(read_result(source))
+    target = args.output or source.with_name("report.html")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"-o {target}: {exc.strerror or exc}") from None
+    print(f"wrote {target}", file=sys.stderr)
+    return EXIT_PASS
 
 
 def cmd_judges_check(args: argparse.Namespace) -> int:
@@ -283,6 +341,14 @@ def _add_score_command(commands: Any) -> None:
     score.add_argument("--concurrency", type=_positive_int, default=4)
     score.add_argument("--out", type=Path, help="write result.json and summary.json here")
     score.add_argument("--run-name", help="name of this candidate (default: the answers folder's name)")
+    score.add_argument(
+        "--mlflow",
+        nargs="?",
+        const=DEFAULT_STORE,
+        metavar="TRACKING_URI",
+        help="log to MLflow (default store: $MLFLOW_TRACKING_URI or ./mlflow.db)",
+    )
+    score.add_argument("--experiment", default="assay", help="MLflow experiment (default: assay)")
     score.add_argument("--quiet", "-q", action="store_true", help="no table on the terminal")
     _add_gateway_options(score)
     score.set_defaults(handler=cmd_score)
@@ -317,6 +383,14 @@ def _add_run_command(commands: Any) -> None:
         "--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging"
     )
     run.add_argument("--run-name")
+    run.add_argument(
+        "--mlflow",
+        metavar="TRACKING_URI",
+        help="MLflow tracking URI (default: $MLFLOW_TRACKING_URI, else ./mlflow.db)",
+    )
+    run.add_argument("--experiment", default="assay", help="MLflow experiment (default: assay)")
+    run.add_argument("--no-mlflow", action="store_true", help="do not log to MLflow")
+    run.add_argument("--require-mlflow", action="store_true", help="block the verdict when logging fails")
     run.add_argument("--quiet", "-q", action="store_true")
     _add_gateway_options(run)
     run.set_defaults(handler=cmd_run)
@@ -348,6 +422,15 @@ def _add_gate_command(commands: Any) -> None:
     gate.set_defaults(handler=cmd_gate)
 
 
+def _add_report_command(commands: Any) -> None:
+    report = commands.add_parser("report", help="render a result.json as a self-contained HTML page")
+    report.add_argument("result", help="a result.json from assay score, run, judge or gate")
+    report.add_argument(
+        "--output", "-o", type=Path, help="where the page goes (default: report.html next to the result)"
+    )
+    report.set_defaults(handler=cmd_report)
+
+
 def _add_judges_command(commands: Any) -> None:
     judges = commands.add_parser("judges", help="judge utilities")
     judges_commands = judges.add_subparsers(dest="judges_command", required=True, metavar="COMMAND")
@@ -367,6 +450,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_judge_command(commands)
     _add_gate_command(commands)
     _add_judges_command(commands)
+    _add_report_command(commands)
     return parser
 
 

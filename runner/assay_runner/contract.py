@@ -7,7 +7,7 @@ code). Keys are camelCase on the wire, like the Evaluation resource.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -66,7 +66,12 @@ class RepetitionResult(WireModel):
     """The answer text, kept so results can be re-gated and reported without the answers directory."""
     transcript: str | None = None
     """The tail of the agent's transcript (stdout, stderr), for the report and debugging."""
+    started_at: float | None = None
+    """When the agent started (seconds since the epoch), for the MLflow trace's timeline."""
     wall_seconds: float | None = None
+    """The agent's wall time."""
+    judge_seconds: float | None = None
+    """Wall time of judging the answer (the judges run side by side)."""
     usage: Usage | None = None
 
 
@@ -78,6 +83,8 @@ class TicketResult(WireModel):
     passed: bool
     """Ticket score at or above the floor, and no judge floor broken."""
     question: str = ""
+    key: dict[str, Any] | None = None
+    """The ticket's answer key (kb, mustMention, forbidden, shouldAbstain, scopePolicy, notes)."""
     repetitions: list[RepetitionResult] = Field(default_factory=list)
 
 

@@ -79,6 +79,8 @@ def repetition_result(
     wall_seconds: float | None = None,
     usage: Usage | None = None,
     transcript: str | None = None,
+    started_at: float | None = None,
+    judge_seconds: float | None = None,
 ) -> RepetitionResult:
     # score and passed are placeholders: `assemble` derives them from the verdicts.
     if transcript is not None and len(transcript) > TRANSCRIPT_KEPT:
@@ -92,7 +94,9 @@ def repetition_result(
         judges=verdicts,
         answer=answer,
         transcript=transcript or None,
+        started_at=started_at,
         wall_seconds=wall_seconds,
+        judge_seconds=judge_seconds,
         usage=usage,
     )
 
@@ -100,20 +104,21 @@ def repetition_result(
 def ticket_results(
     tickets: Sequence[Ticket], cells: dict[tuple[str, int], RepetitionResult]
 ) -> list[TicketResult]:
-    results = []
-    for ticket in tickets:
-        reps = sorted((cell for (tid, _), cell in cells.items() if tid == ticket.id), key=lambda r: r.index)
-        results.append(
-            TicketResult(
-                id=ticket.id,
-                split=ticket.split,
-                question=ticket.question,
-                score=0.0,
-                passed=False,
-                repetitions=reps,
-            )
+    by_ticket: dict[str, list[RepetitionResult]] = {}
+    for (ticket_id, _), cell in cells.items():
+        by_ticket.setdefault(ticket_id, []).append(cell)
+    return [
+        TicketResult(
+            id=ticket.id,
+            split=ticket.split,
+            question=ticket.question,
+            key=ticket.key.model_dump(mode="json", by_alias=True),
+            score=0.0,
+            passed=False,
+            repetitions=sorted(by_ticket.get(ticket.id, []), key=lambda r: r.index),
         )
-    return results
+        for ticket in tickets
+    ]
 
 
 def build_result(

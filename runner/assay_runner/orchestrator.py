@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -124,7 +125,8 @@ class CellRunner:
             if self.progress:
                 self.progress.update()
             try:
-                outcome = await self.agent.run(ticket, repetition, workspace)
+                started_at = time.time()
+                outcome = replace(await self.agent.run(ticket, repetition, workspace), started_at=started_at)
             except BaseException:
                 await asyncio.to_thread(self.workspaces.discard, workspace)
                 raise
@@ -149,7 +151,9 @@ class CellRunner:
             transcript=outcome.transcript,
             files=outcome.files,
         )
+        judging = time.monotonic()
         verdicts = await judge_cell(self.judges, case)  # outside the agent slot: overlaps the next agents
+        judge_seconds = time.monotonic() - judging
         cell = repetition_result(
             repetition,
             verdicts,
@@ -159,6 +163,8 @@ class CellRunner:
             wall_seconds=round(outcome.wall_seconds, 3),
             usage=outcome.usage,
             transcript=outcome.transcript,
+            started_at=outcome.started_at,
+            judge_seconds=round(judge_seconds, 4),
         )
         failed = error is not None or outcome.exit_code != 0 or any(v.error for v in verdicts.values())
         self._bump(done=1, failed=1 if failed else 0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from assay_runner.contract import Result
+from assay_runner.contract import MlflowRef, Result
 from assay_runner.errors import InputError, Problem
 from assay_runner.scorecard import assemble
 
@@ -62,3 +62,9 @@ def regate(
     config = result.config.model_copy(update={"gate": gate, "judges": judges})
     card = assemble(result.tickets, config, result.repetitions.k, result.mlflow)
     return result.model_copy(update={"config": config, **card.as_update()})
+
+
+def with_mlflow(result: Result, ref: MlflowRef) -> Result:
+    """The result with its MLflow reference, re-gated: `requireMlflow` makes logging part of the gate."""
+    card = assemble(result.tickets, result.config, result.repetitions.k, ref)
+    return result.model_copy(update={"mlflow": ref, **card.as_update()})

@@ -57,6 +57,7 @@ def run_chat(suite: Path, brain: Path, out: Path, url: str, *extra: str) -> tupl
     code = main(
         [
             "run",
+            "--no-mlflow",
             str(suite),
             "--brain",
             str(brain),
@@ -150,6 +151,7 @@ def test_record_then_replay_offline_gives_the_same_result(suite: Path, brain: Pa
     code = main(
         [
             "run",
+            "--no-mlflow",
             str(suite),
             "--brain",
             str(brain),
@@ -178,6 +180,7 @@ def test_replay_miss_is_a_clear_error(suite: Path, brain: Path, tmp_path: Path) 
     code = main(
         [
             "run",
+            "--no-mlflow",
             str(with_model_judge(suite)),
             "--brain",
             str(brain),
@@ -207,6 +210,7 @@ def test_example_replay_agent_with_cassettes(brain: str, verdict: str, code: int
         main(
             [
                 "run",
+                "--no-mlflow",
                 str(EXAMPLE),
                 "--brain",
                 str(EXAMPLE / "brains" / brain),

@@ -21,6 +21,7 @@ def run(suite: Path, brain: Path, out: Path, mode: str, *extra: str) -> tuple[in
     code = main(
         [
             "run",
+            "--no-mlflow",
             str(suite),
             "--brain",
             str(brain),
@@ -121,6 +122,7 @@ def test_concurrency_is_bounded(suite: Path, brain: Path, tmp_path: Path) -> Non
     code = main(
         [
             "run",
+            "--no-mlflow",
             str(suite),
             "--brain",
             str(brain),
@@ -159,6 +161,7 @@ def test_repetitions_are_queued_repetition_major(suite: Path, brain: Path, tmp_p
         main(
             [
                 "run",
+                "--no-mlflow",
                 str(suite),
                 "--brain",
                 str(brain),
@@ -189,6 +192,7 @@ def test_bad_agent_template_is_bad_input(
     code = main(
         [
             "run",
+            "--no-mlflow",
             str(suite),
             "--brain",
             str(brain),
@@ -211,7 +215,7 @@ def test_run_from_a_config_file(suite: Path, brain: Path, tmp_path: Path) -> Non
         f"agent: {{kind: command, model: m, command: {json.dumps(agent_command('good').split())}}}\n"
         f"output: {{dir: out, summaryPath: {tmp_path / 'termination-log'}}}\n"
     )
-    assert main(["run", "--config", str(config), "-q"]) == 0
+    assert main(["run", "--no-mlflow", "--config", str(config), "-q"]) == 0
     result = Result.model_validate_json(
         (tmp_path / "out" / "result.json").read_text()
     )  # relative to the file
@@ -222,7 +226,7 @@ def test_run_from_a_config_file(suite: Path, brain: Path, tmp_path: Path) -> Non
 def test_config_file_errors_name_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "run.yaml"
     config.write_text("suite: s\nconcurrency: 0\nagnet: {kind: chat}\n")
-    assert main(["run", "--config", str(config)]) == 2
+    assert main(["run", "--no-mlflow", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert "run.yaml:2: concurrency: Input should be greater than or equal to 1" in err
     assert "run.yaml:3: agnet: unknown key" in err
@@ -247,6 +251,7 @@ def test_sigterm_stops_cleanly_keeps_finished_cells_and_blocks(
                 "-m",
                 "assay_runner.cli",
                 "run",
+                "--no-mlflow",
                 str(suite),
                 "--brain",
                 str(brain),

@@ -42,6 +42,8 @@ class AgentOutcome:
     error: str | None = None
     """Why the cell cannot be judged at all (e.g. the agent modified the brain)."""
     files: dict[str, str] = field(default_factory=dict)
+    started_at: float | None = None
+    """Seconds since the epoch when the agent started (set by the orchestrator)."""
 
 
 class Agent(Protocol):
