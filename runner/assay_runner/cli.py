@@ -209,7 +209,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         from assay_runner.table import print_result  # rich's table only after the agents ran
 
         print_result(result)
-    return _exit_for(result.verdict)
+    return EXIT_PASS if result.verdict == "Pass" else config.output.blocked_exit_code
 
 
 def cmd_judge(args: argparse.Namespace) -> int:

@@ -7,6 +7,8 @@ code). Keys are camelCase on the wire, like the Evaluation resource.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +31,17 @@ class WireModel(BaseModel):
 
     def to_wire(self) -> dict[str, object]:
         return self.model_dump(mode="json", by_alias=True)
+
+
+def digest_files(files: Mapping[str, bytes]) -> str:
+    """sha256 over sorted (path, length, content): how brain, suite and judge digests are computed, here so
+    that the operator (which snapshots the brain) and the runner agree byte for byte."""
+    hasher = hashlib.sha256()
+    for path in sorted(files):
+        content = files[path]
+        hasher.update(f"{path}\0{len(content)}\0".encode())
+        hasher.update(content)
+    return f"sha256:{hasher.hexdigest()}"
 
 
 class JudgeVerdict(WireModel):
@@ -284,6 +297,8 @@ class OutputConfig(WireModel):
     """Where result.json, summary.json and the report go."""
     summary_path: str | None = None
     """Also write the RunSummary here (on the cluster: /dev/termination-log)."""
+    blocked_exit_code: int = Field(default=1, ge=0, le=1)
+    """Exit code for a Blocked verdict: 1 on a terminal, 0 in a Job (there only "could not run" fails)."""
     keep_workspaces: bool = False
     workspace_root: str | None = None
 
@@ -295,6 +310,8 @@ class RunConfig(WireModel):
     run_name: str | None = None
     suite: str
     """Suite directory."""
+    kb: str | None = None
+    """KB articles directory, when not the suite's own `kb/` (on the cluster: their ConfigMap)."""
     brain: str | None = None
     """Brain directory (AGENTS.md and other files)."""
     tickets: Literal["training", "validation", "all"] | list[str] = "all"

@@ -6,21 +6,13 @@ editing a threshold or touching one KB article changes the digest, and nothing e
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Mapping
 from pathlib import Path
 
+from assay_runner.contract import digest_files
 from assay_runner.suite.loader import KB_DIR, Suite
 
-
-def digest_files(files: Mapping[str, bytes]) -> str:
-    hasher = hashlib.sha256()
-    for path in sorted(files):
-        content = files[path]
-        hasher.update(f"{path}\0{len(content)}\0".encode())
-        hasher.update(content)
-    return f"sha256:{hasher.hexdigest()}"
+__all__ = ["digest_files", "judges_digest", "read_tree", "suite_digest"]
 
 
 def read_tree(root: Path) -> dict[str, bytes]:

@@ -203,7 +203,7 @@ def total_usage(
 async def run_evaluation(evaluation: Evaluation) -> Result:
     config = evaluation.config
     started = now_iso()
-    suite = apply_thresholds(load_suite(config.suite), config)
+    suite = apply_thresholds(load_suite(config.suite, config.kb), config)
     tickets = suite.select(config.tickets)
     prices = {m: Price(p.input_per_million, p.output_per_million) for m, p in config.prices.items()}
     cassettes = config.cassettes

@@ -38,6 +38,7 @@ def resolve_paths(config: RunConfig, base: Path) -> RunConfig:
     return config.model_copy(
         update={
             "suite": absolute(config.suite),
+            "kb": absolute(config.kb),
             "brain": absolute(config.brain),
             "agent": agent,
             "cassettes": cassettes,

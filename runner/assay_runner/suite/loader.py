@@ -68,7 +68,8 @@ class Suite:
         return [t for t in self.tickets if t.id in wanted]
 
 
-def load_suite(path: str | Path) -> Suite:
+def load_suite(path: str | Path, kb_dir: str | Path | None = None) -> Suite:
+    """`kb_dir` overrides `<suite>/kb` (on the cluster the articles come from their own ConfigMap)."""
     root = Path(path)
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "suite directory not found")])
@@ -83,7 +84,7 @@ def load_suite(path: str | Path) -> Suite:
     files: dict[str, bytes] = {SUITE_FILE: (root / SUITE_FILE).read_bytes()}
     problems: list[Problem] = []
     tickets, tickets_doc = _load_tickets(root, spec, suite_doc, problems, files)
-    kb = _load_kb(root, problems, files)
+    kb = _load_kb(Path(kb_dir) if kb_dir is not None else root / KB_DIR, problems, files)
     if tickets_doc is not None:
         problems.extend(_cross_check(spec, tickets, kb, tickets_doc, root))
     problems.extend(_check_code_files(spec, root, suite_doc, files))
@@ -108,8 +109,7 @@ def _load_tickets(
         return [], None
 
 
-def _load_kb(root: Path, problems: list[Problem], files: dict[str, bytes]) -> dict[str, str]:
-    kb_dir = root / KB_DIR
+def _load_kb(kb_dir: Path, problems: list[Problem], files: dict[str, bytes]) -> dict[str, str]:
     if not kb_dir.is_dir():
         return {}
     kb: dict[str, str] = {}
