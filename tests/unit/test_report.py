@@ -326,6 +326,16 @@ def test_missing_repetition_and_empty_results_still_render() -> None:
     card = assemble([short, *result.tickets[1:]], result.config, 2)
     page = render_report(result.model_copy(update=card.as_update()))
     assert "! repetitions missing" in page and "missing</span>" in page
+    missing = RepetitionResult(index=1, score=0.0, passed=False, error="answer.md not found")
+    broken = result.tickets[1].model_copy(
+        update={"repetitions": [missing], "key": {"kb": [], "extra": {"nested": [1, 2]}}}
+    )
+    card = assemble([broken], result.config, 1)
+    page = render_report(result.model_copy(update=card.as_update()))
+    assert page.count('class="m error"') == len(result.judges) + 1  # and the legend's
+    data = json.loads(parse(page).data_json)
+    assert data["tickets"][0]["reps"][0]["err"] == "answer.md not found"
+    assert data["tickets"][0]["key"] == [["extra", '{"nested": [1, 2]}']]
     empty = assemble([], result.config, 1)
     assert "Blocked" in render_report(result.model_copy(update=empty.as_update()))
 

@@ -36,10 +36,11 @@ def _tile(i: int, ticket: TicketResult, judges: list[str], floor: float, k: int)
     errored = [name for name, m in marks if m.kind is Kind.ERROR]
     passing_reps = sum(1 for r in ticket.repetitions if r.passed)
     reps = f" · {passing_reps}/{k}" if k > 1 else ""
+    spoken_reps = f", {passing_reps} of {k} repetitions pass" if k > 1 else ""
+    # The button's accessible name: everything the tile shows, in words (status[2:] drops the symbol).
     label = (
         f"{ticket.id}, {ticket.split}, {status[2:]}: score {num(ticket.score, 2)}, floor {num(floor, 2)}"
-        f"{f', {passing_reps} of {k} repetitions pass' if k > 1 else ''}. "
-        + ", ".join(f"{name} {m.label}" for name, m in marks)
+        f"{spoken_reps}. " + ", ".join(f"{name} {m.label}" for name, m in marks)
     )
     # Name what broke, so a failing tile reads without hovering over its marks.
     broke = " ".join(
