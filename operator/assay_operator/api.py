@@ -1,0 +1,243 @@
+"""The `Evaluation` resource (assay.dev/v1alpha1): typed models that are the single source of truth.
+
+The CRD in `crds/` is generated from these models (`python -m assay_operator.crdgen`), field docstrings
+becoming `description`s, bounds `minimum`/`maximum`, literals `enum`s, and the cross-field rules below CEL
+`x-kubernetes-validations`; a test fails when the committed YAML drifts.
+
+The spec names data — ConfigMaps, a model, thresholds — never the pod: users cannot choose the image, the
+command, the service account, volumes or environment of the Job. The operator owns the pod template.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+GROUP = "assay.dev"
+VERSION = "v1alpha1"
+KIND = "Evaluation"
+PLURAL = "evaluations"
+SINGULAR = "evaluation"
+SHORT_NAMES = ["eval", "evals"]
+
+DNS_NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
+QUANTITY = r"^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$"
+
+
+class ApiModel(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", use_attribute_docstrings=True
+    )
+    # CEL rules (x-kubernetes-validations) attached to this object in the CRD: (rule, message).
+    cel_rules: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+
+class ConfigMapRef(ApiModel):
+    """A ConfigMap in the Evaluation's namespace."""
+
+    name: str = Field(pattern=DNS_NAME, max_length=253)
+    """Name of the ConfigMap."""
+
+
+class BrainRef(ApiModel):
+    config_map: ConfigMapRef
+    """ConfigMap holding the brain's files (AGENTS.md and others), one key per file. The operator snapshots it
+    into an immutable ConfigMap owned by the Evaluation, so later edits do not change a running evaluation."""
+
+
+class SuiteRef(ApiModel):
+    cel_rules = (
+        ("has(self.configMap) != has(self.bundled)", "give exactly one of configMap or bundled"),
+        ("!has(self.kbConfigMap) || has(self.configMap)", "kbConfigMap goes with configMap"),
+    )
+
+    config_map: ConfigMapRef | None = None
+    """ConfigMap with suite.yaml (and tickets.yaml when the suite names a ticketsFile)."""
+    kb_config_map: ConfigMapRef | None = None
+    """ConfigMap with the knowledge-base articles, one key per article (`KB-1001.md`)."""
+    bundled: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,62}$")
+    """Name of a suite bundled in the runner image (for example `support-desk`)."""
+
+
+class TicketSelection(ApiModel):
+    cel_rules = (("!(has(self.split) && has(self.ids))", "give a split or ids, not both"),)
+
+    split: Literal["training", "validation", "all"] | None = None
+    """Which split to run; `all` when neither split nor ids is given."""
+    ids: list[Annotated[str, Field(max_length=63)]] | None = Field(default=None, min_length=1, max_length=500)
+    """Explicit ticket ids."""
+
+
+class BundledRef(ApiModel):
+    bundled: str = Field(pattern=r"^[a-z0-9][a-z0-9/._-]{0,200}$")
+    """Path under the runner image's bundled examples (for example `support-desk/answers/v1`)."""
+
+
+class AgentSpec(ApiModel):
+    cel_rules = (
+        ("self.kind != 'replay' || has(self.answers)", "the replay agent needs answers"),
+        ("self.kind != 'command' || has(self.command)", "the command agent needs a command"),
+        ("self.kind == 'replay' || has(self.model)", "this agent kind needs a model"),
+    )
+
+    kind: Literal["chat", "opencode", "claude-code", "codex", "command", "replay"] = "chat"
+    """`chat` (one gateway call), a CLI preset (`opencode`, `claude-code`, `codex`), `command` (an argv
+    template of a program in the runner image) or `replay` (recorded answers, for re-scoring)."""
+    model: str | None = Field(default=None, max_length=253)
+    """Model the agent uses, through the gateway."""
+    command: list[Annotated[str, Field(max_length=4096)]] | None = Field(
+        default=None, min_length=1, max_length=64
+    )
+    """argv template for `command`, with placeholders such as {prompt_file} and {model}."""
+    timeout_seconds: int = Field(default=600, ge=1, le=86400)
+    """Per ticket: a slower agent is killed and the ticket scored with exit code 124."""
+    answers: BundledRef | None = None
+    """Recorded answers for `replay`."""
+
+
+class GateOverrides(ApiModel):
+    min_score: float | None = Field(default=None, ge=0, le=1)
+    """Minimum evaluation score (the suite's gate when omitted)."""
+    ticket_floor: float | None = Field(default=None, ge=0, le=1)
+    """Minimum score of every ticket."""
+    min_pass_hat_k: float | None = Field(default=None, ge=0, le=1)
+    """With repetitions: the share of tickets that must pass in every repetition."""
+    require_mlflow: bool | None = None
+    """Block when logging to MLflow fails."""
+    thresholds: dict[str, float] | None = Field(default=None, max_length=64)
+    """Per-judge thresholds by judge name (model judges on their raw scale)."""
+
+
+class MlflowSpec(ApiModel):
+    tracking_uri: str | None = Field(default=None, max_length=2048)
+    """MLflow tracking server; the operator's default when omitted."""
+    experiment: str = Field(default="assay", max_length=256)
+    """Experiment the run is logged to."""
+
+
+class ResourcesSpec(ApiModel):
+    cpu: str = Field(default="6", pattern=QUANTITY)
+    """CPU for the runner pod (request and limit)."""
+    memory: str = Field(default="6Gi", pattern=QUANTITY)
+    """Memory for the runner pod (request and limit)."""
+
+
+class EvaluationSpec(ApiModel):
+    brain: BrainRef
+    """The brain under evaluation."""
+    suite: SuiteRef
+    """The tickets, answer keys, KB and judges."""
+    tickets: TicketSelection | None = None
+    """Which tickets to run (all when omitted)."""
+    agent: AgentSpec
+    """What answers the tickets."""
+    repetitions: int = Field(default=1, ge=1, le=20)
+    """How many times each ticket is answered (pass rate, pass@k and pass^k need more than one)."""
+    concurrency: int = Field(default=4, ge=1, le=32)
+    """Tickets answered at once."""
+    gate: GateOverrides | None = None
+    """Overrides of the suite's gate."""
+    gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://")
+    """OpenAI-compatible base URL of the model gateway (the operator's default when omitted). No keys here:
+    the gateway holds them."""
+    judge_model: str | None = Field(default=None, max_length=253)
+    """Model for model judges that do not name one."""
+    cassettes: BundledRef | None = None
+    """Recorded model calls to replay (offline, repeatable re-scoring)."""
+    mlflow: MlflowSpec | None = None
+    """Where the run is logged."""
+    resources: ResourcesSpec | None = None
+    """Runner pod resources (default 6 CPU and 6Gi)."""
+    deadline_seconds: int = Field(default=1800, ge=60, le=86400)
+    """The whole evaluation's deadline (the Job's activeDeadlineSeconds)."""
+    queue_name: str | None = Field(default=None, pattern=DNS_NAME, max_length=63)
+    """Kueue LocalQueue: the Job is created suspended with the queue label, and Kueue admits it."""
+
+
+class RuleStatus(ApiModel):
+    name: str
+    """Gate rule (score, judges, ticketFloor, judgeFloors, repetitions, complete, mlflow)."""
+    passed: bool
+    detail: str = Field(max_length=512)
+
+
+class TicketsStatus(ApiModel):
+    total: int
+    passed: int
+    summary: str
+    """"passed/total", for the printer column."""
+    failing: list[str] = Field(default_factory=list, max_length=10)
+    """The first failing ticket ids."""
+
+
+class RepetitionsStatus(ApiModel):
+    k: int
+    pass_rate: float
+    pass_at_k: float
+    pass_hat_k: float
+
+
+class UsageStatus(ApiModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    """Cost in US dollars."""
+
+
+class InputsStatus(ApiModel):
+    brain_digest: str | None = None
+    suite_digest: str | None = None
+    judges_digest: str | None = None
+
+
+class MlflowStatus(ApiModel):
+    tracking_uri: str | None = None
+    experiment_id: str | None = None
+    run_id: str | None = None
+    logged: bool | None = None
+
+
+class Condition(ApiModel):
+    """metav1.Condition."""
+
+    type: str = Field(max_length=316)
+    status: Literal["True", "False", "Unknown"]
+    observed_generation: int | None = None
+    last_transition_time: str
+    reason: str = Field(max_length=1024, pattern=r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
+    message: str = Field(max_length=32768)
+
+
+class EvaluationStatus(ApiModel):
+    observed_generation: int | None = None
+    """The generation this status describes."""
+    verdict: Literal["Pass", "Blocked"] | None = None
+    """The release verdict of the observed generation."""
+    score: float | None = None
+    """The evaluation score in [0, 1], rounded to three places."""
+    judges: dict[str, float | None] | None = None
+    """Each judge's mean over the tickets where it applied, in [0, 1] (null when it applied nowhere)."""
+    rules: list[RuleStatus] | None = Field(default=None, max_length=16)
+    tickets: TicketsStatus | None = None
+    repetitions: RepetitionsStatus | None = None
+    usage: UsageStatus | None = None
+    inputs: InputsStatus | None = None
+    mlflow: MlflowStatus | None = None
+    job_name: str | None = None
+    start_time: str | None = None
+    completion_time: str | None = None
+    message: str | None = Field(default=None, max_length=4096)
+    """What happened, for a person."""
+    conditions: list[Condition] | None = Field(default=None, max_length=16)
+
+
+def printer_columns() -> list[dict[str, Any]]:
+    return [
+        {"name": "Verdict", "type": "string", "jsonPath": ".status.verdict"},
+        {"name": "Score", "type": "number", "jsonPath": ".status.score"},
+        {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
+        {"name": "Tickets", "type": "string", "jsonPath": ".status.tickets.summary"},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+    ]

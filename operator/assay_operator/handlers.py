@@ -1,0 +1,352 @@
+"""kopf handlers: thin glue between the cluster and the pure builders and reconciler.
+
+Run with `kopf run -m assay_operator.handlers --liveness=http://0.0.0.0:8080/healthz` (or `assay-operator`,
+which adds the namespaces from the settings). Two flows:
+
+- `ensure_run` (create / resume / spec update): snapshot the brain, render the RunConfig, create the
+  generation's Job — each idempotently (409 means it is already there: adopt it) — delete superseded Jobs,
+  and mark the Evaluation Reconciling. Status writes never re-trigger it (it reacts to `spec` only).
+- `job_changed` (a watch on the runner Jobs): when a Job finishes, read its pod's termination message,
+  validate it as a RunSummary and write the verdict, or Blocked with the precise reason.
+
+No finalizers: there are no delete handlers, timers or daemons on Evaluations, so deleting one never waits
+for the operator; children go through ownerReferences and the garbage collector.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+from typing import Any, NoReturn, cast
+
+import kopf
+from kubernetes import client, config
+from kubernetes.client.exceptions import ApiException
+from pydantic import ValidationError
+
+from assay_operator import builders, conditions, metrics, reconcile
+from assay_operator.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec
+from assay_operator.settings import Settings, from_environment
+
+log = logging.getLogger("assay.operator")
+STALLED_AFTER_RETRIES = 5
+
+
+@functools.cache
+def settings() -> Settings:
+    return from_environment()
+
+
+@kopf.on.startup()
+def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
+    operator = globals()["settings"]()  # validate the environment first: a bad setting stops the start
+    settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix="assay.dev")
+    settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
+        prefix="assay.dev", key="last-handled-configuration"
+    )
+    settings.persistence.finalizer = "assay.dev/kopf-finalizer"
+    settings.peering.standalone = True  # one replica (Recreate): no peering objects, no extra RBAC
+    settings.posting.level = logging.WARNING  # our own Events say what happened; kopf posts only problems
+    settings.watching.server_timeout = 300
+    settings.watching.client_timeout = 330
+    try:
+        config.load_incluster_config()  # type: ignore[no-untyped-call]
+    except config.ConfigException:
+        config.load_kube_config()  # type: ignore[no-untyped-call]
+    metrics.serve(operator.metrics_port)
+
+
+def _core() -> client.CoreV1Api:
+    return client.CoreV1Api()
+
+
+def _batch() -> client.BatchV1Api:
+    return client.BatchV1Api()
+
+
+def _custom() -> client.CustomObjectsApi:
+    return client.CustomObjectsApi()
+
+
+def _patch_status(namespace: str, name: str, status: dict[str, Any]) -> None:
+    _custom().patch_namespaced_custom_object_status(
+        GROUP, VERSION, namespace, PLURAL, name, {"status": status}
+    )
+
+
+def _create(create: Any, namespace: str, body: dict[str, Any]) -> bool:
+    """Create; an existing object of that name is adopted (True when created now)."""
+    try:
+        create(namespace, body)
+        return True
+    except ApiException as exc:
+        if exc.status == 409:
+            return False
+        raise
+
+
+def _get_config_map(namespace: str, name: str) -> Any | None:
+    try:
+        return _core().read_namespaced_config_map(name, namespace)
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+def _wait_for(
+    kind: str,
+    name: str,
+    namespace: str,
+    retry: int,
+    body: dict[str, Any],
+    generation: int,
+    status: dict[str, Any],
+) -> NoReturn:
+    reason = f"{kind}NotFound"
+    message = (
+        f"ConfigMap {name!r} ({kind.lower()}) not found in namespace {namespace}; retrying until it exists"
+    )
+    stalled = retry >= STALLED_AFTER_RETRIES
+    _patch_status(
+        namespace,
+        body["metadata"]["name"],
+        {
+            "observedGeneration": generation,
+            "message": message,
+            "conditions": conditions.merge(
+                status.get("conditions"), conditions.waiting(reason, message, stalled), generation
+            ),
+        },
+    )
+    if retry == 0:
+        kopf.warn(cast(kopf.Body, body), reason=reason, message=message)
+    raise kopf.TemporaryError(message, delay=min(5 * 2**retry, 120))
+
+
+def _invalid(
+    body: dict[str, Any], namespace: str, generation: int, status: dict[str, Any], message: str
+) -> NoReturn:
+    desired = conditions.finished("Blocked", "InvalidSpec", message)
+    _patch_status(
+        namespace,
+        body["metadata"]["name"],
+        {
+            "observedGeneration": generation,
+            "verdict": "Blocked",
+            "message": message,
+            "conditions": conditions.merge(status.get("conditions"), desired, generation),
+        },
+    )
+    kopf.warn(cast(kopf.Body, body), reason="InvalidSpec", message=message)
+    metrics.EVALUATIONS.labels("Blocked", "InvalidSpec").inc()
+    raise kopf.PermanentError(message)
+
+
+def _already_handled(status: dict[str, Any], generation: int, job: str) -> bool:
+    return status.get("observedGeneration") == generation and status.get("jobName") == job
+
+
+@kopf.on.create(GROUP, VERSION, PLURAL)
+@kopf.on.resume(GROUP, VERSION, PLURAL)
+@kopf.on.update(GROUP, VERSION, PLURAL, field="spec")
+def ensure_run(
+    body: kopf.Body,
+    spec: kopf.Spec,
+    meta: kopf.Meta,
+    status: kopf.Status,
+    namespace: str | None,
+    name: str,
+    retry: int,
+    **_: Any,
+) -> None:
+    assert namespace is not None  # Evaluations are namespaced
+    started = time.monotonic()
+    generation = int(meta["generation"])
+    current = dict(status)
+    job = builders.job_name(name, generation)
+    if _already_handled(current, generation, job):
+        return  # resumed after a restart: the Job exists; its watch brings the verdict
+    try:
+        evaluation = EvaluationSpec.model_validate(dict(spec))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        _invalid(dict(body), namespace, generation, current, f"invalid spec: {problems}")
+    operator = settings()
+    brain = _get_config_map(namespace, evaluation.brain.config_map.name)
+    if brain is None:
+        _wait_for(
+            "Brain", evaluation.brain.config_map.name, namespace, retry, dict(body), generation, current
+        )
+    for ref in (evaluation.suite.config_map, evaluation.suite.kb_config_map):
+        if ref is not None and _get_config_map(namespace, ref.name) is None:
+            _wait_for("Suite", ref.name, namespace, retry, dict(body), generation, current)
+
+    data, binary = dict(brain.data or {}), dict(brain.binary_data or {})
+    digest = builders.brain_digest(data, binary)
+    snapshot = builders.build_brain_snapshot(name, generation, data, binary, digest)
+    run_config = builders.build_run_config_map(evaluation, name, namespace, generation, operator)
+    job_body = builders.build_job(
+        evaluation, name, namespace, generation, snapshot["metadata"]["name"], operator
+    )
+    for child in (snapshot, run_config, job_body):
+        kopf.adopt(child, owner=body)
+    _create(_core().create_namespaced_config_map, namespace, snapshot)
+    _create(_core().create_namespaced_config_map, namespace, run_config)
+    created = _create(_batch().create_namespaced_job, namespace, job_body)
+    existing = _plain(_batch().read_namespaced_job(job, namespace)) if not created else None
+    if existing is not None and not _owned_by(existing, body):
+        _invalid(
+            dict(body),
+            namespace,
+            generation,
+            current,
+            f"a Job named {job} already exists and is not owned by this Evaluation",
+        )
+    _delete_superseded(namespace, name, generation)
+    if created:
+        metrics.JOBS_CREATED.inc()
+        kopf.info(
+            body,
+            reason="JobCreated",
+            message=f"created Job {job} for generation {generation} (brain {digest[:19]})",
+        )
+    message = f"running Job {job} for generation {generation}"
+    new_status: dict[str, Any] = {
+        "observedGeneration": generation,
+        "jobName": job,
+        "startTime": conditions.now(),
+        "completionTime": None,
+        "verdict": None,
+        "score": None,
+        "judges": None,
+        "rules": None,
+        "tickets": None,
+        "repetitions": None,
+        "usage": None,
+        "mlflow": None,
+        "message": message,
+        "inputs": {"brainDigest": digest},
+        "conditions": conditions.merge(current.get("conditions"), conditions.running(message), generation),
+    }
+    _patch_status(namespace, name, new_status)
+    if existing is not None:
+        # Adopted after a restart: the Job may have finished while the operator was away.
+        _finish_if_done(existing, namespace, name, generation)
+    metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    """A kubernetes client object in the API's own JSON shape (camelCase keys)."""
+    return cast(dict[str, Any], client.ApiClient().sanitize_for_serialization(obj))  # type: ignore[no-untyped-call]
+
+
+def _owned_by(obj: dict[str, Any], owner: kopf.Body) -> bool:
+    refs = (
+        (obj.get("metadata") or {}).get("owner_references")
+        or (obj.get("metadata") or {}).get("ownerReferences")
+        or []
+    )
+    return any(ref.get("uid") == owner["metadata"]["uid"] for ref in refs)
+
+
+def _delete_superseded(namespace: str, evaluation: str, generation: int) -> None:
+    selector = f"{builders.LABEL_EVALUATION}={builders.labels(evaluation)[builders.LABEL_EVALUATION]}"
+    for item in _batch().list_namespaced_job(namespace, label_selector=selector).items:
+        job = _plain(item)
+        labels = job["metadata"].get("labels") or {}
+        if labels.get(builders.LABEL_GENERATION) != str(generation):
+            try:
+                # Background: without a propagation policy a deleted Job leaves its pods behind.
+                _batch().delete_namespaced_job(
+                    job["metadata"]["name"], namespace, propagation_policy="Background"
+                )
+            except ApiException as exc:
+                if exc.status != 404:
+                    raise
+
+
+def _pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
+    pods = _core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
+    return [_plain(p) for p in pods]
+
+
+def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
+    job_name = job["metadata"]["name"]
+    outcome = reconcile.classify(job, _pods_of(namespace, job_name))
+    if outcome.state == "running":
+        return
+    try:
+        current = cast(
+            dict[str, Any],
+            _custom().get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, evaluation),
+        )
+    except ApiException as exc:
+        if exc.status == 404:
+            return
+        raise
+    if int(current["metadata"]["generation"]) != generation:
+        return  # a newer spec superseded this Job
+    status = current.get("status") or {}
+    completed = conditions.find(status.get("conditions"), conditions.COMPLETED)
+    if (
+        completed
+        and completed.get("status") == "True"
+        and completed.get("observedGeneration") == generation
+        and status.get("jobName") == job_name
+    ):
+        return  # the verdict is already written
+    new_status = reconcile.finished_status(outcome, status, generation, conditions.now())
+    new_status["jobName"] = job_name
+    _patch_status(namespace, evaluation, new_status)
+    verdict = new_status["verdict"]
+    reason = outcome.reason if outcome.summary is None else ("Passed" if verdict == "Pass" else "GateBlocked")
+    metrics.EVALUATIONS.labels(verdict, reason).inc()
+    started = (job.get("status") or {}).get("startTime")
+    if started:
+        from datetime import datetime
+
+        elapsed = time.time() - datetime.fromisoformat(str(started).replace("Z", "+00:00")).timestamp()
+        metrics.EVALUATION_SECONDS.observe(max(0.0, elapsed))
+    event = cast(
+        kopf.Body, {"kind": KIND, "apiVersion": f"{GROUP}/{VERSION}", "metadata": current["metadata"]}
+    )
+    if verdict == "Pass":
+        kopf.info(event, reason="Completed", message=new_status["message"])
+    else:
+        kopf.warn(event, reason="Blocked", message=new_status["message"])
+
+
+_running: set[str] = set()
+
+
+@kopf.on.event(
+    "batch",
+    "v1",
+    "jobs",
+    labels={builders.LABEL_MANAGED_BY: "assay-operator", builders.LABEL_EVALUATION: kopf.PRESENT},
+)
+def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
+    assert namespace is not None
+    uid = body["metadata"].get("uid", "")
+    if event["type"] == "DELETED":
+        _running.discard(uid)
+        metrics.JOBS_RUNNING.set(len(_running))
+        return
+    owner = next((r for r in body["metadata"].get("ownerReferences") or [] if r.get("kind") == KIND), None)
+    generation = (body["metadata"].get("labels") or {}).get(builders.LABEL_GENERATION)
+    if owner is None or generation is None:
+        return
+    finished = any(
+        c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
+        for c in (body.get("status") or {}).get("conditions") or []
+    )
+    (_running.discard if finished else _running.add)(uid)
+    metrics.JOBS_RUNNING.set(len(_running))
+    if finished:
+        try:
+            _finish_if_done(dict(body), namespace, owner["name"], int(generation))
+        except ApiException:
+            metrics.ERRORS.labels("api").inc()
+            raise

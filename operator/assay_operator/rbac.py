@@ -1,0 +1,54 @@
+"""The operator's permissions, as one table: what the handlers touch. The chart's Role is rendered from it and
+a test checks every resource the handlers use is covered — and nothing more (no secrets, no pods/exec, no
+wildcards)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Permission:
+    group: str
+    resources: tuple[str, ...]
+    verbs: tuple[str, ...]
+    why: str
+
+
+PERMISSIONS: tuple[Permission, ...] = (
+    Permission(
+        "assay.dev",
+        ("evaluations",),
+        ("get", "list", "watch", "patch"),
+        "watch Evaluations; kopf keeps its progress in their annotations",
+    ),
+    Permission("assay.dev", ("evaluations/status",), ("get", "patch"), "write the verdict"),
+    Permission(
+        "assay.dev",
+        ("evaluations/finalizers",),
+        ("update",),
+        "children with blockOwnerDeletion need it under OwnerReferencesPermissionEnforcement (OpenShift)",
+    ),
+    Permission(
+        "batch", ("jobs",), ("create", "get", "list", "watch", "delete"), "one runner Job per generation"
+    ),
+    Permission(
+        "", ("pods",), ("get", "list", "watch"), "read the runner's termination message and exit state"
+    ),
+    Permission(
+        "", ("configmaps",), ("get", "create"), "read brains and suites; create snapshots and run configs"
+    ),
+    Permission("", ("events",), ("create", "patch"), "Events on Evaluations (kopf posts and aggregates)"),
+    Permission("events.k8s.io", ("events",), ("create", "patch"), "Events through the events.k8s.io API"),
+)
+
+
+def role_rules() -> list[dict[str, Any]]:
+    return [
+        {"apiGroups": [p.group], "resources": list(p.resources), "verbs": list(p.verbs)} for p in PERMISSIONS
+    ]
+
+
+def allowed(group: str, resource: str, verb: str) -> bool:
+    return any(p.group == group and resource in p.resources and verb in p.verbs for p in PERMISSIONS)

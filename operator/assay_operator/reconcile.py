@@ -1,0 +1,180 @@
+"""Pure reconciliation: from what the cluster shows (the Job, its pods) to the Evaluation's status.
+
+Fail closed everywhere: a Job that failed, ran out of time, was OOM-killed, or finished without a summary
+that validates gives verdict Blocked with Stalled=True and the precise reason — never Pass, never silence.
+The summary is accepted only from a container that exited 0 (the runner exits 0 for both verdicts in a
+Job; non-zero means it could not run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from assay_operator import conditions
+from assay_runner.contract import RunSummary
+
+MAX_MESSAGE = 1024
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a Job."""
+
+    state: str
+    """running | succeeded | failed"""
+    reason: str = ""
+    message: str = ""
+    summary: RunSummary | None = None
+
+
+def _condition(job: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    for condition in (job.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == kind and condition.get("status") == "True":
+            return dict(condition)
+    return None
+
+
+def _terminated(pod: dict[str, Any]) -> dict[str, Any] | None:
+    for status in (pod.get("status") or {}).get("containerStatuses") or []:
+        if status.get("name") == "runner":
+            state = status.get("state") or {}
+            return state.get("terminated") or (status.get("lastState") or {}).get("terminated")
+    return None
+
+
+def _oom(pods: list[dict[str, Any]]) -> dict[str, Any] | None:
+    for pod in pods:
+        terminated = _terminated(pod)
+        if terminated and (terminated.get("reason") == "OOMKilled" or terminated.get("exitCode") == 137):
+            return terminated
+    return None
+
+
+def parse_summary(message: str) -> tuple[RunSummary | None, str]:
+    if not message.strip():
+        return None, "the runner wrote no summary to its termination message"
+    try:
+        return RunSummary.model_validate_json(message), ""
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        return None, f"the termination message is not a valid RunSummary: {where}: {first['msg']}"
+
+
+def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
+    complete = _condition(job, "Complete")
+    failed = _condition(job, "Failed")
+    if complete is None and failed is None:
+        return Outcome("running")
+    if failed is not None:
+        reason = failed.get("reason") or "JobFailed"
+        message = failed.get("message") or ""
+        oom = _oom(pods)
+        if oom is not None:
+            return Outcome(
+                "failed",
+                "OOMKilled",
+                f"the runner container was OOMKilled (exit code {oom.get('exitCode')}): raise "
+                f"spec.resources.memory or lower spec.concurrency. Job: {reason}: {message}",
+            )
+        hints = {
+            "DeadlineExceeded": "the evaluation ran past spec.deadlineSeconds (or its pod never started): "
+            "raise the deadline, lower the ticket count or raise concurrency",
+            "BackoffLimitExceeded": "the runner pod failed and its retries are used up; see the pod's logs",
+            "PodFailurePolicy": "the runner could not run (bad input); its message says what is wrong",
+        }
+        terminal = next((t for t in map(_terminated, pods) if t and t.get("message")), None)
+        detail = f": {terminal['message'].strip()[:400]}" if terminal else ""
+        return Outcome("failed", reason, f"{hints.get(reason, 'the Job failed')} ({message}){detail}")
+    succeeded = [p for p in pods if (p.get("status") or {}).get("phase") == "Succeeded"]
+    terminated = next((t for t in map(_terminated, succeeded) if t is not None), None)
+    if terminated is None:
+        return Outcome(
+            "failed",
+            "ResultUnreadable",
+            "the Job completed but no runner pod with a termination message was found (pods gone?)",
+        )
+    if terminated.get("exitCode") != 0:
+        return Outcome("failed", "ResultUnreadable", f"the runner exited {terminated.get('exitCode')}")
+    summary, problem = parse_summary(terminated.get("message") or "")
+    if summary is None:
+        return Outcome("failed", "ResultUnreadable", problem)
+    return Outcome("succeeded", "Completed", "", summary)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def verdict_status(summary: RunSummary) -> dict[str, Any]:
+    failing = list(summary.failing_tickets)[:10]
+    counts = summary.counts
+    status: dict[str, Any] = {
+        "verdict": summary.verdict,
+        "score": _round(summary.score),
+        "judges": {name: _round(mean) for name, mean in summary.judges.items()},
+        "rules": [{"name": r.name, "passed": r.passed, "detail": r.detail[:512]} for r in summary.rules],
+        "tickets": {
+            "total": counts.tickets,
+            "passed": counts.passed_tickets,
+            "summary": f"{counts.passed_tickets}/{counts.tickets}",
+            "failing": failing,
+        },
+        "usage": {
+            "inputTokens": summary.usage.input_tokens,
+            "outputTokens": summary.usage.output_tokens,
+            "costUsd": round(summary.usage.cost_usd, 6),
+        },
+        "inputs": summary.inputs.model_dump(by_alias=True, mode="json"),
+        "mlflow": {
+            "trackingUri": summary.mlflow.tracking_uri,
+            "experimentId": summary.mlflow.experiment_id,
+            "runId": summary.mlflow.run_id,
+            "logged": summary.mlflow.logged,
+        },
+    }
+    if summary.repetitions is not None:
+        figures = summary.repetitions
+        status["repetitions"] = {
+            "k": figures.k,
+            "passRate": _round(figures.pass_rate),
+            "passAtK": _round(figures.pass_at_k),
+            "passHatK": _round(figures.pass_hat_k),
+        }
+    return status
+
+
+def blocked_reasons(summary: RunSummary) -> str:
+    failed = [f"{r.name}: {r.detail}" for r in summary.rules if not r.passed]
+    return "; ".join(failed)[:MAX_MESSAGE]
+
+
+def finished_status(
+    outcome: Outcome, current: dict[str, Any], generation: int, completion_time: str
+) -> dict[str, Any]:
+    """The status block for a finished run of `generation`."""
+    if outcome.summary is not None:
+        summary = outcome.summary
+        status = verdict_status(summary)
+        if summary.verdict == "Pass":
+            message = f"Pass: score {summary.score:.3f}, every gate rule passed"
+            desired = conditions.finished("Pass", "Passed", message)
+        else:
+            message = f"Blocked: {blocked_reasons(summary)}"
+            desired = conditions.finished("Blocked", "GateBlocked", message)
+    else:
+        message = f"Blocked: {outcome.reason}: {outcome.message}"[:MAX_MESSAGE]
+        status = {"verdict": "Blocked", "score": None}
+        desired = conditions.finished("Blocked", outcome.reason, message)
+    status.update(
+        {
+            "observedGeneration": generation,
+            "completionTime": completion_time,
+            "message": message,
+            "conditions": conditions.merge(current.get("conditions"), desired, generation),
+        }
+    )
+    return status

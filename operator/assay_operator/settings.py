@@ -1,0 +1,75 @@
+"""Operator settings, from the environment (the chart sets them), validated at start-up.
+
+A wrong setting stops the operator at once with a message naming the variable, instead of producing Jobs
+that fail later for a reason nobody connects to the setting.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    runner_image: str = Field(min_length=1)
+    """ASSAY_RUNNER_IMAGE: the runner container image (required)."""
+    runner_command: tuple[str, ...] = ("assay",)
+    """ASSAY_RUNNER_COMMAND: the runner's entrypoint in that image (space-separated)."""
+    namespaces: tuple[str, ...] = ()
+    """ASSAY_NAMESPACES: namespaces to watch, comma-separated; empty means the operator's own namespace."""
+    default_gateway: str | None = None
+    """ASSAY_DEFAULT_GATEWAY: gateway URL for Evaluations that do not name one."""
+    default_mlflow_uri: str | None = None
+    """ASSAY_DEFAULT_MLFLOW_URI: MLflow tracking URI for Evaluations that do not name one."""
+    bundled_root: str = "/opt/assay/examples"
+    """ASSAY_BUNDLED_ROOT: where the runner image keeps its bundled suites, answers and cassettes."""
+    job_ttl_seconds: int = Field(default=3600, ge=0)
+    """ASSAY_JOB_TTL_SECONDS: finished Jobs are deleted after this; the verdict stays on the Evaluation."""
+    backoff_limit: int = Field(default=1, ge=0, le=6)
+    """ASSAY_BACKOFF_LIMIT: retries of a crashed runner pod (evictions do not count)."""
+    metrics_port: int = Field(default=8081, ge=1, le=65535)
+    """ASSAY_METRICS_PORT: Prometheus /metrics."""
+    runner_service_account: str | None = None
+    """ASSAY_RUNNER_SERVICE_ACCOUNT: service account of runner pods (its token is never mounted)."""
+
+
+ENV = {
+    "runner_image": "ASSAY_RUNNER_IMAGE",
+    "runner_command": "ASSAY_RUNNER_COMMAND",
+    "namespaces": "ASSAY_NAMESPACES",
+    "default_gateway": "ASSAY_DEFAULT_GATEWAY",
+    "default_mlflow_uri": "ASSAY_DEFAULT_MLFLOW_URI",
+    "bundled_root": "ASSAY_BUNDLED_ROOT",
+    "job_ttl_seconds": "ASSAY_JOB_TTL_SECONDS",
+    "backoff_limit": "ASSAY_BACKOFF_LIMIT",
+    "metrics_port": "ASSAY_METRICS_PORT",
+    "runner_service_account": "ASSAY_RUNNER_SERVICE_ACCOUNT",
+}
+
+
+class SettingsError(ValueError):
+    pass
+
+
+def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
+    environ = os.environ if environ is None else environ
+    values: dict[str, object] = {}
+    for field, variable in ENV.items():
+        raw = environ.get(variable)
+        if raw is None or raw == "":
+            continue
+        if field == "runner_command":
+            values[field] = tuple(raw.split())
+        elif field == "namespaces":
+            values[field] = tuple(n.strip() for n in raw.split(",") if n.strip())
+        else:
+            values[field] = raw
+    try:
+        return Settings.model_validate(values)
+    except ValidationError as exc:
+        lines = [f"{ENV.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}" for e in exc.errors()]
+        raise SettingsError("invalid operator settings:\n" + "\n".join(lines)) from None
