@@ -1,0 +1,77 @@
+"""The CRD is generated from the models, committed, and documented; settings and RBAC are validated."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from assay_operator import crdgen, rbac
+from assay_operator.settings import SettingsError, from_environment
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_committed_crd_matches_the_models() -> None:
+    committed = (ROOT / "crds" / "assay.dev_evaluations.yaml").read_text()
+    assert committed == crdgen.render(crdgen.all_crds()), "crds/ drifted from api.py: run `make crds`"
+
+
+def _walk(schema: dict[str, Any], path: str = "spec") -> list[str]:
+    missing = [] if "description" in schema or path == "spec" else [path]
+    for name, child in (schema.get("properties") or {}).items():
+        missing += _walk(child, f"{path}.{name}")
+    if "items" in schema and schema["items"].get("type") == "object":
+        missing += _walk(schema["items"], f"{path}[]")
+    return missing
+
+
+def test_every_spec_field_has_a_description() -> None:
+    crd = yaml.safe_load((ROOT / "crds" / "assay.dev_evaluations.yaml").read_text().split("---", 1)[1])
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    assert _walk(spec) == []
+
+
+def test_schema_is_structural() -> None:
+    text = (ROOT / "crds" / "assay.dev_evaluations.yaml").read_text()
+    assert "anyOf" not in text and "$ref" not in text and "title:" not in text
+
+
+def test_spec_cannot_name_pod_level_settings() -> None:
+    crd = crdgen.evaluation_crd()
+    spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    assert not {"image", "serviceAccountName", "volumes", "env", "podTemplate"} & set(spec)
+
+
+def test_settings_errors_name_the_variable() -> None:
+    with pytest.raises(SettingsError, match="ASSAY_RUNNER_IMAGE"):
+        from_environment({})
+    with pytest.raises(SettingsError, match="ASSAY_BACKOFF_LIMIT"):
+        from_environment({"ASSAY_RUNNER_IMAGE": "x", "ASSAY_BACKOFF_LIMIT": "lots"})
+    settings = from_environment(
+        {"ASSAY_RUNNER_IMAGE": "x", "ASSAY_NAMESPACES": "a, b", "ASSAY_RUNNER_COMMAND": "py -m m"}
+    )
+    assert settings.namespaces == ("a", "b") and settings.runner_command == ("py", "-m", "m")
+
+
+def test_rbac_has_no_secrets_exec_or_wildcards() -> None:
+    rules = rbac.role_rules()
+    flat = [
+        (g, r, v)
+        for rule in rules
+        for g in rule["apiGroups"]
+        for r in rule["resources"]
+        for v in rule["verbs"]
+    ]
+    assert not any("*" in (g, r, v) for g, r, v in flat)
+    assert not any(r in ("secrets", "pods/exec", "serviceaccounts/token") for _, r, _ in flat)
+    for needed in [
+        ("batch", "jobs", "create"),
+        ("", "configmaps", "create"),
+        ("assay.dev", "evaluations/status", "patch"),
+        ("", "pods", "list"),
+        ("assay.dev", "evaluations/finalizers", "update"),
+    ]:
+        assert rbac.allowed(*needed), needed

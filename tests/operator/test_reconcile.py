@@ -1,0 +1,124 @@
+"""From Job and pod states to the Evaluation status: every failure path blocks, with its reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assay_operator import conditions, reconcile
+from assay_runner.contract import Inputs, RunSummary, SummaryCounts, SummaryRule
+
+
+def summary(verdict: str = "Pass") -> RunSummary:
+    return RunSummary(
+        verdict=verdict,
+        score=0.95 if verdict == "Pass" else 0.5,
+        judges={"kb": 1.0, "quality": None},
+        rules=[SummaryRule(name="score", passed=verdict == "Pass", detail="score 0.950 >= 0.900")],
+        counts=SummaryCounts(tickets=4, passed_tickets=4 if verdict == "Pass" else 1, cells=4, errors=0),
+        failing_tickets=[] if verdict == "Pass" else ["T-2", "T-3", "T-4"],
+        inputs=Inputs(suite_digest="sha256:s", judges_digest="sha256:j", brain_digest="sha256:b"),
+    )
+
+
+def job(condition: str | None, reason: str = "", message: str = "") -> dict[str, Any]:
+    status: dict[str, Any] = {}
+    if condition:
+        status["conditions"] = [{"type": condition, "status": "True", "reason": reason, "message": message}]
+    return {"metadata": {"name": "e-g1"}, "status": status}
+
+
+def pod(phase: str, exit_code: int, message: str = "", reason: str = "Completed") -> dict[str, Any]:
+    terminated = {"exitCode": exit_code, "reason": reason, "message": message}
+    return {
+        "status": {
+            "phase": phase,
+            "containerStatuses": [{"name": "runner", "state": {"terminated": terminated}}],
+        }
+    }
+
+
+def test_running() -> None:
+    assert reconcile.classify(job(None), []).state == "running"
+
+
+def test_success_with_valid_summary() -> None:
+    outcome = reconcile.classify(
+        job("Complete"), [pod("Succeeded", 0, summary().model_dump_json(by_alias=True))]
+    )
+    assert outcome.state == "succeeded" and outcome.summary is not None and outcome.summary.verdict == "Pass"
+
+
+def test_success_without_summary_is_unreadable() -> None:
+    outcome = reconcile.classify(job("Complete"), [pod("Succeeded", 0, "")])
+    assert (outcome.state, outcome.reason) == ("failed", "ResultUnreadable")
+    assert "no summary" in outcome.message
+
+
+def test_garbage_summary_is_unreadable() -> None:
+    outcome = reconcile.classify(job("Complete"), [pod("Succeeded", 0, '{"verdict": "Pass"}')])
+    assert outcome.reason == "ResultUnreadable" and "not a valid RunSummary" in outcome.message
+
+
+def test_pass_claim_from_a_failed_container_is_not_accepted() -> None:
+    outcome = reconcile.classify(
+        job("Complete"), [pod("Succeeded", 1, summary().model_dump_json(by_alias=True))]
+    )
+    assert outcome.reason == "ResultUnreadable"
+
+
+def test_deadline() -> None:
+    outcome = reconcile.classify(
+        job("Failed", "DeadlineExceeded", "Job was active longer than specified"), []
+    )
+    assert outcome.reason == "DeadlineExceeded" and "spec.deadlineSeconds" in outcome.message
+
+
+def test_oom_is_named() -> None:
+    outcome = reconcile.classify(job("Failed", "BackoffLimitExceeded"), [pod("Failed", 137, "", "OOMKilled")])
+    assert outcome.reason == "OOMKilled" and "OOMKilled" in outcome.message and "memory" in outcome.message
+
+
+def test_bad_input_carries_the_runners_message() -> None:
+    outcome = reconcile.classify(
+        job("Failed", "PodFailurePolicy"),
+        [pod("Failed", 2, "assay: error: bad input\nsuite.yaml:3: judges[0]...", "Error")],
+    )
+    assert outcome.reason == "PodFailurePolicy" and "suite.yaml:3" in outcome.message
+
+
+def test_finished_status_pass() -> None:
+    outcome = reconcile.Outcome("succeeded", "Completed", "", summary())
+    status = reconcile.finished_status(outcome, {}, 4, "2026-12-02T00:00:00Z")
+    assert status["verdict"] == "Pass" and status["score"] == 0.95 and status["observedGeneration"] == 4
+    assert status["tickets"] == {"total": 4, "passed": 4, "summary": "4/4", "failing": []}
+    ready = conditions.find(status["conditions"], "Ready")
+    stalled = conditions.find(status["conditions"], "Stalled")
+    assert ready and ready["status"] == "True" and ready["observedGeneration"] == 4
+    assert stalled and stalled["status"] == "False"
+
+
+def test_finished_status_blocked_is_stalled_with_reason() -> None:
+    outcome = reconcile.Outcome("succeeded", "Completed", "", summary("Blocked"))
+    status = reconcile.finished_status(outcome, {}, 1, "t")
+    stalled = conditions.find(status["conditions"], "Stalled")
+    completed = conditions.find(status["conditions"], "Completed")
+    assert status["verdict"] == "Blocked" and stalled and stalled["status"] == "True"
+    assert stalled["reason"] == "GateBlocked" and completed and completed["status"] == "True"
+    assert status["tickets"]["failing"] == ["T-2", "T-3", "T-4"]
+
+
+def test_failure_status_blocks() -> None:
+    status = reconcile.finished_status(reconcile.Outcome("failed", "OOMKilled", "boom"), {}, 2, "t")
+    assert status["verdict"] == "Blocked" and "OOMKilled" in status["message"]
+    assert conditions.find(status["conditions"], "Stalled")["reason"] == "OOMKilled"  # type: ignore[index]
+
+
+def test_transition_time_changes_only_on_flip() -> None:
+    first = conditions.merge(None, conditions.running("m"), 1, at="T1")
+    again = first
+    for _ in range(10):
+        again = conditions.merge(again, conditions.running("m2"), 1, at="T2")
+    assert [c["lastTransitionTime"] for c in again] == ["T1"] * 4
+    done = conditions.merge(again, conditions.finished("Pass", "Passed", "ok"), 1, at="T3")
+    times = {c["type"]: c["lastTransitionTime"] for c in done}
+    assert times == {"Ready": "T3", "Completed": "T3", "Reconciling": "T3", "Stalled": "T1"}
