@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup demo demo-local test test-unit lint format typecheck lock crds clean
+.PHONY: setup browser k8s demo demo-local test test-unit lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml requirements/dev.lock
@@ -29,8 +29,17 @@ demo: setup
 	  echo "exit code $$? (0 Pass, 1 Blocked)"; \
 	done
 
-test: setup lint
-	$(BIN)/pytest
+# Debian's Chromium for the report's browser test (skipped when already installed).
+browser:
+	bash scripts/install-browser.sh
+
+# etcd, kube-apiserver, kube-controller-manager, kubectl and helm, built from the Go module proxy into a
+# versioned cache (~/.cache/assay/k8s/...); a no-op when cached. Cold: see docs/control-plane.md.
+k8s:
+	bash scripts/build-k8s.sh
+
+test: setup lint crds-check browser k8s
+	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest
 
 test-unit: setup
 	$(BIN)/pytest tests/unit
@@ -43,6 +52,14 @@ lint: setup
 format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The CRDs are generated from the operator's typed API; crds-check fails when the committed files drift.
+crds: setup
+	$(BIN)/python -m assay_operator.crdgen > crds/assay.dev_evaluations.yaml
+
+crds-check: setup
+	@$(BIN)/python -m assay_operator.crdgen | diff -u crds/assay.dev_evaluations.yaml - \
+	  || { echo "crds/ drifted from operator/assay_operator/api.py: run make crds"; exit 1; }
 
 # Re-pin every transitive dependency from pyproject.toml.
 lock: setup

@@ -1,0 +1,41 @@
+"""`assay-operator` / `python -m assay_operator`: kopf with the namespaces and probes from the settings.
+
+Equivalent to `kopf run -m assay_operator.handlers --standalone --liveness=http://0.0.0.0:8080/healthz
+--namespace=NS ...`; settings are validated before kopf starts, so a bad value fails the pod at once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from assay_operator.settings import SettingsError, from_environment
+
+LIVENESS = "http://0.0.0.0:8080/healthz"
+
+
+def kopf_args(namespaces: tuple[str, ...], liveness: str = LIVENESS) -> list[str]:
+    args = ["run", "-m", "assay_operator.handlers", "--standalone", f"--liveness={liveness}"]
+    if namespaces:
+        args += [f"--namespace={namespace}" for namespace in namespaces]
+    else:
+        # The chart always sets ASSAY_NAMESPACES; alone, watch the namespace the pod runs in.
+        args.append(f"--namespace={os.environ.get('POD_NAMESPACE', 'default')}")
+    return args
+
+
+def main() -> int:
+    try:
+        settings = from_environment()
+    except SettingsError as exc:
+        print(f"assay-operator: {exc}", file=sys.stderr)
+        return 2
+    from kopf.cli import main as kopf_main
+
+    sys.argv = ["kopf", *kopf_args(settings.namespaces, os.environ.get("ASSAY_LIVENESS", LIVENESS))]
+    kopf_main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""The layers stay apart: the operator imports only the runner's contract (never judge code or suite
+content), and the runner never imports the operator."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def imports(package: Path) -> set[str]:
+    found: set[str] = set()
+    for source in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(), str(source))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                found.add(node.module)
+    return found
+
+
+def test_operator_imports_only_the_runner_contract() -> None:
+    runner_imports = {
+        m for m in imports(ROOT / "operator" / "assay_operator") if m.startswith("assay_runner")
+    }
+    assert runner_imports == {"assay_runner.contract"}
+
+
+def test_runner_never_imports_the_operator() -> None:
+    assert not {m for m in imports(ROOT / "runner" / "assay_runner") if m.startswith("assay_operator")}
+
+
+def test_loading_the_operator_pulls_in_no_judge_code() -> None:
+    probe = (
+        "import sys, assay_operator.handlers, assay_operator.builders, assay_operator.reconcile;"
+        "print(sorted(m for m in sys.modules if m.startswith('assay_runner')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "['assay_runner', 'assay_runner.contract']"
