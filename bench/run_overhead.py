@@ -36,11 +36,12 @@ gate: {minScore: 0.9, ticketFloor: 0.7}
 tickets:
 """
 
-AGENT = """#!/bin/sh
-echo "start $(date +%s.%N)" >> "$EVENTS"
+# bash builtins for the timestamps ($EPOCHREALTIME): the agent's own cost is one `sleep`, nothing else.
+AGENT = """#!/bin/bash
+echo "start $EPOCHREALTIME" >> "$EVENTS"
 sleep {seconds}
 printf '## Summary\\nDone.\\n' > answer.md
-echo "end $(date +%s.%N)" >> "$EVENTS"
+echo "end $EPOCHREALTIME" >> "$EVENTS"
 """
 
 
