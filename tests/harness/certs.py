@@ -1,0 +1,160 @@
+"""Certificates and keys for a throwaway control plane.
+
+Two CAs, like a real cluster: one signs the apiserver's serving certificate (clients verify the server
+with it), the other signs client certificates (the apiserver's --client-ca-file). The admin client is in
+`system:masters`, which RBAC lets do anything. The service-account keypair signs and verifies tokens.
+"""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+_VALIDITY = datetime.timedelta(days=2)
+
+_PrivateKey = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
+
+
+@dataclass(frozen=True)
+class Certs:
+    """Paths of the PEM files the control plane and its clients use."""
+
+    dir: Path
+    serving_ca: Path
+    apiserver_cert: Path
+    apiserver_key: Path
+    client_ca: Path
+    admin_cert: Path
+    admin_key: Path
+    sa_private_key: Path
+    sa_public_key: Path
+
+
+def _name(common_name: str, organization: str | None = None) -> x509.Name:
+    attrs = [x509.NameAttribute(NameOID.COMMON_NAME, common_name)]
+    if organization:
+        attrs.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, organization))
+    return x509.Name(attrs)
+
+
+def _new_key() -> ec.EllipticCurvePrivateKey:
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def _builder(subject: x509.Name, issuer: x509.Name, key: _PrivateKey) -> x509.CertificateBuilder:
+    now = datetime.datetime.now(datetime.UTC)
+    return (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))  # tolerate small clock skew
+        .not_valid_after(now + _VALIDITY)
+    )
+
+
+def _ca(common_name: str) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    key = _new_key()
+    name = _name(common_name)
+    cert = (
+        _builder(name, name, key)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=True,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    return cert, key
+
+
+def _leaf(
+    ca: tuple[x509.Certificate, ec.EllipticCurvePrivateKey],
+    subject: x509.Name,
+    usage: x509.ObjectIdentifier,
+    sans: list[x509.GeneralName] | None = None,
+) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
+    ca_cert, ca_key = ca
+    key = _new_key()
+    builder = (
+        _builder(subject, ca_cert.subject, key)
+        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+    )
+    if sans:
+        builder = builder.add_extension(x509.SubjectAlternativeName(sans), critical=False)
+    return builder.sign(ca_key, hashes.SHA256()), key
+
+
+def _write_cert(path: Path, cert: x509.Certificate) -> Path:
+    path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return path
+
+
+def _write_key(path: Path, key: _PrivateKey) -> Path:
+    path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    path.chmod(0o600)
+    return path
+
+
+def write_certs(directory: Path) -> Certs:
+    """Create every certificate and key under `directory`.
+
+    The serving pair is named apiserver.crt/apiserver.key, the names kube-apiserver looks for in --cert-dir.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    serving_ca = _ca("assay-test-serving-ca")
+    client_ca = _ca("assay-test-client-ca")
+
+    serving_sans: list[x509.GeneralName] = [
+        x509.DNSName("localhost"),
+        x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+        # The in-cluster names, so a client that builds the URL from the kubernetes Service still verifies.
+        x509.DNSName("kubernetes.default.svc"),
+        x509.IPAddress(ipaddress.ip_address("10.0.0.1")),
+    ]
+    apiserver = _leaf(serving_ca, _name("kube-apiserver"), ExtendedKeyUsageOID.SERVER_AUTH, serving_sans)
+    admin = _leaf(client_ca, _name("admin", "system:masters"), ExtendedKeyUsageOID.CLIENT_AUTH)
+    sa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+    sa_public = directory / "sa.pub"
+    sa_public.write_bytes(
+        sa_key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    return Certs(
+        dir=directory,
+        serving_ca=_write_cert(directory / "serving-ca.crt", serving_ca[0]),
+        apiserver_cert=_write_cert(directory / "apiserver.crt", apiserver[0]),
+        apiserver_key=_write_key(directory / "apiserver.key", apiserver[1]),
+        client_ca=_write_cert(directory / "client-ca.crt", client_ca[0]),
+        admin_cert=_write_cert(directory / "admin.crt", admin[0]),
+        admin_key=_write_key(directory / "admin.key", admin[1]),
+        sa_private_key=_write_key(directory / "sa.key", sa_key),
+        sa_public_key=sa_public,
+    )

@@ -1,0 +1,392 @@
+"""A real Kubernetes control plane for tests: etcd, kube-apiserver and kube-controller-manager as local
+processes on loopback ports, built from source by scripts/build-k8s.sh (see docs/control-plane.md).
+
+Real CRD validation (OpenAPI and CEL), real RBAC and admission, real Job, garbage-collector, namespace and
+service-account controllers. No scheduler and no kubelet: tests/harness/kubelet.py binds and runs pods.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .certs import Certs, write_certs
+from .kubeapi import ApiError, Credentials, KubeApi
+from .kubeconfig import write_kubeconfig
+from .kubelet import LocalKubelet
+from .podspec import ImageSpec
+from .ports import free_port
+
+log = logging.getLogger(__name__)
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD_SCRIPT = REPO / "scripts" / "build-k8s.sh"
+BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kubectl", "helm")
+CONTROLLERS = (
+    "job-controller",
+    "garbage-collector-controller",
+    "namespace-controller",
+    "serviceaccount-controller",
+    "serviceaccount-token-controller",
+    "root-ca-certificate-publisher-controller",  # kube-root-ca.crt, which SA token volumes project
+    "ttl-after-finished-controller",
+    "clusterrole-aggregation-controller",  # the admin/edit/view roles a binding may grant
+)
+APISERVER_READY_TIMEOUT = 90.0
+
+
+class ControlPlaneError(RuntimeError):
+    pass
+
+
+def locate_binaries() -> Path:
+    """The bin directory holding the control-plane binaries: $ASSAY_K8S_BIN_DIR, or the build cache, which
+    scripts/build-k8s.sh fills on first use (10-25 minutes on 2 cores). Raises if neither works."""
+    result = subprocess.run(
+        ["bash", str(BUILD_SCRIPT)], stdout=subprocess.PIPE, stderr=sys.stderr, text=True, check=False
+    )
+    lines = result.stdout.strip().splitlines()
+    if result.returncode != 0 or not lines:
+        raise ControlPlaneError(f"{BUILD_SCRIPT} failed (exit {result.returncode}); see its output above")
+    bin_dir = Path(lines[-1])
+    missing = [b for b in BINARIES if not os.access(bin_dir / b, os.X_OK)]
+    if missing:
+        raise ControlPlaneError(f"{bin_dir} lacks {missing}")
+    return bin_dir
+
+
+@dataclass
+class _Process:
+    name: str
+    popen: subprocess.Popen[bytes]
+    log_file: Path
+
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def log_tail(self, lines: int = 30) -> str:
+        if not self.log_file.exists():
+            return ""
+        return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM the process group, SIGKILL what is left after `timeout`."""
+        for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
+            if self.popen.poll() is not None:
+                break
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.popen.pid, sig)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.popen.wait(wait)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.popen.pid, signal.SIGKILL)  # helpers left in the group
+
+
+class ControlPlane:
+    """etcd + kube-apiserver + kube-controller-manager. Use as a context manager, or start()/stop()."""
+
+    def __init__(self, bin_dir: Path, work_dir: Path | None = None) -> None:
+        self.bin_dir = bin_dir
+        self._own_work_dir = work_dir is None
+        self.work_dir = work_dir or Path(tempfile.mkdtemp(prefix="assay-cp-"))
+        self.logs_dir = self.work_dir / "logs"
+        self.certs: Certs | None = None
+        self.port = 0
+        self.kubeconfig = self.work_dir / "admin.kubeconfig"
+        self._processes: list[_Process] = []
+        self._api: KubeApi | None = None
+
+    # --- lifecycle ----------------------------------------------------------------------------------
+
+    def __enter__(self) -> ControlPlane:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def server(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def api(self) -> KubeApi:
+        """An admin client (system:masters)."""
+        if self._api is None:
+            raise ControlPlaneError("the control plane is not started")
+        return self._api
+
+    def admin_credentials(self) -> Credentials:
+        assert self.certs is not None
+        return Credentials(
+            server=self.server,
+            ca=self.certs.serving_ca,
+            client_cert=self.certs.admin_cert,
+            client_key=self.certs.admin_key,
+        )
+
+    def start(self) -> None:
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        self.certs = write_certs(self.work_dir / "certs")
+        try:
+            etcd_url = self._start_etcd()
+            self._start_apiserver(etcd_url)
+            self._api = KubeApi(self.admin_credentials())
+            write_kubeconfig(
+                self.kubeconfig,
+                server=self.server,
+                ca=self.certs.serving_ca,
+                user="admin",
+                client_cert=self.certs.admin_cert,
+                client_key=self.certs.admin_key,
+            )
+            self._start_controller_manager()
+            self.wait_for_serviceaccount("default", "default", timeout=60)
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        if self._api is not None:
+            self._api.close()
+            self._api = None
+        for process in reversed(self._processes):
+            process.stop()
+        self._processes.clear()
+        if self._own_work_dir and not os.environ.get("ASSAY_KEEP_CONTROL_PLANE_DIR"):
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+
+    def _spawn(self, name: str, argv: Sequence[str]) -> _Process:
+        log_file = self.logs_dir / f"{name}.log"
+        with log_file.open("ab") as out:
+            # setpriv: die with the test process even if it is killed before its teardown runs.
+            popen = subprocess.Popen(
+                ["setpriv", "--pdeathsig", "KILL", "--", *argv],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        process = _Process(name, popen, log_file)
+        self._processes.append(process)
+        return process
+
+    def _wait(self, process: _Process, check: Callable[[], bool], timeout: float, what: str) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not process.alive():
+                raise ControlPlaneError(
+                    f"{process.name} exited ({process.popen.returncode}):\n{process.log_tail()}"
+                )
+            with contextlib.suppress(httpx.HTTPError, ApiError, OSError):
+                if check():
+                    return
+            time.sleep(0.25)
+        raise ControlPlaneError(f"{what} not ready after {timeout:.0f}s:\n{process.log_tail()}")
+
+    def _start_etcd(self) -> str:
+        client, peer = free_port(), free_port()
+        client_url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
+        process = self._spawn(
+            "etcd",
+            [
+                str(self.bin_dir / "etcd"),
+                "--name=default",
+                f"--data-dir={self.work_dir / 'etcd'}",
+                f"--listen-client-urls={client_url}",
+                f"--advertise-client-urls={client_url}",
+                f"--listen-peer-urls={peer_url}",
+                f"--initial-advertise-peer-urls={peer_url}",
+                f"--initial-cluster=default={peer_url}",
+                "--unsafe-no-fsync",  # test data: durability buys nothing, fsync costs seconds
+                "--log-level=warn",
+            ],
+        )
+
+        def healthy() -> bool:
+            response = httpx.get(f"{client_url}/health", timeout=2)
+            return response.status_code == 200 and response.json().get("health") == "true"
+
+        self._wait(process, healthy, 30, "etcd")
+        return client_url
+
+    def _start_apiserver(self, etcd_url: str) -> None:
+        assert self.certs is not None
+        certs = self.certs
+        self.port = free_port()
+        process = self._spawn(
+            "kube-apiserver",
+            [
+                str(self.bin_dir / "kube-apiserver"),
+                f"--etcd-servers={etcd_url}",
+                f"--cert-dir={certs.dir}",
+                f"--tls-cert-file={certs.apiserver_cert}",
+                f"--tls-private-key-file={certs.apiserver_key}",
+                f"--secure-port={self.port}",
+                "--bind-address=127.0.0.1",
+                # Loopback cannot be an advertised endpoint; nothing here needs the kubernetes Endpoints.
+                "--advertise-address=127.0.0.1",
+                "--endpoint-reconciler-type=none",
+                f"--client-ca-file={certs.client_ca}",
+                "--authorization-mode=RBAC",
+                "--service-cluster-ip-range=10.0.0.0/24",
+                f"--service-account-issuer={self.server}/",
+                f"--service-account-key-file={certs.sa_public_key}",
+                f"--service-account-signing-key-file={certs.sa_private_key}",
+                "--allow-privileged=true",
+                "--profiling=false",
+            ],
+        )
+        client = KubeApi(self.admin_credentials(), timeout=5)
+        try:
+            self._wait(process, lambda: _readyz(client), APISERVER_READY_TIMEOUT, "kube-apiserver /readyz")
+        finally:
+            client.close()
+
+    def _start_controller_manager(self) -> None:
+        assert self.certs is not None
+        self._spawn(
+            "kube-controller-manager",
+            [
+                str(self.bin_dir / "kube-controller-manager"),
+                f"--kubeconfig={self.kubeconfig}",
+                "--leader-elect=false",
+                f"--controllers={','.join(CONTROLLERS)}",
+                f"--service-account-private-key-file={self.certs.sa_private_key}",
+                f"--root-ca-file={self.certs.serving_ca}",
+                "--secure-port=0",
+                "--concurrent-gc-syncs=5",
+            ],
+        )
+
+    # --- helpers for tests --------------------------------------------------------------------------
+
+    def kubectl(
+        self,
+        *args: str,
+        check: bool = True,
+        input: str | None = None,
+        kubeconfig: Path | None = None,
+        timeout: float = 60,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run the built kubectl (never the machine's: it is too old for this apiserver)."""
+        argv = [str(self.bin_dir / "kubectl"), f"--kubeconfig={kubeconfig or self.kubeconfig}", *args]
+        result = subprocess.run(
+            argv, input=input, capture_output=True, text=True, timeout=timeout, check=False
+        )
+        if check and result.returncode != 0:
+            raise ControlPlaneError(
+                f"kubectl {' '.join(args)} exited {result.returncode}:\n{result.stderr}{result.stdout}"
+            )
+        return result
+
+    def token_kubeconfig(
+        self,
+        namespace: str,
+        serviceaccount: str,
+        *,
+        path: Path | None = None,
+        expiration_seconds: int = 3600,
+    ) -> Path:
+        """A kubeconfig that authenticates as a ServiceAccount with a TokenRequest token, so a process run
+        with it has exactly that account's RBAC."""
+        assert self.certs is not None
+        request = {
+            "apiVersion": "authentication.k8s.io/v1",
+            "kind": "TokenRequest",
+            "spec": {"expirationSeconds": expiration_seconds},
+        }
+        response = self.api.create(
+            f"/api/v1/namespaces/{namespace}/serviceaccounts/{serviceaccount}/token", request
+        )
+        target = path or self.work_dir / f"sa-{namespace}-{serviceaccount}.kubeconfig"
+        return write_kubeconfig(
+            target,
+            server=self.server,
+            ca=self.certs.serving_ca,
+            user=f"{namespace}-{serviceaccount}",
+            token=response["status"]["token"],
+            namespace=namespace,
+        )
+
+    def wait_for_serviceaccount(self, namespace: str, name: str = "default", timeout: float = 30) -> None:
+        """Pods need their ServiceAccount to exist (ServiceAccount admission); the controller makes
+        `default` in each namespace shortly after the namespace appears."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.api.get(f"/api/v1/namespaces/{namespace}/serviceaccounts/{name}")
+                return
+            except ApiError as error:
+                if error.status != 404 or time.monotonic() > deadline:
+                    raise ControlPlaneError(
+                        f"serviceaccount {namespace}/{name} did not appear: {error}\n{self.logs_tail()}"
+                    ) from error
+            time.sleep(0.1)
+
+    def local_kubelet(self, images: Mapping[str, ImageSpec] | None = None) -> LocalKubelet:
+        """A LocalKubelet (not started) for this control plane, with its own admin client. Pods get the
+        in-cluster variables pointing at this apiserver, so a pod with a token can reach it."""
+        service_env = {
+            "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+            "KUBERNETES_SERVICE_PORT": str(self.port),
+            "KUBERNETES_SERVICE_PORT_HTTPS": str(self.port),
+            "KUBERNETES_PORT": f"tcp://127.0.0.1:{self.port}",
+        }
+        return LocalKubelet(
+            KubeApi(self.admin_credentials()),
+            work_dir=self.work_dir / "kubelet",
+            images=images,
+            service_env=service_env,
+        )
+
+    def logs_tail(self, lines: int = 20) -> str:
+        return "\n".join(f"--- {p.name}\n{p.log_tail(lines)}" for p in self._processes)
+
+    def create_namespace(self, name: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+        body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels or {}}}
+        namespace = self.api.create("/api/v1/namespaces", body)
+        self.wait_for_serviceaccount(name)
+        return namespace
+
+    def delete_namespace(self, name: str, wait: float = 0) -> None:
+        """Delete a namespace; with `wait`, until it is gone (the namespace controller empties it first)."""
+        with contextlib.suppress(ApiError):
+            self.api.delete(f"/api/v1/namespaces/{name}")
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            try:
+                self.api.get(f"/api/v1/namespaces/{name}")
+            except ApiError as error:
+                if error.status == 404:
+                    return
+                raise
+            time.sleep(0.2)
+        if wait:
+            raise ControlPlaneError(f"namespace {name} still exists after {wait:.0f}s")
+
+
+def _readyz(client: KubeApi) -> bool:
+    try:
+        return client.get_text("/readyz").strip() == "ok"
+    except ApiError:
+        return False
+
+
+@contextlib.contextmanager
+def running_control_plane(bin_dir: Path | None = None) -> Iterator[ControlPlane]:
+    with ControlPlane(bin_dir or locate_binaries()) as control_plane:
+        yield control_plane

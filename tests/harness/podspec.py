@@ -1,0 +1,216 @@
+"""What a container runs: its image's local stand-in, argv and environment, resolved the way kubelet and
+a container runtime do (command/args over the image's Entrypoint/Cmd, `$(VAR)` expansion, env sources)."""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Protocol
+
+Obj = dict[str, Any]
+
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+@dataclass(frozen=True)
+class ImageSpec:
+    """A local stand-in for an image: the parts of an OCI image config a container sees, plus faults.
+
+    Like a runtime, the container's `command` replaces `entrypoint` (and drops `cmd`); its `args` replace
+    `cmd`. Put the interpreter's bin directory on `env["PATH"]` so `command: [python, ...]` resolves.
+    """
+
+    entrypoint: tuple[str, ...] = ()
+    cmd: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    workdir: str = "/"
+    start_delay: float = 0.0
+    """Seconds the container stays ContainerCreating before its process starts (a slow pull)."""
+    never_start: bool = False
+    """The container stays ContainerCreating until the pod is deleted (a pull that never ends)."""
+
+
+class ConfigError(Exception):
+    """The container cannot be configured yet (a missing ConfigMap, Secret or key); kubelet retries these
+    and shows them as waiting reason CreateContainerConfigError."""
+
+
+class ObjectSource(Protocol):
+    """Reads the ConfigMaps and Secrets a pod refers to; None when absent."""
+
+    def config_map(self, namespace: str, name: str) -> Obj | None: ...
+
+    def secret(self, namespace: str, name: str) -> Obj | None: ...
+
+
+def expand(value: str, env: Mapping[str, str]) -> str:
+    """Kubernetes `$(VAR)` expansion: defined names are replaced, undefined ones kept, `$$` is `$`."""
+    out: list[str] = []
+    i = 0
+    while i < len(value):
+        if value[i] == "$" and i + 1 < len(value):
+            following = value[i + 1]
+            if following == "$":
+                out.append("$")
+                i += 2
+                continue
+            if following == "(":
+                end = value.find(")", i + 2)
+                if end != -1:
+                    name = value[i + 2 : end]
+                    out.append(env.get(name, value[i : end + 1]))
+                    i = end + 1
+                    continue
+        out.append(value[i])
+        i += 1
+    return "".join(out)
+
+
+def container_argv(container: Obj, image: ImageSpec, env: Mapping[str, str]) -> list[str]:
+    command = container.get("command")
+    args = container.get("args")
+    if command:
+        argv = [expand(c, env) for c in command] + [expand(a, env) for a in args or []]
+    else:
+        argv = list(image.entrypoint) + ([expand(a, env) for a in args] if args else list(image.cmd))
+    if not argv:
+        raise ConfigError("no command specified")
+    return argv
+
+
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([a-zA-Z]*)$")
+_SUFFIX = {
+    "": Decimal(1),
+    "m": Decimal("0.001"),
+    "k": Decimal(10**3),
+    "M": Decimal(10**6),
+    "G": Decimal(10**9),
+    "T": Decimal(10**12),
+    "Ki": Decimal(2**10),
+    "Mi": Decimal(2**20),
+    "Gi": Decimal(2**30),
+    "Ti": Decimal(2**40),
+}
+
+
+def parse_quantity(quantity: str | int | float) -> Decimal:
+    match = _QUANTITY.match(str(quantity))
+    if not match or match.group(2) not in _SUFFIX:
+        raise ConfigError(f"unsupported quantity {quantity!r}")
+    return Decimal(match.group(1)) * _SUFFIX[match.group(2)]
+
+
+def resource_field(pod: Obj, ref: Obj, allocatable: Mapping[str, str]) -> str:
+    """resourceFieldRef: a limit or request divided by `divisor`, rounded up; an unset limit is the node's
+    allocatable, as kubelet reports it."""
+    container = next(
+        (c for c in pod["spec"]["containers"] if c["name"] == ref.get("containerName")),
+        pod["spec"]["containers"][0],
+    )
+    kind, _, resource = ref["resource"].partition(".")
+    value = container.get("resources", {}).get(kind, {}).get(resource)
+    if value is None and kind == "limits":
+        value = allocatable.get(resource)
+    if value is None:
+        return "0"
+    divisor = parse_quantity(ref.get("divisor", "1"))
+    return str(math.ceil(parse_quantity(value) / divisor))
+
+
+_LABEL_REF = re.compile(r"^metadata\.(labels|annotations)\['(.+)'\]$")
+
+
+def field_ref(pod: Obj, path: str) -> str:
+    meta, spec, status = pod["metadata"], pod["spec"], pod.get("status", {})
+    match = _LABEL_REF.match(path)
+    if match:
+        return str(meta.get(match.group(1), {}).get(match.group(2), ""))
+    simple: dict[str, Any] = {
+        "metadata.name": meta["name"],
+        "metadata.namespace": meta["namespace"],
+        "metadata.uid": meta["uid"],
+        "spec.nodeName": spec.get("nodeName", ""),
+        "spec.serviceAccountName": spec.get("serviceAccountName", ""),
+        "status.hostIP": status.get("hostIP", ""),
+        "status.hostIPs": ",".join(ip["ip"] for ip in status.get("hostIPs", [])),
+        "status.podIP": status.get("podIP", ""),
+        "status.podIPs": ",".join(ip["ip"] for ip in status.get("podIPs", [])),
+    }
+    if path not in simple:
+        raise ConfigError(f"unsupported fieldRef {path!r}")
+    return str(simple[path])
+
+
+def _source_value(objects: ObjectSource, namespace: str, kind: str, ref: Obj) -> str | None:
+    getter = objects.config_map if kind == "ConfigMap" else objects.secret
+    obj = getter(namespace, ref["name"])
+    optional = bool(ref.get("optional"))
+    if obj is None:
+        if optional:
+            return None
+        raise ConfigError(f'{kind.lower()} "{ref["name"]}" not found')
+    data = obj.get("data") or {}
+    if ref["key"] not in data:
+        if optional:
+            return None
+        raise ConfigError(f"couldn't find key {ref['key']} in {kind} {namespace}/{ref['name']}")
+    value = data[ref["key"]]
+    return base64.b64decode(value).decode() if kind == "Secret" else str(value)
+
+
+def container_env(
+    pod: Obj,
+    container: Obj,
+    image: ImageSpec,
+    *,
+    objects: ObjectSource,
+    service_env: Mapping[str, str],
+    allocatable: Mapping[str, str],
+) -> dict[str, str]:
+    """The process environment: image env, then the service variables, envFrom, env (later wins), each
+    env value expanded against what is defined before it."""
+    namespace = pod["metadata"]["namespace"]
+    defined: dict[str, str] = dict(service_env)
+    for source in container.get("envFrom") or []:
+        kind, ref = (
+            ("ConfigMap", source["configMapRef"])
+            if "configMapRef" in source
+            else ("Secret", source["secretRef"])
+        )
+        getter = objects.config_map if kind == "ConfigMap" else objects.secret
+        obj = getter(namespace, ref["name"])
+        if obj is None:
+            if ref.get("optional"):
+                continue
+            raise ConfigError(f'{kind.lower()} "{ref["name"]}" not found')
+        for key, value in (obj.get("data") or {}).items():
+            text = base64.b64decode(value).decode() if kind == "Secret" else str(value)
+            defined[source.get("prefix", "") + key] = text
+    for var in container.get("env") or []:
+        name = var["name"]
+        value_from = var.get("valueFrom")
+        if value_from is None:
+            defined[name] = expand(var.get("value", ""), defined)
+        elif "fieldRef" in value_from:
+            defined[name] = field_ref(pod, value_from["fieldRef"]["fieldPath"])
+        elif "resourceFieldRef" in value_from:
+            defined[name] = resource_field(pod, value_from["resourceFieldRef"], allocatable)
+        elif "configMapKeyRef" in value_from or "secretKeyRef" in value_from:
+            kind = "ConfigMap" if "configMapKeyRef" in value_from else "Secret"
+            ref = value_from.get("configMapKeyRef") or value_from["secretKeyRef"]
+            value = _source_value(objects, namespace, kind, ref)
+            if value is not None:
+                defined[name] = value
+        else:
+            raise ConfigError(f"unsupported env source for {name}: {sorted(value_from)}")
+    env = {"PATH": DEFAULT_PATH, "HOME": "/root", **image.env, "HOSTNAME": pod_hostname(pod)}
+    env.update(defined)
+    return env
+
+
+def pod_hostname(pod: Obj) -> str:
+    return str(pod["spec"].get("hostname") or pod["metadata"]["name"])[:63]
