@@ -1,0 +1,545 @@
+"""Smoke tests of the control plane and the local kubelet: each one checks a behaviour the operator's
+tests rely on (CRD validation, Job semantics, garbage collection, RBAC, kubelet-style status)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+
+from tests.harness import ApiError, ControlPlane, ImageSpec, LocalKubelet
+from tests.harness.kubelet import LOG_TAIL_BYTES, LOG_TAIL_LINES
+from tests.harness.wait import wait_until
+from tests.integration.conftest import PYTHON_IMAGE
+
+pytestmark = pytest.mark.cluster
+
+Obj = dict[str, Any]
+
+
+# --- helpers ------------------------------------------------------------------------------------------
+
+
+def python_container(script: str, **extra: Any) -> Obj:
+    return {
+        "name": "main",
+        "image": PYTHON_IMAGE,
+        "command": ["python", "-c", textwrap.dedent(script)],
+        **extra,
+    }
+
+
+def job(name: str, containers: list[Obj], **spec: Any) -> Obj:
+    pod_spec = {"restartPolicy": "Never", "containers": containers, **spec.pop("pod", {})}
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, **spec.pop("metadata", {})},
+        "spec": {"backoffLimit": 0, "template": {"spec": pod_spec}, **spec},
+    }
+
+
+def pod(name: str, containers: list[Obj], **spec: Any) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"restartPolicy": "Never", "containers": containers, **spec},
+    }
+
+
+def jobs_path(namespace: str, name: str = "") -> str:
+    return f"/apis/batch/v1/namespaces/{namespace}/jobs" + (f"/{name}" if name else "")
+
+
+def pods_path(namespace: str, name: str = "") -> str:
+    return f"/api/v1/namespaces/{namespace}/pods" + (f"/{name}" if name else "")
+
+
+def job_condition(cp: ControlPlane, namespace: str, name: str, kind: str, timeout: float = 60) -> Obj:
+    def probe() -> Obj | None:
+        conditions = cp.api.get(jobs_path(namespace, name)).get("status", {}).get("conditions") or []
+        return next((c for c in conditions if c["type"] == kind and c["status"] == "True"), None)
+
+    return wait_until(
+        probe,
+        timeout=timeout,
+        what=f"job {name} condition {kind}",
+        describe=lambda: str(cp.api.get(jobs_path(namespace, name)).get("status")),
+    )
+
+
+def job_pods(cp: ControlPlane, namespace: str, name: str) -> list[Obj]:
+    items: list[Obj] = cp.api.get(pods_path(namespace), labelSelector=f"job-name={name}")["items"]
+    return items
+
+
+def terminated_pod(cp: ControlPlane, namespace: str, name: str, timeout: float = 60) -> Obj:
+    def probe() -> Obj | None:
+        current = cp.api.get(pods_path(namespace, name))
+        return current if current["status"].get("phase") in ("Succeeded", "Failed") else None
+
+    return wait_until(
+        probe,
+        timeout=timeout,
+        what=f"pod {name} to finish",
+        describe=lambda: str(cp.api.get(pods_path(namespace, name))["status"]),
+    )
+
+
+def running_pod(cp: ControlPlane, namespace: str, name: str, timeout: float = 60) -> Obj:
+    def probe() -> Obj | None:
+        current = cp.api.get(pods_path(namespace, name))
+        return current if current["status"].get("phase") == "Running" else None
+
+    return wait_until(probe, timeout=timeout, what=f"pod {name} to run")
+
+
+def gone(cp: ControlPlane, path: str) -> bool:
+    try:
+        cp.api.get(path)
+    except ApiError as error:
+        if error.status == 404:
+            return True
+        raise
+    return False
+
+
+def state(pod_obj: Obj, container: str = "main") -> Obj:
+    statuses = pod_obj["status"]["containerStatuses"]
+    found: Obj = next(s for s in statuses if s["name"] == container)["state"]
+    return found
+
+
+# --- (a) CRD validation -------------------------------------------------------------------------------
+
+
+def test_crd_cel_rule_rejects_a_bad_object(control_plane: ControlPlane, namespace: str) -> None:
+    group = f"{namespace}.smoke.assay.dev"
+    crd = {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"widgets.{group}"},
+        "spec": {
+            "group": group,
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "scope": "Namespaced",
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "properties": {
+                                "spec": {
+                                    "type": "object",
+                                    "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}},
+                                    "x-kubernetes-validations": [
+                                        {"rule": "self.min <= self.max", "message": "min must not exceed max"}
+                                    ],
+                                }
+                            },
+                        }
+                    },
+                }
+            ],
+        },
+    }
+    control_plane.api.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+    try:
+        path = f"/apis/{group}/v1/namespaces/{namespace}/widgets"
+
+        def established() -> bool:
+            got = control_plane.api.get(
+                f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}"
+            )
+            return any(
+                c["type"] == "Established" and c["status"] == "True"
+                for c in got.get("status", {}).get("conditions") or []
+            )
+
+        wait_until(established, timeout=30, what="CRD Established")
+
+        def widget(name: str, low: int, high: int) -> Obj:
+            return {
+                "apiVersion": f"{group}/v1",
+                "kind": "Widget",
+                "metadata": {"name": name},
+                "spec": {"min": low, "max": high},
+            }
+
+        wait_until(
+            lambda: _created(control_plane, path, widget("good", 1, 2)), timeout=30, what="good widget"
+        )
+        with pytest.raises(ApiError) as rejected:
+            control_plane.api.create(path, widget("bad", 3, 2))
+        assert rejected.value.status == 422
+        assert "min must not exceed max" in str(rejected.value)
+        assert gone(control_plane, f"{path}/bad")
+    finally:
+        control_plane.api.delete(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.{group}")
+
+
+def _created(cp: ControlPlane, path: str, body: Obj) -> bool:
+    """Create, retrying while a just-established CRD's endpoint still answers 404."""
+    try:
+        cp.api.create(path, body)
+        return True
+    except ApiError as error:
+        if error.status == 404:
+            return False
+        raise
+
+
+# --- (b) a Job runs, mounts are faithful, the termination message is reported ---------------------------
+
+
+def test_job_completes_with_configmap_mounted_read_only(control_plane: ControlPlane, namespace: str) -> None:
+    control_plane.api.create(
+        f"/api/v1/namespaces/{namespace}/configmaps",
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "smoke"},
+            "data": {"greeting": "hello", "unused": "x"},
+        },
+    )
+    script = """
+        import errno, os, socket
+        greeting = open("/etc/smoke/greeting").read()
+        try:
+            open("/etc/smoke/written", "w")
+            read_only = "writable"
+        except OSError as error:
+            read_only = errno.errorcode[error.errno]
+        open("/tmp/scratch", "w").write("ok")  # the product writes to /tmp
+        entries = sorted(os.listdir("/etc/smoke"))
+        host = "host-ok" if os.environ["POD_NAME"] == socket.gethostname() else "host-bad"
+        message = "|".join([greeting, read_only, host, os.environ["GREETING"], ",".join(entries)])
+        open("/dev/termination-log", "w").write(message)
+    """
+    container = python_container(
+        script,
+        volumeMounts=[{"name": "smoke", "mountPath": "/etc/smoke", "readOnly": True}],
+        env=[
+            {"name": "POD_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+            {"name": "GREETING", "valueFrom": {"configMapKeyRef": {"name": "smoke", "key": "greeting"}}},
+        ],
+    )
+    volumes = [
+        {"name": "smoke", "configMap": {"name": "smoke", "items": [{"key": "greeting", "path": "greeting"}]}}
+    ]
+    control_plane.api.create(jobs_path(namespace), job("smoke", [container], pod={"volumes": volumes}))
+
+    job_condition(control_plane, namespace, "smoke", "Complete")
+    (finished,) = job_pods(control_plane, namespace, "smoke")
+    terminated = state(finished)["terminated"]
+    assert terminated["exitCode"] == 0
+    assert terminated["reason"] == "Completed"
+    # kubelet's atomic-writer layout shows through: ..data and the timestamped directory
+    greeting, read_only, host, env_greeting, entries = terminated["message"].split("|")
+    assert (greeting, read_only, host, env_greeting) == ("hello", "EROFS", "host-ok", "hello")
+    assert entries.startswith("..") and entries.split(",")[-1] == "greeting" and "unused" not in entries
+    assert finished["status"]["phase"] == "Succeeded"
+
+
+# --- (c) garbage collection through ownerReferences --------------------------------------------------
+
+
+def test_deleting_the_owner_collects_the_job_and_its_pods(
+    control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
+) -> None:
+    owner = control_plane.api.create(
+        f"/api/v1/namespaces/{namespace}/configmaps",
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "owner"},
+        },
+    )
+    reference = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "name": "owner",
+        "uid": owner["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    sleeper = python_container("import time; time.sleep(600)")
+    control_plane.api.create(
+        jobs_path(namespace), job("owned", [sleeper], metadata={"ownerReferences": [reference]})
+    )
+    pod_name = wait_until(
+        lambda: [p["metadata"]["name"] for p in job_pods(control_plane, namespace, "owned")],
+        what="the job's pod",
+    )[0]
+    running_pod(control_plane, namespace, pod_name)
+    assert kubelet.is_running(namespace, pod_name)
+
+    control_plane.api.delete(f"/api/v1/namespaces/{namespace}/configmaps/owner")
+
+    wait_until(lambda: gone(control_plane, jobs_path(namespace, "owned")), timeout=60, what="job collected")
+    wait_until(lambda: gone(control_plane, pods_path(namespace, pod_name)), timeout=60, what="pod collected")
+    assert not kubelet.is_running(namespace, pod_name)
+
+
+# --- (d) namespace deletion ---------------------------------------------------------------------------
+
+
+def test_a_namespace_with_running_pods_deletes_cleanly(
+    control_plane: ControlPlane, kubelet: LocalKubelet
+) -> None:
+    name = "doomed-namespace"
+    control_plane.create_namespace(name)
+    control_plane.api.create(
+        pods_path(name),
+        pod("sleeper", [python_container("import time; time.sleep(600)")], terminationGracePeriodSeconds=5),
+    )
+    control_plane.api.create(
+        f"/api/v1/namespaces/{name}/configmaps",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}},
+    )
+    running_pod(control_plane, name, "sleeper")
+
+    control_plane.delete_namespace(name, wait=90)
+
+    assert gone(control_plane, f"/api/v1/namespaces/{name}")
+    assert not kubelet.is_running(name, "sleeper")
+
+
+# --- (e) Job deadline -----------------------------------------------------------------------------------
+
+
+def test_a_job_past_its_deadline_fails_with_deadline_exceeded(
+    control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
+) -> None:
+    sleeper = python_container("import time; time.sleep(600)")
+    control_plane.api.create(jobs_path(namespace), job("slow", [sleeper], activeDeadlineSeconds=3))
+
+    failed = job_condition(control_plane, namespace, "slow", "Failed", timeout=90)
+
+    assert failed["reason"] == "DeadlineExceeded"
+    for leftover in job_pods(control_plane, namespace, "slow"):  # deleted, or terminal and being deleted
+        assert not kubelet.is_running(namespace, leftover["metadata"]["name"])
+
+
+# --- (f) FallbackToLogsOnError ------------------------------------------------------------------------
+
+
+def test_fallback_to_logs_reports_the_log_tail(
+    control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
+) -> None:
+    lines = [f"line {i:03d} " + "x" * 30 for i in range(120)]
+    noisy = python_container(
+        f"import sys\nfor line in {lines!r}: print(line)\nsys.exit(3)",
+        terminationMessagePolicy="FallbackToLogsOnError",
+    )
+    explicit = python_container(
+        "import sys\nprint('not this')\nopen('/dev/termination-log', 'w').write('from the file')\n"
+        "sys.exit(4)",
+        name="explicit",
+        terminationMessagePolicy="FallbackToLogsOnError",
+    )
+    control_plane.api.create(pods_path(namespace), pod("noisy", [noisy, explicit]))
+
+    finished = terminated_pod(control_plane, namespace, "noisy")
+
+    log_tail = "".join(f"{line}\n" for line in lines[-LOG_TAIL_LINES:]).encode()[-LOG_TAIL_BYTES:].decode()
+    assert state(finished)["terminated"]["exitCode"] == 3
+    assert state(finished)["terminated"]["reason"] == "Error"
+    assert state(finished)["terminated"]["message"] == log_tail
+    assert state(finished, "explicit")["terminated"]["message"] == "from the file"
+    assert finished["status"]["phase"] == "Failed"
+    assert kubelet.logs(namespace, "noisy").splitlines()[0] == lines[0]
+
+
+# --- (g) OOM kill ---------------------------------------------------------------------------------------
+
+
+def test_oom_kill_reports_137_oomkilled(
+    control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
+) -> None:
+    control_plane.api.create(
+        pods_path(namespace), pod("hog", [python_container("import time; time.sleep(600)")])
+    )
+    running = running_pod(control_plane, namespace, "hog")
+    assert "running" in state(running)
+
+    kubelet.oom_kill(namespace, "hog")
+
+    finished = terminated_pod(control_plane, namespace, "hog")
+    terminated = state(finished)["terminated"]
+    assert (terminated["exitCode"], terminated["reason"]) == (137, "OOMKilled")
+    assert finished["status"]["phase"] == "Failed"
+
+
+# --- (h) RBAC -------------------------------------------------------------------------------------------
+
+
+def test_a_serviceaccount_without_a_role_is_forbidden(control_plane: ControlPlane, namespace: str) -> None:
+    control_plane.api.create(
+        f"/api/v1/namespaces/{namespace}/serviceaccounts",
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "nobody"}},
+    )
+    kubeconfig = control_plane.token_kubeconfig(namespace, "nobody")
+
+    denied = control_plane.kubectl("get", "pods", "-n", namespace, kubeconfig=kubeconfig, check=False)
+
+    assert denied.returncode != 0
+    assert f'"system:serviceaccount:{namespace}:nobody" cannot list resource "pods"' in denied.stderr
+
+    # The same token works once a Role allows it: the refusal above was RBAC, not a broken token.
+    rbac = f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}"
+    control_plane.api.create(
+        f"{rbac}/roles",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": {"name": "pod-reader"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["list"]}],
+        },
+    )
+    control_plane.api.create(
+        f"{rbac}/rolebindings",
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": "nobody"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "pod-reader"},
+            "subjects": [{"kind": "ServiceAccount", "name": "nobody", "namespace": namespace}],
+        },
+    )
+    allowed = wait_until(
+        lambda: (
+            control_plane.kubectl(
+                "get", "pods", "-n", namespace, kubeconfig=kubeconfig, check=False
+            ).returncode
+            == 0
+        ),
+        timeout=10,
+        what="RBAC to allow listing pods",
+    )
+    assert allowed
+
+
+# --- more kubelet faults ------------------------------------------------------------------------------
+
+
+def test_eviction_fails_the_pod_with_a_disruption_target(
+    control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
+) -> None:
+    control_plane.api.create(
+        pods_path(namespace), pod("victim", [python_container("import time; time.sleep(600)")])
+    )
+    running_pod(control_plane, namespace, "victim")
+
+    kubelet.evict(namespace, "victim")
+
+    finished = terminated_pod(control_plane, namespace, "victim")
+    assert finished["status"]["phase"] == "Failed"
+    assert finished["status"]["reason"] == "Evicted"
+    conditions = {c["type"]: c for c in finished["status"]["conditions"]}
+    assert conditions["DisruptionTarget"]["status"] == "True"
+    assert conditions["DisruptionTarget"]["reason"] == "TerminationByKubelet"
+    assert state(finished)["terminated"]["exitCode"] == 137
+
+
+def test_images_that_start_late_never_or_are_unknown(
+    control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
+) -> None:
+    python = kubelet.images[PYTHON_IMAGE]
+    kubelet.register_image(
+        "smoke/stuck:1", ImageSpec(entrypoint=python.entrypoint, env=python.env, never_start=True)
+    )
+    kubelet.register_image(
+        "smoke/slow:1", ImageSpec(entrypoint=python.entrypoint, env=python.env, start_delay=3)
+    )
+    quick = ["-c", "print('hi')"]
+    control_plane.api.create(
+        pods_path(namespace), pod("stuck", [{"name": "main", "image": "smoke/stuck:1", "args": quick}])
+    )
+    control_plane.api.create(
+        pods_path(namespace), pod("slow", [{"name": "main", "image": "smoke/slow:1", "args": quick}])
+    )
+    control_plane.api.create(
+        pods_path(namespace), pod("unknown", [{"name": "main", "image": "nope/missing:1"}])
+    )
+
+    def waiting_reason(name: str) -> str | None:
+        statuses = control_plane.api.get(pods_path(namespace, name))["status"].get("containerStatuses") or []
+        return statuses[0]["state"].get("waiting", {}).get("reason") if statuses else None
+
+    assert wait_until(lambda: waiting_reason("unknown") == "ErrImagePull", what="ErrImagePull")
+    assert waiting_reason("slow") == "ContainerCreating"  # 3 s have not passed yet
+    slow = terminated_pod(control_plane, namespace, "slow")
+    started = state(slow)["terminated"]["startedAt"]
+    assert started >= slow["status"]["startTime"]
+    assert slow["status"]["phase"] == "Succeeded"
+
+    stuck = control_plane.api.get(pods_path(namespace, "stuck"))
+    assert stuck["status"]["phase"] == "Pending"
+    assert waiting_reason("stuck") == "ContainerCreating"
+    control_plane.api.delete(pods_path(namespace, "stuck"))
+    wait_until(
+        lambda: gone(control_plane, pods_path(namespace, "stuck")), timeout=30, what="stuck pod deleted"
+    )
+
+
+def test_read_only_root_with_an_empty_dir_tmp(control_plane: ControlPlane, namespace: str) -> None:
+    script = """
+        import errno
+        open("/tmp/scratch", "w").write("ok")
+        try:
+            open("/root-owned-file", "w")
+            result = "root writable"
+        except OSError as error:
+            result = errno.errorcode[error.errno]
+        open("/dev/termination-log", "w").write(result)
+    """
+    container = python_container(
+        script,
+        securityContext={"readOnlyRootFilesystem": True},
+        volumeMounts=[{"name": "tmp", "mountPath": "/tmp"}],
+    )
+    control_plane.api.create(
+        pods_path(namespace), pod("ro", [container], volumes=[{"name": "tmp", "emptyDir": {}}])
+    )
+
+    finished = terminated_pod(control_plane, namespace, "ro")
+
+    assert state(finished)["terminated"]["message"] == "EROFS"
+    assert finished["status"]["phase"] == "Succeeded"
+
+
+def test_a_pod_reaches_the_apiserver_with_its_projected_token(
+    control_plane: ControlPlane, namespace: str
+) -> None:
+    script = """
+        import os, ssl, urllib.error, urllib.request
+        secrets = "/var/run/secrets/kubernetes.io/serviceaccount"
+        token = open(f"{secrets}/token").read()
+        namespace = open(f"{secrets}/namespace").read()
+        context = ssl.create_default_context(cafile=f"{secrets}/ca.crt")
+        host, port = os.environ["KUBERNETES_SERVICE_HOST"], os.environ["KUBERNETES_SERVICE_PORT"]
+        request = urllib.request.Request(
+            f"https://{host}:{port}/api/v1/namespaces/{namespace}/pods",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+        try:
+            urllib.request.urlopen(request, context=context)
+            result = "200"
+        except urllib.error.HTTPError as error:
+            result = f"{error.code} {error.read().decode()}"
+        open("/dev/termination-log", "w").write(result)
+    """
+    control_plane.api.create(pods_path(namespace), pod("client", [python_container(script)]))
+
+    finished = terminated_pod(control_plane, namespace, "client")
+
+    # Authenticated as the pod's ServiceAccount (a bad token would be 401), refused by RBAC.
+    message = state(finished)["terminated"]["message"]
+    assert message.startswith("403 ")
+    assert f"system:serviceaccount:{namespace}:default" in message
