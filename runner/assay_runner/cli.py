@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shlex
 import signal
@@ -264,6 +265,33 @@ def _mlflow_info(config: RunConfig) -> RunInfo | None:
     )
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from assay_runner.compare import candidate, candidate_name, decide, decision_json, parse_key
+    from assay_runner.regate import read_result
+
+    key = parse_key(args.key)
+    candidates = []
+    for path in map(Path, args.results):
+        result = read_result(path)
+        candidates.append(candidate(candidate_name(result, path), result, key))
+    names = [c.name for c in candidates]
+    if len(set(names)) != len(names):
+        raise InputError(f"candidate names must differ (they come from runName or the folder): {names}")
+    incumbent = None
+    if args.incumbent is not None:
+        path = Path(args.incumbent)
+        result = read_result(path)
+        incumbent = candidate(candidate_name(result, path), result, key)
+    decision = decide(candidates, incumbent, key, args.on_tie)
+    if args.json:
+        print(json.dumps(decision_json(decision), indent=2))
+    else:
+        from assay_runner.compare_table import print_decision
+
+        print_decision(decision)
+    return EXIT_PASS if decision.promote else EXIT_BLOCKED
+
+
 def cmd_gate(args: argparse.Namespace) -> int:
     from assay_runner.regate import read_result, regate
     from assay_runner.table import print_result
@@ -441,6 +469,27 @@ def _add_judges_command(commands: Any) -> None:
     check.set_defaults(handler=cmd_judges_check)
 
 
+def _add_compare_command(commands: Any) -> None:
+    compare = commands.add_parser("compare", help="rank candidates by the release key and decide promotion")
+    compare.add_argument("results", nargs="+", metavar="RESULT.json", help="one result.json per candidate")
+    compare.add_argument("--incumbent", metavar="RESULT.json", help="the result of what is released now")
+    compare.add_argument(
+        "--key",
+        default="fully-resolved,mean",
+        help="ordered reductions the gate uses: fully-resolved, mean, lowest-ticket, "
+        "judges-passing (default: fully-resolved,mean)",
+    )
+    compare.add_argument(
+        "--on-tie",
+        choices=["keep", "full-key"],
+        default="keep",
+        help="when the winner only matches the incumbent on the primary key: keep it (default) "
+        "or decide on the rest of the key",
+    )
+    compare.add_argument("--json", action="store_true", help="print the decision as JSON")
+    compare.set_defaults(handler=cmd_compare)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assay", description="Evaluate AI agents and gate their release.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -449,6 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run_command(commands)
     _add_judge_command(commands)
     _add_gate_command(commands)
+    _add_compare_command(commands)
     _add_judges_command(commands)
     _add_report_command(commands)
     return parser
