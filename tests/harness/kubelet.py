@@ -15,8 +15,8 @@ What it does, as kubelet does it:
 
 Faults for tests: `oom_kill`, `evict`, and images that start late or never (`ImageSpec`).
 Not covered: restarts (every restartPolicy behaves like Never), probes, resource limits, sidecar init
-containers, users/securityContext other than readOnlyRootFilesystem, `kubectl logs/exec`, pod networking
-(every pod is 127.0.0.1 on the host network).
+containers, capabilities/seccomp/SELinux (users and groups from securityContext and readOnlyRootFilesystem
+are applied), `kubectl logs/exec`, pod networking (every pod is 127.0.0.1 on the host network).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .kubeapi import ApiError, KubeApi, pods_path
-from .podspec import ConfigError, ImageSpec, container_argv, container_env, pod_hostname
+from .podspec import ConfigError, ImageSpec, container_argv, container_env, identity, pod_hostname
 from .volumes import MountError, materialize
 
 Obj = dict[str, Any]
@@ -406,7 +406,8 @@ class LocalKubelet:
 
 
 def _default_keep_paths() -> list[str]:
-    return [sys.prefix] if sys.prefix != sys.base_prefix else []
+    """This interpreter's installation and virtualenv: what the default image map points at."""
+    return sorted({sys.prefix, os.path.realpath(sys.base_prefix)})
 
 
 def _memory_kib() -> int:
@@ -681,6 +682,7 @@ class _PodWorker:
             allocatable=self.kubelet.allocatable,
         )
         argv = container_argv(spec, image, env)
+        user = identity(pod, spec, image)
         mounts: list[Obj] = []
         for mount in spec.get("volumeMounts") or []:
             if mount["name"] not in sources:
@@ -719,6 +721,9 @@ class _PodWorker:
             "cwd": spec.get("workingDir") or image.workdir,
             "hostname": pod_hostname(pod),
             "readOnlyRootFilesystem": bool(security.get("readOnlyRootFilesystem")),
+            "uid": user.uid,
+            "gid": user.gid,
+            "groups": list(user.groups),
             "rootDir": str(root_dir),
             "startErrorFile": str(container.start_error_file),
         }

@@ -27,8 +27,11 @@ START_ERROR_EXIT = 128  # what a runtime reports when the process could not be s
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
-def _mount(source: str | None, target: str, flags: int) -> None:
-    if _libc.mount(source.encode() if source else None, target.encode(), None, flags, None) != 0:
+def _mount(
+    source: str | None, target: str, flags: int, fstype: str | None = None, data: str | None = None
+) -> None:
+    encoded = [value.encode() if value else None for value in (source, target, fstype, data)]
+    if _libc.mount(encoded[0], encoded[1], encoded[2], flags, encoded[3]) != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"mount {source or ''} -> {target}: {os.strerror(errno)}")
 
@@ -44,6 +47,19 @@ def _make_mount_point(path: str, is_file: bool) -> None:
         os.mkdir(path)
 
 
+def _private_ancestors(paths: list[str]) -> list[str]:
+    """The highest directory above each path that others cannot traverse (pyenv lives under /root)."""
+    found: set[str] = set()
+    for path in paths:
+        parts = path.strip("/").split("/")
+        for depth in range(1, len(parts)):
+            ancestor = "/" + "/".join(parts[:depth])
+            if not os.stat(ancestor).st_mode & 0o001:
+                found.add(ancestor)
+                break
+    return sorted(found)
+
+
 def _fd_path(fd: int) -> str:
     return f"/proc/{os.getpid()}/fd/{fd}"
 
@@ -55,8 +71,14 @@ def _under(path: str, parent: str) -> bool:
 def _set_up(plan: dict[str, Any]) -> None:
     if plan.get("hostname"):
         socket.sethostname(plan["hostname"])
-    mounts = sorted(plan["mounts"], key=lambda m: m["target"].rstrip("/").count("/"))
-    source_fds = [os.open(m["source"], os.O_PATH) for m in mounts]
+    mounts = list(plan["mounts"])
+    if plan.get("uid", 0) != 0:
+        # The pod's user must reach the interpreter the image map names, as it would inside an image:
+        # cover a private directory above it with an empty tmpfs; the keep logic below re-binds it there.
+        for blocked in _private_ancestors(plan.get("keep", [])):
+            mounts.append({"tmpfs": True, "target": blocked, "readOnly": False, "file": False})
+    mounts.sort(key=lambda m: m["target"].rstrip("/").count("/"))
+    source_fds = [None if m.get("tmpfs") else os.open(m["source"], os.O_PATH) for m in mounts]
     keep = [(path, os.open(path, os.O_PATH)) for path in plan.get("keep", []) if os.path.exists(path)]
 
     # A read-only root needs a fresh mount of "/" to flip: the host's root mount has writers (our log
@@ -73,7 +95,10 @@ def _set_up(plan: dict[str, Any]) -> None:
     for mount, fd in zip(mounts, source_fds, strict=True):
         target = mount["target"]
         _make_mount_point(at_root(target), mount["file"])
-        _mount(_fd_path(fd), at_root(target), MS_BIND | MS_REC)
+        if fd is None:
+            _mount("tmpfs", at_root(target), 0, "tmpfs", "mode=755")
+        else:
+            _mount(_fd_path(fd), at_root(target), MS_BIND | MS_REC)
         for path, keep_fd in keep:
             if path != target and _under(path, target) and not mount["file"]:
                 _make_mount_point(at_root(path), os.path.isfile(_fd_path(keep_fd)))
@@ -82,7 +107,7 @@ def _set_up(plan: dict[str, Any]) -> None:
     for mount in mounts:
         if mount["readOnly"]:
             _mount(None, at_root(mount["target"]), MS_REMOUNT | MS_BIND | MS_RDONLY)
-    for fd in source_fds + [fd for _, fd in keep]:
+    for fd in [fd for fd in source_fds if fd is not None] + [fd for _, fd in keep]:
         os.close(fd)
     if root != "/":
         _mount(None, root, MS_REMOUNT | MS_BIND | MS_RDONLY)
@@ -90,6 +115,10 @@ def _set_up(plan: dict[str, Any]) -> None:
     os.chdir("/")
     if not os.path.isdir(plan["cwd"]):
         os.makedirs(plan["cwd"])
+    # Last, as root can no longer mount after this: the pod's user (an arbitrary uid on OpenShift).
+    os.setgroups(plan.get("groups", []))
+    os.setgid(plan.get("gid", 0))
+    os.setuid(plan.get("uid", 0))
     os.chdir(plan["cwd"])
 
 

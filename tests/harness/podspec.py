@@ -32,6 +32,8 @@ class ImageSpec:
     """Seconds the container stays ContainerCreating before its process starts (a slow pull)."""
     never_start: bool = False
     """The container stays ContainerCreating until the pod is deleted (a pull that never ends)."""
+    user: int = 0
+    """The image's USER as a uid; securityContext.runAsUser overrides it, as on a node."""
 
 
 class ConfigError(Exception):
@@ -207,10 +209,43 @@ def container_env(
                 defined[name] = value
         else:
             raise ConfigError(f"unsupported env source for {name}: {sorted(value_from)}")
-    env = {"PATH": DEFAULT_PATH, "HOME": "/root", **image.env, "HOSTNAME": pod_hostname(pod)}
+    # A runtime sets HOME from the image's /etc/passwd; an arbitrary uid (OpenShift) has no entry: "/".
+    home = "/root" if identity(pod, container, image).uid == 0 else "/"
+    env = {"PATH": DEFAULT_PATH, "HOME": home, **image.env, "HOSTNAME": pod_hostname(pod)}
     env.update(defined)
     return env
 
 
 def pod_hostname(pod: Obj) -> str:
     return str(pod["spec"].get("hostname") or pod["metadata"]["name"])[:63]
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the container's process runs as."""
+
+    uid: int
+    gid: int
+    groups: tuple[int, ...]
+
+
+def identity(pod: Obj, container: Obj, image: ImageSpec) -> Identity:
+    """runAsUser/runAsGroup (container over pod over image), supplementalGroups and fsGroup; refuses
+    runAsNonRoot with uid 0 with kubelet's own message."""
+    pod_context = pod["spec"].get("securityContext") or {}
+    context = container.get("securityContext") or {}
+
+    def setting(key: str, default: Any) -> Any:
+        return context.get(key, pod_context.get(key, default))
+
+    uid = int(setting("runAsUser", image.user))
+    if setting("runAsNonRoot", False) and uid == 0:
+        meta = pod["metadata"]
+        raise ConfigError(
+            f'container has runAsNonRoot and image will run as root (pod: "{meta["name"]}_{meta["namespace"]}'
+            f'({meta["uid"]})", container: {container["name"]})'
+        )
+    groups = {int(g) for g in pod_context.get("supplementalGroups") or []}
+    if "fsGroup" in pod_context:
+        groups.add(int(pod_context["fsGroup"]))
+    return Identity(uid=uid, gid=int(setting("runAsGroup", 0)), groups=tuple(sorted(groups)))

@@ -488,30 +488,42 @@ def test_images_that_start_late_never_or_are_unknown(
     )
 
 
-def test_read_only_root_with_an_empty_dir_tmp(control_plane: ControlPlane, namespace: str) -> None:
+def test_an_openshift_style_pod_runs_as_an_arbitrary_uid_on_a_read_only_root(
+    control_plane: ControlPlane, namespace: str
+) -> None:
     script = """
-        import errno
-        open("/tmp/scratch", "w").write("ok")
+        import errno, os
+        open("/tmp/scratch", "w").write("ok")  # the emptyDir is writable for any uid
         try:
             open("/root-owned-file", "w")
             result = "root writable"
         except OSError as error:
             result = errno.errorcode[error.errno]
-        open("/dev/termination-log", "w").write(result)
+        ids = f"{os.getuid()}:{os.getgid()}:{sorted(os.getgroups())}"
+        open("/dev/termination-log", "w").write(f"{result}|{ids}|{os.environ['HOME']}")
     """
+    context = {"readOnlyRootFilesystem": True, "runAsNonRoot": True, "allowPrivilegeEscalation": False}
     container = python_container(
-        script,
-        securityContext={"readOnlyRootFilesystem": True},
-        volumeMounts=[{"name": "tmp", "mountPath": "/tmp"}],
+        script, securityContext=context, volumeMounts=[{"name": "tmp", "mountPath": "/tmp"}]
     )
-    control_plane.api.create(
-        pods_path(namespace), pod("ro", [container], volumes=[{"name": "tmp", "emptyDir": {}}])
-    )
+    spec = {
+        "volumes": [{"name": "tmp", "emptyDir": {}}],
+        "securityContext": {"runAsUser": 1000680000, "fsGroup": 1000680000},
+    }
+    control_plane.api.create(pods_path(namespace), pod("restricted", [container], **spec))
+    as_root = python_container("pass", securityContext={"runAsNonRoot": True})
+    control_plane.api.create(pods_path(namespace), pod("as-root", [as_root]))
 
-    finished = terminated_pod(control_plane, namespace, "ro")
+    finished = terminated_pod(control_plane, namespace, "restricted")
 
-    assert state(finished)["terminated"]["message"] == "EROFS"
+    assert state(finished)["terminated"]["message"] == "EROFS|1000680000:0:[1000680000]|/"
     assert finished["status"]["phase"] == "Succeeded"
+    refused = wait_until(
+        lambda: state(control_plane.api.get(pods_path(namespace, "as-root"))).get("waiting"),
+        what="as-root to be refused",
+    )
+    assert refused["reason"] == "CreateContainerConfigError"
+    assert "container has runAsNonRoot and image will run as root" in refused["message"]
 
 
 def test_a_pod_reaches_the_apiserver_with_its_projected_token(
@@ -543,3 +555,27 @@ def test_a_pod_reaches_the_apiserver_with_its_projected_token(
     message = state(finished)["terminated"]["message"]
     assert message.startswith("403 ")
     assert f"system:serviceaccount:{namespace}:default" in message
+
+
+def test_pod_security_admission_enforces_the_restricted_level(
+    control_plane: ControlPlane, namespace: str
+) -> None:
+    control_plane.api.merge_patch(
+        f"/api/v1/namespaces/{namespace}",
+        {"metadata": {"labels": {"pod-security.kubernetes.io/enforce": "restricted"}}},
+    )
+    loose = pod("loose", [python_container("pass")])
+    restricted_context = {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "runAsNonRoot": True,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+    tight = pod("tight", [python_container("pass", securityContext=restricted_context)])
+
+    with pytest.raises(ApiError) as refused:
+        control_plane.api.create(pods_path(namespace), loose)
+    control_plane.api.create(pods_path(namespace), tight)
+
+    assert refused.value.status == 403
+    assert 'violates PodSecurity "restricted:latest"' in str(refused.value)
