@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import fcntl
 import json
 import logging
 import os
@@ -30,12 +31,13 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from .kubeapi import ApiError, KubeApi, pods_path
 from .podspec import ConfigError, ImageSpec, container_argv, container_env, identity, pod_hostname
@@ -145,6 +147,7 @@ class LocalKubelet:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._created_paths: list[Path] = []
+        self._machine_lock: TextIO | None = None
 
     # --- public API ---------------------------------------------------------------------------------
 
@@ -152,7 +155,11 @@ class LocalKubelet:
         self.images[image] = spec
 
     def start(self) -> None:
+        _check_namespaces()
         self.work_dir.mkdir(parents=True, exist_ok=True)
+        # Shared by every live local kubelet on this machine; see _remove_created_paths.
+        self._machine_lock = (Path(tempfile.gettempdir()) / "assay-local-kubelet.lock").open("a")
+        fcntl.flock(self._machine_lock, fcntl.LOCK_SH)
         self._register_node()
         self._thread = threading.Thread(target=self._watch_loop, name="local-kubelet", daemon=True)
         self._thread.start()
@@ -394,6 +401,14 @@ class LocalKubelet:
             self._created_paths.extend(reversed(missing))
 
     def _remove_created_paths(self) -> None:
+        """Remove the mount points made on the host, unless another local kubelet (another test run) is
+        alive: unlinking a mount point detaches it in every namespace, its pods' included."""
+        if self._machine_lock is None:
+            return
+        try:
+            fcntl.flock(self._machine_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._created_paths.clear()
         for path in reversed(self._created_paths):
             try:
                 if path.is_dir() and not path.is_symlink():
@@ -403,6 +418,19 @@ class LocalKubelet:
             except OSError:
                 pass  # not empty, or still in use: leave it
         self._created_paths.clear()
+        self._machine_lock.close()
+        self._machine_lock = None
+
+
+def _check_namespaces() -> None:
+    """Pods need root and mount namespaces; say so at start rather than with every pod failing."""
+    probe = ["unshare", "--mount", "--uts", "--propagation", "private", "--", "true"]
+    result = subprocess.run(probe, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"the local kubelet needs root and mount namespaces (`{' '.join(probe)}` failed: "
+            f"{result.stderr.strip()})"
+        )
 
 
 def _default_keep_paths() -> list[str]:
