@@ -1,4 +1,5 @@
-"""Fixtures for tests on the real control plane (see docs/control-plane.md).
+"""Fixtures shared by every test on the real control plane (tests/integration, tests/operator_cluster; see
+docs/control-plane.md).
 
 `control_plane` (session): etcd + kube-apiserver + kube-controller-manager built by scripts/build-k8s.sh
 (or taken from $ASSAY_K8S_BIN_DIR). `kubelet` (session): the local kubelet that runs pods as processes.
