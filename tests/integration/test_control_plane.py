@@ -3,6 +3,7 @@ tests rely on (CRD validation, Job semantics, garbage collection, RBAC, kubelet-
 
 from __future__ import annotations
 
+import json
 import textwrap
 from typing import Any
 
@@ -579,3 +580,92 @@ def test_pod_security_admission_enforces_the_restricted_level(
 
     assert refused.value.status == 403
     assert 'violates PodSecurity "restricted:latest"' in str(refused.value)
+
+
+def test_init_containers_secrets_subpaths_downward_api_and_env_sources(
+    control_plane: ControlPlane, namespace: str
+) -> None:
+    api = control_plane.api
+    api.create(
+        f"/api/v1/namespaces/{namespace}/configmaps",
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "app"},
+            "data": {"config.yaml": "level: 3\n", "MODE": "strict"},
+        },
+    )
+    api.create(
+        f"/api/v1/namespaces/{namespace}/secrets",
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "creds"},
+            "stringData": {"token": "s3cret"},
+        },
+    )
+    init = python_container(
+        "open('/work/from-init', 'w').write('init ran')",
+        name="prepare",
+        volumeMounts=[{"name": "work", "mountPath": "/work"}],
+    )
+    script = """
+        import json, os, stat, sys
+        token_file = "/var/run/creds/token"
+        result = {
+            "init": open("/work/from-init").read(),
+            "config": open("/etc/app/config.yaml").read(),
+            "etc_app": sorted(os.listdir("/etc/app")),
+            "token": open(token_file).read(),
+            "token_mode": oct(stat.S_IMODE(os.stat(token_file).st_mode)),
+            "labels": open("/etc/podinfo/labels").read(),
+            "env": [os.environ["APP_MODE"], os.environ["TOKEN"], os.environ["GREETING"]],
+            "argv": sys.argv[1:],
+        }
+        open("/dev/termination-log", "w").write(json.dumps(result))
+    """
+    main = {
+        "name": "main",
+        "image": PYTHON_IMAGE,
+        "command": ["python", "-c", textwrap.dedent(script)],
+        "args": ["$(GREETING)", "$$(GREETING)", "$(UNDEFINED)"],
+        "envFrom": [{"configMapRef": {"name": "app"}, "prefix": "APP_"}],
+        "env": [
+            {"name": "TOKEN", "valueFrom": {"secretKeyRef": {"name": "creds", "key": "token"}}},
+            {"name": "GREETING", "value": "hi-$(APP_MODE)"},
+        ],
+        "volumeMounts": [
+            {"name": "work", "mountPath": "/work"},
+            {"name": "app", "mountPath": "/etc/app/config.yaml", "subPath": "config.yaml"},
+            {"name": "creds", "mountPath": "/var/run/creds", "readOnly": True},
+            {"name": "podinfo", "mountPath": "/etc/podinfo"},
+        ],
+    }
+    volumes = [
+        {"name": "work", "emptyDir": {}},
+        {"name": "app", "configMap": {"name": "app"}},
+        {"name": "creds", "secret": {"secretName": "creds", "defaultMode": 0o400}},
+        {
+            "name": "podinfo",
+            "downwardAPI": {"items": [{"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}}]},
+        },
+    ]
+    manifest = pod("full", [main], initContainers=[init], volumes=volumes)
+    manifest["metadata"]["labels"] = {"app": "smoke", "tier": "test"}
+    api.create(pods_path(namespace), manifest)
+
+    finished = terminated_pod(control_plane, namespace, "full")
+
+    assert finished["status"]["phase"] == "Succeeded", finished["status"]
+    assert finished["status"]["initContainerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
+    result = json.loads(state(finished)["terminated"]["message"])
+    assert result == {
+        "init": "init ran",
+        "config": "level: 3\n",
+        "etc_app": ["config.yaml"],
+        "token": "s3cret",
+        "token_mode": "0o400",
+        "labels": 'app="smoke"\ntier="test"',
+        "env": ["strict", "s3cret", "hi-strict"],
+        "argv": ["hi-strict", "$(GREETING)", "$(UNDEFINED)"],
+    }
