@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup browser k8s demo demo-local test test-unit lint format lock crds crds-check clean
+.PHONY: setup browser k8s k8s-shell demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml requirements/dev.lock
@@ -43,6 +43,13 @@ test: setup lint crds-check browser k8s
 
 test-unit: setup
 	$(BIN)/pytest tests/unit
+
+test-cluster: setup k8s
+	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest -m cluster
+
+# A control plane for poking at by hand: prints the KUBECONFIG export, runs until Ctrl-C.
+k8s-shell: setup k8s
+	PYTHON=$(BIN)/python bash scripts/k8s-shell.sh
 
 lint: setup
 	$(BIN)/ruff check .

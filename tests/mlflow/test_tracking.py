@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mlflow import MlflowClient
 
 from assay_runner.cli import main
 from assay_runner.contract import Result
+from mlflow import MlflowClient
 
 pytestmark = pytest.mark.mlflow
 
@@ -16,9 +16,28 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-desk"
 
 
 def run_example(brain: str, out: Path, *extra: str) -> tuple[int, Result]:
-    code = main(["run", str(EXAMPLE), "--brain", str(EXAMPLE / "brains" / brain), "--agent", "replay",
-                 "--answers", str(EXAMPLE / "answers" / brain), "--judge-model", "example-judge", "--cassettes",
-                 str(EXAMPLE / "cassettes"), "--run-name", f"example-{brain}", "--out", str(out), "-q", *extra])
+    code = main(
+        [
+            "run",
+            str(EXAMPLE),
+            "--brain",
+            str(EXAMPLE / "brains" / brain),
+            "--agent",
+            "replay",
+            "--answers",
+            str(EXAMPLE / "answers" / brain),
+            "--judge-model",
+            "example-judge",
+            "--cassettes",
+            str(EXAMPLE / "cassettes"),
+            "--run-name",
+            f"example-{brain}",
+            "--out",
+            str(out),
+            "-q",
+            *extra,
+        ]
+    )
     return code, Result.model_validate_json((out / "result.json").read_text())
 
 
@@ -33,7 +52,8 @@ def check_logged(uri: str, result: Result, verdict: str) -> None:
     assert run.data.metrics["score"] == pytest.approx(result.score)
     assert run.data.metrics["judge.quality.raw_mean"] == pytest.approx(result.judges["quality"].raw_mean)
     assert {"pass_rate", "pass_at_k", "pass_hat_k", "cost_usd", "input_tokens", "duration_seconds"} <= set(
-        run.data.metrics)
+        run.data.metrics
+    )
     assert run.data.params["agent"] == "replay" and run.data.params["repetitions"] == "1"
     assert run.data.params["judge.quality"].startswith("model weight=0.2 threshold=4")
     artifacts = {a.path for a in client.list_artifacts(result.mlflow.run_id)}
@@ -70,7 +90,9 @@ def test_sqlite_store(tmp_path: Path) -> None:
 
 
 def test_mlflow_server_over_http(tmp_path: Path, mlflow_server: str) -> None:
-    code, result = run_example("v0", tmp_path / "out", "--mlflow", mlflow_server, "--experiment", "assay-tests")
+    code, result = run_example(
+        "v0", tmp_path / "out", "--mlflow", mlflow_server, "--experiment", "assay-tests"
+    )
     assert code == 1
     check_logged(mlflow_server, result, "Blocked")
     experiment = MlflowClient(tracking_uri=mlflow_server).get_experiment(result.mlflow.experiment_id)
@@ -94,11 +116,44 @@ def test_unreachable_store_blocks_when_required(tmp_path: Path, monkeypatch: pyt
 
 def test_score_logs_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["score", str(EXAMPLE), "--answers", str(EXAMPLE / "answers" / "v1"), "--judge-model",
-                 "example-judge", "--cassettes", str(EXAMPLE / "cassettes"), "--out", "a", "-q"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                str(EXAMPLE),
+                "--answers",
+                str(EXAMPLE / "answers" / "v1"),
+                "--judge-model",
+                "example-judge",
+                "--cassettes",
+                str(EXAMPLE / "cassettes"),
+                "--out",
+                "a",
+                "-q",
+            ]
+        )
+        == 0
+    )
     assert not (tmp_path / "mlflow.db").exists()
-    assert main(["score", str(EXAMPLE), "--answers", str(EXAMPLE / "answers" / "v1"), "--judge-model",
-                 "example-judge", "--cassettes", str(EXAMPLE / "cassettes"), "--out", "b", "-q", "--mlflow"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                str(EXAMPLE),
+                "--answers",
+                str(EXAMPLE / "answers" / "v1"),
+                "--judge-model",
+                "example-judge",
+                "--cassettes",
+                str(EXAMPLE / "cassettes"),
+                "--out",
+                "b",
+                "-q",
+                "--mlflow",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "mlflow.db").exists()
     result = Result.model_validate_json((tmp_path / "b" / "result.json").read_text())
     assert result.mlflow.logged
