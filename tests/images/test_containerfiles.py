@@ -1,0 +1,258 @@
+"""The two images, checked from their Containerfiles (no container engine here): UBI bases, a compiler-free
+final stage, numeric USER 1001 with group-0 writable paths, entrypoints that are real console scripts, and
+every COPY source present in the repository and not dropped by .containerignore."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from assay_operator.settings import Settings
+from tests.images.containerfile import (
+    Containerfile,
+    Stage,
+    context_files,
+    ignored,
+    logical_lines,
+    parse,
+    parse_copy,
+    read_ignore,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+IMAGES = {"runner": ROOT / "images/runner/Containerfile", "operator": ROOT / "images/operator/Containerfile"}
+UBI = "registry.access.redhat.com/ubi9/"
+# Final-stage bases without a compiler toolchain (ubi9/python-311 and ubi9/nodejs-22 carry gcc and make).
+COMPILER_FREE_BASES = (
+    "registry.access.redhat.com/ubi9/ubi-minimal",
+    "registry.access.redhat.com/ubi9/ubi-micro",
+)
+# Runtime packages a final stage may install; anything else must be argued for here.
+FINAL_PACKAGES = {"python3.11", "nodejs"}
+COMPILER = re.compile(
+    r"\b(gcc|g\+\+|cc|clang|make|cmake|automake|autoconf|binutils)\b|-devel\b|Development Tools"
+)
+BUILDS_IN_FINAL = re.compile(r"\b(pip|pip3|python3?(\.\d+)? -m pip) (install|wheel)\b|\bnpm (install|ci)\b")
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+SCRIPTS = PYPROJECT["project"]["scripts"]
+
+
+def image(name: str) -> Containerfile:
+    return parse(IMAGES[name])
+
+
+def installed_packages(stage: Stage) -> list[str]:
+    """Package names given to (micro)dnf/yum install in a stage's RUN instructions."""
+    names: list[str] = []
+    for run in stage.of("RUN"):
+        for command in re.split(r"&&|;|\|\||\bthen\b|\bfi\b", run.value):
+            words = shlex.split(command)
+            for tool in ("microdnf", "dnf", "yum"):
+                if tool in words and "install" in words[words.index(tool) :]:
+                    after = words[words.index("install", words.index(tool)) + 1 :]
+                    names += [w for w in after if not w.startswith("-")]
+    return names
+
+
+def final_stage_problems(containerfile: Containerfile) -> list[str]:
+    final = containerfile.final
+    problems: list[str] = []
+    if not final.base.startswith(COMPILER_FREE_BASES):
+        problems.append(f"final stage FROM {final.base}: not a compiler-free UBI base")
+    user = final.user()
+    if user != "1001":
+        problems.append(f"final stage USER is {user!r}, expected the numeric 1001")
+    for run in final.of("RUN"):
+        if COMPILER.search(run.value):
+            problems.append(f"line {run.line}: installs or runs a compiler: {COMPILER.search(run.value)}")
+        if BUILDS_IN_FINAL.search(run.value):
+            problems.append(f"line {run.line}: builds packages in the final stage")
+    extra = set(installed_packages(final)) - FINAL_PACKAGES
+    if extra:
+        problems.append(f"final stage installs {sorted(extra)}")
+    if final.env().get("HOME") != "/tmp":
+        problems.append("HOME is not /tmp (an arbitrary UID has no home directory)")
+    return problems
+
+
+# --- the parser and the rules can fail ----------------------------------------------------------------------
+
+
+BAD = """\
+ARG BASE=registry.access.redhat.com/ubi9/python-311:latest
+FROM ${BASE} AS builder
+RUN pip install .
+FROM registry.access.redhat.com/ubi9/python-311
+RUN dnf install -y gcc python3.11-devel \\
+ && pip install .
+USER root
+ENTRYPOINT ["nope"]
+"""
+
+
+def test_the_rules_reject_a_bad_containerfile(tmp_path: Path) -> None:
+    path = tmp_path / "Containerfile"
+    path.write_text(BAD)
+    problems = final_stage_problems(parse(path))
+    assert len(problems) == 6, problems
+    joined = "\n".join(problems)
+    for expected in ("not a compiler-free", "USER is 'root'", "compiler", "builds packages", "devel", "HOME"):
+        assert expected in joined
+
+
+def test_the_parser_reads_stages_args_continuations_and_copy_forms(tmp_path: Path) -> None:
+    path = tmp_path / "Containerfile"
+    path.write_text(
+        "ARG IMG=ubi:9\n"
+        "# a comment\n"
+        "FROM ${IMG} AS one\n"
+        "ARG IMG\n"
+        "RUN echo a \\\n"
+        "  # dropped\n"
+        "  && echo $IMG\n"
+        'COPY --chown=1001:0 ["a b", "c", "/dst/"]\n'
+        "FROM one\n"
+        "COPY --from=one /x /y\n"
+        'ENTRYPOINT ["prog", "arg"]\n'
+    )
+    parsed = parse(path)
+    assert [(s.name, s.base) for s in parsed.stages] == [("one", "ubi:9"), (None, "one")]
+    assert parsed.stages[0].of("RUN")[0].value == "echo a && echo ubi:9"
+    copy = parsed.copies(parsed.stages[0])[0]
+    assert (copy.sources, copy.destination, copy.from_stage) == (("a b", "c"), "/dst/", None)
+    assert parsed.copies(parsed.final)[0].from_stage == "one"
+    assert parsed.final.entrypoint() == ["prog", "arg"]
+    with pytest.raises(ValueError, match="ends inside"):
+        logical_lines("RUN a \\\n")
+
+
+@pytest.mark.parametrize(
+    ("patterns", "path", "expected"),
+    [
+        (["*"], "runner/x.py", True),
+        (["*", "!runner/"], "runner/x.py", False),
+        (["*", "!runner/", "**/__pycache__"], "runner/pkg/__pycache__/m.pyc", True),
+        (["*", "!requirements/dev.lock"], "requirements/dev.lock", False),
+        (["*", "!requirements/dev.lock"], "requirements/other.txt", True),
+        (["docs/*.md"], "docs/a.md", True),
+        (["docs/*.md"], "docs/sub/a.md", False),
+        (["**/*.egg-info"], "assay.egg-info/PKG-INFO", True),
+        ([], "anything", False),
+    ],
+)
+def test_ignore_rules(tmp_path: Path, patterns: list[str], path: str, expected: bool) -> None:
+    (tmp_path / ".containerignore").write_text("\n".join(patterns) + "\n")
+    assert ignored(path, read_ignore(tmp_path / ".containerignore")) is expected
+
+
+def test_copy_needs_a_destination(tmp_path: Path) -> None:
+    path = tmp_path / "Containerfile"
+    path.write_text("FROM x\nCOPY onlyone\n")
+    with pytest.raises(ValueError, match="source and a destination"):
+        parse_copy(parse(path).final.of("COPY")[0])
+
+
+# --- the two images -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(IMAGES))
+def test_final_stage_is_compiler_free_ubi_and_runs_as_1001(name: str) -> None:
+    assert final_stage_problems(image(name)) == []
+
+
+@pytest.mark.parametrize("name", sorted(IMAGES))
+def test_every_stage_is_ubi_or_a_named_stage(name: str) -> None:
+    containerfile = image(name)
+    names = {s.name for s in containerfile.stages if s.name}
+    for stage in containerfile.stages:
+        assert stage.base.startswith(UBI) or stage.base in names, stage.base
+    # Multi-stage: the final stage takes built artefacts from a builder, never builds them itself.
+    assert len(containerfile.stages) >= 2
+    assert any(c.from_stage == "builder" for c in containerfile.copies(containerfile.final))
+
+
+@pytest.mark.parametrize(("name", "program"), [("runner", "assay"), ("operator", "assay-operator")])
+def test_entrypoint_is_a_console_script(name: str, program: str) -> None:
+    containerfile = image(name)
+    assert containerfile.final.entrypoint()[:1] == [program]
+    assert program in SCRIPTS, f"{program} is not in [project.scripts]"
+    module = SCRIPTS[program].partition(":")[0]
+    sources = [root / Path(*module.split(".")) for root in (ROOT / "runner", ROOT / "operator")]
+    assert any(s.with_suffix(".py").exists() or (s / "__init__.py").exists() for s in sources), module
+    # The builder prunes the other package's console script, never the entrypoint.
+    removals = [r.value for r in containerfile.stage("builder").of("RUN")]
+    assert not any(re.search(rf"rm -r?f [^&]*bin/{re.escape(program)}(\s|$)", r) for r in removals)
+
+
+def test_the_operator_image_has_only_the_operator_dependencies() -> None:
+    containerfile = image("operator")
+    builder = containerfile.stage("builder")
+    packages = builder.args["OPERATOR_PACKAGES"].split()
+    extra = [
+        re.split(r"[=<>!~\[ ]", dep)[0] for dep in PYPROJECT["project"]["optional-dependencies"]["operator"]
+    ]
+    # The operator extra, plus pydantic for assay_runner.contract; nothing from the runner's dependencies.
+    assert sorted(packages) == sorted([*extra, "pydantic"])
+    runs = " ".join(r.value for r in builder.of("RUN"))
+    assert "--no-deps /tmp/wheels/assay-" in runs
+    assert "! -name contract.py" in runs  # judge code is deleted, the contract kept
+    for dependency in ("mlflow", "httpx", "rich", "tenacity"):
+        assert dependency not in packages
+
+
+def test_the_runner_image_bundles_the_examples_where_the_operator_looks() -> None:
+    containerfile = image("runner")
+    final = containerfile.final
+    bundled = Settings.model_fields["bundled_root"].default
+    copies = containerfile.copies(final)
+    assert any(c.sources == ("examples/",) and c.destination.rstrip("/") == bundled for c in copies)
+    assert final.env()["ASSAY_BUNDLED_ROOT"] == bundled
+    # Agent CLIs come from the node stage, only when asked for.
+    assert containerfile.stage("agents").args["AGENT_CLIS"] == ""
+    assert any(c.from_stage == "agents" for c in copies)
+    install = " ".join(r.value for r in containerfile.stage("builder").of("RUN"))
+    assert '".[runner]"' in install and "--constraint requirements/dev.lock" in install
+
+
+def test_writable_paths_are_group_zero_with_g_equals_u() -> None:
+    final = image("runner").final
+    workdir = final.of("WORKDIR")[-1].value
+    runs = " ".join(r.value for r in final.of("RUN"))
+    assert f"chown -R 1001:0 {workdir}" in runs and f"chmod -R g=u {workdir}" in runs
+    # The operator writes nothing but /tmp (an emptyDir under readOnlyRootFilesystem): no other writable path.
+    assert image("operator").final.env()["HOME"] == "/tmp"
+
+
+@pytest.mark.parametrize("name", sorted(IMAGES))
+def test_every_copy_source_is_in_the_repository_and_the_context(name: str) -> None:
+    containerfile = image(name)
+    rules = read_ignore(ROOT / ".containerignore")
+    copied: list[str] = []
+    for copy in containerfile.context_copies():
+        for source in copy.sources:
+            assert (ROOT / source).exists(), f"line {copy.line}: COPY {source}: not in the repository"
+            files = context_files(ROOT, source, rules)
+            assert files, f"line {copy.line}: COPY {source}: everything is excluded by .containerignore"
+            copied += files
+    assert not [f for f in copied if "__pycache__" in f or f.startswith(("tests/", ".venv/", ".git/"))]
+    assert {
+        "pyproject.toml",
+        "README.md",
+        "requirements/dev.lock",
+        "operator/assay_operator/__main__.py",
+    } <= set(copied)
+    assert "runner/assay_runner/contract.py" in copied
+    if name == "runner":
+        assert "examples/support-desk/suite.yaml" in copied
+    else:
+        assert not [f for f in copied if f.startswith("examples/")]
+
+
+def test_dockerignore_is_the_containerignore() -> None:
+    dockerignore = ROOT / ".dockerignore"
+    assert dockerignore.is_symlink() and dockerignore.resolve() == (ROOT / ".containerignore").resolve()
