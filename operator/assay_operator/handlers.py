@@ -47,6 +47,10 @@ def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     )
     settings.persistence.finalizer = "assay.dev/kopf-finalizer"
     settings.peering.standalone = True  # one replica (Recreate): no peering objects, no extra RBAC
+    # The namespaces are explicit (--namespace) and the CRD is installed before the operator: no cluster-wide
+    # list/watch of namespaces and CRDs, which a namespaced Role forbids (kopf would retry them for ~40 s at
+    # start, logging errors, before serving anything).
+    settings.scanning.disabled = True
     settings.posting.level = logging.WARNING  # our own Events say what happened; kopf posts only problems
     settings.watching.server_timeout = 300
     settings.watching.client_timeout = 330
