@@ -51,7 +51,9 @@ def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     # list/watch of namespaces and CRDs, which a namespaced Role forbids (kopf would retry them for ~40 s at
     # start, logging errors, before serving anything).
     settings.scanning.disabled = True
-    settings.posting.level = logging.WARNING  # our own Events say what happened; kopf posts only problems
+    # kopf turns its own log lines of this level and above into Events: only problems. Our own Events go
+    # through _normal_event/kopf.warn, which this level does not filter (kopf.info would be dropped by it).
+    settings.posting.level = logging.WARNING
     settings.watching.server_timeout = 300
     settings.watching.client_timeout = 330
     try:
@@ -211,7 +213,7 @@ def ensure_run(
     _delete_superseded(namespace, name, generation)
     if created:
         metrics.JOBS_CREATED.inc()
-        kopf.info(
+        _normal_event(
             body,
             reason="JobCreated",
             message=f"created Job {job} for generation {generation} (brain {digest[:19]})",
@@ -239,6 +241,11 @@ def ensure_run(
         # Adopted after a restart: the Job may have finished while the operator was away.
         _finish_if_done(existing, namespace, name, generation)
     metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
+
+
+def _normal_event(body: kopf.Body, *, reason: str, message: str) -> None:
+    """A Normal Event. Not kopf.info: that one is silently dropped below settings.posting.level."""
+    kopf.event(body, type="Normal", reason=reason, message=message)
 
 
 def _plain(obj: Any) -> dict[str, Any]:
@@ -317,7 +324,7 @@ def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, genera
         kopf.Body, {"kind": KIND, "apiVersion": f"{GROUP}/{VERSION}", "metadata": current["metadata"]}
     )
     if verdict == "Pass":
-        kopf.info(event, reason="Completed", message=new_status["message"])
+        _normal_event(event, reason="Completed", message=new_status["message"])
     else:
         kopf.warn(event, reason="Blocked", message=new_status["message"])
 
