@@ -1,0 +1,37 @@
+{{/* The operator's name: fixed, so docs, `kubectl auth can-i --as=...:assay-operator` and the runner
+     NetworkPolicy read the same everywhere; one operator per namespace. */}}
+{{- define "assay.name" -}}assay-operator{{- end -}}
+
+{{- define "assay.labels" -}}
+app.kubernetes.io/name: assay
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{- define "assay.selectorLabels" -}}
+app.kubernetes.io/name: assay
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end -}}
+
+{{/* The namespaces whose Evaluations the operator reconciles (a JSON list): watchNamespaces, else the
+     release namespace. */}}
+{{- define "assay.namespaces" -}}
+{{- toJson (.Values.watchNamespaces | default (list .Release.Namespace)) -}}
+{{- end -}}
+
+{{/* repository@digest, else repository:tag (the chart's appVersion when the tag is empty). */}}
+{{- define "assay.image" -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" .image.repository .image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .image.repository (.image.tag | default .appVersion) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The operator's RBAC rules, generated from assay_operator.rbac (scripts/gen_chart_files.py). */}}
+{{- define "assay.rules" -}}
+{{ .Files.Get "files/operator-rules.yaml" }}
+{{- end -}}

@@ -1,0 +1,88 @@
+"""Write the chart's generated files from their single sources; `--check` fails when a committed copy drifts.
+
+- charts/assay/files/operator-rules.yaml: the operator's RBAC rules, from assay_operator.rbac (the table of
+  what the handlers touch). The chart's Role or ClusterRole includes it verbatim.
+- charts/assay/crds/assay.dev_evaluations.yaml: a copy of crds/assay.dev_evaluations.yaml (itself generated
+  from assay_operator/api.py by `make crds`), which Helm installs before the first release.
+
+Usage: python scripts/gen_chart_files.py [--check]
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+import yaml
+
+from assay_operator.rbac import PERMISSIONS, role_rules  # noqa: TID251 (a build script, not the runner)
+
+ROOT = Path(__file__).resolve().parents[1]
+CHART = ROOT / "charts" / "assay"
+RULES = CHART / "files" / "operator-rules.yaml"
+CRD_SOURCE = ROOT / "crds" / "assay.dev_evaluations.yaml"
+CRD_COPY = CHART / "crds" / CRD_SOURCE.name
+
+
+def rules_yaml() -> str:
+    """role_rules() as a YAML list, each rule under a comment saying why the operator needs it."""
+    lines = [
+        "# GENERATED from assay_operator.rbac by scripts/gen_chart_files.py. Do not edit: change rbac.py and",
+        "# run `python scripts/gen_chart_files.py`.",
+    ]
+    rules = role_rules()
+    if len(rules) != len(PERMISSIONS):
+        raise SystemExit("role_rules() and PERMISSIONS disagree: one rule per permission expected")
+    for permission, rule in zip(PERMISSIONS, rules, strict=True):
+        lines.append(f"# {permission.why}")
+        lines.append(yaml.safe_dump([rule], sort_keys=False, default_flow_style=None, width=200).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def crd_copy() -> str:
+    header = (
+        f"# GENERATED copy of crds/{CRD_SOURCE.name} by scripts/gen_chart_files.py. Do not edit.\n"
+        "# Helm installs this file on the first install only; see charts/assay/README.md for upgrades.\n"
+    )
+    return header + CRD_SOURCE.read_text()
+
+
+def expected() -> dict[Path, str]:
+    return {RULES: rules_yaml(), CRD_COPY: crd_copy()}
+
+
+def drift() -> list[str]:
+    """Unified diffs of every generated file that differs from what would be generated now."""
+    out: list[str] = []
+    for path, want in expected().items():
+        have = path.read_text() if path.exists() else ""
+        if have != want:
+            name = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+            diff = difflib.unified_diff(
+                have.splitlines(True), want.splitlines(True), name, f"{name} (generated)"
+            )
+            out.append("".join(diff))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail (exit 1) when a generated file drifted")
+    args = parser.parse_args(argv)
+    if args.check:
+        diffs = drift()
+        for diff in diffs:
+            sys.stdout.write(diff)
+        if diffs:
+            print("chart files drifted: run python scripts/gen_chart_files.py", file=sys.stderr)
+        return 1 if diffs else 0
+    for path, text in expected().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
