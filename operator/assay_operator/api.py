@@ -24,6 +24,9 @@ SHORT_NAMES = ["eval", "evals"]
 
 DNS_NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
 QUANTITY = r"^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$"
+# Relative, every segment starting with a letter or digit: no "..", no absolute path, no empty segment, so a
+# bundled path cannot leave the runner image's bundled root.
+BUNDLED_PATH = r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$"
 
 
 class ApiModel(BaseModel):
@@ -71,7 +74,7 @@ class TicketSelection(ApiModel):
 
 
 class BundledRef(ApiModel):
-    bundled: str = Field(pattern=r"^[a-z0-9][a-z0-9/._-]{0,200}$")
+    bundled: str = Field(pattern=BUNDLED_PATH, max_length=201)
     """Path under the runner image's bundled examples (for example `support-desk/answers/v1`)."""
 
 
@@ -139,7 +142,7 @@ class EvaluationSpec(ApiModel):
     """Tickets answered at once."""
     gate: GateOverrides | None = None
     """Overrides of the suite's gate."""
-    gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://")
+    gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")
     """OpenAI-compatible base URL of the model gateway (the operator's default when omitted). No keys here:
     the gateway holds them."""
     judge_model: str | None = Field(default=None, max_length=253)

@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from assay_operator import crdgen, rbac
+from assay_operator.api import BundledRef, EvaluationSpec
 from assay_operator.settings import SettingsError, from_environment
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,3 +77,28 @@ def test_rbac_has_no_secrets_exec_or_wildcards() -> None:
         ("assay.dev", "evaluations/finalizers", "update"),
     ]:
         assert rbac.allowed(*needed), needed
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["support-desk/../../../etc", "/etc/passwd", "support-desk//answers", "support-desk/answers/", ".hidden"],
+)
+def test_bundled_paths_cannot_leave_the_bundled_root(path: str) -> None:
+    with pytest.raises(ValidationError):
+        BundledRef(bundled=path)
+
+
+def test_bundled_paths_take_nested_relative_paths() -> None:
+    assert BundledRef(bundled="support-desk/answers/v1.2_b").bundled == "support-desk/answers/v1.2_b"
+
+
+@pytest.mark.parametrize("gateway", ["gateway.ai:8080", "ftp://gateway.ai", "http://gw.ai/v1 --x", "http://"])
+def test_gateway_is_one_http_url(gateway: str) -> None:
+    spec = {
+        "brain": {"configMap": {"name": "b"}},
+        "suite": {"bundled": "s"},
+        "agent": {"kind": "replay", "answers": {"bundled": "a"}},
+        "gateway": gateway,
+    }
+    with pytest.raises(ValidationError):
+        EvaluationSpec.model_validate(spec)
