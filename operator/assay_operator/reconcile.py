@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from assay_operator import conditions
-from assay_runner.contract import RunSummary
+from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary
 
 MAX_MESSAGE = 1024
 
@@ -57,11 +57,18 @@ def parse_summary(message: str) -> tuple[RunSummary | None, str]:
     if not message.strip():
         return None, "the runner wrote no summary to its termination message"
     try:
-        return RunSummary.model_validate_json(message), ""
+        summary = RunSummary.model_validate_json(message)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         return None, f"the termination message is not a valid RunSummary: {where}: {first['msg']}"
+    if summary.schema_version != SUMMARY_SCHEMA_VERSION:
+        # Fail closed: a newer runner's summary may mean something this operator cannot read.
+        return None, (
+            f"the RunSummary has schemaVersion {summary.schema_version}; this operator reads "
+            f"{SUMMARY_SCHEMA_VERSION}: run a runner image that matches the operator"
+        )
+    return summary, ""
 
 
 def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:

@@ -54,6 +54,13 @@ def test_success_without_summary_is_unreadable() -> None:
     assert "no summary" in outcome.message
 
 
+def test_a_summary_of_another_schema_version_is_unreadable() -> None:
+    future = summary().model_copy(update={"schema_version": 2}).model_dump_json(by_alias=True)
+    outcome = reconcile.classify(job("Complete"), [pod("Succeeded", 0, future)])
+    assert (outcome.state, outcome.reason) == ("failed", "ResultUnreadable")
+    assert "schemaVersion 2" in outcome.message
+
+
 def test_garbage_summary_is_unreadable() -> None:
     outcome = reconcile.classify(job("Complete"), [pod("Succeeded", 0, '{"verdict": "Pass"}')])
     assert outcome.reason == "ResultUnreadable" and "not a valid RunSummary" in outcome.message
