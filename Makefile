@@ -20,14 +20,23 @@ $(BIN)/assay: pyproject.toml requirements/dev.lock
 
 setup: $(BIN)/assay
 
-# Score both example brains' recorded answers (model judge replayed from cassettes).
-demo: setup
+# The example evaluation of both brains without a cluster: `assay run` with the replay agent (the example's
+# hand-written answers) and the model judge replayed from cassettes, so it runs offline; one MLflow run
+# each in out/demo/mlflow.db, an HTML report each.
+demo-local: setup
+	@mkdir -p $(OUT)/demo
 	@for brain in v0 v1; do \
 	  echo "== brain $$brain"; \
-	  $(BIN)/assay score $(EXAMPLE) --answers $(EXAMPLE)/answers/$$brain --run-name $$brain \
-	    --cassettes $(EXAMPLE)/cassettes --judge-model example-judge --out $(OUT)/demo/$$brain; \
+	  $(BIN)/assay run $(EXAMPLE) --brain $(EXAMPLE)/brains/$$brain --agent replay \
+	    --answers $(EXAMPLE)/answers/$$brain --run-name support-desk-$$brain --judge-model example-judge \
+	    --cassettes $(EXAMPLE)/cassettes --mlflow sqlite:///$(CURDIR)/$(OUT)/demo/mlflow.db \
+	    --experiment assay-demo --out $(OUT)/demo/$$brain; \
 	  echo "exit code $$? (0 Pass, 1 Blocked)"; \
 	done
+	@echo "reports: $(OUT)/demo/v0/report.html $(OUT)/demo/v1/report.html"
+	@echo "MLflow:  $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/$(OUT)/demo/mlflow.db"
+
+demo: demo-local
 
 # Debian's Chromium for the report's browser test (skipped when already installed).
 browser:
