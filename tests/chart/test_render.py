@@ -156,6 +156,8 @@ def test_operator_env_is_accepted_by_the_operator_settings(helm: Helm) -> None:
     env = env_of(rendered, "assay-system")
     assert env["ASSAY_NAMESPACES"] == "assay-system"  # the release namespace, through $(POD_NAMESPACE)
     assert env["POD_NAMESPACE"] == "assay-system"
+    # kopf asks getpass.getuser() for a name: an arbitrary UID (OpenShift) has none without USER.
+    assert env["USER"] == "assay-operator" and env["HOME"] == "/tmp"
     names = [e["name"] for e in container(rendered)["env"]]
     assert names.index("POD_NAMESPACE") < names.index("ASSAY_NAMESPACES")  # $(VAR) needs it defined first
     # Every ASSAY_ variable the chart sets is one the operator reads (no silently ignored setting).
@@ -433,6 +435,8 @@ def test_drift_is_detected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     stale = tmp_path / "operator-rules.yaml"
     stale.write_text(generator.rules_yaml().replace("delete", ""))
     monkeypatch.setattr(generator, "RULES", stale)
-    monkeypatch.setattr(generator, "CRD_COPY", CHART / "crds" / "assay.dev_evaluations.yaml")
+    fresh_crd = tmp_path / "crd.yaml"
+    fresh_crd.write_text(generator.crd_copy())
+    monkeypatch.setattr(generator, "CRD_COPY", fresh_crd)
     diffs = generator.drift()
     assert len(diffs) == 1 and "+  verbs: [create, get, list, watch, delete]" in diffs[0]

@@ -77,6 +77,8 @@ def final_stage_problems(containerfile: Containerfile) -> list[str]:
         problems.append(f"final stage installs {sorted(extra)}")
     if final.env().get("HOME") != "/tmp":
         problems.append("HOME is not /tmp (an arbitrary UID has no home directory)")
+    if not final.env().get("USER"):
+        problems.append("no USER name in the environment (an arbitrary UID has no passwd entry)")
     return problems
 
 
@@ -99,9 +101,17 @@ def test_the_rules_reject_a_bad_containerfile(tmp_path: Path) -> None:
     path = tmp_path / "Containerfile"
     path.write_text(BAD)
     problems = final_stage_problems(parse(path))
-    assert len(problems) == 6, problems
+    assert len(problems) == 7, problems
     joined = "\n".join(problems)
-    for expected in ("not a compiler-free", "USER is 'root'", "compiler", "builds packages", "devel", "HOME"):
+    for expected in (
+        "not a compiler-free",
+        "USER is 'root'",
+        "compiler",
+        "builds packages",
+        "devel",
+        "HOME",
+        "passwd",
+    ):
         assert expected in joined
 
 
