@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import ControlPlaneError, locate_binaries
+from tests.harness import ControlPlane, ControlPlaneError, locate_binaries
 
 _LOCATED = pytest.StashKey[Path | ControlPlaneError]()
 NEEDS_BINARIES = {"k8s_bin", "helm"}
@@ -66,3 +66,14 @@ VALUES = Path(__file__).parent / "values"
 @pytest.fixture(scope="session")
 def helm(k8s_bin: Path) -> Helm:
     return Helm(k8s_bin / "helm")
+
+
+def wait_established(cp: ControlPlane, name: str) -> None:
+    cp.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
+
+
+@pytest.fixture(scope="session")
+def crd(control_plane: ControlPlane) -> None:
+    """The Evaluation CRD, installed the documented way (charts/assay/README.md)."""
+    control_plane.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(CHART / "crds"))
+    wait_established(control_plane, "evaluations.assay.dev")
