@@ -295,6 +295,9 @@ def test_helm_upgrade_leaves_the_crd_and_server_side_apply_upgrades_it(
         helm.run("upgrade", "crd-upgrade", str(chart), "-n", namespace, kubeconfig=kubeconfig)
         assert crd_description(control_plane, name) == "version one"  # Helm never upgrades crds/
 
+        # Without --force-conflicts the apply stops: Helm's field manager owns the changed field.
+        plain = control_plane.kubectl("apply", "--server-side", "-f", str(chart / "crds"), check=False)
+        assert plain.returncode != 0 and "conflict" in plain.stderr.lower(), plain.stderr
         # The documented step (charts/assay/README.md), over a CRD that Helm created.
         control_plane.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(chart / "crds"))
         assert crd_description(control_plane, name) == "version two"

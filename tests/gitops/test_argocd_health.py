@@ -78,3 +78,9 @@ def test_the_install_snippets_carry_the_same_lua(path: str, keys: list[Any]) -> 
     for key in keys:
         node = node[key]
     assert node == LUA, f"gitops/argocd/{path} drifted from health.lua: copy it over"
+
+
+def test_the_chart_readme_shows_the_same_lua() -> None:
+    readme = (ROOT / "charts" / "assay" / "README.md").read_text()
+    block = readme.split("```lua\n", 1)[1].split("```", 1)[0]
+    assert block == LUA, "charts/assay/README.md shows an old health.lua: copy it over"

@@ -55,9 +55,8 @@ class Gate:
 
         def probe() -> Obj | None:
             if self.process.poll() is not None:
-                raise AssertionError(
-                    f"gate.sh exited {self.process.returncode}: {self.process.stderr.read()}"
-                )  # type: ignore[union-attr]
+                _, stderr = self.process.communicate()
+                raise AssertionError(f"gate.sh exited {self.process.returncode}: {stderr}")
             items: list[Obj] = self.cp.api.get(evaluations_path(self.namespace))["items"]
             return items[0] if items else None
 
