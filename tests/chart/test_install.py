@@ -1,6 +1,7 @@
 """`helm install` of the chart on the real control plane, end to end: the Deployment's pod runs the REAL
-operator (with the chart's ServiceAccount, RBAC, env and read-only root), which turns the bundled example into
-runner Jobs whose pods run the REAL runner; the verdicts are read with `kubectl wait`, as users do.
+operator (with the chart's ServiceAccount and its token, RBAC, env, probes' port and arbitrary non-root UID),
+which turns the bundled example into runner Jobs whose pods run the REAL runner; the verdicts are read with
+`kubectl wait`, as users do. (One deviation, see POST_RENDERER: the root filesystem stays writable.)
 
 The control plane's controller manager runs only the controllers the operator needs; this module starts a
 second one with the Deployment and ReplicaSet controllers, so a Deployment makes its pod as on a cluster.
@@ -8,7 +9,6 @@ second one with the Deployment and ReplicaSet controllers, so a Deployment makes
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -22,13 +22,18 @@ from tests.harness import ControlPlane, ImageSpec, LocalKubelet
 from tests.harness.podspec import DEFAULT_PATH
 from tests.harness.ports import free_port
 from tests.harness.wait import wait_until
-from tests.operator_cluster import support
 
 pytestmark = pytest.mark.cluster
 
-OPERATOR_IMAGE = "assay-test/operator:local"
+OPERATOR_IMAGE = "assay-test/chart-operator:local"
 """The operator image: `assay-operator` from this virtualenv, as the image's USER 1001."""
+RUNNER_IMAGE = "assay-test/chart-runner:local"
+"""The runner image: `assay` from this virtualenv, as the image's USER 1001."""
+IMAGE_USER = 1001
 VENV_BIN = Path(sys.executable).parent
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+Obj = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
@@ -62,18 +67,47 @@ def workload_controllers(control_plane: ControlPlane) -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def images(kubelet: LocalKubelet) -> Iterator[support.Images]:
-    registered = support.register_images(kubelet, Path("/tmp"))
+def images(kubelet: LocalKubelet) -> None:
+    path = f"{VENV_BIN}:{DEFAULT_PATH}"
     kubelet.register_image(
         OPERATOR_IMAGE,
         ImageSpec(
             entrypoint=(str(VENV_BIN / "assay-operator"),),
-            env={"PATH": f"{VENV_BIN}:{DEFAULT_PATH}", "PYTHONDONTWRITEBYTECODE": "1"},
-            user=support.IMAGE_USER,
+            env={"PATH": path, "PYTHONDONTWRITEBYTECODE": "1"},
+            user=IMAGE_USER,
         ),
     )
-    yield registered
-    shutil.rmtree(registered.fake_dir, ignore_errors=True)
+    kubelet.register_image(
+        RUNNER_IMAGE, ImageSpec(entrypoint=("assay",), env={"PATH": path}, workdir="/work", user=IMAGE_USER)
+    )
+    # The runner Job mounts an emptyDir at /work, over this checkout: the sources and the bundled examples
+    # are "in the image" (a real runner image has them under /opt/assay), so the kubelet re-binds them.
+    for kept in (str(REPO / "runner"), str(EXAMPLES)):
+        if kept not in kubelet.keep_paths:
+            kubelet.keep_paths.append(kept)
+
+
+def evaluation(name: str, brain: str, answers: str) -> Obj:
+    """The bundled example, replayed from recorded answers and model-judge cassettes (offline)."""
+    return {
+        "apiVersion": "assay.dev/v1alpha1",
+        "kind": "Evaluation",
+        "metadata": {"name": name},
+        "spec": {
+            "brain": {"configMap": {"name": brain}},
+            "suite": {"bundled": "support-desk"},
+            "agent": {"kind": "replay", "answers": {"bundled": f"support-desk/answers/{answers}"}},
+            "cassettes": {"bundled": "support-desk/cassettes"},
+            "judgeModel": "example-judge",
+            "resources": {"cpu": "500m", "memory": "512Mi"},
+        },
+    }
+
+
+def brain_config_map(name: str, version: str) -> Obj:
+    folder = EXAMPLES / "support-desk" / "brains" / version
+    data = {f.name: f.read_text() for f in sorted(folder.iterdir()) if f.is_file()}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
 
 
 # The local kubelet mounts the ServiceAccount token at /var/run/secrets/...; on this machine /var/run is a
@@ -105,11 +139,11 @@ def test_helm_install_runs_the_bundled_example(
     helm: Helm,
     crd: None,
     workload_controllers: None,
-    images: support.Images,
+    images: None,
     namespace: str,
     tmp_path: Path,
 ) -> None:
-    runner_repository, runner_tag = images.runner.rsplit(":", 1)
+    runner_repository, runner_tag = RUNNER_IMAGE.rsplit(":", 1)
     operator_repository, operator_tag = OPERATOR_IMAGE.rsplit(":", 1)
     # Pods share the host's network here: free ports instead of 8080/8081.
     install = [
@@ -124,7 +158,7 @@ def test_helm_install_runs_the_bundled_example(
         "--set",
         f"runner.image.repository={runner_repository},runner.image.tag={runner_tag}",
         "--set",
-        f"runner.bundledRoot={support.EXAMPLES}",
+        f"runner.bundledRoot={EXAMPLES}",
         "--set",
         f"operator.healthPort={free_port()},metrics.port={free_port()}",
         "--wait",
@@ -141,20 +175,19 @@ def test_helm_install_runs_the_bundled_example(
     assert pods[0]["spec"]["serviceAccountName"] == "assay-operator"
     try:
         api = control_plane.api
+        evaluations = f"/apis/assay.dev/v1alpha1/namespaces/{namespace}/evaluations"
         for version in ("v1", "v0"):
-            api.create(
-                support.config_maps_path(namespace), support.brain_config_map(f"brain-{version}", version)
-            )
-            body = support.evaluation(f"support-{version}", support.replay_spec(f"brain-{version}", version))
-            api.create(support.evaluations_path(namespace), body)
+            brain = f"brain-{version}"
+            api.create(f"/api/v1/namespaces/{namespace}/configmaps", brain_config_map(brain, version))
+            api.create(evaluations, evaluation(f"support-{version}", brain, version))
 
         def kubectl_wait(condition: str, name: str) -> None:
             wait = ["wait", f"--for={condition}", f"evaluation/{name}", "-n", namespace, "--timeout=180s"]
             result = control_plane.kubectl(*wait, timeout=200, check=False)
             if result.returncode != 0:
-                evaluation = api.get(support.evaluations_path(namespace, name))
+                status = api.get(f"{evaluations}/{name}").get("status")
                 pytest.fail(
-                    f"{result.stderr}\n{support.summarize(evaluation)}\n"
+                    f"{result.stderr}\n{status}\n"
                     f"--- operator log (tail)\n{kubelet.logs(namespace, pod)[-6000:]}"
                 )
 
@@ -164,8 +197,8 @@ def test_helm_install_runs_the_bundled_example(
         verdicts = control_plane.kubectl("get", "evaluations", "-n", namespace, "-o", f"jsonpath={listing}")
         assert sorted(verdicts.stdout.split()) == ["support-v0=Blocked", "support-v1=Pass"]
         # The runner Job was built from the chart's settings.
-        job = api.get(support.jobs_path(namespace, "support-v1-g1"))
-        assert job["spec"]["template"]["spec"]["containers"][0]["image"] == images.runner
+        job = api.get(f"/apis/batch/v1/namespaces/{namespace}/jobs/support-v1-g1")
+        assert job["spec"]["template"]["spec"]["containers"][0]["image"] == RUNNER_IMAGE
     finally:
         logs = kubelet.logs(namespace, pod)
         helm.run(
