@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import assay_runner
 from tests.chart.conftest import CHART, Helm
 from tests.harness import ControlPlane, ImageSpec, LocalKubelet
 from tests.harness.podspec import DEFAULT_PATH
@@ -82,7 +83,8 @@ def images(kubelet: LocalKubelet) -> None:
     )
     # The runner Job mounts an emptyDir at /work, over this checkout: the sources and the bundled examples
     # are "in the image" (a real runner image has them under /opt/assay), so the kubelet re-binds them.
-    for kept in (str(REPO / "runner"), str(EXAMPLES)):
+    runner_sources = Path(assay_runner.__file__).resolve().parents[1]  # where this venv imports it from
+    for kept in (str(runner_sources), str(EXAMPLES)):
         if kept not in kubelet.keep_paths:
             kubelet.keep_paths.append(kept)
 
