@@ -1,0 +1,211 @@
+"""`make demo`: the real product on a local control plane, start to finish, then everything stopped.
+
+1. build (first time only, ~30 min on 2 cores) or find the control plane; start etcd, kube-apiserver, the
+   controller managers and the local kubelet, and a real MLflow server;
+2. `kubectl apply` the CRD and `helm install` the chart: the operator runs as the chart's Deployment;
+3. apply the example brains as ConfigMaps and create two Evaluations of the bundled support-desk suite
+   (the replay agent with the example's answers; the model judge replayed from cassettes: offline);
+4. show `kubectl get evaluations` as they run and finish — one Pass, one Blocked;
+5. fetch each run's HTML report from MLflow and print where to look.
+Needs root (the local kubelet gives each pod a private mount namespace).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.harness import ControlPlane, locate_binaries  # noqa: E402
+from tests.harness.assay_install import (  # noqa: E402
+    CRDS,
+    POST_RENDERER,
+    brain_config_map,
+    example_evaluation,
+    helm_install_args,
+    register_images,
+    workload_controllers,
+)
+from tests.harness.ports import free_port  # noqa: E402
+
+NAMESPACE = "assay-demo"
+OUT = REPO / "out" / "demo-cluster"
+CANDIDATES = {"support-v1": "v1", "support-v0": "v0"}
+
+
+def say(text: str) -> None:
+    print(f"\n\033[1m== {text}\033[0m", flush=True)
+
+
+def start_mlflow(root: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    mlflow = Path(sys.executable).with_name("mlflow")
+    log = (root / "mlflow-server.log").open("wb")
+    process = subprocess.Popen(
+        [
+            str(mlflow),
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "1",
+            "--backend-store-uri",
+            f"sqlite:///{root / 'mlflow.db'}",
+            "--artifacts-destination",
+            str(root / "artifacts"),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    import httpx
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            time.sleep(0.5)
+    raise SystemExit(f"MLflow server did not start; see {root / 'mlflow-server.log'}")
+
+
+def watch(cp: ControlPlane, timeout: float = 600) -> None:
+    shown = ""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        table = cp.kubectl("get", "evaluations", "-n", NAMESPACE).stdout
+        without_age = "\n".join(line.rsplit(None, 1)[0] for line in table.splitlines() if line.strip())
+        if without_age != shown:  # print on a change, not every time AGE ticks
+            print(table, flush=True)
+            shown = without_age
+        done = cp.kubectl(
+            "get",
+            "evaluations",
+            "-n",
+            NAMESPACE,
+            "-o",
+            'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Completed")].status} {end}',
+        )
+        if done.stdout.split() == ["True"] * len(CANDIDATES):
+            return
+        time.sleep(2)
+    raise SystemExit("the evaluations did not finish in time")
+
+
+def main() -> int:
+    if os.geteuid() != 0:
+        print(
+            "make demo needs root: the local kubelet runs each pod in its own mount namespace",
+            file=sys.stderr,
+        )
+        return 2
+    say("control plane binaries (built once, then cached)")
+    bin_dir = locate_binaries()
+    shutil.rmtree(OUT, ignore_errors=True)
+    OUT.mkdir(parents=True)
+    work = Path(tempfile.mkdtemp(prefix="assay-demo-"))
+    mlflow, mlflow_url = start_mlflow(OUT)
+    try:
+        say("starting etcd, kube-apiserver, kube-controller-manager and the local kubelet")
+        with ControlPlane(bin_dir, work) as cp, workload_controllers(cp):
+            kubelet = cp.local_kubelet()
+            register_images(kubelet)
+            kubelet.start()
+            try:
+                run_demo(cp, bin_dir, work, mlflow_url)
+            finally:
+                kubelet.stop()
+    finally:
+        mlflow.terminate()
+        mlflow.wait(20)
+        shutil.rmtree(work, ignore_errors=True)
+    say("stopped everything the demo started")
+    return 0
+
+
+def run_demo(cp: ControlPlane, bin_dir: Path, work: Path, mlflow_url: str) -> None:
+    cp.create_namespace(NAMESPACE)
+    say("kubectl apply --server-side -f crds/  &&  helm install assay charts/assay")
+    cp.kubectl("apply", "--server-side", "-f", str(CRDS))
+    cp.kubectl("wait", "--for=condition=Established", "crd/evaluations.assay.dev", "--timeout=60s")
+    renderer = work / "post-renderer"
+    renderer.write_text(POST_RENDERER)
+    renderer.chmod(0o755)
+    install = helm_install_args(
+        NAMESPACE, free_port(), free_port(), renderer, ("--set", f"defaults.mlflowTrackingUri={mlflow_url}")
+    )
+    subprocess.run(
+        [str(bin_dir / "helm"), *install], check=True, env={**os.environ, "KUBECONFIG": str(cp.kubeconfig)}
+    )
+    print(cp.kubectl("get", "deployment,pods", "-n", NAMESPACE).stdout)
+
+    say("two Evaluations of the support-desk suite: brain v1 and brain v0")
+    for name, version in CANDIDATES.items():
+        cp.api.create(
+            f"/api/v1/namespaces/{NAMESPACE}/configmaps", brain_config_map(f"brain-{version}", version)
+        )
+        cp.api.create(
+            f"/apis/assay.dev/v1alpha1/namespaces/{NAMESPACE}/evaluations",
+            example_evaluation(name, f"brain-{version}", version),
+        )
+    say("kubectl get evaluations (watching)")
+    watch(cp)
+
+    say("the verdicts, as GitOps tools read them")
+    for name in CANDIDATES:
+        ready = cp.kubectl(
+            "wait",
+            "--for=condition=Ready",
+            f"evaluation/{name}",
+            "-n",
+            NAMESPACE,
+            "--timeout=1s",
+            check=False,
+        )
+        verdict = cp.kubectl(
+            "get",
+            "evaluation",
+            name,
+            "-n",
+            NAMESPACE,
+            "-o",
+            "jsonpath={.status.verdict} score={.status.score} judges={.status.judges} "
+            "message={.status.message}",
+        ).stdout
+        print(f"{name}: {verdict}\n  kubectl wait --for=condition=Ready -> exit {ready.returncode}")
+
+    say("reports and MLflow runs")
+    from mlflow import MlflowClient
+
+    client = MlflowClient(tracking_uri=mlflow_url)
+    for name, version in CANDIDATES.items():
+        run_id = cp.kubectl(
+            "get", "evaluation", name, "-n", NAMESPACE, "-o", "jsonpath={.status.mlflow.runId}"
+        ).stdout
+        if not run_id:
+            print(f"{name}: no MLflow run recorded")
+            continue
+        target = OUT / version
+        target.mkdir(parents=True, exist_ok=True)
+        for artifact in ("report.html", "result.json"):
+            client.download_artifacts(run_id, artifact, str(target))
+        print(f"{name}: MLflow run {run_id}; report {target / 'report.html'}")
+    print(
+        f"\nMLflow store: {OUT / 'mlflow.db'} (open it with: .venv/bin/mlflow ui --backend-store-uri "
+        f"sqlite:///{OUT / 'mlflow.db'})"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
