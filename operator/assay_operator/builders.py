@@ -20,6 +20,7 @@ LABEL_COMPONENT = "app.kubernetes.io/component"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_NAME = "app.kubernetes.io/name"
 KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
+NAME_HASH_LENGTH = 8
 EXIT_BAD_INPUT = 2  # the runner's "could not run": fail the Job at once, a retry cannot fix it
 
 BRAIN_DIR, SUITE_DIR, KB_DIR, RUN_DIR = (
@@ -33,16 +34,22 @@ RUN_CONFIG_KEY = "config.json"
 TERMINATION_LOG = "/dev/termination-log"
 
 
+def bounded_name(name: str, suffix: str, limit: int, strip: str = "-.") -> str:
+    """`name` + `suffix` in at most `limit` characters. A name too long is cut and given a hash of the whole
+    name, so two Evaluations whose names share a long prefix never map to the same child or label value."""
+    if len(name) + len(suffix) <= limit:
+        return name + suffix
+    digest = hashlib.sha256(name.encode()).hexdigest()[:NAME_HASH_LENGTH]
+    return f"{name[: limit - len(suffix) - NAME_HASH_LENGTH - 1].rstrip(strip)}-{digest}{suffix}"
+
+
 def job_name(evaluation: str, generation: int) -> str:
     """One deterministic name per generation, at most 63 characters (it becomes a label value)."""
-    suffix = f"-g{generation}"
-    base = evaluation[: 63 - len(suffix)].rstrip("-.")
-    return base + suffix
+    return bounded_name(evaluation, f"-g{generation}", 63)
 
 
 def _child_name(evaluation: str, kind: str, discriminator: str) -> str:
-    tail = f"-{kind}-{discriminator}"
-    return evaluation[: 253 - len(tail)].rstrip("-.") + tail
+    return bounded_name(evaluation, f"-{kind}-{discriminator}", 253)
 
 
 def brain_snapshot_name(evaluation: str, digest: str) -> str:
@@ -58,7 +65,7 @@ def labels(evaluation: str, generation: int | None = None, component: str = "run
         LABEL_NAME: "assay",
         LABEL_COMPONENT: component,
         LABEL_MANAGED_BY: "assay-operator",
-        LABEL_EVALUATION: evaluation[:63].rstrip("-._"),
+        LABEL_EVALUATION: bounded_name(evaluation, "", 63, "-._"),
     }
     if generation is not None:
         out[LABEL_GENERATION] = str(generation)

@@ -210,7 +210,7 @@ def ensure_run(
             current,
             f"a Job named {job} already exists and is not owned by this Evaluation",
         )
-    _delete_superseded(namespace, name, generation)
+    _delete_superseded(namespace, body, generation)
     if created:
         metrics.JOBS_CREATED.inc()
         _normal_event(
@@ -262,12 +262,14 @@ def _owned_by(obj: dict[str, Any], owner: kopf.Body) -> bool:
     return any(ref.get("uid") == owner["metadata"]["uid"] for ref in refs)
 
 
-def _delete_superseded(namespace: str, evaluation: str, generation: int) -> None:
+def _delete_superseded(namespace: str, owner: kopf.Body, generation: int) -> None:
+    evaluation = owner["metadata"]["name"]
     selector = f"{builders.LABEL_EVALUATION}={builders.labels(evaluation)[builders.LABEL_EVALUATION]}"
     for item in _batch().list_namespaced_job(namespace, label_selector=selector).items:
         job = _plain(item)
         labels = job["metadata"].get("labels") or {}
-        if labels.get(builders.LABEL_GENERATION) != str(generation):
+        # Only this Evaluation's own Jobs: a label value is not proof of ownership.
+        if _owned_by(job, owner) and labels.get(builders.LABEL_GENERATION) != str(generation):
             try:
                 # Background: without a propagation policy a deleted Job leaves its pods behind.
                 _batch().delete_namespaced_job(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -167,18 +168,40 @@ def test_bundled_suite_replay_and_cassettes() -> None:
     assert config.repetitions == 2 and not config.mlflow.enabled  # no tracking URI anywhere: no MLflow
 
 
+def _hash(name: str) -> str:
+    return hashlib.sha256(name.encode()).hexdigest()[:8]
+
+
 @pytest.mark.parametrize(
     ("name", "generation", "expected"),
     [
         ("short", 1, "short-g1"),
-        ("a" * 63, 12, "a" * 59 + "-g12"),
-        ("long-" + "x" * 60, 123456789, ("long-" + "x" * 60)[:52] + "-g123456789"),
-        ("x" * 59 + "-yy", 7, "x" * 59 + "-g7"),  # never a dash before the suffix
+        ("a" * 60, 1, "a" * 60 + "-g1"),  # fits: kept whole
+        ("a" * 63, 12, "a" * 50 + "-" + _hash("a" * 63) + "-g12"),
+        (
+            "long-" + "x" * 60,
+            123456789,
+            ("long-" + "x" * 60)[:43] + "-" + _hash("long-" + "x" * 60) + "-g123456789",
+        ),
+        (
+            "x" * 50 + "-yy" + "z" * 20,
+            7,
+            "x" * 50 + "-" + _hash("x" * 50 + "-yy" + "z" * 20) + "-g7",
+        ),  # no "--"
     ],
 )
 def test_job_names_are_deterministic_and_short(name: str, generation: int, expected: str) -> None:
     assert builders.job_name(name, generation) == expected
     assert len(builders.job_name(name, generation)) <= 63
+
+
+def test_long_names_sharing_a_prefix_get_distinct_children_and_labels() -> None:
+    first, second = "p" * 70 + "-alpha", "p" * 70 + "-beta"
+    assert builders.job_name(first, 1) != builders.job_name(second, 1)
+    assert builders.run_config_name(first + "x" * 200, 1) != builders.run_config_name(second + "x" * 200, 1)
+    one, two = (builders.labels(n)[builders.LABEL_EVALUATION] for n in (first, second))
+    assert one != two and len(one) <= 63 and len(two) <= 63
+    assert builders.labels("short")[builders.LABEL_EVALUATION] == "short"
 
 
 def test_kueue_queue_suspends_the_job() -> None:
