@@ -1,0 +1,153 @@
+"""Fixtures for the operator's end-to-end tests on the real control plane (see docs/control-plane.md).
+
+`control_plane`, `kubelet` and `namespace` come from tests/conftest.py. Here:
+
+- `crd` (session): the committed CRD from crds/, installed once, Established.
+- `images` (session): the runner images in the local kubelet: the REAL runner (`assay` from this
+  virtualenv, USER 1001), a fake runner writing canned termination messages, an image that never starts.
+- `operators` (per test): starts the REAL operator (`assay-operator`, i.e. kopf) as a subprocess with its
+  own ServiceAccount, the Role from `assay_operator.rbac.role_rules()` and a TokenRequest kubeconfig, so a
+  missing permission fails a test. Its log goes to a file, shown when the test fails; at the end it is
+  stopped with SIGTERM and must exit within the grace period, and its log must hold no traceback.
+- `operator` (per test): one such operator watching `namespace`, with the defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import pytest
+
+from tests.harness import ControlPlane, KubeApi, LocalKubelet
+from tests.operator_cluster import support
+from tests.operator_cluster.support import Images, OperatorProcess
+
+_OPERATORS = pytest.StashKey[list[OperatorProcess]]()
+_POD_LOGS = pytest.StashKey[tuple[LocalKubelet, list[str]]]()
+
+
+@pytest.fixture(scope="session")
+def crd(control_plane: ControlPlane) -> dict[str, Any]:
+    return support.install_crd(control_plane.api)
+
+
+@pytest.fixture(scope="session")
+def images(kubelet: LocalKubelet, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Images]:
+    # Outside pytest's private (0700) temp root: pod processes run as uid 1001.
+    registered = support.register_images(kubelet, Path("/tmp"))
+    yield registered
+    import shutil
+
+    shutil.rmtree(registered.fake_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def admin(control_plane: ControlPlane) -> KubeApi:
+    return control_plane.api
+
+
+class StartOperator(Protocol):
+    def __call__(
+        self,
+        namespace: str | Sequence[str],
+        *,
+        image: str = ...,
+        env: Mapping[str, str] | None = ...,
+        rules: Sequence[dict[str, Any]] | None = ...,
+        start: bool = ...,
+        expect_problems: bool = ...,
+    ) -> OperatorProcess: ...
+
+
+@pytest.fixture
+def operators(
+    control_plane: ControlPlane,
+    kubelet: LocalKubelet,
+    crd: dict[str, Any],
+    images: Images,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+) -> Iterator[StartOperator]:
+    started: list[OperatorProcess] = []
+    tolerant: set[int] = set()
+    request.node.stash[_OPERATORS] = started
+    namespaces_seen: list[str] = []
+    request.node.stash[_POD_LOGS] = (kubelet, namespaces_seen)
+
+    def start(
+        namespace: str | Sequence[str],
+        *,
+        image: str = support.RUNNER_IMAGE,
+        env: Mapping[str, str] | None = None,
+        rules: Sequence[dict[str, Any]] | None = None,
+        start: bool = True,
+        expect_problems: bool = False,
+    ) -> OperatorProcess:
+        watched = [namespace] if isinstance(namespace, str) else list(namespace)
+        for ns in watched:
+            support.grant_operator(control_plane.api, ns, rules)
+            namespaces_seen.append(ns)
+        process = OperatorProcess(
+            control_plane, watched, tmp_path / f"operator-{len(started)}.log", image=image, env=env
+        )
+        started.append(process)
+        if expect_problems:
+            tolerant.add(id(process))
+        if start:
+            process.start()
+        return process
+
+    yield start
+
+    failures: list[str] = []
+    for process in started:
+        if process.popen is None:
+            continue
+        try:
+            process.stop()
+        except AssertionError as error:
+            failures.append(str(error))
+        if process.exit_codes and process.exit_codes[-1] not in (0, -9):
+            failures.append(f"assay-operator exited {process.exit_codes[-1]} on SIGTERM")
+        if id(process) not in tolerant and (problems := process.problems()):
+            failures.append("the operator's log shows errors:\n" + "\n".join(problems[:20]))
+    if failures:
+        pytest.fail("\n".join(failures), pytrace=False)
+
+
+@pytest.fixture
+def operator(operators: StartOperator, namespace: str) -> OperatorProcess:
+    return operators(namespace)
+
+
+@pytest.fixture
+def brains(admin: KubeApi, namespace: str) -> Callable[[str], str]:
+    """Creates the example brain `version` as ConfigMap `brain-<version>`; returns its name."""
+
+    def create(version: str) -> str:
+        name = f"brain-{version}"
+        admin.create(support.config_maps_path(namespace), support.brain_config_map(name, version))
+        return name
+
+    return create
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """On failure, append each operator's log and the runner pods' logs to the report."""
+    report = yield
+    if report.failed:
+        started: list[OperatorProcess] = item.stash.get(_OPERATORS, [])
+        for index, process in enumerate(started):
+            report.sections.append((f"assay-operator #{index} log (tail)", process.log_tail(150)))
+        kubelet, namespaces = item.stash.get(_POD_LOGS, (None, []))
+        if kubelet is not None:
+            logs_dir = kubelet.work_dir / "logs"
+            for ns in dict.fromkeys(namespaces):
+                for folder in sorted(logs_dir.glob(f"{ns}_*")):
+                    for file in sorted(folder.glob("*.log")):
+                        tail = "\n".join(file.read_text(errors="replace").splitlines()[-25:])
+                        report.sections.append((f"pod log {folder.name}/{file.name}", tail))
+    return report

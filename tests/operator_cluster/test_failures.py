@@ -1,0 +1,359 @@
+"""Failure paths on the real control plane: each ends with a verdict and a precise reason, never silence and
+never Pass. The Job controller, the garbage collector and the TTL controller are the real ones; faults come
+from the local kubelet (OOM kill, eviction, a pull that never ends) or from the runner itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.harness import ControlPlane, KubeApi, LocalKubelet
+from tests.harness.wait import wait_until
+from tests.operator_cluster import support
+from tests.operator_cluster.conftest import StartOperator
+from tests.operator_cluster.support import (
+    HANGING_AGENT,
+    Obj,
+    OperatorProcess,
+    condition,
+    replay_spec,
+)
+
+pytestmark = pytest.mark.cluster
+
+
+# --- helpers ------------------------------------------------------------------------------------------------
+
+
+def assert_stalled(obj: Obj, reason: str, *hints: str) -> None:
+    """Blocked, Stalled=True with `reason`, Ready=False, Completed=True, and a message naming `hints`."""
+    status = obj["status"]
+    assert status["verdict"] == "Blocked", support.summarize(obj)
+    assert status.get("score") is None
+    generation = obj["metadata"]["generation"]
+    stalled, ready, completed = (condition(obj, k) for k in ("Stalled", "Ready", "Completed"))
+    assert stalled is not None and stalled["status"] == "True" and stalled["reason"] == reason, stalled
+    assert ready is not None and ready["status"] == "False" and ready["reason"] == reason, ready
+    assert completed is not None and completed["status"] == "True", completed
+    assert support.condition_status(obj, "Reconciling") == "False"
+    for c in status["conditions"]:
+        assert c["observedGeneration"] == generation, c
+    message = status["message"]
+    assert message.startswith(f"Blocked: {reason}"), message
+    for hint in hints:
+        assert hint in message, f"{hint!r} not in {message!r}"
+    assert stalled["message"] == message
+
+
+# --- deadline ----------------------------------------------------------------------------------------------
+
+
+def test_deadline_exceeded_for_a_hanging_agent_and_for_a_pod_that_never_starts(
+    control_plane: ControlPlane,
+    admin: KubeApi,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+) -> None:
+    """The smallest deadline the schema allows is 60 s: both cases share that wait, in two namespaces (the
+    runner image is an operator setting)."""
+    other = f"{namespace[:52]}-pull"
+    control_plane.create_namespace(other)
+    try:
+        brain = brains("v1")
+        admin.create(support.config_maps_path(other), support.brain_config_map(brain, "v1"))
+        real = operators(namespace)
+        stuck = operators(other, image=support.NEVER_STARTS_IMAGE)
+        support.create_evaluation(
+            admin, namespace, "hangs", replay_spec(brain, agent=HANGING_AGENT, deadlineSeconds=60)
+        )
+        support.create_evaluation(admin, other, "never-starts", replay_spec(brain, deadlineSeconds=60))
+        support.running_pod(admin, namespace, "hangs-g1")
+        hung = support.wait_for_verdict(admin, namespace, "hangs", timeout=180, operator=real)
+        never = support.wait_for_verdict(admin, other, "never-starts", timeout=180, operator=stuck)
+        for obj in (hung, never):
+            assert_stalled(obj, "DeadlineExceeded", "spec.deadlineSeconds", "never started")
+        assert support.job_failed_reason(admin, namespace, "hangs-g1") == "DeadlineExceeded"
+        assert support.job_failed_reason(admin, other, "never-starts-g1") == "DeadlineExceeded"
+        support.wait_for_events(admin, namespace, "hangs", {"Blocked"})
+    finally:
+        control_plane.delete_namespace(other)
+
+
+# --- OOM ---------------------------------------------------------------------------------------------------
+
+
+def test_an_oom_killed_runner_is_named_in_the_message(
+    admin: KubeApi,
+    kubelet: LocalKubelet,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+) -> None:
+    support.create_evaluation(admin, namespace, "oom", replay_spec(brains("v1"), agent=HANGING_AGENT))
+    killed: set[str] = set()
+    # backoffLimit 1: the retry is OOM-killed too, as it would be with the same memory limit.
+    while pod := support.running_pod(admin, namespace, "oom-g1", exclude=killed):
+        kubelet.oom_kill(namespace, pod)
+        killed.add(pod)
+        assert len(killed) <= 3, "the Job keeps retrying an OOM-killed runner"
+    obj = support.wait_for_verdict(admin, namespace, "oom", operator=operator)
+    assert_stalled(obj, "OOMKilled", "OOMKilled", "exit code 137", "spec.resources.memory")
+    assert support.job_failed_reason(admin, namespace, "oom-g1") == "BackoffLimitExceeded"
+    assert len(killed) == 2
+
+
+# --- the runner's result ------------------------------------------------------------------------------------
+
+
+def test_an_unreadable_summary_is_rejected_whatever_it_claims(
+    admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
+) -> None:
+    """A fake runner exits 0 with a bad termination message (chosen by the name): never a Pass."""
+    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    brain = brains("v1")
+    cases = {
+        "junk-1": "the termination message is not a valid RunSummary",
+        "empty-1": "the runner wrote no summary",
+        "schema-1": "the termination message is not a valid RunSummary",
+        "future-1": "schemaVersion 2",
+    }
+    for name in [*cases, "pass-1", "blocked-1"]:
+        support.create_evaluation(admin, namespace, name, replay_spec(brain))
+    for name, hint in cases.items():
+        obj = support.wait_for_verdict(admin, namespace, name, operator=operator)
+        assert_stalled(obj, "ResultUnreadable", hint)
+    # Controls: the fake runner's valid summaries are accepted, so the cases above fail for their content.
+    passed = support.wait_for_verdict(admin, namespace, "pass-1", operator=operator)
+    assert passed["status"]["verdict"] == "Pass" and passed["status"]["score"] == 0.95
+    blocked = support.wait_for_verdict(admin, namespace, "blocked-1", operator=operator)
+    assert blocked["status"]["verdict"] == "Blocked"
+    assert (condition(blocked, "Stalled") or {}).get("reason") == "GateBlocked"
+    assert blocked["status"]["tickets"]["failing"] == ["T-003", "T-004"]
+
+
+def test_bad_input_fails_the_job_at_once_with_the_runners_message(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    suite = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "broken-suite"},
+        "data": {
+            "suite.yaml": (
+                "name: broken\n"
+                "judges:\n"
+                "  - {name: vibes, type: vibes, weight: 1, threshold: 0.5}\n"
+                "tickets:\n"
+                "  - id: T-1\n"
+                "    split: validation\n"
+                "    question: Is the suite broken\n"
+                "    key: {mustMention: [yes]}\n"
+            )
+        },
+    }
+    admin.create(support.config_maps_path(namespace), suite)
+    spec = replay_spec(brains("v1"), suite={"configMap": {"name": "broken-suite"}})
+    support.create_evaluation(admin, namespace, "bad-input", spec)
+    obj = support.wait_for_verdict(admin, namespace, "bad-input", operator=operator)
+    assert_stalled(obj, "PodFailurePolicy", "bad input", "vibes")
+    assert support.job_failed_reason(admin, namespace, "bad-input-g1") == "PodFailurePolicy"
+    pods = support.pods_of_job(admin, namespace, "bad-input-g1")
+    assert len(pods) == 1, "exit code 2 must fail the Job at once, without a retry"
+
+
+# --- a missing brain ---------------------------------------------------------------------------------------
+
+
+def test_a_missing_brain_waits_without_a_job_then_proceeds_by_itself(
+    admin: KubeApi, namespace: str, operator: OperatorProcess
+) -> None:
+    support.create_evaluation(admin, namespace, "early", replay_spec("brain-late"))
+    waiting = support.wait_for_evaluation(
+        admin,
+        namespace,
+        "early",
+        lambda o: (condition(o, "Reconciling") or {}).get("reason") == "BrainNotFound",
+        what="BrainNotFound",
+        operator=operator,
+    )
+    assert support.condition_status(waiting, "Reconciling") == "True"
+    assert support.condition_status(waiting, "Ready") == "False"
+    assert support.condition_status(waiting, "Completed") == "False"
+    assert "brain-late" in waiting["status"]["message"]
+    assert not waiting["status"].get("verdict")
+    assert support.jobs_of(admin, namespace, "early") == []
+    support.wait_for_events(admin, namespace, "early", {"BrainNotFound"})
+
+    admin.create(support.config_maps_path(namespace), support.brain_config_map("brain-late", "v1"))
+    done = support.wait_for_verdict(admin, namespace, "early", operator=operator)
+    assert done["status"]["verdict"] == "Pass"
+    assert support.condition_status(done, "Stalled") == "False"
+    assert [j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "early")] == ["early-g1"]
+
+
+# --- garbage collection ------------------------------------------------------------------------------------
+
+
+def owned_config_maps(admin: KubeApi, namespace: str) -> list[str]:
+    return [
+        c["metadata"]["name"]
+        for c in admin.get(support.config_maps_path(namespace))["items"]
+        if any(r["kind"] == "Evaluation" for r in c["metadata"].get("ownerReferences") or [])
+    ]
+
+
+def test_deleting_an_evaluation_mid_run_collects_its_job_pods_and_config_maps(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    brain = brains("v1")
+    created = support.create_evaluation(admin, namespace, "doomed", replay_spec(brain, agent=HANGING_AGENT))
+    assert not created["metadata"].get("finalizers")
+    support.running_pod(admin, namespace, "doomed-g1")
+    assert len(owned_config_maps(admin, namespace)) == 2
+    live = admin.get(support.evaluations_path(namespace, "doomed"))
+    assert not live["metadata"].get("finalizers"), "no finalizer may block deletion"
+
+    admin.delete(support.evaluations_path(namespace, "doomed"))
+
+    def collected() -> bool:
+        return (
+            support.get_or_none(admin, support.evaluations_path(namespace, "doomed")) is None
+            and support.jobs_of(admin, namespace, "doomed") == []
+            and support.pods_of_job(admin, namespace, "doomed-g1") == []
+            and owned_config_maps(admin, namespace) == []
+        )
+
+    wait_until(
+        collected,
+        timeout=90,
+        what="the garbage collector to delete the Job, its pods and the owned ConfigMaps",
+        describe=lambda: str(
+            (
+                [j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "doomed")],
+                [p["metadata"]["name"] for p in support.pods_of_job(admin, namespace, "doomed-g1")],
+                owned_config_maps(admin, namespace),
+            )
+        ),
+    )
+    # The user's own brain ConfigMap is not the Evaluation's: it stays.
+    assert support.get_or_none(admin, support.config_maps_path(namespace, brain)) is not None
+
+    # No finalizer: deleting while the operator is down completes at once.
+    support.create_evaluation(admin, namespace, "orphan", replay_spec(brain, agent=HANGING_AGENT))
+    support.running_pod(admin, namespace, "orphan-g1")
+    operator.stop()
+    admin.delete(support.evaluations_path(namespace, "orphan"))
+    wait_until(
+        lambda: support.get_or_none(admin, support.evaluations_path(namespace, "orphan")) is None,
+        timeout=30,
+        what="the Evaluation to be deleted while the operator is down",
+    )
+    wait_until(
+        lambda: support.pods_of_job(admin, namespace, "orphan-g1") == [],
+        timeout=90,
+        what="its pods to be collected",
+    )
+
+
+# --- eviction ---------------------------------------------------------------------------------------------
+
+
+def test_an_evicted_runner_does_not_use_the_backoff_limit_and_the_evaluation_completes(
+    admin: KubeApi,
+    kubelet: LocalKubelet,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+) -> None:
+    """backoffLimit 0: a counted failure would fail the Job; an eviction must not."""
+    operator = operators(namespace, env={"ASSAY_BACKOFF_LIMIT": "0"})
+    support.create_evaluation(
+        admin, namespace, "evicted", replay_spec(brains("v1"), agent=support.slow_agent(1.5))
+    )
+    pod = support.running_pod(admin, namespace, "evicted-g1")
+    kubelet.evict(namespace, pod)
+    obj = support.wait_for_verdict(admin, namespace, "evicted", timeout=180, operator=operator)
+    assert obj["status"]["verdict"] == "Pass", support.summarize(obj)
+    status = support.job_status(admin, namespace, "evicted-g1")
+    assert status.get("succeeded") == 1
+    assert not status.get("failed"), status
+    phases = sorted(p["status"]["phase"] for p in support.pods_of_job(admin, namespace, "evicted-g1"))
+    assert phases == ["Failed", "Succeeded"]
+    evicted = next(
+        p for p in support.pods_of_job(admin, namespace, "evicted-g1") if p["metadata"]["name"] == pod
+    )
+    assert evicted["status"].get("reason") == "Evicted"
+
+
+# --- TTL ---------------------------------------------------------------------------------------------------
+
+
+def test_a_ttl_deleted_job_leaves_the_verdict_and_is_not_recreated(
+    control_plane: ControlPlane,
+    admin: KubeApi,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+) -> None:
+    operator = operators(namespace, env={"ASSAY_JOB_TTL_SECONDS": "2"})
+    with support.recording(control_plane, support.jobs_path(namespace)) as jobs:
+        support.create_evaluation(admin, namespace, "short-lived", replay_spec(brains("v1")))
+        done = support.wait_for_verdict(admin, namespace, "short-lived", operator=operator)
+        wait_until(
+            lambda: support.jobs_of(admin, namespace, "short-lived") == [],
+            timeout=60,
+            what="the TTL controller to delete the finished Job",
+        )
+        # A restart resumes every Evaluation: still no Job for a generation that has its verdict.
+        operator.stop()
+        operator.start()
+        wait_until(
+            lambda: "Resuming is processed" in operator.log_text(),
+            timeout=30,
+            what="the restarted operator to resume the Evaluation",
+            describe=operator.log_tail,
+        )
+        # A metadata edit is not a spec change.
+        admin.merge_patch(
+            support.evaluations_path(namespace, "short-lived"), {"metadata": {"labels": {"team": "a"}}}
+        )
+        support.barrier(admin, namespace, operator)
+        after = admin.get(support.evaluations_path(namespace, "short-lived"))
+    assert after["status"] == done["status"]
+    assert support.jobs_of(admin, namespace, "short-lived") == []
+    assert support.jobs_per_generation(jobs)[("short-lived", "1")].__len__() == 1
+
+
+# --- status writes ------------------------------------------------------------------------------------------
+
+
+def test_twenty_status_patches_cause_no_new_job(
+    control_plane: ControlPlane,
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+) -> None:
+    path = support.evaluations_path(namespace, "patched")
+    with support.recording(control_plane, support.jobs_path(namespace)) as jobs:
+        support.create_evaluation(
+            admin, namespace, "patched", replay_spec(brains("v1"), agent=support.slow_agent(0.5))
+        )
+        support.running_pod(admin, namespace, "patched-g1")
+        for i in range(10):  # while the Job runs
+            admin.merge_patch(f"{path}/status", {"status": {"message": f"someone else's status write {i}"}})
+        done = support.wait_for_verdict(admin, namespace, "patched", operator=operator)
+        for i in range(10):  # and after the verdict
+            admin.merge_patch(f"{path}/status", {"status": {"usage": {"inputTokens": i}}})
+        support.barrier(admin, namespace, operator)
+        after = admin.get(path)
+    assert done["status"]["verdict"] == "Pass"
+    assert after["metadata"]["generation"] == 1
+    assert after["status"]["observedGeneration"] == 1
+    assert support.jobs_per_generation_of(jobs, "patched") == {"1": 1}
+    handled = [
+        line for line in operator.log_text().splitlines() if "/patched]" in line and "ensure_run" in line
+    ]
+    assert len([line for line in handled if "succeeded" in line]) == 1, handled

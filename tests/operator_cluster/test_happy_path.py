@@ -1,0 +1,175 @@
+"""The bundled example end to end: brain ConfigMap -> Evaluation -> Job -> the REAL runner -> verdict in the
+status, read the ways users read it (kubectl get, kubectl wait, Events)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from assay_runner.contract import RunSummary, digest_files
+from tests.harness import ControlPlane, KubeApi
+from tests.operator_cluster import support
+from tests.operator_cluster.support import OperatorProcess, condition, evaluation, replay_spec
+
+pytestmark = pytest.mark.cluster
+
+
+def test_bundled_example_passes_v1_and_blocks_v0(
+    control_plane: ControlPlane,
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+) -> None:
+    v1, v0 = brains("v1"), brains("v0")
+    path = support.evaluations_path(namespace)
+    with support.recording(control_plane, path) as watch:
+        admin.create(path, evaluation("support-v1", replay_spec(v1, "v1")))
+        admin.create(path, evaluation("support-v0", replay_spec(v0, "v0")))
+        passed = support.wait_for_verdict(admin, namespace, "support-v1", operator=operator)
+        blocked = support.wait_for_verdict(admin, namespace, "support-v0", operator=operator)
+        history = watch.versions("support-v1")
+
+    # --- Reconciling=True while the Job runs, then Completed ---------------------------------------------
+    running = [
+        o
+        for o in history
+        if support.condition_status(o, "Reconciling") == "True" and (o.get("status") or {}).get("jobName")
+    ]
+    assert running, "never saw Reconciling=True with the Job named"
+    first = running[0]
+    assert support.condition_status(first, "Ready") == "Unknown"
+    assert support.condition_status(first, "Completed") == "False"
+    assert support.condition_status(first, "Stalled") == "False"
+    operator_digest = first["status"]["inputs"]["brainDigest"]
+
+    # --- the verdict and what goes with it ------------------------------------------------------------------
+    status = passed["status"]
+    assert status["verdict"] == "Pass"
+    assert status["observedGeneration"] == passed["metadata"]["generation"] == 1
+    assert 0.9 <= status["score"] <= 1.0
+    assert set(status["judges"]) >= {"kb_citation", "must_mention", "policy", "format", "quality"}
+    assert all(v is None or 0 <= v <= 1 for v in status["judges"].values())
+    assert {r["name"] for r in status["rules"]} >= {"score", "judges", "ticketFloor"}
+    assert all(r["passed"] for r in status["rules"])
+    assert status["tickets"] == {"total": 16, "passed": 16, "summary": "16/16", "failing": []}
+    assert status["jobName"] == "support-v1-g1"
+    assert status["completionTime"] and status["startTime"]
+    for kind, want in (
+        ("Ready", "True"),
+        ("Completed", "True"),
+        ("Reconciling", "False"),
+        ("Stalled", "False"),
+    ):
+        found = condition(passed, kind)
+        assert found is not None and found["status"] == want, (kind, found)
+        assert found["observedGeneration"] == 1
+
+    # The runner's own digest of the mounted brain = the operator's digest of the ConfigMap = the files'.
+    expected = digest_files(support.brain_files("v1"))
+    assert status["inputs"]["brainDigest"] == operator_digest == expected
+    pods = support.pods_of_job(admin, namespace, "support-v1-g1")
+    terminated = [
+        cs["state"]["terminated"]
+        for p in pods
+        for cs in p["status"].get("containerStatuses") or []
+        if "terminated" in cs["state"]
+    ]
+    summary = RunSummary.model_validate_json(terminated[0]["message"])
+    assert summary.inputs.brain_digest == expected
+    assert status["inputs"]["suiteDigest"] == summary.inputs.suite_digest
+    assert status["score"] == round(summary.score, 3)
+
+    # --- v0: Blocked by the gate, with the reason -----------------------------------------------------------
+    bstatus = blocked["status"]
+    assert bstatus["verdict"] == "Blocked"
+    assert bstatus["tickets"]["passed"] < bstatus["tickets"]["total"]
+    assert bstatus["tickets"]["failing"]
+    assert any(not r["passed"] for r in bstatus["rules"])
+    stalled = condition(blocked, "Stalled")
+    assert stalled is not None and stalled["status"] == "True" and stalled["reason"] == "GateBlocked"
+    assert support.condition_status(blocked, "Ready") == "False"
+    assert support.condition_status(blocked, "Completed") == "True"
+    assert bstatus["message"].startswith("Blocked: ")
+
+    # --- kubectl get: the printer columns -----------------------------------------------------------------
+    table = control_plane.kubectl("get", "evaluations", "-n", namespace).stdout.splitlines()
+    header = table[0].split()
+    assert header == ["NAME", "VERDICT", "SCORE", "READY", "TICKETS", "AGE"], table
+    rows = {line.split()[0]: line.split() for line in table[1:]}
+    assert rows["support-v1"][1:5] == ["Pass", str(status["score"]), "True", "16/16"]
+    assert rows["support-v0"][1] == "Blocked" and rows["support-v0"][3] == "False"
+    short = control_plane.kubectl("get", "evals", "-n", namespace, "-o", "name").stdout.split()
+    assert sorted(short) == ["evaluation.assay.dev/support-v0", "evaluation.assay.dev/support-v1"]
+
+    # --- kubectl wait: Ready only for a Pass; Completed and the verdict for CI ------------------------------
+    ok = control_plane.kubectl(
+        "wait", "-n", namespace, "--for=condition=Ready", "evaluation/support-v1", "--timeout=30s"
+    )
+    assert "condition met" in ok.stdout
+    not_ready = control_plane.kubectl(
+        "wait", "-n", namespace, "--for=condition=Ready", "evaluation/support-v0", "--timeout=3s", check=False
+    )
+    assert not_ready.returncode != 0 and "timed out" in not_ready.stderr, not_ready
+    for wanted in ("--for=condition=Completed", "--for=jsonpath={.status.verdict}=Blocked"):
+        done = control_plane.kubectl(
+            "wait", "-n", namespace, wanted, "evaluation/support-v0", "--timeout=30s"
+        )
+        assert "condition met" in done.stdout, (wanted, done)
+
+    # --- Events a person sees in `kubectl describe` ---------------------------------------------------------
+    # (posted asynchronously by kopf: wait for them)
+    support.wait_for_events(admin, namespace, "support-v1", {"JobCreated", "Completed"})
+    support.wait_for_events(admin, namespace, "support-v0", {"JobCreated", "Blocked"})
+    created = next(
+        e for e in support.events_for(admin, namespace, "support-v1") if e["reason"] == "JobCreated"
+    )
+    assert created["type"] == "Normal" and "support-v1-g1" in created["message"]
+
+    # --- one Job per Evaluation; the children are owned by it ---------------------------------------------
+    for name in ("support-v1", "support-v0"):
+        jobs = support.jobs_of(admin, namespace, name)
+        assert [j["metadata"]["name"] for j in jobs] == [f"{name}-g1"]
+        owner = jobs[0]["metadata"]["ownerReferences"]
+        assert owner[0]["kind"] == "Evaluation" and owner[0]["controller"] is True
+    config_maps = admin.get(support.config_maps_path(namespace))["items"]
+    owned = [
+        c["metadata"]["name"]
+        for c in config_maps
+        if any(r["kind"] == "Evaluation" for r in c["metadata"].get("ownerReferences") or [])
+    ]
+    assert len(owned) == 4, owned  # a brain snapshot and a RunConfig each
+    snapshot = next(c for c in config_maps if c["metadata"]["name"].startswith("support-v1-brain-"))
+    assert snapshot["immutable"] is True
+    assert snapshot["metadata"]["annotations"]["assay.dev/brain-digest"] == expected
+    assert json.loads(
+        next(c for c in config_maps if c["metadata"]["name"] == "support-v1-run-g1")["data"]["config.json"]
+    )["suite"].endswith("/support-desk")
+
+    # --- small status; kopf's bookkeeping under the assay.dev prefix -------------------------------------
+    assert len(json.dumps(passed["status"])) < 8 * 1024
+    annotations = passed["metadata"].get("annotations") or {}
+    assert sum(len(k) + len(v) for k, v in annotations.items()) < 256 * 1024
+    assert "assay.dev/last-handled-configuration" in annotations
+    assert not [k for k in annotations if "kopf.zalando.org" in k], annotations
+    assert not passed["metadata"].get("finalizers")
+
+    # --- the runner pod: no ServiceAccount token, no key in its environment ------------------------------
+    pod = pods[0]
+    assert pod["spec"]["automountServiceAccountToken"] is False
+    volumes = [v["name"] for v in pod["spec"]["volumes"]]
+    assert not [v for v in volumes if v.startswith("kube-api-access")], volumes
+    env = {e["name"] for c in pod["spec"]["containers"] for e in c.get("env") or []}
+    assert not [n for n in env if "KEY" in n or "TOKEN" in n or "SECRET" in n], env
+
+    # --- probes and metrics ---------------------------------------------------------------------------------
+    assert httpx.get(f"http://127.0.0.1:{operator.liveness_port}/healthz", timeout=5).status_code == 200
+    metrics = httpx.get(f"http://127.0.0.1:{operator.metrics_port}/metrics", timeout=5).text
+    assert 'assay_evaluations_total{reason="Passed",verdict="Pass"} 1.0' in metrics
+    assert 'assay_evaluations_total{reason="GateBlocked",verdict="Blocked"} 1.0' in metrics
+    assert "assay_jobs_created_total 2.0" in metrics
+    # ... and a clean stop: SIGTERM, out within the grace period (the fixture asserts it too).
+    assert operator.stop() < support.GRACE_SECONDS
