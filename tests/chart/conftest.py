@@ -10,8 +10,10 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from tests.harness import ControlPlane, ControlPlaneError, locate_binaries
 
@@ -34,6 +36,15 @@ def k8s_bin(pytestconfig: pytest.Config) -> Path:
     if isinstance(located, ControlPlaneError):
         pytest.fail(f"no helm/kubectl binaries: {located}", pytrace=False)
     return located or locate_binaries()
+
+
+def kustomize(k8s_bin: Path, directory: Path) -> list[dict[str, Any]]:
+    """`kubectl kustomize DIR`, as objects."""
+    result = subprocess.run(
+        [str(k8s_bin / "kubectl"), "kustomize", str(directory)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    return [o for o in yaml.safe_load_all(result.stdout) if o]
 
 
 class Helm:

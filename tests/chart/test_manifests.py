@@ -4,24 +4,15 @@ consistent (RoleBinding subject, and ASSAY_NAMESPACES read from the pod's own na
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tests.chart.conftest import ROOT, Helm
+from tests.chart.conftest import ROOT, Helm, kustomize
 from tests.chart.test_render import load_script
 
 BASE = ROOT / "manifests" / "base"
-
-
-def kustomize(k8s_bin: Path, directory: Path) -> list[dict[str, Any]]:
-    result = subprocess.run(
-        [str(k8s_bin / "kubectl"), "kustomize", str(directory)], capture_output=True, text=True, check=False
-    )
-    assert result.returncode == 0, result.stderr
-    return [o for o in yaml.safe_load_all(result.stdout) if o]
 
 
 def key(obj: dict[str, Any]) -> tuple[str, str, str]:

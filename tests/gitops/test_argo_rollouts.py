@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from tests.gitops.test_flux import kustomize
+from tests.chart.conftest import kustomize
 
 ROOT = Path(__file__).resolve().parents[2]
 GATE = ROOT / "gitops" / "argo-rollouts"

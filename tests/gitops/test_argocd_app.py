@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.gitops.test_flux import kustomize
+from tests.chart.conftest import kustomize
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGOCD = ROOT / "gitops" / "argocd"

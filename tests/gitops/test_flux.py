@@ -4,7 +4,6 @@ the example in gitops/flux/: `agent-evaluation` waits for the Evaluation, fails 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import pytest
 import yaml
 
 from assay_operator.api import EvaluationSpec
+from tests.chart.conftest import kustomize
 from tests.gitops import kstatus
 from tests.gitops.test_argocd_health import CHECK
 
@@ -120,14 +120,6 @@ def test_flux_keeps_waiting_while_running() -> None:
 
 
 # --- the example in gitops/flux -----------------------------------------------------------------------------
-
-
-def kustomize(k8s_bin: Path, directory: Path) -> list[dict[str, Any]]:
-    result = subprocess.run(
-        [str(k8s_bin / "kubectl"), "kustomize", str(directory)], capture_output=True, text=True, check=False
-    )
-    assert result.returncode == 0, result.stderr
-    return [o for o in yaml.safe_load_all(result.stdout) if o]
 
 
 def flux_objects() -> dict[str, dict[str, Any]]:

@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from assay_operator import conditions
-from tests.gitops.test_flux import FLUX, kustomize
+from tests.chart.conftest import kustomize
+from tests.gitops.test_flux import FLUX
 from tests.harness import ControlPlane
 from tests.harness.podspec import DEFAULT_PATH
 from tests.harness.wait import wait_until
