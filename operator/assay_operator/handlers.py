@@ -237,9 +237,11 @@ def ensure_run(
         "conditions": conditions.merge(current.get("conditions"), conditions.running(message), generation),
     }
     _patch_status(namespace, name, new_status)
-    if existing is not None:
-        # Adopted after a restart: the Job may have finished while the operator was away.
-        _finish_if_done(existing, namespace, name, generation)
+    # The Job may have finished before that write (adopted after a restart, or a very fast runner): its watch
+    # event may have come and gone, or written a verdict the write above just replaced. Look once more.
+    latest = _read_job(job, namespace)
+    if latest is not None:
+        _finish_if_done(latest, namespace, name, generation)
     metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
 
 
@@ -280,6 +282,15 @@ def _delete_superseded(namespace: str, owner: kopf.Body, generation: int) -> Non
                     raise
 
 
+def _read_job(name: str, namespace: str) -> dict[str, Any] | None:
+    try:
+        return _plain(_batch().read_namespaced_job(name, namespace))
+    except ApiException as exc:
+        if exc.status == 404:
+            return None  # deleted meanwhile (superseded, or by the TTL controller)
+        raise
+
+
 def _pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
     pods = _core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
     return [_plain(p) for p in pods]
@@ -287,9 +298,9 @@ def _pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
 
 def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
     job_name = job["metadata"]["name"]
+    if reconcile.classify(job, []).state == "running":
+        return  # the Job's conditions say it all: no need to list its pods
     outcome = reconcile.classify(job, _pods_of(namespace, job_name))
-    if outcome.state == "running":
-        return
     try:
         current = cast(
             dict[str, Any],
