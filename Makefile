@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup browser k8s k8s-shell demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup browser k8s k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml requirements/dev.lock
@@ -51,7 +51,7 @@ browser:
 k8s:
 	bash scripts/build-k8s.sh
 
-test: setup lint crds-check browser k8s
+test: setup lint crds-check browser k8s chart-check
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest
 
 test-unit: setup
@@ -76,6 +76,16 @@ format: setup
 # The CRDs are generated from the operator's typed API; crds-check fails when the committed files drift.
 crds: setup
 	$(BIN)/python -m assay_operator.crdgen > crds/assay.dev_evaluations.yaml
+	$(BIN)/python scripts/gen_chart_files.py
+
+# Generated chart files (RBAC rules, CRD copy) and manifests/base; chart-check fails on drift.
+chart: setup
+	$(BIN)/python scripts/gen_chart_files.py
+	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/render_manifests.py
+
+chart-check: setup k8s
+	$(BIN)/python scripts/gen_chart_files.py --check
+	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/render_manifests.py --check
 
 crds-check: setup
 	@$(BIN)/python -m assay_operator.crdgen | diff -u crds/assay.dev_evaluations.yaml - \

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from assay_operator.rbac import PERMISSIONS, role_rules  # noqa: TID251 (a build script, not the runner)
+from assay_operator.rbac import PERMISSIONS, role_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "charts" / "assay"

@@ -25,6 +25,8 @@ def kopf_args(namespaces: tuple[str, ...], liveness: str = LIVENESS) -> list[str
 
 
 def main() -> int:
+    # kopf asks for the user name; an arbitrary UID (OpenShift) has no passwd entry and getpass fails.
+    os.environ.setdefault("USER", "assay-operator")
     try:
         settings = from_environment()
     except SettingsError as exc:

@@ -131,6 +131,9 @@ def evaluation_crd() -> dict[str, Any]:
     status = _strip_defaults_on_nullable(SchemaConverter(api.EvaluationStatus).root())
     spec["description"] = "What to evaluate: the brain, the suite, the agent and the gate."
     status["description"] = "The verdict of the observed generation, written by the operator."
+    # Served on every read until the operator writes status: kstatus reads observedGeneration 0 as "in
+    # progress", where an object with no status at all would count as Current (healthy) at once.
+    status["default"] = {"observedGeneration": 0}
     conditions = status["properties"]["conditions"]
     conditions["x-kubernetes-list-type"] = "map"
     conditions["x-kubernetes-list-map-keys"] = ["type"]
