@@ -68,3 +68,11 @@ def test_invalid_manifest_is_rejected_at_admission(
 def test_a_valid_manifest_at_the_bounds_is_admitted(control_plane: ControlPlane, crd: dict[str, Any]) -> None:
     result = control_plane.kubectl("apply", "--dry-run=server", "-n", "default", "-f", "-", input=VALID)
     assert "created (server dry run)" in result.stdout
+
+
+def test_kubectl_explain_documents_the_spec(control_plane: ControlPlane, crd: dict[str, Any]) -> None:
+    recursive = control_plane.kubectl("explain", "evaluations.spec", "--recursive").stdout
+    for field in ("brain", "suite", "agent", "concurrency", "deadlineSeconds", "answers", "thresholds"):
+        assert field in recursive, field
+    one = control_plane.kubectl("explain", "evaluations.spec.concurrency").stdout
+    assert "Tickets answered at once." in one

@@ -133,6 +133,18 @@ def test_an_unreadable_summary_is_rejected_whatever_it_claims(
     assert blocked["status"]["tickets"]["failing"] == ["T-003", "T-004"]
 
 
+def test_a_crashing_runner_uses_its_retry_then_blocks_even_with_a_pass_summary(
+    admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
+) -> None:
+    """The fake runner writes a valid Pass summary and exits 1: a summary counts only on exit 0."""
+    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    support.create_evaluation(admin, namespace, "crash-1", replay_spec(brains("v1")))
+    obj = support.wait_for_verdict(admin, namespace, "crash-1", operator=operator)
+    assert_stalled(obj, "BackoffLimitExceeded", "retries are used up")
+    assert support.job_failed_reason(admin, namespace, "crash-1-g1") == "BackoffLimitExceeded"
+    assert len(support.pods_of_job(admin, namespace, "crash-1-g1")) == 2  # backoffLimit 1: one retry
+
+
 def test_bad_input_fails_the_job_at_once_with_the_runners_message(
     admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
 ) -> None:

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from assay_runner.contract import RunSummary, digest_files
-from tests.harness import ControlPlane, KubeApi
+from tests.harness import ApiError, ControlPlane, KubeApi
 from tests.operator_cluster import support
 from tests.operator_cluster.support import OperatorProcess, condition, evaluation, replay_spec
 
@@ -129,6 +129,17 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     )
     assert created["type"] == "Normal" and "support-v1-g1" in created["message"]
 
+    # --- the Job as the apiserver stored it ---------------------------------------------------------------
+    job = admin.get(support.jobs_path(namespace, "support-v1-g1"))
+    assert job["spec"]["backoffLimit"] == 1 and job["spec"]["ttlSecondsAfterFinished"] == 3600
+    assert job["spec"]["activeDeadlineSeconds"] == 1800
+    rules = job["spec"]["podFailurePolicy"]["rules"]
+    assert rules[0]["action"] == "Ignore" and rules[0]["onPodConditions"][0]["type"] == "DisruptionTarget"
+    assert rules[1]["action"] == "FailJob" and rules[1]["onExitCodes"]["values"] == [2]
+    template = job["spec"]["template"]["spec"]
+    assert template["restartPolicy"] == "Never"
+    assert template["containers"][0]["terminationMessagePolicy"] == "FallbackToLogsOnError"
+
     # --- one Job per Evaluation; the children are owned by it ---------------------------------------------
     for name in ("support-v1", "support-v0"):
         jobs = support.jobs_of(admin, namespace, name)
@@ -173,3 +184,27 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     assert "assay_jobs_created_total 2.0" in metrics
     # ... and a clean stop: SIGTERM, out within the grace period (the fixture asserts it too).
     assert operator.stop() < support.GRACE_SECONDS
+
+
+def test_runner_pods_are_admitted_under_pod_security_restricted(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    labels = {f"pod-security.kubernetes.io/{mode}": "restricted" for mode in ("enforce", "warn", "audit")}
+    admin.merge_patch(f"/api/v1/namespaces/{namespace}", {"metadata": {"labels": labels}})
+    # The namespace really enforces it: a pod without the restricted settings is refused.
+    plain = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "plain"},
+        "spec": {"containers": [{"name": "c", "image": support.RUNNER_IMAGE}]},
+    }
+    with pytest.raises(ApiError) as refused:
+        admin.create(support.pods_path(namespace), plain)
+    assert refused.value.status == 403 and "violates PodSecurity" in str(refused.value)
+
+    support.create_evaluation(admin, namespace, "restricted", replay_spec(brains("v1")))
+    done = support.wait_for_verdict(admin, namespace, "restricted", operator=operator)
+    assert done["status"]["verdict"] == "Pass"
+    job = admin.get(support.jobs_path(namespace, "restricted-g1"))
+    failures = [c for c in job["status"].get("conditions") or [] if c["type"] == "Failed"]
+    assert not failures, failures
