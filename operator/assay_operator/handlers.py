@@ -76,9 +76,16 @@ def _custom() -> client.CustomObjectsApi:
 
 
 def _patch_status(namespace: str, name: str, status: dict[str, Any]) -> None:
-    _custom().patch_namespaced_custom_object_status(
-        GROUP, VERSION, namespace, PLURAL, name, {"status": status}
-    )
+    try:
+        _custom().patch_namespaced_custom_object_status(
+            GROUP, VERSION, namespace, PLURAL, name, {"status": status}
+        )
+    except ApiException as exc:
+        if exc.status != 404:
+            raise
+        # Deleted while we reconciled: there is no one left to report to, and the garbage collector takes
+        # the children through their ownerReferences.
+        log.info("Evaluation %s/%s is gone; status not written", namespace, name)
 
 
 def _create(create: Any, namespace: str, body: dict[str, Any]) -> bool:
