@@ -370,10 +370,13 @@ class OperatorProcess:
         return "\n".join(self.log_text().splitlines()[-lines:])
 
     def problems(self) -> list[str]:
-        """Tracebacks and unexpected handler failures in the log."""
+        """Tracebacks, errors and warnings in the log (kopf's included: a forbidden request, a status field
+        the schema dropped), except a handler waiting on purpose (TemporaryError: "failed temporarily") and
+        kopf noting at shutdown that a handler was still waiting for its retry ("Unprocessed streams")."""
         lines = self.log_text().splitlines()
-        bad = ("Traceback (most recent call last)", "failed with an exception", "Unhandled exception")
-        return [line for line in lines if any(b in line for b in bad)]
+        bad = ("Traceback (most recent call last)", "[ERROR", "[WARNING", "[CRITICAL", "Unhandled exception")
+        benign = ("failed temporarily", "Unprocessed streams left")
+        return [line for line in lines if any(b in line for b in bad) and not any(b in line for b in benign)]
 
     def memory_kib(self) -> tuple[int, int]:
         """(VmRSS, VmHWM) of the operator process, from /proc."""
