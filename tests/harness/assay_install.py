@@ -87,9 +87,13 @@ def register_images(kubelet: LocalKubelet) -> None:
     kubelet.register_image(
         RUNNER_IMAGE, ImageSpec(entrypoint=("assay",), env={"PATH": path}, workdir="/work", user=IMAGE_USER)
     )
-    # The runner Job mounts an emptyDir at /work, over a checkout under /work: the sources and the bundled
-    # examples are "in the image" (a real runner image has them under /opt/assay), so keep them visible.
-    for kept in (str(REPO / "runner"), str(EXAMPLES)):
+    # Pods mount emptyDirs at /work and /tmp, over a checkout that may live there: the sources and the bundled
+    # examples are "in the image" (a real image has them under /opt/assay), so the kubelet keeps them visible.
+    import assay_operator
+    import assay_runner
+
+    sources = {Path(package.__file__).resolve().parents[1] for package in (assay_runner, assay_operator)}
+    for kept in (*sorted(map(str, sources)), str(EXAMPLES)):
         if kept not in kubelet.keep_paths:
             kubelet.keep_paths.append(kept)
 
