@@ -63,16 +63,23 @@ def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     metrics.serve(operator.metrics_port)
 
 
+@functools.cache
+def _api_client() -> client.ApiClient:
+    """One client for the process, made after configure() loaded the credentials: its connection pool is
+    reused. (`client.CoreV1Api()` without one makes a new ApiClient, so a new TLS connection, per call.)"""
+    return client.ApiClient()
+
+
 def _core() -> client.CoreV1Api:
-    return client.CoreV1Api()
+    return client.CoreV1Api(_api_client())
 
 
 def _batch() -> client.BatchV1Api:
-    return client.BatchV1Api()
+    return client.BatchV1Api(_api_client())
 
 
 def _custom() -> client.CustomObjectsApi:
-    return client.CustomObjectsApi()
+    return client.CustomObjectsApi(_api_client())
 
 
 def _patch_status(namespace: str, name: str, status: dict[str, Any]) -> None:
@@ -259,7 +266,7 @@ def _normal_event(body: kopf.Body, *, reason: str, message: str) -> None:
 
 def _plain(obj: Any) -> dict[str, Any]:
     """A kubernetes client object in the API's own JSON shape (camelCase keys)."""
-    return cast(dict[str, Any], client.ApiClient().sanitize_for_serialization(obj))  # type: ignore[no-untyped-call]
+    return cast(dict[str, Any], _api_client().sanitize_for_serialization(obj))  # type: ignore[no-untyped-call]
 
 
 def _owned_by(obj: dict[str, Any], owner: kopf.Body) -> bool:
