@@ -20,6 +20,7 @@ Run: `ASSAY_K8S_BIN_DIR=$(bash scripts/build-k8s.sh | tail -1) .venv/bin/python 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -135,6 +136,7 @@ class Burst:
     missing: list[str] = field(default_factory=list)
     peak_rss_kib: int = 0
     hwm_kib: int = 0
+    operator_cpu: float = 0.0
 
 
 def burst(
@@ -147,6 +149,7 @@ def burst(
 ) -> Burst:
     out = Burst(size)
     names = [f"burst-{i:03d}" for i in range(size)]
+    cpu_before = operator.cpu_seconds()
     started = time.monotonic()
     for name in names:
         support.create_evaluation(api, NAMESPACE, name, support.replay_spec("brain"))
@@ -161,6 +164,7 @@ def burst(
         out.all_in = time.monotonic() - started
     except TimeoutError:
         pass
+    out.operator_cpu = operator.cpu_seconds() - cpu_before
     out.arrived = sum(n in clock.verdict for n in names)
     out.missing = [n for n in names if n not in clock.verdict]
     out.duplicates = {k: len(v) for k, v in support.jobs_per_generation(jobs).items() if len(v) != 1}
@@ -219,6 +223,12 @@ def report(rtt: float, latencies: Sequential, crowd: Burst) -> None:
         f"  verdicts arrived: {crowd.arrived}/{crowd.size} ({crowd.passed} Pass); all in after "
         f"{crowd.all_in:.1f} s ({crowd.all_in / crowd.size * 1000:.0f} ms per Evaluation, "
         f"{crowd.all_in / crowd.size / rtt:.0f} x RTT)"
+    )
+    cores = os.cpu_count() or 1
+    print(
+        f"  operator CPU during the burst: {crowd.operator_cpu:.1f} s "
+        f"({crowd.operator_cpu / crowd.size * 1000:.0f} ms per Evaluation; "
+        f"{crowd.operator_cpu / (crowd.all_in * cores):.0%} of the machine's {cores} cores over the burst)"
     )
     if crowd.to_job:
         p50, p95 = percentile(crowd.to_job, 0.5), percentile(crowd.to_job, 0.95)

@@ -378,6 +378,12 @@ class OperatorProcess:
         benign = ("failed temporarily", "Unprocessed streams left")
         return [line for line in lines if any(b in line for b in bad) and not any(b in line for b in benign)]
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time of the operator process so far, from /proc."""
+        with open(f"/proc/{self.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def memory_kib(self) -> tuple[int, int]:
         """(VmRSS, VmHWM) of the operator process, from /proc."""
         values: dict[str, int] = {}
