@@ -372,10 +372,11 @@ class OperatorProcess:
     def problems(self) -> list[str]:
         """Tracebacks, errors and warnings in the log (kopf's included: a forbidden request, a status field
         the schema dropped), except a handler waiting on purpose (TemporaryError: "failed temporarily") and
-        kopf noting at shutdown that a handler was still waiting for its retry ("Unprocessed streams")."""
+        kopf's shutdown notes: a handler still waiting for its retry ("Unprocessed streams") or still running
+        when the operator is stopped ("is cancelled. Will escalate")."""
         lines = self.log_text().splitlines()
         bad = ("Traceback (most recent call last)", "[ERROR", "[WARNING", "[CRITICAL", "Unhandled exception")
-        benign = ("failed temporarily", "Unprocessed streams left")
+        benign = ("failed temporarily", "Unprocessed streams left", "is cancelled. Will escalate.")
         return [line for line in lines if any(b in line for b in bad) and not any(b in line for b in benign)]
 
     def cpu_seconds(self) -> float:
