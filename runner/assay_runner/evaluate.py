@@ -7,7 +7,6 @@ the verdict fails closed — instead of crashing the evaluation and losing the o
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Literal
@@ -148,11 +147,3 @@ def build_result(
         finished_at=now_iso(),
         **card.as_update(),
     )
-
-
-class Stopwatch:
-    def __init__(self) -> None:
-        self.start = time.monotonic()
-
-    def seconds(self) -> float:
-        return time.monotonic() - self.start

@@ -87,10 +87,6 @@ def build_prompt(spec: ModelJudge, case: Case) -> list[ChatMessage]:
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
 
-def prompt_chars(messages: list[ChatMessage]) -> int:
-    return sum(len(m.content) for m in messages)
-
-
 class Model:
     needs_key = False  # the rubric alone can grade an ad-hoc answer (online judging)
 
