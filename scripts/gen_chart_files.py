@@ -2,8 +2,8 @@
 
 - charts/assay/files/operator-rules.yaml: the operator's RBAC rules, from assay_operator.rbac (the table of
   what the handlers touch). The chart's Role or ClusterRole includes it verbatim.
-- charts/assay/crds/assay.dev_evaluations.yaml: a copy of crds/assay.dev_evaluations.yaml (itself generated
-  from assay_operator/api.py by `make crds`), which Helm installs before the first release.
+- charts/assay/crds/*.yaml: copies of crds/*.yaml (themselves generated from the operator's API models by
+  `make crds`), which Helm installs before the first release.
 
 Usage: python scripts/gen_chart_files.py [--check]
 """
@@ -22,8 +22,7 @@ from assay_operator.rbac import PERMISSIONS, role_rules
 ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "charts" / "assay"
 RULES = CHART / "files" / "operator-rules.yaml"
-CRD_SOURCE = ROOT / "crds" / "assay.dev_evaluations.yaml"
-CRD_COPY = CHART / "crds" / CRD_SOURCE.name
+CRD_SOURCES = sorted((ROOT / "crds").glob("*.yaml"))
 
 
 def rules_yaml() -> str:
@@ -41,16 +40,16 @@ def rules_yaml() -> str:
     return "\n".join(lines) + "\n"
 
 
-def crd_copy() -> str:
+def crd_copy(source: Path) -> str:
     header = (
-        f"# GENERATED copy of crds/{CRD_SOURCE.name} by scripts/gen_chart_files.py. Do not edit.\n"
+        f"# GENERATED copy of crds/{source.name} by scripts/gen_chart_files.py. Do not edit.\n"
         "# Helm installs this file on the first install only; see charts/assay/README.md for upgrades.\n"
     )
-    return header + CRD_SOURCE.read_text()
+    return header + source.read_text()
 
 
 def expected() -> dict[Path, str]:
-    return {RULES: rules_yaml(), CRD_COPY: crd_copy()}
+    return {RULES: rules_yaml(), **{CHART / "crds" / src.name: crd_copy(src) for src in CRD_SOURCES}}
 
 
 def drift() -> list[str]:

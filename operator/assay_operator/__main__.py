@@ -1,6 +1,6 @@
 """`assay-operator` / `python -m assay_operator`: kopf with the namespaces and probes from the settings.
 
-Equivalent to `kopf run -m assay_operator.handlers --standalone --liveness=http://0.0.0.0:8080/healthz
+Equivalent to `kopf run -m assay_operator.handlers -m assay_operator.campaign_handlers --standalone --liveness=http://0.0.0.0:8080/healthz
 --namespace=NS ...`; settings are validated before kopf starts, so a bad value fails the pod at once.
 """
 
@@ -12,10 +12,11 @@ import sys
 from assay_operator.settings import SettingsError, from_environment
 
 LIVENESS = "http://0.0.0.0:8080/healthz"
+MODULES = ("assay_operator.handlers", "assay_operator.campaign_handlers")
 
 
 def kopf_args(namespaces: tuple[str, ...], liveness: str = LIVENESS) -> list[str]:
-    args = ["run", "-m", "assay_operator.handlers", "--standalone", f"--liveness={liveness}"]
+    args = ["run", *(f"--module={module}" for module in MODULES), "--standalone", f"--liveness={liveness}"]
     if namespaces:
         args += [f"--namespace={namespace}" for namespace in namespaces]
     else:

@@ -164,6 +164,8 @@ class RuleStatus(ApiModel):
     """Gate rule (score, judges, ticketFloor, judgeFloors, repetitions, complete, mlflow)."""
     passed: bool
     detail: str = Field(max_length=512)
+    value: float | None = None
+    """The number the rule was decided on (the score, the lowest ticket score, the coverage, ...)."""
 
 
 class TicketsStatus(ApiModel):
@@ -180,6 +182,8 @@ class RepetitionsStatus(ApiModel):
     pass_rate: float
     pass_at_k: float
     pass_hat_k: float
+    fully_resolved: int | None = None
+    """Tickets passing in every repetition."""
 
 
 class UsageStatus(ApiModel):
@@ -222,6 +226,8 @@ class EvaluationStatus(ApiModel):
     """The evaluation score in [0, 1], rounded to three places."""
     judges: dict[str, float | None] | None = None
     """Each judge's mean over the tickets where it applied, in [0, 1] (null when it applied nowhere)."""
+    judges_passing: int | None = None
+    """How many judges are at or above their thresholds."""
     rules: list[RuleStatus] | None = Field(default=None, max_length=16)
     tickets: TicketsStatus | None = None
     repetitions: RepetitionsStatus | None = None

@@ -1,4 +1,4 @@
-"""Generate the Evaluation CRD from the typed models: `python -m assay_operator.crdgen > crds/...yaml`.
+"""Generate the CRDs from the typed models: `python -m assay_operator.crdgen --out crds` (`--check crds`).
 
 The schema is made structural on purpose: `$defs` are inlined, `X | None` becomes `nullable: true`, titles
 are dropped, every property keeps its description, and each model's CEL rules are attached as
@@ -7,15 +7,21 @@ are dropped, every property keeps its description, and each model's CEL rules ar
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import BaseModel
 
-from assay_operator import api
+from assay_operator import api, campaign_api
 
-HEADER = "# GENERATED from assay_operator/api.py by `make crds` (assay_operator.crdgen). Do not edit.\n"
+HEADER = (
+    "# GENERATED from the assay_operator API models by `make crds` (assay_operator.crdgen). Do not edit.\n"
+)
 
 
 def _models(root: type[BaseModel]) -> dict[str, type[BaseModel]]:
@@ -126,11 +132,55 @@ def _strip_defaults_on_nullable(schema: Any) -> Any:
     return schema
 
 
-def evaluation_crd() -> dict[str, Any]:
-    spec = _strip_defaults_on_nullable(SchemaConverter(api.EvaluationSpec).root())
-    status = _strip_defaults_on_nullable(SchemaConverter(api.EvaluationStatus).root())
-    spec["description"] = "What to evaluate: the brain, the suite, the agent and the gate."
-    status["description"] = "The verdict of the observed generation, written by the operator."
+@dataclass(frozen=True)
+class Kind:
+    """One custom resource: its names, its typed spec and status, and how `kubectl get` shows it."""
+
+    kind: str
+    plural: str
+    singular: str
+    short_names: list[str]
+    spec: type[BaseModel]
+    status: type[BaseModel]
+    printer_columns: list[dict[str, Any]]
+    description: str
+    spec_description: str
+    status_description: str
+
+
+EVALUATION = Kind(
+    kind=api.KIND,
+    plural=api.PLURAL,
+    singular=api.SINGULAR,
+    short_names=api.SHORT_NAMES,
+    spec=api.EvaluationSpec,
+    status=api.EvaluationStatus,
+    printer_columns=api.printer_columns(),
+    description="An evaluation of an agent's brain against a suite of tickets, reduced to a release "
+    "verdict (Pass or Blocked).",
+    spec_description="What to evaluate: the brain, the suite, the agent and the gate.",
+    status_description="The verdict of the observed generation, written by the operator.",
+)
+CAMPAIGN = Kind(
+    kind=campaign_api.KIND,
+    plural=campaign_api.PLURAL,
+    singular=campaign_api.SINGULAR,
+    short_names=campaign_api.SHORT_NAMES,
+    spec=campaign_api.CampaignSpec,
+    status=campaign_api.CampaignStatus,
+    printer_columns=campaign_api.printer_columns(),
+    description="Candidates (brain x agent x model) evaluated over the same tickets, ranked by the release "
+    "rule's own reductions, with a promotion decision against the incumbent.",
+    spec_description="The candidates, the incumbent, the shared evaluation settings and the release key.",
+    status_description="The comparison and the promotion decision of the observed generation.",
+)
+
+
+def crd(kind: Kind) -> dict[str, Any]:
+    spec = _strip_defaults_on_nullable(SchemaConverter(kind.spec).root())
+    status = _strip_defaults_on_nullable(SchemaConverter(kind.status).root())
+    spec["description"] = kind.spec_description
+    status["description"] = kind.status_description
     # Served on every read until the operator writes status: kstatus reads observedGeneration 0 as "in
     # progress", where an object with no status at all would count as Current (healthy) at once.
     status["default"] = {"observedGeneration": 0}
@@ -139,8 +189,7 @@ def evaluation_crd() -> dict[str, Any]:
     conditions["x-kubernetes-list-map-keys"] = ["type"]
     schema = {
         "type": "object",
-        "description": "An evaluation of an agent's brain against a suite of tickets, reduced to a release "
-        "verdict (Pass or Blocked).",
+        "description": kind.description,
         "required": ["spec"],
         "properties": {
             "apiVersion": {"type": "string"},
@@ -153,15 +202,15 @@ def evaluation_crd() -> dict[str, Any]:
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{api.PLURAL}.{api.GROUP}"},
+        "metadata": {"name": f"{kind.plural}.{api.GROUP}"},
         "spec": {
             "group": api.GROUP,
             "names": {
-                "kind": api.KIND,
-                "listKind": f"{api.KIND}List",
-                "plural": api.PLURAL,
-                "singular": api.SINGULAR,
-                "shortNames": api.SHORT_NAMES,
+                "kind": kind.kind,
+                "listKind": f"{kind.kind}List",
+                "plural": kind.plural,
+                "singular": kind.singular,
+                "shortNames": kind.short_names,
                 "categories": ["assay"],
             },
             "scope": "Namespaced",
@@ -171,7 +220,7 @@ def evaluation_crd() -> dict[str, Any]:
                     "served": True,
                     "storage": True,
                     "subresources": {"status": {}},
-                    "additionalPrinterColumns": api.printer_columns(),
+                    "additionalPrinterColumns": kind.printer_columns,
                     "schema": {"openAPIV3Schema": schema},
                 }
             ],
@@ -179,16 +228,57 @@ def evaluation_crd() -> dict[str, Any]:
     }
 
 
+def evaluation_crd() -> dict[str, Any]:
+    return crd(EVALUATION)
+
+
+def campaign_crd() -> dict[str, Any]:
+    return crd(CAMPAIGN)
+
+
+def file_name(definition: dict[str, Any]) -> str:
+    """`assay.dev_evaluations.yaml`: one file per CRD, named like controller-gen names them."""
+    return f"{definition['spec']['group']}_{definition['spec']['names']['plural']}.yaml"
+
+
 def render(crds: list[dict[str, Any]]) -> str:
-    return HEADER + "".join("---\n" + yaml.safe_dump(crd, sort_keys=False, width=110) for crd in crds)
+    return HEADER + "".join("---\n" + yaml.safe_dump(one, sort_keys=False, width=110) for one in crds)
 
 
 def all_crds() -> list[dict[str, Any]]:
-    return [evaluation_crd()]
+    return [evaluation_crd(), campaign_crd()]
 
 
-def main() -> int:
-    sys.stdout.write(render(all_crds()))
+def rendered_files() -> dict[str, str]:
+    return {file_name(one): render([one]) for one in all_crds()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m assay_operator.crdgen", description=__doc__)
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--out", type=Path, metavar="DIR", help="write one file per CRD into DIR")
+    action.add_argument("--check", type=Path, metavar="DIR", help="fail when DIR's files drift")
+    args = parser.parse_args(argv)
+    drifted = []
+    for name, text in rendered_files().items():
+        if args.out is not None:
+            (args.out / name).write_text(text)
+            continue
+        path = args.check / name
+        committed = path.read_text() if path.exists() else ""
+        if committed != text:
+            drifted.append(str(path))
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    committed.splitlines(True), text.splitlines(True), str(path), f"{name} (generated)"
+                )
+            )
+    if drifted:
+        print(
+            f"{', '.join(drifted)} drifted from operator/assay_operator/*api.py: run make crds",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

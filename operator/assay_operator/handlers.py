@@ -21,11 +21,11 @@ import time
 from typing import Any, NoReturn, cast
 
 import kopf
-from kubernetes import client, config
+from kubernetes import config
 from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
-from assay_operator import builders, conditions, metrics, reconcile
+from assay_operator import builders, conditions, kube, metrics, reconcile
 from assay_operator.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec
 from assay_operator.settings import Settings, from_environment
 
@@ -63,28 +63,9 @@ def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     metrics.serve(operator.metrics_port)
 
 
-@functools.cache
-def _api_client() -> client.ApiClient:
-    """One client for the process, made after configure() loaded the credentials: its connection pool is
-    reused. (`client.CoreV1Api()` without one makes a new ApiClient, so a new TLS connection, per call.)"""
-    return client.ApiClient()
-
-
-def _core() -> client.CoreV1Api:
-    return client.CoreV1Api(_api_client())
-
-
-def _batch() -> client.BatchV1Api:
-    return client.BatchV1Api(_api_client())
-
-
-def _custom() -> client.CustomObjectsApi:
-    return client.CustomObjectsApi(_api_client())
-
-
 def _patch_status(namespace: str, name: str, status: dict[str, Any]) -> None:
     try:
-        _custom().patch_namespaced_custom_object_status(
+        kube.custom().patch_namespaced_custom_object_status(
             GROUP, VERSION, namespace, PLURAL, name, {"status": status}
         )
     except ApiException as exc:
@@ -95,20 +76,9 @@ def _patch_status(namespace: str, name: str, status: dict[str, Any]) -> None:
         log.info("Evaluation %s/%s is gone; status not written", namespace, name)
 
 
-def _create(create: Any, namespace: str, body: dict[str, Any]) -> bool:
-    """Create; an existing object of that name is adopted (True when created now)."""
-    try:
-        create(namespace, body)
-        return True
-    except ApiException as exc:
-        if exc.status == 409:
-            return False
-        raise
-
-
 def _get_config_map(namespace: str, name: str) -> Any | None:
     try:
-        return _core().read_namespaced_config_map(name, namespace)
+        return kube.core().read_namespaced_config_map(name, namespace)
     except ApiException as exc:
         if exc.status == 404:
             return None
@@ -212,11 +182,11 @@ def ensure_run(
     )
     for child in (snapshot, run_config, job_body):
         kopf.adopt(child, owner=body)
-    _create(_core().create_namespaced_config_map, namespace, snapshot)
-    _create(_core().create_namespaced_config_map, namespace, run_config)
-    created = _create(_batch().create_namespaced_job, namespace, job_body)
-    existing = _plain(_batch().read_namespaced_job(job, namespace)) if not created else None
-    if existing is not None and not _owned_by(existing, body):
+    kube.create(kube.core().create_namespaced_config_map, namespace, snapshot)
+    kube.create(kube.core().create_namespaced_config_map, namespace, run_config)
+    created = kube.create(kube.batch().create_namespaced_job, namespace, job_body)
+    existing = kube.plain(kube.batch().read_namespaced_job(job, namespace)) if not created else None
+    if existing is not None and not kube.owned_by(existing, body["metadata"]["uid"]):
         _invalid(
             dict(body),
             namespace,
@@ -241,6 +211,7 @@ def ensure_run(
         "verdict": None,
         "score": None,
         "judges": None,
+        "judgesPassing": None,
         "rules": None,
         "tickets": None,
         "repetitions": None,
@@ -264,31 +235,19 @@ def _normal_event(body: kopf.Body, *, reason: str, message: str) -> None:
     kopf.event(body, type="Normal", reason=reason, message=message)
 
 
-def _plain(obj: Any) -> dict[str, Any]:
-    """A kubernetes client object in the API's own JSON shape (camelCase keys)."""
-    return cast(dict[str, Any], _api_client().sanitize_for_serialization(obj))  # type: ignore[no-untyped-call]
-
-
-def _owned_by(obj: dict[str, Any], owner: kopf.Body) -> bool:
-    refs = (
-        (obj.get("metadata") or {}).get("owner_references")
-        or (obj.get("metadata") or {}).get("ownerReferences")
-        or []
-    )
-    return any(ref.get("uid") == owner["metadata"]["uid"] for ref in refs)
-
-
 def _delete_superseded(namespace: str, owner: kopf.Body, generation: int) -> None:
     evaluation = owner["metadata"]["name"]
     selector = f"{builders.LABEL_EVALUATION}={builders.labels(evaluation)[builders.LABEL_EVALUATION]}"
-    for item in _batch().list_namespaced_job(namespace, label_selector=selector).items:
-        job = _plain(item)
+    for item in kube.batch().list_namespaced_job(namespace, label_selector=selector).items:
+        job = kube.plain(item)
         labels = job["metadata"].get("labels") or {}
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if _owned_by(job, owner) and labels.get(builders.LABEL_GENERATION) != str(generation):
+        if kube.owned_by(job, owner["metadata"]["uid"]) and labels.get(builders.LABEL_GENERATION) != str(
+            generation
+        ):
             try:
                 # Background: without a propagation policy a deleted Job leaves its pods behind.
-                _batch().delete_namespaced_job(
+                kube.batch().delete_namespaced_job(
                     job["metadata"]["name"], namespace, propagation_policy="Background"
                 )
             except ApiException as exc:
@@ -298,7 +257,7 @@ def _delete_superseded(namespace: str, owner: kopf.Body, generation: int) -> Non
 
 def _read_job(name: str, namespace: str) -> dict[str, Any] | None:
     try:
-        return _plain(_batch().read_namespaced_job(name, namespace))
+        return kube.plain(kube.batch().read_namespaced_job(name, namespace))
     except ApiException as exc:
         if exc.status == 404:
             return None  # deleted meanwhile (superseded, or by the TTL controller)
@@ -306,8 +265,8 @@ def _read_job(name: str, namespace: str) -> dict[str, Any] | None:
 
 
 def _pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
-    pods = _core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
-    return [_plain(p) for p in pods]
+    pods = kube.core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
+    return [kube.plain(p) for p in pods]
 
 
 def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
@@ -318,7 +277,7 @@ def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, genera
     try:
         current = cast(
             dict[str, Any],
-            _custom().get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, evaluation),
+            kube.custom().get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, evaluation),
         )
     except ApiException as exc:
         if exc.status == 404:

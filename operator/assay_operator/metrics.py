@@ -22,3 +22,6 @@ JOBS_CREATED = Counter("assay_jobs_created_total", "Runner Jobs created")
 
 def serve(port: int) -> None:
     start_http_server(port)
+
+
+CAMPAIGNS = Counter("assay_campaigns_decided_total", "Campaign decisions written, by outcome", ["outcome"])

@@ -20,13 +20,21 @@ PERMISSIONS: tuple[Permission, ...] = (
     Permission(
         "assay.dev",
         ("evaluations",),
-        ("get", "list", "watch", "patch"),
-        "watch Evaluations; kopf keeps its progress in their annotations",
+        ("get", "list", "watch", "patch", "create", "delete"),
+        "watch Evaluations (kopf keeps its progress in their annotations); a Campaign creates, re-specs "
+        "and deletes its own",
     ),
     Permission("assay.dev", ("evaluations/status",), ("get", "patch"), "write the verdict"),
     Permission(
         "assay.dev",
-        ("evaluations/finalizers",),
+        ("campaigns",),
+        ("get", "list", "watch", "patch"),
+        "watch Campaigns; kopf keeps its progress in their annotations",
+    ),
+    Permission("assay.dev", ("campaigns/status",), ("get", "patch"), "write the comparison and decision"),
+    Permission(
+        "assay.dev",
+        ("evaluations/finalizers", "campaigns/finalizers"),
         ("update",),
         "children with blockOwnerDeletion need it under OwnerReferencesPermissionEnforcement (OpenShift)",
     ),

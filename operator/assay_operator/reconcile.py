@@ -123,7 +123,11 @@ def verdict_status(summary: RunSummary) -> dict[str, Any]:
         "verdict": summary.verdict,
         "score": _round(summary.score),
         "judges": {name: _round(mean) for name, mean in summary.judges.items()},
-        "rules": [{"name": r.name, "passed": r.passed, "detail": r.detail[:512]} for r in summary.rules],
+        "rules": [
+            {"name": r.name, "passed": r.passed, "detail": r.detail[:512], "value": r.value}
+            for r in summary.rules
+        ],
+        "judgesPassing": counts.judges_passing,
         "tickets": {
             "total": counts.tickets,
             "passed": counts.passed_tickets,
@@ -150,6 +154,7 @@ def verdict_status(summary: RunSummary) -> dict[str, Any]:
             "passRate": _round(figures.pass_rate),
             "passAtK": _round(figures.pass_at_k),
             "passHatK": _round(figures.pass_hat_k),
+            "fullyResolved": figures.fully_resolved,
         }
     return status
 

@@ -266,14 +266,15 @@ def _mlflow_info(config: RunConfig) -> RunInfo | None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from assay_runner.compare import candidate, candidate_name, decide, decision_json, parse_key
+    from assay_runner.compare import candidate_name, standing
+    from assay_runner.decision import decide, decision_json, parse_key
     from assay_runner.regate import read_result
 
     key = parse_key(args.key)
     candidates = []
     for path in map(Path, args.results):
         result = read_result(path)
-        candidates.append(candidate(candidate_name(result, path), result, key))
+        candidates.append(standing(candidate_name(result, path), result))
     names = [c.name for c in candidates]
     if len(set(names)) != len(names):
         raise InputError(f"candidate names must differ (they come from runName or the folder): {names}")
@@ -281,7 +282,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.incumbent is not None:
         path = Path(args.incumbent)
         result = read_result(path)
-        incumbent = candidate(candidate_name(result, path), result, key)
+        incumbent = standing(candidate_name(result, path), result)
     decision = decide(candidates, incumbent, key, args.on_tie)
     if args.json:
         print(json.dumps(decision_json(decision), indent=2))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 from rich.text import Text
 
-from assay_runner.compare import Candidate, Decision
+from assay_runner.decision import Decision, Standing
 from assay_runner.table import default_console
 
 
@@ -26,16 +26,15 @@ def print_decision(decision: Decision) -> None:
     ):
         table.add_column(column, justify="left" if column in ("candidate", "verdict") else "right")
 
-    def add(c: Candidate, incumbent: bool = False) -> None:
-        f = c.card.repetitions
-        verdict = Text(c.card.verdict, style="green" if c.card.verdict == "Pass" else "red")
+    def add(c: Standing, incumbent: bool = False) -> None:
+        verdict = Text(c.verdict, style="green" if c.verdict == "Pass" else "red")
         table.add_row(
             c.name + (" (incumbent)" if incumbent else ""),
-            f"{c.card.score:.3f}",
-            f"{f.pass_rate:.2f}",
-            f"{f.pass_at_k:.2f}",
-            f"{f.pass_hat_k:.2f}",
-            f"{f.fully_resolved}/{len(c.result.tickets)}",
+            f"{c.mean:.3f}",
+            f"{c.pass_rate:.2f}",
+            f"{c.pass_at_k:.2f}",
+            f"{c.pass_hat_k:.2f}",
+            f"{c.fully_resolved}/{c.tickets}",
             f"{c.coverage:.0%}" + ("" if c.complete else " ✘"),
             verdict,
             "-" if incumbent else str(decision.rank_by_key[c.name]),

@@ -219,6 +219,8 @@ class SummaryRule(WireModel):
     name: str
     passed: bool
     detail: str
+    value: float | None = None
+    """The number the rule was decided on (a Campaign ranks candidates by these)."""
 
 
 class SummaryCounts(WireModel):
@@ -226,6 +228,8 @@ class SummaryCounts(WireModel):
     passed_tickets: int
     cells: int
     errors: int
+    judges_passing: int | None = None
+    """Judges at or above their thresholds (the judges rule's count)."""
 
 
 class RunSummary(WireModel):

@@ -31,7 +31,13 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
         score=round(result.score, 6),
         judges={name: None if s.mean is None else round(s.mean, 6) for name, s in result.judges.items()},
         rules=[
-            SummaryRule(name=r.name, passed=r.passed, detail=r.detail[:DETAIL_CHARS]) for r in result.rules
+            SummaryRule(
+                name=r.name,
+                passed=r.passed,
+                detail=r.detail[:DETAIL_CHARS],
+                value=None if r.value is None else round(r.value, 6),
+            )
+            for r in result.rules
         ],
         counts=SummaryCounts(
             tickets=len(result.tickets),
@@ -43,6 +49,7 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
                 for r in t.repetitions
                 if r.error or any(v.error for v in r.judges.values())
             ),
+            judges_passing=sum(1 for j in result.judges.values() if j.passed),
         ),
         failing_tickets=failing[:FAILING_TICKETS_SHOWN],
         repetitions=result.repetitions,

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -210,7 +212,14 @@ def test_the_operator_image_has_only_the_operator_dependencies() -> None:
     assert sorted(packages) == sorted([*extra, "pydantic"])
     runs = " ".join(r.value for r in builder.of("RUN"))
     assert "--no-deps /tmp/wheels/assay-" in runs
-    assert "! -name contract.py" in runs  # judge code is deleted, the contract kept
+    # Judge code is deleted; exactly the runner modules the operator loads are kept.
+    kept = set(re.findall(r"! -name (\w+)\.py", runs)) - {"__init__"}
+    probe = (
+        "import sys, assay_operator.handlers, assay_operator.campaign_handlers;"
+        "print(' '.join(m.split('.')[1] for m in sys.modules if m.startswith('assay_runner.')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert kept == set(loaded.stdout.split()) == {"contract", "decision", "errors"}
     for dependency in ("mlflow", "httpx", "rich", "tenacity"):
         assert dependency not in packages
 

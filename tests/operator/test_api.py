@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,21 @@ from assay_operator.settings import SettingsError, from_environment
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_committed_crd_matches_the_models() -> None:
-    committed = (ROOT / "crds" / "assay.dev_evaluations.yaml").read_text()
-    assert committed == crdgen.render(crdgen.all_crds()), "crds/ drifted from api.py: run `make crds`"
+def test_committed_crds_match_the_models() -> None:
+    files = crdgen.rendered_files()
+    assert set(files) == {"assay.dev_evaluations.yaml", "assay.dev_campaigns.yaml"}
+    for name, text in files.items():
+        assert (ROOT / "crds" / name).read_text() == text, f"crds/{name} drifted: run `make crds`"
+
+
+def test_crd_check_reports_drift(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert crdgen.main(["--out", str(tmp_path)]) == 0
+    assert crdgen.main(["--check", str(tmp_path)]) == 0
+    stale = tmp_path / "assay.dev_campaigns.yaml"
+    stale.write_text(stale.read_text().replace("maxParallel", "maxParallelism"))
+    assert crdgen.main(["--check", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"^-\s+maxParallelism:", out, re.M) and re.search(r"^\+\s+maxParallel:", out, re.M)
 
 
 def _walk(schema: dict[str, Any], path: str = "spec") -> list[str]:
@@ -30,14 +43,16 @@ def _walk(schema: dict[str, Any], path: str = "spec") -> list[str]:
     return missing
 
 
-def test_every_spec_field_has_a_description() -> None:
-    crd = yaml.safe_load((ROOT / "crds" / "assay.dev_evaluations.yaml").read_text().split("---", 1)[1])
+@pytest.mark.parametrize("name", ["assay.dev_evaluations.yaml", "assay.dev_campaigns.yaml"])
+def test_every_spec_field_has_a_description(name: str) -> None:
+    crd = yaml.safe_load((ROOT / "crds" / name).read_text().split("---", 1)[1])
     spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     assert _walk(spec) == []
 
 
-def test_schema_is_structural() -> None:
-    text = (ROOT / "crds" / "assay.dev_evaluations.yaml").read_text()
+@pytest.mark.parametrize("name", ["assay.dev_evaluations.yaml", "assay.dev_campaigns.yaml"])
+def test_schema_is_structural(name: str) -> None:
+    text = (ROOT / "crds" / name).read_text()
     assert "anyOf" not in text and "$ref" not in text and "title:" not in text
 
 
@@ -75,6 +90,10 @@ def test_rbac_has_no_secrets_exec_or_wildcards() -> None:
         ("assay.dev", "evaluations/status", "patch"),
         ("", "pods", "list"),
         ("assay.dev", "evaluations/finalizers", "update"),
+        ("assay.dev", "evaluations", "create"),
+        ("assay.dev", "campaigns", "watch"),
+        ("assay.dev", "campaigns/status", "patch"),
+        ("assay.dev", "campaigns/finalizers", "update"),
     ]:
         assert rbac.allowed(*needed), needed
 

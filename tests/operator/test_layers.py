@@ -1,5 +1,5 @@
-"""The layers stay apart: the operator imports only the runner's contract (never judge code or suite
-content), and the runner never imports the operator."""
+"""The layers stay apart: the operator imports only the runner's contract and its pure decision (never judge
+code or suite content), and the runner never imports the operator."""
 
 from __future__ import annotations
 
@@ -22,11 +22,11 @@ def imports(package: Path) -> set[str]:
     return found
 
 
-def test_operator_imports_only_the_runner_contract() -> None:
+def test_operator_imports_only_the_runner_contract_and_decision() -> None:
     runner_imports = {
         m for m in imports(ROOT / "operator" / "assay_operator") if m.startswith("assay_runner")
     }
-    assert runner_imports == {"assay_runner.contract"}
+    assert runner_imports == {"assay_runner.contract", "assay_runner.decision"}
 
 
 def test_runner_never_imports_the_operator() -> None:
@@ -35,8 +35,10 @@ def test_runner_never_imports_the_operator() -> None:
 
 def test_loading_the_operator_pulls_in_no_judge_code() -> None:
     probe = (
-        "import sys, assay_operator.handlers, assay_operator.builders, assay_operator.reconcile;"
+        "import sys, assay_operator.handlers, assay_operator.campaign_handlers, assay_operator.reconcile;"
         "print(sorted(m for m in sys.modules if m.startswith('assay_runner')))"
     )
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == "['assay_runner', 'assay_runner.contract']"
+    assert loaded.strip() == (
+        "['assay_runner', 'assay_runner.contract', 'assay_runner.decision', 'assay_runner.errors']"
+    )

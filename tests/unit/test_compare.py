@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from assay_runner.cli import main
-from assay_runner.compare import candidate, decide, parse_key
+from assay_runner.compare import standing
 from assay_runner.contract import Inputs, Result
+from assay_runner.decision import decide, parse_key
 from assay_runner.errors import InputError
 from assay_runner.scorecard import assemble
 from tests.unit.builders import cfg, config, rep, tres, v
@@ -41,7 +42,7 @@ def result(name: str, grid: list[list[float | None]], *, conf=CONF, suite: str =
 
 
 def c(name: str, grid: list[list[float | None]], **kw: object):  # type: ignore[no-untyped-def]
-    return candidate(name, result(name, grid, **kw), ("fully-resolved", "mean"))
+    return standing(name, result(name, grid, **kw))
 
 
 # "lucky": passes 4 of 5 tickets once each (isolated), never twice -> high mean, 0 fully resolved.
@@ -52,8 +53,8 @@ STEADY = [[1, 1, 1], [1, 1, 1], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.5, 0.5, 0.5
 
 def test_release_key_winner_differs_from_plain_mean_winner() -> None:
     lucky, steady = c("lucky", LUCKY), c("steady", STEADY)
-    assert lucky.card.score > steady.card.score
-    assert (lucky.card.repetitions.fully_resolved, steady.card.repetitions.fully_resolved) == (0, 2)
+    assert lucky.mean > steady.mean
+    assert (lucky.fully_resolved, steady.fully_resolved) == (0, 2)
     decision = decide([lucky, steady], None)
     assert decision.highest_mean == "lucky" and decision.winner == "steady" and decision.promote
     assert decision.rank_by_mean == {"lucky": 1, "steady": 2} and decision.rank_by_key == {
@@ -147,3 +148,22 @@ def test_cli_json_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["compare", lucky, "--incumbent", steady]) == 1
     assert main(["compare", lucky, "--key", "vibes"]) == 2
     assert main(["compare", str(tmp_path / "nope.json")]) == 2
+
+
+def test_incomplete_incumbent_is_not_beaten_by_default() -> None:
+    # The incumbent lost a cell (its run was cut short): a lower count for want of data is no improvement.
+    decision = decide([c("new", [[1, 1], [1, 1]])], c("old", [[1, 1], [1, None]]))
+    assert decision.winner == "new" and not decision.promote
+    assert any("incumbent old's evaluation is incomplete" in r for r in decision.reasons)
+
+
+def test_every_label_is_stated_even_when_they_agree() -> None:
+    decision = decide([c("a", [[1, 1], [1, 1]]), c("b", [[1, 1], [0.6, 0.6]])], None)
+    assert (decision.highest_mean, decision.winner, decision.promote) == ("a", "a", True)
+    assert [r.split(":")[0] for r in decision.reasons] == ["highest mean", "release-key winner", "promote a"]
+
+
+def test_key_names_each_reduction_once() -> None:
+    with pytest.raises(InputError, match="named twice"):
+        parse_key("mean,mean")
+    assert parse_key(["judges-passing", "mean"]) == ("judges-passing", "mean")

@@ -1,0 +1,165 @@
+"""The `Campaign` resource (assay.dev/v1alpha1): several candidates over the same tickets, one decision.
+
+A Campaign creates one Evaluation per candidate (and one for the incumbent, when named) from the shared
+settings below, at most `maxParallel` at a time, and when all have a verdict writes the comparison and the
+decision into its status: the highest mean (descriptive), the release-key winner, and whether it may be
+promoted. The ranking is `assay_runner.decision`, the same code `assay compare` runs.
+
+Like the Evaluation, the spec names data and never the pod. The CRD is generated from these models.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from assay_operator.api import (
+    AgentSpec,
+    ApiModel,
+    BrainRef,
+    BundledRef,
+    Condition,
+    GateOverrides,
+    MlflowSpec,
+    ResourcesSpec,
+    SuiteRef,
+    TicketSelection,
+)
+
+KIND = "Campaign"
+PLURAL = "campaigns"
+SINGULAR = "campaign"
+SHORT_NAMES = ["camp"]
+
+# A candidate's name becomes part of its Evaluation's name and a label value: short and DNS-safe.
+CANDIDATE_NAME = r"^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$"
+Reduction = Literal["fully-resolved", "mean", "lowest-ticket", "judges-passing"]
+
+
+class CandidateSpec(ApiModel):
+    """One contender: a brain, and optionally its own agent (kind and model)."""
+
+    name: str = Field(pattern=CANDIDATE_NAME, max_length=30)
+    """Short name, unique in the campaign; the Evaluation is named `<campaign>-<name>`."""
+    brain: BrainRef
+    """The brain this candidate runs."""
+    agent: AgentSpec | None = None
+    """The agent (kind, model); spec.agent when omitted."""
+
+
+class CampaignSpec(ApiModel):
+    cel_rules = (
+        (
+            "self.candidates.all(c, self.candidates.filter(d, d.name == c.name).size() == 1)",
+            "candidate names must be unique",
+        ),
+        (
+            "!has(self.incumbent) || self.candidates.all(c, c.name != self.incumbent.name)",
+            "the incumbent's name must differ from every candidate's",
+        ),
+        (
+            "has(self.agent) || self.candidates.all(c, has(c.agent))",
+            "give spec.agent, or an agent for every candidate",
+        ),
+        (
+            "has(self.agent) || !has(self.incumbent) || has(self.incumbent.agent)",
+            "give spec.agent, or an agent for the incumbent",
+        ),
+        ("self.key.all(k, self.key.filter(j, j == k).size() == 1)", "name each reduction in key once"),
+    )
+
+    candidates: list[CandidateSpec] = Field(min_length=1, max_length=16)
+    """The challengers."""
+    incumbent: CandidateSpec | None = None
+    """What is released now, evaluated under the same settings. A winner replaces it only by a strict
+    improvement on the key's first reduction."""
+    agent: AgentSpec | None = None
+    """The agent for candidates that do not name one."""
+    suite: SuiteRef
+    """The tickets, answer keys, KB and judges every candidate is evaluated on."""
+    tickets: TicketSelection | None = None
+    """Which tickets to run (all when omitted)."""
+    repetitions: int = Field(default=3, ge=1, le=20)
+    """Times each ticket is answered; fully-resolved counts tickets passing every time."""
+    concurrency: int = Field(default=4, ge=1, le=32)
+    """Tickets answered at once within one Evaluation."""
+    max_parallel: int = Field(default=2, ge=1, le=16)
+    """Evaluations running at once."""
+    key: list[Reduction] = Field(default=["fully-resolved", "mean"], min_length=1, max_length=4)
+    """The release key, most significant first: reductions the gate itself decides on."""
+    on_tie: Literal["keep", "full-key"] = "keep"
+    """When the winner only matches the incumbent on the first reduction: `keep` the incumbent, or decide on
+    the rest of the key (`full-key`)."""
+    gate: GateOverrides | None = None
+    """Overrides of the suite's gate, for every Evaluation."""
+    gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")
+    """OpenAI-compatible base URL of the model gateway (the operator's default when omitted)."""
+    judge_model: str | None = Field(default=None, max_length=253)
+    """Model for model judges that do not name one."""
+    cassettes: BundledRef | None = None
+    """Recorded model calls to replay."""
+    mlflow: MlflowSpec | None = None
+    """Where the runs are logged."""
+    resources: ResourcesSpec | None = None
+    """Runner pod resources of each Evaluation."""
+    deadline_seconds: int = Field(default=1800, ge=60, le=86400)
+    """Each Evaluation's deadline."""
+    queue_name: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$")
+    """Kueue LocalQueue for the Evaluations' Jobs."""
+
+
+class CandidateStatus(ApiModel):
+    """One contender's standing: its Evaluation's phase, verdict and the gate's reductions."""
+
+    name: str
+    role: Literal["candidate", "incumbent"]
+    evaluation: str
+    """The Evaluation holding this candidate's verdict and details."""
+    phase: Literal["Pending", "Running", "Finished"]
+    verdict: Literal["Pass", "Blocked"] | None = None
+    mean: float | None = None
+    pass_rate: float | None = None
+    pass_at_k: float | None = None
+    pass_hat_k: float | None = None
+    fully_resolved: int | None = None
+    tickets: int | None = None
+    coverage: float | None = None
+    """Share of ticket x repetition cells judged."""
+    complete: bool | None = None
+    eligible: bool | None = None
+    """Complete coverage and its own gate verdict Pass."""
+    key: dict[str, float] | None = None
+    """Its values of the release key's reductions."""
+    rank_by_key: int | None = None
+    rank_by_mean: int | None = None
+
+
+class CampaignStatus(ApiModel):
+    observed_generation: int | None = None
+    key: list[str] | None = None
+    progress: str | None = None
+    """"finished/total" Evaluations, for the printer column."""
+    candidates: list[CandidateStatus] | None = Field(default=None, max_length=16)
+    incumbent: CandidateStatus | None = None
+    highest_mean: str | None = None
+    """The candidate with the highest mean: descriptive, never decisive."""
+    winner: str | None = None
+    """The release-key winner among candidates with complete coverage."""
+    promote: bool | None = None
+    """Whether the winner may replace the incumbent (Ready mirrors it)."""
+    reasons: list[Annotated[str, Field(max_length=1024)]] | None = Field(default=None, max_length=40)
+    """Why, one line each — even when the labels agree."""
+    message: str | None = Field(default=None, max_length=4096)
+    conditions: list[Condition] | None = Field(default=None, max_length=16)
+
+
+def printer_columns() -> list[dict[str, Any]]:
+    return [
+        {"name": "Winner", "type": "string", "jsonPath": ".status.winner"},
+        {"name": "Promote", "type": "boolean", "jsonPath": ".status.promote"},
+        {"name": "Progress", "type": "string", "jsonPath": ".status.progress"},
+        {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
+        {"name": "Highest-Mean", "type": "string", "jsonPath": ".status.highestMean", "priority": 1},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+    ]

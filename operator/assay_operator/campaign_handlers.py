@@ -1,0 +1,171 @@
+"""kopf handlers for Campaigns: thin glue around the pure `assay_operator.campaign`.
+
+One reconcile function, `reconcile_campaign`, reads the Campaign and its Evaluations, applies the plan
+(create the next Evaluations up to maxParallel, replace stale specs, delete removed candidates) and writes
+the status — progress, then the decision. It runs when the Campaign's spec changes (create / resume /
+update) and whenever one of its Evaluations changes (a verdict frees a slot and may complete the set), so
+nothing polls. Reconciles of one Campaign are serialised in this process.
+
+Children are owned Evaluations, so deleting a Campaign deletes them through the garbage collector; no
+finalizers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections import defaultdict
+from typing import Any, cast
+
+import kopf
+from kubernetes.client.exceptions import ApiException
+from pydantic import ValidationError
+
+from assay_operator import api, campaign, campaign_api, kube, metrics
+from assay_operator.api import GROUP, VERSION
+
+log = logging.getLogger("assay.operator.campaign")
+_locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
+_locks_guard = threading.Lock()
+
+
+def _lock(namespace: str, name: str) -> threading.Lock:
+    with _locks_guard:
+        return _locks[(namespace, name)]
+
+
+def _problems(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+
+
+def _get_campaign(namespace: str, name: str) -> dict[str, Any] | None:
+    try:
+        got = kube.custom().get_namespaced_custom_object(GROUP, VERSION, namespace, campaign_api.PLURAL, name)
+        return cast(dict[str, Any], got)
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+def _children(namespace: str, owner: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The Campaign's own Evaluations (owner reference, not just the label: a label proves nothing)."""
+    selector = f"{campaign.LABEL_CAMPAIGN}={campaign.campaign_label(owner['metadata']['name'])}"
+    listed = cast(
+        dict[str, Any],
+        kube.custom().list_namespaced_custom_object(
+            GROUP, VERSION, namespace, api.PLURAL, label_selector=selector
+        ),
+    )
+    uid = owner["metadata"]["uid"]
+    return {item["metadata"]["name"]: item for item in listed.get("items", []) if kube.owned_by(item, uid)}
+
+
+def _patch_status(namespace: str, name: str, status: dict[str, Any]) -> None:
+    try:
+        kube.custom().patch_namespaced_custom_object_status(
+            GROUP, VERSION, namespace, campaign_api.PLURAL, name, {"status": status}
+        )
+    except ApiException as exc:
+        if exc.status != 404:
+            raise
+        log.info("Campaign %s/%s is gone; status not written", namespace, name)
+
+
+def _event(owner: dict[str, Any], kind: str, reason: str, message: str) -> None:
+    ref = {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "metadata": owner["metadata"]}
+    kopf.event(cast(kopf.Body, ref), type=kind, reason=reason, message=message)
+
+
+def _apply(namespace: str, owner: dict[str, Any], plan: campaign.Plan) -> str | None:
+    """Carry out the plan; returns a problem that stops the campaign (a name taken by someone else)."""
+    name = owner["metadata"]["name"]
+    for evaluation in plan.delete:
+        try:
+            kube.custom().delete_namespaced_custom_object(GROUP, VERSION, namespace, api.PLURAL, evaluation)
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+    for entry in plan.create:
+        body = campaign.evaluation_body(name, entry)
+        kopf.adopt(body, owner=cast(kopf.Body, owner))
+        created = kube.create(
+            lambda ns, b: kube.custom().create_namespaced_custom_object(GROUP, VERSION, ns, api.PLURAL, b),
+            namespace,
+            body,
+        )
+        if created:
+            _event(owner, "Normal", "EvaluationCreated", f"created Evaluation {entry.evaluation}")
+        else:
+            # 409: an Evaluation of that name exists and, not being in _children, is not ours.
+            return (
+                f"an Evaluation named {entry.evaluation} already exists and is not owned by this Campaign: "
+                f"rename candidate {entry.candidate.name} or delete that Evaluation"
+            )
+    for entry in plan.update:
+        kube.custom().patch_namespaced_custom_object(
+            GROUP,
+            VERSION,
+            namespace,
+            api.PLURAL,
+            entry.evaluation,
+            [{"op": "replace", "path": "/spec", "value": entry.spec}],
+        )
+        _event(owner, "Normal", "EvaluationUpdated", f"re-running {entry.evaluation} with the new spec")
+    return None
+
+
+def reconcile_campaign(namespace: str, name: str) -> None:
+    with _lock(namespace, name):
+        owner = _get_campaign(namespace, name)
+        if owner is None:
+            return
+        generation = int(owner["metadata"]["generation"])
+        current = dict(owner.get("status") or {})
+        try:
+            spec = campaign_api.CampaignSpec.model_validate(owner.get("spec") or {})
+            wanted = campaign.entries(name, spec)
+        except (ValidationError, ValueError) as exc:
+            detail = _problems(exc) if isinstance(exc, ValidationError) else str(exc)
+            message = f"invalid spec: {detail}"
+            _patch_status(namespace, name, campaign.invalid_status(current, generation, message))
+            raise kopf.PermanentError(message) from exc
+        existing = _children(namespace, owner)
+        problem = _apply(namespace, owner, campaign.plan(wanted, existing, spec.max_parallel))
+        if problem is not None:
+            _patch_status(namespace, name, campaign.invalid_status(current, generation, problem))
+            _event(owner, "Warning", "NameConflict", problem)
+            return
+        status = campaign.campaign_status(spec, wanted, _children(namespace, owner), generation, current)
+        if all(current.get(k) == v for k, v in status.items()):
+            return
+        _patch_status(namespace, name, status)
+        newly_decided = status["promote"] is not None and (
+            current.get("promote") is None or current.get("observedGeneration") != generation
+        )
+        if newly_decided:
+            outcome = "promote" if status["promote"] else "keep"
+            metrics.CAMPAIGNS.labels(outcome).inc()
+            _event(owner, "Normal" if status["promote"] else "Warning", "Decided", status["message"])
+
+
+@kopf.on.create(GROUP, VERSION, campaign_api.PLURAL)
+@kopf.on.resume(GROUP, VERSION, campaign_api.PLURAL)
+@kopf.on.update(GROUP, VERSION, campaign_api.PLURAL, field="spec")
+def ensure_campaign(namespace: str | None, name: str, **_: Any) -> None:
+    assert namespace is not None  # Campaigns are namespaced
+    reconcile_campaign(namespace, name)
+
+
+@kopf.on.event(GROUP, VERSION, api.PLURAL, labels={campaign.LABEL_CAMPAIGN: kopf.PRESENT})
+def campaign_evaluation_changed(body: kopf.Body, namespace: str | None, **_: Any) -> None:
+    assert namespace is not None
+    owner = next(
+        (r for r in body["metadata"].get("ownerReferences") or [] if r.get("kind") == campaign_api.KIND),
+        None,
+    )
+    if owner is None:
+        return
+    with contextlib.suppress(kopf.PermanentError):  # reported in the Campaign's status by then
+        reconcile_campaign(namespace, owner["name"])
