@@ -111,6 +111,7 @@ def _apply(namespace: str, owner: dict[str, Any], plan: campaign.Plan) -> str | 
             api.PLURAL,
             entry.evaluation,
             [{"op": "replace", "path": "/spec", "value": entry.spec}],
+            _content_type="application/json-patch+json",  # replace the whole spec: no stale field survives
         )
         _event(owner, "Normal", "EvaluationUpdated", f"re-running {entry.evaluation} with the new spec")
     return None

@@ -43,6 +43,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 SUPPORT_DESK = EXAMPLES / "support-desk"
 CRD_FILE = REPO / "crds" / "assay.dev_evaluations.yaml"
+CRD_FILES = (CRD_FILE, REPO / "crds" / "assay.dev_campaigns.yaml")
 VENV_BIN = Path(sys.executable).parent
 OPERATOR_BIN = VENV_BIN / "assay-operator"
 
@@ -68,6 +69,10 @@ def evaluations_path(namespace: str, name: str = "", subresource: str = "") -> s
     return _join(f"/apis/{GROUP}/{VERSION}/namespaces/{namespace}/{PLURAL}", name, subresource)
 
 
+def campaigns_path(namespace: str, name: str = "", subresource: str = "") -> str:
+    return _join(f"/apis/{GROUP}/{VERSION}/namespaces/{namespace}/campaigns", name, subresource)
+
+
 def jobs_path(namespace: str, name: str = "") -> str:
     return _join(f"/apis/batch/v1/namespaces/{namespace}/jobs", name, "")
 
@@ -89,41 +94,48 @@ def _join(base: str, name: str, subresource: str) -> str:
 
 
 def install_crd(api: KubeApi, timeout: float = 60) -> Obj:
-    """Create (or replace) the committed CRD and wait until it is Established and its endpoint serves."""
-    documents: list[Obj] = [d for d in yaml.safe_load_all(CRD_FILE.read_text()) if d]
+    """Create (or replace) every committed CRD (Evaluation, Campaign) and wait until each is Established and
+    its endpoint serves. Returns the Evaluation CRD."""
+    installed = [install_one_crd(api, path, timeout) for path in CRD_FILES]
+    return next(crd for crd in installed if crd["metadata"]["name"] == CRD_NAME)
+
+
+def install_one_crd(api: KubeApi, file: Path, timeout: float = 60) -> Obj:
+    documents: list[Obj] = [d for d in yaml.safe_load_all(file.read_text()) if d]
     crd = next(d for d in documents if d.get("kind") == "CustomResourceDefinition")
+    name, plural = crd["metadata"]["name"], crd["spec"]["names"]["plural"]
     path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
     try:
         api.create(path, crd)
     except ApiError as error:
         if error.status != 409:
             raise
-        current = api.get(f"{path}/{CRD_NAME}")
+        current = api.get(f"{path}/{name}")
         crd = {
             **crd,
             "metadata": {**crd["metadata"], "resourceVersion": current["metadata"]["resourceVersion"]},
         }
-        api.request("PUT", f"{path}/{CRD_NAME}", body=crd)
+        api.request("PUT", f"{path}/{name}", body=crd)
 
     def established() -> bool:
-        got = api.get(f"{path}/{CRD_NAME}")
+        got = api.get(f"{path}/{name}")
         return any(
             c["type"] == "Established" and c["status"] == "True"
             for c in got.get("status", {}).get("conditions") or []
         )
 
-    wait_until(established, timeout=timeout, what="the Evaluation CRD to be Established")
+    wait_until(established, timeout=timeout, what=f"the CRD {name} to be Established")
 
     def serving() -> bool:
         try:
-            api.get(f"/apis/{GROUP}/{VERSION}/{PLURAL}")
+            api.get(f"/apis/{GROUP}/{VERSION}/{plural}")
             return True
         except ApiError as error:
             if error.status in (404, 429):  # not yet routed; 429: "storage is (re)initializing"
                 return False
             raise
 
-    wait_until(serving, timeout=timeout, what="the evaluations endpoint to serve")
+    wait_until(serving, timeout=timeout, what=f"the {plural} endpoint to serve")
     return crd
 
 
