@@ -42,7 +42,7 @@ def score_rule(score: float, gate: GateSettings) -> RuleResult:
         passed=passed,
         value=score,
         threshold=gate.min_score,
-        detail=f"score {score:.3f} {relation} {gate.min_score:.3f}",
+        detail=f"{score:.3f} {relation} {gate.min_score:.3f}",  # read as "score: 0.419 < 0.900"
     )
 
 

@@ -125,9 +125,12 @@ def test_dry_run_catches_a_pod_that_restricted_would_refuse(
 # --- the operator's permissions, with its real token -------------------------------------------------------
 
 ALLOWED = [
-    *[(v, "evaluations.assay.dev", "") for v in ("get", "list", "watch", "patch")],
+    *[(v, "evaluations.assay.dev", "") for v in ("get", "list", "watch", "patch", "create", "delete")],
     ("patch", "evaluations.assay.dev", "status"),
     ("update", "evaluations.assay.dev", "finalizers"),
+    *[(v, "campaigns.assay.dev", "") for v in ("get", "list", "watch", "patch")],
+    ("patch", "campaigns.assay.dev", "status"),
+    ("update", "campaigns.assay.dev", "finalizers"),
     *[(v, "jobs.batch", "") for v in ("create", "get", "list", "watch", "delete")],
     *[(v, "pods", "") for v in ("get", "list", "watch")],
     ("get", "configmaps", ""),
@@ -140,8 +143,8 @@ DENIED = [
     ("create", "pods", "exec"),
     ("*", "*", ""),
     ("create", "pods", ""),
-    ("delete", "evaluations.assay.dev", ""),
     ("update", "evaluations.assay.dev", ""),
+    *[(v, "campaigns.assay.dev", "") for v in ("create", "delete", "update")],
     ("update", "configmaps", ""),
     ("delete", "configmaps", ""),
     ("create", "serviceaccounts", "token"),

@@ -13,9 +13,15 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECK = ROOT / "gitops" / "argocd" / "resource_customizations" / "assay.dev" / "Evaluation"
+CHECKS = ROOT / "gitops" / "argocd" / "resource_customizations" / "assay.dev"
+KINDS = ("Evaluation", "Campaign")
+CHECK = CHECKS / "Evaluation"
 LUA = (CHECK / "health.lua").read_text()
-CASES = yaml.safe_load((CHECK / "health_test.yaml").read_text())["tests"]
+CASES = [
+    (kind, case)
+    for kind in KINDS
+    for case in yaml.safe_load((CHECKS / kind / "health_test.yaml").read_text())["tests"]
+]
 RUNTIMES = {"lua51": lupa.lua51.LuaRuntime, "lua54": lupa.lua54.LuaRuntime}
 
 
@@ -28,19 +34,22 @@ def health(obj: dict[str, Any], runtime: str = "lua51", script: str = LUA) -> di
 
 
 @pytest.mark.parametrize("runtime", sorted(RUNTIMES))
-@pytest.mark.parametrize("case", CASES, ids=[Path(c["inputPath"]).stem for c in CASES])
-def test_health_check_fixture(case: dict[str, Any], runtime: str) -> None:
-    obj = yaml.safe_load((CHECK / case["inputPath"]).read_text())
-    assert health(obj, runtime) == case["healthStatus"]
+@pytest.mark.parametrize(("kind", "case"), CASES, ids=[f"{k}-{Path(c['inputPath']).stem}" for k, c in CASES])
+def test_health_check_fixture(kind: str, case: dict[str, Any], runtime: str) -> None:
+    obj = yaml.safe_load((CHECKS / kind / case["inputPath"]).read_text())
+    assert obj["kind"] == kind
+    assert health(obj, runtime, (CHECKS / kind / "health.lua").read_text()) == case["healthStatus"]
 
 
-def test_every_fixture_is_listed_and_every_state_covered() -> None:
-    listed = {c["inputPath"] for c in CASES}
-    on_disk = {f"testdata/{p.name}" for p in (CHECK / "testdata").glob("*.yaml")}
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_fixture_is_listed_and_every_state_covered(kind: str) -> None:
+    cases = [c for k, c in CASES if k == kind]
+    listed = {c["inputPath"] for c in cases}
+    on_disk = {f"testdata/{p.name}" for p in (CHECKS / kind / "testdata").glob("*.yaml")}
     assert listed == on_disk
-    assert {c["healthStatus"]["status"] for c in CASES} == {"Progressing", "Healthy", "Degraded"}
+    assert {c["healthStatus"]["status"] for c in cases} == {"Progressing", "Healthy", "Degraded"}
     # The fixture's name says what it expects, so a mislabelled expectation stands out.
-    for case in CASES:
+    for case in cases:
         assert Path(case["inputPath"]).stem.split("_")[0] == case["healthStatus"]["status"].lower()
 
 
@@ -67,17 +76,23 @@ def test_status_defaulted_by_the_apiserver_is_progressing() -> None:
 
 
 @pytest.mark.parametrize(
-    ("path", "keys"),
+    ("path", "kind", "keys"),
     [
-        ("argocd-cm-patch.yaml", ["data", "resource.customizations.health.assay.dev_Evaluation"]),
-        ("openshift-gitops-patch.yaml", ["spec", "resourceHealthChecks", 0, "check"]),
+        ("argocd-cm-patch.yaml", kind, ["data", f"resource.customizations.health.assay.dev_{kind}"])
+        for kind in KINDS
+    ]
+    + [
+        ("openshift-gitops-patch.yaml", kind, ["spec", "resourceHealthChecks", i, "check"])
+        for i, kind in enumerate(KINDS)
     ],
 )
-def test_the_install_snippets_carry_the_same_lua(path: str, keys: list[Any]) -> None:
+def test_the_install_snippets_carry_the_same_lua(path: str, kind: str, keys: list[Any]) -> None:
     node: Any = yaml.safe_load((ROOT / "gitops" / "argocd" / path).read_text())
+    if keys[1] == "resourceHealthChecks":
+        assert node["spec"]["resourceHealthChecks"][keys[2]]["kind"] == kind
     for key in keys:
         node = node[key]
-    assert node == LUA, f"gitops/argocd/{path} drifted from health.lua: copy it over"
+    assert node == (CHECKS / kind / "health.lua").read_text(), f"gitops/argocd/{path} drifted: copy it over"
 
 
 def test_the_chart_readme_shows_the_same_lua() -> None:

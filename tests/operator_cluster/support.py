@@ -230,8 +230,8 @@ def register_images(kubelet: LocalKubelet, base: Path) -> Images:
 
 
 def _readable_like_a_checkout(root: Path) -> None:
-    """Give files the mode git checks them out with (0644): the runner's cassette recorder writes 0600
-    files (mkstemp), which an image's arbitrary non-root user could not read."""
+    """Give files the mode git checks them out with (0644), whatever the umask of this checkout: an image's
+    arbitrary non-root user must read them."""
     for path in root.rglob("*"):
         if path.is_file() and not path.stat().st_mode & stat.S_IROTH:
             path.chmod(path.stat().st_mode | stat.S_IRGRP | stat.S_IROTH)

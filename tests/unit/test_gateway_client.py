@@ -95,6 +95,8 @@ def test_cassette_record_then_replay_offline(tmp_path: Path) -> None:
     assert len(list(tmp_path.glob("*.json"))) == 2  # one recording per sample
     saved = json.loads(next(tmp_path.glob("*.json")).read_text())
     assert saved["request"]["messages"][1]["content"] == "answer"
+    # Readable by others (a runner pod's arbitrary uid reads committed cassettes), not mkstemp's 0600.
+    assert {p.stat().st_mode & 0o777 for p in tmp_path.glob("*.json")} == {0o644}
     replay = CassetteClient(tmp_path, "replay", None)
     assert ask(replay, 1).text == "reply to answer" and replay.hits == 1
     with pytest.raises(CassetteMiss, match="no recording"):

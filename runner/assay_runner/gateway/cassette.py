@@ -92,6 +92,8 @@ class CassetteClient:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             json.dump(record, stream, indent=2, ensure_ascii=False)
             stream.write("\n")
+        # mkstemp makes 0600 files; a cassette is shared data (committed, mounted into other users' pods).
+        os.chmod(temporary, 0o644)
         os.replace(temporary, path)
 
     async def complete(
