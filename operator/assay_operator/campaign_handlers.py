@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from assay_operator import api, campaign, campaign_api, kube, metrics
 from assay_operator.api import GROUP, VERSION
+from assay_operator.handlers import RETRY_SECONDS
 
 log = logging.getLogger("assay.operator.campaign")
 _locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
@@ -151,9 +152,9 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             _event(owner, "Normal" if status["promote"] else "Warning", "Decided", status["message"])
 
 
-@kopf.on.create(GROUP, VERSION, campaign_api.PLURAL)
-@kopf.on.resume(GROUP, VERSION, campaign_api.PLURAL)
-@kopf.on.update(GROUP, VERSION, campaign_api.PLURAL, field="spec")
+@kopf.on.create(GROUP, VERSION, campaign_api.PLURAL, backoff=RETRY_SECONDS)
+@kopf.on.resume(GROUP, VERSION, campaign_api.PLURAL, backoff=RETRY_SECONDS)
+@kopf.on.update(GROUP, VERSION, campaign_api.PLURAL, field="spec", backoff=RETRY_SECONDS)
 def ensure_campaign(namespace: str | None, name: str, **_: Any) -> None:
     assert namespace is not None  # Campaigns are namespaced
     reconcile_campaign(namespace, name)

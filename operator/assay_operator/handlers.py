@@ -31,6 +31,9 @@ from assay_operator.settings import Settings, from_environment
 
 log = logging.getLogger("assay.operator")
 STALLED_AFTER_RETRIES = 5
+# An unexpected error (the apiserver briefly unavailable, a conflict) is retried after this long, not after
+# kopf's default minute: a user watching `kubectl get` should not wait a minute for a transient blip.
+RETRY_SECONDS = 10
 
 
 @functools.cache
@@ -138,9 +141,9 @@ def _already_handled(status: dict[str, Any], generation: int, job: str) -> bool:
     return status.get("observedGeneration") == generation and status.get("jobName") == job
 
 
-@kopf.on.create(GROUP, VERSION, PLURAL)
-@kopf.on.resume(GROUP, VERSION, PLURAL)
-@kopf.on.update(GROUP, VERSION, PLURAL, field="spec")
+@kopf.on.create(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
+@kopf.on.resume(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
+@kopf.on.update(GROUP, VERSION, PLURAL, field="spec", backoff=RETRY_SECONDS)
 def ensure_run(
     body: kopf.Body,
     spec: kopf.Spec,
