@@ -16,6 +16,9 @@ $(BIN)/assay: pyproject.toml requirements/dev.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet --compile-bytecode -r requirements/dev.lock
 	VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet --no-deps -e .
+	# Bytecode for the checkout too, as an installed package has (PYTHONDONTWRITEBYTECODE would otherwise
+	# leave every run compiling the sources again).
+	$(BIN)/python -m compileall -q runner operator
 	touch $(BIN)/assay
 
 setup: $(BIN)/assay

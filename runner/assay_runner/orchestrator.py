@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from assay_runner import collector
 from assay_runner.agents.base import Agent, AgentOutcome
 from assay_runner.agents.factory import build_agent
 from assay_runner.agents.workspace import WorkspaceFactory
@@ -33,6 +34,7 @@ from assay_runner.evaluate import build_result, judge_cell, now_iso, repetition_
 from assay_runner.gateway.access import ModelAccess, model_access
 from assay_runner.gateway.usage import Price
 from assay_runner.judges import AnyJudge, Case, build_judges
+from assay_runner.prefetch import WorkspacePrefetch
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
 
@@ -107,8 +109,10 @@ class CellRunner:
         self.judges = judges
         self.workspaces = workspaces
         self.slots = asyncio.Semaphore(slots)
+        self.slot_count = slots
         self.keep = keep_workspaces
         self.progress = progress
+        self.prefetch: WorkspacePrefetch | None = None
 
     def _bump(self, **changes: int) -> None:
         if self.progress is None:
@@ -117,10 +121,13 @@ class CellRunner:
             setattr(self.progress, name, getattr(self.progress, name) + delta)
 
     async def _agent(self, ticket: Ticket, repetition: int) -> tuple[AgentOutcome, Path | None]:
-        # The slot covers only preparing the workspace and the agent's own run: checking and discarding the
-        # workspace happen after it is released, off the event loop, while the next agent already starts.
+        # The slot covers only the agent's own run: its workspace was made ahead (WorkspacePrefetch), and
+        # checking and discarding it happen after the slot is released, off the event loop.
         async with self.slots:
-            workspace = await asyncio.to_thread(self.workspaces.create, ticket, repetition)
+            if self.prefetch is not None:
+                workspace = await self.prefetch.take(ticket, repetition)
+            else:
+                workspace = await asyncio.to_thread(self.workspaces.create, ticket, repetition)
             self._bump(running=1)
             if self.progress:
                 self.progress.update()
@@ -227,6 +234,7 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
         order = [(t, r) for r in range(1, config.repetitions + 1) for t in tickets]
         if evaluation.progress is not None:
             evaluation.progress.total = len(order)
+        collector.resume()  # start-up is over (see assay_runner.collector)
         cells = await _run_cells(runner, order, evaluation.stop)
     finally:
         await access.aclose()
@@ -250,6 +258,7 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
 async def _run_cells(
     runner: CellRunner, order: list[tuple[Ticket, int]], stop: asyncio.Event
 ) -> dict[tuple[str, int], RepetitionResult]:
+    runner.prefetch = WorkspacePrefetch(runner.workspaces, order, runner.slot_count)
     tasks = {asyncio.create_task(runner.run(t, r)): (t.id, r) for t, r in order}
     stopper = asyncio.create_task(stop.wait())
     pending: set[asyncio.Task[RepetitionResult] | asyncio.Task[bool]] = set(tasks)
@@ -265,6 +274,7 @@ async def _run_cells(
                 break
     finally:
         stopper.cancel()
+        await runner.prefetch.close()
     cells: dict[tuple[str, int], RepetitionResult] = {}
     for task, (ticket_id, repetition) in tasks.items():
         if task.done() and not task.cancelled() and task.exception() is None:

@@ -1,16 +1,16 @@
-"""Building the configured agent."""
+"""Building the configured agent. Each kind's module is imported only when that kind is asked for."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent
-from assay_runner.agents.chat import ChatAgent
-from assay_runner.agents.command import CommandAgent, CommandSpec
-from assay_runner.agents.replay import ReplayAgent
-from assay_runner.chat import ChatClient
-from assay_runner.contract import RunConfig
 from assay_runner.errors import InputError
+
+if TYPE_CHECKING:
+    from assay_runner.chat import ChatClient
+    from assay_runner.contract import RunConfig
 
 
 def build_agent(config: RunConfig, client: ChatClient | None) -> Agent:
@@ -23,13 +23,19 @@ def build_agent(config: RunConfig, client: ChatClient | None) -> Agent:
         answers = Path(agent.answers)
         if not answers.is_dir():
             raise InputError(f"recorded answers directory not found: {answers}")
+        from assay_runner.agents.replay import ReplayAgent
+
         return ReplayAgent(answers, config.repetitions)
     if agent.model is None:
         raise InputError(f"agent kind {agent.kind!r} needs a model (agent.model / --model)")
     if agent.kind == "chat":
         if client is None:
             raise InputError("the chat agent needs a gateway (--gateway) or cassettes (--cassettes)")
+        from assay_runner.agents.chat import ChatAgent
+
         return ChatAgent(client, agent.model)
+    from assay_runner.agents.command import CommandAgent, CommandSpec
+
     if agent.kind == "command":
         if not agent.command:
             raise InputError("agent kind 'command' needs an argv template (agent.command / --command)")

@@ -10,8 +10,9 @@ import asyncio
 import contextlib
 import os
 import signal
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,30 @@ class ProcessResult:
     stderr: str
     wall_seconds: float
     timed_out: bool
+
+
+@contextlib.contextmanager
+def pidfd_child_watcher() -> Iterator[None]:
+    """Notice agents' exits through pidfds instead of Python 3.11's default of one waiting thread per
+    process: about a millisecond sooner per agent, and no thread to start. Python 3.12+ does this itself;
+    a kernel without pidfd_open (before 5.3) keeps the default. Call inside the running loop."""
+    if sys.version_info >= (3, 12) or not hasattr(os, "pidfd_open"):
+        yield
+        return
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:
+        yield
+        return
+    previous = asyncio.get_child_watcher()
+    watcher = asyncio.PidfdChildWatcher()
+    watcher.attach_loop(asyncio.get_running_loop())
+    asyncio.set_child_watcher(watcher)
+    try:
+        yield
+    finally:
+        watcher.close()
+        asyncio.set_child_watcher(previous)
 
 
 def _kill_group(process: asyncio.subprocess.Process, sig: int) -> None:

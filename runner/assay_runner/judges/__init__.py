@@ -1,18 +1,14 @@
-"""The judges: one small module per type, built from a suite by `build_judges`."""
+"""The judges: one small module per type, built from a suite by `build_judges`.
+
+Each judge's module is imported when a suite uses that judge, not before: the policy judge's clause reader
+or the model judge's client cost start-up time a suite without them should not pay.
+"""
 
 from __future__ import annotations
 
-from assay_runner.chat import ChatClient
-from assay_runner.judges.abstention import Abstention
+from typing import TYPE_CHECKING
+
 from assay_runner.judges.base import AsyncJudge, Case, Judge
-from assay_runner.judges.code import Code
-from assay_runner.judges.exit_code import ExitCode
-from assay_runner.judges.format import Format
-from assay_runner.judges.kb_citation import KbCitation
-from assay_runner.judges.model import Model
-from assay_runner.judges.must_mention import MustMention
-from assay_runner.judges.policy import Policy
-from assay_runner.suite.loader import Suite
 from assay_runner.suite.models import (
     AbstentionJudge,
     CodeJudge,
@@ -25,6 +21,10 @@ from assay_runner.suite.models import (
     PolicyJudge,
 )
 
+if TYPE_CHECKING:
+    from assay_runner.chat import ChatClient
+    from assay_runner.suite.loader import Suite
+
 AnyJudge = Judge | AsyncJudge
 
 __all__ = ["AnyJudge", "AsyncJudge", "Case", "Judge", "build_judge", "build_judges"]
@@ -35,20 +35,36 @@ def build_judge(
 ) -> AnyJudge:
     match spec:
         case KbCitationJudge():
+            from assay_runner.judges.kb_citation import KbCitation
+
             return KbCitation(spec, suite.kb)
         case MustMentionJudge():
+            from assay_runner.judges.must_mention import MustMention
+
             return MustMention(spec)
         case PolicyJudge():
+            from assay_runner.judges.policy import Policy
+
             return Policy(spec)
         case FormatJudge():
+            from assay_runner.judges.format import Format
+
             return Format(spec)
         case AbstentionJudge():
+            from assay_runner.judges.abstention import Abstention
+
             return Abstention(spec)
         case ExitCodeJudge():
+            from assay_runner.judges.exit_code import ExitCode
+
             return ExitCode(spec)
         case CodeJudge():
+            from assay_runner.judges.code import Code
+
             return Code(spec, suite.root)
         case ModelJudge():
+            from assay_runner.judges.model import Model
+
             return Model(spec, client, judge_model)
     raise TypeError(f"no judge implements {type(spec).__name__}")
 
