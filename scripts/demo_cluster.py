@@ -6,7 +6,8 @@
 3. apply the example brains as ConfigMaps and create two Evaluations of the bundled support-desk suite
    (the replay agent with the example's answers; the model judge replayed from cassettes: offline);
 4. show `kubectl get evaluations` as they run and finish — one Pass, one Blocked;
-5. fetch each run's HTML report from MLflow and print where to look.
+5. run a Campaign (v1 challenging the released v0) and show its decision;
+6. fetch each run's HTML report from MLflow and print where to look.
 Needs root (the local kubelet gives each pod a private mount namespace).
 """
 
@@ -80,27 +81,53 @@ def start_mlflow(root: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit(f"MLflow server did not start; see {root / 'mlflow-server.log'}")
 
 
-def watch(cp: ControlPlane, timeout: float = 600) -> None:
+def watch(
+    cp: ControlPlane, kind: str = "evaluations", expected: int = len(CANDIDATES), timeout: float = 600
+) -> None:
     shown = ""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        table = cp.kubectl("get", "evaluations", "-n", NAMESPACE).stdout
+        table = cp.kubectl("get", kind, "-n", NAMESPACE).stdout
         without_age = "\n".join(line.rsplit(None, 1)[0] for line in table.splitlines() if line.strip())
         if without_age != shown:  # print on a change, not every time AGE ticks
             print(table, flush=True)
             shown = without_age
         done = cp.kubectl(
             "get",
-            "evaluations",
+            kind,
             "-n",
             NAMESPACE,
             "-o",
             'jsonpath={range .items[*]}{.status.conditions[?(@.type=="Completed")].status} {end}',
         )
-        if done.stdout.split() == ["True"] * len(CANDIDATES):
+        if done.stdout.split() == ["True"] * expected:
             return
         time.sleep(2)
-    raise SystemExit("the evaluations did not finish in time")
+    raise SystemExit(f"the {kind} did not finish in time")
+
+
+def campaign() -> dict[str, object]:
+    """Brain v1 challenging the released v0, both replayed (one recorded repetition each)."""
+    base = example_evaluation("unused", "brain-v0", "v0")["spec"]
+    assert isinstance(base, dict)
+    shared = {k: v for k, v in base.items() if k not in ("brain", "agent")}
+    replay = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
+    return {
+        "apiVersion": "assay.dev/v1alpha1",
+        "kind": "Campaign",
+        "metadata": {"name": "brains"},
+        "spec": {
+            **shared,
+            "repetitions": 1,
+            "maxParallel": 1,
+            "incumbent": {
+                "name": "released",
+                "brain": {"configMap": {"name": "brain-v0"}},
+                "agent": {**replay, "answers": {"bundled": "support-desk/answers/v0"}},
+            },
+            "candidates": [{"name": "v1", "brain": {"configMap": {"name": "brain-v1"}}, "agent": replay}],
+        },
+    }
 
 
 def main() -> int:
@@ -184,6 +211,20 @@ def run_demo(cp: ControlPlane, bin_dir: Path, work: Path, mlflow_url: str) -> No
             "message={.status.message}",
         ).stdout
         print(f"{name}: {verdict}\n  kubectl wait --for=condition=Ready -> exit {ready.returncode}")
+
+    say("a Campaign: brain v1 against the released v0, ranked by the release rule's own key")
+    cp.api.create(f"/apis/assay.dev/v1alpha1/namespaces/{NAMESPACE}/campaigns", campaign())
+    watch(cp, "campaigns", expected=1)
+    decision = cp.kubectl(
+        "get",
+        "campaign",
+        "brains",
+        "-n",
+        NAMESPACE,
+        "-o",
+        'jsonpath={range .status.reasons[*]}{@}{"\\n"}{end}',
+    ).stdout
+    print(decision)
 
     say("reports and MLflow runs")
     from mlflow import MlflowClient

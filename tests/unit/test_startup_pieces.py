@@ -1,0 +1,118 @@
+"""The pieces that keep `assay run`'s overhead low: workspaces made ahead in queue order, the collector's
+schedule, and agent exits noticed through pidfds — each still correct, whatever it saves."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assay_runner import collector
+from assay_runner.agents.base import Workspace
+from assay_runner.agents.process import pidfd_child_watcher, run_process
+from assay_runner.agents.workspace import WorkspaceFactory
+from assay_runner.prefetch import WorkspacePrefetch
+from assay_runner.suite.models import Ticket
+
+TICKETS = [Ticket(id=f"T-{i}", split="validation", question=f"q{i}") for i in range(6)]
+
+
+class RecordingFactory(WorkspaceFactory):
+    def __init__(self, base: Path, fail_on: str | None = None) -> None:
+        super().__init__(base, None, {"KB-1": "article"})
+        self.created: list[str] = []
+        self.discarded: list[str] = []
+        self.fail_on = fail_on
+
+    def create(self, ticket: Ticket, repetition: int) -> Workspace:
+        if ticket.id == self.fail_on:
+            raise OSError("No space left on device")
+        self.created.append(ticket.id)
+        return super().create(ticket, repetition)
+
+    def discard(self, workspace: Workspace) -> None:
+        self.discarded.append(workspace.root.name.split("-1-")[0])
+        super().discard(workspace)
+
+
+def test_workspaces_are_made_in_queue_order_at_most_ahead_of_the_agents(tmp_path: Path) -> None:
+    async def scenario() -> tuple[list[str], list[str]]:
+        factory = RecordingFactory(tmp_path)
+        prefetch = WorkspacePrefetch(factory, [(t, 1) for t in TICKETS], ahead=2)
+        await asyncio.sleep(0.2)
+        made_before_any_take = list(factory.created)
+        taken = await prefetch.take(TICKETS[0], 1)
+        assert (taken.root / "kb" / "KB-1.md").read_text() == "article"
+        factory.discard(taken)
+        await asyncio.sleep(0.2)
+        await prefetch.close()
+        return made_before_any_take, factory.created
+
+    before, after = asyncio.run(scenario())
+    assert before == ["T-0", "T-1"]  # two ahead, no more, while no agent took one
+    assert after == ["T-0", "T-1", "T-2"]  # one taken, one more made, in order
+
+
+def test_untaken_workspaces_are_discarded_and_a_failed_one_reaches_its_cell(tmp_path: Path) -> None:
+    async def scenario() -> RecordingFactory:
+        factory = RecordingFactory(tmp_path, fail_on="T-1")
+        prefetch = WorkspacePrefetch(factory, [(t, 1) for t in TICKETS[:3]], ahead=3)
+        first = await prefetch.take(TICKETS[0], 1)
+        with pytest.raises(OSError, match="No space left"):
+            await prefetch.take(TICKETS[1], 1)
+        factory.discard(first)
+        await asyncio.sleep(0.1)
+        await prefetch.close()  # T-2 was made but never taken (a stop request)
+        return factory
+
+    factory = asyncio.run(scenario())
+    assert factory.created == ["T-0", "T-2"]
+    assert sorted(factory.discarded) == ["T-0", "T-2"]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.fixture
+def collector_restored() -> Iterator[None]:
+    yield
+    collector.resume()
+    gc.enable()
+    gc.unfreeze()
+
+
+def test_the_collector_is_paused_for_start_up_only(collector_restored: None) -> None:
+    collector.pause()
+    assert not gc.isenabled()
+    collector.resume()
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    collector.resume()  # idempotent: a second resume does nothing
+    assert gc.isenabled()
+
+
+def test_resume_leaves_a_collector_it_did_not_pause_alone(collector_restored: None) -> None:
+    gc.disable()  # someone else's choice (an embedding program)
+    collector.resume()
+    assert not gc.isenabled()
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12+ watches children with pidfds itself")
+def test_exit_codes_through_the_pidfd_watcher_and_the_default_restored(tmp_path: Path) -> None:
+    async def scenario() -> tuple[int, int, str]:
+        before = asyncio.get_child_watcher()
+        with pidfd_child_watcher():
+            during = type(asyncio.get_child_watcher()).__name__
+            results = await asyncio.gather(
+                *(
+                    run_process(["sh", "-c", f"exit {code}"], cwd=tmp_path, env={}, timeout=10)
+                    for code in (0, 3)
+                )
+            )
+        assert asyncio.get_child_watcher() is before
+        return results[0].exit_code, results[1].exit_code, during
+
+    ok, failed, watcher = asyncio.run(scenario())
+    assert (ok, failed) == (0, 3)
+    assert watcher == "PidfdChildWatcher"
