@@ -122,7 +122,12 @@ def _ranks(standings: Sequence[Standing], sort_key: Callable[[Standing], object]
 
 
 def _fmt(key: Sequence[str], values: Sequence[float]) -> str:
-    return ", ".join(f"{name} {value:g}" for name, value in zip(key, values, strict=True))
+    return ", ".join(f"{name} {_num(value)}" for name, value in zip(key, values, strict=True))
+
+
+def _num(value: float) -> str:
+    """A count as an integer, a score to three places: 15, 0.985."""
+    return f"{round(value, 3):g}"
 
 
 def decide(
@@ -190,7 +195,7 @@ def _promotion(
             f"({incumbent.coverage:.0%} of cells judged), so no improvement over it is shown"
         )
     if mine[0] > theirs[0]:
-        return True, f"promote {best.name}: {key[0]} {mine[0]:g} beats the incumbent's {theirs[0]:g}"
+        return True, f"promote {best.name}: {key[0]} {_num(mine[0])} beats the incumbent's {_num(theirs[0])}"
     if mine[0] == theirs[0] and on_tie == "full-key" and mine > theirs:
         return True, (
             f"promote {best.name}: ties the incumbent on {key[0]} and beats it on the full key "
@@ -199,9 +204,11 @@ def _promotion(
     if mine[0] == theirs[0]:
         return False, (
             f"keep the incumbent {incumbent.name}: {best.name} only matches it on {key[0]} "
-            f"({mine[0]:g}); a promotion needs a strict improvement"
+            f"({_num(mine[0])}); a promotion needs a strict improvement"
         )
-    return False, f"keep the incumbent {incumbent.name}: {key[0]} {mine[0]:g} is below its {theirs[0]:g}"
+    return False, (
+        f"keep the incumbent {incumbent.name}: {key[0]} {_num(mine[0])} is below its {_num(theirs[0])}"
+    )
 
 
 def standing_row(decision: Decision, standing: Standing) -> dict[str, object]:
