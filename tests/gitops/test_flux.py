@@ -44,6 +44,23 @@ def test_kstatus_reads_each_state(name: str, status: str, reason: str) -> None:
     assert (result.status, result.reason) == (status, reason)
 
 
+CAMPAIGN_KSTATUS = [
+    ("progressing_evaluating", "InProgress", "Evaluating"),
+    ("progressing_stale_generation", "InProgress", "LatestGenerationNotObserved"),
+    ("healthy_promote", "Current", ""),
+    ("degraded_keep_incumbent", "Failed", "NoPromotion"),
+]
+
+
+@pytest.mark.parametrize(("name", "status", "reason"), CAMPAIGN_KSTATUS, ids=[k[0] for k in CAMPAIGN_KSTATUS])
+def test_kstatus_reads_each_campaign_state(name: str, status: str, reason: str) -> None:
+    """A Flux Kustomization with `wait: true` gates on a Campaign as on an Evaluation: a promotion is
+    Current, keeping the incumbent Failed, Evaluations still running InProgress."""
+    path = CHECK.parent / "Campaign" / "testdata" / f"{name}.yaml"
+    result = kstatus.compute(yaml.safe_load(path.read_text()))
+    assert (result.status, result.reason) == (status, reason)
+
+
 def test_ready_false_alone_is_in_progress_not_failed() -> None:
     """Flux fails fast only on Stalled=True; Ready=False without it means "still working"."""
     obj = fixture("degraded_blocked")
