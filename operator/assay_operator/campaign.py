@@ -310,6 +310,18 @@ def campaign_status(
     return status
 
 
+def conflict_status(current: Obj, generation: int, message: str) -> Obj:
+    """A child's name is taken by an object that is not ours: not decided, retried, stalled meanwhile."""
+    return {
+        "observedGeneration": generation,
+        "promote": False,
+        "message": message[:4096],
+        "conditions": conditions.merge(
+            current.get("conditions"), conditions.waiting("NameConflict", message, stalled=True), generation
+        ),
+    }
+
+
 def invalid_status(current: Obj, generation: int, message: str) -> Obj:
     return {
         "observedGeneration": generation,

@@ -136,9 +136,10 @@ def reconcile_campaign(namespace: str, name: str) -> None:
         existing = _children(namespace, owner)
         problem = _apply(namespace, owner, campaign.plan(wanted, existing, spec.max_parallel))
         if problem is not None:
-            _patch_status(namespace, name, campaign.invalid_status(current, generation, problem))
+            _patch_status(namespace, name, campaign.conflict_status(current, generation, problem))
             _event(owner, "Warning", "NameConflict", problem)
-            return
+            # The other object's deletion wakes nothing of ours: look again later.
+            raise kopf.TemporaryError(problem, delay=30)
         status = campaign.campaign_status(spec, wanted, _children(namespace, owner), generation, current)
         if all(current.get(k) == v for k, v in status.items()):
             return
@@ -169,5 +170,6 @@ def campaign_evaluation_changed(body: kopf.Body, namespace: str | None, **_: Any
     )
     if owner is None:
         return
-    with contextlib.suppress(kopf.PermanentError):  # reported in the Campaign's status by then
+    # Reported in the Campaign's status by then; its own handler retries what can be retried.
+    with contextlib.suppress(kopf.PermanentError, kopf.TemporaryError):
         reconcile_campaign(namespace, owner["name"])

@@ -185,10 +185,17 @@ def ensure_run(
     )
     for child in (snapshot, run_config, job_body):
         kopf.adopt(child, owner=body)
-    kube.create(kube.core().create_namespaced_config_map, namespace, snapshot)
-    kube.create(kube.core().create_namespaced_config_map, namespace, run_config)
-    created = kube.create(kube.batch().create_namespaced_job, namespace, job_body)
-    existing = kube.plain(kube.batch().read_namespaced_job(job, namespace)) if not created else None
+    core, batch = kube.core(), kube.batch()
+    for create, read, child in (
+        (core.create_namespaced_config_map, core.read_namespaced_config_map, snapshot),
+        (core.create_namespaced_config_map, core.read_namespaced_config_map, run_config),
+    ):
+        if not kube.create(create, namespace, child):
+            _refuse_stale(read, namespace, child, body)
+    created = kube.create(batch.create_namespaced_job, namespace, job_body)
+    if not created:
+        _refuse_stale(batch.read_namespaced_job, namespace, job_body, body)
+    existing = kube.plain(batch.read_namespaced_job(job, namespace)) if not created else None
     if existing is not None and not kube.owned_by(existing, body["metadata"]["uid"]):
         _invalid(
             dict(body),
@@ -231,6 +238,32 @@ def ensure_run(
     if latest is not None:
         _finish_if_done(latest, namespace, name, generation)
     metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
+
+
+def _refuse_stale(read: Any, namespace: str, child: dict[str, Any], owner: kopf.Body) -> None:
+    """A child name was taken (409). When the holder belongs to a deleted Evaluation of the same name (a
+    delete and re-create, common under GitOps) it is garbage the collector has not removed yet: adopting it
+    would mount the old run's config, and its Job's verdict would land on this Evaluation. Wait for it."""
+    kind, child_name = child["kind"], child["metadata"]["name"]
+    try:
+        existing = kube.plain(read(child_name, namespace))
+    except ApiException as exc:
+        if exc.status != 404:
+            raise
+        existing = None  # collected between our create and this read: create again
+    refs = (existing or {}).get("metadata", {}).get("ownerReferences") or []
+    stale = existing is None or any(
+        ref.get("kind") == KIND
+        and ref.get("name") == owner["metadata"]["name"]
+        and ref.get("uid") != owner["metadata"]["uid"]
+        for ref in refs
+    )
+    if stale:
+        raise kopf.TemporaryError(
+            f"{kind} {child_name} of a deleted Evaluation named {owner['metadata']['name']} is still there; "
+            "waiting for the garbage collector to remove it",
+            delay=2,
+        )
 
 
 def _normal_event(body: kopf.Body, *, reason: str, message: str) -> None:
@@ -288,6 +321,8 @@ def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, genera
         raise
     if int(current["metadata"]["generation"]) != generation:
         return  # a newer spec superseded this Job
+    if not kube.owned_by(job, current["metadata"]["uid"]):
+        return  # the Job of a deleted Evaluation that had this name: not this one's verdict
     status = current.get("status") or {}
     completed = conditions.find(status.get("conditions"), conditions.COMPLETED)
     if (

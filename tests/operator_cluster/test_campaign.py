@@ -253,3 +253,51 @@ def test_the_apiserver_refuses_bad_campaigns(
     with pytest.raises(ApiError) as refused:
         admin.create(support.campaigns_path(namespace), campaign("bad", spec))
     assert refused.value.status == 422 and message in str(refused.value), refused.value
+
+
+def test_a_name_taken_by_someone_elses_evaluation_is_reported_and_never_touched(
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+) -> None:
+    v1 = brains("v1")
+    foreign = admin.create(
+        support.evaluations_path(namespace), support.evaluation("taken-a", support.replay_spec(v1))
+    )
+    spec = shared(
+        repetitions=1, agent=replay("v1"), candidates=[{"name": "a", "brain": {"configMap": {"name": v1}}}]
+    )
+    admin.create(support.campaigns_path(namespace), campaign("taken", spec))
+    path = support.campaigns_path(namespace, "taken")
+
+    def conflict() -> Obj | None:
+        obj = get_or_none(admin, path)
+        ready = condition(obj, "Ready")
+        return obj if ready is not None and ready["reason"] == "NameConflict" else None
+
+    reported = wait_until(conflict, timeout=60, what="the name conflict in the campaign's status")
+    assert (
+        "an Evaluation named taken-a already exists and is not owned by this Campaign"
+        in (reported["status"]["message"])
+    )
+    assert reported["status"]["promote"] is False
+    assert [
+        support.condition_status(reported, c) for c in ("Ready", "Completed", "Reconciling", "Stalled")
+    ] == [
+        "False",
+        "False",
+        "True",
+        "True",
+    ]
+    mine = admin.get(support.evaluations_path(namespace, "taken-a"))
+    assert mine["metadata"]["uid"] == foreign["metadata"]["uid"]
+    assert not mine["metadata"].get("ownerReferences") and mine["spec"] == foreign["spec"]
+    support.wait_for_events(admin, namespace, "taken", {"NameConflict"})
+
+    # Once the name is free, the campaign's retry creates its own Evaluation and decides.
+    admin.delete(support.evaluations_path(namespace, "taken-a"))
+    done = wait_for_decision(admin, namespace, "taken", operator, timeout=180)
+    assert (done["status"]["winner"], done["status"]["promote"]) == ("a", True)
+    owner = admin.get(support.evaluations_path(namespace, "taken-a"))["metadata"]["ownerReferences"][0]
+    assert (owner["kind"], owner["name"]) == ("Campaign", "taken")

@@ -297,3 +297,27 @@ def test_evaluations_sharing_a_long_name_prefix_keep_their_own_jobs(
             for e in jobs.snapshot()
         }
     assert owners[job_names[second]] == second
+
+
+def test_deleted_and_recreated_under_the_same_name_gets_its_own_run_and_verdict(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    """GitOps replaces an object by deleting and creating it again. The old Evaluation's Job, run config
+    and snapshot have the same names and outlive it until the garbage collector gets to them: the new
+    Evaluation must neither adopt them nor take the old Job's verdict."""
+    v1, v0 = brains("v1"), brains("v0")
+    path = support.evaluations_path(namespace)
+    old = admin.create(
+        path, support.evaluation("again", replay_spec(v0, "v0", agent=support.slow_agent(1, "v0")))
+    )
+    support.running_pod(admin, namespace, "again-g1")  # the old run is under way
+    admin.delete(support.evaluations_path(namespace, "again"))
+    new = admin.create(path, support.evaluation("again", replay_spec(v1, "v1")))
+    assert new["metadata"]["uid"] != old["metadata"]["uid"]
+    done = support.wait_for_verdict(admin, namespace, "again", operator=operator, timeout=180)
+    assert done["metadata"]["uid"] == new["metadata"]["uid"]
+    assert done["status"]["verdict"] == "Pass"  # v1's verdict, not the old v0 run's Blocked
+    job = admin.get(support.jobs_path(namespace, "again-g1"))
+    assert [r["uid"] for r in job["metadata"]["ownerReferences"]] == [new["metadata"]["uid"]]
+    run_config = admin.get(support.config_maps_path(namespace, "again-run-g1"))
+    assert [r["uid"] for r in run_config["metadata"]["ownerReferences"]] == [new["metadata"]["uid"]]
