@@ -167,9 +167,10 @@ def plan(wanted: list[Entry], existing: Mapping[str, Obj], max_parallel: int) ->
     out = Plan()
     names = {e.evaluation for e in wanted}
     out.delete = sorted(name for name in existing if name not in names)
-    running = sum(1 for e in wanted if (have := up_to_date(e, existing)) is not None and not finished(have))
+    current = {e.evaluation: up_to_date(e, existing) for e in wanted}
+    running = sum(1 for have in current.values() if have is not None and not finished(have))
     for entry in wanted:
-        if up_to_date(entry, existing) is not None:
+        if current[entry.evaluation] is not None:
             continue
         if running >= max_parallel:
             out.waiting.append(entry)

@@ -100,19 +100,18 @@ class CellRunner:
         self,
         agent: Agent,
         judges: list[AnyJudge],
-        workspaces: WorkspaceFactory,
+        workspaces: WorkspacePrefetch,
         slots: int,
         keep_workspaces: bool,
         progress: Progress | None,
     ) -> None:
         self.agent = agent
         self.judges = judges
-        self.workspaces = workspaces
+        self.prefetch = workspaces
+        self.workspaces = workspaces.factory
         self.slots = asyncio.Semaphore(slots)
-        self.slot_count = slots
         self.keep = keep_workspaces
         self.progress = progress
-        self.prefetch: WorkspacePrefetch | None = None
 
     def _bump(self, **changes: int) -> None:
         if self.progress is None:
@@ -124,10 +123,7 @@ class CellRunner:
         # The slot covers only the agent's own run: its workspace was made ahead (WorkspacePrefetch), and
         # checking and discarding it happen after the slot is released, off the event loop.
         async with self.slots:
-            if self.prefetch is not None:
-                workspace = await self.prefetch.take(ticket, repetition)
-            else:
-                workspace = await asyncio.to_thread(self.workspaces.create, ticket, repetition)
+            workspace = await self.prefetch.take(ticket, repetition)
             self._bump(running=1)
             if self.progress:
                 self.progress.update()
@@ -228,13 +224,18 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
             Path(config.brain) if config.brain else None,
             suite.kb,
         )
-        runner = CellRunner(
-            agent, judges, workspaces, config.concurrency, config.output.keep_workspaces, evaluation.progress
-        )
         order = [(t, r) for r in range(1, config.repetitions + 1) for t in tickets]
         if evaluation.progress is not None:
             evaluation.progress.total = len(order)
         collector.resume()  # start-up is over (see assay_runner.collector)
+        runner = CellRunner(
+            agent,
+            judges,
+            WorkspacePrefetch(workspaces, order, ahead=config.concurrency),
+            config.concurrency,
+            config.output.keep_workspaces,
+            evaluation.progress,
+        )
         cells = await _run_cells(runner, order, evaluation.stop)
     finally:
         await access.aclose()
@@ -258,7 +259,6 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
 async def _run_cells(
     runner: CellRunner, order: list[tuple[Ticket, int]], stop: asyncio.Event
 ) -> dict[tuple[str, int], RepetitionResult]:
-    runner.prefetch = WorkspacePrefetch(runner.workspaces, order, runner.slot_count)
     tasks = {asyncio.create_task(runner.run(t, r)): (t.id, r) for t, r in order}
     stopper = asyncio.create_task(stop.wait())
     pending: set[asyncio.Task[RepetitionResult] | asyncio.Task[bool]] = set(tasks)
