@@ -35,6 +35,7 @@ from tests.harness.assay_install import (  # noqa: E402
     workload_controllers,
 )
 from tests.harness.ports import free_port  # noqa: E402
+from tests.support.mlflow_server import mlflow_server  # noqa: E402
 
 NAMESPACE = "assay-demo"
 OUT = REPO / "out" / "demo-cluster"
@@ -43,42 +44,6 @@ CANDIDATES = {"support-v1": "v1", "support-v0": "v0"}
 
 def say(text: str) -> None:
     print(f"\n\033[1m== {text}\033[0m", flush=True)
-
-
-def start_mlflow(root: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    mlflow = Path(sys.executable).with_name("mlflow")
-    log = (root / "mlflow-server.log").open("wb")
-    process = subprocess.Popen(
-        [
-            str(mlflow),
-            "server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            "1",
-            "--backend-store-uri",
-            f"sqlite:///{root / 'mlflow.db'}",
-            "--artifacts-destination",
-            str(root / "artifacts"),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
-    import httpx
-
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return process, url
-        except httpx.TransportError:
-            time.sleep(0.5)
-    raise SystemExit(f"MLflow server did not start; see {root / 'mlflow-server.log'}")
 
 
 def watch(
@@ -142,20 +107,18 @@ def main() -> int:
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
     work = Path(tempfile.mkdtemp(prefix="assay-demo-"))
-    mlflow, mlflow_url = start_mlflow(OUT)
     try:
-        say("starting etcd, kube-apiserver, kube-controller-manager and the local kubelet")
-        with ControlPlane(bin_dir, work) as cp, workload_controllers(cp):
-            kubelet = cp.local_kubelet()
-            register_images(kubelet)
-            kubelet.start()
-            try:
-                run_demo(cp, bin_dir, work, mlflow_url)
-            finally:
-                kubelet.stop()
+        with mlflow_server(OUT) as mlflow_url:
+            say("starting etcd, kube-apiserver, kube-controller-manager and the local kubelet")
+            with ControlPlane(bin_dir, work) as cp, workload_controllers(cp):
+                kubelet = cp.local_kubelet()
+                register_images(kubelet)
+                kubelet.start()
+                try:
+                    run_demo(cp, bin_dir, work, mlflow_url)
+                finally:
+                    kubelet.stop()
     finally:
-        mlflow.terminate()
-        mlflow.wait(20)
         shutil.rmtree(work, ignore_errors=True)
     say("stopped everything the demo started")
     return 0
