@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 GROUP = "assay.dev"
@@ -35,6 +35,11 @@ class ApiModel(BaseModel):
     )
     # CEL rules (x-kubernetes-validations) attached to this object in the CRD: (rule, message).
     cel_rules: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+
+def problems(exc: ValidationError) -> str:
+    """A spec's validation errors on one line, each with its field path (for status messages)."""
+    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
 
 
 class ConfigMapRef(ApiModel):

@@ -313,22 +313,17 @@ def campaign_status(
 
 def conflict_status(current: Obj, generation: int, message: str) -> Obj:
     """A child's name is taken by an object that is not ours: not decided, retried, stalled meanwhile."""
-    return {
-        "observedGeneration": generation,
-        "promote": False,
-        "message": message[:4096],
-        "conditions": conditions.merge(
-            current.get("conditions"), conditions.waiting("NameConflict", message, stalled=True), generation
-        ),
-    }
+    return _undecided(current, generation, message, conditions.waiting("NameConflict", message, stalled=True))
 
 
 def invalid_status(current: Obj, generation: int, message: str) -> Obj:
+    return _undecided(current, generation, message, decided(False, "InvalidSpec", message))
+
+
+def _undecided(current: Obj, generation: int, message: str, desired: list[conditions.Desired]) -> Obj:
     return {
         "observedGeneration": generation,
         "promote": False,
         "message": message[:4096],
-        "conditions": conditions.merge(
-            current.get("conditions"), decided(False, "InvalidSpec", message), generation
-        ),
+        "conditions": conditions.merge(current.get("conditions"), desired, generation),
     }

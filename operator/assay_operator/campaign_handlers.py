@@ -36,10 +36,6 @@ def _lock(namespace: str, name: str) -> threading.Lock:
         return _locks[(namespace, name)]
 
 
-def _problems(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-
-
 def _get_campaign(namespace: str, name: str) -> dict[str, Any] | None:
     try:
         got = kube.custom().get_namespaced_custom_object(GROUP, VERSION, namespace, campaign_api.PLURAL, name)
@@ -129,7 +125,7 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             spec = campaign_api.CampaignSpec.model_validate(owner.get("spec") or {})
             wanted = campaign.entries(name, spec)
         except (ValidationError, ValueError) as exc:
-            detail = _problems(exc) if isinstance(exc, ValidationError) else str(exc)
+            detail = api.problems(exc) if isinstance(exc, ValidationError) else str(exc)
             message = f"invalid spec: {detail}"
             _patch_status(namespace, name, campaign.invalid_status(current, generation, message))
             raise kopf.PermanentError(message) from exc

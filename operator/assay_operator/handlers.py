@@ -25,7 +25,7 @@ from kubernetes import config
 from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
-from assay_operator import builders, conditions, kube, metrics, reconcile
+from assay_operator import api, builders, conditions, kube, metrics, reconcile
 from assay_operator.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec
 from assay_operator.settings import Settings, from_environment
 
@@ -164,8 +164,7 @@ def ensure_run(
     try:
         evaluation = EvaluationSpec.model_validate(dict(spec))
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        _invalid(dict(body), namespace, generation, current, f"invalid spec: {problems}")
+        _invalid(dict(body), namespace, generation, current, f"invalid spec: {api.problems(exc)}")
     operator = settings()
     brain = _get_config_map(namespace, evaluation.brain.config_map.name)
     if brain is None:

@@ -478,6 +478,14 @@ def condition_status(obj: Obj | None, kind: str) -> str | None:
     return None if found is None else str(found["status"])
 
 
+def assert_conditions(obj: Obj, want: Mapping[str, str], generation: int) -> None:
+    """Each condition type has the wanted status and describes `generation`."""
+    for kind, status in want.items():
+        found = condition(obj, kind)
+        assert found is not None and found["status"] == status, (kind, found)
+        assert found["observedGeneration"] == generation, (kind, found)
+
+
 def get_or_none(api: KubeApi, path: str) -> Obj | None:
     try:
         return api.get(path)

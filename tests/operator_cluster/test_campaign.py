@@ -148,15 +148,9 @@ def test_campaign_promotes_the_release_key_winner_one_evaluation_at_a_time(
         f"{live['fullyResolved']}"
         for r in status["reasons"]
     )
-    for kind, want in (
-        ("Ready", "True"),
-        ("Completed", "True"),
-        ("Reconciling", "False"),
-        ("Stalled", "False"),
-    ):
-        found = condition(done, kind)
-        assert found is not None and found["status"] == want, (kind, found)
-        assert found["observedGeneration"] == 1
+    support.assert_conditions(
+        done, {"Ready": "True", "Completed": "True", "Reconciling": "False", "Stalled": "False"}, 1
+    )
 
     # --- kubectl: printer columns and wait ---------------------------------------------------------------
     table = control_plane.kubectl("get", "campaigns", "-n", namespace).stdout.splitlines()

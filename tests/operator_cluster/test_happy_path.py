@@ -58,15 +58,9 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     assert status["tickets"] == {"total": 16, "passed": 16, "summary": "16/16", "failing": []}
     assert status["jobName"] == "support-v1-g1"
     assert status["completionTime"] and status["startTime"]
-    for kind, want in (
-        ("Ready", "True"),
-        ("Completed", "True"),
-        ("Reconciling", "False"),
-        ("Stalled", "False"),
-    ):
-        found = condition(passed, kind)
-        assert found is not None and found["status"] == want, (kind, found)
-        assert found["observedGeneration"] == 1
+    support.assert_conditions(
+        passed, {"Ready": "True", "Completed": "True", "Reconciling": "False", "Stalled": "False"}, 1
+    )
 
     # The runner's own digest of the mounted brain = the operator's digest of the ConfigMap = the files'.
     expected = digest_files(support.brain_files("v1"))
