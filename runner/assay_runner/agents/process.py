@@ -1,7 +1,8 @@
 """Running an agent's process: its own process group, a timeout, and a clean kill on cancel.
 
-The whole process group is killed, not just the direct child: CLIs such as Node-based agents start helpers
-that would otherwise outlive a timed-out ticket and keep using CPU and the gateway.
+The whole process group is killed, not just the direct child, on a timeout, on cancel and once the agent
+has exited: CLIs such as Node-based agents start helpers that would otherwise outlive their ticket and keep
+using CPU and the gateway.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from assay_runner.agents.base import EXIT_TIMEOUT
 
@@ -69,42 +72,50 @@ async def _terminate(process: asyncio.subprocess.Process) -> None:
         await process.wait()
 
 
-def _decode(data: bytes) -> str:
-    text = data[-TRANSCRIPT_LIMIT:].decode("utf-8", errors="replace")
-    return text if len(data) <= TRANSCRIPT_LIMIT else "[... earlier output dropped ...]\n" + text
+def _tail(stream: BinaryIO) -> str:
+    """The last TRANSCRIPT_LIMIT bytes of a captured stream, decoded."""
+    size = stream.seek(0, os.SEEK_END)
+    stream.seek(max(0, size - TRANSCRIPT_LIMIT))
+    text = stream.read().decode("utf-8", errors="replace")
+    return text if size <= TRANSCRIPT_LIMIT else "[... earlier output dropped ...]\n" + text
 
 
 async def run_process(
-    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float, stdin: bytes | None = None
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float
 ) -> ProcessResult:
+    """Run to exit or timeout. stdout and stderr go to unnamed temporary files, not pipes: memory stays
+    bounded however much an agent prints, and its exit is one event for the loop instead of three."""
     started = time.monotonic()
-    try:
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=cwd,
-            env=dict(env),
-            start_new_session=True,
-            stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-    except OSError as exc:
-        # A missing executable is the agent failing to start: exit 127, like a shell would report.
-        return ProcessResult(127, "", f"cannot start {argv[0]!r}: {exc}", time.monotonic() - started, False)
-    communicate = asyncio.ensure_future(process.communicate(stdin))
-    timed_out = False
-    try:
-        stdout, stderr = await asyncio.wait_for(asyncio.shield(communicate), timeout)
-    except TimeoutError:
-        timed_out = True
-        await _terminate(process)
-        stdout, stderr = await communicate
-    except asyncio.CancelledError:
-        await _terminate(process)
-        communicate.cancel()
-        raise
-    exit_code = EXIT_TIMEOUT if timed_out else _exit_code(process.returncode)
-    return ProcessResult(exit_code, _decode(stdout), _decode(stderr), time.monotonic() - started, timed_out)
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=cwd,
+                env=dict(env),
+                start_new_session=True,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+            )
+        except OSError as exc:
+            # A missing executable is the agent failing to start: exit 127, like a shell would report.
+            return ProcessResult(
+                127, "", f"cannot start {argv[0]!r}: {exc}", time.monotonic() - started, False
+            )
+        timed_out = False
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+        except TimeoutError:
+            timed_out = True
+            await _terminate(process)
+        except asyncio.CancelledError:
+            await _terminate(process)
+            raise
+        else:
+            _kill_group(process, signal.SIGKILL)  # helpers it left running (none, usually)
+        wall_seconds = time.monotonic() - started
+        exit_code = EXIT_TIMEOUT if timed_out else _exit_code(process.returncode)
+        return ProcessResult(exit_code, _tail(stdout), _tail(stderr), wall_seconds, timed_out)
 
 
 def _exit_code(returncode: int | None) -> int:
