@@ -7,7 +7,6 @@ carry the run's ids; then the files are written; then they are attached to the M
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +28,7 @@ def write_outputs(result: Result, out: Path | None, summary_path: str | None = N
     if out is None:
         return
     out.mkdir(parents=True, exist_ok=True)
-    (out / RESULT_FILE).write_text(json.dumps(result.to_wire(), indent=2, ensure_ascii=False) + "\n")
+    (out / RESULT_FILE).write_text(result.to_json(indent=2) + "\n", encoding="utf-8")
     (out / SUMMARY_FILE).write_bytes(summary + b"\n")
     write_report(result, out / REPORT_FILE)
     print(f"wrote {out / RESULT_FILE} and {out / REPORT_FILE}", file=sys.stderr)

@@ -6,8 +6,6 @@ then rule details) and `truncated` is set — never a byte-cut string that no on
 
 from __future__ import annotations
 
-import json
-
 from assay_runner.contract import (
     SUMMARY_MAX_BYTES,
     Result,
@@ -21,7 +19,7 @@ DETAIL_CHARS = 160
 
 
 def encode(summary: RunSummary) -> bytes:
-    return json.dumps(summary.to_wire(), separators=(",", ":"), ensure_ascii=False).encode()
+    return summary.to_json().encode()
 
 
 def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
