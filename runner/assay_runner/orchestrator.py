@@ -11,11 +11,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from assay_runner import collector
 from assay_runner.agents.base import Agent, AgentOutcome
@@ -37,7 +41,9 @@ from assay_runner.judges import AnyJudge, Case, build_judges
 from assay_runner.prefetch import WorkspacePrefetch
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
+from assay_runner.warmup import prepare_rest
 
+T = TypeVar("T")
 log = logging.getLogger("assay.run")
 INCOMPLETE = "incomplete: the run stopped before this cell finished"
 
@@ -112,6 +118,14 @@ class CellRunner:
         self.slots = asyncio.Semaphore(slots)
         self.keep = keep_workspaces
         self.progress = progress
+        # Set once every slot has had its first agent started (or every cell, if fewer): from then on the
+        # loop mostly waits, and the end of the run can be prepared (assay_runner.warmup).
+        self.first_wave = asyncio.Event()
+        self._to_first_wave = min(slots, len(workspaces.order))
+
+    async def _file_work(self, work: Callable[[], T]) -> T:
+        """Workspace file work, in the prefetch's threads: off the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self.prefetch.executor, work)
 
     def _bump(self, **changes: int) -> None:
         if self.progress is None:
@@ -125,20 +139,24 @@ class CellRunner:
         async with self.slots:
             workspace = await self.prefetch.take(ticket, repetition)
             self._bump(running=1)
+            self._to_first_wave -= 1
+            if self._to_first_wave == 0:
+                self.first_wave.set()  # its waiter runs after this task has started the agent
             if self.progress:
                 self.progress.update()
             try:
                 started_at = time.time()
                 outcome = replace(await self.agent.run(ticket, repetition, workspace), started_at=started_at)
             except BaseException:
-                await asyncio.to_thread(self.workspaces.discard, workspace)
+                await self._file_work(partial(self.workspaces.discard, workspace))
                 raise
             finally:
                 self._bump(running=-1)
-        if not await asyncio.to_thread(self.workspaces.untouched, workspace):
+        # Let the cell that takes the freed slot start its agent before this one's checks compete with it.
+        await asyncio.sleep(0)
+        checked = partial(self.workspaces.check_and_discard, workspace, keep=self.keep)
+        if not await self._file_work(checked):
             outcome = replace(outcome, error="the agent modified its read-only brain/ or kb/ files")
-        if not self.keep:
-            await asyncio.to_thread(self.workspaces.discard, workspace)
         return outcome, (workspace.root if self.keep else None)
 
     async def run(self, ticket: Ticket, repetition: int) -> RepetitionResult:
@@ -216,6 +234,10 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
         cassettes.mode if cassettes else None,
         prices,
     )
+    # Workspace file work: one thread making the next workspaces, one per slot checking and discarding what
+    # a finished agent left. All are started while the first agents run (assay_runner.warmup).
+    workers = config.concurrency + 1
+    threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="assay-workspace")
     try:
         agent = build_agent(config, access.client)
         judges = build_judges(suite, access.client, config.judge_model)
@@ -231,13 +253,23 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
         runner = CellRunner(
             agent,
             judges,
-            WorkspacePrefetch(workspaces, order, ahead=config.concurrency),
+            WorkspacePrefetch(workspaces, order, ahead=config.concurrency, executor=threads),
             config.concurrency,
             config.output.keep_workspaces,
             evaluation.progress,
         )
-        cells = await _run_cells(runner, order, evaluation.stop)
+        preparing = asyncio.create_task(
+            prepare_rest(runner.first_wave, threads, workers, background=[workspaces.reference]),
+            name="prepare the rest of the run",
+        )
+        try:
+            cells = await _run_cells(runner, order, evaluation.stop)
+        finally:
+            preparing.cancel()  # done long since, unless the run was short or stopped: then not needed
+            with contextlib.suppress(asyncio.CancelledError):
+                await preparing
     finally:
+        threads.shutdown(wait=False)
         await access.aclose()
     inputs = Inputs(
         brain_digest=brain_digest(config.brain),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
+from concurrent.futures import Executor
 
 from assay_runner.agents.base import Workspace
 from assay_runner.agents.workspace import WorkspaceFactory
@@ -20,8 +21,17 @@ Cell = tuple[str, int]
 
 
 class WorkspacePrefetch:
-    def __init__(self, factory: WorkspaceFactory, order: Sequence[tuple[Ticket, int]], ahead: int) -> None:
+    def __init__(
+        self,
+        factory: WorkspaceFactory,
+        order: Sequence[tuple[Ticket, int]],
+        ahead: int,
+        executor: Executor | None = None,
+    ) -> None:
+        """`executor` runs the file work (None: the loop's default executor)."""
         loop = asyncio.get_running_loop()
+        self.loop = loop
+        self.executor = executor
         self.factory = factory
         self.order = list(order)
         self.ready: dict[Cell, asyncio.Future[Workspace]] = {
@@ -36,7 +46,10 @@ class WorkspacePrefetch:
             await self.room.acquire()
             future = self.ready[(ticket.id, repetition)]
             try:
-                future.set_result(await asyncio.to_thread(self.factory.create, ticket, repetition))
+                workspace = await self.loop.run_in_executor(
+                    self.executor, self.factory.create, ticket, repetition
+                )
+                future.set_result(workspace)
             except Exception as exc:  # the cell reports it; the queue goes on
                 future.set_exception(exc)
 
@@ -62,4 +75,4 @@ class WorkspacePrefetch:
             await self.producer
         for cell, future in self.ready.items():
             if cell not in self.taken and future.done() and not future.cancelled() and not future.exception():
-                await asyncio.to_thread(self.factory.discard, future.result())
+                await self.loop.run_in_executor(self.executor, self.factory.discard, future.result())

@@ -1,17 +1,22 @@
 """The pieces that keep `assay run`'s overhead low: workspaces made ahead in queue order, the collector's
-schedule, and agent exits noticed through pidfds — each still correct, whatever it saves."""
+schedule, agent exits noticed through pidfds, and the rest of the run prepared while the first agents run
+— each still correct, whatever it saves."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import json
+import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from assay_runner import collector
+from assay_runner import collector, warmup
 from assay_runner.agents.base import Workspace
 from assay_runner.agents.process import pidfd_child_watcher, run_process
 from assay_runner.agents.workspace import WorkspaceFactory
@@ -116,3 +121,58 @@ def test_exit_codes_through_the_pidfd_watcher_and_the_default_restored(tmp_path:
     ok, failed, watcher = asyncio.run(scenario())
     assert (ok, failed) == (0, 3)
     assert watcher == "PidfdChildWatcher"
+
+
+def test_the_rest_of_the_run_is_prepared_only_once_the_first_agents_run() -> None:
+    async def scenario() -> None:
+        started = asyncio.Event()
+        pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="warmup-test")
+        reference_computed = threading.Event()
+        try:
+            preparing = asyncio.create_task(
+                warmup.prepare_rest(started, pool, 4, background=[reference_computed.set])
+            )
+            for _ in range(20):
+                await asyncio.sleep(0)
+            assert not preparing.done() and not reference_computed.is_set()
+            assert not [t for t in threading.enumerate() if t.name.startswith("warmup-test")]
+            started.set()
+            await asyncio.wait_for(preparing, 30)
+            assert reference_computed.wait(5)
+            # every thread started, none of them by the loop's own submits blocking on a start
+            await asyncio.sleep(0.2)
+            assert len([t for t in threading.enumerate() if t.name.startswith("warmup-test")]) == 4
+        finally:
+            pool.shutdown(wait=True)
+
+    asyncio.run(scenario())
+
+
+FINISH_PREPARED = """
+import asyncio, json, sys
+from concurrent.futures import ThreadPoolExecutor
+from assay_runner import contract, warmup
+models = [m for m in vars(contract).values()
+          if isinstance(m, type) and issubclass(m, contract.WireModel) and m is not contract.WireModel]
+def state():
+    return {"incomplete": sorted(m.__name__ for m in models if not m.__pydantic_complete__),
+            "imported": sorted(n for n in warmup.FINISH_MODULES if n in sys.modules)}
+before = state()
+async def main():
+    started = asyncio.Event()
+    started.set()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        await warmup.prepare_rest(started, pool, 2)
+asyncio.run(main())
+print(json.dumps({"before": before, "after": state()}))
+"""
+
+
+def test_the_end_of_the_run_is_ready_after_preparing_in_a_fresh_interpreter() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FINISH_PREPARED], capture_output=True, text=True, check=True, timeout=120
+    )
+    states = json.loads(done.stdout)
+    assert "Result" in states["before"]["incomplete"] and "RunSummary" in states["before"]["incomplete"]
+    assert "assay_runner.report" not in states["before"]["imported"]
+    assert states["after"] == {"incomplete": [], "imported": sorted(warmup.FINISH_MODULES)}

@@ -88,14 +88,26 @@ class WorkspaceFactory:
             }
         )
 
-    def untouched(self, workspace: Workspace) -> bool:
-        """Whether brain/ and kb/ are as the factory made them (every workspace starts identical)."""
-        with self._lock:  # called from worker threads: compute the reference once
+    def reference(self) -> str:
+        """The fingerprint of brain/ and kb/ as every workspace starts (they start identical), computed once
+        from a probe workspace."""
+        with self._lock:  # called from worker threads
             if self._pristine is None:
                 probe = self.create(Ticket(id="probe", split="validation", question="-"), 0)
                 self._pristine = self.fingerprint(probe)
                 self.discard(probe)
-        return self.fingerprint(workspace) == self._pristine
+            return self._pristine
+
+    def untouched(self, workspace: Workspace) -> bool:
+        """Whether brain/ and kb/ are as the factory made them."""
+        return self.fingerprint(workspace) == self.reference()
+
+    def check_and_discard(self, workspace: Workspace, *, keep: bool) -> bool:
+        """`untouched`, then the workspace is discarded unless kept: one trip to a worker thread."""
+        untouched = self.untouched(workspace)
+        if not keep:
+            self.discard(workspace)
+        return untouched
 
     def discard(self, workspace: Workspace) -> None:
         for folder in (workspace.brain, workspace.kb):
