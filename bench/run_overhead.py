@@ -1,11 +1,17 @@
 """Benchmark: the orchestration overhead of `assay run` against the ideal lower bound.
 
-Workload: N tickets x 1 repetition, concurrency 4, an agent that takes a fixed time (a shell `sleep`, so the
-agent itself costs almost no CPU), one code judge, no model judge. The whole command is timed, from process
-start to exit. Printed figures:
+Workload: N tickets x 1 repetition, concurrency 4, an agent that takes a fixed time, one code judge, no model
+judge. The agent is bench/fixed_time_agent.c (compiled here with `cc`): it stamps its start, sleeps, writes
+the answer and stamps its end, and costs well under a millisecond besides, so what the figures show is
+the orchestrator's. `--agent-program shell` uses a bash script with `sleep` instead, whose own start-up
+and fork of `sleep` add a few milliseconds per run (shown for comparison). The whole command is timed,
+from process start to exit. Printed figures:
 - wall time over the ideal ceil(N / 4) x agent time (the lower bound for any orchestrator);
 - time from process start to the first agent start (start-up cost: imports, suite loading);
 - the agents' span (first start to last end) over the ideal;
+- handover: the median time from an agent's end stamp to the next agent's start stamp in the slot it freed
+  (noticing the exit, starting the next process, and the agent program's own start);
+- tail: from the last agent's end stamp to the command's exit (its judging, result.json, report, exit);
 - CPU seconds of the runner and its agents, per ticket; peak memory (max RSS) of the runner.
 Each figure is the median of `--runs` runs (default 5): these machines are noisy.
 Run: `.venv/bin/python bench/run_overhead.py [--tickets 30 120] [--agent-seconds 0.5] [--runs 5]`.
@@ -17,6 +23,7 @@ import argparse
 import math
 import os
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -38,13 +45,28 @@ gate: {minScore: 0.9, ticketFloor: 0.7}
 tickets:
 """
 
-# bash builtins for the timestamps ($EPOCHREALTIME): the agent's own cost is one `sleep`, nothing else.
-AGENT = """#!/bin/bash
-echo "start $EPOCHREALTIME" >> "$EVENTS"
-sleep {seconds}
+# The comparison agent: bash builtins for the timestamps ($EPOCHREALTIME), one fork of `sleep`.
+SHELL_AGENT = """#!/bin/bash
+echo "start $EPOCHREALTIME" >> "$2"
+sleep "$1"
 printf '## Summary\\nDone.\\n' > answer.md
-echo "end $EPOCHREALTIME" >> "$EVENTS"
+echo "end $EPOCHREALTIME" >> "$2"
 """
+NATIVE_AGENT_SOURCE = Path(__file__).with_name("fixed_time_agent.c")
+
+
+def build_agent(program: str, directory: Path) -> Path:
+    """The agent executable: `native` compiles fixed_time_agent.c, `shell` writes the bash script."""
+    agent = directory / "agent"
+    if program == "shell":
+        agent.write_text(SHELL_AGENT)
+        agent.chmod(0o755)
+        return agent
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise SystemExit("no C compiler (cc) on PATH: install one, or run with --agent-program shell")
+    subprocess.run([compiler, "-O2", "-o", str(agent), str(NATIVE_AGENT_SOURCE)], check=True)
+    return agent
 
 
 def make_suite(root: Path, tickets: int) -> Path:
@@ -55,7 +77,14 @@ def make_suite(root: Path, tickets: int) -> Path:
     return suite
 
 
-def measure(tickets: int, agent_seconds: float, concurrency: int) -> dict[str, float]:
+def handovers(starts: list[float], ends: list[float], concurrency: int) -> list[float]:
+    """Each later agent's start minus the end of the agent whose slot it took (the k-th end frees the slot
+    for the (concurrency + k)-th start: agents take the same time, so slots free in end order)."""
+    starts, ends = sorted(starts), sorted(ends)
+    return [start - end for start, end in zip(starts[concurrency:], ends, strict=False)]
+
+
+def measure(tickets: int, agent_seconds: float, concurrency: int, agent: Path) -> dict[str, float]:
     root = Path(tempfile.mkdtemp(prefix="assay-bench-"))
     try:
         suite = make_suite(root, tickets)
@@ -63,9 +92,7 @@ def measure(tickets: int, agent_seconds: float, concurrency: int) -> dict[str, f
         brain.mkdir()
         (brain / "AGENTS.md").write_text("Answer.\n")
         events = root / "events"
-        agent = root / "agent.sh"
-        agent.write_text(AGENT.replace("{seconds}", str(agent_seconds)).replace("$EVENTS", str(events)))
-        agent.chmod(0o755)
+        command = shlex.join([str(agent), str(agent_seconds), str(events)])
         assay = Path(sys.executable).with_name("assay")
         argv = [
             str(assay),
@@ -79,7 +106,7 @@ def measure(tickets: int, agent_seconds: float, concurrency: int) -> dict[str, f
             "--model",
             "m",
             "--command",
-            str(agent),
+            command,
             "--concurrency",
             str(concurrency),
             "--out",
@@ -91,7 +118,8 @@ def measure(tickets: int, agent_seconds: float, concurrency: int) -> dict[str, f
         done = subprocess.run(
             argv, capture_output=True, text=True, check=False, env={**os.environ, "TMPDIR": str(root)}
         )
-        wall = time.time() - started
+        finished = time.time()
+        wall = finished - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
             raise SystemExit(f"assay run failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -106,6 +134,8 @@ def measure(tickets: int, agent_seconds: float, concurrency: int) -> dict[str, f
             "ideal": ideal,
             "first_agent": min(starts) - started,
             "span": max(ends) - min(starts),
+            "handover": statistics.median(handovers(starts, ends, concurrency) or [0.0]),
+            "tail": finished - max(ends),
             "cpu": cpu,
             "peak_mib": after.ru_maxrss / 1024,
         }
@@ -128,20 +158,18 @@ FLOOR_IMPORTS = (
 )
 
 
-def startup_floor(runs: int) -> float:
+def startup_floor() -> float:
     """Seconds for a bare interpreter to import what any asyncio + pydantic + YAML runner needs and build
-    one model: the part of "to 1st agent" no orchestration code can remove (measured here, in this run)."""
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        # The same environment `assay` gives itself (no plugin scan), so only the imports differ.
-        subprocess.run(
-            [sys.executable, "-c", FLOOR_IMPORTS],
-            check=True,
-            env={**os.environ, "PYDANTIC_DISABLE_PLUGINS": "__all__"},
-        )
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    one model: the part of "to 1st agent" no orchestration code can remove. Measured right before each
+    run, so that the ratio compares the same moments of a machine whose speed drifts."""
+    started = time.perf_counter()
+    # The same environment `assay` gives itself (no plugin scan), so only the imports differ.
+    subprocess.run(
+        [sys.executable, "-c", FLOOR_IMPORTS],
+        check=True,
+        env={**os.environ, "PYDANTIC_DISABLE_PLUGINS": "__all__"},
+    )
+    return time.perf_counter() - started
 
 
 def main() -> int:
@@ -155,25 +183,39 @@ def main() -> int:
         default=5,
         help="runs per size; the median of each figure is printed (noisy machines)",
     )
+    parser.add_argument(
+        "--agent-program",
+        choices=["native", "shell"],
+        default="native",
+        help="native: bench/fixed_time_agent.c; shell: a bash script (adds its own start-up per run)",
+    )
     args = parser.parse_args()
     compile_sources()
     print(
         f"{'tickets':>7} {'wall s':>7} {'ideal s':>7} {'wall/ideal':>10} {'to 1st agent s':>14} "
-        f"{'span/ideal':>10} {'cpu s':>6} {'cpu/ticket ms':>13} {'peak MiB':>8}"
+        f"{'span/ideal':>10} {'handover ms':>11} {'tail s':>6} {'cpu s':>6} {'cpu/ticket ms':>13} "
+        f"{'peak MiB':>8}"
     )
-    firsts = []
-    for tickets in args.tickets:
-        runs = [measure(tickets, args.agent_seconds, args.concurrency) for _ in range(args.runs)]
-        m = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-        firsts.append(m["first_agent"])
-        print(
-            f"{tickets:>7} {m['wall']:>7.2f} {m['ideal']:>7.2f} {m['wall'] / m['ideal']:>10.3f} "
-            f"{m['first_agent']:>14.3f} {m['span'] / m['ideal']:>10.3f} {m['cpu']:>6.2f} "
-            f"{1000 * m['cpu'] / tickets:>13.1f} {m['peak_mib']:>8.1f}"
-        )
-    floor = startup_floor(max(args.runs, 5))
-    print(f'start-up floor (python -c "{FLOOR_IMPORTS}"): {floor:.3f} s')
-    print(f"to 1st agent / start-up floor: {' '.join(f'{first / floor:.2f}' for first in firsts)}")
+    ratios = []
+    with tempfile.TemporaryDirectory(prefix="assay-bench-agent-") as directory:
+        agent = build_agent(args.agent_program, Path(directory))
+        for tickets in args.tickets:
+            runs = []
+            for _ in range(args.runs):
+                floor = startup_floor()
+                run = measure(tickets, args.agent_seconds, args.concurrency, agent)
+                runs.append({**run, "floor": floor, "first_over_floor": run["first_agent"] / floor})
+            m = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
+            ratios.append((m["first_over_floor"], m["floor"]))
+            print(
+                f"{tickets:>7} {m['wall']:>7.2f} {m['ideal']:>7.2f} {m['wall'] / m['ideal']:>10.3f} "
+                f"{m['first_agent']:>14.3f} {m['span'] / m['ideal']:>10.3f} {1000 * m['handover']:>11.2f} "
+                f"{m['tail']:>6.3f} {m['cpu']:>6.2f} {1000 * m['cpu'] / tickets:>13.1f} "
+                f"{m['peak_mib']:>8.1f}"
+            )
+    print(f'start-up floor: python -c "{FLOOR_IMPORTS}", run before each run')
+    for tickets, (ratio, floor) in zip(args.tickets, ratios, strict=True):
+        print(f"{tickets:>7} tickets: floor {floor:.3f} s, to 1st agent / floor {ratio:.2f}")
     return 0
 
 
