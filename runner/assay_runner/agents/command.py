@@ -17,6 +17,7 @@ from typing import Literal
 
 from assay_runner.agents.base import AgentOutcome, Workspace
 from assay_runner.agents.process import run_process
+from assay_runner.agents.workspace import HOME_DIR
 from assay_runner.contract import Usage
 from assay_runner.errors import InputError
 from assay_runner.suite.models import Ticket
@@ -57,11 +58,14 @@ def placeholders_in(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
+def _templates(spec: CommandSpec) -> list[str]:
+    return [*spec.argv, *spec.env.values(), *spec.files.values(), *spec.files.keys()]
+
+
 def check_template(spec: CommandSpec) -> None:
     if not spec.argv:
         raise InputError("agent command is empty")
-    texts = [*spec.argv, *spec.env.values(), *spec.files.values(), *spec.files.keys()]
-    unknown = sorted(set().union(*(placeholders_in(t) for t in texts)) - PLACEHOLDERS)
+    unknown = sorted(set().union(*(placeholders_in(t) for t in _templates(spec))) - PLACEHOLDERS)
     if unknown:
         raise InputError(
             f"agent command uses unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}; "
@@ -75,12 +79,13 @@ class CommandAgent:
     def __init__(self, spec: CommandSpec, *, model: str, gateway: str, timeout: float) -> None:
         check_template(spec)
         self.spec = spec
+        self._uses_prompt = "prompt" in set().union(*(placeholders_in(t) for t in _templates(spec)))
         self.model = model
         self.gateway = gateway
         self.timeout = timeout
 
     def values(self, ticket: Ticket, repetition: int, workspace: Workspace) -> dict[str, str]:
-        return {
+        values = {
             "prompt_file": str(workspace.prompt_file),
             "answer_file": str(workspace.answer_file),
             "workspace": str(workspace.root),
@@ -90,11 +95,13 @@ class CommandAgent:
             "gateway": self.gateway,
             "ticket_id": ticket.id,
             "repetition": str(repetition),
-            "prompt": workspace.prompt_file.read_text(encoding="utf-8"),
         }
+        if self._uses_prompt:  # the file is read only for templates that inline it
+            values["prompt"] = workspace.prompt_file.read_text(encoding="utf-8")
+        return values
 
     def environment(self, values: Mapping[str, str], workspace: Workspace) -> dict[str, str]:
-        home = workspace.root / ".home"
+        home = workspace.root / HOME_DIR
         home.mkdir(exist_ok=True)
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),

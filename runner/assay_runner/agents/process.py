@@ -104,7 +104,8 @@ async def run_process(
             )
         timed_out = False
         try:
-            await asyncio.wait_for(process.wait(), timeout)
+            async with asyncio.timeout(timeout):  # no extra task, unlike wait_for
+                await process.wait()
         except TimeoutError:
             timed_out = True
             await _terminate(process)

@@ -1,7 +1,8 @@
 """Fresh, private workspaces: one per ticket x repetition, holding only what the agent may see.
 
 Layout: `prompt.md` (the ticket), `brain/` (the brain's files), `kb/` (the suite's articles), `AGENTS.md` (a
-copy of the brain's, where agent CLIs look for instructions), and the answer the agent writes, `answer.md`.
+copy of the brain's, where agent CLIs look for instructions), `.home/` (the agent's HOME and TMPDIR), and
+the answer the agent writes, `answer.md`.
 brain/ and kb/ are made read-only, and because permissions do not stop a process running as root, their
 digest is checked again after the agent ran: an agent that changed them gets a cell error, which blocks.
 """
@@ -21,6 +22,7 @@ from assay_runner.digests import digest_files, read_tree
 from assay_runner.suite.models import Ticket
 
 INSTRUCTIONS_FILE = "AGENTS.md"
+HOME_DIR = ".home"  # the agent's HOME and TMPDIR
 READ_ONLY_FILE = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 READ_ONLY_DIR = READ_ONLY_FILE | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
 
@@ -72,6 +74,7 @@ class WorkspaceFactory:
         if instructions.is_file():
             shutil.copyfile(instructions, root / INSTRUCTIONS_FILE)
             os.chmod(root / INSTRUCTIONS_FILE, READ_ONLY_FILE)
+        (root / HOME_DIR).mkdir()  # made here, ahead of the agent, rather than in its slot
         prompt = root / "prompt.md"
         prompt.write_text(prompt_text(ticket), encoding="utf-8")
         _make_read_only(brain_dir)
