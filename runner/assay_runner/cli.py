@@ -244,10 +244,10 @@ def cmd_judge(args: argparse.Namespace) -> int:
 
 
 def _mlflow_info(config: RunConfig) -> RunInfo | None:
-    from assay_runner.tracking import RunInfo, default_tracking_uri, summary_params
-
     if not config.mlflow.enabled:
         return None
+    from assay_runner.tracking import RunInfo, default_tracking_uri, summary_params
+
     agent = config.agent
     params = summary_params(
         selection=config.tickets if isinstance(config.tickets, str) else ",".join(config.tickets),

@@ -44,16 +44,19 @@ FINISH_MODULES = (
 
 
 def _build_models() -> Iterator[Callable[[], object]]:
+    """The wire models not built yet: the result's, and the suite's (the result serialises answer keys)."""
     from assay_runner import contract
+    from assay_runner.suite import models
 
-    for value in vars(contract).values():
-        if (
-            isinstance(value, type)
-            and issubclass(value, contract.WireModel)
-            and value is not contract.WireModel
-            and not value.__pydantic_complete__
-        ):
-            yield value.model_rebuild
+    for module in (contract, models):
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, contract.WireModel)
+                and value is not contract.WireModel
+                and not value.__pydantic_complete__
+            ):
+                yield value.model_rebuild
 
 
 def start_threads(pool: ThreadPoolExecutor, count: int) -> None:
