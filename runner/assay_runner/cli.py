@@ -131,14 +131,7 @@ def _model_access(args: argparse.Namespace) -> ModelAccess:
 
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
-    from assay_runner.contract import (
-        AgentConfig,
-        CassetteConfig,
-        GateOverrides,
-        MlflowConfig,
-        OutputConfig,
-        RunConfig,
-    )
+    from assay_runner.contract import RunConfig
     from assay_runner.runconfig import read_run_config
 
     if args.config is not None:
@@ -151,32 +144,39 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     if args.suite is None:
         raise InputError("give a SUITE directory (or --config FILE)")
     cassettes = (
-        CassetteConfig(dir=str(args.cassettes), mode=args.cassette_mode or "replay")
-        if args.cassettes
-        else None
+        {"dir": str(args.cassettes), "mode": args.cassette_mode or "replay"} if args.cassettes else None
     )
-    return RunConfig(
-        run_name=args.run_name,
-        suite=args.suite,
-        brain=args.brain,
-        tickets=args.tickets,
-        agent=AgentConfig(
-            kind=args.agent,
-            model=args.model,
-            timeout_seconds=args.timeout,
-            command=shlex.split(args.command) if args.command else None,
-            answers=args.answers,
-        ),
-        repetitions=args.repetitions,
-        concurrency=args.concurrency,
-        gateway=args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
-        judge_model=args.judge_model,
-        cassettes=cassettes,
-        mlflow=MlflowConfig(tracking_uri=args.mlflow, experiment=args.experiment, enabled=not args.no_mlflow),
-        gate=GateOverrides(require_mlflow=True if args.require_mlflow else None),
-        output=OutputConfig(
-            dir=str(args.out), summary_path=args.summary_path, keep_workspaces=args.keep_workspaces
-        ),
+    # Validated as one document: building each nested model on its own would build its validator twice.
+    return RunConfig.model_validate(
+        {
+            "run_name": args.run_name,
+            "suite": args.suite,
+            "brain": args.brain,
+            "tickets": args.tickets,
+            "agent": {
+                "kind": args.agent,
+                "model": args.model,
+                "timeout_seconds": args.timeout,
+                "command": shlex.split(args.command) if args.command else None,
+                "answers": args.answers,
+            },
+            "repetitions": args.repetitions,
+            "concurrency": args.concurrency,
+            "gateway": args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
+            "judge_model": args.judge_model,
+            "cassettes": cassettes,
+            "mlflow": {
+                "tracking_uri": args.mlflow,
+                "experiment": args.experiment,
+                "enabled": not args.no_mlflow,
+            },
+            "gate": {"require_mlflow": True if args.require_mlflow else None},
+            "output": {
+                "dir": str(args.out),
+                "summary_path": args.summary_path,
+                "keep_workspaces": args.keep_workspaces,
+            },
+        }
     )
 
 
