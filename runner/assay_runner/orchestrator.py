@@ -15,7 +15,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -107,11 +107,14 @@ class CellRunner:
         agent: Agent,
         judges: list[AnyJudge],
         workspaces: WorkspacePrefetch,
+        checker: Executor,
         slots: int,
         keep_workspaces: bool,
         progress: Progress | None,
     ) -> None:
+        """`checker` runs the checks and discards of finished agents' workspaces, off the event loop."""
         self.agent = agent
+        self.checker = checker
         self.judges = judges
         self.prefetch = workspaces
         self.workspaces = workspaces.factory
@@ -124,8 +127,7 @@ class CellRunner:
         self._to_first_wave = min(slots, len(workspaces.order))
 
     async def _file_work(self, work: Callable[[], T]) -> T:
-        """Workspace file work, in the prefetch's threads: off the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(self.prefetch.executor, work)
+        return await asyncio.get_running_loop().run_in_executor(self.checker, work)
 
     def _bump(self, **changes: int) -> None:
         if self.progress is None:
@@ -234,10 +236,12 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
         cassettes.mode if cassettes else None,
         prices,
     )
-    # Workspace file work: one thread making the next workspaces, one per slot checking and discarding what
-    # a finished agent left. All are started while the first agents run (assay_runner.warmup).
-    workers = config.concurrency + 1
-    threads = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="assay-workspace")
+    # Workspace file work, off the event loop: one thread makes the next workspaces, one checks and discards
+    # those agents finished with. One each, not one per slot: the work is a few system calls per workspace,
+    # and every extra thread is one more contender for the interpreter lock when the loop has an agent to
+    # start.
+    making = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-workspace-make")
+    checking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-workspace-check")
     try:
         agent = build_agent(config, access.client)
         judges = build_judges(suite, access.client, config.judge_model)
@@ -253,13 +257,14 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
         runner = CellRunner(
             agent,
             judges,
-            WorkspacePrefetch(workspaces, order, ahead=config.concurrency, executor=threads),
+            WorkspacePrefetch(workspaces, order, ahead=config.concurrency, executor=making),
+            checking,
             config.concurrency,
             config.output.keep_workspaces,
             evaluation.progress,
         )
         preparing = asyncio.create_task(
-            prepare_rest(runner.first_wave, threads, workers, background=[workspaces.reference]),
+            prepare_rest(runner.first_wave, checking, background=[workspaces.reference]),
             name="prepare the rest of the run",
         )
         try:
@@ -269,7 +274,8 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
             with contextlib.suppress(asyncio.CancelledError):
                 await preparing
     finally:
-        threads.shutdown(wait=False)
+        making.shutdown(wait=False)
+        checking.shutdown(wait=False)
         await access.aclose()
     inputs = Inputs(
         brain_digest=brain_digest(config.brain),

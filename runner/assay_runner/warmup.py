@@ -1,11 +1,9 @@
 """The rest of a run, prepared while its first agents run.
 
-These would otherwise cost the run time at the worst moments:
-- the workspace threads: the pool starts a thread when work finds none idle, and starting one blocks the
-  event loop about a millisecond here, so the first round of finished agents would wait on it before the
-  next agents start. They are started now, from inside the pool, off the loop;
-- work the caller names for the pool (the workspaces' reference fingerprint, which the first finished
-  agents' checks would otherwise compute while competing with the next agents' start);
+These would otherwise cost the run time at the worst moments, when finished agents are waiting for their
+slots to start the next ones:
+- the checking thread (starting a thread blocks its caller about a millisecond here) and the workspaces'
+  reference fingerprint, which the first check would compute: jobs the caller hands in for its pool;
 - the end of the run: the verdict, result.json, the summary and the report need the result models'
   validators (deferred at import, see `contract.WireModel`) and the report's modules, a few tens of
   milliseconds between the last agent's exit and the verdict. They are built and imported now.
@@ -19,12 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor
 from functools import partial
-
-THREAD_START_TIMEOUT_SECONDS = 1.0
 
 # Leaves first, so that each import is a small step (importing a package imports its submodules at once).
 FINISH_MODULES = (
@@ -59,16 +54,6 @@ def _build_models() -> Iterator[Callable[[], object]]:
                 yield value.model_rebuild
 
 
-def start_threads(pool: ThreadPoolExecutor, count: int) -> None:
-    """Runs in one of the pool's threads: submits `count - 1` jobs that wait until all are submitted, so
-    that each submit finds no idle thread and starts one (the blocking start happens here, not on the
-    loop). The jobs wait only for these submits; the timeout is a guard, never the expected way out."""
-    submitted = threading.Event()
-    for _ in range(count - 1):
-        pool.submit(submitted.wait, THREAD_START_TIMEOUT_SECONDS)
-    submitted.set()
-
-
 def finish_steps() -> Iterator[Callable[[], object]]:
     """Each step is one model's validator or one import: at most a few milliseconds."""
     yield from _build_models()
@@ -77,15 +62,11 @@ def finish_steps() -> Iterator[Callable[[], object]]:
 
 
 async def prepare_rest(
-    started: asyncio.Event,
-    pool: ThreadPoolExecutor,
-    threads: int,
-    background: Sequence[Callable[[], object]] = (),
+    started: asyncio.Event, pool: Executor, background: Sequence[Callable[[], object]] = ()
 ) -> None:
-    """Wait until the first agents run; have `pool` start `threads` threads and run the `background` jobs;
-    then do `finish_steps()` on the loop, yielding after each."""
+    """Wait until the first agents run; hand the `background` jobs to `pool`; then do `finish_steps()` on
+    the loop, yielding after each."""
     await started.wait()
-    pool.submit(start_threads, pool, threads)
     for job in background:
         pool.submit(job)
     for step in finish_steps():
