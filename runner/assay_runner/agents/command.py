@@ -58,14 +58,16 @@ def placeholders_in(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def _templates(spec: CommandSpec) -> list[str]:
-    return [*spec.argv, *spec.env.values(), *spec.files.values(), *spec.files.keys()]
+def used_placeholders(spec: CommandSpec) -> set[str]:
+    """Every placeholder the spec's argv, environment and files (names and contents) use."""
+    texts = [*spec.argv, *spec.env.values(), *spec.files.values(), *spec.files.keys()]
+    return set().union(*(placeholders_in(t) for t in texts))
 
 
 def check_template(spec: CommandSpec) -> None:
     if not spec.argv:
         raise InputError("agent command is empty")
-    unknown = sorted(set().union(*(placeholders_in(t) for t in _templates(spec))) - PLACEHOLDERS)
+    unknown = sorted(used_placeholders(spec) - PLACEHOLDERS)
     if unknown:
         raise InputError(
             f"agent command uses unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}; "
@@ -79,7 +81,7 @@ class CommandAgent:
     def __init__(self, spec: CommandSpec, *, model: str, gateway: str, timeout: float) -> None:
         check_template(spec)
         self.spec = spec
-        self._uses_prompt = "prompt" in set().union(*(placeholders_in(t) for t in _templates(spec)))
+        self._uses_prompt = "prompt" in used_placeholders(spec)
         self.model = model
         self.gateway = gateway
         self.timeout = timeout
