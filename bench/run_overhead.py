@@ -14,7 +14,8 @@ from process start to exit. Printed figures:
 - tail: from the last agent's end stamp to the command's exit (its judging, result.json, report, exit);
 - CPU seconds of the runner and its agents, per ticket; peak memory (max RSS) of the runner.
 Each figure is the median of `--runs` runs (default 5): these machines are noisy.
-Run: `.venv/bin/python bench/run_overhead.py [--tickets 30 120] [--agent-seconds 0.5] [--runs 5]`.
+Run: `.venv/bin/python bench/run_overhead.py [--tickets 30 120] [--agent-seconds 0.5] [--runs 5]
+[--agent-program native|shell]`.
 """
 
 from __future__ import annotations
