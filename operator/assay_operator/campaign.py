@@ -1,7 +1,7 @@
 """Pure reconciliation of a Campaign: which Evaluations should exist, which to start now, and the decision.
 
 No I/O here: the handlers list the Campaign's Evaluations, call `plan` and `campaign_status`, and apply the
-result. The decision is `assay_runner.decision.decide`, fed with standings read from each Evaluation's
+result. The decision is `assay_runner.core.decision.decide`, fed with standings read from each Evaluation's
 status — the numbers its gate decided on — so a Campaign and `assay compare` cannot disagree.
 
 Fail closed: an Evaluation that ended without a readable summary (its Job failed) is a candidate with no
@@ -21,7 +21,7 @@ from assay_operator import conditions
 from assay_operator.api import EvaluationSpec
 from assay_operator.builders import bounded_name
 from assay_operator.campaign_api import CampaignSpec, CandidateSpec
-from assay_runner.decision import Decision, NotComparable, Standing, decide, standing_row
+from assay_runner.core.decision import Decision, NotComparable, Standing, decide, standing_row
 
 LABEL_CAMPAIGN = "assay.dev/campaign"
 LABEL_CANDIDATE = "assay.dev/candidate"

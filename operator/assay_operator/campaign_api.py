@@ -3,7 +3,7 @@
 A Campaign creates one Evaluation per candidate (and one for the incumbent, when named) from the shared
 settings below, at most `maxParallel` at a time, and when all have a verdict writes the comparison and the
 decision into its status: the highest mean (descriptive), the release-key winner, and whether it may be
-promoted. The ranking is `assay_runner.decision`, the same code `assay compare` runs.
+promoted. The ranking is `assay_runner.core.decision`, the same code `assay compare` runs.
 
 Like the Evaluation, the spec names data and never the pod. The CRD is generated from these models.
 """

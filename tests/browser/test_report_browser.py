@@ -27,7 +27,7 @@ import pytest
 
 from assay_runner.cli import main
 from assay_runner.contract import Result
-from assay_runner.report import render_report
+from assay_runner.views.report import render_report
 
 pytestmark = pytest.mark.browser
 

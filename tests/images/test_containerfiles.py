@@ -213,13 +213,22 @@ def test_the_operator_image_has_only_the_operator_dependencies() -> None:
     runs = " ".join(r.value for r in builder.of("RUN"))
     assert "--no-deps /tmp/wheels/assay-" in runs
     # Judge code is deleted; exactly the runner modules the operator loads are kept.
-    kept = set(re.findall(r"! -name (\w+)\.py", runs)) - {"__init__"}
+    prunes = re.findall(r'find "\$site/(assay_runner[\w/]*)"[^!]*((?:! -name [\w.]+\s*)+)', runs)
+    kept = {
+        f"{folder}/{name}".replace("/", ".").removesuffix(".py").removesuffix(".__init__")
+        for folder, names in prunes
+        for name in re.findall(r"! -name ([\w.]+)", names)
+        if name != "py.typed"
+    }
     probe = (
         "import sys, assay_operator.handlers, assay_operator.campaign_handlers;"
-        "print(' '.join(m.split('.')[1] for m in sys.modules if m.startswith('assay_runner.')))"
+        "print(' '.join(m for m in sys.modules if m.startswith('assay_runner')))"
     )
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    assert kept == set(loaded.stdout.split()) == {"contract", "decision", "errors"}
+    modules = {"assay_runner", "assay_runner.contract", "assay_runner.errors", "assay_runner.core"}
+    assert set(loaded.stdout.split()) == {*modules, "assay_runner.core.decision"}
+    # Every loaded module survives the prune (a kept folder keeps its package), and nothing else does.
+    assert kept == {*modules, "assay_runner.core.decision"}
     for dependency in ("mlflow", "httpx", "rich", "tenacity"):
         assert dependency not in packages
 

@@ -26,7 +26,7 @@ def test_operator_imports_only_the_runner_contract_and_decision() -> None:
     runner_imports = {
         m for m in imports(ROOT / "operator" / "assay_operator") if m.startswith("assay_runner")
     }
-    assert runner_imports == {"assay_runner.contract", "assay_runner.decision"}
+    assert runner_imports == {"assay_runner.contract", "assay_runner.core.decision"}
 
 
 def test_runner_never_imports_the_operator() -> None:
@@ -39,6 +39,12 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('assay_runner')))"
     )
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == (
-        "['assay_runner', 'assay_runner.contract', 'assay_runner.decision', 'assay_runner.errors']"
+    assert loaded.strip() == str(
+        [
+            "assay_runner",
+            "assay_runner.contract",
+            "assay_runner.core",
+            "assay_runner.core.decision",
+            "assay_runner.errors",
+        ]
     )

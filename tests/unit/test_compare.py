@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from assay_runner.cli import main
-from assay_runner.compare import standing
 from assay_runner.contract import Inputs, Result
-from assay_runner.decision import decide, parse_key
+from assay_runner.core.decision import decide, parse_key
+from assay_runner.core.scorecard import assemble
+from assay_runner.core.standings import standing
 from assay_runner.errors import InputError
-from assay_runner.scorecard import assemble
 from tests.unit.builders import cfg, config, rep, tres, v
 
 CONF = config([cfg("a", 1.0, 0.5)], min_score=0.5, ticket_floor=0.0)

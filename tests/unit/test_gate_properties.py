@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay_runner.contract import JudgeConfigSummary, JudgeVerdict, TicketResult
-from assay_runner.scorecard import assemble
-from assay_runner.scoring import cell_score
+from assay_runner.core.scorecard import assemble
+from assay_runner.core.scoring import cell_score
 from tests.unit.builders import cfg, config, rep, tres
 
 NAMES = ["a", "b", "c", "d"]

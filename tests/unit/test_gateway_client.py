@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from assay_runner.chat import ChatMessage, ChatReply
 from assay_runner.gateway.cassette import CassetteClient
+from assay_runner.gateway.chat import ChatMessage, ChatReply
 from assay_runner.gateway.errors import CassetteMiss, GatewayError
 from assay_runner.gateway.http import GatewayClient
 from assay_runner.gateway.usage import MeteredClient, Price, UsageMeter

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from assay_runner.chat import ChatMessage, ChatReply
+from assay_runner.gateway.chat import ChatMessage, ChatReply
 from assay_runner.judges.model import Model, ReplyError, build_prompt, parse_reply
 from assay_runner.suite.models import ModelJudge
 from tests.unit.builders import case

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay_runner.policy_reader import (
+from assay_runner.judges.text.policy_reader import (
     ForbiddenRule,
     Violation,
     find_violations,

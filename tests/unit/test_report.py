@@ -28,11 +28,11 @@ from assay_runner.contract import (
     TicketResult,
     Usage,
 )
-from assay_runner.report import render_report
-from assay_runner.report.detail import script_json
-from assay_runner.report.marks import Kind, classify, ticket_mark
-from assay_runner.scorecard import assemble
-from assay_runner.table import mark as table_mark
+from assay_runner.core.scorecard import assemble
+from assay_runner.views.report import render_report
+from assay_runner.views.report.detail import script_json
+from assay_runner.views.report.marks import Kind, classify, ticket_mark
+from assay_runner.views.table import mark as table_mark
 from tests.unit.builders import cfg, config
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-desk"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay_runner.scorecard import assemble
+from assay_runner.core.scorecard import assemble
 from tests.unit.builders import cfg, config, na, rep, tres, v
 
 A, B, Z = cfg("a", 0.5), cfg("b", 0.5), cfg("z", 0.0, 1.0)

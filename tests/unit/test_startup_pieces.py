@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from assay_runner import collector, warmup
 from assay_runner.agents.base import Workspace
 from assay_runner.agents.process import pidfd_child_watcher, run_process
 from assay_runner.agents.workspace import WorkspaceFactory
-from assay_runner.prefetch import WorkspacePrefetch
+from assay_runner.run import collector, warmup
+from assay_runner.run.prefetch import WorkspacePrefetch
 from assay_runner.suite.models import Ticket
 
 TICKETS = [Ticket(id=f"T-{i}", split="validation", question=f"q{i}") for i in range(6)]
@@ -149,7 +149,8 @@ def test_the_rest_of_the_run_is_prepared_only_once_the_first_agents_run() -> Non
 FINISH_PREPARED = """
 import asyncio, json, sys
 from concurrent.futures import ThreadPoolExecutor
-from assay_runner import contract, warmup
+from assay_runner import contract
+from assay_runner.run import warmup
 from assay_runner.suite import models as suite_models
 models = [m for module in (contract, suite_models) for m in vars(module).values()
           if isinstance(m, type) and issubclass(m, contract.WireModel) and m is not contract.WireModel]
@@ -173,5 +174,5 @@ def test_the_end_of_the_run_is_ready_after_preparing_in_a_fresh_interpreter() ->
     )
     states = json.loads(done.stdout)
     assert {"Result", "RunSummary", "AnswerKey"} <= set(states["before"]["incomplete"])
-    assert "assay_runner.report" not in states["before"]["imported"]
+    assert "assay_runner.views.report" not in states["before"]["imported"]
     assert states["after"] == {"incomplete": [], "imported": sorted(warmup.FINISH_MODULES)}

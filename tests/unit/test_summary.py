@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from assay_runner.contract import Inputs, Result, RunSummary
-from assay_runner.scorecard import assemble
-from assay_runner.summary import encode, summarise
+from assay_runner.core.scorecard import assemble
+from assay_runner.core.summary import encode, summarise
 from tests.unit.builders import cfg, config, rep, tres, v
 
 

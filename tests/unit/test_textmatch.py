@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay_runner.textmatch import find_phrase, mentions, normalize, phrase_tokens, stem, tokenize
+from assay_runner.judges.text.match import find_phrase, mentions, normalize, phrase_tokens, stem, tokenize
 
 # ------------------------------------------------------------------------------------------------ stem
 

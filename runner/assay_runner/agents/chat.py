@@ -11,9 +11,9 @@ import time
 
 from assay_runner.agents.base import AgentOutcome, Workspace
 from assay_runner.agents.workspace import INSTRUCTIONS_FILE
-from assay_runner.chat import ChatClient, ChatMessage
 from assay_runner.contract import Usage
 from assay_runner.errors import AssayError
+from assay_runner.gateway.chat import ChatClient, ChatMessage
 from assay_runner.suite.models import Ticket
 
 

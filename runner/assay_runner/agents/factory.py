@@ -9,8 +9,8 @@ from assay_runner.agents.base import Agent
 from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
-    from assay_runner.chat import ChatClient
     from assay_runner.contract import RunConfig
+    from assay_runner.gateway.chat import ChatClient
 
 
 def build_agent(config: RunConfig, client: ChatClient | None) -> Agent:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay_runner.agents.base import AgentOutcome, Workspace
-from assay_runner.answers import read_cell
+from assay_runner.io.answers import read_cell
 from assay_runner.suite.models import Ticket
 
 

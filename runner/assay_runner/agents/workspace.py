@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from assay_runner.agents.base import Workspace
-from assay_runner.digests import digest_files, read_tree
+from assay_runner.core.digests import digest_files, read_tree
 from assay_runner.suite.models import Ticket
 
 INSTRUCTIONS_FILE = "AGENTS.md"

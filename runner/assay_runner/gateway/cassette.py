@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Literal
 
-from assay_runner.chat import ChatClient, ChatMessage, ChatReply
+from assay_runner.gateway.chat import ChatClient, ChatMessage, ChatReply
 from assay_runner.gateway.errors import CassetteMiss, GatewayError
 
 CassetteMode = Literal["off", "record", "replay", "replay-or-record"]

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
-from assay_runner.chat import ChatMessage, ChatReply
+from assay_runner.gateway.chat import ChatMessage, ChatReply
 from assay_runner.gateway.errors import GatewayError
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}

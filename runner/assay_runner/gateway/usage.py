@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from assay_runner.chat import ChatClient, ChatMessage, ChatReply
 from assay_runner.contract import Usage
+from assay_runner.gateway.chat import ChatClient, ChatMessage, ChatReply
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from assay_runner.suite.models import (
 )
 
 if TYPE_CHECKING:
-    from assay_runner.chat import ChatClient
+    from assay_runner.gateway.chat import ChatClient
     from assay_runner.suite.loader import Suite
 
 AnyJudge = Judge | AsyncJudge

@@ -15,8 +15,8 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from assay_runner.chat import ChatClient, ChatMessage
 from assay_runner.contract import JudgeVerdict
+from assay_runner.gateway.chat import ChatClient, ChatMessage
 from assay_runner.judges.base import Case, failed
 from assay_runner.suite.models import ModelJudge
 

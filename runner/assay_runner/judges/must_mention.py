@@ -1,15 +1,15 @@
 """`must_mention`: the share of the key's required facts the answer states.
 
 Matching is on whole words in order, tolerant of case, punctuation and simple inflection (see
-`assay_runner.textmatch`). Not applicable when the key lists no facts.
+`assay_runner.judges.text.match`). Not applicable when the key lists no facts.
 """
 
 from __future__ import annotations
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
+from assay_runner.judges.text.match import mentions
 from assay_runner.suite.models import MustMentionJudge
-from assay_runner.textmatch import mentions
 
 
 class MustMention:

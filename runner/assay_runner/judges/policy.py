@@ -1,9 +1,9 @@
 """`policy`: the answer gives no forbidden advice. Any violation scores 0.
 
-The suite-wide list and the ticket's own list are read clause by clause by `assay_runner.policy_reader`:
-a clause that negates the forbidden action ("do not reinstall") does not count, while a negation in another
-clause ("if that does not help, reinstall it") does not excuse it. Always applicable when there is an
-answer: an empty forbidden list is a pass with that reason.
+The suite-wide list and the ticket's own list are read clause by clause by
+`assay_runner.judges.text.policy_reader`: a clause that negates the forbidden action ("do not reinstall")
+does not count, while a negation in another clause ("if that does not help, reinstall it") does not excuse
+it. Always applicable when there is an answer: an empty forbidden list is a pass with that reason.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored
-from assay_runner.policy_reader import ForbiddenRule, find_violations
+from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
 from assay_runner.suite.models import Forbidden, PolicyJudge
 
 

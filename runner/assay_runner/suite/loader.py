@@ -13,9 +13,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from assay_runner.errors import InputError, Problem
+from assay_runner.judges.text.match import phrase_tokens
 from assay_runner.suite.models import JudgeSpec, SuiteSpec, Ticket, TicketsFile
 from assay_runner.suite.yamlsource import YamlDocument
-from assay_runner.textmatch import phrase_tokens
 
 SUITE_FILE = "suite.yaml"
 KB_DIR = "kb"

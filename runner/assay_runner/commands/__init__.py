@@ -1,0 +1,1 @@
+"""One module per `assay` command: argument handling to the core and back, exit codes."""

@@ -1,0 +1,54 @@
+"""`assay judge SUITE --question TEXT --answer FILE`: online judging of one answer, never a release."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from assay_runner.commands import options
+from assay_runner.commands.options import Subcommands
+from assay_runner.errors import InputError
+
+
+def add_parser(commands: Subcommands) -> None:
+    judge = commands.add_parser(
+        "judge", help="judge one ad-hoc answer with no answer key (online; not a release)"
+    )
+    judge.add_argument("suite")
+    judge.add_argument("--question", required=True, help="the question the answer replies to")
+    judge.add_argument("--answer", required=True, help="file holding the answer (markdown)")
+    judge.add_argument("--exit-code", type=int, help="the agent's exit code, when known")
+    judge.add_argument("--out", type=Path)
+    judge.add_argument("--quiet", "-q", action="store_true")
+    options.add_gateway_options(judge)
+    judge.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from assay_runner.run.online import judge_online
+    from assay_runner.suite import load_suite
+    from assay_runner.views.table import print_result
+
+    suite = load_suite(args.suite)
+    try:
+        answer = Path(args.answer).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"--answer {args.answer}: {exc.strerror or exc}") from None
+    result = asyncio.run(
+        judge_online(
+            suite,
+            args.question,
+            answer,
+            exit_code=args.exit_code,
+            access=options.model_access(args),
+            judge_model=args.judge_model,
+        )
+    )
+    result = options.finish(result, out=args.out)
+    if not args.quiet:
+        print_result(result)
+        skipped = [n for n, s in result.judges.items() if s.applicable_tickets == 0]
+        if skipped:
+            print(f"not run without an answer key: {', '.join(skipped)}")
+    return options.exit_for(result.verdict)

@@ -1,0 +1,85 @@
+"""What several commands share: argument types, the gateway options, exit codes (0 Pass, 1 Blocked, 2)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay_runner.contract import Result
+    from assay_runner.gateway.access import ModelAccess
+
+EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT = 0, 1, 2
+DEFAULT_STORE = "default"  # `--mlflow` with no value: $MLFLOW_TRACKING_URI, else ./mlflow.db
+
+# What `add_subparsers()` returns; argparse does not export the type.
+Subcommands = Any
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def unit_float(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {value}")
+    return value
+
+
+def threshold(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected JUDGE=VALUE, got {text!r}")
+    try:
+        return name, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
+
+
+def tickets(text: str) -> str | list[str]:
+    if text in ("training", "validation", "all"):
+        return text
+    ids = [part.strip() for part in text.split(",") if part.strip()]
+    if not ids:
+        raise argparse.ArgumentTypeError("give training, validation, all, or comma-separated ticket ids")
+    return ids
+
+
+def exit_for(verdict: str) -> int:
+    return EXIT_PASS if verdict == "Pass" else EXIT_BLOCKED
+
+
+def add_gateway_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--gateway", help="OpenAI-compatible base URL for the model judge (and chat agent)")
+    parser.add_argument(
+        "--judge-model",
+        default=os.environ.get("ASSAY_JUDGE_MODEL"),
+        help="model for model judges that do not name one (env ASSAY_JUDGE_MODEL)",
+    )
+    parser.add_argument("--cassettes", type=Path, help="directory of recorded model calls")
+    parser.add_argument(
+        "--cassette-mode",
+        choices=["off", "record", "replay", "replay-or-record"],
+        default=None,
+        help="default: replay when --cassettes is given, else off",
+    )
+
+
+def model_access(args: argparse.Namespace) -> ModelAccess:
+    """The model client from --gateway / --cassettes; without either, model judges error and block."""
+    from assay_runner.gateway.access import model_access as build
+
+    return build(args.gateway, args.cassettes, args.cassette_mode)
+
+
+def finish(result: Result, **kwargs: Any) -> Result:
+    """Write the result's outputs (and log it to MLflow when asked); the result with its MLflow reference."""
+    from assay_runner.io.outputs import finish as finish_outputs
+
+    return finish_outputs(result, **kwargs)

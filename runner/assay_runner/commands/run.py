@@ -1,0 +1,165 @@
+"""`assay run SUITE --brain DIR --agent KIND`: a whole evaluation, agents then judges then the gate.
+
+The flags (or a RunConfig file, as the operator renders it) become one `RunConfig`; SIGINT and SIGTERM stop
+the evaluation cleanly (finished cells are kept, the rest are recorded as incomplete).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shlex
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assay_runner.commands import options
+from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.errors import InputError
+
+if TYPE_CHECKING:
+    from assay_runner.contract import Result, RunConfig
+    from assay_runner.io.tracking import RunInfo
+
+AGENT_KINDS = ("command", "opencode", "claude-code", "codex", "chat", "replay")
+
+
+def add_parser(commands: Subcommands) -> None:
+    run_parser = commands.add_parser(
+        "run", help="run an agent on every ticket, judge the answers, apply the gate"
+    )
+    add = run_parser.add_argument
+    add("suite", nargs="?", help="suite directory (or use --config)")
+    add("--config", type=Path, help="a RunConfig file (YAML or JSON), as the operator renders it")
+    add("--brain", help="brain directory (AGENTS.md and other files)")
+    add("--agent", default="chat", choices=AGENT_KINDS)
+    add("--model", help="the agent's model, through the gateway")
+    add("--command", help="argv template for --agent command, e.g. 'python agent.py {prompt_file}'")
+    add("--answers", help="recorded answers for --agent replay")
+    add("--timeout", type=float, default=600.0, help="seconds per ticket before the agent is killed")
+    add("--tickets", type=options.tickets, default="all", help="training | validation | all | ids")
+    add("--repetitions", "-k", type=options.positive_int, default=1)
+    add("--concurrency", "-j", type=options.positive_int, default=4)
+    add("--out", type=Path, default=Path("assay-out"), help="where result.json and summary.json go")
+    add("--summary-path", help="also write the RunSummary here (e.g. /dev/termination-log)")
+    add("--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging")
+    add("--run-name")
+    add(
+        "--mlflow",
+        metavar="TRACKING_URI",
+        help="MLflow tracking URI (default: $MLFLOW_TRACKING_URI, else ./mlflow.db)",
+    )
+    add("--experiment", default="assay", help="MLflow experiment (default: assay)")
+    add("--no-mlflow", action="store_true", help="do not log to MLflow")
+    add("--require-mlflow", action="store_true", help="block the verdict when logging fails")
+    add("--quiet", "-q", action="store_true")
+    options.add_gateway_options(run_parser)
+    run_parser.set_defaults(handler=run)
+
+
+def run_config_from_args(args: argparse.Namespace) -> RunConfig:
+    from assay_runner.contract import RunConfig
+    from assay_runner.io.runconfig import read_run_config
+
+    if args.config is not None:
+        if args.suite is not None:
+            raise InputError("give either a SUITE and flags, or --config FILE, not both")
+        config = read_run_config(args.config)
+        if args.no_mlflow:  # an explicit flag wins over the file
+            config = config.model_copy(update={"mlflow": config.mlflow.model_copy(update={"enabled": False})})
+        return config
+    if args.suite is None:
+        raise InputError("give a SUITE directory (or --config FILE)")
+    cassettes = (
+        {"dir": str(args.cassettes), "mode": args.cassette_mode or "replay"} if args.cassettes else None
+    )
+    # Validated as one document: building each nested model on its own would build its validator twice.
+    return RunConfig.model_validate(
+        {
+            "run_name": args.run_name,
+            "suite": args.suite,
+            "brain": args.brain,
+            "tickets": args.tickets,
+            "agent": {
+                "kind": args.agent,
+                "model": args.model,
+                "timeout_seconds": args.timeout,
+                "command": shlex.split(args.command) if args.command else None,
+                "answers": args.answers,
+            },
+            "repetitions": args.repetitions,
+            "concurrency": args.concurrency,
+            "gateway": args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
+            "judge_model": args.judge_model,
+            "cassettes": cassettes,
+            "mlflow": {
+                "tracking_uri": args.mlflow,
+                "experiment": args.experiment,
+                "enabled": not args.no_mlflow,
+            },
+            "gate": {"require_mlflow": True if args.require_mlflow else None},
+            "output": {
+                "dir": str(args.out),
+                "summary_path": args.summary_path,
+                "keep_workspaces": args.keep_workspaces,
+            },
+        }
+    )
+
+
+async def _run_until_stopped(config: RunConfig, quiet: bool) -> Result:
+    from assay_runner.agents.process import pidfd_child_watcher
+    from assay_runner.run.evaluation import Evaluation, run_evaluation
+    from assay_runner.views.progress import progress_display
+
+    evaluation = Evaluation(config=config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, evaluation.stop.set)
+    try:
+        with pidfd_child_watcher(), progress_display(quiet) as counts:
+            evaluation.progress = counts
+            return await run_evaluation(evaluation)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+def _mlflow_info(config: RunConfig) -> RunInfo | None:
+    if not config.mlflow.enabled:
+        return None
+    from assay_runner.io.tracking import RunInfo, default_tracking_uri, summary_params
+
+    agent = config.agent
+    params = summary_params(
+        selection=config.tickets if isinstance(config.tickets, str) else ",".join(config.tickets),
+        agent=agent.kind,
+        model=agent.model,
+        concurrency=config.concurrency,
+        judgeModel=config.judge_model,
+        gateway=config.gateway,
+        timeoutSeconds=agent.timeout_seconds,
+    )
+    return RunInfo(
+        tracking_uri=config.mlflow.tracking_uri or default_tracking_uri(),
+        experiment=config.mlflow.experiment,
+        run_name=config.run_name,
+        params=params,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    config = run_config_from_args(args)
+    result = asyncio.run(_run_until_stopped(config, args.quiet))
+    result = options.finish(
+        result,
+        out=Path(config.output.dir),
+        summary_path=config.output.summary_path,
+        mlflow=_mlflow_info(config),
+    )
+    if not args.quiet:
+        from assay_runner.views.table import print_result  # rich's table only after the agents ran
+
+        print_result(result)
+    return EXIT_PASS if result.verdict == "Pass" else config.output.blocked_exit_code

@@ -1,0 +1,27 @@
+"""`assay validate SUITE`: check a suite without running anything."""
+
+from __future__ import annotations
+
+import argparse
+
+from assay_runner.commands.options import EXIT_PASS, Subcommands
+
+
+def add_parser(commands: Subcommands) -> None:
+    validate = commands.add_parser("validate", help="check a suite without running anything")
+    validate.add_argument("suite", help="suite directory (with suite.yaml)")
+    validate.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from assay_runner.suite import load_suite
+
+    suite = load_suite(args.suite)
+    splits = {s: sum(1 for t in suite.tickets if t.split == s) for s in ("training", "validation")}
+    judges = ", ".join(f"{j.name} ({j.type_name()}, w={j.weight:g})" for j in suite.spec.judges)
+    print(
+        f"suite {suite.name!r} is valid: {len(suite.tickets)} tickets "
+        f"({splits['training']} training, {splits['validation']} validation), {len(suite.kb)} KB articles"
+    )
+    print(f"judges: {judges}")
+    return EXIT_PASS

@@ -1,0 +1,51 @@
+"""Re-applying a gate to stored results: new thresholds, no agent and no judge run again."""
+
+from __future__ import annotations
+
+from assay_runner.contract import MlflowRef, Result
+from assay_runner.core.scorecard import assemble
+from assay_runner.errors import InputError
+
+
+def regate(
+    result: Result,
+    *,
+    min_score: float | None = None,
+    ticket_floor: float | None = None,
+    thresholds: dict[str, float] | None = None,
+    min_pass_hat_k: float | None = None,
+) -> Result:
+    gate = result.config.gate.model_copy(
+        update={
+            key: value
+            for key, value in (
+                ("min_score", min_score),
+                ("ticket_floor", ticket_floor),
+                ("min_pass_hat_k", min_pass_hat_k),
+            )
+            if value is not None
+        }
+    )
+    judges = list(result.config.judges)
+    for name, threshold in (thresholds or {}).items():
+        index = next((i for i, j in enumerate(judges) if j.name == name), None)
+        if index is None:
+            raise InputError(
+                f"--threshold {name}=...: the result has no judge {name!r} "
+                f"(judges: {', '.join(j.name for j in judges)})"
+            )
+        low, high = judges[index].scale or (0.0, 1.0)
+        if not low <= threshold <= high:
+            raise InputError(
+                f"--threshold {name}={threshold:g}: outside the judge's scale [{low:g}, {high:g}]"
+            )
+        judges[index] = judges[index].model_copy(update={"threshold": threshold})
+    config = result.config.model_copy(update={"gate": gate, "judges": judges})
+    card = assemble(result.tickets, config, result.repetitions.k, result.mlflow)
+    return result.model_copy(update={"config": config, **card.as_update()})
+
+
+def with_mlflow(result: Result, ref: MlflowRef) -> Result:
+    """The result with its MLflow reference, re-gated: `requireMlflow` makes logging part of the gate."""
+    card = assemble(result.tickets, result.config, result.repetitions.k, ref)
+    return result.model_copy(update={"mlflow": ref, **card.as_update()})

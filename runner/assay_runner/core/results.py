@@ -1,0 +1,125 @@
+"""Building the Result from judged cells: shared by `assay score`, `assay run` and `assay judge`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Literal
+
+from assay_runner.contract import (
+    GateSettings,
+    Inputs,
+    JudgeConfigSummary,
+    JudgeVerdict,
+    MlflowRef,
+    RepetitionResult,
+    Result,
+    ResultConfig,
+    TicketResult,
+    Usage,
+)
+from assay_runner.core.scorecard import assemble
+from assay_runner.suite.loader import Suite
+from assay_runner.suite.models import Ticket
+
+TRANSCRIPT_KEPT = 16 * 1024  # the result keeps a transcript's tail; MLflow gets the whole transcript
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def result_config(suite: Suite, gate: GateSettings | None = None) -> ResultConfig:
+    judges = [
+        JudgeConfigSummary(
+            name=spec.name,
+            type=spec.type_name(),
+            weight=spec.weight,
+            threshold=spec.threshold,
+            floor=spec.floor,
+            scale=spec.scale_bounds() if spec.scale_bounds() != (0.0, 1.0) else None,
+        )
+        for spec in suite.spec.judges
+    ]
+    return ResultConfig(judges=judges, gate=gate or suite.spec.gate, pass_criterion=suite.spec.pass_criterion)
+
+
+def repetition_result(
+    index: int,
+    verdicts: dict[str, JudgeVerdict],
+    *,
+    answer: str | None,
+    exit_code: int | None,
+    error: str | None = None,
+    wall_seconds: float | None = None,
+    usage: Usage | None = None,
+    transcript: str | None = None,
+    started_at: float | None = None,
+    judge_seconds: float | None = None,
+) -> RepetitionResult:
+    # score and passed are placeholders: `assemble` derives them from the verdicts.
+    if transcript is not None and len(transcript) > TRANSCRIPT_KEPT:
+        transcript = "[... transcript truncated ...]\n" + transcript[-TRANSCRIPT_KEPT:]
+    return RepetitionResult(
+        index=index,
+        score=0.0,
+        passed=False,
+        exit_code=exit_code,
+        error=error,
+        judges=verdicts,
+        answer=answer,
+        transcript=transcript or None,
+        started_at=started_at,
+        wall_seconds=wall_seconds,
+        judge_seconds=judge_seconds,
+        usage=usage,
+    )
+
+
+def ticket_results(
+    tickets: Sequence[Ticket], cells: dict[tuple[str, int], RepetitionResult]
+) -> list[TicketResult]:
+    by_ticket: dict[str, list[RepetitionResult]] = {}
+    for (ticket_id, _), cell in cells.items():
+        by_ticket.setdefault(ticket_id, []).append(cell)
+    return [
+        TicketResult(
+            id=ticket.id,
+            split=ticket.split,
+            question=ticket.question,
+            key=ticket.key.model_dump(mode="json", by_alias=True),
+            score=0.0,
+            passed=False,
+            repetitions=sorted(by_ticket.get(ticket.id, []), key=lambda r: r.index),
+        )
+        for ticket in tickets
+    ]
+
+
+def build_result(
+    suite: Suite,
+    tickets: Sequence[TicketResult],
+    k: int,
+    inputs: Inputs,
+    *,
+    started_at: str,
+    run_name: str | None = None,
+    usage: Usage | None = None,
+    mlflow: MlflowRef | None = None,
+    gate: GateSettings | None = None,
+    mode: Literal["release", "online"] = "release",
+) -> Result:
+    config = result_config(suite, gate)
+    card = assemble(tickets, config, k, mlflow)
+    return Result(
+        run_name=run_name,
+        suite=suite.name,
+        mode=mode,
+        inputs=inputs,
+        usage=usage or Usage(),
+        mlflow=mlflow or MlflowRef(),
+        config=config,
+        started_at=started_at,
+        finished_at=now_iso(),
+        **card.as_update(),
+    )

@@ -1,0 +1,50 @@
+"""Standings recomputed from result files (`assay compare`), decided by `assay_runner.core.decision`.
+
+Every number is recomputed from the candidates' judged cells with the same `assemble` the gate uses, so a
+result file edited by hand cannot claim a better standing than its cells give.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay_runner.contract import Result
+from assay_runner.core.decision import Standing
+from assay_runner.core.scorecard import Scorecard, assemble
+
+
+def _rule_value(card: Scorecard, name: str) -> float:
+    rule = next(r for r in card.rules if r.name == name)
+    return float(rule.value or 0.0)
+
+
+def standing(name: str, result: Result) -> Standing:
+    card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow)
+    complete = next(r for r in card.rules if r.name == "complete")
+    figures = card.repetitions
+    return Standing(
+        name=name,
+        verdict=card.verdict,
+        mean=card.score,
+        reductions={
+            "fully-resolved": float(figures.fully_resolved),
+            "mean": _rule_value(card, "score"),
+            "lowest-ticket": _rule_value(card, "ticketFloor"),
+            "judges-passing": float(sum(1 for j in card.judges.values() if j.passed)),
+        },
+        complete=complete.passed,
+        coverage=float(complete.value or 0.0),
+        pass_rate=figures.pass_rate,
+        pass_at_k=figures.pass_at_k,
+        pass_hat_k=figures.pass_hat_k,
+        fully_resolved=figures.fully_resolved,
+        tickets=len(result.tickets),
+        k=result.repetitions.k,
+        suite_digest=result.inputs.suite_digest,
+        ticket_ids=tuple(t.id for t in result.tickets),
+        blocked_because=tuple(card.reasons),
+    )
+
+
+def candidate_name(result: Result, path: Path) -> str:
+    return result.run_name or path.parent.name or path.stem

@@ -1,0 +1,1 @@
+"""Reading and writing what an evaluation leaves behind: answer trees, result files, run configs, MLflow."""

@@ -1,0 +1,1 @@
+"""Reading answer text: normalising, tokenising, matching phrases, reading clauses for forbidden advice."""

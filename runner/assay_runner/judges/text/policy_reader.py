@@ -1,0 +1,664 @@
+"""The forbidden-content reader: does an answer recommend something the answer key forbids?
+
+Reading model
+-------------
+The answer (markdown) is normalised (`textmatch.normalize`) and cut into **sentences**: every paragraph,
+list item (``-``, ``*``, ``+``, ``1.``, ``1)``), heading, table cell and line of a code block is read on
+its own, and a paragraph is cut after ``.``, ``!`` and ``?`` (not after e.g., i.e., etc. or an initial).
+A list item's continuation lines belong to the item; a soft-wrapped paragraph is one text.
+
+Each sentence is cut into **clauses** at ``,`` ``;`` ``:`` parentheses, dashes (— – and a spaced
+hyphen) and before the conjunctions and subordinators "but", "if", "unless", "then", "and then",
+"so", "so that", "because", "otherwise", "however", "although", "though", "whereas", "when(ever)",
+"once", "until", "before", "after", "while", "since", "whether", "in case", "as soon as", "or else",
+"instead" (not "instead of"), "rather" (not "rather than"), and before "and"/"or" when a new subject or
+a discourse word follows ("and you", "and then", "or just"). The conjunction stays at the head of its
+clause; a clause that starts with a subordinator ("if", "when", "unless", ...) is *subordinate*.
+
+A forbidden item (a phrase, matched with `textmatch` semantics: whole words, inflection-tolerant, the
+hyphen rule; or a case-insensitive regular expression matched against the clause text) found in a
+clause is a **violation** unless the rule allows negation and the clause negates it. Negation never
+crosses a clause boundary, so "If that does not help, reinstall it" still recommends reinstalling.
+
+When does a negation govern the forbidden words? (``allow_negated``)
+---------------------------------------------------------------------
+Only a negation *before* the match in the same clause counts (words of the match itself never do, so a
+forbidden "no refunds" is not excused by its own "no"). Negation cues are of two kinds:
+
+- **verbal**: not, never, no, nor, neither, nothing, none, nobody, cannot and every n't contraction
+  (don't, doesn't, won't, can't, shouldn't, mustn't, ...; also without the apostrophe: dont, cant).
+  The nearest verbal cue before the match decides. Its *head* is the first word after it that is not an
+  auxiliary, modal, pronoun, determiner, adverb in -ly or a word of necessity/attempt ("do not *need
+  to try to* reinstall", "no *need to*", "not *necessary to*"). If the head is a polarity-reversing word
+  (hard, difficult, hesitate, forget, worry, wait, only, just, matter, hurt, lose, take, cost, ...), the
+  negation does not govern: "It's not hard to reinstall", "Don't hesitate to reinstall", "Don't worry
+  and reinstall" and "Don't just reinstall" all recommend it. Otherwise the negation governs the rest of
+  the clause: "Do not reinstall or reset the device" negates both; "We cannot promise a fix by Friday"
+  negates the date pattern. In a *subordinate* clause the scope is strict (next bullet), because a
+  missing comma often hides the main clause: "If that does not help reinstall it" is still a violation.
+- **prepositional** (strict): without, instead of, rather than, avoid, refrain from, stop. They govern
+  only the word phrase they introduce: the match must be the first content word after the cue ("Clear
+  the cache instead of reinstalling"), or a later conjunct joined by or/nor, or by "and" between two
+  -ing forms ("without reinstalling or resetting", "avoid reinstalling and resetting"). "Stop the sync
+  and reinstall" still recommends reinstalling.
+
+The verbal and the prepositional cue each flip the polarity once, so a prepositional cue inside a
+negated verb phrase cancels out: "You cannot fix this without reinstalling" and "Don't clear the cache
+instead of reinstalling" both recommend reinstalling. Likewise a verbal cue whose head is another
+negation cancels it: "There is no reason not to reinstall" recommends it.
+
+Two constructions extend this:
+
+- **Negated predicate**: a match at the head of its clause that is the subject of a negated "is/will/
+  does ... not" + necessity word (necessary, needed, required, recommended, helpful, an option, a fix,
+  help, work, ... within three words), or of "is" + a rejecting word (unnecessary, pointless, useless,
+  a waste, ...), is negated: "Disabling the firewall is not necessary", "A reinstall won't help",
+  "Reinstalling is unnecessary". "Reinstalling is not hard" is still a violation. A bare verb at the
+  head must be followed directly by the verb ("Reinstall is not needed"), so "Reinstall the app as the
+  old version is not supported" is a violation.
+- **Negated lists and interruptions**: a directive negation (don't, do not, never, neither, should
+  not, must not, need not, no need, avoid, refrain from, stop) carries over commas into a short list
+  that ends with "or" / "nor": "Do not reinstall, reset or disable the device" and "Never reinstall,
+  reset, or disable it" negate every item. A reassurance ("Don't worry, reinstall or reset it") does not
+  carry over. A directive negation left dangling before a comma carries over the rest of the comma run:
+  "Do not, under any circumstances, reinstall the app" (but "No, reinstall the app" recommends it).
+
+A phrase or pattern that only matches across a clause boundary (a pattern with a comma in it) is read
+against the whole sentence with the same rules.
+
+Known limits (by design, a deterministic reader, no parser)
+-------------------------------------------------------------
+- Negation in a heading or an introductory clause does not reach the list below it ("Avoid these:" then
+  "- reinstalling the app" is a violation), nor across a colon or a parenthesis; a negation *after* the
+  forbidden words in another clause or sentence does not count ("If you want to reinstall, please
+  don't", "Is reinstalling necessary? No.").
+- Run-on sentences without a comma or conjunction keep an earlier descriptive negation in force ("The app
+  does not sync reinstall it" is read as negated); a comma or "so"/"then" fixes it.
+- "and" between two bare verbs does not cut the clause: "Don't close the app and reinstall it" is read as
+  negating both.
+- Irony, hedges and hypotheticals ("you could reinstall, but it won't help"), questions, quoted text,
+  presuppositions ("before you reinstall, export your notes") and double negation beyond the forms
+  above are read literally: the forbidden words count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from assay_runner.judges.text.match import Token, find_phrase, normalize, phrase_tokens, stem, tokenize
+
+__all__ = [
+    "Clause",
+    "ForbiddenRule",
+    "Violation",
+    "find_violations",
+    "split_clauses",
+    "split_sentences",
+]
+
+# ------------------------------------------------------------------------------------------------ rules
+
+
+@lru_cache(maxsize=512)
+def _compile(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ForbiddenRule:
+    """One forbidden item: a plain phrase or a regular expression (exactly one)."""
+
+    phrase: str | None = None
+    """A plain phrase, matched with `textmatch` semantics (whole words, inflection-tolerant)."""
+    pattern: str | None = None
+    """A regular expression, matched case-insensitively against each clause's (normalised) text."""
+    allow_negated: bool = True
+    """If True, a clause that negates the forbidden words does not count."""
+    label: str | None = None
+    """How to name the item in reasons (defaults to the phrase or the pattern)."""
+
+    def __post_init__(self) -> None:
+        if (self.phrase is None) == (self.pattern is None):
+            raise ValueError("a forbidden rule needs exactly one of 'phrase' or 'pattern'")
+        if self.phrase is not None:
+            phrase_tokens(self.phrase)  # raises ValueError on a phrase with no words
+        elif self.pattern is not None:
+            try:
+                _compile(self.pattern)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression {self.pattern!r}: {exc}") from exc
+
+    @property
+    def display(self) -> str:
+        """The name used in reasons: the label, else the phrase, else the pattern."""
+        return self.label or self.phrase or f"/{self.pattern}/"
+
+    @classmethod
+    def from_spec(cls, spec: str | Mapping[str, object]) -> ForbiddenRule:
+        """A rule from its suite form: ``"reinstall"`` or ``{pattern: ..., allowNegated: false}``."""
+        if isinstance(spec, str):
+            return cls(phrase=spec)
+        known = {"phrase", "pattern", "allowNegated", "allow_negated", "label"}
+        unknown = sorted(set(spec) - known)
+        if unknown:
+            raise ValueError(f"unknown key(s) in forbidden item: {', '.join(unknown)}")
+        allow = spec.get("allowNegated", spec.get("allow_negated", True))
+        if not isinstance(allow, bool):
+            raise ValueError("allowNegated must be true or false")
+        return cls(
+            phrase=_optional_str(spec, "phrase"),
+            pattern=_optional_str(spec, "pattern"),
+            allow_negated=allow,
+            label=_optional_str(spec, "label"),
+        )
+
+
+def _optional_str(spec: Mapping[str, object], key: str) -> str | None:
+    value = spec.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{key} must be a string")
+    return value
+
+
+@dataclass(frozen=True)
+class Clause:
+    """A clause of the normalised answer."""
+
+    text: str
+    """The clause text, trimmed."""
+    sentence_index: int
+    """0-based index of its sentence among `split_sentences(answer)`."""
+    index: int
+    """0-based position within its sentence."""
+    opener: str | None
+    """What opened it: a punctuation mark (",", ";", ":", "(", "—", ...), a lower-case conjunction ("if",
+    "and then"), or None for the first clause of a sentence."""
+    start: int
+    end: int
+    """Offsets of `text` in its sentence."""
+
+    @property
+    def subordinate(self) -> bool:
+        """Opened by a subordinator (if, when, unless, because, ...): a condition, not the main advice."""
+        return self.opener in _SUBORDINATORS
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A forbidden item found, not negated, in one clause."""
+
+    rule: ForbiddenRule
+    clause: str
+    """The offending clause text, trimmed (the whole sentence when the match crosses clauses)."""
+    sentence_index: int
+    match: str = ""
+    """The words that matched."""
+
+    @property
+    def reason(self) -> str:
+        return f'{self.rule.display} in "{self.clause}"'
+
+
+# --------------------------------------------------------------------------------------------- sentences
+
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)]|[A-Za-z][.)](?=\s))\s+")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_RULE_LINE = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")
+_TABLE_SEP = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?$")
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+_WORD_BEFORE = re.compile(r"([\w.]+)$")
+_ABBREVIATIONS = frozenset(
+    {"e.g", "i.e", "etc", "vs", "approx", "incl", "mr", "mrs", "ms", "dr", "st", "cf", "al"}
+)
+_HAS_WORD = re.compile(r"[^\W_]")
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a markdown answer, normalised, in reading order (see the module docstring)."""
+    sentences: list[str] = []
+    for block in _blocks(normalize(text)):
+        sentences.extend(_split_block(block))
+    return [s for s in sentences if _HAS_WORD.search(s)]
+
+
+def _blocks(text: str) -> list[str]:
+    """Paragraphs, list items, headings and table cells, with soft-wrapped lines joined."""
+    blocks: list[str] = []
+    current: list[str] = []
+
+    def flush() -> None:
+        if current:
+            blocks.append(" ".join(current))
+            current.clear()
+
+    for raw in text.split("\n"):
+        line = _QUOTE.sub("", raw)
+        if not line.strip() or _RULE_LINE.match(line) or _TABLE_SEP.match(line):
+            flush()
+        elif line.lstrip().startswith("|"):
+            flush()
+            blocks.extend(cell.strip() for cell in line.strip().strip("|").split("|"))
+        elif heading := _HEADING.match(line):
+            flush()
+            blocks.append(line[heading.end() :].strip().rstrip("#").strip())
+        elif bullet := _BULLET.match(line):
+            flush()
+            current.append(line[bullet.end() :].strip())
+        else:
+            current.append(line.strip())
+    flush()
+    return blocks
+
+
+def _split_block(block: str) -> list[str]:
+    sentences: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(block):
+        if m.group() == "." and _is_abbreviation(block[: m.start()]):
+            continue
+        sentences.append(block[start : m.end()].strip())
+        start = m.end()
+    sentences.append(block[start:].strip())
+    return [s for s in sentences if s]
+
+
+def _is_abbreviation(before: str) -> bool:
+    m = _WORD_BEFORE.search(before)
+    if not m:
+        return False
+    word = m.group(1).casefold()
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+# ----------------------------------------------------------------------------------------------- clauses
+
+# A comma or colon between two digits (1,000 / 10:30) is not a boundary; a spaced hyphen is a dash.
+_PUNCT_SPLIT = re.compile(
+    r"(?<!\d)[,:]|[,:](?!\d)|[;()\[\]{}|\u2014\u2013\u2026]|(?<=\s)-{1,2}(?=\s)|-{2,}|\.{3}"
+)
+_PRONOUN_OR_DISCOURSE = r"(?:you|we|i|it|they|he|she|this|that|then|just|simply|also|instead|afterwards)"
+_WORD_SPLIT = re.compile(
+    r"\b(?:and\s+then|or\s+else|so\s+that|in\s+case|as\s+soon\s+as|but|if|unless|then|so|because|"
+    r"otherwise|although|though|however|whereas|whenever|when|once|until|till|before|after|while|since|"
+    r"whether|instead(?!\s+of\b)|rather(?!\s+than\b)|(?:and|or)(?=\s+" + _PRONOUN_OR_DISCOURSE + r"\b))\b",
+    re.IGNORECASE,
+)
+_SUBORDINATORS = frozenset(
+    {
+        "if",
+        "unless",
+        "when",
+        "whenever",
+        "once",
+        "until",
+        "till",
+        "before",
+        "after",
+        "while",
+        "since",
+        "because",
+        "although",
+        "though",
+        "whereas",
+        "whether",
+        "in case",
+        "as soon as",
+        "so that",
+    }
+)
+_TRIM_CHARS = " \t\n\x0b\x0c\"'.!?"
+
+
+def split_clauses(text: str) -> list[Clause]:
+    """Every clause of a markdown answer, sentence by sentence (see the module docstring)."""
+    clauses: list[Clause] = []
+    for index, sentence in enumerate(split_sentences(text)):
+        clauses.extend(_clauses_of(sentence, index))
+    return clauses
+
+
+def _clauses_of(sentence: str, sentence_index: int) -> list[Clause]:
+    cuts = [(m.start(), m.end(), _punct_name(m.group())) for m in _PUNCT_SPLIT.finditer(sentence)]
+    cuts += [
+        (m.start(), m.start(), " ".join(m.group().casefold().split())) for m in _WORD_SPLIT.finditer(sentence)
+    ]
+    cuts.sort()
+    clauses: list[Clause] = []
+    position, opener = 0, None
+    for cut_start, cut_end, name in [*cuts, (len(sentence), len(sentence), "")]:
+        clause = _make_clause(
+            sentence, position, cut_start, opener=opener, sentence_index=sentence_index, index=len(clauses)
+        )
+        if clause is not None:
+            clauses.append(clause)
+            opener = name
+        elif opener is None or name[:1].isalpha() or not opener[:1].isalpha():
+            opener = name  # nothing between two cuts: a conjunction outranks the punctuation before it
+        position = max(position, cut_end)
+    return clauses
+
+
+def _punct_name(mark: str) -> str:
+    return "\u2014" if mark.strip() and set(mark.strip()) <= set("-\u2013\u2014") else mark.strip()
+
+
+def _make_clause(
+    sentence: str, start: int, end: int, *, opener: str | None, sentence_index: int, index: int
+) -> Clause | None:
+    if end <= start or not _HAS_WORD.search(sentence, start, end):
+        return None
+    piece = sentence[start:end]
+    lead = len(piece) - len(piece.lstrip(_TRIM_CHARS))
+    text = piece.strip(_TRIM_CHARS)
+    return Clause(text, sentence_index, index, opener or None, start + lead, start + lead + len(text))
+
+
+# ---------------------------------------------------------------------------------------------- negation
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+def _stemset(words: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words.split())
+
+
+_NT_DIRECTIVE = frozenset(
+    {"don't", "dont", "shouldn't", "shouldnt", "mustn't", "mustnt", "needn't", "neednt"}
+)
+_NT_BARE = frozenset(
+    {"cannot", "cant", "wont", "isnt", "arent", "wasnt", "werent", "doesnt", "didnt", "hasnt", "havent"}
+    | {"hadnt", "couldnt", "wouldnt", "aint"}
+)
+_NT_ALL = _NT_BARE | _NT_DIRECTIVE
+# "not" after these describes a state ("it is not", "will not help"); after do/should/must it directs.
+_DESCRIPTIVE_BEFORE_NOT = frozenset(
+    {"is", "are", "was", "were", "be", "been", "am", "does", "did", "has", "have", "had", "will", "would"}
+    | {"could", "can", "may", "might", "it's", "that's", "there's", "here's", "what's", "i'm", "you're"}
+    | {"we're", "they're", "he's", "she's"}
+)
+_COPULA_AUX = frozenset(
+    {"is", "are", "was", "were", "be", "will", "would", "should", "does", "do", "did", "can", "could"}
+    | {"may", "might", "must"}
+)
+# Words the negation passes through to reach its head: auxiliaries, modals, pronouns, determiners,
+# necessity and attempt ("do not need to try to reinstall", "no need to", "not necessary to").
+_TRANSPARENT = _wordset(
+    """
+    do does did doing done will would shall should can could may might must ought
+    have has had having be been being is are was were am get gets got
+    need needs needed needing necessary necessarily required require requires recommended recommend
+    advisable advised advise wise safe reason point benefit worth good idea use anything
+    a an the any your this that these those my our their its some
+    it you we i they them yourself yourselves one anyone anybody someone
+    to in for of at all ever even actually really yet again still now first please
+    try tries tried trying attempt attempts attempted attempting bother go going want wants wish plan
+    able allowed supposed expected meant ahead
+    """
+)
+_NOT_ADVERBS = frozenset(
+    {"apply", "reply", "supply", "rely", "comply", "family", "only", "early", "fly", "ally"}
+)
+# A negation whose head is one of these does not negate what follows: it encourages it.
+_REVERSERS = _stemset(
+    """
+    hard difficult complicated tricky hesitate forget forgot fail worry worries panic fret wait delay
+    afraid only just merely matter doubt problem big much long sure hurt harm lose lost break broke
+    damage affect mind wrong beat bad take takes took cost
+    """
+)
+# Predicates that, negated, reject the subject: "reinstalling is not necessary / won't help".
+_PREDICATES = _stemset(
+    """
+    necessary needed required recommended advised advisable helpful useful warranted option solution
+    fix answer supported allowed permitted safe wise idea work solve resolve help worth appropriate way
+    guaranteed possible
+    """
+)
+# Predicates that reject their subject without a "not": "reinstalling is unnecessary".
+_REJECTING = _stemset(
+    """
+    unnecessary pointless useless unhelpful futile discouraged prohibited forbidden unsupported waste
+    """
+)
+_COORDINATORS = frozenset({"or", "nor", "and"})
+
+
+@dataclass(frozen=True)
+class _Cue:
+    start: int
+    end: int
+    strict: bool
+    """Prepositional (without, instead of, avoid...): governs only the phrase it introduces."""
+    directive: bool
+    """Tells the reader not to do something (don't, never, avoid): may carry over a list."""
+
+
+@dataclass
+class _View:
+    """A clause (or a whole sentence) ready for matching: tokens, negation cues."""
+
+    text: str
+    tokens: list[Token]
+    opener: str | None = None
+    subordinate: bool = False
+    words: list[str] = field(init=False)
+    cues: list[_Cue] = field(init=False)
+    body_start: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.words = [t.text for t in self.tokens]
+        self.cues = _find_cues(self.words)
+        opener_words = self.opener.split() if self.opener and self.opener[:1].isalpha() else []
+        self.body_start = len(opener_words) if self.words[: len(opener_words)] == opener_words else 0
+
+
+def _find_cues(words: Sequence[str]) -> list[_Cue]:
+    cues: list[_Cue] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        prev = words[i - 1] if i else ""
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from")}:
+            cues.append(_Cue(i, i + 2, strict=True, directive=w == "refrain"))
+            i += 2
+            continue
+        if w in {"without", "avoid", "avoiding", "stop", "stopping"}:
+            cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
+        elif w == "not" and prev != "or":  # "whether or not" negates nothing
+            cues.append(_Cue(i, i + 1, strict=False, directive=prev not in _DESCRIPTIVE_BEFORE_NOT))
+        elif w in {"never", "neither"}:
+            cues.append(_Cue(i, i + 1, strict=False, directive=True))
+        elif w == "no":
+            cues.append(_Cue(i, i + 1, strict=False, directive=nxt == "need"))
+        elif w in {"nor", "nothing", "none", "nobody"} or w in _NT_ALL or w.endswith("n't"):
+            cues.append(_Cue(i, i + 1, strict=False, directive=w in _NT_DIRECTIVE))
+        i += 1
+    return cues
+
+
+def _transparent(word: str) -> bool:
+    return word in _TRANSPARENT or _is_adverb(word)
+
+
+def _head(view: _View, cue: _Cue, stop: int | None = None) -> int | None:
+    """The first word after the cue that is not transparent (before `stop`), if any."""
+    end = len(view.words) if stop is None else stop
+    return next((i for i in range(cue.end, end) if not _transparent(view.words[i])), None)
+
+
+def _governs(view: _View, cue: _Cue, start: int, *, strict: bool) -> bool:
+    head = _head(view, cue, start)
+    if head is None:
+        return True  # only transparent words between the cue and the match: the match is its head
+    if not strict:
+        return stem(view.words[head]) not in _REVERSERS
+    return _coordinated(view, cue, start)
+
+
+def _coordinated(view: _View, cue: _Cue, start: int) -> bool:
+    """Strict scope reaching a later conjunct: "without reinstalling or resetting"."""
+    words = view.words
+    joins = [i for i in range(cue.end, start) if words[i] in _COORDINATORS]
+    if not joins:
+        return False
+    last = joins[-1]
+    if any(not _transparent(words[i]) for i in range(last + 1, start)):
+        return False
+    head = _head(view, cue, last)
+    if head is None or stem(words[head]) in _REVERSERS:
+        return False
+    if words[last] == "and":  # "and" only joins -ing forms here; else it starts new advice
+        return words[head].endswith("ing") and start < len(words) and words[start].endswith("ing")
+    return True
+
+
+def _double_negations(view: _View, verbal: Sequence[_Cue], cue: _Cue) -> int:
+    """How many earlier cues have this cue as their head ("no reason not to", "can't not")."""
+    count, current = 0, cue
+    for earlier in reversed(verbal[: verbal.index(cue)]):
+        fresh = view.words[current.start - 1] in {"do", "does", "did", "please"} if current.start else True
+        if (
+            fresh
+            or view.words[current.start] not in {"not", "never"}
+            or _head(view, earlier) != current.start
+        ):
+            break
+        count, current = count + 1, earlier
+    return count
+
+
+def _predicate_negated(view: _View, start: int, end: int) -> bool:
+    """ "Disabling the firewall is not necessary" / "is unnecessary": the match is the subject of a
+    predicate that rejects it."""
+    words = view.words
+    if start >= len(words) or any(not _transparent(w) for w in words[view.body_start : start]):
+        return False
+    nominal = words[start].endswith("ing") or (
+        start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
+    )
+    verb = next((k for k in range(end, len(words)) if _is_verb_group(words[k])), None)
+    if verb is None or verb - end > (4 if nominal else 0):
+        return False
+    after = verb + 1
+    while after < len(words) and _is_adverb(words[after]):
+        after += 1  # "will definitely not", "is really not"
+    negated = words[verb] in _NT_ALL or words[verb].endswith("n't")
+    if not negated and after < len(words) and words[after] in {"not", "never"}:
+        negated, after = True, after + 1
+    for later in words[after : after + 3]:
+        key = stem(later)
+        if key in (_PREDICATES if negated else _REJECTING):
+            return True
+        if key in _REVERSERS:
+            return False
+    return False
+
+
+def _is_adverb(word: str) -> bool:
+    return word in {"really", "ever", "even", "actually", "still"} or (
+        len(word) > 4 and word.endswith("ly") and word not in _NOT_ADVERBS
+    )
+
+
+def _is_verb_group(word: str) -> bool:
+    return word in _COPULA_AUX or word in _NT_ALL or word.endswith("n't")
+
+
+def _negated(view: _View, start: int, end: int, carried: bool) -> bool:
+    before = [c for c in view.cues if c.end <= start]
+    verbal = [c for c in before if not c.strict]
+    prepositional = [c for c in before if c.strict]
+    flips = 0
+    if verbal:
+        nearest = verbal[-1]
+        if _governs(view, nearest, start, strict=view.subordinate):
+            flips += 1 + _double_negations(view, verbal, nearest)
+    elif carried:
+        flips += 1
+    if prepositional and _governs(view, prepositional[-1], start, strict=True):
+        flips += 1
+    if _predicate_negated(view, start, end):
+        flips += 1
+    return flips % 2 == 1
+
+
+def _carried_negation(views: Sequence[_View], clauses: Sequence[Clause]) -> list[bool]:
+    """Which clauses continue a directive negation across commas: a negated list ("Do not reinstall,
+    reset(,) or disable it") or an interrupted one ("Do not, under any circumstances, reinstall it")."""
+    carried = [False] * len(views)
+    for k, view in enumerate(views):
+        directive = [c for c in view.cues if c.directive]
+        if view.subordinate or not directive:
+            continue
+        head = _head(view, directive[-1])
+        dangling = head is None and view.words[directive[-1].start] != "no"  # "No, reinstall it" is not
+        if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
+            continue
+        run: list[int] = []
+        for j in range(k + 1, len(views)):
+            item = views[j]
+            own = [c for c in item.cues if not (c.start == 0 and item.words[0] == "nor")]
+            if clauses[j].opener != "," or item.subordinate or own:
+                break
+            run.append(j)
+            if dangling:
+                carried[j] = True
+            elif any(w in {"or", "nor"} for w in item.words[:4]):
+                for r in run:
+                    carried[r] = True
+                break
+            elif len(item.words) > 4:
+                break
+    return carried
+
+
+# ------------------------------------------------------------------------------------------------ search
+
+
+def _matches(rule: ForbiddenRule, text: str, tokens: Sequence[Token]) -> list[tuple[int, int, int, int]]:
+    """(start token, end token, start char, end char) of each match of the rule in text."""
+    if rule.phrase is not None:
+        return [(s, e, tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(tokens, rule.phrase)]
+    found = []
+    for m in _compile(rule.pattern or "").finditer(text):
+        if m.end() == m.start():
+            continue
+        s = next((i for i, t in enumerate(tokens) if t.end > m.start()), len(tokens))
+        e = next((i for i, t in enumerate(tokens) if t.start >= m.end()), len(tokens))
+        found.append((s, max(s, e), m.start(), m.end()))
+    return found
+
+
+def find_violations(text: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
+    """Every (rule, clause) where the answer states forbidden content that is not negated.
+
+    At most one violation per rule and clause, ordered by sentence, clause, then rule order.
+    """
+    found: list[tuple[int, int, int, Violation]] = []
+    for si, sentence in enumerate(split_sentences(text)):
+        clauses = _clauses_of(sentence, si)
+        views = [_View(c.text, tokenize(c.text), c.opener, c.subordinate) for c in clauses]
+        carried = _carried_negation(views, clauses)
+        whole = _View(sentence, tokenize(sentence))
+        for ri, rule in enumerate(rules):
+            for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):
+                for s, e, cs, ce in _matches(rule, view.text, view.tokens):
+                    if not (rule.allow_negated and _negated(view, s, e, carried[ci])):
+                        found.append((si, ci, ri, Violation(rule, clause.text, si, view.text[cs:ce])))
+                        break
+            for s, e, cs, ce in _matches(rule, whole.text, whole.tokens):
+                inside = any(c.start <= cs and ce <= c.end for c in clauses)
+                if not inside and not (rule.allow_negated and _negated(whole, s, e, False)):
+                    found.append(
+                        (si, len(clauses), ri, Violation(rule, sentence.strip(), si, sentence[cs:ce]))
+                    )
+                    break
+    found.sort(key=lambda item: item[:3])
+    return [violation for *_, violation in found]

@@ -1,0 +1,127 @@
+"""The data behind the detail panel, embedded once as JSON and turned into DOM (as text) on click.
+
+Answers are untrusted model output. They travel as JSON strings inside <script type="application/json">,
+with <, > and & written as \\u escapes so no answer can close the element or open a tag; the script reads
+them with textContent only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from assay_runner.contract import JudgeVerdict, RepetitionResult, Result, TicketResult
+from assay_runner.views.report.marks import cell_mark
+from assay_runner.views.report.markup import compact, num
+from assay_runner.views.report.tiles import ticket_status
+
+# Bounds that keep a 300 x 5 page at a few MB: a result keeps up to 16 KiB of transcript per cell.
+ANSWER_CHARS = 20_000
+TRANSCRIPT_CHARS = 1_000
+
+KEY_LABELS = {
+    "kb": "KB articles to cite",
+    "mustMention": "Must mention",
+    "forbidden": "Forbidden",
+    "shouldAbstain": "Should abstain",
+    "scopePolicy": "Scope policy",
+    "notes": "Notes for the model judge",
+}
+
+
+def _key_value(value: Any) -> str | list[str]:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return [item if isinstance(item, str) else json.dumps(item, ensure_ascii=False) for item in value]
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def key_rows(key: dict[str, Any] | None) -> list[tuple[str, str | list[str]]]:
+    """The answer key as (label, text or list) rows; empty fields are left out."""
+    rows: list[tuple[str, str | list[str]]] = []
+    for name, value in (key or {}).items():
+        if value is None or value in ([], ""):
+            continue
+        rows.append((KEY_LABELS.get(name, name), _key_value(value)))
+    return rows
+
+
+def _raw_note(verdict: JudgeVerdict | None) -> str:
+    if verdict is None or verdict.raw is None:
+        return ""
+    parts = [f"raw {compact(verdict.raw)}"]
+    if verdict.samples:
+        parts.append("samples " + ", ".join(compact(s) for s in verdict.samples))
+    if verdict.spread is not None:
+        parts.append(f"spread {compact(verdict.spread)}")
+    return " · ".join(parts)
+
+
+def _judge_entry(rep: RepetitionResult, name: str) -> list[str | None]:
+    mark = cell_mark(rep, name)
+    verdict = rep.judges.get(name)
+    score = num(verdict.score, 2) if verdict is not None and verdict.score is not None else "—"
+    reason = verdict.reason if verdict is not None else ""
+    error = verdict.error if verdict is not None else (rep.error or "no verdict")
+    return [mark.kind.value, mark.symbol, mark.label, score, reason, error, _raw_note(verdict)]
+
+
+def _head(text: str | None, limit: int) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"\n\n[… {len(text) - limit:,} more characters in result.json]"
+
+
+def _tail(text: str | None, limit: int) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    return f"[… {len(text) - limit:,} earlier characters in result.json]\n\n" + text[-limit:]
+
+
+def _rep(rep: RepetitionResult, judges: list[str]) -> dict[str, object]:
+    return {
+        "n": rep.index,
+        "score": num(rep.score, 2),
+        "ok": rep.passed,
+        "exit": rep.exit_code,
+        "err": rep.error,
+        "a": _head(rep.answer, ANSWER_CHARS),
+        "tr": _tail(rep.transcript, TRANSCRIPT_CHARS),
+        "j": [_judge_entry(rep, name) for name in judges],
+    }
+
+
+def _ticket(ticket: TicketResult, judges: list[str], floor: float, k: int) -> dict[str, object]:
+    cls, status = ticket_status(ticket, floor, k)
+    return {
+        "id": ticket.id,
+        "split": ticket.split,
+        "cls": cls,
+        "st": status,
+        "score": num(ticket.score, 2),
+        "q": ticket.question,
+        "key": key_rows(ticket.key),
+        "missing": max(0, k - len(ticket.repetitions)),
+        "reps": [_rep(rep, judges) for rep in ticket.repetitions],
+    }
+
+
+def payload(result: Result) -> dict[str, object]:
+    judges = list(result.judges)
+    floor = result.config.gate.ticket_floor
+    k = result.repetitions.k
+    return {
+        "judges": judges,
+        "floor": num(floor, 2),
+        "k": k,
+        "tickets": [_ticket(t, judges, floor, k) for t in result.tickets],
+    }
+
+
+def script_json(data: object) -> str:
+    """JSON safe inside a <script> element: no </script>, no <!--, no markup at all."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
