@@ -11,14 +11,14 @@ OUT := out
 .PHONY: setup browser k8s k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
-$(BIN)/assay: pyproject.toml requirements/dev.lock
+$(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet --compile-bytecode -r requirements/dev.lock
-	VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet --no-deps -e .
+	VIRTUAL_ENV=$(VENV) $(BIN)/uv pip install --quiet --no-deps -e . -e dev
 	# Bytecode for the checkout too, as an installed package has (PYTHONDONTWRITEBYTECODE would otherwise
 	# leave every run compiling the sources again).
-	$(BIN)/python -m compileall -q runner operator
+	$(BIN)/python -m compileall -q runner operator dev
 	touch $(BIN)/assay
 
 setup: $(BIN)/assay

@@ -31,11 +31,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+from assay_dev.cluster import ControlPlane, KubeApi
+from assay_dev.cluster.controlplane import running_control_plane
 
-from tests.harness import ControlPlane, KubeApi  # noqa: E402
-from tests.harness.controlplane import running_control_plane  # noqa: E402
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # the operator tests' support module is not a package of its own
+
 from tests.operator_cluster import support  # noqa: E402
 
 Obj = dict[str, Any]

@@ -21,11 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from tests.harness import ControlPlane, locate_binaries  # noqa: E402
-from tests.harness.assay_install import (  # noqa: E402
+from assay_dev.cluster import ControlPlane, locate_binaries
+from assay_dev.cluster.assay_install import (
     CRDS,
     POST_RENDERER,
     brain_config_map,
@@ -34,8 +31,10 @@ from tests.harness.assay_install import (  # noqa: E402
     register_images,
     workload_controllers,
 )
-from tests.harness.ports import free_port  # noqa: E402
-from tests.support.mlflow_server import mlflow_server  # noqa: E402
+from assay_dev.cluster.ports import free_port
+from assay_dev.servers.mlflow_server import mlflow_server
+
+REPO = Path(__file__).resolve().parents[1]
 
 NAMESPACE = "assay-demo"
 OUT = REPO / "out" / "demo-cluster"

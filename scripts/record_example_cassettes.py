@@ -16,13 +16,11 @@ from typing import Any
 
 import yaml
 
+from assay_dev.servers.chat_server import ChatServer, Reply
+from assay_runner.cli import main as assay
+from assay_runner.judges.model import PARSE_ATTEMPTS
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.support.chat_server import ChatServer, Reply  # noqa: E402
-
-from assay_runner.cli import main as assay  # noqa: E402
-from assay_runner.judges.model import PARSE_ATTEMPTS  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "support-desk"
 CASSETTES = EXAMPLE / "cassettes"

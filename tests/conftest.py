@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.harness import ControlPlane, ControlPlaneError, ImageSpec, LocalKubelet, locate_binaries
-from tests.harness.podspec import DEFAULT_PATH
+from assay_dev.cluster import ControlPlane, ControlPlaneError, ImageSpec, LocalKubelet, locate_binaries
+from assay_dev.cluster.podspec import DEFAULT_PATH
 
 PYTHON_IMAGE = "assay-test/python:local"
 """An image whose `python` is this interpreter (its venv's bin first on PATH)."""

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.harness import ControlPlane, ControlPlaneError, locate_binaries
+from assay_dev.cluster import ControlPlane, ControlPlaneError, locate_binaries
 
 _LOCATED = pytest.StashKey[Path | ControlPlaneError]()
 NEEDS_BINARIES = {"k8s_bin", "helm"}

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
+from assay_dev.cluster import ControlPlane
 from assay_operator import builders
 from assay_operator.api import EvaluationSpec
 from assay_operator.settings import Settings
 from tests.chart.conftest import CHART, VALUES, Helm, wait_established
-from tests.harness import ControlPlane
 
 pytestmark = pytest.mark.cluster
 

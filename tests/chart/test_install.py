@@ -1,8 +1,9 @@
 """`helm install` of the chart on the real control plane, end to end: the Deployment's pod runs the REAL
 operator (with the chart's ServiceAccount and its token, RBAC, env, probes' port and arbitrary non-root UID),
 which turns the bundled example into runner Jobs whose pods run the REAL runner; the verdicts are read with
-`kubectl wait`, as users do. The install itself is tests/harness/assay_install.py, shared with `make demo`
-(one deviation there, POST_RENDERER: the operator's root filesystem stays writable in local installs).
+`kubectl wait`, as users do. The install itself is dev/assay_dev/cluster/assay_install.py, shared with
+`make demo` (one deviation there, POST_RENDERER: the operator's root filesystem stays writable in local
+installs).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any
 
 import pytest
 
+from assay_dev.cluster import ControlPlane, LocalKubelet, assay_install
+from assay_dev.cluster.ports import free_port
+from assay_dev.cluster.wait import wait_until
 from tests.chart.conftest import Helm
-from tests.harness import ControlPlane, LocalKubelet, assay_install
-from tests.harness.ports import free_port
-from tests.harness.wait import wait_until
 
 pytestmark = pytest.mark.cluster
 

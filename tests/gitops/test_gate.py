@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 import yaml
 
+from assay_dev.cluster import ControlPlane
+from assay_dev.cluster.podspec import DEFAULT_PATH
+from assay_dev.cluster.wait import wait_until
 from assay_operator import conditions
 from tests.chart.conftest import kustomize
 from tests.gitops.test_flux import FLUX
-from tests.harness import ControlPlane
-from tests.harness.podspec import DEFAULT_PATH
-from tests.harness.wait import wait_until
 
 pytestmark = pytest.mark.cluster
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.harness import ApiError, ControlPlane, ImageSpec, LocalKubelet
-from tests.harness.kubelet import LOG_TAIL_BYTES, LOG_TAIL_LINES
-from tests.harness.wait import wait_until
+from assay_dev.cluster import ApiError, ControlPlane, ImageSpec, LocalKubelet
+from assay_dev.cluster.kubelet import LOG_TAIL_BYTES, LOG_TAIL_LINES
+from assay_dev.cluster.wait import wait_until
 from tests.integration.conftest import PYTHON_IMAGE
 
 pytestmark = pytest.mark.cluster

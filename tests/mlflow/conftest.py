@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.mlflow_server import mlflow_server as running_mlflow_server
+from assay_dev.servers.mlflow_server import mlflow_server as running_mlflow_server
 
 
 @pytest.fixture(scope="session")

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import pytest
 
-from tests.harness import ControlPlane, KubeApi, LocalKubelet
+from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
 from tests.operator_cluster import support
 from tests.operator_cluster.support import Images, OperatorProcess
 

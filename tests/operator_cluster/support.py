@@ -25,6 +25,10 @@ from typing import Any
 import httpx
 import yaml
 
+from assay_dev.cluster import ApiError, ControlPlane, Credentials, ImageSpec, KubeApi, LocalKubelet
+from assay_dev.cluster.podspec import DEFAULT_PATH
+from assay_dev.cluster.ports import free_port
+from assay_dev.cluster.wait import wait_until
 from assay_operator import builders, rbac
 from assay_runner.contract import (
     Inputs,
@@ -32,10 +36,6 @@ from assay_runner.contract import (
     SummaryCounts,
     SummaryRule,
 )
-from tests.harness import ApiError, ControlPlane, Credentials, ImageSpec, KubeApi, LocalKubelet
-from tests.harness.podspec import DEFAULT_PATH
-from tests.harness.ports import free_port
-from tests.harness.wait import wait_until
 
 Obj = dict[str, Any]
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.harness import ControlPlane
+from assay_dev.cluster import ControlPlane
 
 pytestmark = pytest.mark.cluster
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.harness import ApiError, ControlPlane, KubeApi
-from tests.harness.wait import wait_until
+from assay_dev.cluster import ApiError, ControlPlane, KubeApi
+from assay_dev.cluster.wait import wait_until
 from tests.operator_cluster import support
 from tests.operator_cluster.support import OperatorProcess, condition, get_or_none
 

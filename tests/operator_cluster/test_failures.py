@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.harness import ControlPlane, KubeApi, LocalKubelet
-from tests.harness.wait import wait_until
+from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
+from assay_dev.cluster.wait import wait_until
 from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
 from tests.operator_cluster.support import (

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from assay_dev.cluster import ApiError, ControlPlane, KubeApi
 from assay_runner.contract import RunSummary, digest_files
-from tests.harness import ApiError, ControlPlane, KubeApi
 from tests.operator_cluster import support
 from tests.operator_cluster.support import OperatorProcess, condition, evaluation, replay_spec
 

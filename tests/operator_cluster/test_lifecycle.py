@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
+from assay_dev.cluster import ControlPlane, KubeApi
+from assay_dev.cluster.wait import wait_until
 from assay_operator import rbac
-from tests.harness import ControlPlane, KubeApi
-from tests.harness.wait import wait_until
 from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
 from tests.operator_cluster.support import HANGING_AGENT, Obj, OperatorProcess, condition, replay_spec

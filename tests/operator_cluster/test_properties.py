@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from assay_dev.cluster import ControlPlane, KubeApi
+from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_operator.api import QUANTITY, EvaluationSpec
-from tests.harness import ControlPlane, KubeApi
 from tests.operator_cluster import support
 from tests.operator_cluster.support import Obj, OperatorProcess
-from tests.support.chat_server import ChatServer, Reply
 
 pytestmark = pytest.mark.cluster
 

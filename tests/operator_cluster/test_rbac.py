@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness import ControlPlane
+from assay_dev.cluster import ControlPlane
 from tests.operator_cluster import support
 
 pytestmark = pytest.mark.cluster

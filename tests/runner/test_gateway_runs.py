@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
 from assay_runner.contract import Result
-from tests.support.chat_server import ChatServer, Reply
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-desk"
 

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
+from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.gateway.cassette import CassetteClient
 from assay_runner.gateway.chat import ChatMessage, ChatReply
 from assay_runner.gateway.errors import CassetteMiss, GatewayError
 from assay_runner.gateway.http import GatewayClient
 from assay_runner.gateway.usage import MeteredClient, Price, UsageMeter
-from tests.support.chat_server import ChatServer, Reply
 
 MESSAGES = [ChatMessage("system", "grade"), ChatMessage("user", "answer")]
 

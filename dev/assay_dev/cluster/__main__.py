@@ -1,4 +1,4 @@
-"""A control plane for a developer: `python -m tests.harness` (or scripts/k8s-shell.sh).
+"""A control plane for a developer: `python -m assay_dev.cluster` (or scripts/k8s-shell.sh).
 
 Starts etcd, kube-apiserver, kube-controller-manager and the local kubelet, prints the `export` lines for
 KUBECONFIG and PATH (the built kubectl and helm), and runs until Ctrl-C.
@@ -18,7 +18,7 @@ from .podspec import DEFAULT_PATH, ImageSpec
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m tests.harness", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m assay_dev.cluster", description=__doc__)
     parser.add_argument("--no-kubelet", action="store_true", help="do not run pods")
     parser.add_argument(
         "--image",

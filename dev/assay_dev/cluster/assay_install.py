@@ -17,7 +17,7 @@ from .controlplane import ControlPlane
 from .kubelet import LocalKubelet
 from .podspec import DEFAULT_PATH, ImageSpec
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CHART = REPO / "charts" / "assay"
 CRDS = REPO / "crds"
 EXAMPLES = REPO / "examples"

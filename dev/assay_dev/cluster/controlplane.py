@@ -2,7 +2,8 @@
 processes on loopback ports, built from source by scripts/build-k8s.sh (see docs/control-plane.md).
 
 Real CRD validation (OpenAPI and CEL), real RBAC and admission, real Job, garbage-collector, namespace and
-service-account controllers. No scheduler and no kubelet: tests/harness/kubelet.py binds and runs pods.
+service-account controllers. No scheduler and no kubelet: the local kubelet (kubelet.py beside this module)
+binds and runs pods.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .ports import free_port
 
 log = logging.getLogger(__name__)
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BUILD_SCRIPT = REPO / "scripts" / "build-k8s.sh"
 BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kubectl", "helm")
 CONTROLLERS = (

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.harness.ports import free_port
+from assay_dev.cluster.ports import free_port
 
 READY_SECONDS = 120
 
