@@ -1,7 +1,7 @@
 """`assay-operator` / `python -m assay_operator`: kopf with the namespaces and probes from the settings.
 
-Equivalent to `kopf run -m assay_operator.handlers -m assay_operator.campaign_handlers --standalone --liveness=http://0.0.0.0:8080/healthz
---namespace=NS ...`; settings are validated before kopf starts, so a bad value fails the pod at once.
+Equivalent to `kopf run -m assay_operator.evaluation.handlers -m assay_operator.campaign.handlers --standalone
+--liveness=http://0.0.0.0:8080/healthz --namespace=NS ...`; settings are validated before kopf starts, so a bad value fails the pod at once.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from assay_operator.settings import SettingsError, from_environment
 
 LIVENESS = "http://0.0.0.0:8080/healthz"
-MODULES = ("assay_operator.handlers", "assay_operator.campaign_handlers")
+MODULES = ("assay_operator.evaluation.handlers", "assay_operator.campaign.handlers")
 
 
 def kopf_args(namespaces: tuple[str, ...], liveness: str = LIVENESS) -> list[str]:

@@ -17,7 +17,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
-from assay_operator import api, campaign_api
+from assay_operator.campaign import api as campaign_api
+from assay_operator.evaluation import api
 
 HEADER = (
     "# GENERATED from the assay_operator API models by `make crds` (assay_operator.crdgen). Do not edit.\n"

@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from assay_dev.cluster import ControlPlane
-from assay_operator import builders
-from assay_operator.api import EvaluationSpec
+from assay_operator.evaluation import builders
+from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import Settings
 from tests.chart.conftest import CHART, VALUES, Helm, wait_established
 

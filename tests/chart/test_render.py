@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from assay_operator import builders, rbac
-from assay_operator.api import EvaluationSpec
+from assay_operator import rbac
+from assay_operator.evaluation import builders
+from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import ENV, Settings, from_environment
 from tests.chart.conftest import CHART, ROOT, VALUES, Helm
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from assay_operator.api import EvaluationSpec
+from assay_operator.evaluation.api import EvaluationSpec
 from tests.chart.conftest import kustomize
 from tests.gitops import kstatus
 from tests.gitops.test_argocd_health import CHECK

@@ -221,7 +221,7 @@ def test_the_operator_image_has_only_the_operator_dependencies() -> None:
         if name != "py.typed"
     }
     probe = (
-        "import sys, assay_operator.handlers, assay_operator.campaign_handlers;"
+        "import sys, assay_operator.evaluation.handlers, assay_operator.campaign.handlers;"
         "print(' '.join(m for m in sys.modules if m.startswith('assay_runner')))"
     )
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from assay_operator import crdgen, rbac
-from assay_operator.api import BundledRef, EvaluationSpec
+from assay_operator.evaluation.api import BundledRef, EvaluationSpec
 from assay_operator.settings import SettingsError, from_environment
 
 ROOT = Path(__file__).resolve().parents[2]

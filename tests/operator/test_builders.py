@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from assay_operator import builders
-from assay_operator.api import EvaluationSpec
+from assay_operator.evaluation import builders
+from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import Settings
 from assay_runner.contract import RunConfig
 

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from assay_operator import campaign, conditions
-from assay_operator.campaign_api import CampaignSpec
+from assay_operator import conditions
+from assay_operator.campaign import plan as campaign
+from assay_operator.campaign.api import CampaignSpec
 
 Obj = dict[str, Any]
 REPLAY = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}

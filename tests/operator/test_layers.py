@@ -35,7 +35,8 @@ def test_runner_never_imports_the_operator() -> None:
 
 def test_loading_the_operator_pulls_in_no_judge_code() -> None:
     probe = (
-        "import sys, assay_operator.handlers, assay_operator.campaign_handlers, assay_operator.reconcile;"
+        "import sys, assay_operator.evaluation.handlers, assay_operator.campaign.handlers,"
+        " assay_operator.evaluation.reconcile;"
         "print(sorted(m for m in sys.modules if m.startswith('assay_runner')))"
     )
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout

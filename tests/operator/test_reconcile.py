@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay_operator import conditions, reconcile
+from assay_operator import conditions
+from assay_operator.evaluation import reconcile
 from assay_runner.contract import Inputs, RunSummary, SummaryCounts, SummaryRule
 
 

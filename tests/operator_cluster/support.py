@@ -29,7 +29,8 @@ from assay_dev.cluster import ApiError, ControlPlane, Credentials, ImageSpec, Ku
 from assay_dev.cluster.podspec import DEFAULT_PATH
 from assay_dev.cluster.ports import free_port
 from assay_dev.cluster.wait import wait_until
-from assay_operator import builders, rbac
+from assay_operator import rbac
+from assay_operator.evaluation import builders
 from assay_runner.contract import (
     Inputs,
     RunSummary,

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.servers.chat_server import ChatServer, Reply
-from assay_operator.api import QUANTITY, EvaluationSpec
+from assay_operator.evaluation.api import QUANTITY, EvaluationSpec
 from tests.operator_cluster import support
 from tests.operator_cluster.support import Obj, OperatorProcess
 

@@ -10,7 +10,7 @@ import hashlib
 import json
 from typing import Any
 
-from assay_operator.api import EvaluationSpec
+from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import Settings
 from assay_runner.contract import digest_files
 

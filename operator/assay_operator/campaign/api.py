@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from assay_operator.api import (
+from assay_operator.evaluation.api import (
     AgentSpec,
     ApiModel,
     BrainRef,

@@ -1,4 +1,4 @@
-"""kopf handlers for Campaigns: thin glue around the pure `assay_operator.campaign`.
+"""kopf handlers for Campaigns: thin glue around the pure `assay_operator.campaign.plan`.
 
 One reconcile function, `reconcile_campaign`, reads the Campaign and its Evaluations, applies the plan
 (create the next Evaluations up to maxParallel, replace stale specs, delete removed candidates) and writes
@@ -22,9 +22,12 @@ import kopf
 from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
-from assay_operator import api, campaign, campaign_api, kube, metrics
-from assay_operator.api import GROUP, VERSION
-from assay_operator.handlers import RETRY_SECONDS
+from assay_operator import kube, metrics
+from assay_operator.campaign import api as campaign_api
+from assay_operator.campaign import plan as campaign
+from assay_operator.evaluation import api
+from assay_operator.evaluation.api import GROUP, VERSION
+from assay_operator.evaluation.handlers import RETRY_SECONDS
 
 log = logging.getLogger("assay.operator.campaign")
 _locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)

@@ -1,7 +1,7 @@
-"""kopf handlers: thin glue between the cluster and the pure builders and reconciler.
+"""kopf handlers for Evaluations: thin glue between the cluster and the pure builders and reconciler.
 
-Run with `kopf run -m assay_operator.handlers --liveness=http://0.0.0.0:8080/healthz` (or `assay-operator`,
-which adds the namespaces from the settings). Two flows:
+Run with `kopf run -m assay_operator.evaluation.handlers --liveness=http://0.0.0.0:8080/healthz` (or
+`assay-operator`, which adds the namespaces from the settings). Two flows:
 
 - `ensure_run` (create / resume / spec update): snapshot the brain, render the RunConfig, create the
   generation's Job — each idempotently (409 means it is already there: adopt it) — delete superseded Jobs,
@@ -25,8 +25,9 @@ from kubernetes import config
 from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
-from assay_operator import api, builders, conditions, kube, metrics, reconcile
-from assay_operator.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec
+from assay_operator import conditions, kube, metrics
+from assay_operator.evaluation import api, builders, reconcile
+from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec
 from assay_operator.settings import Settings, from_environment
 
 log = logging.getLogger("assay.operator")

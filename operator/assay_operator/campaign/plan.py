@@ -18,9 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from assay_operator import conditions
-from assay_operator.api import EvaluationSpec
-from assay_operator.builders import bounded_name
-from assay_operator.campaign_api import CampaignSpec, CandidateSpec
+from assay_operator.campaign.api import CampaignSpec, CandidateSpec
+from assay_operator.evaluation.api import EvaluationSpec
+from assay_operator.evaluation.builders import bounded_name
 from assay_runner.core.decision import Decision, NotComparable, Standing, decide, standing_row
 
 LABEL_CAMPAIGN = "assay.dev/campaign"
