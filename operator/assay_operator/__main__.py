@@ -1,7 +1,8 @@
 """`assay-operator` / `python -m assay_operator`: kopf with the namespaces and probes from the settings.
 
 Equivalent to `kopf run -m assay_operator.evaluation.handlers -m assay_operator.campaign.handlers --standalone
---liveness=http://0.0.0.0:8080/healthz --namespace=NS ...`; settings are validated before kopf starts, so a bad value fails the pod at once.
+--liveness=http://0.0.0.0:8080/healthz --namespace=NS ...`; settings are validated before kopf starts, so a
+bad value fails the pod at once.
 """
 
 from __future__ import annotations
