@@ -9,7 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
+
+from pydantic import Field
+
+from assay_operator.schema import ApiModel
 
 Status = Literal["True", "False", "Unknown"]
 READY, COMPLETED, RECONCILING, STALLED = "Ready", "Completed", "Reconciling", "Stalled"
@@ -18,6 +22,17 @@ ORDER = (READY, COMPLETED, RECONCILING, STALLED)
 
 def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Condition(ApiModel):
+    """metav1.Condition."""
+
+    type: str = Field(max_length=316)
+    status: Status
+    observed_generation: int | None = None
+    last_transition_time: str
+    reason: str = Field(max_length=1024, pattern=r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
+    message: str = Field(max_length=32768)
 
 
 @dataclass(frozen=True)
@@ -29,31 +44,38 @@ class Desired:
 
 
 def merge(
-    current: Sequence[dict[str, Any]] | None,
+    current: Sequence[Condition] | None,
     desired: Iterable[Desired],
     generation: int,
     at: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Condition]:
     """The new condition list: desired conditions set, others kept, transition times kept unless flipped."""
     stamp = at or now()
-    by_type = {c["type"]: dict(c) for c in current or []}
+    by_type = {c.type: c for c in current or []}
     for want in desired:
         old = by_type.get(want.type)
-        flipped = old is None or old.get("status") != want.status
-        by_type[want.type] = {
-            "type": want.type,
-            "status": want.status,
-            "observedGeneration": generation,
-            "lastTransitionTime": stamp if flipped else old["lastTransitionTime"],  # type: ignore[index]
-            "reason": want.reason,
-            "message": want.message[:32768],
-        }
+        by_type[want.type] = Condition(
+            type=want.type,
+            status=want.status,
+            observed_generation=generation,
+            last_transition_time=stamp
+            if old is None or old.status != want.status
+            else old.last_transition_time,
+            reason=want.reason,
+            message=want.message[:32768],
+        )
     ordered = [by_type.pop(t) for t in ORDER if t in by_type]
     return ordered + [by_type[t] for t in sorted(by_type)]
 
 
-def find(conditions: Sequence[dict[str, Any]] | None, kind: str) -> dict[str, Any] | None:
-    return next((c for c in conditions or [] if c.get("type") == kind), None)
+def find(conditions: Sequence[Condition] | None, kind: str) -> Condition | None:
+    return next((c for c in conditions or [] if c.type == kind), None)
+
+
+def holds(conditions: Sequence[Condition] | None, kind: str, generation: int) -> bool:
+    """The condition is True and describes `generation` (a stale True of an older spec does not count)."""
+    found = find(conditions, kind)
+    return found is not None and found.status == "True" and found.observed_generation == generation
 
 
 def running(generation_message: str) -> list[Desired]:

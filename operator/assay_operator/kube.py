@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
+
+from assay_operator.schema import GROUP, VERSION
+
+T = TypeVar("T")
 
 
 @functools.cache
@@ -50,3 +54,36 @@ def owned_by(obj: dict[str, Any], owner_uid: str) -> bool:
     meta = obj.get("metadata") or {}
     refs = meta.get("owner_references") or meta.get("ownerReferences") or []
     return any(ref.get("uid") == owner_uid for ref in refs)
+
+
+def if_present(call: Callable[[], T]) -> T | None:
+    """The call's result, or None when the object it addresses does not exist (404): deleted meanwhile, by
+    a user, the garbage collector or the TTL controller. Every other error is raised."""
+    try:
+        return call()
+    except ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+def delete_if_present(delete: Callable[[], object]) -> bool:
+    """Delete; an object already gone is fine (True when this call deleted it)."""
+    return if_present(delete) is not None
+
+
+def get_custom(plural: str, namespace: str, name: str) -> dict[str, Any] | None:
+    """One of Assay's custom resources in the API's JSON shape, or None when it does not exist."""
+    found = if_present(lambda: custom().get_namespaced_custom_object(GROUP, VERSION, namespace, plural, name))
+    return cast(dict[str, Any] | None, found)
+
+
+def patch_status(plural: str, namespace: str, name: str, status: dict[str, Any]) -> bool:
+    """Merge-patch the status subresource of one of Assay's custom resources. False when the object is gone:
+    there is no one left to report to, and the garbage collector takes its children."""
+    patched = if_present(
+        lambda: custom().patch_namespaced_custom_object_status(
+            GROUP, VERSION, namespace, plural, name, {"status": status}
+        )
+    )
+    return patched is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -19,6 +19,13 @@ SUMMARY_SCHEMA_VERSION = 1
 SUMMARY_MAX_BYTES = 4096  # kubelet truncates a termination message beyond this
 
 Verdict = Literal["Pass", "Blocked"]
+# The closed sets every side spells the same way: the CLI, the suite, the RunConfig, the Evaluation resource.
+Split = Literal["training", "validation"]
+Selection = Literal["training", "validation", "all"]
+AgentKind = Literal["chat", "opencode", "claude-code", "codex", "command", "replay"]
+AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
+CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
+CASSETTE_MODES: tuple[CassetteMode, ...] = get_args(CassetteMode)
 
 
 class WireModel(BaseModel):
@@ -257,9 +264,6 @@ class RunSummary(WireModel):
 
 # --- The run configuration: rendered by the operator into a ConfigMap, or built from `assay run` flags. ---
 
-AgentKind = Literal["command", "opencode", "claude-code", "codex", "chat", "replay"]
-CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
-
 
 class AgentConfig(WireModel):
     kind: AgentKind = "chat"
@@ -323,7 +327,7 @@ class RunConfig(WireModel):
     """KB articles directory, when not the suite's own `kb/` (on the cluster: their ConfigMap)."""
     brain: str | None = None
     """Brain directory (AGENTS.md and other files)."""
-    tickets: Literal["training", "validation", "all"] | list[str] = "all"
+    tickets: Selection | list[str] = "all"
     agent: AgentConfig = Field(default_factory=AgentConfig)
     repetitions: int = Field(default=1, ge=1, le=100)
     concurrency: int = Field(default=4, ge=1, le=64)

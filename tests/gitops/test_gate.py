@@ -71,12 +71,16 @@ class Gate:
         self.cp.api.merge_patch(evaluations_path(self.namespace, name) + "/status", {"status": status})
 
 
+def parse_conditions(stored: list[Obj]) -> list[conditions.Condition]:
+    return [conditions.Condition.model_validate(c) for c in stored]
+
+
 def running(generation: int) -> Obj:
     message = f"running Job x-g{generation} for generation {generation}"
     return {
         "observedGeneration": generation,
         "message": message,
-        "conditions": conditions.merge(None, conditions.running(message), generation),
+        "conditions": [c.to_patch() for c in conditions.merge(None, conditions.running(message), generation)],
     }
 
 
@@ -93,7 +97,10 @@ def finished(status: Obj, verdict: str, reason: str, message: str, generation: i
             "failing": [],
         },
         "message": message,
-        "conditions": conditions.merge(status["conditions"], desired, generation),
+        "conditions": [
+            c.to_patch()
+            for c in conditions.merge(parse_conditions(status["conditions"]), desired, generation)
+        ],
     }
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
 from assay_operator.evaluation import builders
 from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import Settings
-from assay_runner.contract import RunConfig
+from assay_runner.io.runconfig import read_run_config
 
 SETTINGS = Settings(
     runner_image="quay.io/assay/runner:0.1.0",
@@ -132,9 +133,12 @@ def test_pod_spec_has_nothing_users_could_choose() -> None:
     assert all("configMap" in v or "emptyDir" in v for v in pod["volumes"])
 
 
-def test_run_config_validates_as_the_runner_reads_it() -> None:
-    config = builders.build_run_config(SPEC, "release-42", "team-a", SETTINGS)
-    parsed = RunConfig.model_validate(config)
+def test_run_config_validates_as_the_runner_reads_it(tmp_path: Path) -> None:
+    config_map = builders.build_run_config_map(SPEC, "release-42", "team-a", 3, SETTINGS)
+    path = tmp_path / builders.RUN_CONFIG_KEY
+    path.write_text(config_map["data"][builders.RUN_CONFIG_KEY])
+    parsed = read_run_config(path)  # exactly what `assay run --config` does in the pod
+    assert parsed == builders.build_run_config(SPEC, "release-42", "team-a", SETTINGS)
     assert (
         parsed.suite == "/etc/assay/suite"
         and parsed.kb == "/etc/assay/kb"
@@ -159,7 +163,7 @@ def test_bundled_suite_replay_and_cassettes() -> None:
             "repetitions": 2,
         }
     )
-    config = RunConfig.model_validate(builders.build_run_config(spec, "e", "ns", Settings(runner_image="x")))
+    config = builders.build_run_config(spec, "e", "ns", Settings(runner_image="x"))
     assert config.suite == "/opt/assay/examples/support-desk" and config.kb is None
     assert config.agent.answers == "/opt/assay/examples/support-desk/answers/v1"
     assert (

@@ -9,7 +9,7 @@ import pytest
 
 from assay_operator import conditions
 from assay_operator.campaign import plan as campaign
-from assay_operator.campaign.api import CampaignSpec
+from assay_operator.campaign.api import CampaignSpec, CampaignStatus
 
 Obj = dict[str, Any]
 REPLAY = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
@@ -38,7 +38,9 @@ def finished_evaluation(
     generation: int = 1,
 ) -> Obj:
     """An Evaluation as the operator leaves it after a verdict (the status shape reconcile.py writes)."""
-    completed = {"type": "Completed", "status": "True", "observedGeneration": generation}
+    reason = "Passed" if verdict == "Pass" else "GateBlocked"
+    desired = conditions.finished(verdict, reason, f"{verdict}: score {score}")
+    completed = conditions.merge(None, desired, generation, at="2026-12-02T00:00:00Z")
     return {
         "metadata": {"name": entry.evaluation, "generation": generation},
         "spec": entry.spec,
@@ -61,9 +63,16 @@ def finished_evaluation(
                 "fullyResolved": fully_resolved,
             },
             "inputs": {"suiteDigest": suite},
-            "conditions": [completed],
+            "conditions": [c.to_patch() for c in completed],
         },
     }
+
+
+def wire_status(
+    s: CampaignSpec, wanted: list[campaign.Entry], existing: dict[str, Obj], generation: int
+) -> Obj:
+    """The status as the handler patches it (camelCase, only what was set), from an empty stored status."""
+    return campaign.campaign_status(s, wanted, existing, generation, CampaignStatus()).to_patch()
 
 
 def running_evaluation(entry: campaign.Entry) -> Obj:
@@ -118,7 +127,7 @@ def test_a_changed_spec_reruns_within_the_bound_and_a_removed_candidate_is_delet
     assert [e.candidate.name for e in plan.update] == ["a", "b"] and plan.create == []
     assert [e.candidate.name for e in plan.waiting] == ["c"] and plan.delete == ["r-gone"]
     # A verdict of the old spec is not a verdict of the new one.
-    status = campaign.campaign_status(spec(repetitions=5), new, existing, 2, {})
+    status = wire_status(spec(repetitions=5), new, existing, 2)
     assert status["progress"] == "0/3" and status["promote"] is None
 
 
@@ -134,17 +143,17 @@ def test_progress_then_the_release_key_winner_not_the_highest_mean() -> None:
     a, b, c = wanted
     existing = {a.evaluation: finished_evaluation(a, score=0.93, fully_resolved=1)}
     existing[b.evaluation] = running_evaluation(b)
-    status = campaign.campaign_status(spec(), wanted, existing, 1, {})
+    status = wire_status(spec(), wanted, existing, 1)
     assert status["progress"] == "1/3" and status["winner"] is None
     assert [r["phase"] for r in status["candidates"]] == ["Finished", "Running", "Pending"]
-    ready = conditions.find(status["conditions"], "Ready")
-    assert ready is not None and ready["status"] == "Unknown"
+    ready = next(c for c in status["conditions"] if c["type"] == "Ready")
+    assert ready["status"] == "Unknown"
 
     existing[b.evaluation] = finished_evaluation(b, score=0.91, fully_resolved=3)
     existing[c.evaluation] = finished_evaluation(
         c, score=0.99, fully_resolved=4, verdict="Blocked", coverage=0.75
     )
-    status = campaign.campaign_status(spec(), wanted, existing, 1, {})
+    status = wire_status(spec(), wanted, existing, 1)
     assert (status["highestMean"], status["winner"], status["promote"]) == ("c", "b", True)
     rows = {r["name"]: r for r in status["candidates"]}
     assert rows["c"]["eligible"] is False and rows["c"]["complete"] is False and rows["c"]["rankByMean"] == 1
@@ -163,7 +172,7 @@ def test_an_incumbent_only_matched_is_kept_and_ready_is_false() -> None:
     s = spec(incumbent={"name": "live", "brain": {"configMap": {"name": "brain-live"}}}, maxParallel=4)
     wanted = campaign.entries("r", s)
     existing = {e.evaluation: finished_evaluation(e, score=0.9, fully_resolved=3) for e in wanted}
-    status = campaign.campaign_status(s, wanted, existing, 1, {})
+    status = wire_status(s, wanted, existing, 1)
     assert status["promote"] is False and status["winner"] == "c"  # a full tie: chosen by name
     assert status["incumbent"]["name"] == "live" and "rankByKey" not in status["incumbent"]
     assert "keep the incumbent live" in status["message"]
@@ -179,10 +188,10 @@ def test_a_failed_evaluation_is_visible_but_never_eligible() -> None:
     wanted = campaign.entries("r", spec(candidates=[{"name": "only", "brain": {"configMap": {"name": "b"}}}]))
     failed = finished_evaluation(wanted[0], score=0.0, fully_resolved=0, verdict="Blocked")
     failed["status"].update({"score": None, "rules": None, "message": "Blocked: OOMKilled: raise memory"})
-    status = campaign.campaign_status(spec(), wanted, {wanted[0].evaluation: failed}, 1, {})
+    status = wire_status(spec(), wanted, {wanted[0].evaluation: failed}, 1)
     assert status["winner"] is None and status["promote"] is False
     assert status["candidates"][0]["coverage"] == 0.0 and status["candidates"][0]["eligible"] is False
-    assert conditions.find(status["conditions"], "Ready")["reason"] == "NoWinner"  # type: ignore[index]
+    assert next(c for c in status["conditions"] if c["type"] == "Ready")["reason"] == "NoWinner"
 
 
 def test_candidates_on_different_suites_are_not_compared() -> None:
@@ -191,10 +200,10 @@ def test_candidates_on_different_suites_are_not_compared() -> None:
         e.evaluation: finished_evaluation(e, score=0.9, fully_resolved=3, suite=f"sha256:{e.candidate.name}")
         for e in wanted
     }
-    status = campaign.campaign_status(spec(), wanted, existing, 1, {})
+    status = wire_status(spec(), wanted, existing, 1)
     assert status["promote"] is False and status["winner"] is None
     assert "different suites" in status["message"]
-    assert conditions.find(status["conditions"], "Ready")["reason"] == "NotComparable"  # type: ignore[index]
+    assert next(c for c in status["conditions"] if c["type"] == "Ready")["reason"] == "NotComparable"
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from typing import Any
 
 from assay_operator import conditions
 from assay_operator.evaluation import reconcile
+from assay_operator.evaluation.api import EvaluationStatus
 from assay_runner.contract import Inputs, RunSummary, SummaryCounts, SummaryRule
 
 
@@ -96,29 +97,33 @@ def test_bad_input_carries_the_runners_message() -> None:
 
 def test_finished_status_pass() -> None:
     outcome = reconcile.Outcome("succeeded", "Completed", "", summary())
-    status = reconcile.finished_status(outcome, {}, 4, "2026-12-02T00:00:00Z")
+    status = reconcile.finished_status(
+        outcome, EvaluationStatus(), 4, "2026-12-02T00:00:00Z", "e-g4"
+    ).to_patch()
     assert status["verdict"] == "Pass" and status["score"] == 0.95 and status["observedGeneration"] == 4
     assert status["tickets"] == {"total": 4, "passed": 4, "summary": "4/4", "failing": []}
-    ready = conditions.find(status["conditions"], "Ready")
-    stalled = conditions.find(status["conditions"], "Stalled")
-    assert ready and ready["status"] == "True" and ready["observedGeneration"] == 4
+    ready, stalled = (next(c for c in status["conditions"] if c["type"] == t) for t in ("Ready", "Stalled"))
+    assert ready["status"] == "True" and ready["observedGeneration"] == 4
     assert stalled and stalled["status"] == "False"
 
 
 def test_finished_status_blocked_is_stalled_with_reason() -> None:
     outcome = reconcile.Outcome("succeeded", "Completed", "", summary("Blocked"))
-    status = reconcile.finished_status(outcome, {}, 1, "t")
-    stalled = conditions.find(status["conditions"], "Stalled")
-    completed = conditions.find(status["conditions"], "Completed")
+    status = reconcile.finished_status(outcome, EvaluationStatus(), 1, "t", "e-g1").to_patch()
+    stalled, completed = (
+        next(c for c in status["conditions"] if c["type"] == t) for t in ("Stalled", "Completed")
+    )
     assert status["verdict"] == "Blocked" and stalled and stalled["status"] == "True"
     assert stalled["reason"] == "GateBlocked" and completed and completed["status"] == "True"
     assert status["tickets"]["failing"] == ["T-2", "T-3", "T-4"]
 
 
 def test_failure_status_blocks() -> None:
-    status = reconcile.finished_status(reconcile.Outcome("failed", "OOMKilled", "boom"), {}, 2, "t")
+    status = reconcile.finished_status(
+        reconcile.Outcome("failed", "OOMKilled", "boom"), EvaluationStatus(), 2, "t", "e-g2"
+    ).to_patch()
     assert status["verdict"] == "Blocked" and "OOMKilled" in status["message"]
-    assert conditions.find(status["conditions"], "Stalled")["reason"] == "OOMKilled"  # type: ignore[index]
+    assert next(c for c in status["conditions"] if c["type"] == "Stalled")["reason"] == "OOMKilled"
 
 
 def test_transition_time_changes_only_on_flip() -> None:
@@ -126,7 +131,7 @@ def test_transition_time_changes_only_on_flip() -> None:
     again = first
     for _ in range(10):
         again = conditions.merge(again, conditions.running("m2"), 1, at="T2")
-    assert [c["lastTransitionTime"] for c in again] == ["T1"] * 4
+    assert [c.last_transition_time for c in again] == ["T1"] * 4
     done = conditions.merge(again, conditions.finished("Pass", "Passed", "ok"), 1, at="T3")
-    times = {c["type"]: c["lastTransitionTime"] for c in done}
+    times = {c.type: c.last_transition_time for c in done}
     assert times == {"Ready": "T3", "Completed": "T3", "Reconciling": "T3", "Stalled": "T1"}

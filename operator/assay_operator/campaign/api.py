@@ -26,6 +26,8 @@ from assay_operator.evaluation.api import (
     SuiteRef,
     TicketSelection,
 )
+from assay_runner.contract import Verdict
+from assay_runner.core.decision import OnTie, Reduction, Role
 
 KIND = "Campaign"
 PLURAL = "campaigns"
@@ -34,7 +36,6 @@ SHORT_NAMES = ["camp"]
 
 # A candidate's name becomes part of its Evaluation's name and a label value: short and DNS-safe.
 CANDIDATE_NAME = r"^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$"
-Reduction = Literal["fully-resolved", "mean", "lowest-ticket", "judges-passing"]
 
 
 class CandidateSpec(ApiModel):
@@ -88,7 +89,7 @@ class CampaignSpec(ApiModel):
     """Evaluations running at once."""
     key: list[Reduction] = Field(default=["fully-resolved", "mean"], min_length=1, max_length=4)
     """The release key, most significant first: reductions the gate itself decides on."""
-    on_tie: Literal["keep", "full-key"] = "keep"
+    on_tie: OnTie = "keep"
     """When the winner only matches the incumbent on the first reduction: `keep` the incumbent, or decide on
     the rest of the key (`full-key`)."""
     gate: GateOverrides | None = None
@@ -113,11 +114,11 @@ class CandidateStatus(ApiModel):
     """One contender's standing: its Evaluation's phase, verdict and the gate's reductions."""
 
     name: str
-    role: Literal["candidate", "incumbent"]
+    role: Role
     evaluation: str
     """The Evaluation holding this candidate's verdict and details."""
     phase: Literal["Pending", "Running", "Finished"]
-    verdict: Literal["Pass", "Blocked"] | None = None
+    verdict: Verdict | None = None
     mean: float | None = None
     pass_rate: float | None = None
     pass_at_k: float | None = None

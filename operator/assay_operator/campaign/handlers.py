@@ -13,13 +13,13 @@ finalizers.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 from collections import defaultdict
 from typing import Any, cast
 
 import kopf
-from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
 from assay_operator import kube, metrics
@@ -39,16 +39,6 @@ def _lock(namespace: str, name: str) -> threading.Lock:
         return _locks[(namespace, name)]
 
 
-def _get_campaign(namespace: str, name: str) -> dict[str, Any] | None:
-    try:
-        got = kube.custom().get_namespaced_custom_object(GROUP, VERSION, namespace, campaign_api.PLURAL, name)
-        return cast(dict[str, Any], got)
-    except ApiException as exc:
-        if exc.status == 404:
-            return None
-        raise
-
-
 def _children(namespace: str, owner: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The Campaign's own Evaluations (owner reference, not just the label: a label proves nothing)."""
     selector = f"{campaign.LABEL_CAMPAIGN}={campaign.campaign_label(owner['metadata']['name'])}"
@@ -62,14 +52,8 @@ def _children(namespace: str, owner: dict[str, Any]) -> dict[str, dict[str, Any]
     return {item["metadata"]["name"]: item for item in listed.get("items", []) if kube.owned_by(item, uid)}
 
 
-def _patch_status(namespace: str, name: str, status: dict[str, Any]) -> None:
-    try:
-        kube.custom().patch_namespaced_custom_object_status(
-            GROUP, VERSION, namespace, campaign_api.PLURAL, name, {"status": status}
-        )
-    except ApiException as exc:
-        if exc.status != 404:
-            raise
+def _patch_status(namespace: str, name: str, status: campaign_api.CampaignStatus) -> None:
+    if not kube.patch_status(campaign_api.PLURAL, namespace, name, status.to_patch()):
         log.info("Campaign %s/%s is gone; status not written", namespace, name)
 
 
@@ -81,12 +65,9 @@ def _event(owner: dict[str, Any], kind: str, reason: str, message: str) -> None:
 def _apply(namespace: str, owner: dict[str, Any], plan: campaign.Plan) -> str | None:
     """Carry out the plan; returns a problem that stops the campaign (a name taken by someone else)."""
     name = owner["metadata"]["name"]
+    delete = kube.custom().delete_namespaced_custom_object
     for evaluation in plan.delete:
-        try:
-            kube.custom().delete_namespaced_custom_object(GROUP, VERSION, namespace, api.PLURAL, evaluation)
-        except ApiException as exc:
-            if exc.status != 404:
-                raise
+        kube.delete_if_present(functools.partial(delete, GROUP, VERSION, namespace, api.PLURAL, evaluation))
     for entry in plan.create:
         body = campaign.evaluation_body(name, entry)
         kopf.adopt(body, owner=cast(kopf.Body, owner))
@@ -119,11 +100,12 @@ def _apply(namespace: str, owner: dict[str, Any], plan: campaign.Plan) -> str | 
 
 def reconcile_campaign(namespace: str, name: str) -> None:
     with _lock(namespace, name):
-        owner = _get_campaign(namespace, name)
+        owner = kube.get_custom(campaign_api.PLURAL, namespace, name)
         if owner is None:
             return
         generation = int(owner["metadata"]["generation"])
-        current = dict(owner.get("status") or {})
+        stored = dict(owner.get("status") or {})
+        current = campaign.parse_status(stored)
         try:
             spec = campaign_api.CampaignSpec.model_validate(owner.get("spec") or {})
             wanted = campaign.entries(name, spec)
@@ -140,16 +122,17 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             # The other object's deletion wakes nothing of ours: look again later.
             raise kopf.TemporaryError(problem, delay=30)
         status = campaign.campaign_status(spec, wanted, _children(namespace, owner), generation, current)
-        if all(current.get(k) == v for k, v in status.items()):
-            return
+        patch = status.to_patch()
+        if all(stored.get(k) == v for k, v in patch.items()):
+            return  # nothing changed: no write, no event
         _patch_status(namespace, name, status)
-        newly_decided = status["promote"] is not None and (
-            current.get("promote") is None or current.get("observedGeneration") != generation
+        newly_decided = status.promote is not None and (
+            current.promote is None or current.observed_generation != generation
         )
         if newly_decided:
-            outcome = "promote" if status["promote"] else "keep"
+            outcome = "promote" if status.promote else "keep"
             metrics.CAMPAIGNS.labels(outcome).inc()
-            _event(owner, "Normal" if status["promote"] else "Warning", "Decided", status["message"])
+            _event(owner, "Normal" if status.promote else "Warning", "Decided", status.message or "")
 
 
 @kopf.on.create(GROUP, VERSION, campaign_api.PLURAL, backoff=RETRY_SECONDS)

@@ -13,15 +13,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from assay_operator import conditions
-from assay_operator.campaign.api import CampaignSpec, CandidateSpec
-from assay_operator.evaluation.api import EvaluationSpec
+from assay_operator.campaign.api import CampaignSpec, CampaignStatus, CandidateSpec, CandidateStatus
+from assay_operator.evaluation.api import EvaluationSpec, EvaluationStatus, RuleStatus
 from assay_operator.evaluation.builders import bounded_name
-from assay_runner.core.decision import Decision, NotComparable, Standing, decide, standing_row
+from assay_runner.core.decision import (
+    Decision,
+    GateFigures,
+    NotComparable,
+    Role,
+    Standing,
+    decide,
+    standing_from,
+    standing_row,
+)
 
 LABEL_CAMPAIGN = "assay.dev/campaign"
 LABEL_CANDIDATE = "assay.dev/candidate"
@@ -43,7 +52,6 @@ SHARED_FIELDS = (
 )
 MAX_REASON = 1024
 
-Role = Literal["candidate", "incumbent"]
 Obj = dict[str, Any]
 
 
@@ -114,18 +122,20 @@ def evaluation_body(campaign: str, entry: Entry) -> Obj:
     }
 
 
+def evaluation_status(evaluation: Obj) -> EvaluationStatus:
+    """An Evaluation's status as the typed model its operator wrote it from."""
+    return EvaluationStatus.model_validate(evaluation.get("status") or {})
+
+
 def finished(evaluation: Obj) -> bool:
     """The Evaluation's current generation has its verdict (a stale verdict of an older spec does not
     count)."""
     generation = evaluation["metadata"].get("generation")
-    status = evaluation.get("status") or {}
-    completed = conditions.find(status.get("conditions"), conditions.COMPLETED)
+    status = evaluation_status(evaluation)
     return (
-        status.get("verdict") in ("Pass", "Blocked")
-        and status.get("observedGeneration") == generation
-        and completed is not None
-        and completed.get("status") == "True"
-        and completed.get("observedGeneration") == generation
+        status.verdict is not None
+        and status.observed_generation == generation
+        and conditions.holds(status.conditions, conditions.COMPLETED, generation)
     )
 
 
@@ -180,68 +190,60 @@ def plan(wanted: list[Entry], existing: Mapping[str, Obj], max_parallel: int) ->
     return out
 
 
-def _rule(status: Obj, name: str) -> Obj | None:
-    return next((r for r in status.get("rules") or [] if r.get("name") == name), None)
+def _rule(status: EvaluationStatus, name: str) -> RuleStatus | None:
+    return next((r for r in status.rules or [] if r.name == name), None)
+
+
+def gate_figures(status: EvaluationStatus) -> GateFigures:
+    """The figures a finished Evaluation's gate decided on, read from its status. Without a summary (the Job
+    failed, the summary was unreadable) it has no coverage: visible, never eligible."""
+    repetitions = status.repetitions
+    score_rule, floor_rule, complete_rule = (_rule(status, n) for n in ("score", "ticketFloor", "complete"))
+    has_summary = status.score is not None and complete_rule is not None
+    mean = status.score or 0.0
+    if score_rule is not None and score_rule.value is not None:
+        mean = score_rule.value  # unrounded: what the score rule compared
+    failed_rules = tuple(f"{r.name}: {r.detail}" for r in status.rules or [] if not r.passed)
+    return GateFigures(
+        verdict=status.verdict or "Blocked",
+        mean=mean,
+        lowest_ticket=(floor_rule.value if floor_rule else None) or 0.0,
+        judges_passing=status.judges_passing or 0,
+        complete=bool(has_summary and complete_rule and complete_rule.passed),
+        coverage=((complete_rule.value if complete_rule else None) or 0.0) if has_summary else 0.0,
+        pass_rate=(repetitions.pass_rate if repetitions else None) or 0.0,
+        pass_at_k=(repetitions.pass_at_k if repetitions else None) or 0.0,
+        pass_hat_k=(repetitions.pass_hat_k if repetitions else None) or 0.0,
+        fully_resolved=(repetitions.fully_resolved if repetitions else None) or 0,
+        tickets=status.tickets.total if status.tickets else 0,
+        k=repetitions.k if repetitions else 0,
+        suite_digest=status.inputs.suite_digest if status.inputs else None,
+        blocked_because=failed_rules or ((str(status.message),) if not has_summary else ()),
+    )
 
 
 def standing(name: str, evaluation: Obj) -> Standing:
-    """A finished Evaluation's standing, read from its status. Without a summary (the Job failed, the
-    summary was unreadable) it has no coverage: visible, never eligible."""
-    status = evaluation.get("status") or {}
-    repetitions = status.get("repetitions") or {}
-    tickets = status.get("tickets") or {}
-    score_rule, floor_rule, complete_rule = (_rule(status, n) for n in ("score", "ticketFloor", "complete"))
-    has_summary = status.get("score") is not None and complete_rule is not None
-    mean = float(status.get("score") or 0.0)
-    if score_rule is not None and score_rule.get("value") is not None:
-        mean = float(score_rule["value"])  # unrounded: what the score rule compared
-    fully_resolved = int(repetitions.get("fullyResolved") or 0)
-    failed_rules = tuple(
-        f"{r['name']}: {r.get('detail', '')}" for r in status.get("rules") or [] if not r.get("passed")
-    )
-    return Standing(
-        name=name,
-        verdict=str(status.get("verdict") or "Blocked"),
-        mean=mean,
-        reductions={
-            "fully-resolved": float(fully_resolved),
-            "mean": mean,
-            "lowest-ticket": float((floor_rule or {}).get("value") or 0.0),
-            "judges-passing": float(status.get("judgesPassing") or 0),
-        },
-        complete=bool(has_summary and complete_rule and complete_rule.get("passed")),
-        coverage=float((complete_rule or {}).get("value") or 0.0) if has_summary else 0.0,
-        pass_rate=float(repetitions.get("passRate") or 0.0),
-        pass_at_k=float(repetitions.get("passAtK") or 0.0),
-        pass_hat_k=float(repetitions.get("passHatK") or 0.0),
-        fully_resolved=fully_resolved,
-        tickets=int(tickets.get("total") or 0),
-        k=int(repetitions.get("k") or 0),
-        suite_digest=(status.get("inputs") or {}).get("suiteDigest"),
-        blocked_because=failed_rules or ((str(status.get("message")),) if not has_summary else ()),
-    )
+    return standing_from(name, gate_figures(evaluation_status(evaluation)))
 
 
-def _row(entry: Entry, evaluation: Obj | None, decision: Decision | None) -> Obj:
+def _row(entry: Entry, evaluation: Obj | None, decision: Decision | None) -> CandidateStatus:
     phase = "Pending" if evaluation is None else ("Finished" if finished(evaluation) else "Running")
-    row: Obj = {
-        "name": entry.candidate.name,
-        "role": entry.role,
-        "evaluation": entry.evaluation,
-        "phase": phase,
-    }
+    row = CandidateStatus(
+        name=entry.candidate.name, role=entry.role, evaluation=entry.evaluation, phase=phase
+    )
     if evaluation is not None and phase == "Finished":
-        row["verdict"] = (evaluation.get("status") or {}).get("verdict")
+        row.verdict = evaluation_status(evaluation).verdict
     if decision is not None and evaluation is not None:
         found = next(
             (s for s in [*decision.candidates, decision.incumbent] if s and s.name == entry.candidate.name),
             None,
         )
         if found is not None:
-            row.update({k: v for k, v in standing_row(decision, found).items() if v is not None})
-            if entry.role == "incumbent":
-                row.pop("rankByKey", None)
-                row.pop("rankByMean", None)
+            figures = {k: v for k, v in standing_row(decision, found).items() if v is not None}
+            if entry.role == "incumbent":  # the reference, not a contender: it has no rank
+                figures.pop("rankByKey", None)
+                figures.pop("rankByMean", None)
+            row = CandidateStatus.model_validate({**row.to_patch(), **figures})
     return row
 
 
@@ -256,31 +258,39 @@ def decided(promote: bool, reason: str, message: str) -> list[conditions.Desired
     ]
 
 
+def evaluating(message: str) -> list[conditions.Desired]:
+    return [
+        conditions.Desired(conditions.READY, "Unknown", "Evaluating", "no decision yet"),
+        conditions.Desired(conditions.COMPLETED, "False", "Evaluating", message),
+        conditions.Desired(conditions.RECONCILING, "True", "Evaluating", message),
+        conditions.Desired(conditions.STALLED, "False", "Evaluating", "making progress"),
+    ]
+
+
 def campaign_status(
-    spec: CampaignSpec, wanted: list[Entry], existing: Mapping[str, Obj], generation: int, current: Obj
-) -> Obj:
-    """The status block of `generation`: progress while Evaluations run, the decision once all finished."""
+    spec: CampaignSpec,
+    wanted: list[Entry],
+    existing: Mapping[str, Obj],
+    generation: int,
+    current: CampaignStatus,
+) -> CampaignStatus:
+    """The status of `generation`: progress while Evaluations run, the decision once all finished."""
     children = {e.evaluation: have for e in wanted if (have := up_to_date(e, existing)) is not None}
     done = [e for e in wanted if e.evaluation in children and finished(children[e.evaluation])]
     progress = f"{len(done)}/{len(wanted)}"
     decision: Decision | None = None
-    status: Obj = {
-        "observedGeneration": generation,
-        "key": list(spec.key),
-        "progress": progress,
-        "highestMean": None,
-        "winner": None,
-        "promote": None,
-        "reasons": None,
-    }
+    status = CampaignStatus(
+        observed_generation=generation,
+        key=list(spec.key),
+        progress=progress,
+        highest_mean=None,
+        winner=None,
+        promote=None,
+        reasons=None,
+    )
     if len(done) < len(wanted):
         message = f"{progress} Evaluations have a verdict; waiting for the rest"
-        desired = [
-            conditions.Desired(conditions.READY, "Unknown", "Evaluating", "no decision yet"),
-            conditions.Desired(conditions.COMPLETED, "False", "Evaluating", message),
-            conditions.Desired(conditions.RECONCILING, "True", "Evaluating", message),
-            conditions.Desired(conditions.STALLED, "False", "Evaluating", "making progress"),
-        ]
+        desired = evaluating(message)
     else:
         standings = {e.candidate.name: standing(e.candidate.name, children[e.evaluation]) for e in wanted}
         candidates = [standings[e.candidate.name] for e in wanted if e.role == "candidate"]
@@ -289,41 +299,44 @@ def campaign_status(
             decision = decide(candidates, incumbent, tuple(spec.key), spec.on_tie)
         except NotComparable as exc:
             message = f"no promotion: {exc}"
-            status.update({"promote": False, "reasons": [message[:MAX_REASON]]})
+            status.promote = False
+            status.reasons = [message[:MAX_REASON]]
             desired = decided(False, "NotComparable", message)
         else:
-            status.update(
-                {
-                    "highestMean": decision.highest_mean,
-                    "winner": decision.winner,
-                    "promote": decision.promote,
-                    "reasons": [r[:MAX_REASON] for r in decision.reasons],
-                }
-            )
+            status.highest_mean = decision.highest_mean
+            status.winner = decision.winner
+            status.promote = decision.promote
+            status.reasons = [r[:MAX_REASON] for r in decision.reasons]
             message = decision.reasons[-1]
             reason = "Promote" if decision.promote else "NoPromotion" if decision.winner else "NoWinner"
             desired = decided(decision.promote, reason, message)
     rows = [_row(e, children.get(e.evaluation), decision) for e in wanted]
-    status["candidates"] = [r for r in rows if r["role"] == "candidate"]
-    status["incumbent"] = next((r for r in rows if r["role"] == "incumbent"), None)
-    status["message"] = message[:4096]
-    status["conditions"] = conditions.merge(current.get("conditions"), desired, generation)
+    status.candidates = [r for r in rows if r.role == "candidate"]
+    status.incumbent = next((r for r in rows if r.role == "incumbent"), None)
+    status.message = message[:4096]
+    status.conditions = conditions.merge(current.conditions, desired, generation)
     return status
 
 
-def conflict_status(current: Obj, generation: int, message: str) -> Obj:
+def conflict_status(current: CampaignStatus, generation: int, message: str) -> CampaignStatus:
     """A child's name is taken by an object that is not ours: not decided, retried, stalled meanwhile."""
     return _undecided(current, generation, message, conditions.waiting("NameConflict", message, stalled=True))
 
 
-def invalid_status(current: Obj, generation: int, message: str) -> Obj:
+def invalid_status(current: CampaignStatus, generation: int, message: str) -> CampaignStatus:
     return _undecided(current, generation, message, decided(False, "InvalidSpec", message))
 
 
-def _undecided(current: Obj, generation: int, message: str, desired: list[conditions.Desired]) -> Obj:
-    return {
-        "observedGeneration": generation,
-        "promote": False,
-        "message": message[:4096],
-        "conditions": conditions.merge(current.get("conditions"), desired, generation),
-    }
+def _undecided(
+    current: CampaignStatus, generation: int, message: str, desired: list[conditions.Desired]
+) -> CampaignStatus:
+    return CampaignStatus(
+        observed_generation=generation,
+        promote=False,
+        message=message[:4096],
+        conditions=conditions.merge(current.conditions, desired, generation),
+    )
+
+
+def parse_status(status: Any) -> CampaignStatus:
+    return CampaignStatus.model_validate(dict(status or {}))

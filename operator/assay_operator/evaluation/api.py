@@ -10,36 +10,25 @@ command, the service account, volumes or environment of the Job. The operator ow
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
+from pydantic import Field
 
-GROUP = "assay.dev"
-VERSION = "v1alpha1"
+from assay_operator.conditions import Condition
+from assay_operator.schema import DNS_NAME, GROUP, VERSION, ApiModel, problems
+from assay_runner.contract import AgentKind, Selection, Verdict
+
+__all__ = ["GROUP", "VERSION", "ApiModel", "Condition", "problems"]
+
 KIND = "Evaluation"
 PLURAL = "evaluations"
 SINGULAR = "evaluation"
 SHORT_NAMES = ["eval", "evals"]
 
-DNS_NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
 QUANTITY = r"^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$"
 # Relative, every segment starting with a letter or digit: no "..", no absolute path, no empty segment, so a
 # bundled path cannot leave the runner image's bundled root.
 BUNDLED_PATH = r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$"
-
-
-class ApiModel(BaseModel):
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", use_attribute_docstrings=True
-    )
-    # CEL rules (x-kubernetes-validations) attached to this object in the CRD: (rule, message).
-    cel_rules: ClassVar[tuple[tuple[str, str], ...]] = ()
-
-
-def problems(exc: ValidationError) -> str:
-    """A spec's validation errors on one line, each with its field path (for status messages)."""
-    return "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
 
 
 class ConfigMapRef(ApiModel):
@@ -72,7 +61,7 @@ class SuiteRef(ApiModel):
 class TicketSelection(ApiModel):
     cel_rules = (("!(has(self.split) && has(self.ids))", "give a split or ids, not both"),)
 
-    split: Literal["training", "validation", "all"] | None = None
+    split: Selection | None = None
     """Which split to run; `all` when neither split nor ids is given."""
     ids: list[Annotated[str, Field(max_length=63)]] | None = Field(default=None, min_length=1, max_length=500)
     """Explicit ticket ids."""
@@ -90,7 +79,7 @@ class AgentSpec(ApiModel):
         ("self.kind == 'replay' || has(self.model)", "this agent kind needs a model"),
     )
 
-    kind: Literal["chat", "opencode", "claude-code", "codex", "command", "replay"] = "chat"
+    kind: AgentKind = "chat"
     """`chat` (one gateway call), a CLI preset (`opencode`, `claude-code`, `codex`), `command` (an argv
     template of a program in the runner image) or `replay` (recorded answers, for re-scoring)."""
     model: str | None = Field(default=None, max_length=253)
@@ -211,21 +200,10 @@ class MlflowStatus(ApiModel):
     logged: bool | None = None
 
 
-class Condition(ApiModel):
-    """metav1.Condition."""
-
-    type: str = Field(max_length=316)
-    status: Literal["True", "False", "Unknown"]
-    observed_generation: int | None = None
-    last_transition_time: str
-    reason: str = Field(max_length=1024, pattern=r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
-    message: str = Field(max_length=32768)
-
-
 class EvaluationStatus(ApiModel):
     observed_generation: int | None = None
     """The generation this status describes."""
-    verdict: Literal["Pass", "Blocked"] | None = None
+    verdict: Verdict | None = None
     """The release verdict of the observed generation."""
     score: float | None = None
     """The evaluation score in [0, 1], rounded to three places."""

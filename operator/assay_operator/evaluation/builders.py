@@ -12,7 +12,16 @@ from typing import Any
 
 from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import Settings
-from assay_runner.contract import digest_files
+from assay_runner.contract import (
+    AgentConfig,
+    CassetteConfig,
+    GateOverrides,
+    MlflowConfig,
+    OutputConfig,
+    RunConfig,
+    Selection,
+    digest_files,
+)
 
 LABEL_EVALUATION = "assay.dev/evaluation"
 LABEL_GENERATION = "assay.dev/generation"
@@ -100,7 +109,7 @@ def build_brain_snapshot(
     return body
 
 
-def _tickets(spec: EvaluationSpec) -> str | list[str]:
+def _tickets(spec: EvaluationSpec) -> Selection | list[str]:
     if spec.tickets is None:
         return "all"
     if spec.tickets.ids:
@@ -108,58 +117,51 @@ def _tickets(spec: EvaluationSpec) -> str | list[str]:
     return spec.tickets.split or "all"
 
 
-def build_run_config(
-    spec: EvaluationSpec, evaluation: str, namespace: str, settings: Settings
-) -> dict[str, Any]:
-    """The runner's RunConfig (see assay_runner.contract.RunConfig), as the pod will read it."""
+def build_run_config(spec: EvaluationSpec, evaluation: str, namespace: str, settings: Settings) -> RunConfig:
+    """The runner's RunConfig, as the pod will read it. Paths are where the Job mounts things; the gateway
+    and MLflow reach the runner as environment (ASSAY_GATEWAY_URL, MLFLOW_TRACKING_URI), not here."""
     bundled = settings.bundled_root.rstrip("/")
-    suite = f"{bundled}/{spec.suite.bundled}" if spec.suite.bundled else SUITE_DIR
-    agent: dict[str, Any] = {"kind": spec.agent.kind, "timeoutSeconds": spec.agent.timeout_seconds}
-    if spec.agent.model:
-        agent["model"] = spec.agent.model
-    if spec.agent.command:
-        agent["command"] = list(spec.agent.command)
-    if spec.agent.answers:
-        agent["answers"] = f"{bundled}/{spec.agent.answers.bundled}"
     mlflow_uri = (spec.mlflow.tracking_uri if spec.mlflow else None) or settings.default_mlflow_uri
-    gate: dict[str, Any] = {}
-    if spec.gate is not None:
-        gate = spec.gate.model_dump(by_alias=True, exclude_none=True)
-    config: dict[str, Any] = {
-        "schemaVersion": 1,
-        "runName": f"{namespace}/{evaluation}",
-        "suite": suite,
-        "brain": BRAIN_DIR,
-        "tickets": _tickets(spec),
-        "agent": agent,
-        "repetitions": spec.repetitions,
-        "concurrency": spec.concurrency,
-        "gate": gate,
-        # Gateway and MLflow reach the runner as environment (ASSAY_GATEWAY_URL, MLFLOW_TRACKING_URI).
-        "mlflow": {
-            "enabled": mlflow_uri is not None,
-            "experiment": spec.mlflow.experiment if spec.mlflow else "assay",
-        },
-        "output": {
-            "dir": f"{WORK_DIR}/out",
-            "summaryPath": TERMINATION_LOG,
-            "blockedExitCode": 0,
-            "workspaceRoot": f"{WORK_DIR}/workspaces",
-        },
-    }
-    if spec.suite.kb_config_map is not None:
-        config["kb"] = KB_DIR
-    if spec.judge_model:
-        config["judgeModel"] = spec.judge_model
-    if spec.cassettes is not None:
-        config["cassettes"] = {"dir": f"{bundled}/{spec.cassettes.bundled}", "mode": "replay"}
-    return config
+    gate = spec.gate.model_dump(exclude_none=True) if spec.gate is not None else {}
+    return RunConfig(
+        run_name=f"{namespace}/{evaluation}",
+        suite=f"{bundled}/{spec.suite.bundled}" if spec.suite.bundled else SUITE_DIR,
+        kb=KB_DIR if spec.suite.kb_config_map is not None else None,
+        brain=BRAIN_DIR,
+        tickets=_tickets(spec),
+        agent=AgentConfig(
+            kind=spec.agent.kind,
+            model=spec.agent.model,
+            command=list(spec.agent.command) if spec.agent.command else None,
+            timeout_seconds=spec.agent.timeout_seconds,
+            answers=f"{bundled}/{spec.agent.answers.bundled}" if spec.agent.answers else None,
+        ),
+        repetitions=spec.repetitions,
+        concurrency=spec.concurrency,
+        judge_model=spec.judge_model,
+        cassettes=(
+            CassetteConfig(dir=f"{bundled}/{spec.cassettes.bundled}", mode="replay")
+            if spec.cassettes
+            else None
+        ),
+        mlflow=MlflowConfig(
+            enabled=mlflow_uri is not None, experiment=spec.mlflow.experiment if spec.mlflow else "assay"
+        ),
+        gate=GateOverrides.model_validate(gate),
+        output=OutputConfig(
+            dir=f"{WORK_DIR}/out",
+            summary_path=TERMINATION_LOG,
+            blocked_exit_code=0,
+            workspace_root=f"{WORK_DIR}/workspaces",
+        ),
+    )
 
 
 def build_run_config_map(
     spec: EvaluationSpec, evaluation: str, namespace: str, generation: int, settings: Settings
 ) -> dict[str, Any]:
     config = build_run_config(spec, evaluation, namespace, settings)
+    document = config.model_dump(mode="json", by_alias=True, exclude_none=True)
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
@@ -168,7 +170,7 @@ def build_run_config_map(
             "labels": labels(evaluation, generation, component="run-config"),
         },
         "immutable": True,
-        "data": {RUN_CONFIG_KEY: json.dumps(config, indent=2, sort_keys=True) + "\n"},
+        "data": {RUN_CONFIG_KEY: json.dumps(document, indent=2, sort_keys=True) + "\n"},
     }
 
 

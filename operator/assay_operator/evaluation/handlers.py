@@ -18,6 +18,8 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, NoReturn, cast
 
 import kopf
@@ -27,7 +29,7 @@ from pydantic import ValidationError
 
 from assay_operator import conditions, kube, metrics
 from assay_operator.evaluation import api, builders, reconcile
-from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec
+from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec, EvaluationStatus
 from assay_operator.settings import Settings, from_environment
 
 log = logging.getLogger("assay.operator")
@@ -67,79 +69,91 @@ def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     metrics.serve(operator.metrics_port)
 
 
-def _patch_status(namespace: str, name: str, status: dict[str, Any]) -> None:
-    try:
-        kube.custom().patch_namespaced_custom_object_status(
-            GROUP, VERSION, namespace, PLURAL, name, {"status": status}
-        )
-    except ApiException as exc:
-        if exc.status != 404:
-            raise
-        # Deleted while we reconciled: there is no one left to report to, and the garbage collector takes
-        # the children through their ownerReferences.
+def _patch_status(namespace: str, name: str, status: EvaluationStatus) -> None:
+    if not kube.patch_status(PLURAL, namespace, name, status.to_patch()):
         log.info("Evaluation %s/%s is gone; status not written", namespace, name)
 
 
-def _get_config_map(namespace: str, name: str) -> Any | None:
-    try:
-        return kube.core().read_namespaced_config_map(name, namespace)
-    except ApiException as exc:
-        if exc.status == 404:
-            return None
-        raise
+def _config_map(namespace: str, name: str) -> Any | None:
+    return kube.if_present(lambda: kube.core().read_namespaced_config_map(name, namespace))
 
 
-def _wait_for(
-    kind: str,
-    name: str,
-    namespace: str,
-    retry: int,
-    body: dict[str, Any],
-    generation: int,
-    status: dict[str, Any],
-) -> NoReturn:
-    reason = f"{kind}NotFound"
-    message = (
-        f"ConfigMap {name!r} ({kind.lower()}) not found in namespace {namespace}; retrying until it exists"
-    )
-    stalled = retry >= STALLED_AFTER_RETRIES
+@dataclass(frozen=True)
+class Request:
+    """One reconcile of one Evaluation's generation: who asks, and what its status said."""
+
+    body: kopf.Body
+    namespace: str
+    name: str
+    generation: int
+    retry: int
+    current: EvaluationStatus
+
+    @property
+    def job(self) -> str:
+        return builders.job_name(self.name, self.generation)
+
+
+def _invalid(request: Request, message: str) -> NoReturn:
     _patch_status(
-        namespace,
-        body["metadata"]["name"],
-        {
-            "observedGeneration": generation,
-            "message": message,
-            "conditions": conditions.merge(
-                status.get("conditions"), conditions.waiting(reason, message, stalled), generation
-            ),
-        },
+        request.namespace,
+        request.name,
+        reconcile.invalid_status(request.current, request.generation, message),
     )
-    if retry == 0:
-        kopf.warn(cast(kopf.Body, body), reason=reason, message=message)
-    raise kopf.TemporaryError(message, delay=min(5 * 2**retry, 120))
-
-
-def _invalid(
-    body: dict[str, Any], namespace: str, generation: int, status: dict[str, Any], message: str
-) -> NoReturn:
-    desired = conditions.finished("Blocked", "InvalidSpec", message)
-    _patch_status(
-        namespace,
-        body["metadata"]["name"],
-        {
-            "observedGeneration": generation,
-            "verdict": "Blocked",
-            "message": message,
-            "conditions": conditions.merge(status.get("conditions"), desired, generation),
-        },
-    )
-    kopf.warn(cast(kopf.Body, body), reason="InvalidSpec", message=message)
+    kopf.warn(request.body, reason="InvalidSpec", message=message)
     metrics.EVALUATIONS.labels("Blocked", "InvalidSpec").inc()
     raise kopf.PermanentError(message)
 
 
-def _already_handled(status: dict[str, Any], generation: int, job: str) -> bool:
-    return status.get("observedGeneration") == generation and status.get("jobName") == job
+def _wait_for(request: Request, kind: str, config_map: str) -> NoReturn:
+    reason = f"{kind}NotFound"
+    message = (
+        f"ConfigMap {config_map!r} ({kind.lower()}) not found in namespace {request.namespace}; "
+        "retrying until it exists"
+    )
+    stalled = request.retry >= STALLED_AFTER_RETRIES
+    status = reconcile.waiting_status(request.current, request.generation, reason, message, stalled)
+    _patch_status(request.namespace, request.name, status)
+    if request.retry == 0:
+        kopf.warn(request.body, reason=reason, message=message)
+    raise kopf.TemporaryError(message, delay=min(5 * 2**request.retry, 120))
+
+
+def _validated_spec(request: Request, spec: kopf.Spec) -> EvaluationSpec:
+    try:
+        return EvaluationSpec.model_validate(dict(spec))
+    except ValidationError as exc:
+        _invalid(request, f"invalid spec: {api.problems(exc)}")
+
+
+def _brain_files(request: Request, evaluation: EvaluationSpec) -> tuple[dict[str, str], dict[str, str]]:
+    """The brain's files (text, binary); waits while the brain or a suite ConfigMap does not exist."""
+    brain = _config_map(request.namespace, evaluation.brain.config_map.name)
+    if brain is None:
+        _wait_for(request, "Brain", evaluation.brain.config_map.name)
+    for ref in (evaluation.suite.config_map, evaluation.suite.kb_config_map):
+        if ref is not None and _config_map(request.namespace, ref.name) is None:
+            _wait_for(request, "Suite", ref.name)
+    return dict(brain.data or {}), dict(brain.binary_data or {})
+
+
+def _create_children(request: Request, children: list[dict[str, Any]]) -> bool:
+    """Create the brain snapshot, the RunConfig and the Job, each adopted and idempotent; True when the Job
+    was created now (False: it was there already, from an earlier attempt of this reconcile)."""
+    core, batch = kube.core(), kube.batch()
+    *config_maps, job_body = children
+    for child in children:
+        kopf.adopt(child, owner=request.body)
+    for child in config_maps:
+        if not kube.create(core.create_namespaced_config_map, request.namespace, child):
+            _refuse_stale(core.read_namespaced_config_map, request.namespace, child, request.body)
+    if kube.create(batch.create_namespaced_job, request.namespace, job_body):
+        return True
+    _refuse_stale(batch.read_namespaced_job, request.namespace, job_body, request.body)
+    existing = kube.plain(batch.read_namespaced_job(request.job, request.namespace))
+    if not kube.owned_by(existing, request.body["metadata"]["uid"]):
+        _invalid(request, f"a Job named {request.job} already exists and is not owned by this Evaluation")
+    return False
 
 
 @kopf.on.create(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
@@ -157,86 +171,39 @@ def ensure_run(
 ) -> None:
     assert namespace is not None  # Evaluations are namespaced
     started = time.monotonic()
-    generation = int(meta["generation"])
-    current = dict(status)
-    job = builders.job_name(name, generation)
-    if _already_handled(current, generation, job):
+    request = Request(body, namespace, name, int(meta["generation"]), retry, reconcile.parse_status(status))
+    if reconcile.run_started(request.current, request.generation, request.job):
         return  # resumed after a restart: the Job exists; its watch brings the verdict
-    try:
-        evaluation = EvaluationSpec.model_validate(dict(spec))
-    except ValidationError as exc:
-        _invalid(dict(body), namespace, generation, current, f"invalid spec: {api.problems(exc)}")
-    operator = settings()
-    brain = _get_config_map(namespace, evaluation.brain.config_map.name)
-    if brain is None:
-        _wait_for(
-            "Brain", evaluation.brain.config_map.name, namespace, retry, dict(body), generation, current
-        )
-    for ref in (evaluation.suite.config_map, evaluation.suite.kb_config_map):
-        if ref is not None and _get_config_map(namespace, ref.name) is None:
-            _wait_for("Suite", ref.name, namespace, retry, dict(body), generation, current)
-
-    data, binary = dict(brain.data or {}), dict(brain.binary_data or {})
+    evaluation = _validated_spec(request, spec)
+    data, binary = _brain_files(request, evaluation)
     digest = builders.brain_digest(data, binary)
-    snapshot = builders.build_brain_snapshot(name, generation, data, binary, digest)
-    run_config = builders.build_run_config_map(evaluation, name, namespace, generation, operator)
-    job_body = builders.build_job(
-        evaluation, name, namespace, generation, snapshot["metadata"]["name"], operator
-    )
-    for child in (snapshot, run_config, job_body):
-        kopf.adopt(child, owner=body)
-    core, batch = kube.core(), kube.batch()
-    for create, read, child in (
-        (core.create_namespaced_config_map, core.read_namespaced_config_map, snapshot),
-        (core.create_namespaced_config_map, core.read_namespaced_config_map, run_config),
-    ):
-        if not kube.create(create, namespace, child):
-            _refuse_stale(read, namespace, child, body)
-    created = kube.create(batch.create_namespaced_job, namespace, job_body)
-    if not created:
-        _refuse_stale(batch.read_namespaced_job, namespace, job_body, body)
-    existing = kube.plain(batch.read_namespaced_job(job, namespace)) if not created else None
-    if existing is not None and not kube.owned_by(existing, body["metadata"]["uid"]):
-        _invalid(
-            dict(body),
-            namespace,
-            generation,
-            current,
-            f"a Job named {job} already exists and is not owned by this Evaluation",
-        )
-    _delete_superseded(namespace, body, generation)
+    snapshot = builders.build_brain_snapshot(name, request.generation, data, binary, digest)
+    operator = settings()
+    children = [
+        snapshot,
+        builders.build_run_config_map(evaluation, name, namespace, request.generation, operator),
+        builders.build_job(
+            evaluation, name, namespace, request.generation, snapshot["metadata"]["name"], operator
+        ),
+    ]
+    created = _create_children(request, children)
+    _delete_superseded(namespace, body, request.generation)
     if created:
         metrics.JOBS_CREATED.inc()
         _normal_event(
             body,
             reason="JobCreated",
-            message=f"created Job {job} for generation {generation} (brain {digest[:19]})",
+            message=f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})",
         )
-    message = f"running Job {job} for generation {generation}"
-    new_status: dict[str, Any] = {
-        "observedGeneration": generation,
-        "jobName": job,
-        "startTime": conditions.now(),
-        "completionTime": None,
-        "verdict": None,
-        "score": None,
-        "judges": None,
-        "judgesPassing": None,
-        "rules": None,
-        "tickets": None,
-        "repetitions": None,
-        "usage": None,
-        "mlflow": None,
-        "message": message,
-        "inputs": {"brainDigest": digest},
-        "conditions": conditions.merge(current.get("conditions"), conditions.running(message), generation),
-    }
-    _patch_status(namespace, name, new_status)
+    running = reconcile.running_status(
+        request.current, request.generation, request.job, digest, conditions.now()
+    )
+    _patch_status(namespace, name, running)
     # The Job may have finished before that write (adopted after a restart, or a very fast runner): its watch
     # event may have come and gone, or written a verdict the write above just replaced. Look once more.
-    latest = _read_job(job, namespace)
+    latest = _read_job(request.job, namespace)
     if latest is not None:
-        _finish_if_done(latest, namespace, name, generation)
+        _finish_if_done(latest, namespace, name, request.generation)
     metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
 
 
@@ -245,12 +212,8 @@ def _refuse_stale(read: Any, namespace: str, child: dict[str, Any], owner: kopf.
     delete and re-create, common under GitOps) it is garbage the collector has not removed yet: adopting it
     would mount the old run's config, and its Job's verdict would land on this Evaluation. Wait for it."""
     kind, child_name = child["kind"], child["metadata"]["name"]
-    try:
-        existing = kube.plain(read(child_name, namespace))
-    except ApiException as exc:
-        if exc.status != 404:
-            raise
-        existing = None  # collected between our create and this read: create again
+    found = kube.if_present(lambda: read(child_name, namespace))
+    existing = None if found is None else kube.plain(found)  # None: collected meanwhile, create again
     refs = (existing or {}).get("metadata", {}).get("ownerReferences") or []
     stale = existing is None or any(
         ref.get("kind") == KIND
@@ -281,23 +244,16 @@ def _delete_superseded(namespace: str, owner: kopf.Body, generation: int) -> Non
         if kube.owned_by(job, owner["metadata"]["uid"]) and labels.get(builders.LABEL_GENERATION) != str(
             generation
         ):
-            try:
-                # Background: without a propagation policy a deleted Job leaves its pods behind.
-                kube.batch().delete_namespaced_job(
-                    job["metadata"]["name"], namespace, propagation_policy="Background"
-                )
-            except ApiException as exc:
-                if exc.status != 404:
-                    raise
+            # Background: without a propagation policy a deleted Job leaves its pods behind.
+            delete = kube.batch().delete_namespaced_job
+            kube.delete_if_present(
+                functools.partial(delete, job["metadata"]["name"], namespace, propagation_policy="Background")
+            )
 
 
 def _read_job(name: str, namespace: str) -> dict[str, Any] | None:
-    try:
-        return kube.plain(kube.batch().read_namespaced_job(name, namespace))
-    except ApiException as exc:
-        if exc.status == 404:
-            return None  # deleted meanwhile (superseded, or by the TTL controller)
-        raise
+    job = kube.if_present(lambda: kube.batch().read_namespaced_job(name, namespace))
+    return None if job is None else kube.plain(job)
 
 
 def _pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
@@ -310,47 +266,32 @@ def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, genera
     if reconcile.classify(job, []).state == "running":
         return  # the Job's conditions say it all: no need to list its pods
     outcome = reconcile.classify(job, _pods_of(namespace, job_name))
-    try:
-        current = cast(
-            dict[str, Any],
-            kube.custom().get_namespaced_custom_object(GROUP, VERSION, namespace, PLURAL, evaluation),
-        )
-    except ApiException as exc:
-        if exc.status == 404:
-            return
-        raise
+    current = kube.get_custom(PLURAL, namespace, evaluation)
+    if current is None:
+        return
     if int(current["metadata"]["generation"]) != generation:
         return  # a newer spec superseded this Job
     if not kube.owned_by(job, current["metadata"]["uid"]):
         return  # the Job of a deleted Evaluation that had this name: not this one's verdict
-    status = current.get("status") or {}
-    completed = conditions.find(status.get("conditions"), conditions.COMPLETED)
-    if (
-        completed
-        and completed.get("status") == "True"
-        and completed.get("observedGeneration") == generation
-        and status.get("jobName") == job_name
-    ):
-        return  # the verdict is already written
-    new_status = reconcile.finished_status(outcome, status, generation, conditions.now())
-    new_status["jobName"] = job_name
-    _patch_status(namespace, evaluation, new_status)
-    verdict = new_status["verdict"]
+    status = reconcile.parse_status(current.get("status"))
+    if reconcile.verdict_written(status, generation, job_name):
+        return
+    finished = reconcile.finished_status(outcome, status, generation, conditions.now(), job_name)
+    _patch_status(namespace, evaluation, finished)
+    verdict = finished.verdict or "Blocked"
     reason = outcome.reason if outcome.summary is None else ("Passed" if verdict == "Pass" else "GateBlocked")
     metrics.EVALUATIONS.labels(verdict, reason).inc()
     started = (job.get("status") or {}).get("startTime")
     if started:
-        from datetime import datetime
-
-        elapsed = time.time() - datetime.fromisoformat(str(started).replace("Z", "+00:00")).timestamp()
-        metrics.EVALUATION_SECONDS.observe(max(0.0, elapsed))
+        metrics.EVALUATION_SECONDS.observe(reconcile.seconds_between(str(started), datetime.now(UTC)))
     event = cast(
         kopf.Body, {"kind": KIND, "apiVersion": f"{GROUP}/{VERSION}", "metadata": current["metadata"]}
     )
+    message = finished.message or ""
     if verdict == "Pass":
-        _normal_event(event, reason="Completed", message=new_status["message"])
+        _normal_event(event, reason="Completed", message=message)
     else:
-        kopf.warn(event, reason="Blocked", message=new_status["message"])
+        kopf.warn(event, reason="Blocked", message=message)
 
 
 _running: set[str] = set()

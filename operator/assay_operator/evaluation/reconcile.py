@@ -1,19 +1,30 @@
 """Pure reconciliation: from what the cluster shows (the Job, its pods) to the Evaluation's status.
 
-Fail closed everywhere: a Job that failed, ran out of time, was OOM-killed, or finished without a summary
-that validates gives verdict Blocked with Stalled=True and the precise reason — never Pass, never silence.
-The summary is accepted only from a container that exited 0 (the runner exits 0 for both verdicts in a
-Job; non-zero means it could not run).
+Every shape the status takes — waiting for a dependency, invalid, running, finished — is built here, once,
+as a typed `EvaluationStatus`; the handlers only patch it. Fail closed everywhere: a Job that failed, ran out
+of time, was OOM-killed, or finished without a summary that validates gives verdict Blocked with
+Stalled=True and the precise reason — never Pass, never silence. The summary is accepted only from a
+container that exited 0 (the runner exits 0 for both verdicts in a Job; non-zero means it could not run).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
 from assay_operator import conditions
+from assay_operator.evaluation.api import (
+    EvaluationStatus,
+    InputsStatus,
+    MlflowStatus,
+    RepetitionsStatus,
+    RuleStatus,
+    TicketsStatus,
+    UsageStatus,
+)
 from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary
 
 MAX_MESSAGE = 1024
@@ -116,47 +127,51 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def verdict_status(summary: RunSummary) -> dict[str, Any]:
-    failing = list(summary.failing_tickets)[:10]
+def verdict_status(summary: RunSummary) -> EvaluationStatus:
+    """The figures of a RunSummary, as the status shows them (scores to three places)."""
     counts = summary.counts
-    status: dict[str, Any] = {
-        "verdict": summary.verdict,
-        "score": _round(summary.score),
-        "judges": {name: _round(mean) for name, mean in summary.judges.items()},
-        "rules": [
-            {"name": r.name, "passed": r.passed, "detail": r.detail[:512], "value": r.value}
+    figures = summary.repetitions
+    return EvaluationStatus(
+        verdict=summary.verdict,
+        score=_round(summary.score),
+        judges={name: _round(mean) for name, mean in summary.judges.items()},
+        rules=[
+            RuleStatus(name=r.name, passed=r.passed, detail=r.detail[:512], value=r.value)
             for r in summary.rules
         ],
-        "judgesPassing": counts.judges_passing,
-        "tickets": {
-            "total": counts.tickets,
-            "passed": counts.passed_tickets,
-            "summary": f"{counts.passed_tickets}/{counts.tickets}",
-            "failing": failing,
-        },
-        "usage": {
-            "inputTokens": summary.usage.input_tokens,
-            "outputTokens": summary.usage.output_tokens,
-            "costUsd": round(summary.usage.cost_usd, 6),
-        },
-        "inputs": summary.inputs.model_dump(by_alias=True, mode="json"),
-        "mlflow": {
-            "trackingUri": summary.mlflow.tracking_uri,
-            "experimentId": summary.mlflow.experiment_id,
-            "runId": summary.mlflow.run_id,
-            "logged": summary.mlflow.logged,
-        },
-    }
-    if summary.repetitions is not None:
-        figures = summary.repetitions
-        status["repetitions"] = {
-            "k": figures.k,
-            "passRate": _round(figures.pass_rate),
-            "passAtK": _round(figures.pass_at_k),
-            "passHatK": _round(figures.pass_hat_k),
-            "fullyResolved": figures.fully_resolved,
-        }
-    return status
+        judges_passing=counts.judges_passing,
+        tickets=TicketsStatus(
+            total=counts.tickets,
+            passed=counts.passed_tickets,
+            summary=f"{counts.passed_tickets}/{counts.tickets}",
+            failing=list(summary.failing_tickets)[:10],
+        ),
+        usage=UsageStatus(
+            input_tokens=summary.usage.input_tokens,
+            output_tokens=summary.usage.output_tokens,
+            cost_usd=round(summary.usage.cost_usd, 6),
+        ),
+        inputs=InputsStatus.model_validate(summary.inputs.model_dump()),
+        mlflow=MlflowStatus(
+            tracking_uri=summary.mlflow.tracking_uri,
+            experiment_id=summary.mlflow.experiment_id,
+            run_id=summary.mlflow.run_id,
+            logged=summary.mlflow.logged,
+        ),
+        **(
+            {}
+            if figures is None
+            else {
+                "repetitions": RepetitionsStatus(
+                    k=figures.k,
+                    pass_rate=_round(figures.pass_rate),
+                    pass_at_k=_round(figures.pass_at_k),
+                    pass_hat_k=_round(figures.pass_hat_k),
+                    fully_resolved=figures.fully_resolved,
+                )
+            }
+        ),
+    )
 
 
 def blocked_reasons(summary: RunSummary) -> str:
@@ -165,9 +180,9 @@ def blocked_reasons(summary: RunSummary) -> str:
 
 
 def finished_status(
-    outcome: Outcome, current: dict[str, Any], generation: int, completion_time: str
-) -> dict[str, Any]:
-    """The status block for a finished run of `generation`."""
+    outcome: Outcome, current: EvaluationStatus, generation: int, completion_time: str, job_name: str
+) -> EvaluationStatus:
+    """The status of a finished run of `generation`: the verdict, or Blocked with the reason the Job gave."""
     if outcome.summary is not None:
         summary = outcome.summary
         status = verdict_status(summary)
@@ -179,14 +194,85 @@ def finished_status(
             desired = conditions.finished("Blocked", "GateBlocked", message)
     else:
         message = f"Blocked: {outcome.reason}: {outcome.message}"[:MAX_MESSAGE]
-        status = {"verdict": "Blocked", "score": None}
+        status = EvaluationStatus(verdict="Blocked", score=None)
         desired = conditions.finished("Blocked", outcome.reason, message)
-    status.update(
-        {
-            "observedGeneration": generation,
-            "completionTime": completion_time,
-            "message": message,
-            "conditions": conditions.merge(current.get("conditions"), desired, generation),
-        }
-    )
+    status.observed_generation = generation
+    status.job_name = job_name
+    status.completion_time = completion_time
+    status.message = message
+    status.conditions = conditions.merge(current.conditions, desired, generation)
     return status
+
+
+def running_status(
+    current: EvaluationStatus, generation: int, job_name: str, brain_digest: str, started: str
+) -> EvaluationStatus:
+    """A new run of `generation` has its Job: every figure of an earlier run is cleared."""
+    message = f"running Job {job_name} for generation {generation}"
+    return EvaluationStatus(
+        observed_generation=generation,
+        job_name=job_name,
+        start_time=started,
+        completion_time=None,
+        verdict=None,
+        score=None,
+        judges=None,
+        judges_passing=None,
+        rules=None,
+        tickets=None,
+        repetitions=None,
+        usage=None,
+        mlflow=None,
+        message=message,
+        inputs=InputsStatus(brain_digest=brain_digest),
+        conditions=conditions.merge(current.conditions, conditions.running(message), generation),
+    )
+
+
+def waiting_status(
+    current: EvaluationStatus, generation: int, reason: str, message: str, stalled: bool
+) -> EvaluationStatus:
+    """A dependency (the brain's or the suite's ConfigMap) does not exist yet."""
+    return EvaluationStatus(
+        observed_generation=generation,
+        message=message,
+        conditions=conditions.merge(
+            current.conditions, conditions.waiting(reason, message, stalled), generation
+        ),
+    )
+
+
+def invalid_status(current: EvaluationStatus, generation: int, message: str) -> EvaluationStatus:
+    """The spec cannot be run: Blocked at once, no Job."""
+    return EvaluationStatus(
+        observed_generation=generation,
+        verdict="Blocked",
+        message=message,
+        conditions=conditions.merge(
+            current.conditions, conditions.finished("Blocked", "InvalidSpec", message), generation
+        ),
+    )
+
+
+def run_started(current: EvaluationStatus, generation: int, job_name: str) -> bool:
+    """The status already names this generation's Job (resumed after a restart: its watch brings the
+    verdict)."""
+    return current.observed_generation == generation and current.job_name == job_name
+
+
+def verdict_written(current: EvaluationStatus, generation: int, job_name: str) -> bool:
+    return (
+        conditions.holds(current.conditions, conditions.COMPLETED, generation)
+        and current.job_name == job_name
+    )
+
+
+def seconds_between(start: str, end: datetime) -> float:
+    """Seconds from an RFC 3339 timestamp (a Job's startTime) to `end`, never negative."""
+    started = datetime.fromisoformat(start.replace("Z", "+00:00"))
+    return max(0.0, (end - started).total_seconds())
+
+
+def parse_status(status: Any) -> EvaluationStatus:
+    """The stored status as the typed model (the apiserver has pruned it to the schema's fields)."""
+    return EvaluationStatus.model_validate(dict(status or {}))

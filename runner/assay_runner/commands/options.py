@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay_runner.contract import CASSETTE_MODES
+
 if TYPE_CHECKING:
     from assay_runner.contract import Result
     from assay_runner.gateway.access import ModelAccess
@@ -65,7 +67,7 @@ def add_gateway_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cassettes", type=Path, help="directory of recorded model calls")
     parser.add_argument(
         "--cassette-mode",
-        choices=["off", "record", "replay", "replay-or-record"],
+        choices=CASSETTE_MODES,
         default=None,
         help="default: replay when --cassettes is given, else off",
     )

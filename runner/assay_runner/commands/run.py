@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
 from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.contract import AGENT_KINDS
 from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
     from assay_runner.contract import Result, RunConfig
     from assay_runner.io.tracking import RunInfo
-
-AGENT_KINDS = ("command", "opencode", "claude-code", "codex", "chat", "replay")
 
 
 def add_parser(commands: Subcommands) -> None:

@@ -21,15 +21,17 @@ from typing import Literal
 
 from assay_runner.errors import InputError
 
+Reduction = Literal["fully-resolved", "mean", "lowest-ticket", "judges-passing"]
 # name -> which gate rule reads it. Each is a number the gate decides on; a standing carries all of them.
-REDUCTIONS: dict[str, str] = {
+REDUCTIONS: dict[Reduction, str] = {
     "fully-resolved": "tickets passing in every repetition (the repetitions rule's pass^k numerator)",
     "mean": "the evaluation score (the score rule)",
     "lowest-ticket": "the lowest ticket score (the ticketFloor rule)",
     "judges-passing": "judges at or above their thresholds (the judges rule)",
 }
-DEFAULT_KEY = ("fully-resolved", "mean")
+DEFAULT_KEY: tuple[Reduction, ...] = ("fully-resolved", "mean")
 OnTie = Literal["keep", "full-key"]
+Role = Literal["candidate", "incumbent"]
 
 
 class NotComparable(InputError):
@@ -79,6 +81,57 @@ class Standing:
 
     def key(self, names: Sequence[str]) -> tuple[float, ...]:
         return tuple(self.reductions[name] for name in names)
+
+
+@dataclass(frozen=True)
+class GateFigures:
+    """What a finished evaluation's gate decided on, wherever it was read from: a result file's recomputed
+    scorecard (`assay compare`) or an Evaluation's status (a Campaign). `standing_from` turns both into the
+    same Standing, so the mapping from gate figures to the release key's reductions exists once."""
+
+    verdict: str
+    mean: float
+    """The value the score rule compared (unrounded when known)."""
+    lowest_ticket: float
+    """The value the ticketFloor rule compared."""
+    judges_passing: int
+    complete: bool
+    """The `complete` rule passed."""
+    coverage: float
+    pass_rate: float
+    pass_at_k: float
+    pass_hat_k: float
+    fully_resolved: int
+    tickets: int
+    k: int
+    suite_digest: str | None
+    ticket_ids: tuple[str, ...] | None = None
+    blocked_because: tuple[str, ...] = ()
+
+
+def standing_from(name: str, figures: GateFigures) -> Standing:
+    return Standing(
+        name=name,
+        verdict=figures.verdict,
+        mean=figures.mean,
+        reductions={
+            "fully-resolved": float(figures.fully_resolved),
+            "mean": figures.mean,
+            "lowest-ticket": figures.lowest_ticket,
+            "judges-passing": float(figures.judges_passing),
+        },
+        complete=figures.complete,
+        coverage=figures.coverage,
+        pass_rate=figures.pass_rate,
+        pass_at_k=figures.pass_at_k,
+        pass_hat_k=figures.pass_hat_k,
+        fully_resolved=figures.fully_resolved,
+        tickets=figures.tickets,
+        k=figures.k,
+        suite_digest=figures.suite_digest,
+        ticket_ids=figures.ticket_ids,
+        blocked_because=figures.blocked_because,
+    )
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay_runner.contract import Result
-from assay_runner.core.decision import Standing
+from assay_runner.core.decision import GateFigures, Standing, standing_from
 from assay_runner.core.scorecard import Scorecard, assemble
 
 
@@ -18,20 +18,15 @@ def _rule_value(card: Scorecard, name: str) -> float:
     return float(rule.value or 0.0)
 
 
-def standing(name: str, result: Result) -> Standing:
+def gate_figures(result: Result) -> GateFigures:
     card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow)
     complete = next(r for r in card.rules if r.name == "complete")
     figures = card.repetitions
-    return Standing(
-        name=name,
+    return GateFigures(
         verdict=card.verdict,
-        mean=card.score,
-        reductions={
-            "fully-resolved": float(figures.fully_resolved),
-            "mean": _rule_value(card, "score"),
-            "lowest-ticket": _rule_value(card, "ticketFloor"),
-            "judges-passing": float(sum(1 for j in card.judges.values() if j.passed)),
-        },
+        mean=_rule_value(card, "score"),
+        lowest_ticket=_rule_value(card, "ticketFloor"),
+        judges_passing=sum(1 for j in card.judges.values() if j.passed),
         complete=complete.passed,
         coverage=float(complete.value or 0.0),
         pass_rate=figures.pass_rate,
@@ -44,6 +39,10 @@ def standing(name: str, result: Result) -> Standing:
         ticket_ids=tuple(t.id for t in result.tickets),
         blocked_because=tuple(card.reasons),
     )
+
+
+def standing(name: str, result: Result) -> Standing:
+    return standing_from(name, gate_figures(result))
 
 
 def candidate_name(result: Result, path: Path) -> str:

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay_runner.gateway.cassette import CassetteClient, CassetteMode
+from assay_runner.contract import CassetteMode
+from assay_runner.gateway.cassette import CassetteClient
 from assay_runner.gateway.chat import ChatClient
 from assay_runner.gateway.usage import MeteredClient, Price, UsageMeter
 

@@ -14,12 +14,10 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Literal
 
+from assay_runner.contract import CassetteMode
 from assay_runner.gateway.chat import ChatClient, ChatMessage, ChatReply
 from assay_runner.gateway.errors import CassetteMiss, GatewayError
-
-CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
 
 
 def request_key(model: str, messages: list[ChatMessage], temperature: float, sample: int) -> str:

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from assay_runner.contract import GateSettings, PassCriterion, WireModel
+from assay_runner.contract import GateSettings, PassCriterion, Split, WireModel
 
 JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
 TICKET_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
@@ -205,7 +205,7 @@ class AnswerKey(WireModel):
 
 class Ticket(WireModel):
     id: str = Field(pattern=TICKET_ID)
-    split: Literal["training", "validation"]
+    split: Split
     question: str = Field(min_length=1)
     key: AnswerKey = Field(default_factory=AnswerKey)
 
