@@ -91,15 +91,17 @@ def apply_thresholds(suite: Suite, config: RunConfig) -> Suite:
     )
 
 
-@dataclass
 class CellWork:
     """What every cell does: its agent runs in a fresh workspace, the judges read the answer, the result is
     recorded. When and where it runs is the pool's (run.scheduler)."""
 
-    pool: CellPool
-    agent: Agent
-    judges: list[AnyJudge]
-    progress: Progress | None
+    def __init__(
+        self, pool: CellPool, agent: Agent, judges: list[AnyJudge], progress: Progress | None
+    ) -> None:
+        self.pool = pool
+        self.agent = agent
+        self.judges = judges
+        self.progress = progress
 
     async def run(self, ticket: Ticket, repetition: int) -> RepetitionResult:
         outcome, kept = await self._agent(ticket, repetition)
