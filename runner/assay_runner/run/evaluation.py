@@ -117,7 +117,7 @@ class CellWork:
             files=outcome.files,
         )
         judging = time.monotonic()
-        verdicts = await judge_cell(self.judges, case)  # outside the agent's slot: overlaps the next agents
+        verdicts = await judge_cell(self.judges, case)  # outside the agent slot: overlaps the next agents
         judge_seconds = time.monotonic() - judging
         cell = repetition_result(
             repetition,
