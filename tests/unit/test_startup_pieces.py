@@ -80,6 +80,38 @@ def test_untaken_workspaces_are_discarded_and_a_failed_one_reaches_its_cell(tmp_
     assert list(tmp_path.iterdir()) == []
 
 
+class BlockingFactory(RecordingFactory):
+    """Making `blocks_on`'s workspace waits until `go_on` is set: a stop request arriving meanwhile."""
+
+    def __init__(self, base: Path, blocks_on: str) -> None:
+        super().__init__(base)
+        self.blocks_on = blocks_on
+        self.entered = threading.Event()
+        self.go_on = threading.Event()
+
+    def create(self, ticket: Ticket, repetition: int) -> Workspace:
+        if ticket.id == self.blocks_on:
+            self.entered.set()
+            self.go_on.wait(30)
+        return super().create(ticket, repetition)
+
+
+def test_a_workspace_still_being_made_when_the_prefetch_closes_is_discarded(tmp_path: Path) -> None:
+    async def scenario() -> BlockingFactory:
+        factory = BlockingFactory(tmp_path, blocks_on="T-2")
+        prefetch = WorkspacePrefetch(factory, [(TICKETS[0], 1), (TICKETS[2], 1)], ahead=2)
+        factory.discard(await prefetch.take(TICKETS[0], 1))
+        assert await asyncio.to_thread(factory.entered.wait, 30)  # T-2's is being made
+        threading.Timer(0.2, factory.go_on.set).start()  # ...and is finished after the close began
+        await prefetch.close()
+        return factory
+
+    factory = asyncio.run(scenario())
+    assert factory.created == ["T-0", "T-2"]
+    assert sorted(factory.discarded) == ["T-0", "T-2"]
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.fixture
 def collector_restored() -> Iterator[None]:
     yield

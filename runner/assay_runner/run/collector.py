@@ -3,9 +3,10 @@
 Start-up (imports, pydantic schemas, the suite) allocates a few hundred thousand objects that live until
 the process exits; the collector would walk them several times before the first agent starts, and the
 interpreter walks them again, several times, while shutting down — about a tenth of a second each way on
-a small machine. So the console command pauses the collector during start-up, then freezes what start-up
-made (moved out of every later collection) and collects normally while agents run; at exit it freezes the
-heap again so shutdown does not walk it. Memory made while the agents run is collected as usual.
+a small machine. So the console command pauses the collector during start-up; the cell pool
+(run.scheduler) resumes it as it opens, freezing what start-up made (moved out of every later collection),
+and it collects normally while agents run; at exit the console command freezes the heap again so shutdown
+does not walk it. Memory made while the agents run is collected as usual.
 
 Only `assay`'s console entry point pauses; `main()` called from Python (tests, scripts) is unaffected.
 """

@@ -1,25 +1,18 @@
-"""A whole evaluation: every ticket x repetition through the agent and the judges, bounded and fair.
+"""A whole evaluation: every ticket x repetition is a cell, and each cell is the same story — a fresh
+workspace, the agent in it, the judges on its answer, the result.
 
-- Cells are queued repetition-major (every ticket's first repetition before any second one), so a run cut
-  short still covers every ticket.
-- At most `concurrency` agents run at once; a cell's judges start as soon as its answer exists and run
-  outside the agent slot, overlapping the next agents.
-- A stop request (Ctrl-C, SIGTERM) cancels what is running — agent processes are killed — and keeps every
-  finished cell; the unfinished ones are recorded as incomplete, which blocks.
+How the cells share the machine (slots, workspaces made ahead, file-work threads, warm-up, the collector,
+a stop request) is the cell pool's, in run.scheduler. A stop request (Ctrl-C, SIGTERM) keeps every finished
+cell; the unfinished ones are recorded as incomplete, which blocks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from functools import partial
 from pathlib import Path
-from typing import TypeVar
 
 from assay_runner.agents.base import Agent, AgentOutcome
 from assay_runner.agents.factory import build_agent
@@ -38,14 +31,10 @@ from assay_runner.gateway.access import ModelAccess, model_access
 from assay_runner.gateway.usage import Price
 from assay_runner.judges import AnyJudge, Case, build_judges
 from assay_runner.judges.judging import judge_cell
-from assay_runner.run import collector
-from assay_runner.run.prefetch import WorkspacePrefetch
-from assay_runner.run.warmup import prepare_rest
+from assay_runner.run.scheduler import CellPool
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
 
-T = TypeVar("T")
-log = logging.getLogger("assay.run")
 INCOMPLETE = "incomplete: the run stopped before this cell finished"
 
 
@@ -102,65 +91,17 @@ def apply_thresholds(suite: Suite, config: RunConfig) -> Suite:
     )
 
 
-class CellRunner:
+class CellWork:
+    """What every cell does: its agent runs in a fresh workspace, the judges read the answer, the result is
+    recorded. When and where it runs is the pool's (run.scheduler)."""
+
     def __init__(
-        self,
-        agent: Agent,
-        judges: list[AnyJudge],
-        workspaces: WorkspacePrefetch,
-        checker: Executor,
-        slots: int,
-        keep_workspaces: bool,
-        progress: Progress | None,
+        self, pool: CellPool, agent: Agent, judges: list[AnyJudge], progress: Progress | None
     ) -> None:
-        """`checker` runs the checks and discards of finished agents' workspaces, off the event loop."""
+        self.pool = pool
         self.agent = agent
-        self.checker = checker
         self.judges = judges
-        self.prefetch = workspaces
-        self.workspaces = workspaces.factory
-        self.slots = asyncio.Semaphore(slots)
-        self.keep = keep_workspaces
         self.progress = progress
-        # Set once every slot has had its first agent started (or every cell, if fewer): from then on the
-        # loop mostly waits, and the end of the run can be prepared (assay_runner.run.warmup).
-        self.first_wave = asyncio.Event()
-        self._to_first_wave = min(slots, len(workspaces.order))
-
-    async def _file_work(self, work: Callable[[], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.checker, work)
-
-    def _bump(self, **changes: int) -> None:
-        if self.progress is None:
-            return
-        for name, delta in changes.items():
-            setattr(self.progress, name, getattr(self.progress, name) + delta)
-
-    async def _agent(self, ticket: Ticket, repetition: int) -> tuple[AgentOutcome, Path | None]:
-        # The slot covers only the agent's own run: its workspace was made ahead (WorkspacePrefetch), and
-        # checking and discarding it happen after the slot is released, off the event loop.
-        async with self.slots:
-            workspace = await self.prefetch.take(ticket, repetition)
-            self._bump(running=1)
-            self._to_first_wave -= 1
-            if self._to_first_wave == 0:
-                self.first_wave.set()  # its waiter runs after this task has started the agent
-            if self.progress:
-                self.progress.update()
-            try:
-                started_at = time.time()
-                outcome = replace(await self.agent.run(ticket, repetition, workspace), started_at=started_at)
-            except BaseException:
-                await self._file_work(partial(self.workspaces.discard, workspace))
-                raise
-            finally:
-                self._bump(running=-1)
-        # Let the cell that takes the freed slot start its agent before this one's checks compete with it.
-        await asyncio.sleep(0)
-        checked = partial(self.workspaces.check_and_discard, workspace, keep=self.keep)
-        if not await self._file_work(checked):
-            outcome = replace(outcome, error="the agent modified its read-only brain/ or kb/ files")
-        return outcome, (workspace.root if self.keep else None)
 
     async def run(self, ticket: Ticket, repetition: int) -> RepetitionResult:
         outcome, kept = await self._agent(ticket, repetition)
@@ -200,6 +141,27 @@ class CellRunner:
             )
         return cell
 
+    async def _agent(self, ticket: Ticket, repetition: int) -> tuple[AgentOutcome, Path | None]:
+        async with self.pool.seat(ticket, repetition) as seat:
+            self._bump(running=1)
+            if self.progress:
+                self.progress.update()
+            try:
+                started_at = time.time()
+                outcome = await self.agent.run(ticket, repetition, seat.workspace)
+                outcome = replace(outcome, started_at=started_at)
+            finally:
+                self._bump(running=-1)
+        if not seat.intact:
+            outcome = replace(outcome, error="the agent modified its read-only brain/ or kb/ files")
+        return outcome, seat.kept
+
+    def _bump(self, **changes: int) -> None:
+        if self.progress is None:
+            return
+        for name, delta in changes.items():
+            setattr(self.progress, name, getattr(self.progress, name) + delta)
+
 
 def brain_digest(brain: str | None) -> str | None:
     return digest_files(read_tree(Path(brain))) if brain else None
@@ -237,12 +199,6 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
         cassettes.mode if cassettes else None,
         prices,
     )
-    # Workspace file work, off the event loop: one thread makes the next workspaces, one checks and discards
-    # those agents finished with. One each, not one per slot: the work is a few system calls per workspace,
-    # and every extra thread is one more contender for the interpreter lock when the loop has an agent to
-    # start.
-    making = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-workspace-make")
-    checking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-workspace-check")
     try:
         agent = build_agent(config, access.client)
         judges = build_judges(suite, access.client, config.judge_model)
@@ -251,33 +207,20 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
             Path(config.brain) if config.brain else None,
             suite.kb,
         )
+        # Repetition-major: every ticket's first repetition before any second one, so a run cut short
+        # still covers every ticket.
         order = [(t, r) for r in range(1, config.repetitions + 1) for t in tickets]
         if evaluation.progress is not None:
             evaluation.progress.total = len(order)
-        collector.resume()  # start-up is over (see assay_runner.run.collector)
-        runner = CellRunner(
-            agent,
-            judges,
-            WorkspacePrefetch(workspaces, order, ahead=config.concurrency, executor=making),
-            checking,
-            config.concurrency,
-            config.output.keep_workspaces,
-            evaluation.progress,
+        pool = CellPool(
+            workspaces, order, slots=config.concurrency, keep_workspaces=config.output.keep_workspaces
         )
-        preparing = asyncio.create_task(
-            prepare_rest(runner.first_wave, checking, background=[workspaces.reference]),
-            name="prepare the rest of the run",
-        )
-        try:
-            cells = await _run_cells(runner, order, evaluation.stop)
-        finally:
-            preparing.cancel()  # done long since, unless the run was short or stopped: then not needed
-            with contextlib.suppress(asyncio.CancelledError):
-                await preparing
+        async with pool:
+            work = CellWork(pool, agent, judges, evaluation.progress)
+            ran = await pool.run(work.run, evaluation.stop)
     finally:
-        making.shutdown(wait=False)
-        checking.shutdown(wait=False)
         await access.aclose()
+    cells = {cell: _recorded(cell[1], outcome) for cell, outcome in ran.items()}
     inputs = Inputs(
         brain_digest=brain_digest(config.brain),
         suite_digest=suite_digest(suite),
@@ -295,36 +238,9 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
     )
 
 
-async def _run_cells(
-    runner: CellRunner, order: list[tuple[Ticket, int]], stop: asyncio.Event
-) -> dict[tuple[str, int], RepetitionResult]:
-    tasks = {asyncio.create_task(runner.run(t, r)): (t.id, r) for t, r in order}
-    stopper = asyncio.create_task(stop.wait())
-    pending: set[asyncio.Task[RepetitionResult] | asyncio.Task[bool]] = set(tasks)
-    try:
-        while pending:
-            done, _ = await asyncio.wait(pending | {stopper}, return_when=asyncio.FIRST_COMPLETED)
-            pending -= done
-            if stopper in done:
-                log.warning("stopping: %d cell(s) unfinished", len(pending))
-                for task in pending:
-                    task.cancel()
-                await asyncio.gather(*pending, return_exceptions=True)
-                break
-    finally:
-        stopper.cancel()
-        await runner.prefetch.close()
-    cells: dict[tuple[str, int], RepetitionResult] = {}
-    for task, (ticket_id, repetition) in tasks.items():
-        if task.done() and not task.cancelled() and task.exception() is None:
-            cells[(ticket_id, repetition)] = task.result()
-        elif task.done() and not task.cancelled() and task.exception() is not None:
-            error = f"could not run this cell: {task.exception()!r}"
-            cells[(ticket_id, repetition)] = repetition_result(
-                repetition, {}, answer=None, exit_code=None, error=error
-            )
-        else:
-            cells[(ticket_id, repetition)] = repetition_result(
-                repetition, {}, answer=None, exit_code=None, error=INCOMPLETE
-            )
-    return cells
+def _recorded(repetition: int, outcome: RepetitionResult | BaseException | None) -> RepetitionResult:
+    """A cell as the result records it: finished, failed to run, or stopped before it finished."""
+    if isinstance(outcome, RepetitionResult):
+        return outcome
+    error = f"could not run this cell: {outcome!r}" if outcome is not None else INCOMPLETE
+    return repetition_result(repetition, {}, answer=None, exit_code=None, error=error)

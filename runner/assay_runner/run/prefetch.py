@@ -3,7 +3,8 @@
 Making a workspace (copying the brain and the KB, making them read-only) takes a few milliseconds; done
 inside the agent slot, every slot would sit idle that long between one agent's exit and the next one's
 start. A background task makes the next `ahead` workspaces while agents run, in the queue's order, so a
-freed slot starts its next agent at once. Workspaces made but never taken (a stop request) are discarded.
+freed slot starts its next agent at once. Workspaces made but never taken (a stop request) are discarded,
+the one being made when the stop came too, once its thread has finished it.
 """
 
 from __future__ import annotations
@@ -39,17 +40,21 @@ class WorkspacePrefetch:
         }
         self.taken: set[Cell] = set()
         self.room = asyncio.Semaphore(ahead)
+        # The workspace being made when the producer was cancelled: its thread goes on and finishes it.
+        self.orphan: asyncio.Future[Workspace] | None = None
         self.producer = asyncio.create_task(self._produce(), name="workspace prefetch")
 
     async def _produce(self) -> None:
         for ticket, repetition in self.order:
             await self.room.acquire()
             future = self.ready[(ticket.id, repetition)]
+            making = self.loop.run_in_executor(self.executor, self.factory.create, ticket, repetition)
             try:
-                workspace = await self.loop.run_in_executor(
-                    self.executor, self.factory.create, ticket, repetition
-                )
+                workspace = await asyncio.shield(making)
                 future.set_result(workspace)
+            except asyncio.CancelledError:
+                self.orphan = making
+                raise
             except Exception as exc:  # the cell reports it; the queue goes on
                 future.set_exception(exc)
 
@@ -73,6 +78,13 @@ class WorkspacePrefetch:
         self.producer.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.producer
-        for cell, future in self.ready.items():
-            if cell not in self.taken and future.done() and not future.cancelled() and not future.exception():
-                await self.loop.run_in_executor(self.executor, self.factory.discard, future.result())
+        made = [
+            future.result()
+            for cell, future in self.ready.items()
+            if cell not in self.taken and future.done() and not future.cancelled() and not future.exception()
+        ]
+        if self.orphan is not None:
+            with contextlib.suppress(Exception):  # failed to be made: nothing to discard
+                made.append(await self.orphan)
+        for workspace in made:
+            await self.loop.run_in_executor(self.executor, self.factory.discard, workspace)

@@ -1,4 +1,5 @@
-"""The rest of a run, prepared while its first agents run.
+"""The rest of a run, prepared while its first agents run (started by the cell pool, run.scheduler, once
+every slot has started its first agent).
 
 These would otherwise cost the run time at the worst moments, when finished agents are waiting for their
 slots to start the next ones:
