@@ -112,6 +112,8 @@ def tags_of(result: Result) -> dict[str, str]:
     }
     if result.inputs.brain_digest:
         tags["assay.digest.brain"] = result.inputs.brain_digest
+    if result.inputs.tickets_digest:
+        tags["assay.digest.tickets"] = result.inputs.tickets_digest
     for rule in result.rules:
         tags[f"assay.rule.{rule.name}"] = "pass" if rule.passed else "fail"
     if result.reasons:
