@@ -143,20 +143,41 @@ def install_one_crd(api: KubeApi, file: Path, timeout: float = 60) -> Obj:
 # --- runner images ----------------------------------------------------------------------------------------
 
 FAKE_RUNNER = r"""#!/bin/sh
-# A stand-in for the runner's `assay run --config FILE`: writes a canned termination message chosen by the
-# Evaluation's name (the RunConfig's runName is "namespace/name") and exits as told.
+# A stand-in for the runner: `assay split` and `assay answer` (the init containers) do nothing; `assay score
+# --config FILE` writes a canned termination message chosen by the Evaluation's name (the RunConfig's runName
+# is "namespace/name") and exits as told. A canned summary is bound to the snapshots the pod mounted (as the
+# real judge phase reports them), except `foreign-*`'s, which names another brain.
+case "$1" in split|answer) exit 0 ;; esac
 here=$(dirname "$0")
 name=$(sed -n 's/.*"runName": *"[^/"]*\/\([^"]*\)".*/\1/p' /etc/assay/run/config.json)
 case "$name" in
   junk-*)   printf 'this is not JSON {' > /dev/termination-log ;;
   empty-*)  : ;;
   schema-*) printf '{"verdict": "Pass", "score": 1.0}' > /dev/termination-log ;;
-  future-*) cat "$here/future.json" > /dev/termination-log ;;
-  blocked-*) cat "$here/blocked.json" > /dev/termination-log ;;
-  crash-*)  cat "$here/pass.json" > /dev/termination-log; echo "runner crashed" >&2; exit 1 ;;
-  *)        cat "$here/pass.json" > /dev/termination-log ;;
+  future-*) python "$here/bind.py" "$here/future.json" > /dev/termination-log ;;
+  blocked-*) python "$here/bind.py" "$here/blocked.json" > /dev/termination-log ;;
+  foreign-*) cat "$here/pass.json" > /dev/termination-log ;;
+  crash-*)  python "$here/bind.py" "$here/pass.json" > /dev/termination-log
+            echo "runner crashed" >&2; exit 1 ;;
+  *)        python "$here/bind.py" "$here/pass.json" > /dev/termination-log ;;
 esac
 exit 0
+"""
+
+BIND_SUMMARY = r"""
+import json, sys
+from pathlib import Path
+from assay_runner.contract import digest_files
+from assay_runner.core.digests import tree_digest
+
+summary = json.loads(Path(sys.argv[1]).read_text())
+inputs = summary["inputs"]
+inputs["brainDigest"] = tree_digest(Path("/etc/assay/brain"))
+keys = Path("/etc/assay/key/keys.yaml")
+if keys.is_file():
+    inputs["publicDigest"] = tree_digest(Path("/etc/assay/suite"))
+    inputs["keyDigest"] = digest_files({"keys.yaml": keys.read_bytes()})
+print(json.dumps(summary), end="")
 """
 
 
@@ -187,6 +208,8 @@ def make_fake_runner(base: Path) -> Path:
     script = directory / "assay"
     script.write_text(FAKE_RUNNER)
     script.chmod(0o755)
+    (directory / "bind.py").write_text(BIND_SUMMARY)
+    (directory / "bind.py").chmod(0o644)
     for file, summary in (
         ("pass.json", canned_summary("Pass")),
         ("blocked.json", canned_summary("Blocked")),
@@ -217,7 +240,7 @@ def register_images(kubelet: LocalKubelet, base: Path) -> Images:
     )
     kubelet.register_image(
         FAKE_RUNNER_IMAGE,
-        ImageSpec(entrypoint=("assay",), env={"PATH": f"{fake_dir}:{DEFAULT_PATH}"}, user=IMAGE_USER),
+        ImageSpec(entrypoint=("assay",), env={"PATH": f"{fake_dir}:{path}"}, user=IMAGE_USER),
     )
     kubelet.register_image(
         NEVER_STARTS_IMAGE, ImageSpec(entrypoint=("assay",), never_start=True, user=IMAGE_USER)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
 from assay_runner.commands.options import EXIT_PASS, Subcommands
-from assay_runner.commands.run import AGENT_KINDS
+from assay_runner.contract import AGENT_KINDS
 
 if TYPE_CHECKING:
     from assay_runner.contract import RunConfig
