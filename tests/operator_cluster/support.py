@@ -767,13 +767,17 @@ def job_failed_reason(api: KubeApi, namespace: str, job: str) -> str | None:
 
 
 def running_pod(api: KubeApi, namespace: str, job: str, exclude: set[str] | None = None) -> str:
-    """The name of a pod of `job` whose runner container is running (not one of `exclude`); "" once the Job
-    has failed."""
+    """The name of a pod of `job` with a phase running — the answer phase (init container) or the judge
+    phase — (not one of `exclude`); "" once the Job has failed."""
 
     def probe() -> list[str] | None:
         for pod in pods_of_job(api, namespace, job):
             name = str(pod["metadata"]["name"])
-            statuses = pod.get("status", {}).get("containerStatuses") or []
+            status = pod.get("status", {})
+            statuses = [
+                *(status.get("initContainerStatuses") or []),
+                *(status.get("containerStatuses") or []),
+            ]
             if name not in (exclude or set()) and any("running" in s["state"] for s in statuses):
                 return [name]
         return [""] if job_failed_reason(api, namespace, job) else None
