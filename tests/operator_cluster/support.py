@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -201,6 +202,20 @@ def canned_summary(verdict: str = "Pass", schema_version: int = 1) -> RunSummary
     )
 
 
+RECORDED_ANSWERS: dict[str, Path] = {}
+"""`dir`: where register_images() copied the example's recorded answers for slow_agent()."""
+
+
+def copy_recorded_answers(base: Path) -> Path:
+    directory = Path(tempfile.mkdtemp(prefix="assay-recorded-answers-", dir=base))
+    directory.chmod(0o755)
+    shutil.copytree(SUPPORT_DESK / "answers", directory / "answers")
+    _readable_like_a_checkout(directory)
+    for folder in [directory, *(p for p in directory.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
+    return directory / "answers"
+
+
 def make_fake_runner(base: Path) -> Path:
     """A directory with a fake `assay` and its canned summaries, readable by any uid."""
     directory = Path(tempfile.mkdtemp(prefix="assay-fake-runner-", dir=base))
@@ -233,6 +248,7 @@ def register_images(kubelet: LocalKubelet, base: Path) -> Images:
     `assay run --config ...`; PATH decides which `assay` it finds. Paths the pod must see under its
     emptyDirs (/work, /tmp) are "in the image": the kubelet re-binds them (keep_paths)."""
     fake_dir = make_fake_runner(base)
+    RECORDED_ANSWERS["dir"] = copy_recorded_answers(base)
     _readable_like_a_checkout(EXAMPLES)
     path = f"{VENV_BIN}:{DEFAULT_PATH}"
     kubelet.register_image(
@@ -247,7 +263,7 @@ def register_images(kubelet: LocalKubelet, base: Path) -> Images:
     )
     # The editable install's sources and the bundled examples live under /work, which the Job covers with
     # an emptyDir; a real runner image carries them at /opt/... instead.
-    for kept in (str(REPO / "runner"), str(EXAMPLES), str(fake_dir)):
+    for kept in (str(REPO / "runner"), str(EXAMPLES), str(fake_dir), str(RECORDED_ANSWERS["dir"].parent)):
         if kept not in kubelet.keep_paths:
             kubelet.keep_paths.append(kept)
     return Images(RUNNER_IMAGE, FAKE_RUNNER_IMAGE, NEVER_STARTS_IMAGE, fake_dir)
@@ -466,8 +482,10 @@ def replay_spec(brain: str, answers: str = "v1", **overrides: Any) -> Obj:
 
 def slow_agent(seconds: float, answers: str = "v1") -> Obj:
     """A command agent that takes `seconds` per ticket, then gives the recorded answer (same verdict as
-    replay)."""
-    source = SUPPORT_DESK / "answers" / answers
+    replay). The answers come from a copy "in the image" outside the bundled examples, which the answer
+    phase hides from agents that run a program (they hold the suite's answer keys)."""
+    assert "dir" in RECORDED_ANSWERS, "register_images() first (the `images` fixture)"
+    source = RECORDED_ANSWERS["dir"] / answers
     script = f"sleep {seconds}; cp {source}/{{ticket_id}}/answer.md {{answer_file}}"
     return {"kind": "command", "model": "recorded", "command": ["sh", "-c", script], "timeoutSeconds": 3600}
 
