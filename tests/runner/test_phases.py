@@ -384,3 +384,27 @@ def test_tokens_reach_the_gateway_as_bearer_tokens_and_nothing_else(
     )
     assert "See [KB-1]" in everywhere  # the search does look at the outputs
     assert agent_token not in everywhere and judge_token not in everywhere
+
+
+def test_a_link_planted_in_the_answers_tree_is_refused_not_followed(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """An agent can write into the answers tree; a link there would be resolved where the judge reads it,
+    which is where the keys are mounted. The judge phase reads plain files only."""
+    with_canary(suite)
+    public, keys = split(suite, tmp_path)
+    answers = tmp_path / "answers"
+    assert main(["answer", str(public), "--brain", str(brain), "--agent", "command", "--command",
+                 agent_command("good"), "--model", "m", "--tickets", "T-1,T-2", "--answers-out", str(answers),
+                 "-q"]) == 0  # fmt: skip
+    planted = answers / "T-1" / "1" / "answer.md"
+    planted.unlink()
+    planted.symlink_to(keys)  # what a cheating agent would aim at the judge's mount of the key
+    (answers / "T-2" / "1").rename(answers / "T-2" / "elsewhere")
+    (answers / "T-2" / "1").symlink_to(answers / "T-2" / "elsewhere")
+    assert main(["score", str(public), "--keys", str(keys), "--answers", str(answers), "--tickets", "T-1,T-2",
+                 "--out", str(tmp_path / "out"), "-q"]) == 1  # fmt: skip
+    result = read_result(tmp_path / "out")
+    cells = {t.id: t.repetitions[0] for t in result.tickets}
+    assert cells["T-1"].answer is None and "refused" in (cells["T-1"].error or "")
+    assert cells["T-2"].answer is None and "refused" in (cells["T-2"].error or "")

@@ -13,6 +13,7 @@ phase stopped early if it did). A cell with neither answer nor `cell.json` was n
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -102,9 +103,32 @@ def _read_record(folder: Path) -> CellRecord | None:
         raise InputError([Problem(str(path), "", f"not a cell record: {exc.errors()[0]['msg']}")]) from None
 
 
+def _not_plain(root: Path, folder: Path) -> str | None:
+    """Why a cell folder cannot be trusted, if it cannot: a symbolic link (or a pipe, a device) on the way
+    from the tree's root or inside it. The answer phase's agents can write into the tree, and a link is
+    resolved where the judge reads it — where the answer keys are mounted — so a link named answer.md
+    could hand the key to the judges as the answer. The tree must hold plain files and folders only."""
+    path = root
+    for part in folder.relative_to(root).parts:
+        path = path / part
+        if path.is_symlink():
+            return str(path)
+    if not folder.is_dir():
+        return None
+    for entry in folder.rglob("*"):
+        mode = entry.lstat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return str(entry)
+    return None
+
+
 def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAnswer:
     folder = cell_dir(root, ticket_id, repetition, k)
     answer_path = folder / ANSWER_FILE
+    tampered = _not_plain(root, folder)
+    if tampered is not None:
+        refused = CellRecord(error=f"refused: {tampered} is not a plain file or folder (a link?)")
+        return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
     record = _read_record(folder)
     if not answer_path.is_file():
         code = record.exit_code if record is not None else None
@@ -173,6 +197,8 @@ def write_manifest(root: Path, manifest: AnswersManifest) -> None:
 
 def read_manifest(root: Path) -> AnswersManifest | None:
     path = root / MANIFEST_FILE
+    if path.is_symlink():
+        raise InputError([Problem(str(path), "", "is a link: an answers tree holds plain files only")])
     if not path.is_file():
         return None
     try:
