@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay_operator.evaluation.api import EvaluationSpec, SecretKeyRef
+from assay_operator.evaluation.suite_split import KEYS_FILE, SuiteSplitError, split_suite
 from assay_operator.settings import Settings
 from assay_runner.contract import (
     AgentConfig,
@@ -33,6 +34,8 @@ from assay_runner.contract import (
     Selection,
     digest_files,
 )
+
+__all__ = ["SuiteSplitError", "split_suite"]  # the handlers reach the suite split through the builders
 
 LABEL_EVALUATION = "assay.dev/evaluation"
 LABEL_GENERATION = "assay.dev/generation"
@@ -57,7 +60,6 @@ RUN_CONFIG_KEY = "config.json"
 """The judge phase's RunConfig (with the keys); the answer phase reads ANSWER_CONFIG_KEY (without)."""
 ANSWER_CONFIG_KEY = "answer.json"
 TERMINATION_LOG = "/dev/termination-log"
-SUITE_FILE, QUESTIONS_FILE, KEYS_FILE = "suite.yaml", "questions.yaml", "keys.yaml"
 ANNOTATION_BRAIN, ANNOTATION_PUBLIC, ANNOTATION_KEY = (
     "assay.dev/brain-digest",
     "assay.dev/suite-public-digest",
@@ -66,10 +68,6 @@ ANNOTATION_BRAIN, ANNOTATION_PUBLIC, ANNOTATION_KEY = (
 ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER = "answer", "runner", "split"
 # Agent kinds that run a program (which may read files): the image's bundled examples are hidden from them.
 CODE_AGENTS = frozenset({"command", "opencode", "claude-code", "codex"})
-
-
-class SuiteSplitError(ValueError):
-    """The suite ConfigMap cannot be split (not YAML, no suite.yaml, tickets not a list...)."""
 
 
 def bounded_name(name: str, suffix: str, limit: int, strip: str = "-.") -> str:
@@ -140,58 +138,6 @@ def build_brain_snapshot(
     if binary:
         body["binaryData"] = dict(sorted(binary.items()))
     return body
-
-
-def _load_yaml(text: str, where: str) -> Any:
-    import yaml
-
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise SuiteSplitError(f"{where} is not valid YAML: {exc}") from None
-
-
-def _dump_yaml(data: object) -> str:
-    import yaml
-
-    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110))
-
-
-def split_suite(data: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """A suite ConfigMap's files split into the public part (suite.yaml with the judges, questions.yaml,
-    any other file such as judge code) and the key (keys.yaml), as `assay split` lays them out. Only the
-    structure is read here; the runner validates the suite itself (a bad suite fails its Job, exit 2). A
-    ConfigMap that already holds keys.yaml is taken as split."""
-    if SUITE_FILE not in data:
-        raise SuiteSplitError(f"it has no {SUITE_FILE} key (keys: {', '.join(sorted(data)) or 'none'})")
-    if KEYS_FILE in data:
-        return {k: v for k, v in data.items() if k != KEYS_FILE}, {KEYS_FILE: data[KEYS_FILE]}
-    suite = _load_yaml(data[SUITE_FILE], SUITE_FILE)
-    if not isinstance(suite, dict):
-        raise SuiteSplitError(f"{SUITE_FILE} must be a mapping")
-    tickets_file = suite.get("ticketsFile")
-    consumed = {SUITE_FILE}
-    if tickets_file is not None:
-        if not isinstance(tickets_file, str) or tickets_file not in data:
-            raise SuiteSplitError(
-                f"{SUITE_FILE} names ticketsFile {tickets_file!r}, which is not a key of it"
-            )
-        document = _load_yaml(data[tickets_file], tickets_file)
-        tickets = document.get("tickets") if isinstance(document, dict) else None
-        consumed.add(tickets_file)
-    else:
-        tickets = suite.get("tickets")
-    if not isinstance(tickets, list) or not all(isinstance(t, dict) and "id" in t for t in tickets):
-        raise SuiteSplitError("its tickets must be a list of mappings, each with an id")
-    public_suite = {k: v for k, v in suite.items() if k not in ("tickets", "ticketsFile")}
-    public_suite["ticketsFile"] = QUESTIONS_FILE
-    questions = [{k: v for k, v in ticket.items() if k != "key"} for ticket in tickets]
-    keys = {str(ticket["id"]): ticket.get("key") or {} for ticket in tickets}
-    header = "# Split by the Assay operator: {what}.\n"
-    public = {k: v for k, v in data.items() if k not in consumed}
-    public[SUITE_FILE] = header.format(what="the suite's public part") + _dump_yaml(public_suite)
-    public[QUESTIONS_FILE] = header.format(what="the questions") + _dump_yaml({"tickets": questions})
-    return public, {KEYS_FILE: header.format(what="the answer keys") + _dump_yaml({"keys": keys})}
 
 
 def text_digest(data: dict[str, str]) -> str:
