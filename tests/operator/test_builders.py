@@ -64,9 +64,8 @@ def test_job_is_exactly_the_expected_object() -> None:
         {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
         {"name": "ASSAY_GATEWAY_URL", "value": "http://gateway.ai:8080/v1"},
     ]
-    common_mounts = [
-        {"name": "brain", "mountPath": "/etc/assay/brain", "readOnly": True},
-        {"name": "run-config", "mountPath": "/etc/assay/run", "readOnly": True},
+    brain = {"name": "brain", "mountPath": "/etc/assay/brain", "readOnly": True}
+    inputs = [
         {"name": "suite", "mountPath": "/etc/assay/suite", "readOnly": True},
         {"name": "kb", "mountPath": "/etc/assay/kb", "readOnly": True},
     ]
@@ -122,7 +121,9 @@ def test_job_is_exactly_the_expected_object() -> None:
                             "env": env,
                             "resources": RESOURCES,
                             "volumeMounts": [
-                                *common_mounts,
+                                brain,
+                                {"name": "answer-config", "mountPath": "/etc/assay/run", "readOnly": True},
+                                *inputs,
                                 {"name": "answer-work", "mountPath": "/work"},
                                 {"name": "answers", "mountPath": "/work/answers"},
                                 {"name": "answer-tmp", "mountPath": "/tmp"},
@@ -144,7 +145,9 @@ def test_job_is_exactly_the_expected_object() -> None:
                             ],
                             "resources": RESOURCES,
                             "volumeMounts": [
-                                *common_mounts,
+                                brain,
+                                {"name": "run-config", "mountPath": "/etc/assay/run", "readOnly": True},
+                                *inputs,
                                 {"name": "key", "mountPath": "/etc/assay/key", "readOnly": True},
                                 {"name": "work", "mountPath": "/work"},
                                 {"name": "answers", "mountPath": "/work/answers", "readOnly": True},
@@ -163,6 +166,14 @@ def test_job_is_exactly_the_expected_object() -> None:
                         {
                             "name": "run-config",
                             "configMap": {"name": "release-42-run-g3", "defaultMode": 0o444},
+                        },
+                        {
+                            "name": "answer-config",
+                            "configMap": {
+                                "name": "release-42-run-g3",
+                                "items": [{"key": "answer.json", "path": "answer.json"}],
+                                "defaultMode": 0o444,
+                            },
                         },
                         {"name": "answer-work", "emptyDir": {}},
                         {"name": "answer-tmp", "emptyDir": {}},
@@ -196,6 +207,8 @@ def test_the_keys_and_the_agents_never_share_a_container() -> None:
     pod = builders.build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)["spec"]["template"]["spec"]
     answer, judge = _mounts(pod["initContainers"][0]), _mounts(pod["containers"][0])
     assert "key" not in answer and judge["key"] == "/etc/assay/key"
+    # Not even the judge's RunConfig (which names where the keys are mounted) reaches the answer phase.
+    assert "run-config" not in answer and answer["answer-config"] == "/etc/assay/run"
     assert answer["no-examples"] == "/opt/assay/examples"  # the image's bundled suites are hidden
     assert "answer-work" not in judge and "answer-tmp" not in judge  # nothing an agent left is read
     assert {"readOnly": True, "name": "answers", "mountPath": "/work/answers"} in pod["containers"][0][

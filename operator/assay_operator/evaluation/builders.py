@@ -335,6 +335,15 @@ def _phases(
     volumes = [
         _config_map_volume("brain", snapshots.brain),
         _config_map_volume("run-config", run_config_name(evaluation, generation)),
+        # The answer phase gets its own document only: the judge's names where the keys are mounted.
+        {
+            "name": "answer-config",
+            "configMap": {
+                "name": run_config_name(evaluation, generation),
+                "items": [{"key": ANSWER_CONFIG_KEY, "path": ANSWER_CONFIG_KEY}],
+                "defaultMode": 0o444,
+            },
+        },
         # Separate scratch per phase: nothing an agent leaves behind is where the judge phase works.
         {"name": "answer-work", "emptyDir": {}},
         {"name": "answer-tmp", "emptyDir": {}},
@@ -346,16 +355,15 @@ def _phases(
         volumes += [_config_map_volume("suite", snapshots.suite), _config_map_volume("key", snapshots.key)]
     else:  # a bundled suite: split in the pod, one emptyDir per part
         volumes += [{"name": "suite", "emptyDir": {}}, {"name": "key", "emptyDir": {}}]
-    common = [
-        _mount("brain", BRAIN_DIR, read_only=True),
-        _mount("run-config", RUN_DIR, read_only=True),
-        _mount("suite", SUITE_DIR, read_only=True),
-    ]
+    inputs = [_mount("suite", SUITE_DIR, read_only=True)]
     if spec.suite.kb_config_map is not None:
         volumes.append(_config_map_volume("kb", spec.suite.kb_config_map.name))
-        common.append(_mount("kb", KB_DIR, read_only=True))
+        inputs.append(_mount("kb", KB_DIR, read_only=True))
+    brain = _mount("brain", BRAIN_DIR, read_only=True)
     answer_mounts = [
-        *common,
+        brain,
+        _mount("answer-config", RUN_DIR, read_only=True),
+        *inputs,
         _mount("answer-work", WORK_DIR),
         _mount("answers", ANSWERS_DIR),
         _mount("answer-tmp", TMP_DIR),
@@ -365,7 +373,9 @@ def _phases(
         volumes.append({"name": "no-examples", "emptyDir": {"sizeLimit": "1Mi"}})
         answer_mounts.append(_mount("no-examples", settings.bundled_root.rstrip("/"), read_only=True))
     judge_mounts = [
-        *common,
+        brain,
+        _mount("run-config", RUN_DIR, read_only=True),
+        *inputs,
         _mount("key", KEY_DIR, read_only=True),
         _mount("work", WORK_DIR),
         _mount("answers", ANSWERS_DIR, read_only=True),
