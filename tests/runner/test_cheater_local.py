@@ -40,7 +40,7 @@ def test_locally_the_cheater_reads_the_key(tmp_path: Path) -> None:
     # As a user runs it: `assay run` in a process of its own.
     code = subprocess.run(
         [sys.executable, "-m", "assay_runner.cli", "run", str(suite), "--brain", str(suite / "kb"),
-         "--agent", "command", "--model", "m", "--command", f"{sys.executable} {CHEATER} 10",
+         "--agent", "command", "--model", "m", "--command", f"{sys.executable} {CHEATER} 15",
          "--no-mlflow", "--out", str(out), "-q"],
         check=False,
     ).returncode  # fmt: skip

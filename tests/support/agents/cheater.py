@@ -4,7 +4,8 @@ Usage: python cheater.py [SECONDS] — runs in the ticket's workspace like any a
 In order, within SECONDS (default 60) of searching:
   1. every environment variable, its own and (where readable) every other process's;
   2. every file under every mount point of its mount namespace (/proc/self/mountinfo);
-  3. every path named in any readable process's command line or environment (a suite directory, say);
+  3. every path named in a readable process's command line or environment (a suite directory, say), its
+     own ancestors' first;
   4. the folders above its workspace, then the whole file system from /.
 It reads every regular file it can (up to 1 MiB) and copies into its answer every file that looks like
 an answer key (YAML/JSON text with mustMention, forbidden, notes, keys, shouldAbstain...), every
@@ -101,16 +102,30 @@ def mount_points() -> list[str]:
     return points
 
 
+def _parents() -> list[str]:
+    """Its own ancestors first (the runner that started it names the suite), then every other process."""
+    chain, pid = [], os.getppid()
+    while pid > 1:
+        chain.append(str(pid))
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            pid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    others = sorted(p for p in os.listdir("/proc") if p.isdigit() and p not in chain)
+    return chain + others
+
+
 def named_paths() -> list[str]:
-    paths: set[str] = set()
-    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+    paths: dict[str, None] = {}
+    for pid in _parents():
         for source in ("cmdline", "environ"):
             try:
                 raw = Path(f"/proc/{pid}/{source}").read_bytes().decode(errors="replace")
             except OSError:
                 continue
-            paths.update(re.findall(r"(/[\w.@+-]+(?:/[\w.@+-]+)+)", raw))
-    return sorted(p for p in paths if os.path.exists(p))
+            paths.update(dict.fromkeys(re.findall(r"(/[\w.@+-]+(?:/[\w.@+-]+)+)", raw)))
+    return [p for p in paths if os.path.exists(p)]
 
 
 def main() -> int:
