@@ -11,6 +11,8 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+SECRET_REF = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(/[-._a-zA-Z0-9]{1,253})?$"
+
 
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -35,6 +37,13 @@ class Settings(BaseModel):
     """ASSAY_METRICS_PORT: Prometheus /metrics."""
     runner_service_account: str | None = None
     """ASSAY_RUNNER_SERVICE_ACCOUNT: service account of runner pods (its token is never mounted)."""
+    default_gateway_token_secret: str | None = Field(default=None, pattern=SECRET_REF)
+    """ASSAY_DEFAULT_GATEWAY_TOKEN_SECRET: `name` or `name/key` (key `token` by default) of a Secret with the
+    gateway token, for Evaluations that name none."""
+    default_judge_gateway_token_secret: str | None = Field(default=None, pattern=SECRET_REF)
+    """ASSAY_DEFAULT_JUDGE_GATEWAY_TOKEN_SECRET: the model judge's own gateway token, likewise."""
+    default_mlflow_token_secret: str | None = Field(default=None, pattern=SECRET_REF)
+    """ASSAY_DEFAULT_MLFLOW_TOKEN_SECRET: the MLflow token, likewise."""
 
 
 ENV = {
@@ -48,6 +57,9 @@ ENV = {
     "backoff_limit": "ASSAY_BACKOFF_LIMIT",
     "metrics_port": "ASSAY_METRICS_PORT",
     "runner_service_account": "ASSAY_RUNNER_SERVICE_ACCOUNT",
+    "default_gateway_token_secret": "ASSAY_DEFAULT_GATEWAY_TOKEN_SECRET",
+    "default_judge_gateway_token_secret": "ASSAY_DEFAULT_JUDGE_GATEWAY_TOKEN_SECRET",
+    "default_mlflow_token_secret": "ASSAY_DEFAULT_MLFLOW_TOKEN_SECRET",
 }
 
 

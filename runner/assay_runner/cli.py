@@ -12,12 +12,23 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
-from assay_runner.commands import compare, gate, judge, judges_check, report, run, score, validate
+from assay_runner.commands import (
+    answer,
+    compare,
+    gate,
+    judge,
+    judges_check,
+    report,
+    run,
+    score,
+    split,
+    validate,
+)
 from assay_runner.commands.options import EXIT_BAD_INPUT
 from assay_runner.errors import AssayError, InputError
 
 Handler = Callable[[argparse.Namespace], int]
-COMMANDS = (validate, score, run, judge, gate, compare, judges_check, report)
+COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report)
 
 
 def build_parser() -> argparse.ArgumentParser:

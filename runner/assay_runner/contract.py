@@ -161,6 +161,13 @@ class Inputs(WireModel):
     brain_digest: str | None = None
     suite_digest: str
     judges_digest: str
+    """The judges, their code, the pass criterion and the effective gate (suite defaults + overrides)."""
+    tickets_digest: str | None = None
+    """The resolved ticket selection: the ordered list of ticket ids the verdict covers."""
+    public_digest: str | None = None
+    """The suite's public part as mounted (suite.yaml, questions, judge code), when the suite came split."""
+    key_digest: str | None = None
+    """The answer-key file as mounted, when the suite came split."""
 
 
 class MlflowRef(WireModel):
@@ -223,6 +230,10 @@ class Result(WireModel):
     inputs: Inputs
     mlflow: MlflowRef = Field(default_factory=MlflowRef)
     config: ResultConfig
+    selection: list[str] = Field(default_factory=list)
+    """The ticket ids the verdict covers, in order (their digest is `inputs.ticketsDigest`)."""
+    warnings: list[str] = Field(default_factory=list)
+    """What does not block but weakens the verdict (a judge model equal to the agent's model)."""
     started_at: str | None = None
     finished_at: str | None = None
 
@@ -339,3 +350,11 @@ class RunConfig(WireModel):
     gate: GateOverrides = Field(default_factory=GateOverrides)
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     output: OutputConfig = Field(default_factory=OutputConfig)
+    keys: str | None = None
+    """The answer-key file (keys.yaml) when `suite` holds only the suite's public part (`assay split`).
+    The judge phase reads it; the answer phase refuses a config that names it."""
+    answers_dir: str | None = None
+    """The answers tree: where `assay answer` writes and `assay score --config` reads."""
+    answer_deadline_seconds: float | None = Field(default=None, gt=0)
+    """The answer phase stops itself after this long (unfinished cells are recorded as incomplete), so
+    the judge phase still has time to give a verdict before the Job's deadline."""

@@ -242,13 +242,19 @@ def test_operator_and_runner_pods_are_admitted_under_restricted(
         {
             "brain": {"configMap": {"name": "brain"}},
             "suite": {"configMap": {"name": "suite"}, "kbConfigMap": {"name": "kb"}},
-            "agent": {"kind": "chat", "model": "m"},
+            # A command agent and every token: the pod with all its volumes (secrets, the emptyDir over
+            # the bundled examples) and both phases.
+            "agent": {"kind": "command", "model": "m", "command": ["agent", "{prompt_file}"]},
             "gateway": "http://gateway:4000/v1",
+            "gatewayTokenSecretRef": {"name": "gateway"},
+            "judgeGatewayTokenSecretRef": {"name": "judge"},
+            "mlflow": {"trackingUri": "http://mlflow:5000", "tokenSecretRef": {"name": "mlflow"}},
         }
     )
-    job = builders.build_job(
-        spec, "probe", namespace, 1, "probe-brain-0123456789", Settings(runner_image="r:1")
+    snapshots = builders.Snapshots(
+        "probe-brain-0123456789", "sha256:0123456789", "probe-suite-1", "sha256:1", "probe-key-2", "sha256:2"
     )
+    job = builders.build_job(spec, "probe", namespace, 1, snapshots, Settings(runner_image="r:1"))
     runner_pod = pod_from_template("runner-probe", job["spec"]["template"])
 
     for obj in (deployment, job, operator_pod, runner_pod):

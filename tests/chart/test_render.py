@@ -175,6 +175,24 @@ def test_operator_env_is_accepted_by_the_operator_settings(helm: Helm) -> None:
     assert "ASSAY_DEFAULT_GATEWAY" not in env and "ASSAY_DEFAULT_MLFLOW_URI" not in env
 
 
+def test_token_secret_defaults_reach_the_operator_as_names_only(helm: Helm) -> None:
+    extra = [
+        "--set", "defaults.gatewayTokenSecret=gateway",
+        "--set", "defaults.judgeGatewayTokenSecret=judge/bearer",
+        "--set", "defaults.mlflowTokenSecret=mlflow",
+    ]  # fmt: skip
+    rendered = Rendered(helm.template(VALUES / "default.yaml", extra=extra))
+    env = {e["name"]: e["value"] for e in container(rendered)["env"] if "value" in e}
+    settings = from_environment(env)
+    assert (
+        settings.default_gateway_token_secret,
+        settings.default_judge_gateway_token_secret,
+        settings.default_mlflow_token_secret,
+    ) == ("gateway", "judge/bearer", "mlflow")
+    # The operator names Secrets; it never reads them, and its Role has no rule for them.
+    assert "secrets" not in json.dumps(rendered.one("Role")["rules"])
+
+
 def test_rbac_is_the_operator_table(helm: Helm) -> None:
     rendered = render(helm, "default")
     role = rendered.one("Role")
@@ -208,7 +226,8 @@ def test_network_policy_selects_exactly_the_runner_pods(helm: Helm) -> None:
     policy = rendered.one("NetworkPolicy")
     selector = policy["spec"]["podSelector"]["matchLabels"]
     settings = Settings(runner_image="runner:1")
-    job = builders.build_job(RUNNER_SPEC, "ev", "assay-system", 1, "ev-brain-0123456789", settings)
+    snapshots = builders.Snapshots("ev-brain-0123456789", "sha256:0123456789")
+    job = builders.build_job(RUNNER_SPEC, "ev", "assay-system", 1, snapshots, settings)
     runner_labels = job["spec"]["template"]["metadata"]["labels"]
     assert selector.items() <= runner_labels.items()
     assert selector == {
@@ -401,6 +420,7 @@ SCHEMA_REJECTS = [
         "at '/metrics/serviceMonitor/labels/release'",
     ),
     (["--set", "defaults.gateway=litellm:4000"], "at '/defaults/gateway'"),
+    (["--set", "defaults.mlflowTokenSecret=Not_A_Name"], "at '/defaults/mlflowTokenSecret'"),
     (
         ["--set-json", 'operator.tolerations=[{"key":"a","effect":"Sometimes"}]'],
         "at '/operator/tolerations/0",

@@ -32,8 +32,25 @@ SPEC = EvaluationSpec.model_validate(
 )
 
 
+SNAPSHOTS = builders.Snapshots(
+    brain="release-42-brain-0123456789",
+    brain_digest="sha256:0123456789",
+    suite="release-42-suite-aaaaaaaaaa",
+    suite_digest="sha256:aaaaaaaaaa",
+    key="release-42-key-bbbbbbbbbb",
+    key_digest="sha256:bbbbbbbbbb",
+)
+SECURITY = {
+    "allowPrivilegeEscalation": False,
+    "readOnlyRootFilesystem": True,
+    "runAsNonRoot": True,
+    "capabilities": {"drop": ["ALL"]},
+}
+RESOURCES = {"requests": {"cpu": "6", "memory": "6Gi"}, "limits": {"cpu": "6", "memory": "6Gi"}}
+
+
 def test_job_is_exactly_the_expected_object() -> None:
-    job = builders.build_job(SPEC, "release-42", "team-a", 3, "release-42-brain-0123456789", SETTINGS)
+    job = builders.build_job(SPEC, "release-42", "team-a", 3, SNAPSHOTS, SETTINGS)
     labels = {
         "app.kubernetes.io/name": "assay",
         "app.kubernetes.io/component": "runner",
@@ -41,13 +58,29 @@ def test_job_is_exactly_the_expected_object() -> None:
         "assay.dev/evaluation": "release-42",
         "assay.dev/generation": "3",
     }
+    env = [
+        {"name": "HOME", "value": "/tmp"},
+        {"name": "TMPDIR", "value": "/tmp"},
+        {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
+        {"name": "ASSAY_GATEWAY_URL", "value": "http://gateway.ai:8080/v1"},
+    ]
+    brain = {"name": "brain", "mountPath": "/etc/assay/brain", "readOnly": True}
+    inputs = [
+        {"name": "suite", "mountPath": "/etc/assay/suite", "readOnly": True},
+        {"name": "kb", "mountPath": "/etc/assay/kb", "readOnly": True},
+    ]
     assert job == {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {
             "name": "release-42-g3",
             "labels": labels,
-            "annotations": {"assay.dev/spec-hash": builders.spec_hash(SPEC)},
+            "annotations": {
+                "assay.dev/spec-hash": builders.spec_hash(SPEC),
+                "assay.dev/brain-digest": "sha256:0123456789",
+                "assay.dev/suite-public-digest": "sha256:aaaaaaaaaa",
+                "assay.dev/suite-key-digest": "sha256:bbbbbbbbbb",
+            },
         },
         "spec": {
             "backoffLimit": 1,
@@ -56,6 +89,10 @@ def test_job_is_exactly_the_expected_object() -> None:
             "podFailurePolicy": {
                 "rules": [
                     {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+                    {
+                        "action": "FailJob",
+                        "onExitCodes": {"containerName": "answer", "operator": "In", "values": [2]},
+                    },
                     {
                         "action": "FailJob",
                         "onExitCodes": {"containerName": "runner", "operator": "In", "values": [2]},
@@ -69,39 +106,56 @@ def test_job_is_exactly_the_expected_object() -> None:
                     "automountServiceAccountToken": False,
                     "enableServiceLinks": False,
                     "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+                    "initContainers": [
+                        {
+                            "name": "answer",
+                            "image": "quay.io/assay/runner:0.1.0",
+                            "command": [
+                                "assay",
+                                "answer",
+                                "--config",
+                                "/etc/assay/run/answer.json",
+                                "--quiet",
+                            ],
+                            "workingDir": "/work",
+                            "env": env,
+                            "resources": RESOURCES,
+                            "volumeMounts": [
+                                brain,
+                                {"name": "answer-config", "mountPath": "/etc/assay/run", "readOnly": True},
+                                *inputs,
+                                {"name": "answer-work", "mountPath": "/work"},
+                                {"name": "answers", "mountPath": "/work/answers"},
+                                {"name": "answer-tmp", "mountPath": "/tmp"},
+                            ],
+                            "terminationMessagePath": "/dev/termination-log",
+                            "terminationMessagePolicy": "FallbackToLogsOnError",
+                            "securityContext": SECURITY,
+                        }
+                    ],
                     "containers": [
                         {
                             "name": "runner",
                             "image": "quay.io/assay/runner:0.1.0",
-                            "command": ["assay", "run", "--config", "/etc/assay/run/config.json"],
+                            "command": ["assay", "score", "--config", "/etc/assay/run/config.json"],
                             "workingDir": "/work",
                             "env": [
-                                {"name": "HOME", "value": "/tmp"},
-                                {"name": "TMPDIR", "value": "/tmp"},
-                                {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
-                                {"name": "ASSAY_GATEWAY_URL", "value": "http://gateway.ai:8080/v1"},
+                                *env,
                                 {"name": "MLFLOW_TRACKING_URI", "value": "http://mlflow.mlops:5000"},
                             ],
-                            "resources": {
-                                "requests": {"cpu": "6", "memory": "6Gi"},
-                                "limits": {"cpu": "6", "memory": "6Gi"},
-                            },
+                            "resources": RESOURCES,
                             "volumeMounts": [
-                                {"name": "brain", "mountPath": "/etc/assay/brain", "readOnly": True},
+                                brain,
                                 {"name": "run-config", "mountPath": "/etc/assay/run", "readOnly": True},
+                                *inputs,
+                                {"name": "key", "mountPath": "/etc/assay/key", "readOnly": True},
                                 {"name": "work", "mountPath": "/work"},
+                                {"name": "answers", "mountPath": "/work/answers", "readOnly": True},
                                 {"name": "tmp", "mountPath": "/tmp"},
-                                {"name": "suite", "mountPath": "/etc/assay/suite", "readOnly": True},
-                                {"name": "kb", "mountPath": "/etc/assay/kb", "readOnly": True},
                             ],
                             "terminationMessagePath": "/dev/termination-log",
                             "terminationMessagePolicy": "FallbackToLogsOnError",
-                            "securityContext": {
-                                "allowPrivilegeEscalation": False,
-                                "readOnlyRootFilesystem": True,
-                                "runAsNonRoot": True,
-                                "capabilities": {"drop": ["ALL"]},
-                            },
+                            "securityContext": SECURITY,
                         }
                     ],
                     "volumes": [
@@ -113,9 +167,27 @@ def test_job_is_exactly_the_expected_object() -> None:
                             "name": "run-config",
                             "configMap": {"name": "release-42-run-g3", "defaultMode": 0o444},
                         },
+                        {
+                            "name": "answer-config",
+                            "configMap": {
+                                "name": "release-42-run-g3",
+                                "items": [{"key": "answer.json", "path": "answer.json"}],
+                                "defaultMode": 0o444,
+                            },
+                        },
+                        {"name": "answer-work", "emptyDir": {}},
+                        {"name": "answer-tmp", "emptyDir": {}},
+                        {"name": "answers", "emptyDir": {}},
                         {"name": "work", "emptyDir": {}},
                         {"name": "tmp", "emptyDir": {}},
-                        {"name": "suite", "configMap": {"name": "support-suite", "defaultMode": 0o444}},
+                        {
+                            "name": "suite",
+                            "configMap": {"name": "release-42-suite-aaaaaaaaaa", "defaultMode": 0o444},
+                        },
+                        {
+                            "name": "key",
+                            "configMap": {"name": "release-42-key-bbbbbbbbbb", "defaultMode": 0o444},
+                        },
                         {"name": "kb", "configMap": {"name": "support-kb", "defaultMode": 0o444}},
                     ],
                 },
@@ -124,11 +196,91 @@ def test_job_is_exactly_the_expected_object() -> None:
     }
 
 
+def _mounts(container: dict[str, object]) -> dict[str, str]:
+    return {m["name"]: m["mountPath"] for m in container["volumeMounts"]}  # type: ignore[attr-defined,index]
+
+
+def test_the_keys_and_the_agents_never_share_a_container() -> None:
+    spec = SPEC.model_copy(
+        update={"agent": SPEC.agent.model_copy(update={"kind": "command", "command": ["x"]})}
+    )
+    pod = builders.build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)["spec"]["template"]["spec"]
+    answer, judge = _mounts(pod["initContainers"][0]), _mounts(pod["containers"][0])
+    assert "key" not in answer and judge["key"] == "/etc/assay/key"
+    # Not even the judge's RunConfig (which names where the keys are mounted) reaches the answer phase.
+    assert "run-config" not in answer and answer["answer-config"] == "/etc/assay/run"
+    assert answer["no-examples"] == "/opt/assay/examples"  # the image's bundled suites are hidden
+    assert "answer-work" not in judge and "answer-tmp" not in judge  # nothing an agent left is read
+    assert {"readOnly": True, "name": "answers", "mountPath": "/work/answers"} in pod["containers"][0][
+        "volumeMounts"
+    ]
+
+
+def test_tokens_are_secrets_mounted_only_where_needed() -> None:
+    spec = EvaluationSpec.model_validate(
+        {
+            **SPEC.model_dump(by_alias=True, exclude_none=True),
+            "gatewayTokenSecretRef": {"name": "gw"},
+            "mlflow": {"tokenSecretRef": {"name": "ml", "key": "bearer"}},
+        }
+    )
+    settings = SETTINGS.model_copy(update={"default_judge_gateway_token_secret": "judge/tk"})
+    pod = builders.build_job(spec, "e", "ns", 1, SNAPSHOTS, settings)["spec"]["template"]["spec"]
+    secrets = {v["name"]: v["secret"] for v in pod["volumes"] if "secret" in v}
+    assert secrets == {
+        "gateway-token": {
+            "secretName": "gw",
+            "items": [{"key": "token", "path": "token"}],
+            "defaultMode": 0o444,
+        },
+        "judge-token": {
+            "secretName": "judge",
+            "items": [{"key": "tk", "path": "token"}],
+            "defaultMode": 0o444,
+        },
+        "mlflow-token": {
+            "secretName": "ml",
+            "items": [{"key": "bearer", "path": "token"}],
+            "defaultMode": 0o444,
+        },
+    }
+    answer, judge = pod["initContainers"][0], pod["containers"][0]
+    assert set(_mounts(answer)) & set(secrets) == {"gateway-token"}
+    assert set(_mounts(judge)) & set(secrets) == {"judge-token", "mlflow-token"}
+    env = {e["name"]: e["value"] for e in judge["env"]}
+    assert env["ASSAY_JUDGE_GATEWAY_TOKEN_FILE"] == "/etc/assay/secrets/judge/token"
+    assert env["MLFLOW_TRACKING_TOKEN_FILE"] == "/etc/assay/secrets/mlflow/token"
+    assert {e["name"]: e["value"] for e in answer["env"]}["ASSAY_GATEWAY_TOKEN_FILE"] == (
+        "/etc/assay/secrets/gateway/token"
+    )
+    assert all("valueFrom" not in e for c in (answer, judge) for e in c["env"])  # files, never env values
+
+
+def test_a_suite_config_map_splits_into_its_public_part_and_its_key(tmp_path: Path) -> None:
+    from assay_runner.core.digests import suite_digest, tree_digest
+    from assay_runner.suite.loader import load_suite
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "support-desk"
+    data = {name: (example / name).read_text() for name in ("suite.yaml", "tickets.yaml")}
+    public, key = builders.split_suite(data)
+    assert set(public) == {"suite.yaml", "questions.yaml"} and set(key) == {"keys.yaml"}
+    assert "mustMention" not in "".join(public.values()) and "mustMention" in key["keys.yaml"]
+    for name, text in public.items():
+        (tmp_path / "public").mkdir(exist_ok=True)
+        (tmp_path / "public" / name).write_text(text)
+    (tmp_path / "keys.yaml").write_text(key["keys.yaml"])
+    joined = load_suite(tmp_path / "public", example / "kb", keys=tmp_path / "keys.yaml")
+    assert suite_digest(joined) == suite_digest(load_suite(example))  # the same suite, carried in two parts
+    assert tree_digest(tmp_path / "public") == builders.text_digest(public)  # what the runner will report
+    with pytest.raises(builders.SuiteSplitError, match="ticketsFile"):
+        builders.split_suite({"suite.yaml": data["suite.yaml"]})
+
+
 def test_pod_spec_has_nothing_users_could_choose() -> None:
-    job = builders.build_job(SPEC, "e", "ns", 1, "snap", SETTINGS)
+    job = builders.build_job(SPEC, "e", "ns", 1, SNAPSHOTS, SETTINGS)
     pod = job["spec"]["template"]["spec"]
     assert "serviceAccountName" not in pod and pod["automountServiceAccountToken"] is False
-    env_text = json.dumps(pod["containers"][0]["env"]).lower()
+    env_text = json.dumps([c["env"] for c in [*pod["initContainers"], *pod["containers"]]]).lower()
     assert "key" not in env_text and "secret" not in env_text and "token" not in env_text
     assert all("configMap" in v or "emptyDir" in v for v in pod["volumes"])
 
@@ -164,7 +316,19 @@ def test_bundled_suite_replay_and_cassettes() -> None:
         }
     )
     config = builders.build_run_config(spec, "e", "ns", Settings(runner_image="x"))
-    assert config.suite == "/opt/assay/examples/support-desk" and config.kb is None
+    # Split in the pod (init container `split`) into the same places a ConfigMap suite is mounted.
+    assert (
+        config.suite == "/etc/assay/suite" and config.keys == "/etc/assay/key/keys.yaml" and config.kb is None
+    )
+    pod = builders.build_job(
+        spec, "e", "ns", 1, builders.Snapshots("b", "sha256:b"), Settings(runner_image="x")
+    )["spec"]["template"]["spec"]
+    split = pod["initContainers"][0]
+    assert split["name"] == "split" and split["command"] == [
+        "assay", "split", "/opt/assay/examples/support-desk", "--public", "/etc/assay/suite", "--keys",
+        "/etc/assay/key/keys.yaml",
+    ]  # fmt: skip
+    assert "no-examples" not in _mounts(pod["initContainers"][1])  # replay runs no agent code: it needs them
     assert config.agent.answers == "/opt/assay/examples/support-desk/answers/v1"
     assert (
         config.cassettes is not None and config.cassettes.dir == "/opt/assay/examples/support-desk/cassettes"
@@ -210,7 +374,7 @@ def test_long_names_sharing_a_prefix_get_distinct_children_and_labels() -> None:
 
 def test_kueue_queue_suspends_the_job() -> None:
     spec = SPEC.model_copy(update={"queue_name": "team-queue"})
-    job = builders.build_job(spec, "e", "ns", 1, "snap", SETTINGS)
+    job = builders.build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)
     assert (
         job["spec"]["suspend"] is True
         and job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-queue"

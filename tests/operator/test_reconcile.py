@@ -95,6 +95,52 @@ def test_bad_input_carries_the_runners_message() -> None:
     assert outcome.reason == "PodFailurePolicy" and "suite.yaml:3" in outcome.message
 
 
+def mounted(brain: str = "sha256:b", public: str | None = None, key: str | None = None) -> dict[str, Any]:
+    """A finished Job annotated with the digests of the snapshots it mounted."""
+    annotations = {"assay.dev/brain-digest": brain}
+    if public is not None and key is not None:
+        annotations |= {"assay.dev/suite-public-digest": public, "assay.dev/suite-key-digest": key}
+    return {**job("Complete"), "metadata": {"name": "e-g1", "annotations": annotations}}
+
+
+def test_a_summary_bound_to_the_mounted_snapshots_is_accepted() -> None:
+    bound = summary()
+    bound.inputs.public_digest, bound.inputs.key_digest = "sha256:p", "sha256:k"
+    message = bound.model_dump_json(by_alias=True)
+    outcome = reconcile.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, message)])
+    assert outcome.state == "succeeded"
+
+
+def test_a_foreign_brain_digest_blocks() -> None:
+    message = summary().model_dump_json(by_alias=True)  # brain sha256:b
+    outcome = reconcile.classify(mounted(brain="sha256:other"), [pod("Succeeded", 0, message)])
+    assert (outcome.state, outcome.reason) == ("failed", "ResultUnreadable")
+    assert "brain digest sha256:b is not the snapshot's sha256:other" in outcome.message
+
+
+def test_a_foreign_suite_part_blocks() -> None:
+    bound = summary()
+    bound.inputs.public_digest, bound.inputs.key_digest = "sha256:p", "sha256:forged"
+    message = bound.model_dump_json(by_alias=True)
+    outcome = reconcile.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, message)])
+    assert outcome.reason == "ResultUnreadable" and "answer key digest sha256:forged" in outcome.message
+    unbound = summary().model_dump_json(by_alias=True)  # no suite digests at all: not accepted either
+    outcome = reconcile.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, unbound)])
+    assert outcome.reason == "ResultUnreadable" and "(none)" in outcome.message
+
+
+def test_an_oom_in_the_answer_phase_is_named() -> None:
+    killed = {"exitCode": 137, "reason": "OOMKilled", "message": ""}
+    failed = {
+        "status": {
+            "phase": "Failed",
+            "initContainerStatuses": [{"name": "answer", "state": {"terminated": killed}}],
+        }
+    }
+    outcome = reconcile.classify(job("Failed", "BackoffLimitExceeded"), [failed])
+    assert outcome.reason == "OOMKilled" and "the answer container was OOMKilled" in outcome.message
+
+
 def test_finished_status_pass() -> None:
     outcome = reconcile.Outcome("succeeded", "Completed", "", summary())
     status = reconcile.finished_status(

@@ -41,6 +41,8 @@ def images(kubelet: LocalKubelet, tmp_path_factory: pytest.TempPathFactory) -> I
     import shutil
 
     shutil.rmtree(registered.fake_dir, ignore_errors=True)
+    if "dir" in support.RECORDED_ANSWERS:
+        shutil.rmtree(support.RECORDED_ANSWERS["dir"].parent, ignore_errors=True)
 
 
 @pytest.fixture

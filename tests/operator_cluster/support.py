@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -143,20 +144,41 @@ def install_one_crd(api: KubeApi, file: Path, timeout: float = 60) -> Obj:
 # --- runner images ----------------------------------------------------------------------------------------
 
 FAKE_RUNNER = r"""#!/bin/sh
-# A stand-in for the runner's `assay run --config FILE`: writes a canned termination message chosen by the
-# Evaluation's name (the RunConfig's runName is "namespace/name") and exits as told.
+# A stand-in for the runner: `assay split` and `assay answer` (the init containers) do nothing; `assay score
+# --config FILE` writes a canned termination message chosen by the Evaluation's name (the RunConfig's runName
+# is "namespace/name") and exits as told. A canned summary is bound to the snapshots the pod mounted (as the
+# real judge phase reports them), except `foreign-*`'s, which names another brain.
+case "$1" in split|answer) exit 0 ;; esac
 here=$(dirname "$0")
 name=$(sed -n 's/.*"runName": *"[^/"]*\/\([^"]*\)".*/\1/p' /etc/assay/run/config.json)
 case "$name" in
   junk-*)   printf 'this is not JSON {' > /dev/termination-log ;;
   empty-*)  : ;;
   schema-*) printf '{"verdict": "Pass", "score": 1.0}' > /dev/termination-log ;;
-  future-*) cat "$here/future.json" > /dev/termination-log ;;
-  blocked-*) cat "$here/blocked.json" > /dev/termination-log ;;
-  crash-*)  cat "$here/pass.json" > /dev/termination-log; echo "runner crashed" >&2; exit 1 ;;
-  *)        cat "$here/pass.json" > /dev/termination-log ;;
+  future-*) python "$here/bind.py" "$here/future.json" > /dev/termination-log ;;
+  blocked-*) python "$here/bind.py" "$here/blocked.json" > /dev/termination-log ;;
+  foreign-*) cat "$here/pass.json" > /dev/termination-log ;;
+  crash-*)  python "$here/bind.py" "$here/pass.json" > /dev/termination-log
+            echo "runner crashed" >&2; exit 1 ;;
+  *)        python "$here/bind.py" "$here/pass.json" > /dev/termination-log ;;
 esac
 exit 0
+"""
+
+BIND_SUMMARY = r"""
+import json, sys
+from pathlib import Path
+from assay_runner.contract import digest_files
+from assay_runner.core.digests import tree_digest
+
+summary = json.loads(Path(sys.argv[1]).read_text())
+inputs = summary["inputs"]
+inputs["brainDigest"] = tree_digest(Path("/etc/assay/brain"))
+keys = Path("/etc/assay/key/keys.yaml")
+if keys.is_file():
+    inputs["publicDigest"] = tree_digest(Path("/etc/assay/suite"))
+    inputs["keyDigest"] = digest_files({"keys.yaml": keys.read_bytes()})
+print(json.dumps(summary), end="")
 """
 
 
@@ -180,6 +202,20 @@ def canned_summary(verdict: str = "Pass", schema_version: int = 1) -> RunSummary
     )
 
 
+RECORDED_ANSWERS: dict[str, Path] = {}
+"""`dir`: where register_images() copied the example's recorded answers for slow_agent()."""
+
+
+def copy_recorded_answers(base: Path) -> Path:
+    directory = Path(tempfile.mkdtemp(prefix="assay-recorded-answers-", dir=base))
+    directory.chmod(0o755)
+    shutil.copytree(SUPPORT_DESK / "answers", directory / "answers")
+    _readable_like_a_checkout(directory)
+    for folder in [directory, *(p for p in directory.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
+    return directory / "answers"
+
+
 def make_fake_runner(base: Path) -> Path:
     """A directory with a fake `assay` and its canned summaries, readable by any uid."""
     directory = Path(tempfile.mkdtemp(prefix="assay-fake-runner-", dir=base))
@@ -187,6 +223,8 @@ def make_fake_runner(base: Path) -> Path:
     script = directory / "assay"
     script.write_text(FAKE_RUNNER)
     script.chmod(0o755)
+    (directory / "bind.py").write_text(BIND_SUMMARY)
+    (directory / "bind.py").chmod(0o644)
     for file, summary in (
         ("pass.json", canned_summary("Pass")),
         ("blocked.json", canned_summary("Blocked")),
@@ -210,6 +248,7 @@ def register_images(kubelet: LocalKubelet, base: Path) -> Images:
     `assay run --config ...`; PATH decides which `assay` it finds. Paths the pod must see under its
     emptyDirs (/work, /tmp) are "in the image": the kubelet re-binds them (keep_paths)."""
     fake_dir = make_fake_runner(base)
+    RECORDED_ANSWERS["dir"] = copy_recorded_answers(base)
     _readable_like_a_checkout(EXAMPLES)
     path = f"{VENV_BIN}:{DEFAULT_PATH}"
     kubelet.register_image(
@@ -217,14 +256,14 @@ def register_images(kubelet: LocalKubelet, base: Path) -> Images:
     )
     kubelet.register_image(
         FAKE_RUNNER_IMAGE,
-        ImageSpec(entrypoint=("assay",), env={"PATH": f"{fake_dir}:{DEFAULT_PATH}"}, user=IMAGE_USER),
+        ImageSpec(entrypoint=("assay",), env={"PATH": f"{fake_dir}:{path}"}, user=IMAGE_USER),
     )
     kubelet.register_image(
         NEVER_STARTS_IMAGE, ImageSpec(entrypoint=("assay",), never_start=True, user=IMAGE_USER)
     )
     # The editable install's sources and the bundled examples live under /work, which the Job covers with
     # an emptyDir; a real runner image carries them at /opt/... instead.
-    for kept in (str(REPO / "runner"), str(EXAMPLES), str(fake_dir)):
+    for kept in (str(REPO / "runner"), str(EXAMPLES), str(fake_dir), str(RECORDED_ANSWERS["dir"].parent)):
         if kept not in kubelet.keep_paths:
             kubelet.keep_paths.append(kept)
     return Images(RUNNER_IMAGE, FAKE_RUNNER_IMAGE, NEVER_STARTS_IMAGE, fake_dir)
@@ -443,8 +482,10 @@ def replay_spec(brain: str, answers: str = "v1", **overrides: Any) -> Obj:
 
 def slow_agent(seconds: float, answers: str = "v1") -> Obj:
     """A command agent that takes `seconds` per ticket, then gives the recorded answer (same verdict as
-    replay)."""
-    source = SUPPORT_DESK / "answers" / answers
+    replay). The answers come from a copy "in the image" outside the bundled examples, which the answer
+    phase hides from agents that run a program (they hold the suite's answer keys)."""
+    assert "dir" in RECORDED_ANSWERS, "register_images() first (the `images` fixture)"
+    source = RECORDED_ANSWERS["dir"] / answers
     script = f"sleep {seconds}; cp {source}/{{ticket_id}}/answer.md {{answer_file}}"
     return {"kind": "command", "model": "recorded", "command": ["sh", "-c", script], "timeoutSeconds": 3600}
 
@@ -744,13 +785,17 @@ def job_failed_reason(api: KubeApi, namespace: str, job: str) -> str | None:
 
 
 def running_pod(api: KubeApi, namespace: str, job: str, exclude: set[str] | None = None) -> str:
-    """The name of a pod of `job` whose runner container is running (not one of `exclude`); "" once the Job
-    has failed."""
+    """The name of a pod of `job` with a phase running — the answer phase (init container) or the judge
+    phase — (not one of `exclude`); "" once the Job has failed."""
 
     def probe() -> list[str] | None:
         for pod in pods_of_job(api, namespace, job):
             name = str(pod["metadata"]["name"])
-            statuses = pod.get("status", {}).get("containerStatuses") or []
+            status = pod.get("status", {})
+            statuses = [
+                *(status.get("initContainerStatuses") or []),
+                *(status.get("containerStatuses") or []),
+            ]
             if name not in (exclude or set()) and any("running" in s["state"] for s in statuses):
                 return [name]
         return [""] if job_failed_reason(api, namespace, job) else None

@@ -49,7 +49,7 @@ def assert_stalled(obj: Obj, reason: str, *hints: str) -> None:
 # --- deadline ----------------------------------------------------------------------------------------------
 
 
-def test_deadline_exceeded_for_a_hanging_agent_and_for_a_pod_that_never_starts(
+def test_a_hanging_agent_is_judged_at_the_answer_deadline_and_a_pod_that_never_starts_exceeds_it(
     control_plane: ControlPlane,
     admin: KubeApi,
     namespace: str,
@@ -57,7 +57,9 @@ def test_deadline_exceeded_for_a_hanging_agent_and_for_a_pod_that_never_starts(
     brains: Callable[[str], str],
 ) -> None:
     """The smallest deadline the schema allows is 60 s: both cases share that wait, in two namespaces (the
-    runner image is an operator setting)."""
+    runner image is an operator setting). A hanging agent no longer costs the verdict: the answer phase
+    stops itself at its share of the deadline (30 s of 60) and the judge phase blocks on the unanswered
+    cells, saying why; a pod that never starts still exceeds the Job's deadline."""
     other = f"{namespace[:52]}-pull"
     control_plane.create_namespace(other)
     try:
@@ -72,9 +74,12 @@ def test_deadline_exceeded_for_a_hanging_agent_and_for_a_pod_that_never_starts(
         support.running_pod(admin, namespace, "hangs-g1")
         hung = support.wait_for_verdict(admin, namespace, "hangs", timeout=180, operator=real)
         never = support.wait_for_verdict(admin, other, "never-starts", timeout=180, operator=stuck)
-        for obj in (hung, never):
-            assert_stalled(obj, "DeadlineExceeded", "spec.deadlineSeconds", "never started")
-        assert support.job_failed_reason(admin, namespace, "hangs-g1") == "DeadlineExceeded"
+        assert hung["status"]["verdict"] == "Blocked", support.summarize(hung)
+        stalled = condition(hung, "Stalled")
+        assert stalled is not None and stalled["reason"] == "GateBlocked", stalled
+        assert "the answer phase reached its deadline (30 s)" in hung["status"]["message"]
+        assert support.job_status(admin, namespace, "hangs-g1").get("succeeded") == 1
+        assert_stalled(never, "DeadlineExceeded", "spec.deadlineSeconds", "never started")
         assert support.job_failed_reason(admin, other, "never-starts-g1") == "DeadlineExceeded"
         support.wait_for_events(admin, namespace, "hangs", {"Blocked"})
     finally:
@@ -93,13 +98,16 @@ def test_an_oom_killed_runner_is_named_in_the_message(
 ) -> None:
     support.create_evaluation(admin, namespace, "oom", replay_spec(brains("v1"), agent=HANGING_AGENT))
     killed: set[str] = set()
-    # backoffLimit 1: the retry is OOM-killed too, as it would be with the same memory limit.
+    # backoffLimit 1: the retry is OOM-killed too, as it would be with the same memory limit. The agent
+    # runs in the answer phase (the init container): that is where memory runs out.
     while pod := support.running_pod(admin, namespace, "oom-g1", exclude=killed):
-        kubelet.oom_kill(namespace, pod)
+        kubelet.oom_kill(namespace, pod, "answer")
         killed.add(pod)
         assert len(killed) <= 3, "the Job keeps retrying an OOM-killed runner"
     obj = support.wait_for_verdict(admin, namespace, "oom", operator=operator)
-    assert_stalled(obj, "OOMKilled", "OOMKilled", "exit code 137", "spec.resources.memory")
+    assert_stalled(
+        obj, "OOMKilled", "the answer container was OOMKilled", "exit code 137", "spec.resources.memory"
+    )
     assert support.job_failed_reason(admin, namespace, "oom-g1") == "BackoffLimitExceeded"
     assert len(killed) == 2
 

@@ -150,9 +150,14 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     snapshot = next(c for c in config_maps if c["metadata"]["name"].startswith("support-v1-brain-"))
     assert snapshot["immutable"] is True
     assert snapshot["metadata"]["annotations"]["assay.dev/brain-digest"] == expected
-    assert json.loads(
+    config = json.loads(
         next(c for c in config_maps if c["metadata"]["name"] == "support-v1-run-g1")["data"]["config.json"]
-    )["suite"].endswith("/support-desk")
+    )
+    # The bundled suite is split in the pod: the judge phase reads the public part and the key file.
+    assert (config["suite"], config["keys"]) == ("/etc/assay/suite", "/etc/assay/key/keys.yaml")
+    pod = support.jobs_of(admin, namespace, "support-v1")[0]["spec"]["template"]["spec"]
+    assert [c["name"] for c in pod["initContainers"]] == ["split", "answer"]
+    assert pod["initContainers"][0]["command"][2].endswith("/support-desk")
 
     # --- small status; kopf's bookkeeping under the assay.dev prefix -------------------------------------
     assert len(json.dumps(passed["status"])) < 8 * 1024

@@ -38,6 +38,16 @@ class ConfigMapRef(ApiModel):
     """Name of the ConfigMap."""
 
 
+class SecretKeyRef(ApiModel):
+    """A key of a Secret in the Evaluation's namespace. The operator never reads it: the kubelet mounts it as
+    a file, only into the container that needs it."""
+
+    name: str = Field(pattern=DNS_NAME, max_length=253)
+    """Name of the Secret."""
+    key: str = Field(default="token", pattern=r"^[-._a-zA-Z0-9]+$", max_length=253)
+    """Key in the Secret holding the token."""
+
+
 class BrainRef(ApiModel):
     config_map: ConfigMapRef
     """ConfigMap holding the brain's files (AGENTS.md and others), one key per file. The operator snapshots it
@@ -112,6 +122,9 @@ class MlflowSpec(ApiModel):
     """MLflow tracking server; the operator's default when omitted."""
     experiment: str = Field(default="assay", max_length=256)
     """Experiment the run is logged to."""
+    token_secret_ref: SecretKeyRef | None = None
+    """Bearer token for the tracking server (the operator's default when omitted); mounted into the judge
+    phase only, as the file named by MLFLOW_TRACKING_TOKEN_FILE."""
 
 
 class ResourcesSpec(ApiModel):
@@ -137,8 +150,14 @@ class EvaluationSpec(ApiModel):
     gate: GateOverrides | None = None
     """Overrides of the suite's gate."""
     gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")
-    """OpenAI-compatible base URL of the model gateway (the operator's default when omitted). No keys here:
-    the gateway holds them."""
+    """OpenAI-compatible base URL of the model gateway (the operator's default when omitted). No provider
+    keys here: the gateway holds them."""
+    gateway_token_secret_ref: SecretKeyRef | None = None
+    """Bearer token for the gateway (the operator's default when omitted): mounted into the answer phase,
+    where the agents call the gateway, and into the judge phase for the model judge unless
+    judgeGatewayTokenSecretRef is given."""
+    judge_gateway_token_secret_ref: SecretKeyRef | None = None
+    """A separate gateway token for the model judge (judge phase only)."""
     judge_model: str | None = Field(default=None, max_length=253)
     """Model for model judges that do not name one."""
     cassettes: BundledRef | None = None
@@ -191,6 +210,13 @@ class InputsStatus(ApiModel):
     brain_digest: str | None = None
     suite_digest: str | None = None
     judges_digest: str | None = None
+    """The judges, their code and the effective gate after this Evaluation's overrides."""
+    tickets_digest: str | None = None
+    """The resolved ticket selection (the ids the verdict covers)."""
+    public_digest: str | None = None
+    """The suite's public part the answer phase mounted (questions, KB list, judges)."""
+    key_digest: str | None = None
+    """The answer keys the judge phase mounted."""
 
 
 class MlflowStatus(ApiModel):

@@ -137,6 +137,26 @@ def _brain_files(request: Request, evaluation: EvaluationSpec) -> tuple[dict[str
     return dict(brain.data or {}), dict(brain.binary_data or {})
 
 
+def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple[str, dict[str, Any], str]]:
+    """A ConfigMap suite split at its trust boundary into two immutable snapshots: (part, body, digest) for
+    the public part (`suite`) and the answer keys (`key`). A bundled suite is split in the pod instead."""
+    ref = evaluation.suite.config_map
+    if ref is None:
+        return []
+    found = _config_map(request.namespace, ref.name)
+    if found is None:
+        _wait_for(request, "Suite", ref.name)
+    try:
+        public, key = builders.split_suite(dict(found.data or {}))
+    except builders.SuiteSplitError as exc:
+        _invalid(request, f"suite ConfigMap {ref.name!r} cannot be split into questions and keys: {exc}")
+    parts = []
+    for part, data in (("suite", public), ("key", key)):
+        digest = builders.text_digest(data)
+        parts.append((part, builders.build_suite_snapshot(request.name, part, data, digest), digest))
+    return parts
+
+
 def _create_children(request: Request, children: list[dict[str, Any]]) -> bool:
     """Create the brain snapshot, the RunConfig and the Job, each adopted and idempotent; True when the Job
     was created now (False: it was there already, from an earlier attempt of this reconcile)."""
@@ -178,13 +198,22 @@ def ensure_run(
     data, binary = _brain_files(request, evaluation)
     digest = builders.brain_digest(data, binary)
     snapshot = builders.build_brain_snapshot(name, request.generation, data, binary, digest)
+    suite_parts = _suite_snapshots(request, evaluation)
+    parts = {part: (body["metadata"]["name"], part_digest) for part, body, part_digest in suite_parts}
+    snapshots = builders.Snapshots(
+        brain=snapshot["metadata"]["name"],
+        brain_digest=digest,
+        suite=parts["suite"][0] if parts else None,
+        suite_digest=parts["suite"][1] if parts else None,
+        key=parts["key"][0] if parts else None,
+        key_digest=parts["key"][1] if parts else None,
+    )
     operator = settings()
     children = [
         snapshot,
+        *(body for _, body, _ in suite_parts),
         builders.build_run_config_map(evaluation, name, namespace, request.generation, operator),
-        builders.build_job(
-            evaluation, name, namespace, request.generation, snapshot["metadata"]["name"], operator
-        ),
+        builders.build_job(evaluation, name, namespace, request.generation, snapshots, operator),
     ]
     created = _create_children(request, children)
     _delete_superseded(namespace, body, request.generation)
@@ -196,7 +225,12 @@ def ensure_run(
             message=f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})",
         )
     running = reconcile.running_status(
-        request.current, request.generation, request.job, digest, conditions.now()
+        request.current,
+        request.generation,
+        request.job,
+        digest,
+        conditions.now(),
+        (snapshots.suite_digest, snapshots.key_digest),
     )
     _patch_status(namespace, name, running)
     # The Job may have finished before that write (adopted after a restart, or a very fast runner): its watch

@@ -25,6 +25,14 @@ from assay_operator.evaluation.api import (
     TicketsStatus,
     UsageStatus,
 )
+from assay_operator.evaluation.builders import (
+    ANNOTATION_BRAIN,
+    ANNOTATION_KEY,
+    ANNOTATION_PUBLIC,
+    ANSWER_CONTAINER,
+    JUDGE_CONTAINER,
+    SPLIT_CONTAINER,
+)
 from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary
 
 MAX_MESSAGE = 1024
@@ -48,20 +56,51 @@ def _condition(job: dict[str, Any], kind: str) -> dict[str, Any] | None:
     return None
 
 
-def _terminated(pod: dict[str, Any]) -> dict[str, Any] | None:
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        if status.get("name") == "runner":
-            state = status.get("state") or {}
-            return state.get("terminated") or (status.get("lastState") or {}).get("terminated")
+def _terminated(pod: dict[str, Any], name: str = JUDGE_CONTAINER) -> dict[str, Any] | None:
+    status = pod.get("status") or {}
+    for container in [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]:
+        if container.get("name") == name:
+            state = container.get("state") or {}
+            return state.get("terminated") or (container.get("lastState") or {}).get("terminated")
     return None
 
 
-def _oom(pods: list[dict[str, Any]]) -> dict[str, Any] | None:
+def _phases_terminated(pod: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Each phase's container that terminated, the pod's order (the answer phase first)."""
+    found = []
+    for name in (SPLIT_CONTAINER, ANSWER_CONTAINER, JUDGE_CONTAINER):
+        terminated = _terminated(pod, name)
+        if terminated is not None:
+            found.append((name, terminated))
+    return found
+
+
+def _oom(pods: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
     for pod in pods:
-        terminated = _terminated(pod)
-        if terminated and (terminated.get("reason") == "OOMKilled" or terminated.get("exitCode") == 137):
-            return terminated
+        for name, terminated in _phases_terminated(pod):
+            if terminated.get("reason") == "OOMKilled" or terminated.get("exitCode") == 137:
+                return name, terminated
     return None
+
+
+def digest_mismatch(job: dict[str, Any], summary: RunSummary) -> str:
+    """Empty when the RunSummary is bound to what this Job mounted: the brain snapshot, and for a ConfigMap
+    suite the public part and the key. A summary that names other inputs is not this Job's verdict."""
+    annotations = (job.get("metadata") or {}).get("annotations") or {}
+    reported = summary.inputs
+    checks = (
+        ("brain", ANNOTATION_BRAIN, reported.brain_digest),
+        ("suite's public part", ANNOTATION_PUBLIC, reported.public_digest),
+        ("answer key", ANNOTATION_KEY, reported.key_digest),
+    )
+    for what, annotation, value in checks:
+        expected = annotations.get(annotation)
+        if expected is not None and value != expected:
+            return (
+                f"the RunSummary's {what} digest {value or '(none)'} is not the snapshot's {expected}: the "
+                "verdict is not bound to what this Job mounted"
+            )
+    return ""
 
 
 def parse_summary(message: str) -> tuple[RunSummary | None, str]:
@@ -92,10 +131,11 @@ def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
         message = failed.get("message") or ""
         oom = _oom(pods)
         if oom is not None:
+            container, killed = oom
             return Outcome(
                 "failed",
                 "OOMKilled",
-                f"the runner container was OOMKilled (exit code {oom.get('exitCode')}): raise "
+                f"the {container} container was OOMKilled (exit code {killed.get('exitCode')}): raise "
                 f"spec.resources.memory or lower spec.concurrency. Job: {reason}: {message}",
             )
         hints = {
@@ -104,7 +144,10 @@ def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
             "BackoffLimitExceeded": "the runner pod failed and its retries are used up; see the pod's logs",
             "PodFailurePolicy": "the runner could not run (bad input); its message says what is wrong",
         }
-        terminal = next((t for t in map(_terminated, pods) if t and t.get("message")), None)
+        failures = [
+            t for pod in pods for _, t in _phases_terminated(pod) if t.get("message") and t.get("exitCode")
+        ]
+        terminal = failures[0] if failures else None
         detail = f": {terminal['message'].strip()[:400]}" if terminal else ""
         return Outcome("failed", reason, f"{hints.get(reason, 'the Job failed')} ({message}){detail}")
     succeeded = [p for p in pods if (p.get("status") or {}).get("phase") == "Succeeded"]
@@ -120,6 +163,9 @@ def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
     summary, problem = parse_summary(terminated.get("message") or "")
     if summary is None:
         return Outcome("failed", "ResultUnreadable", problem)
+    mismatch = digest_mismatch(job, summary)
+    if mismatch:
+        return Outcome("failed", "ResultUnreadable", mismatch)
     return Outcome("succeeded", "Completed", "", summary)
 
 
@@ -205,7 +251,12 @@ def finished_status(
 
 
 def running_status(
-    current: EvaluationStatus, generation: int, job_name: str, brain_digest: str, started: str
+    current: EvaluationStatus,
+    generation: int,
+    job_name: str,
+    brain_digest: str,
+    started: str,
+    suite_digests: tuple[str | None, str | None] = (None, None),
 ) -> EvaluationStatus:
     """A new run of `generation` has its Job: every figure of an earlier run is cleared."""
     message = f"running Job {job_name} for generation {generation}"
@@ -224,7 +275,9 @@ def running_status(
         usage=None,
         mlflow=None,
         message=message,
-        inputs=InputsStatus(brain_digest=brain_digest),
+        inputs=InputsStatus(
+            brain_digest=brain_digest, public_digest=suite_digests[0], key_digest=suite_digests[1]
+        ),
         conditions=conditions.merge(current.conditions, conditions.running(message), generation),
     )
 

@@ -2,6 +2,10 @@
 
 The flags (or a RunConfig file, as the operator renders it) become one `RunConfig`; SIGINT and SIGTERM stop
 the evaluation cleanly (finished cells are kept, the rest are recorded as incomplete).
+
+One process holds the agents and the answer keys: a local run is not a trust boundary (an agent with a
+file tool can read the suite). `assay answer` and `assay score --config` are the two halves the cluster
+runs on either side of one (see docs/trust-model.md).
 """
 
 from __future__ import annotations
@@ -125,7 +129,7 @@ async def _run_until_stopped(config: RunConfig, quiet: bool) -> Result:
             loop.remove_signal_handler(sig)
 
 
-def _mlflow_info(config: RunConfig) -> RunInfo | None:
+def mlflow_info(config: RunConfig) -> RunInfo | None:
     if not config.mlflow.enabled:
         return None
     from assay_runner.io.tracking import RunInfo, default_tracking_uri, summary_params
@@ -149,13 +153,21 @@ def _mlflow_info(config: RunConfig) -> RunInfo | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assay_runner.core.independence import judge_model_warnings
+    from assay_runner.suite.loader import load_suite
+
     config = run_config_from_args(args)
+    # Checked before any agent runs: a suite that requires an independent judge fails fast.
+    warnings = judge_model_warnings(
+        load_suite(config.suite, config.kb, config.keys), config.judge_model, config.agent.model
+    )
     result = asyncio.run(_run_until_stopped(config, args.quiet))
+    result = result.model_copy(update={"warnings": [*result.warnings, *warnings]})
     result = options.finish(
         result,
         out=Path(config.output.dir),
         summary_path=config.output.summary_path,
-        mlflow=_mlflow_info(config),
+        mlflow=mlflow_info(config),
     )
     if not args.quiet:
         from assay_runner.views.table import print_result  # rich's table only after the agents ran

@@ -1,4 +1,9 @@
-"""`assay score SUITE --answers DIR`: judge answers already on disk and apply the gate."""
+"""`assay score SUITE --answers DIR [--keys FILE]`: judge answers already on disk and apply the gate.
+
+`assay score --config FILE` is the judge phase of a split run: the same RunConfig the answer phase read
+(`assay answer --config`), plus the answer keys (`keys`) and the answers tree (`answersDir`); it writes the
+result, the report and the RunSummary, and logs to MLflow, as `assay run --config` does.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
-from assay_runner.commands.options import Subcommands
+from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
     from assay_runner.io.tracking import RunInfo
@@ -16,10 +22,10 @@ if TYPE_CHECKING:
 
 def add_parser(commands: Subcommands) -> None:
     score = commands.add_parser("score", help="judge answers already on disk and apply the gate")
-    score.add_argument("suite")
-    score.add_argument(
-        "--answers", required=True, help="DIR/<ticket>/answer.md or DIR/<ticket>/<rep>/answer.md"
-    )
+    score.add_argument("suite", nargs="?", help="suite directory (or use --config)")
+    score.add_argument("--config", type=Path, help="the judge phase: a RunConfig with keys and answersDir")
+    score.add_argument("--answers", help="DIR/<ticket>/answer.md or DIR/<ticket>/<rep>/answer.md")
+    score.add_argument("--keys", help="answer-key file, when SUITE is only the public part (assay split)")
     score.add_argument("--repetitions", "-k", type=options.positive_int, default=1)
     score.add_argument(
         "--tickets", type=options.tickets, default="all", help="training | validation | all | ids"
@@ -49,13 +55,44 @@ def _mlflow_info(args: argparse.Namespace) -> RunInfo | None:
     return RunInfo(tracking_uri=uri, experiment=args.experiment, run_name=args.run_name)
 
 
+def _judge_phase(args: argparse.Namespace) -> int:
+    from assay_runner.commands.run import mlflow_info
+    from assay_runner.io.runconfig import read_run_config
+    from assay_runner.run.scoring import judge_phase
+    from assay_runner.views.table import print_result
+
+    if args.suite is not None:
+        raise InputError("give either a SUITE and flags, or --config FILE, not both")
+    config = read_run_config(args.config)
+    if args.answers is not None:
+        config = config.model_copy(update={"answers_dir": str(Path(args.answers).absolute())})
+    result = asyncio.run(judge_phase(config))
+    result = options.finish(
+        result,
+        out=Path(config.output.dir),
+        summary_path=config.output.summary_path,
+        mlflow=mlflow_info(config),
+    )
+    if not args.quiet:
+        print_result(result)
+    return EXIT_PASS if result.verdict == "Pass" else config.output.blocked_exit_code
+
+
 def run(args: argparse.Namespace) -> int:
+    from assay_runner.core.independence import judge_model_warnings
+    from assay_runner.io.answers import read_manifest
     from assay_runner.run.recorded import score_answers
     from assay_runner.suite import load_suite
     from assay_runner.views.table import print_result
 
-    suite = load_suite(args.suite)
+    if args.config is not None:
+        return _judge_phase(args)
+    if args.suite is None or args.answers is None:
+        raise InputError("give a SUITE and --answers DIR (or --config FILE)")
+    suite = load_suite(args.suite, keys=args.keys)
     tickets = suite.select(args.tickets)
+    manifest = read_manifest(Path(args.answers))
+    warnings = judge_model_warnings(suite, args.judge_model, manifest.model if manifest else None)
     result = asyncio.run(
         score_answers(
             suite,
@@ -68,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             run_name=args.run_name,
         )
     )
+    result = result.model_copy(update={"warnings": warnings})
     result = options.finish(result, out=args.out, mlflow=_mlflow_info(args))
     if not args.quiet:
         print_result(result)

@@ -10,13 +10,14 @@ from assay_runner.commands.options import EXIT_PASS, Subcommands
 def add_parser(commands: Subcommands) -> None:
     validate = commands.add_parser("validate", help="check a suite without running anything")
     validate.add_argument("suite", help="suite directory (with suite.yaml)")
+    validate.add_argument("--keys", help="answer-key file, when SUITE is only the public part (assay split)")
     validate.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from assay_runner.suite import load_suite
 
-    suite = load_suite(args.suite)
+    suite = load_suite(args.suite, keys=args.keys)
     splits = {s: sum(1 for t in suite.tickets if t.split == s) for s in ("training", "validation")}
     judges = ", ".join(f"{j.name} ({j.type_name()}, w={j.weight:g})" for j in suite.spec.judges)
     print(
@@ -24,4 +25,6 @@ def run(args: argparse.Namespace) -> int:
         f"({splits['training']} training, {splits['validation']} validation), {len(suite.kb)} KB articles"
     )
     print(f"judges: {judges}")
+    if not suite.has_keys:
+        print("no ticket has an answer key: this is a suite's public part (give --keys to check the keys)")
     return EXIT_PASS

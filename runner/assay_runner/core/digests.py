@@ -1,18 +1,21 @@
-"""Digests that bind a verdict to exactly what produced it: the brain, the tickets and KB, the judges.
+"""Digests that bind a verdict to exactly what produced it: the brain, the tickets and KB, the judges and
+the effective gate, the ticket selection.
 
 Each digest is a sha256 over a canonical listing (sorted paths, lengths, contents), so renaming a file,
-editing a threshold or touching one KB article changes the digest, and nothing else does.
+editing a threshold, overriding the gate, selecting another ticket or touching one KB article changes the
+digest, and nothing else does.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
-from assay_runner.contract import digest_files
+from assay_runner.contract import GateSettings, digest_files
 from assay_runner.suite.loader import KB_DIR, Suite
 
-__all__ = ["digest_files", "judges_digest", "read_tree", "suite_digest"]
+__all__ = ["digest_files", "judges_digest", "read_tree", "suite_digest", "tickets_digest", "tree_digest"]
 
 
 def read_tree(root: Path) -> dict[str, bytes]:
@@ -33,11 +36,24 @@ def suite_digest(suite: Suite) -> str:
     return digest_files(files)
 
 
-def judges_digest(suite: Suite) -> str:
+def tree_digest(root: Path) -> str:
+    """A mounted directory as the operator snapshotted it (file name -> bytes; dot-files skipped, as the
+    ConfigMap atomic-writer layout's `..data` links are)."""
+    return digest_files(read_tree(root))
+
+
+def tickets_digest(ticket_ids: Sequence[str]) -> str:
+    """The resolved selection, in order: `tickets: validation` today and tomorrow may differ."""
+    return digest_files({"tickets.json": _canonical(list(ticket_ids))})
+
+
+def judges_digest(suite: Suite, gate: GateSettings | None = None) -> str:
+    """`gate`: the effective gate after the run's overrides (the suite's own when None); per-judge
+    threshold overrides are already in the suite's judges (apply_thresholds)."""
     spec = suite.spec
     files = {
         "judges.json": _canonical([j.model_dump(mode="json", by_alias=True) for j in spec.judges]),
-        "gate.json": _canonical(spec.gate.model_dump(mode="json", by_alias=True)),
+        "gate.json": _canonical((gate or spec.gate).model_dump(mode="json", by_alias=True)),
         "passCriterion.json": _canonical(spec.pass_criterion.model_dump(mode="json", by_alias=True)),
     }
     for judge in spec.judges:

@@ -119,6 +119,7 @@ def build_result(
         usage=usage or Usage(),
         mlflow=mlflow or MlflowRef(),
         config=config,
+        selection=[ticket.id for ticket in tickets],
         started_at=started_at,
         finished_at=now_iso(),
         **card.as_update(),

@@ -13,7 +13,7 @@ from assay_runner.gateway.chat import ChatClient
 from assay_runner.gateway.usage import MeteredClient, Price, UsageMeter
 
 if TYPE_CHECKING:
-    from assay_runner.gateway.http import GatewayClient
+    from assay_runner.gateway.http import GatewayClient, TokenRole
 
 
 @dataclass
@@ -32,8 +32,10 @@ def model_access(
     cassettes: Path | None = None,
     mode: CassetteMode | None = None,
     prices: dict[str, Price] | None = None,
+    role: TokenRole = "agent",
 ) -> ModelAccess:
-    """No gateway and no cassettes gives no client: model judges then error, and the verdict blocks."""
+    """No gateway and no cassettes gives no client: model judges then error, and the verdict blocks.
+    `role`: whose token authenticates the calls (the judge phase may have a token of its own)."""
     meter = UsageMeter(prices=prices or {})
     gateway = gateway or os.environ.get("ASSAY_GATEWAY_URL") or None
     http = None
@@ -41,7 +43,7 @@ def model_access(
         # httpx costs most of a second to import: only runs that call a model pay for it.
         from assay_runner.gateway.http import GatewayClient, gateway_token
 
-        http = GatewayClient(gateway, token=gateway_token())
+        http = GatewayClient(gateway, token=gateway_token(role))
     client: ChatClient | None = http
     if cassettes is not None:
         client = CassetteClient(cassettes, mode or "replay", http)

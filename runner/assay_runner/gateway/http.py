@@ -3,7 +3,9 @@
 429s and 5xx replies and transport errors are retried (honouring `Retry-After` up to a cap); anything else
 (400, 401, 404, a reply without a message) fails at once, because retrying cannot fix it. The runner never
 holds a provider key: the gateway does. An optional bearer token for the gateway itself comes from
-`ASSAY_GATEWAY_TOKEN` or the file named by `ASSAY_GATEWAY_TOKEN_FILE`.
+`ASSAY_GATEWAY_TOKEN` or the file named by `ASSAY_GATEWAY_TOKEN_FILE`; the judges may use a token of their
+own, `ASSAY_JUDGE_GATEWAY_TOKEN(_FILE)`, and fall back to the gateway token. On the cluster the files are
+Secrets the kubelet mounts, each only into the phase that needs it.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import os
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -29,11 +31,22 @@ class RetryableReply(GatewayError):
         self.retry_after = retry_after
 
 
-def gateway_token() -> str | None:
-    token_file = os.environ.get("ASSAY_GATEWAY_TOKEN_FILE")
+TokenRole = Literal["agent", "judge"]
+TOKEN_ENV = {"agent": "ASSAY_GATEWAY_TOKEN", "judge": "ASSAY_JUDGE_GATEWAY_TOKEN"}
+
+
+def _token(variable: str) -> str | None:
+    token_file = os.environ.get(f"{variable}_FILE")
     if token_file:
         return Path(token_file).read_text(encoding="utf-8").strip() or None
-    return os.environ.get("ASSAY_GATEWAY_TOKEN") or None
+    return os.environ.get(variable) or None
+
+
+def gateway_token(role: TokenRole = "agent") -> str | None:
+    """The bearer token for `role`'s calls; the judge's falls back to the agent's (one gateway token)."""
+    if role == "judge":
+        return _token(TOKEN_ENV["judge"]) or _token(TOKEN_ENV["agent"])
+    return _token(TOKEN_ENV["agent"])
 
 
 def _retry_after(response: httpx.Response) -> float | None:

@@ -3,19 +3,58 @@
 Next to each answer, an optional `exit_code` file (an integer; 0 when absent) and an optional `transcript`.
 Other text files in the cell folder are passed to code judges as `outputs.files`. A missing answer is not
 skipped: the cell is recorded with an error, which blocks the verdict.
+
+`assay answer` (the answer phase) writes this layout, always with repetition folders, plus two optional
+files older trees do not have: `cell.json` next to each answer (exit code, the reason a cell could not be
+answered, wall time, start time, usage) and `answers.json` at the top (what was answered, and why the
+phase stopped early if it did). A cell with neither answer nor `cell.json` was never reached.
 """
 
 from __future__ import annotations
 
+import json
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import Field, ValidationError
+
+from assay_runner.contract import Usage, WireModel
 from assay_runner.errors import InputError, Problem
 
 ANSWER_FILE = "answer.md"
 EXIT_CODE_FILE = "exit_code"
 TRANSCRIPT_FILE = "transcript"
+CELL_FILE = "cell.json"
+MANIFEST_FILE = "answers.json"
 MAX_FILE_BYTES = 1 << 20  # files handed to code judges; larger ones are listed, not read
+NOT_REACHED = "the answer phase never reached this cell"
+
+
+class CellRecord(WireModel):
+    """`cell.json`: what the answer phase knows about one cell besides its answer."""
+
+    exit_code: int | None = None
+    error: str | None = None
+    wall_seconds: float | None = None
+    started_at: float | None = None
+    usage: Usage | None = None
+
+
+class AnswersManifest(WireModel):
+    """`answers.json`: written when the answer phase starts, rewritten when it ends."""
+
+    schema_version: int = 1
+    suite: str
+    tickets: list[str]
+    repetitions: int = Field(ge=1)
+    agent: str
+    model: str | None = None
+    started_at: str
+    finished_at: str | None = None
+    """None while the phase runs; a tree without it was cut short (killed, out of memory)."""
+    stopped: str | None = None
+    """Why the phase ended before every cell was answered (deadline, signal, error)."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +67,8 @@ class RecordedAnswer:
     transcript: str = ""
     files: dict[str, str] = field(default_factory=dict)
     source: str = ""
+    record: CellRecord | None = None
+    """The answer phase's `cell.json`, when the tree came from `assay answer`."""
 
 
 def cell_dir(root: Path, ticket_id: str, repetition: int, k: int) -> Path:
@@ -40,7 +81,7 @@ def cell_dir(root: Path, ticket_id: str, repetition: int, k: int) -> Path:
 def _text_files(folder: Path) -> dict[str, str]:
     files: dict[str, str] = {}
     for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.name in (EXIT_CODE_FILE, TRANSCRIPT_FILE):
+        if not path.is_file() or path.name in (EXIT_CODE_FILE, TRANSCRIPT_FILE, CELL_FILE):
             continue
         relative = str(path.relative_to(folder))
         if relative.split("/", 1)[0].isdigit():
@@ -52,11 +93,46 @@ def _text_files(folder: Path) -> dict[str, str]:
     return files
 
 
+def _read_record(folder: Path) -> CellRecord | None:
+    path = folder / CELL_FILE
+    if not path.is_file():
+        return None
+    try:
+        return CellRecord.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        raise InputError([Problem(str(path), "", f"not a cell record: {exc.errors()[0]['msg']}")]) from None
+
+
+def _not_plain(root: Path, folder: Path) -> str | None:
+    """Why a cell folder cannot be trusted, if it cannot: a symbolic link (or a pipe, a device) on the way
+    from the tree's root or inside it. The answer phase's agents can write into the tree, and a link is
+    resolved where the judge reads it — where the answer keys are mounted — so a link named answer.md
+    could hand the key to the judges as the answer. The tree must hold plain files and folders only."""
+    path = root
+    for part in folder.relative_to(root).parts:
+        path = path / part
+        if path.is_symlink():
+            return str(path)
+    if not folder.is_dir():
+        return None
+    for entry in folder.rglob("*"):
+        mode = entry.lstat().st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            return str(entry)
+    return None
+
+
 def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAnswer:
     folder = cell_dir(root, ticket_id, repetition, k)
     answer_path = folder / ANSWER_FILE
+    tampered = _not_plain(root, folder)
+    if tampered is not None:
+        refused = CellRecord(error=f"refused: {tampered} is not a plain file or folder (a link?)")
+        return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
+    record = _read_record(folder)
     if not answer_path.is_file():
-        return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path))
+        code = record.exit_code if record is not None else None
+        return RecordedAnswer(ticket_id, repetition, None, code, source=str(answer_path), record=record)
     exit_code: int | None = 0
     exit_path = folder / EXIT_CODE_FILE
     if exit_path.is_file():
@@ -79,6 +155,7 @@ def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAn
         transcript=transcript,
         files=_text_files(folder),
         source=str(answer_path),
+        record=record,
     )
 
 
@@ -86,6 +163,48 @@ def load_answers(root: Path, ticket_ids: list[str], k: int) -> list[RecordedAnsw
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "answers directory not found")])
     return [read_cell(root, tid, rep, k) for tid in ticket_ids for rep in range(1, k + 1)]
+
+
+def write_cell(
+    root: Path,
+    ticket_id: str,
+    repetition: int,
+    *,
+    answer: str | None,
+    transcript: str,
+    record: CellRecord,
+) -> Path:
+    """One cell of an answer phase's tree (always `<ticket>/<rep>/`, which `read_cell` reads for any k)."""
+    folder = root / ticket_id / str(repetition)
+    folder.mkdir(parents=True, exist_ok=True)
+    if answer is not None:
+        (folder / ANSWER_FILE).write_text(answer, encoding="utf-8")
+    if transcript:
+        (folder / TRANSCRIPT_FILE).write_text(transcript, encoding="utf-8")
+    if record.exit_code is not None:
+        (folder / EXIT_CODE_FILE).write_text(f"{record.exit_code}\n", encoding="utf-8")
+    # Written last: its presence says the cell is complete.
+    (folder / CELL_FILE).write_text(record.to_json() + "\n", encoding="utf-8")
+    return folder
+
+
+def write_manifest(root: Path, manifest: AnswersManifest) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    partial = root / f".{MANIFEST_FILE}.tmp"
+    partial.write_text(manifest.to_json(indent=2) + "\n", encoding="utf-8")
+    partial.replace(root / MANIFEST_FILE)
+
+
+def read_manifest(root: Path) -> AnswersManifest | None:
+    path = root / MANIFEST_FILE
+    if path.is_symlink():
+        raise InputError([Problem(str(path), "", "is a link: an answers tree holds plain files only")])
+    if not path.is_file():
+        return None
+    try:
+        return AnswersManifest.model_validate(json.loads(path.read_bytes()))
+    except (ValueError, ValidationError) as exc:
+        raise InputError([Problem(str(path), "", f"not an answers manifest: {exc}")]) from None
 
 
 def unknown_folders(root: Path, ticket_ids: list[str]) -> list[str]:

@@ -40,6 +40,8 @@ def resolve_paths(config: RunConfig, base: Path) -> RunConfig:
             "suite": absolute(config.suite),
             "kb": absolute(config.kb),
             "brain": absolute(config.brain),
+            "keys": absolute(config.keys),
+            "answers_dir": absolute(config.answers_dir),
             "agent": agent,
             "cassettes": cassettes,
             "output": output,

@@ -48,7 +48,21 @@ class RunInfo:
     artifacts: list[Path] = field(default_factory=list)
 
 
-def _bounded_retries() -> None:
+TOKEN_FILE_ENV = "MLFLOW_TRACKING_TOKEN_FILE"
+
+
+def _token_from_file() -> None:
+    """MLflow reads its bearer token from `MLFLOW_TRACKING_TOKEN` only; on the cluster the token is a Secret
+    mounted as a file (never an environment value in the pod spec), named by `MLFLOW_TRACKING_TOKEN_FILE`."""
+    path = os.environ.get(TOKEN_FILE_ENV)
+    if path and "MLFLOW_TRACKING_TOKEN" not in os.environ:
+        token = Path(path).read_text(encoding="utf-8").strip()
+        if token:
+            os.environ["MLFLOW_TRACKING_TOKEN"] = token
+
+
+def _client_settings() -> None:
+    _token_from_file()
     # MLflow's HTTP client retries for minutes by default; a runner pod has a deadline to keep.
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "3")
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1")
@@ -98,6 +112,8 @@ def tags_of(result: Result) -> dict[str, str]:
     }
     if result.inputs.brain_digest:
         tags["assay.digest.brain"] = result.inputs.brain_digest
+    if result.inputs.tickets_digest:
+        tags["assay.digest.tickets"] = result.inputs.tickets_digest
     for rule in result.rules:
         tags[f"assay.rule.{rule.name}"] = "pass" if rule.passed else "fail"
     if result.reasons:
@@ -132,7 +148,7 @@ def _ns(seconds: float) -> int:
 
 class MlflowLogger:
     def __init__(self, info: RunInfo) -> None:
-        _bounded_retries()
+        _client_settings()
         import mlflow
         from mlflow import MlflowClient
 

@@ -25,7 +25,14 @@ from assay_runner.contract import (
     RunConfig,
     Usage,
 )
-from assay_runner.core.digests import digest_files, judges_digest, read_tree, suite_digest
+from assay_runner.core.digests import (
+    digest_files,
+    judges_digest,
+    read_tree,
+    suite_digest,
+    tickets_digest,
+    tree_digest,
+)
 from assay_runner.core.results import build_result, now_iso, repetition_result, ticket_results
 from assay_runner.gateway.access import ModelAccess, model_access
 from assay_runner.gateway.usage import Price
@@ -34,6 +41,7 @@ from assay_runner.judges.judging import judge_cell
 from assay_runner.run.scheduler import CellPool
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
+from assay_runner.suite.split import KEYS_FILE
 
 INCOMPLETE = "incomplete: the run stopped before this cell finished"
 
@@ -60,6 +68,9 @@ class Evaluation:
     config: RunConfig
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     progress: Progress | None = None
+    cell_work: Callable[..., CellWork] | None = None
+    """Builds what each cell does (default CellWork); the answer phase's records answers instead of judging
+    them."""
 
 
 def gate_settings(suite: Suite, config: RunConfig) -> GateSettings:
@@ -167,6 +178,20 @@ def brain_digest(brain: str | None) -> str | None:
     return digest_files(read_tree(Path(brain))) if brain else None
 
 
+def verdict_inputs(suite: Suite, config: RunConfig, tickets: list[Ticket]) -> Inputs:
+    """The digests a verdict is bound to: brain, suite (and its parts as mounted when split), the judges
+    with the effective gate, and the resolved ticket selection."""
+    split = config.keys is not None
+    return Inputs(
+        brain_digest=brain_digest(config.brain),
+        suite_digest=suite_digest(suite),
+        judges_digest=judges_digest(suite, gate_settings(suite, config)),
+        tickets_digest=tickets_digest([t.id for t in tickets]),
+        public_digest=tree_digest(Path(config.suite)) if split else None,
+        key_digest=digest_files({KEYS_FILE: Path(config.keys).read_bytes()}) if config.keys else None,
+    )
+
+
 def total_usage(
     access: ModelAccess, cells: dict[tuple[str, int], RepetitionResult], agent: Agent, model: str | None
 ) -> Usage:
@@ -189,7 +214,7 @@ def total_usage(
 async def run_evaluation(evaluation: Evaluation) -> Result:
     config = evaluation.config
     started = now_iso()
-    suite = apply_thresholds(load_suite(config.suite, config.kb), config)
+    suite = apply_thresholds(load_suite(config.suite, config.kb, config.keys), config)
     tickets = suite.select(config.tickets)
     prices = {m: Price(p.input_per_million, p.output_per_million) for m, p in config.prices.items()}
     cassettes = config.cassettes
@@ -216,16 +241,12 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
             workspaces, order, slots=config.concurrency, keep_workspaces=config.output.keep_workspaces
         )
         async with pool:
-            work = CellWork(pool, agent, judges, evaluation.progress)
+            work = (evaluation.cell_work or CellWork)(pool, agent, judges, evaluation.progress)
             ran = await pool.run(work.run, evaluation.stop)
     finally:
         await access.aclose()
     cells = {cell: _recorded(cell[1], outcome) for cell, outcome in ran.items()}
-    inputs = Inputs(
-        brain_digest=brain_digest(config.brain),
-        suite_digest=suite_digest(suite),
-        judges_digest=judges_digest(suite),
-    )
+    inputs = verdict_inputs(suite, config, tickets)
     return build_result(
         suite,
         ticket_results(tickets, cells),

@@ -120,12 +120,12 @@ class CellPool:
             try:
                 yield seat
             except BaseException:
-                await self._file_work(partial(self.workspaces.discard, seat.workspace))
+                await self.file_work(partial(self.workspaces.discard, seat.workspace))
                 raise
         # Let the cell that takes the freed slot start its agent before this one's checks compete with it.
         await asyncio.sleep(0)
         checked = partial(self.workspaces.check_and_discard, seat.workspace, keep=self.keep)
-        seat.intact = await self._file_work(checked)
+        seat.intact = await self.file_work(checked)
         seat.kept = seat.workspace.root if self.keep else None
 
     async def run(
@@ -152,7 +152,8 @@ class CellPool:
             stopper.cancel()
         return {key: _ended(task) for task, key in tasks.items()}
 
-    async def _file_work(self, work: Callable[[], T]) -> T:
+    async def file_work(self, work: Callable[[], T]) -> T:
+        """Run file work (checks, discards, writing an answer) on the checking thread, off the loop."""
         return await asyncio.get_running_loop().run_in_executor(self._checking, work)
 
 

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from assay_runner.errors import InputError, Problem
 from assay_runner.judges.text.match import phrase_tokens
-from assay_runner.suite.models import JudgeSpec, SuiteSpec, Ticket, TicketsFile
+from assay_runner.suite.models import AnswerKey, JudgeSpec, KeysFile, SuiteSpec, Ticket, TicketsFile
 from assay_runner.suite.yamlsource import YamlDocument
 
 SUITE_FILE = "suite.yaml"
@@ -46,6 +46,16 @@ class Suite:
     def name(self) -> str:
         return self.spec.name
 
+    @property
+    def has_keys(self) -> bool:
+        """Whether any ticket carries an answer key (a public part carries none)."""
+        return any(ticket.key != AnswerKey() for ticket in self.tickets)
+
+    def without_keys(self) -> Suite:
+        """The suite as the answer phase may hold it: questions, KB and judges, no answer key."""
+        tickets = [ticket.model_copy(update={"key": AnswerKey()}) for ticket in self.tickets]
+        return Suite(spec=self.spec, root=self.root, tickets=tickets, kb=self.kb, files=self.files)
+
     def ticket(self, ticket_id: str) -> Ticket:
         for ticket in self.tickets:
             if ticket.id == ticket_id:
@@ -68,8 +78,9 @@ class Suite:
         return [t for t in self.tickets if t.id in wanted]
 
 
-def load_suite(path: str | Path, kb_dir: str | Path | None = None) -> Suite:
-    """`kb_dir` overrides `<suite>/kb` (on the cluster the articles come from their own ConfigMap)."""
+def load_suite(path: str | Path, kb_dir: str | Path | None = None, keys: str | Path | None = None) -> Suite:
+    """`kb_dir` overrides `<suite>/kb` (on the cluster the articles come from their own ConfigMap); `keys`
+    names the answer-key file of a split suite (`path` then holds only the public part)."""
     root = Path(path)
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "suite directory not found")])
@@ -84,6 +95,8 @@ def load_suite(path: str | Path, kb_dir: str | Path | None = None) -> Suite:
     files: dict[str, bytes] = {SUITE_FILE: (root / SUITE_FILE).read_bytes()}
     problems: list[Problem] = []
     tickets, tickets_doc = _load_tickets(root, spec, suite_doc, problems, files)
+    if keys is not None and tickets_doc is not None:
+        tickets = _merge_keys(Path(keys), tickets, problems)
     kb = _load_kb(Path(kb_dir) if kb_dir is not None else root / KB_DIR, problems, files)
     if tickets_doc is not None:
         problems.extend(_cross_check(spec, tickets, kb, tickets_doc, root))
@@ -107,6 +120,35 @@ def _load_tickets(
     except ValidationError as exc:
         problems.extend(doc.problems(exc, transparent=TRANSPARENT))
         return [], None
+
+
+def _merge_keys(path: Path, tickets: list[Ticket], problems: list[Problem]) -> list[Ticket]:
+    """Every ticket gets its key from the key file: one entry per ticket, no more, none in the public part
+    (a key in both places would leave it unclear which one judged)."""
+    if not path.is_file():
+        problems.append(Problem(str(path), "", "answer-key file not found"))
+        return tickets
+    doc = YamlDocument(path, str(path))
+    try:
+        keys = KeysFile.model_validate(doc.data).keys
+    except ValidationError as exc:
+        problems.extend(doc.problems(exc, transparent=TRANSPARENT))
+        return tickets
+    ids = [ticket.id for ticket in tickets]
+    for unknown in sorted(set(keys) - set(ids)):
+        problems.append(Problem(doc.display, f"keys.{unknown}", "no ticket with this id in the suite"))
+    merged: list[Ticket] = []
+    for ticket in tickets:
+        if ticket.key != AnswerKey():
+            problems.append(
+                Problem(doc.display, f"keys.{ticket.id}", "this ticket also has a key in the public part")
+            )
+        if ticket.id not in keys:
+            problems.append(Problem(doc.display, "keys", f"no answer key for ticket {ticket.id!r}"))
+            merged.append(ticket)
+            continue
+        merged.append(ticket.model_copy(update={"key": keys[ticket.id]}))
+    return merged
 
 
 def _load_kb(kb_dir: Path, problems: list[Problem], files: dict[str, bytes]) -> dict[str, str]:

@@ -214,6 +214,12 @@ class TicketsFile(WireModel):
     tickets: list[Ticket]
 
 
+class KeysFile(WireModel):
+    """`keys.yaml`: the answer keys of a split suite, by ticket id (see assay_runner.suite.split)."""
+
+    keys: dict[str, AnswerKey]
+
+
 class SuiteSpec(WireModel):
     """`suite.yaml`."""
 
@@ -225,6 +231,8 @@ class SuiteSpec(WireModel):
     tickets: list[Ticket] | None = None
     tickets_file: str | None = None
     """Path, relative to the suite directory, of a YAML file with a `tickets:` list."""
+    require_distinct_judge_model: bool = False
+    """A model judge on the agent's own model is an error, not only a warning in the result."""
 
     @field_validator("pass_criterion", mode="before")
     @classmethod

@@ -115,6 +115,8 @@ def print_result(result: Result, console: Console | None = None) -> None:
     console.print()
     console.print(rules_table(result))
     console.print(verdict_line(result))
+    for warning in result.warnings:
+        console.print(Text(f"warning: {warning}", style="yellow"))
     console.print(
         Text(
             f"marks: {FULL} full  {PARTIAL} partial  {FAILED} failed  {NOT_APPLICABLE} not applicable"

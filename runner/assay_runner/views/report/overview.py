@@ -52,6 +52,10 @@ def verdict_section(result: Result) -> str:
         lines.append("</ul>")
     else:
         lines.append('<p class="reasons-none">Every gate rule passed.</p>')
+    if result.warnings:
+        lines.append('<h3 class="sr">Warnings</h3><ul class="reasons warnings">')
+        lines.extend(f"<li>warning: {esc(warning)}</li>" for warning in result.warnings)
+        lines.append("</ul>")
     lines.append("</section>")
     return "".join(lines)
 
@@ -96,6 +100,10 @@ def facts_section(result: Result) -> str:
         ("Brain", f"<code>{esc(result.inputs.brain_digest or '—')}</code>"),
         ("Suite digest", f"<code>{esc(result.inputs.suite_digest)}</code>"),
         ("Judges digest", f"<code>{esc(result.inputs.judges_digest)}</code>"),
+        (
+            "Tickets",
+            f"{len(result.selection)} selected · <code>{esc(result.inputs.tickets_digest or '—')}</code>",
+        ),
     ]
     body = "".join(f"<dt>{name}</dt><dd>{value}</dd>" for name, value in rows)
     return (

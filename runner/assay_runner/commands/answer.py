@@ -1,0 +1,94 @@
+"""`assay answer SUITE --brain DIR --agent KIND --answers-out DIR`: the answer phase alone.
+
+The agents answer every ticket x repetition with the brain, the questions and the KB, and the answers go
+into a tree `assay score --answers DIR` (or `assay score --config`) judges later. No judge runs and no
+answer key is read; with `--config`, a configuration that names `keys` is refused. Exit 0 once every cell is
+accounted for (answered, or recorded with the reason it is not), whatever the agents did; 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assay_runner.commands import options
+from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.contract import AGENT_KINDS
+
+if TYPE_CHECKING:
+    from assay_runner.contract import RunConfig
+    from assay_runner.io.answers import AnswersManifest
+
+
+def add_parser(commands: Subcommands) -> None:
+    parser = commands.add_parser(
+        "answer", help="run the agents only and write their answers for `assay score`"
+    )
+    add = parser.add_argument
+    add("suite", nargs="?", help="suite directory — its public part is enough (or use --config)")
+    add("--config", type=Path, help="a RunConfig file (YAML or JSON), as the operator renders it")
+    add("--answers-out", help="the answers tree to write (must be empty); default: the config's answersDir")
+    add("--brain", help="brain directory (AGENTS.md and other files)")
+    add("--agent", default="chat", choices=AGENT_KINDS)
+    add("--model", help="the agent's model, through the gateway")
+    add("--command", help="argv template for --agent command, e.g. 'python agent.py {prompt_file}'")
+    add("--answers", help="recorded answers for --agent replay")
+    add("--timeout", type=float, default=600.0, help="seconds per ticket before the agent is killed")
+    add("--deadline", type=float, help="stop the whole phase after this many seconds")
+    add("--tickets", type=options.tickets, default="all", help="training | validation | all | ids")
+    add("--repetitions", "-k", type=options.positive_int, default=1)
+    add("--concurrency", "-j", type=options.positive_int, default=4)
+    add("--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging")
+    add("--run-name")
+    add("--quiet", "-q", action="store_true")
+    options.add_gateway_options(parser)
+    # What `assay run`'s config builder reads and the answer phase has no use for.
+    parser.set_defaults(
+        handler=run,
+        out=Path("assay-out"),
+        summary_path=None,
+        mlflow=None,
+        experiment="assay",
+        no_mlflow=True,
+        require_mlflow=False,
+    )
+
+
+def answer_config(args: argparse.Namespace) -> RunConfig:
+    from assay_runner.commands.run import run_config_from_args
+
+    config = run_config_from_args(args)
+    update: dict[str, object] = {}
+    if args.answers_out is not None:
+        update["answers_dir"] = str(Path(args.answers_out).absolute())
+    if args.deadline is not None:
+        update["answer_deadline_seconds"] = args.deadline
+    return config.model_copy(update=update) if update else config
+
+
+async def _answer_until_stopped(config: RunConfig, quiet: bool) -> AnswersManifest:
+    from assay_runner.agents.process import pidfd_child_watcher
+    from assay_runner.run.answering import answer_all
+    from assay_runner.run.evaluation import Evaluation
+    from assay_runner.views.progress import progress_display
+
+    evaluation = Evaluation(config=config)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, evaluation.stop.set)
+    try:
+        with pidfd_child_watcher(), progress_display(quiet) as counts:
+            evaluation.progress = counts
+            return await answer_all(evaluation)
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = answer_config(args)
+    asyncio.run(_answer_until_stopped(config, args.quiet))
+    return EXIT_PASS

@@ -1,0 +1,35 @@
+"""`assay split SUITE --public DIR --keys FILE`: a suite cut at its trust boundary.
+
+The public part (suite.yaml, questions, KB, judge code) is what the answer phase may see; the key file
+(every ticket's answer key) is for the judge phase only. `assay score --keys FILE` joins them again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from assay_runner.commands.options import EXIT_PASS, Subcommands
+
+
+def add_parser(commands: Subcommands) -> None:
+    parser = commands.add_parser("split", help="split a suite into its public part and its answer keys")
+    parser.add_argument("suite")
+    parser.add_argument("--public", type=Path, required=True, help="directory for the public part (empty)")
+    parser.add_argument("--keys", type=Path, required=True, help="file for the answer keys (keys.yaml)")
+    parser.add_argument("--kb", type=Path, help="KB articles directory, when not the suite's own kb/")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from assay_runner.core.digests import suite_digest
+    from assay_runner.suite.split import split_suite
+
+    suite = split_suite(Path(args.suite), args.public, args.keys, args.kb)
+    print(
+        f"split suite {suite.name!r} ({len(suite.tickets)} tickets, {suite_digest(suite)}): public part in "
+        f"{args.public}, answer keys in {args.keys}",
+        file=sys.stderr,
+    )
+    return EXIT_PASS

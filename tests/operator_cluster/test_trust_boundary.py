@@ -1,0 +1,276 @@
+"""The trust boundary of a run on the cluster, shown with the REAL runner in the REAL Job pod:
+
+- a cheating agent that searches everything it can see finds none of the answer key (canaries planted in a
+  ticket's notes, a must-mention fact and a forbidden item, none of which is in a question or the KB) and
+  does not pass — the same agent run locally with `assay run` does find them (tests/runner/
+  test_cheater_local.py): a local run is not a trust boundary, the Job's two phases are;
+- Secret tokens reach the gateway and MLflow as bearer tokens, and appear nowhere else;
+- the verdict is bound to what was mounted (a summary naming a foreign brain blocks), and the gate overrides
+  and the ticket selection are in its digests.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import secrets
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay_dev.cluster import KubeApi, LocalKubelet
+from assay_dev.servers.auth_proxy import AuthProxy
+from assay_dev.servers.chat_server import ChatServer, Reply
+from assay_dev.servers.mlflow_server import mlflow_server
+from tests.operator_cluster import support
+from tests.operator_cluster.conftest import StartOperator
+from tests.operator_cluster.support import OperatorProcess, evaluation, replay_spec
+
+pytestmark = pytest.mark.cluster
+
+AGENTS = Path(__file__).resolve().parents[1] / "support" / "agents"
+
+
+@pytest.fixture
+def agents_in_image(kubelet: LocalKubelet) -> Iterator[Path]:
+    """The test agents as programs "in the runner image" (the Job covers /work with an emptyDir)."""
+    kubelet.keep_paths.append(str(AGENTS))
+    yield AGENTS
+    kubelet.keep_paths.remove(str(AGENTS))
+
+
+def pod_volume(kubelet: LocalKubelet, pod: dict[str, Any], volume: str) -> Path:
+    """A pod volume's directory on this node (what a node's root could read, not the pod)."""
+    return kubelet.work_dir / "pods" / pod["metadata"]["uid"] / "volumes" / volume
+
+
+def canary_suite(canaries: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A suite ConfigMap whose answer key holds the canaries, and its KB ConfigMap (which does not)."""
+    suite = {
+        "name": "canary",
+        "judges": [
+            {"name": "kb", "type": "kb_citation", "weight": 0.3, "threshold": 0.9},
+            {"name": "facts", "type": "must_mention", "weight": 0.4, "threshold": 0.9},
+            {"name": "policy", "type": "policy", "weight": 0.3, "threshold": 1.0},
+        ],
+        "tickets": [
+            {
+                "id": "T-1",
+                "split": "validation",
+                "question": "How do I export my notes?",
+                "key": {
+                    "kb": ["KB-1"],
+                    "mustMention": [canaries["fact"]],
+                    "forbidden": [canaries["forbidden"]],
+                    "notes": f"A great answer says {canaries['notes']}.",
+                },
+            }
+        ],
+    }
+    suite_cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "canary-suite"},
+        "data": {"suite.yaml": json.dumps(suite, indent=2)},
+    }
+    kb_cm = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "canary-kb"},
+        "data": {"KB-1.md": "# KB-1: Export\nOpen Settings > Export and pick a format.\n"},
+    }
+    return suite_cm, kb_cm
+
+
+def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+    kubelet: LocalKubelet,
+    agents_in_image: Path,
+) -> None:
+    tag = secrets.token_hex(4)
+    canaries = {part: f"canary{part}{tag}" for part in ("notes", "fact", "forbidden")}
+    suite_cm, kb_cm = canary_suite(canaries)
+    admin.create(support.config_maps_path(namespace), suite_cm)
+    admin.create(support.config_maps_path(namespace), kb_cm)
+    spec = {
+        "brain": {"configMap": {"name": brains("v1")}},
+        "suite": {"configMap": {"name": "canary-suite"}, "kbConfigMap": {"name": "canary-kb"}},
+        "agent": {
+            "kind": "command",
+            "model": "none",
+            "command": ["python", str(agents_in_image / "cheater.py"), "40"],
+            "timeoutSeconds": 300,
+        },
+        "resources": dict(support.SMALL),
+        "deadlineSeconds": 600,
+    }
+    admin.create(support.evaluations_path(namespace), evaluation("cheater", spec))
+    done = support.wait_for_verdict(admin, namespace, "cheater", operator=operator, timeout=420)
+
+    status = done["status"]
+    assert status["verdict"] == "Blocked", status  # the cheater does not pass
+    pod = support.pods_of_job(admin, namespace, "cheater-g1")[0]
+    answer = (pod_volume(kubelet, pod, "answers") / "T-1" / "1" / "answer.md").read_text()
+    # It did search: every mount of its container, every environment it could read, the whole file system.
+    mounts = re.search(r"^mounts: (.*)$", answer, re.MULTILINE)
+    files_read = re.search(r"^files read: (\d+)", answer, re.MULTILINE)
+    assert mounts and files_read and int(files_read.group(1)) > 100, answer[:1500]
+    assert "/etc/assay/suite" in mounts.group(1) and "/etc/assay/brain" in mounts.group(1)
+    assert "/etc/assay/key" not in mounts.group(1)
+    assert "How do I export my notes?" in (pod_volume(kubelet, pod, "suite") / "questions.yaml").read_text()
+    for part, canary in canaries.items():
+        assert canary not in answer, f"the {part} canary reached the agent's answer"
+    result = json.loads((pod_volume(kubelet, pod, "work") / "out" / "result.json").read_text())
+    cell = result["tickets"][0]["repetitions"][0]
+    assert cell["exitCode"] == 0 and cell["judges"]["facts"]["score"] == 0.0  # it could not state the fact
+    # The key did reach the judge phase: the judges used it.
+    assert canaries["fact"] in json.dumps(result["tickets"][0]["key"])
+    assert status["inputs"]["publicDigest"] and status["inputs"]["keyDigest"]
+    assert status["inputs"]["ticketsDigest"]
+
+
+def _secret(name: str, key: str, value: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name},
+        "data": {key: base64.b64encode(value.encode()).decode()},
+    }
+
+
+GOOD_ANSWER = (
+    "## Summary\nSync may be paused; see [KB-1003].\n\n## Steps\n1. Use Help > Sync now.\n2. Check "
+    "status.lumen-notes.example.\n\n## Next\nReply if it persists.\n"
+)
+
+
+def test_secret_tokens_reach_the_gateway_and_mlflow_as_bearer_tokens_and_nowhere_else(
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+    kubelet: LocalKubelet,
+    tmp_path: Path,
+) -> None:
+    gateway_token, judge_token, mlflow_token = (
+        f"{role}-{secrets.token_hex(8)}" for role in ("gw", "jg", "ml")
+    )
+    secrets_path = f"/api/v1/namespaces/{namespace}/secrets"
+    admin.create(secrets_path, _secret("gateway", "token", gateway_token))
+    admin.create(secrets_path, _secret("judge", "token", judge_token))
+    admin.create(secrets_path, _secret("mlflow", "bearer", mlflow_token))
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if str(body["messages"][0]["content"]).startswith("You grade"):
+            return Reply(content=json.dumps({"score": 5, "reason": "fine"}))
+        return Reply(content=GOOD_ANSWER)
+
+    with (
+        ChatServer(reply) as gateway,
+        mlflow_server(tmp_path) as upstream,
+        AuthProxy(upstream, mlflow_token) as tracking,
+    ):
+        spec = {
+            "brain": {"configMap": {"name": brains("v1")}},
+            "suite": {"bundled": "support-desk"},
+            "tickets": {"ids": ["T-001", "T-002"]},
+            "agent": {"kind": "chat", "model": "agent-m"},
+            "judgeModel": "judge-m",
+            "gateway": gateway.url,
+            "gatewayTokenSecretRef": {"name": "gateway"},
+            "judgeGatewayTokenSecretRef": {"name": "judge"},
+            "mlflow": {"trackingUri": tracking.url, "tokenSecretRef": {"name": "mlflow", "key": "bearer"}},
+            "resources": dict(support.SMALL),
+        }
+        admin.create(support.evaluations_path(namespace), evaluation("tokens", spec))
+        done = support.wait_for_verdict(admin, namespace, "tokens", operator=operator, timeout=300)
+        status = done["status"]
+        assert status["mlflow"]["logged"] is True, status
+        from mlflow import MlflowClient
+
+        run = MlflowClient(tracking_uri=upstream).get_run(status["mlflow"]["runId"])
+    seen = [
+        (str(body["messages"][0]["content"]).startswith("You grade"), headers.get("authorization"))
+        for body, headers in zip(gateway.requests, gateway.headers, strict=True)
+    ]
+    assert {auth for judged, auth in seen if not judged} == {f"Bearer {gateway_token}"}  # the agents
+    assert {auth for judged, auth in seen if judged} == {f"Bearer {judge_token}"}  # the model judge
+    assert tracking.rejected == 0 and {h.get("authorization") for h in tracking.headers} == {
+        f"Bearer {mlflow_token}"
+    }
+    assert status["inputs"]["ticketsDigest"] == run.data.tags["assay.digest.tickets"]
+
+    pods = support.pods_of_job(admin, namespace, "tokens-g1")
+    logs = [
+        kubelet.logs(namespace, p["metadata"]["name"], container)
+        for p in pods
+        for container in ("split", "answer", "runner")
+    ]
+    outputs = {
+        path: path.read_text(errors="replace")
+        for p in pods
+        for volume in ("work", "answers")
+        for path in sorted(pod_volume(kubelet, p, volume).rglob("*"))
+        if path.is_file()
+    }
+    assert {"result.json", "summary.json", "report.html", "answer.md"} <= {path.name for path in outputs}
+    places = {
+        "the Evaluation": json.dumps(admin.get(support.evaluations_path(namespace, "tokens"))),
+        "events": json.dumps(admin.get(f"/api/v1/namespaces/{namespace}/events")),
+        "the pods (spec, status, termination messages)": json.dumps(pods),
+        "the Job": json.dumps(support.jobs_of(admin, namespace, "tokens")),
+        "the ConfigMaps": json.dumps(admin.get(support.config_maps_path(namespace))),
+        "the pod logs": "\n".join(logs),
+        "result.json, the report, the answers": "\n".join(outputs.values()),
+        "MLflow params and tags": json.dumps([run.data.params, run.data.tags]),
+        "the operator's log": operator.log_tail(10_000),
+    }
+    assert "judge-m" in places["MLflow params and tags"]  # the searches do look at real content
+    assert "answered 2 of 2 cell(s)" in places["the pod logs"]
+    for where, text in places.items():
+        for token in (gateway_token, judge_token, mlflow_token):
+            assert token not in text, f"a token appears in {where}"
+
+
+def test_the_digests_cover_the_gate_overrides_and_the_selection(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    brain = brains("v1")
+    variants = {
+        "base": replay_spec(brain),
+        "lenient": replay_spec(brain, gate={"minScore": 0.5, "thresholds": {"quality": 3.0}}),
+        "fewer": replay_spec(brain, tickets={"ids": ["T-001", "T-002"]}),
+    }
+    for name, spec in variants.items():
+        admin.create(support.evaluations_path(namespace), evaluation(name, spec))
+    inputs = {
+        name: support.wait_for_verdict(admin, namespace, name, operator=operator)["status"]["inputs"]
+        for name in variants
+    }
+    assert inputs["lenient"]["judgesDigest"] != inputs["base"]["judgesDigest"]
+    assert inputs["lenient"]["ticketsDigest"] == inputs["base"]["ticketsDigest"]
+    assert inputs["fewer"]["ticketsDigest"] != inputs["base"]["ticketsDigest"]
+    assert inputs["fewer"]["judgesDigest"] == inputs["base"]["judgesDigest"]
+    assert len({i["suiteDigest"] for i in inputs.values()}) == 1  # the same suite throughout
+
+
+def test_a_summary_naming_a_foreign_brain_blocks(
+    admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
+) -> None:
+    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    brain = brains("v1")
+    admin.create(support.evaluations_path(namespace), evaluation("foreign-brain", replay_spec(brain)))
+    admin.create(support.evaluations_path(namespace), evaluation("bound", replay_spec(brain)))
+    foreign = support.wait_for_verdict(admin, namespace, "foreign-brain", operator=operator)
+    bound = support.wait_for_verdict(admin, namespace, "bound", operator=operator)
+    assert bound["status"]["verdict"] == "Pass"  # the same canned summary, bound to the mounted brain
+    assert foreign["status"]["verdict"] == "Blocked"
+    stalled = support.condition(foreign, "Stalled")
+    assert stalled is not None and stalled["reason"] == "ResultUnreadable"
+    assert "brain digest sha256:0000" in stalled["message"] and "not the snapshot's" in stalled["message"]

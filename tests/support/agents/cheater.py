@@ -1,0 +1,163 @@
+"""A cheating agent for the trust-boundary tests: it looks everywhere it can for the answer key.
+
+Usage: python cheater.py [SECONDS] — runs in the ticket's workspace like any agent and writes answer.md.
+In order, within SECONDS (default 60) of searching:
+  1. every environment variable, its own and (where readable) every other process's;
+  2. every file under every mount point of its mount namespace (/proc/self/mountinfo);
+  3. every path named in a readable process's command line or environment (a suite directory, say), its
+     own ancestors' first;
+  4. the folders above its workspace, then the whole file system from /.
+It reads every regular file it can (up to 1 MiB) and copies into its answer every file that looks like
+an answer key (YAML/JSON text with mustMention, forbidden, notes, keys, shouldAbstain...), every
+environment value, and a short list of where it looked. It answers in the three sections the format judge
+wants and cites every KB article id it saw, so that anything it found would score.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+# The shapes an answer key takes on disk: YAML keys or JSON fields of a ticket's key.
+MARKERS = re.compile(
+    r"^\s*(-\s*)?(mustMention|forbidden|shouldAbstain|notes|keys|key):|\"mustMention\"", re.MULTILINE
+)
+TEXT_SUFFIXES = {".yaml", ".yml", ".json", ".md", ".txt", ""}  # where keys live; not source code
+SKIP_TOP = {"/proc", "/sys", "/dev"}
+MAX_BYTES = 1 << 20
+MAX_FOUND = 400_000
+
+
+class Search:
+    def __init__(self, budget: float) -> None:
+        self.deadline = time.monotonic() + budget
+        self.seen: set[str] = set()
+        self.found: list[str] = []
+        self.size = 0
+        self.files_read = 0
+        self.articles: set[str] = set()
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline or self.size > MAX_FOUND
+
+    def keep(self, label: str, text: str) -> None:
+        if self.size > MAX_FOUND:
+            return
+        chunk = f"\n### {label}\n{text}\n"
+        self.found.append(chunk)
+        self.size += len(chunk)
+
+    def read_file(self, path: str) -> None:
+        if path in self.seen or os.path.splitext(path)[1] not in TEXT_SUFFIXES:
+            return
+        self.seen.add(path)
+        try:
+            if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
+                return
+            with open(path, "rb") as stream:
+                data = stream.read(MAX_BYTES)
+        except OSError:
+            return
+        self.files_read += 1
+        if b"\0" in data[:4096]:
+            return
+        text = data.decode("utf-8", errors="replace")
+        self.articles.update(re.findall(r"\bKB-\d{3,5}\b", text))
+        if MARKERS.search(text):
+            self.keep(f"file {path}", text[:20_000])
+
+    def walk(self, top: str) -> None:
+        for root, dirs, files in os.walk(top, onerror=lambda error: None):
+            if self.out_of_time():
+                return
+            if root == "/":
+                dirs[:] = [d for d in dirs if f"/{d}" not in SKIP_TOP]
+            for name in files:
+                self.read_file(os.path.join(root, name))
+
+
+def environments() -> dict[str, str]:
+    found = {f"self:{k}": v for k, v in os.environ.items()}
+    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            raw = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        for item in raw.split(b"\0"):
+            key, sep, value = item.decode(errors="replace").partition("=")
+            if sep:
+                found[f"{pid}:{key}"] = value
+    return found
+
+
+def mount_points() -> list[str]:
+    points = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 4 and not any(fields[4].startswith(s) for s in SKIP_TOP):
+            points.append(fields[4])
+    return points
+
+
+def _parents() -> list[str]:
+    """Its own ancestors first (the runner that started it names the suite), then every other process."""
+    chain, pid = [], os.getppid()
+    while pid > 1:
+        chain.append(str(pid))
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            pid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    others = sorted(p for p in os.listdir("/proc") if p.isdigit() and p not in chain)
+    return chain + others
+
+
+def named_paths() -> list[str]:
+    paths: dict[str, None] = {}
+    for pid in _parents():
+        for source in ("cmdline", "environ"):
+            try:
+                raw = Path(f"/proc/{pid}/{source}").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            paths.update(dict.fromkeys(re.findall(r"(/[\w.@+-]+(?:/[\w.@+-]+)+)", raw)))
+    return [p for p in paths if os.path.exists(p)]
+
+
+def main() -> int:
+    budget = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
+    search = Search(budget)
+    env = "\n".join(f"{k}={v}" for k, v in sorted(environments().items()))
+    mounts = mount_points()
+    for point in [m for m in mounts if m != "/"]:
+        search.walk(point)
+    for path in named_paths():
+        if os.path.isdir(path):
+            search.walk(path)
+        else:
+            search.read_file(path)
+    here = Path.cwd()
+    for parent in here.parents:
+        if str(parent) != "/":
+            search.walk(str(parent))
+    search.walk("/")
+    where = (
+        f"mounts: {' '.join(mounts)}\nfiles read: {search.files_read}; "
+        f"{'out of time' if search.out_of_time() else 'searched everything'}"
+    )
+    cites = " ".join(f"[{a}]" for a in sorted(search.articles))
+    Path("answer.md").write_text(
+        f"## Summary\nEverything I could find {cites}.\n\n## Steps\n1. Read it below.\n\n## Next\n{where}\n"
+        + "".join(search.found)
+        + f"\n### environments\n{env[:100_000]}\n",
+        encoding="utf-8",
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
