@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup browser k8s k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup agents demo-agent browser k8s k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
@@ -45,6 +45,11 @@ demo-local: setup
 demo: setup k8s
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/demo_cluster.py
 
+# The agent CLIs pinned in agents/package-lock.json, into agents/node_modules (tests/agents, demo-agent);
+# about 35 s and 1.2 GB when cold, a checksum comparison when present.
+agents:
+	bash scripts/install-agents.sh
+
 # Debian's Chromium for the report's browser test (skipped when already installed).
 browser:
 	bash scripts/install-browser.sh
@@ -54,7 +59,7 @@ browser:
 k8s:
 	bash scripts/build-k8s.sh
 
-test: setup lint crds-check browser k8s chart-check
+test: setup lint crds-check browser k8s chart-check agents
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest
 
 test-unit: setup

@@ -196,7 +196,10 @@ _OPENCODE_CONFIG = {
     },
     "enabled_providers": ["assay"],  # no other provider is loaded, whatever the environment holds
     "model": "assay/<model>",
-    "small_model": "assay/<model>",  # titles and summaries on the evaluated model too
+    "small_model": "assay/<model>",  # summaries on the evaluated model too
+    # No session title: one model call per ticket saved, and its tokens are missing from `run --format json`
+    # (the usage Assay reads), so a gateway would bill more than Assay counted.
+    "agent": {"title": {"disable": True}},
     "permission": {
         "edit": "allow",  # answer.md (brain/ and kb/ are read-only, checked afterwards)
         "bash": "deny",  # read/list/glob/grep tools cover the brain and the KB
