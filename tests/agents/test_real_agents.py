@@ -1,5 +1,6 @@
-"""`assay run --agent opencode|claude-code|codex` with the real, pinned CLIs (agents/package-lock.json, installed
-by `make agents`) against the scripted model server, each run in a network namespace with only loopback.
+"""`assay run --agent opencode|claude-code|codex` with the real, pinned CLIs (agents/package-lock.json,
+installed by `make agents`) against the scripted model server, each run in a network namespace with only
+loopback.
 
 Per preset: the answer is the file the CLI wrote through its own tool call, or its final message when it wrote
 none; the brain reached the model; Assay's usage equals what the server reported; the CLI's environment holds
@@ -149,12 +150,16 @@ def test_answer_is_the_file_written_through_the_clis_own_tool(
     # Every request was streamed, and the protocol is the one the preset's CLI is documented to speak.
     expected = {"opencode": "chat", "claude-code": "messages", "codex": "responses"}[agent]
     assert {r["protocol"] for r in record["requests"]} == {expected}
-    assert all(r["body"].get("stream") is True for r in record["requests"])
-    # Assay's usage is what the server reported, summed over every call the CLI made.
+    assert all(r["body"].get("stream") is True for r in conversation(record))
+    # Assay's usage is what the server reported, summed over every call the CLI made; the run's total adds
+    # the preflight call Assay made itself.
+    preflight = [r for r in record["requests"] if r["headers"].get("user-agent") == "assay-preflight"]
+    assert len(preflight) == 1 and preflight[0]["body"].get("stream") is None
+    by_cli = [r["usage"] for r in record["requests"] if r["usage"] and r not in preflight]
     usage = cell.usage
     assert usage is not None
-    assert [usage.input_tokens, usage.output_tokens] == record["reported_usage"]
-    assert result.usage.input_tokens == usage.input_tokens
+    assert [usage.input_tokens, usage.output_tokens] == [sum(u[0] for u in by_cli), sum(u[1] for u in by_cli)]
+    assert [result.usage.input_tokens, result.usage.output_tokens] == record["reported_usage"]
     # The CLI ran (its process was seen) and saw no variable of the runner beyond the allow-list.
     allowed = BASE_ALLOWED | set(preset(agent).env) | set(PASS_ENV)
     leaked = {name for info in record["processes"].values() for name in info["env"]} & (
@@ -187,7 +192,9 @@ def test_hanging_cli_is_killed_with_its_process_tree(
     assert record["survivors"] == []
     # While it hung, the environment of every process of the CLI was readable: check the allow-list there too.
     allowed = BASE_ALLOWED | set(preset(agent).env) | set(PASS_ENV)
-    assert not {n for info in record["processes"].values() for n in info["env"]} & (set(RUNNER_ONLY) - allowed)
+    assert not {n for info in record["processes"].values() for n in info["env"]} & (
+        set(RUNNER_ONLY) - allowed
+    )
 
 
 @pytest.mark.parametrize("agent", PRESETS)

@@ -110,6 +110,7 @@ EXPECTED_ENV = {
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "4",
     },
     "codex": {},
     "opencode": {
@@ -134,6 +135,7 @@ EXPECTED_OPENCODE_CONFIG = {
     "enabled_providers": ["assay"],
     "model": f"assay/{MODEL}",
     "small_model": f"assay/{MODEL}",
+    "agent": {"title": {"disable": True}},
     "permission": {
         "edit": "allow",
         "bash": "deny",

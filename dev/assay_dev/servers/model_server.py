@@ -52,7 +52,7 @@ class WriteFile:
 
 @dataclass(frozen=True)
 class Shell:
-    """Call the CLI's shell tool with this command (Codex's `exec_command`; the other presets have no shell)."""
+    """Call the CLI's shell tool with this command (Codex's `exec_command`; the others have no shell)."""
 
     command: str
 
@@ -430,7 +430,10 @@ def responses_reply(model: str, text: str | None, call: ToolCall | None, usage: 
             )
         )
     events.append(
-        ("response.completed", {"type": "response.completed", "sequence_number": next(seq), "response": response})
+        (
+            "response.completed",
+            {"type": "response.completed", "sequence_number": next(seq), "response": response},
+        )
     )
     return _sse(events)
 
@@ -474,7 +477,9 @@ def messages_reply(model: str, text: str | None, call: ToolCall | None, usage: U
         else:
             deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
         for delta in deltas:
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+            events.append(
+                ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+            )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     events.append(
         (
@@ -495,7 +500,9 @@ _REPLIES = {"chat": chat_reply, "responses": responses_reply, "messages": messag
 
 def error_body(protocol: Protocol, status: int, message: str) -> bytes:
     if protocol == "messages":
-        kind = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}.get(status, "invalid_request_error")
+        kind = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}.get(
+            status, "invalid_request_error"
+        )
         return json.dumps({"type": "error", "error": {"type": kind, "message": message}}).encode()
     kind = {429: "rate_limit_exceeded", 500: "server_error"}.get(status, "invalid_request_error")
     return json.dumps({"error": {"message": message, "type": kind, "code": None}}).encode()
@@ -612,7 +619,8 @@ class ModelServer:
 
             def _record(self, method: str, body: dict[str, Any]) -> Recorded:
                 headers = {
-                    k.lower(): ("<redacted>" if k.lower() in SECRET_HEADERS else v) for k, v in self.headers.items()
+                    k.lower(): ("<redacted>" if k.lower() in SECRET_HEADERS else v)
+                    for k, v in self.headers.items()
                 }
                 record = Recorded(method, self.path, headers, body, protocol_of(self.path))
                 with server._lock:
@@ -625,14 +633,18 @@ class ModelServer:
                 stream = bool(body.get("stream"))
                 model = str(body["model"])
                 if model != server.model:
-                    self._fail(record, protocol, 404, f"unknown model {model!r}; this server has {server.model!r}")
+                    self._fail(
+                        record, protocol, 404, f"unknown model {model!r}; this server has {server.model!r}"
+                    )
                     return
                 reply = _REPLIES[protocol]
                 if not offered:  # a side request: title, summary
                     usage = Usage(prompt_tokens=300, output_tokens=5)
                     self._ok(record, reply(model, TITLE_REPLY, None, usage, stream), usage, stream)
                     return
-                text = _text_of(body.get("messages") or body.get("input")) + "\n" + _text_of(body.get("system"))
+                text = (
+                    _text_of(body.get("messages") or body.get("input")) + "\n" + _text_of(body.get("system"))
+                )
                 script = server.choose(text)
                 turn = completed_turns(protocol, body)
                 if turn >= len(script):
@@ -642,7 +654,13 @@ class ModelServer:
                 if isinstance(step, Fail):
                     headers = {} if step.retry_after is None else {"retry-after": f"{step.retry_after:g}"}
                     message = f"scripted failure {step.status}"
-                    self._send(record, step.status, error_body(protocol, step.status, message), "application/json", headers)
+                    self._send(
+                        record,
+                        step.status,
+                        error_body(protocol, step.status, message),
+                        "application/json",
+                        headers,
+                    )
                     return
                 if isinstance(step, Hang):
                     server._stopping.wait(step.seconds)

@@ -38,6 +38,7 @@ PLACEHOLDER_TOKEN = "assay-no-token"
 """Sent when the gateway needs no token: Claude Code and Codex refuse to start without some key."""
 PASS_ENV = (TOKEN_ENV, TOKEN_FILE_ENV)
 CLAUDE_MAX_TURNS = 30
+CLAUDE_MAX_RETRIES = 4
 """A ticket takes about 10 turns (read brain, list and read articles, write answer.md); 30 stops a loop."""
 
 # POSIX sh, run as `sh -c PRELUDE <cli> <args...>`: "$0" is the CLI, "$@" its arguments, passed untouched.
@@ -99,6 +100,9 @@ def claude_code() -> CommandSpec:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # no telemetry, error reports, update checks
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1",  # gateways reject unknown anthropic-beta headers
+            # Claude Code retries a 429/5xx ten times by default, with backoff: minutes per turn, past most
+            # ticket timeouts. Four retries, as Codex makes, end a broken gateway's cell on its own.
+            "CLAUDE_CODE_MAX_RETRIES": str(CLAUDE_MAX_RETRIES),
         },
         answer_from="file",
         parse_output=parse_claude_code,
@@ -277,6 +281,23 @@ PRESETS: dict[str, Callable[[], CommandSpec]] = {
     "claude-code": claude_code,
     "codex": codex,
     "opencode": opencode,
+}
+
+
+@dataclass(frozen=True)
+class PresetCli:
+    executable: str
+    """What the preset runs, found on PATH."""
+    package: str
+    """The npm package that provides it, pinned in agents/package.json (as in the image's agents stage)."""
+    protocol: str
+    """The API the CLI speaks to the gateway (docs/gateway.md)."""
+
+
+PRESET_CLIS: dict[str, PresetCli] = {
+    "claude-code": PresetCli("claude", "@anthropic-ai/claude-code", "anthropic-messages"),
+    "codex": PresetCli("codex", "@openai/codex", "openai-responses"),
+    "opencode": PresetCli("opencode", "opencode-ai", "openai-chat-completions"),
 }
 
 

@@ -20,7 +20,7 @@ from assay_runner.contract import AGENT_KINDS
 from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
-    from assay_runner.contract import Result, RunConfig
+    from assay_runner.contract import Result, RunConfig, Usage
     from assay_runner.io.tracking import RunInfo
 
 
@@ -148,9 +148,42 @@ def _mlflow_info(config: RunConfig) -> RunInfo | None:
     )
 
 
+def _preflight(config: RunConfig) -> Usage | None:
+    """For the CLI presets: the CLI is installed and the gateway speaks its protocol (else exit code 2)."""
+    from assay_runner.agents.presets import PRESET_CLIS
+
+    agent = config.agent
+    if agent.kind not in PRESET_CLIS or not config.gateway or not agent.model:
+        return None  # nothing to check, or build_agent reports what is missing
+    from assay_runner.agents.preflight import preflight
+
+    return preflight(agent.kind, config.gateway, agent.model)
+
+
+def _with_preflight_usage(result: Result, usage: Usage, config: RunConfig) -> Result:
+    """The preflight call is the run's too: its tokens (and their price) join the run's usage."""
+    from assay_runner.contract import Usage
+
+    price = config.prices.get(config.agent.model or "")
+    cost = (
+        (usage.input_tokens * price.input_per_million + usage.output_tokens * price.output_per_million) / 1e6
+        if price
+        else 0.0
+    )
+    total = Usage(
+        input_tokens=result.usage.input_tokens + usage.input_tokens,
+        output_tokens=result.usage.output_tokens + usage.output_tokens,
+        cost_usd=round(result.usage.cost_usd + cost, 6),
+    )
+    return result.model_copy(update={"usage": total})
+
+
 def run(args: argparse.Namespace) -> int:
     config = run_config_from_args(args)
+    preflight_usage = _preflight(config)
     result = asyncio.run(_run_until_stopped(config, args.quiet))
+    if preflight_usage is not None:
+        result = _with_preflight_usage(result, preflight_usage, config)
     result = options.finish(
         result,
         out=Path(config.output.dir),

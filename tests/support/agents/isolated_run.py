@@ -6,7 +6,8 @@ other host" holds by construction (a CLI that needs another host fails, and its 
 
 SPEC.json: {"model", "script": [step, ...], "assay": [argv after `assay run`, without --gateway], "env":
 {runner environment}, "work": workspace base, "record": where to write what happened}. A step is
-{"write": [path, text]}, {"shell": command}, {"say": text}, {"fail": [status, retry_after or null]} or {"hang": seconds}.
+{"write": [path, text]}, {"shell": command}, {"say": text}, {"fail": [status, retry_after or null]} or
+{"hang": seconds}.
 
 While `assay run` runs, every process whose working directory is inside the workspace base (the CLI and
 everything it starts) is noted with its environment's variable names; afterwards the record says which of
