@@ -39,6 +39,12 @@ demo-local: setup
 	@echo "reports: $(OUT)/demo/v0/report.html $(OUT)/demo/v1/report.html"
 	@echo "MLflow:  $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/$(OUT)/demo/mlflow.db"
 
+# The example suite answered by a real agent CLI (AGENT=opencode, claude-code or codex; pinned in agents/)
+# against the scripted model server on loopback, judged as in demo-local: offline, about a minute.
+AGENT ?= opencode
+demo-agent: setup agents
+	$(BIN)/python scripts/demo_agent.py $(AGENT)
+
 # The real product on a local control plane: helm install, two Evaluations, `kubectl get evaluations` as
 # they run, the reports from MLflow; everything it starts is stopped at the end. Needs root; the first run
 # builds the control plane (about 30 minutes on 2 cores), later runs take about two minutes.

@@ -189,6 +189,7 @@ def test_hanging_cli_is_killed_with_its_process_tree(
     assert cell.exit_code == 124 and "timed out" in cell.judges["exit_code"].reason
     assert result.verdict == "Blocked"
     assert record["processes"], "the CLI was never seen running"
+    assert conversation(record), "the CLI was killed before it asked the model (raise --timeout)"
     assert record["survivors"] == []
     # While it hung, the environment of every process of the CLI was readable: check the allow-list there too.
     allowed = BASE_ALLOWED | set(preset(agent).env) | set(PASS_ENV)
