@@ -138,7 +138,7 @@ def test_answer_is_the_file_written_through_the_clis_own_tool(
     agent: str, suite: Path, brain: Path, tmp_path: Path
 ) -> None:
     script = [{"write": ["answer.md", ANSWER]}, {"say": "I wrote the reply to answer.md."}]
-    record, result = isolated_run(tmp_path, agent, suite, brain, script)
+    record, result = isolated_run(tmp_path, agent, suite, brain, script, "--price", f"{MODEL}=3,15")
     assert record["problems"] == []
     cell = result.tickets[0].repetitions[0]
     assert cell.exit_code == 0, record["stdout"]
@@ -160,6 +160,10 @@ def test_answer_is_the_file_written_through_the_clis_own_tool(
     assert usage is not None
     assert [usage.input_tokens, usage.output_tokens] == [sum(u[0] for u in by_cli), sum(u[1] for u in by_cli)]
     assert [result.usage.input_tokens, result.usage.output_tokens] == record["reported_usage"]
+    # Priced at $3 / $15 per million input / output tokens, per cell and for the run.
+    assert usage.cost_usd == pytest.approx((usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6)
+    prompt, output = record["reported_usage"]
+    assert result.usage.cost_usd == pytest.approx((prompt * 3 + output * 15) / 1e6)
     # The CLI ran (its process was seen) and saw no variable of the runner beyond the allow-list.
     allowed = BASE_ALLOWED | set(preset(agent).env) | set(PASS_ENV)
     leaked = {name for info in record["processes"].values() for name in info["env"]} & (

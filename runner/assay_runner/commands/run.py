@@ -53,6 +53,15 @@ def add_parser(commands: Subcommands) -> None:
     add("--no-mlflow", action="store_true", help="do not log to MLflow")
     add("--require-mlflow", action="store_true", help="block the verdict when logging fails")
     add("--quiet", "-q", action="store_true")
+    add(
+        "--price",
+        type=options.price,
+        action="append",
+        default=[],
+        metavar="MODEL=INPUT,OUTPUT",
+        help="USD per million input and output tokens of MODEL (repeatable; overrides the suite's prices)",
+    )
+    add("--max-cost-usd", type=float, help="budget: start no new cell once the run has spent this much")
     options.add_gateway_options(run_parser)
     run_parser.set_defaults(handler=run)
 
@@ -98,6 +107,8 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
                 "enabled": not args.no_mlflow,
             },
             "gate": {"require_mlflow": True if args.require_mlflow else None},
+            "prices": dict(args.price),
+            "max_cost_usd": args.max_cost_usd,
             "output": {
                 "dir": str(args.out),
                 "summary_path": args.summary_path,

@@ -35,11 +35,11 @@ from assay_runner.contract import (
 from assay_runner.core.digests import digest_files, judges_digest, read_tree, suite_digest
 from assay_runner.core.results import build_result, now_iso, repetition_result, ticket_results
 from assay_runner.gateway.access import ModelAccess, model_access
-from assay_runner.gateway.usage import Price
 from assay_runner.judges import AnyJudge, Case, build_judges
 from assay_runner.judges.judging import judge_cell
 from assay_runner.run import collector
 from assay_runner.run.prefetch import WorkspacePrefetch
+from assay_runner.run.spending import PricedAgent, Spending, price_table
 from assay_runner.run.warmup import prepare_rest
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
@@ -112,6 +112,7 @@ class CellRunner:
         slots: int,
         keep_workspaces: bool,
         progress: Progress | None,
+        spending: Spending | None = None,
     ) -> None:
         """`checker` runs the checks and discards of finished agents' workspaces, off the event loop."""
         self.agent = agent
@@ -122,6 +123,7 @@ class CellRunner:
         self.slots = asyncio.Semaphore(slots)
         self.keep = keep_workspaces
         self.progress = progress
+        self.spending = spending
         # Set once every slot has had its first agent started (or every cell, if fewer): from then on the
         # loop mostly waits, and the end of the run can be prepared (assay_runner.run.warmup).
         self.first_wave = asyncio.Event()
@@ -136,11 +138,15 @@ class CellRunner:
         for name, delta in changes.items():
             setattr(self.progress, name, getattr(self.progress, name) + delta)
 
-    async def _agent(self, ticket: Ticket, repetition: int) -> tuple[AgentOutcome, Path | None]:
+    async def _agent(self, ticket: Ticket, repetition: int) -> tuple[AgentOutcome | None, Path | None]:
+        """The agent's outcome, or None when the budget was spent before this cell's turn came."""
         # The slot covers only the agent's own run: its workspace was made ahead (WorkspacePrefetch), and
         # checking and discarding it happen after the slot is released, off the event loop.
         async with self.slots:
             workspace = await self.prefetch.take(ticket, repetition)
+            if self.spending is not None and self.spending.exhausted():
+                await self._file_work(partial(self.workspaces.discard, workspace))
+                return None, None
             self._bump(running=1)
             self._to_first_wave -= 1
             if self._to_first_wave == 0:
@@ -164,6 +170,12 @@ class CellRunner:
 
     async def run(self, ticket: Ticket, repetition: int) -> RepetitionResult:
         outcome, kept = await self._agent(ticket, repetition)
+        if outcome is None:  # not started: the budget was spent (no judge runs, nothing more is spent)
+            assert self.spending is not None
+            self._bump(done=1, failed=1)
+            return repetition_result(
+                repetition, {}, answer=None, exit_code=None, error=self.spending.not_started()
+            )
         error = outcome.error
         if outcome.answer is None and error is None:
             error = f"the agent left no answer (exit code {outcome.exit_code})"
@@ -215,8 +227,7 @@ def total_usage(
     reported = [c.usage for c in cells.values() if c.usage is not None]
     inputs = sum(u.input_tokens for u in reported)
     outputs = sum(u.output_tokens for u in reported)
-    price = access.meter.prices.get(model or "")
-    cost = (inputs * price.input_per_million + outputs * price.output_per_million) / 1e6 if price else 0.0
+    cost = sum(u.cost_usd for u in reported)  # each cell priced as it finished (run/spending.py)
     return Usage(
         input_tokens=usage.input_tokens + inputs,
         output_tokens=usage.output_tokens + outputs,
@@ -229,7 +240,7 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
     started = now_iso()
     suite = apply_thresholds(load_suite(config.suite, config.kb), config)
     tickets = suite.select(config.tickets)
-    prices = {m: Price(p.input_per_million, p.output_per_million) for m, p in config.prices.items()}
+    prices = price_table(suite, config)
     cassettes = config.cassettes
     access = model_access(
         config.gateway,
@@ -244,7 +255,8 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
     making = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-workspace-make")
     checking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-workspace-check")
     try:
-        agent = build_agent(config, access.client)
+        spending = Spending(access.meter, prices.get(config.agent.model or ""), config.max_cost_usd)
+        agent = PricedAgent(build_agent(config, access.client), spending)
         judges = build_judges(suite, access.client, config.judge_model)
         workspaces = WorkspaceFactory(
             Path(config.output.workspace_root) if config.output.workspace_root else None,
@@ -263,6 +275,7 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
             config.concurrency,
             config.output.keep_workspaces,
             evaluation.progress,
+            spending,
         )
         preparing = asyncio.create_task(
             prepare_rest(runner.first_wave, checking, background=[workspaces.reference]),
