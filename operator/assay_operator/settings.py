@@ -11,6 +11,11 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay_runner.contract import AgentKind
+
+PRESET_KINDS: tuple[AgentKind, ...] = ("opencode", "claude-code", "codex")
+"""The agent kinds that run a CLI which must be in the runner image."""
+
 
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -35,6 +40,9 @@ class Settings(BaseModel):
     """ASSAY_METRICS_PORT: Prometheus /metrics."""
     runner_service_account: str | None = None
     """ASSAY_RUNNER_SERVICE_ACCOUNT: service account of runner pods (its token is never mounted)."""
+    runner_agent_presets: tuple[AgentKind, ...] = ()
+    """ASSAY_RUNNER_AGENT_PRESETS: the CLI presets the runner image has (comma-separated; an image built with
+    AGENT_CLIS). An Evaluation naming another preset stalls with the reason instead of starting a Job."""
 
 
 ENV = {
@@ -48,6 +56,7 @@ ENV = {
     "backoff_limit": "ASSAY_BACKOFF_LIMIT",
     "metrics_port": "ASSAY_METRICS_PORT",
     "runner_service_account": "ASSAY_RUNNER_SERVICE_ACCOUNT",
+    "runner_agent_presets": "ASSAY_RUNNER_AGENT_PRESETS",
 }
 
 
@@ -64,10 +73,17 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             continue
         if field == "runner_command":
             values[field] = tuple(raw.split())
-        elif field == "namespaces":
+        elif field in ("namespaces", "runner_agent_presets"):
             values[field] = tuple(n.strip() for n in raw.split(",") if n.strip())
         else:
             values[field] = raw
+    presets = (environ.get(ENV["runner_agent_presets"]) or "").split(",")
+    unknown = sorted({p.strip() for p in presets if p.strip()} - set(PRESET_KINDS))
+    if unknown:
+        raise SettingsError(
+            "invalid operator settings:\nASSAY_RUNNER_AGENT_PRESETS: "
+            f"unknown preset(s) {', '.join(unknown)}; known: {', '.join(PRESET_KINDS)}"
+        )
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
