@@ -81,3 +81,29 @@ def test_assay_run_stops_before_the_first_ticket_with_exit_code_2(
     assert code == 2
     assert "openai-responses" in capsys.readouterr().err
     assert not (tmp_path / "started").exists() and not (out / "result.json").exists()
+
+
+def test_a_run_config_without_gateway_takes_the_environments_as_on_the_cluster(
+    suite: Path,
+    brain: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The operator passes the gateway as ASSAY_GATEWAY_URL, not in the RunConfig: the presets need it."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "codex").write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / "codex").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        f"suite: {suite}\nbrain: {brain}\nagent: {{kind: codex, model: {MODEL}}}\n"
+        f"output: {{dir: {tmp_path / 'out'}}}\nmlflow: {{enabled: false}}\n"
+    )
+    with ChatServer(lambda _body: Reply("ok")) as server:
+        monkeypatch.setenv("ASSAY_GATEWAY_URL", server.url)
+        code = main(["run", "--config", str(config), "-q"])
+    # The preflight reached the environment's gateway (which serves no Responses API): not "needs a gateway".
+    assert code == 2
+    assert f"{server.url}/responses" in capsys.readouterr().err

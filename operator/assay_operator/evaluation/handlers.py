@@ -119,9 +119,10 @@ def _wait_for(request: Request, kind: str, config_map: str) -> NoReturn:
     raise kopf.TemporaryError(message, delay=min(5 * 2**request.retry, 120))
 
 
-def _stall_without_agent(request: Request, kind: str, operator: Settings) -> NoReturn:
+def _stall_without_agent(request: Request, kind: str, operator: Settings) -> None:
     """The spec names a CLI preset the runner image does not have: no Job (it could only crash), a Stalled
-    condition that says why. Changing the setting (a new operator Deployment) resumes the Evaluation."""
+    condition that says why, and the handler is done (no retry: nothing changes until the spec or the
+    operator's settings do, and either reconciles again)."""
     have = ", ".join(operator.runner_agent_presets) or "none"
     message = (
         f"agent preset {kind!r} is not in the runner image {operator.runner_image} (its presets: {have}); "
@@ -131,7 +132,6 @@ def _stall_without_agent(request: Request, kind: str, operator: Settings) -> NoR
     status = reconcile.waiting_status(request.current, request.generation, "AgentNotInImage", message, True)
     _patch_status(request.namespace, request.name, status)
     kopf.warn(request.body, reason="AgentNotInImage", message=message)
-    raise kopf.PermanentError(message)
 
 
 def _validated_spec(request: Request, spec: kopf.Spec) -> EvaluationSpec:
@@ -194,6 +194,7 @@ def ensure_run(
     kind = evaluation.agent.kind
     if kind in PRESET_KINDS and kind not in operator.runner_agent_presets:
         _stall_without_agent(request, kind, operator)
+        return
     data, binary = _brain_files(request, evaluation)
     digest = builders.brain_digest(data, binary)
     snapshot = builders.build_brain_snapshot(name, request.generation, data, binary, digest)

@@ -56,6 +56,20 @@ _CLAUDE_PRELUDE = (
     + _EXEC
 )
 _PLAIN_PRELUDE = _TOKEN_PRELUDE + _EXEC
+# Codex's workspace-write sandbox (bubblewrap) needs user namespaces, which a restricted pod does not give;
+# there the cell would run with every shell command failing. Probe once per cell (`codex sandbox -- true`,
+# under a second); where it cannot start, the pod is the sandbox: danger-full-access, said on stderr (the
+# transcript). The argv is `codex exec ...`: the sandbox flag goes after the subcommand.
+CODEX_NO_SANDBOX_NOTE = (
+    "assay: Codex cannot start its sandbox here (no user namespaces); running with --sandbox "
+    "danger-full-access: the container is the only sandbox"
+)
+_CODEX_PRELUDE = (
+    _TOKEN_PRELUDE
+    + 'sandbox=workspace-write; if ! "$0" sandbox -- true >/dev/null 2>&1; then '
+    + f'sandbox=danger-full-access; echo "{CODEX_NO_SANDBOX_NOTE}" >&2; fi; '
+    + 'sub="$1"; shift; exec "$0" "$sub" --sandbox "$sandbox" "$@"'
+)
 
 
 def _literal(text: str) -> str:
@@ -136,7 +150,8 @@ def parse_claude_code(stdout: str) -> tuple[str | None, Usage | None]:
 
 _CODEX_ARGS: list[tuple[str, ...]] = [
     ("--skip-git-repo-check",),  # the workspace is not a git repository
-    ("--sandbox", "workspace-write"),  # commands may write in the workspace (answer.md), never the network
+    # --sandbox workspace-write (commands may write in the workspace, never the network) comes from the
+    # prelude, which falls back to danger-full-access where the sandbox cannot start.
     ("--json",),  # JSONL events on stdout: agent messages, turn usage
     ("--model", "{model}"),
     # A provider of our own: reusing the key "openai" would not override the built-in one.
@@ -154,7 +169,7 @@ _CODEX_ARGS: list[tuple[str, ...]] = [
 
 def codex() -> CommandSpec:
     return CommandSpec(
-        argv=_via_prelude(_PLAIN_PRELUDE, "codex", "exec", *_flat(_CODEX_ARGS), "{prompt}"),
+        argv=_via_prelude(_CODEX_PRELUDE, "codex", "exec", *_flat(_CODEX_ARGS), "{prompt}"),
         answer_from="file",
         parse_output=parse_codex,
         pass_env=PASS_ENV,

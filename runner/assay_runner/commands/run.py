@@ -76,6 +76,9 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         config = read_run_config(args.config)
         if args.no_mlflow:  # an explicit flag wins over the file
             config = config.model_copy(update={"mlflow": config.mlflow.model_copy(update={"enabled": False})})
+        if config.gateway is None and os.environ.get("ASSAY_GATEWAY_URL"):
+            # The operator passes the gateway as environment, not in the file: the CLI presets need it too.
+            config = config.model_copy(update={"gateway": os.environ["ASSAY_GATEWAY_URL"]})
         return config
     if args.suite is None:
         raise InputError("give a SUITE directory (or --config FILE)")
