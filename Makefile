@@ -71,7 +71,7 @@ test: setup lint crds-check browser k8s chart-check agents
 test-unit: setup
 	$(BIN)/pytest tests/unit
 
-test-cluster: setup k8s
+test-cluster: setup k8s agents
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest -m cluster
 
 # A control plane for poking at by hand: prints the KUBECONFIG export, runs until Ctrl-C.
