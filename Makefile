@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup browser k8s k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup agents demo-agent browser k8s k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
@@ -39,11 +39,22 @@ demo-local: setup
 	@echo "reports: $(OUT)/demo/v0/report.html $(OUT)/demo/v1/report.html"
 	@echo "MLflow:  $(BIN)/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/$(OUT)/demo/mlflow.db"
 
+# The example suite answered by a real agent CLI (AGENT=opencode, claude-code or codex; pinned in agents/)
+# against the scripted model server on loopback, judged as in demo-local: offline, about a minute.
+AGENT ?= opencode
+demo-agent: setup agents
+	$(BIN)/python scripts/demo_agent.py $(AGENT)
+
 # The real product on a local control plane: helm install, two Evaluations, `kubectl get evaluations` as
 # they run, the reports from MLflow; everything it starts is stopped at the end. Needs root; the first run
 # builds the control plane (about 30 minutes on 2 cores), later runs take about two minutes.
 demo: setup k8s
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/demo_cluster.py
+
+# The agent CLIs pinned in agents/package-lock.json, into agents/node_modules (tests/agents, demo-agent);
+# about 35 s and 1.2 GB when cold, a checksum comparison when present.
+agents:
+	bash scripts/install-agents.sh
 
 # Debian's Chromium for the report's browser test (skipped when already installed).
 browser:
@@ -54,13 +65,13 @@ browser:
 k8s:
 	bash scripts/build-k8s.sh
 
-test: setup lint crds-check browser k8s chart-check
+test: setup lint crds-check browser k8s chart-check agents
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest
 
 test-unit: setup
 	$(BIN)/pytest tests/unit
 
-test-cluster: setup k8s
+test-cluster: setup k8s agents
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest -m cluster
 
 # A control plane for poking at by hand: prints the KUBECONFIG export, runs until Ctrl-C.

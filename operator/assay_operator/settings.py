@@ -11,6 +11,11 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay_runner.contract import AgentKind
+
+PRESET_KINDS: tuple[AgentKind, ...] = ("opencode", "claude-code", "codex")
+"""The agent kinds that run a CLI which must be in the runner image."""
+
 SECRET_REF = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(/[-._a-zA-Z0-9]{1,253})?$"
 
 
@@ -44,6 +49,9 @@ class Settings(BaseModel):
     """ASSAY_DEFAULT_JUDGE_GATEWAY_TOKEN_SECRET: the model judge's own gateway token, likewise."""
     default_mlflow_token_secret: str | None = Field(default=None, pattern=SECRET_REF)
     """ASSAY_DEFAULT_MLFLOW_TOKEN_SECRET: the MLflow token, likewise."""
+    runner_agent_presets: tuple[AgentKind, ...] = ()
+    """ASSAY_RUNNER_AGENT_PRESETS: the CLI presets the runner image has (comma-separated; an image built with
+    AGENT_CLIS). An Evaluation naming another preset stalls with the reason instead of starting a Job."""
 
 
 ENV = {
@@ -60,6 +68,7 @@ ENV = {
     "default_gateway_token_secret": "ASSAY_DEFAULT_GATEWAY_TOKEN_SECRET",
     "default_judge_gateway_token_secret": "ASSAY_DEFAULT_JUDGE_GATEWAY_TOKEN_SECRET",
     "default_mlflow_token_secret": "ASSAY_DEFAULT_MLFLOW_TOKEN_SECRET",
+    "runner_agent_presets": "ASSAY_RUNNER_AGENT_PRESETS",
 }
 
 
@@ -76,10 +85,17 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             continue
         if field == "runner_command":
             values[field] = tuple(raw.split())
-        elif field == "namespaces":
+        elif field in ("namespaces", "runner_agent_presets"):
             values[field] = tuple(n.strip() for n in raw.split(",") if n.strip())
         else:
             values[field] = raw
+    presets = (environ.get(ENV["runner_agent_presets"]) or "").split(",")
+    unknown = sorted({p.strip() for p in presets if p.strip()} - set(PRESET_KINDS))
+    if unknown:
+        raise SettingsError(
+            "invalid operator settings:\nASSAY_RUNNER_AGENT_PRESETS: "
+            f"unknown preset(s) {', '.join(unknown)}; known: {', '.join(PRESET_KINDS)}"
+        )
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:

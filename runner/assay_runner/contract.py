@@ -349,6 +349,10 @@ class RunConfig(WireModel):
     mlflow: MlflowConfig = Field(default_factory=MlflowConfig)
     gate: GateOverrides = Field(default_factory=GateOverrides)
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
+    """USD per million tokens, by model; overrides the suite's `prices` model by model."""
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Budget: once the run has spent this much (priced usage), no new cell starts; the rest are recorded as
+    not started and the verdict blocks."""
     output: OutputConfig = Field(default_factory=OutputConfig)
     keys: str | None = None
     """The answer-key file (keys.yaml) when `suite` holds only the suite's public part (`assay split`).

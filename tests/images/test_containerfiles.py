@@ -4,6 +4,7 @@ every COPY source present in the repository and not dropped by .containerignore.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from assay_operator.settings import Settings
+from assay_runner.agents.presets import PRESET_CLIS, PRESETS
 from tests.images.containerfile import (
     Containerfile,
     Stage,
@@ -284,3 +286,27 @@ def test_every_copy_source_is_in_the_repository_and_the_context(name: str) -> No
 def test_dockerignore_is_the_containerignore() -> None:
     dockerignore = ROOT / ".dockerignore"
     assert dockerignore.is_symlink() and dockerignore.resolve() == (ROOT / ".containerignore").resolve()
+
+
+def test_the_agents_stage_installs_the_pinned_clis_and_nothing_else() -> None:
+    """The image's agent CLIs are the ones tests/agents runs: same package.json and lockfile, no version or
+    package named anywhere else, and the documented build names exactly the pinned set."""
+    pinned = json.loads((ROOT / "agents/package.json").read_text())["dependencies"]
+    lock = json.loads((ROOT / "agents/package-lock.json").read_text())["packages"]
+    assert {PRESET_CLIS[p].package for p in PRESETS} <= set(pinned)
+    for package, version in pinned.items():
+        assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"{package} is not pinned exactly: {version}"
+        assert lock[f"node_modules/{package}"]["version"] == version
+    containerfile = image("runner")
+    stage = containerfile.stage("agents")
+    copied = {source for copy in containerfile.copies(stage) for source in copy.sources}
+    assert {"agents/package.json", "agents/package-lock.json"} <= copied
+    install = " ".join(r.value for r in stage.of("RUN"))
+    assert "npm install --no-save" in install and "--global" not in install
+    assert not any(
+        package in install for package in pinned
+    )  # names come from AGENT_CLIS, versions from the lock
+    documented = re.search(r'--build-arg AGENT_CLIS="([^"]+)"', IMAGES["runner"].read_text())
+    assert documented and set(documented.group(1).split()) == set(pinned)
+    final = containerfile.final
+    assert "/opt/agents/node_modules/.bin" in final.env()["PATH"].split(":")

@@ -71,6 +71,14 @@ def test_settings_errors_name_the_variable() -> None:
         {"ASSAY_RUNNER_IMAGE": "x", "ASSAY_NAMESPACES": "a, b", "ASSAY_RUNNER_COMMAND": "py -m m"}
     )
     assert settings.namespaces == ("a", "b") and settings.runner_command == ("py", "-m", "m")
+    assert settings.runner_agent_presets == ()  # the default runner image has no agent CLI
+
+
+def test_agent_presets_setting_takes_only_the_cli_presets() -> None:
+    settings = from_environment({"ASSAY_RUNNER_IMAGE": "x", "ASSAY_RUNNER_AGENT_PRESETS": "codex, opencode"})
+    assert settings.runner_agent_presets == ("codex", "opencode")
+    with pytest.raises(SettingsError, match=r"ASSAY_RUNNER_AGENT_PRESETS: unknown preset\(s\) chat, cursor"):
+        from_environment({"ASSAY_RUNNER_IMAGE": "x", "ASSAY_RUNNER_AGENT_PRESETS": "codex,cursor,chat"})
 
 
 def test_rbac_has_no_secrets_exec_or_wildcards() -> None:

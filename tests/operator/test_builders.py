@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay_operator.evaluation import builders
+from assay_operator.evaluation import api, builders
 from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import Settings
 from assay_runner.io.runconfig import read_run_config
@@ -390,3 +390,22 @@ def test_brain_snapshot_is_immutable_and_digest_matches_the_runner() -> None:
     snapshot = builders.build_brain_snapshot("e", 1, data, None, digest)
     assert snapshot["immutable"] is True and snapshot["data"] == data
     assert snapshot["metadata"]["name"] == f"e-brain-{digest[7:17]}"
+
+
+def test_prices_and_budget_reach_the_run_config(tmp_path: Path) -> None:
+    spec = SPEC.model_copy(
+        update={
+            "prices": {"gpt-small": api.PriceSpec(input_per_million=0.5, output_per_million=1.5)},
+            "max_cost_usd": 12.5,
+        }
+    )
+    config_map = builders.build_run_config_map(spec, "e", "ns", 1, SETTINGS)
+    path = tmp_path / builders.RUN_CONFIG_KEY
+    path.write_text(config_map["data"][builders.RUN_CONFIG_KEY])
+    parsed = read_run_config(path)
+    assert parsed.prices["gpt-small"].input_per_million == 0.5
+    assert parsed.prices["gpt-small"].output_per_million == 1.5
+    assert parsed.max_cost_usd == 12.5
+    # Without them the runner gets none: no price table, no budget.
+    plain = builders.build_run_config(SPEC, "e", "ns", SETTINGS)
+    assert plain.prices == {} and plain.max_cost_usd is None

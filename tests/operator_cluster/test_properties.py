@@ -1,5 +1,6 @@
 """Property: for random VALID specs (and random spec edits) the real operator never crashes (no traceback, no
-kopf handler error in its log), every generation ends with a verdict, and no generation ever has two Jobs.
+kopf handler error in its log), every generation ends with a verdict (or, for a CLI preset the runner image
+lacks, with Stalled and the reason AgentNotInImage), and no generation ever has two Jobs.
 
 A handful of examples, given the cost (each is a real runner pod): hypothesis shrinks a failure to a small
 spec. Not generated: `queueName` (a Kueue queue: the Job waits suspended for Kueue, which is not installed)
@@ -15,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay_dev.cluster import ControlPlane, KubeApi
+from assay_dev.cluster import ApiError, ControlPlane, KubeApi
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_operator.evaluation.api import QUANTITY, EvaluationSpec
+from assay_operator.settings import PRESET_KINDS
 from tests.operator_cluster import support
 from tests.operator_cluster.support import Obj, OperatorProcess
 
@@ -123,6 +125,22 @@ def gateway() -> Iterator[str]:
 _serial = itertools.count()
 
 
+def replace_spec(admin: KubeApi, namespace: str, name: str, spec: Obj) -> int:
+    """PUT a whole new spec; re-read and retry on a conflict (the operator patches the status meanwhile)."""
+    path = support.evaluations_path(namespace, name)
+    for _ in range(10):
+        current = admin.get(path)
+        current["spec"] = spec
+        try:
+            updated = admin.request("PUT", path, body=current)
+        except ApiError as error:
+            if error.status != 409:
+                raise
+            continue
+        return int(updated["metadata"]["generation"])
+    raise AssertionError(f"could not replace the spec of {name}: conflicts every time")
+
+
 @settings(
     max_examples=int(os.environ.get("ASSAY_PROPERTY_EXAMPLES", "8")),
     deadline=None,
@@ -150,14 +168,28 @@ def test_random_valid_specs_never_crash_the_operator_nor_make_two_jobs(
     support.create_evaluation(admin, namespace, name, first)
     generation = 1
     if edit is not None:  # a whole new spec (an update, as `kubectl apply` of another manifest would do)
-        current = admin.get(support.evaluations_path(namespace, name))
-        current["spec"] = edit
-        updated = admin.request("PUT", support.evaluations_path(namespace, name), body=current)
-        generation = updated["metadata"]["generation"]
-    done = support.wait_for_verdict(
-        admin, namespace, name, generation=generation, timeout=180, operator=operator
-    )
-    assert done["status"]["verdict"] in ("Pass", "Blocked")
+        generation = replace_spec(admin, namespace, name, edit)
+    final = edit if edit is not None else first
+    if final["agent"]["kind"] in PRESET_KINDS:
+        # The test's runner image lists no agent CLI (ASSAY_RUNNER_AGENT_PRESETS unset): no Job, a reason.
+        stalled = support.wait_for_evaluation(
+            admin,
+            namespace,
+            name,
+            lambda o: (
+                (o.get("status") or {}).get("observedGeneration") == generation
+                and support.condition_status(o, "Stalled") == "True"
+            ),
+            timeout=180,
+            operator=operator,
+        )
+        condition = support.condition(stalled, "Stalled")
+        assert condition is not None and condition["reason"] == "AgentNotInImage"
+    else:
+        done = support.wait_for_verdict(
+            admin, namespace, name, generation=generation, timeout=180, operator=operator
+        )
+        assert done["status"]["verdict"] in ("Pass", "Blocked")
     assert operator.problems() == []
     per_generation = support.jobs_per_generation(watched)
     assert all(len(uids) == 1 for uids in per_generation.values()), per_generation

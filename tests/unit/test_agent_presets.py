@@ -46,6 +46,13 @@ CLAUDE_SH = (
     + 'exec "$0" "$@"'
 )
 PLAIN_SH = TOKEN_SH + 'exec "$0" "$@"'
+CODEX_SH = (
+    TOKEN_SH
+    + 'sandbox=workspace-write; if ! "$0" sandbox -- true >/dev/null 2>&1; then '
+    + 'sandbox=danger-full-access; echo "assay: Codex cannot start its sandbox here (no user namespaces); '
+    + 'running with --sandbox danger-full-access: the container is the only sandbox" >&2; fi; '
+    + 'sub="$1"; shift; exec "$0" "$sub" --sandbox "$sandbox" "$@"'
+)
 
 
 def args(*lines: str) -> list[str]:
@@ -71,11 +78,10 @@ EXPECTED_ARGV = {
     ),
     "codex": args(
         "sh",
-        "-c " + PLAIN_SH,
+        "-c " + CODEX_SH,
         "codex",
         "exec",
         "--skip-git-repo-check",
-        "--sandbox workspace-write",
         "--json",
         "--model {model}",
         '-c model_provider="assay"',
@@ -110,6 +116,7 @@ EXPECTED_ENV = {
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1",
+        "CLAUDE_CODE_MAX_RETRIES": "4",
     },
     "codex": {},
     "opencode": {
@@ -134,6 +141,7 @@ EXPECTED_OPENCODE_CONFIG = {
     "enabled_providers": ["assay"],
     "model": f"assay/{MODEL}",
     "small_model": f"assay/{MODEL}",
+    "agent": {"title": {"disable": True}},
     "permission": {
         "edit": "allow",
         "bash": "deny",
@@ -312,7 +320,9 @@ def test_claude_code_base_url_drops_only_a_trailing_v1(
 def test_codex_end_to_end_with_a_token(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASSAY_GATEWAY_TOKEN", SECRET)
     answer, usage, record, _ = run_fake("codex", tmp_path, monkeypatch, CODEX_JSONL)
-    assert record["argv"] == EXPECTED_ARGV["codex"][4:]
+    # The prelude's sandbox probe (`codex sandbox -- true`) succeeded: workspace-write, after `exec`.
+    expected = EXPECTED_ARGV["codex"][4:]
+    assert record["argv"] == [expected[0], "--sandbox", "workspace-write", *expected[1:]]
     env = record["env"]
     assert isinstance(env, dict)
     assert env["ASSAY_GATEWAY_TOKEN"] == SECRET  # what env_key names

@@ -127,6 +127,13 @@ class MlflowSpec(ApiModel):
     phase only, as the file named by MLFLOW_TRACKING_TOKEN_FILE."""
 
 
+class PriceSpec(ApiModel):
+    input_per_million: float = Field(ge=0)
+    """US dollars per million input (prompt) tokens."""
+    output_per_million: float = Field(ge=0)
+    """US dollars per million output tokens."""
+
+
 class ResourcesSpec(ApiModel):
     cpu: str = Field(default="6", pattern=QUANTITY)
     """CPU for the runner pod (request and limit)."""
@@ -170,6 +177,12 @@ class EvaluationSpec(ApiModel):
     """The whole evaluation's deadline (the Job's activeDeadlineSeconds)."""
     queue_name: str | None = Field(default=None, pattern=DNS_NAME, max_length=63)
     """Kueue LocalQueue: the Job is created suspended with the queue label, and Kueue admits it."""
+    prices: dict[str, PriceSpec] | None = Field(default=None, max_length=64)
+    """Price table by model name: turns token usage into `status.usage.costUsd`; overrides the suite's
+    `prices` model by model."""
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Budget in US dollars: once spent, no new ticket starts; the rest are recorded as not started and the
+    verdict is Blocked, saying so."""
 
 
 class RuleStatus(ApiModel):

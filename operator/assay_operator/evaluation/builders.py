@@ -30,6 +30,7 @@ from assay_runner.contract import (
     GateOverrides,
     MlflowConfig,
     OutputConfig,
+    PriceConfig,
     RunConfig,
     Selection,
     digest_files,
@@ -203,6 +204,11 @@ def build_run_config(spec: EvaluationSpec, evaluation: str, namespace: str, sett
             enabled=mlflow_uri is not None, experiment=spec.mlflow.experiment if spec.mlflow else "assay"
         ),
         gate=GateOverrides.model_validate(gate),
+        prices={
+            model: PriceConfig(input_per_million=p.input_per_million, output_per_million=p.output_per_million)
+            for model, p in (spec.prices or {}).items()
+        },
+        max_cost_usd=spec.max_cost_usd,
         output=OutputConfig(
             dir=f"{WORK_DIR}/out",
             summary_path=TERMINATION_LOG,

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from assay_operator import conditions, kube, metrics
 from assay_operator.evaluation import api, builders, reconcile
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec, EvaluationStatus
-from assay_operator.settings import Settings, from_environment
+from assay_operator.settings import PRESET_KINDS, Settings, from_environment
 
 log = logging.getLogger("assay.operator")
 STALLED_AFTER_RETRIES = 5
@@ -119,6 +119,21 @@ def _wait_for(request: Request, kind: str, config_map: str) -> NoReturn:
     raise kopf.TemporaryError(message, delay=min(5 * 2**request.retry, 120))
 
 
+def _stall_without_agent(request: Request, kind: str, operator: Settings) -> None:
+    """The spec names a CLI preset the runner image does not have: no Job (it could only crash), a Stalled
+    condition that says why, and the handler is done (no retry: nothing changes until the spec or the
+    operator's settings do, and either reconciles again)."""
+    have = ", ".join(operator.runner_agent_presets) or "none"
+    message = (
+        f"agent preset {kind!r} is not in the runner image {operator.runner_image} (its presets: {have}); "
+        "use an image built with AGENT_CLIS and list its presets in the chart's runner.agentPresets "
+        "(ASSAY_RUNNER_AGENT_PRESETS)"
+    )
+    status = reconcile.waiting_status(request.current, request.generation, "AgentNotInImage", message, True)
+    _patch_status(request.namespace, request.name, status)
+    kopf.warn(request.body, reason="AgentNotInImage", message=message)
+
+
 def _validated_spec(request: Request, spec: kopf.Spec) -> EvaluationSpec:
     try:
         return EvaluationSpec.model_validate(dict(spec))
@@ -195,6 +210,11 @@ def ensure_run(
     if reconcile.run_started(request.current, request.generation, request.job):
         return  # resumed after a restart: the Job exists; its watch brings the verdict
     evaluation = _validated_spec(request, spec)
+    operator = settings()
+    kind = evaluation.agent.kind
+    if kind in PRESET_KINDS and kind not in operator.runner_agent_presets:
+        _stall_without_agent(request, kind, operator)
+        return
     data, binary = _brain_files(request, evaluation)
     digest = builders.brain_digest(data, binary)
     snapshot = builders.build_brain_snapshot(name, request.generation, data, binary, digest)
@@ -208,7 +228,6 @@ def ensure_run(
         key=parts["key"][0] if parts else None,
         key_digest=parts["key"][1] if parts else None,
     )
-    operator = settings()
     children = [
         snapshot,
         *(body for _, body, _ in suite_parts),

@@ -38,6 +38,7 @@ PLACEHOLDER_TOKEN = "assay-no-token"
 """Sent when the gateway needs no token: Claude Code and Codex refuse to start without some key."""
 PASS_ENV = (TOKEN_ENV, TOKEN_FILE_ENV)
 CLAUDE_MAX_TURNS = 30
+CLAUDE_MAX_RETRIES = 4
 """A ticket takes about 10 turns (read brain, list and read articles, write answer.md); 30 stops a loop."""
 
 # POSIX sh, run as `sh -c PRELUDE <cli> <args...>`: "$0" is the CLI, "$@" its arguments, passed untouched.
@@ -55,6 +56,20 @@ _CLAUDE_PRELUDE = (
     + _EXEC
 )
 _PLAIN_PRELUDE = _TOKEN_PRELUDE + _EXEC
+# Codex's workspace-write sandbox (bubblewrap) needs user namespaces, which a restricted pod does not give;
+# there the cell would run with every shell command failing. Probe once per cell (`codex sandbox -- true`,
+# under a second); where it cannot start, the pod is the sandbox: danger-full-access, said on stderr (the
+# transcript). The argv is `codex exec ...`: the sandbox flag goes after the subcommand.
+CODEX_NO_SANDBOX_NOTE = (
+    "assay: Codex cannot start its sandbox here (no user namespaces); running with --sandbox "
+    "danger-full-access: the container is the only sandbox"
+)
+_CODEX_PRELUDE = (
+    _TOKEN_PRELUDE
+    + 'sandbox=workspace-write; if ! "$0" sandbox -- true >/dev/null 2>&1; then '
+    + f'sandbox=danger-full-access; echo "{CODEX_NO_SANDBOX_NOTE}" >&2; fi; '
+    + 'sub="$1"; shift; exec "$0" "$sub" --sandbox "$sandbox" "$@"'
+)
 
 
 def _literal(text: str) -> str:
@@ -99,6 +114,9 @@ def claude_code() -> CommandSpec:
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",  # no telemetry, error reports, update checks
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1",  # gateways reject unknown anthropic-beta headers
+            # Claude Code retries a 429/5xx ten times by default, with backoff: minutes per turn, past most
+            # ticket timeouts. Four retries, as Codex makes, end a broken gateway's cell on its own.
+            "CLAUDE_CODE_MAX_RETRIES": str(CLAUDE_MAX_RETRIES),
         },
         answer_from="file",
         parse_output=parse_claude_code,
@@ -132,7 +150,8 @@ def parse_claude_code(stdout: str) -> tuple[str | None, Usage | None]:
 
 _CODEX_ARGS: list[tuple[str, ...]] = [
     ("--skip-git-repo-check",),  # the workspace is not a git repository
-    ("--sandbox", "workspace-write"),  # commands may write in the workspace (answer.md), never the network
+    # --sandbox workspace-write (commands may write in the workspace, never the network) comes from the
+    # prelude, which falls back to danger-full-access where the sandbox cannot start.
     ("--json",),  # JSONL events on stdout: agent messages, turn usage
     ("--model", "{model}"),
     # A provider of our own: reusing the key "openai" would not override the built-in one.
@@ -150,7 +169,7 @@ _CODEX_ARGS: list[tuple[str, ...]] = [
 
 def codex() -> CommandSpec:
     return CommandSpec(
-        argv=_via_prelude(_PLAIN_PRELUDE, "codex", "exec", *_flat(_CODEX_ARGS), "{prompt}"),
+        argv=_via_prelude(_CODEX_PRELUDE, "codex", "exec", *_flat(_CODEX_ARGS), "{prompt}"),
         answer_from="file",
         parse_output=parse_codex,
         pass_env=PASS_ENV,
@@ -196,7 +215,10 @@ _OPENCODE_CONFIG = {
     },
     "enabled_providers": ["assay"],  # no other provider is loaded, whatever the environment holds
     "model": "assay/<model>",
-    "small_model": "assay/<model>",  # titles and summaries on the evaluated model too
+    "small_model": "assay/<model>",  # summaries on the evaluated model too
+    # No session title: one model call per ticket saved, and its tokens are missing from `run --format json`
+    # (the usage Assay reads), so a gateway would bill more than Assay counted.
+    "agent": {"title": {"disable": True}},
     "permission": {
         "edit": "allow",  # answer.md (brain/ and kb/ are read-only, checked afterwards)
         "bash": "deny",  # read/list/glob/grep tools cover the brain and the KB
@@ -274,6 +296,23 @@ PRESETS: dict[str, Callable[[], CommandSpec]] = {
     "claude-code": claude_code,
     "codex": codex,
     "opencode": opencode,
+}
+
+
+@dataclass(frozen=True)
+class PresetCli:
+    executable: str
+    """What the preset runs, found on PATH."""
+    package: str
+    """The npm package that provides it, pinned in agents/package.json (as in the image's agents stage)."""
+    protocol: str
+    """The API the CLI speaks to the gateway (docs/gateway.md)."""
+
+
+PRESET_CLIS: dict[str, PresetCli] = {
+    "claude-code": PresetCli("claude", "@anthropic-ai/claude-code", "anthropic-messages"),
+    "codex": PresetCli("codex", "@openai/codex", "openai-responses"),
+    "opencode": PresetCli("opencode", "opencode-ai", "openai-chat-completions"),
 }
 
 

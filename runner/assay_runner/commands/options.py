@@ -44,6 +44,19 @@ def threshold(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"{text!r}: {value!r} is not a number") from None
 
 
+def price(text: str) -> tuple[str, dict[str, float]]:
+    """`MODEL=INPUT,OUTPUT` (USD per million tokens) -> (model, a PriceConfig document)."""
+    model, sep, figures = text.rpartition("=")
+    parts = figures.split(",")
+    if not sep or not model or len(parts) != 2:
+        raise argparse.ArgumentTypeError(f"expected MODEL=INPUT,OUTPUT (USD per million), got {text!r}")
+    try:
+        inputs, outputs = (float(part) for part in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: the prices are not numbers") from None
+    return model, {"input_per_million": inputs, "output_per_million": outputs}
+
+
 def tickets(text: str) -> str | list[str]:
     if text in ("training", "validation", "all"):
         return text

@@ -24,7 +24,7 @@ from assay_runner.contract import AGENT_KINDS
 from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
-    from assay_runner.contract import Result, RunConfig
+    from assay_runner.contract import Result, RunConfig, Usage
     from assay_runner.io.tracking import RunInfo
 
 
@@ -57,6 +57,15 @@ def add_parser(commands: Subcommands) -> None:
     add("--no-mlflow", action="store_true", help="do not log to MLflow")
     add("--require-mlflow", action="store_true", help="block the verdict when logging fails")
     add("--quiet", "-q", action="store_true")
+    add(
+        "--price",
+        type=options.price,
+        action="append",
+        default=[],
+        metavar="MODEL=INPUT,OUTPUT",
+        help="USD per million input and output tokens of MODEL (repeatable; overrides the suite's prices)",
+    )
+    add("--max-cost-usd", type=float, help="budget: start no new cell once the run has spent this much")
     options.add_gateway_options(run_parser)
     run_parser.set_defaults(handler=run)
 
@@ -71,6 +80,9 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         config = read_run_config(args.config)
         if args.no_mlflow:  # an explicit flag wins over the file
             config = config.model_copy(update={"mlflow": config.mlflow.model_copy(update={"enabled": False})})
+        if config.gateway is None and os.environ.get("ASSAY_GATEWAY_URL"):
+            # The operator passes the gateway as environment, not in the file: the CLI presets need it too.
+            config = config.model_copy(update={"gateway": os.environ["ASSAY_GATEWAY_URL"]})
         return config
     if args.suite is None:
         raise InputError("give a SUITE directory (or --config FILE)")
@@ -102,6 +114,8 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
                 "enabled": not args.no_mlflow,
             },
             "gate": {"require_mlflow": True if args.require_mlflow else None},
+            "prices": dict(args.price),
+            "max_cost_usd": args.max_cost_usd,
             "output": {
                 "dir": str(args.out),
                 "summary_path": args.summary_path,
@@ -152,6 +166,36 @@ def mlflow_info(config: RunConfig) -> RunInfo | None:
     )
 
 
+def _preflight(config: RunConfig) -> Usage | None:
+    """For the CLI presets: the CLI is installed and the gateway speaks its protocol (else exit code 2)."""
+    from assay_runner.agents.presets import PRESET_CLIS
+
+    agent = config.agent
+    if agent.kind not in PRESET_CLIS or not config.gateway or not agent.model:
+        return None  # nothing to check, or build_agent reports what is missing
+    from assay_runner.agents.preflight import preflight
+
+    return preflight(agent.kind, config.gateway, agent.model)
+
+
+def _with_preflight_usage(result: Result, usage: Usage, config: RunConfig) -> Result:
+    """The preflight call is the run's too: its tokens (and their price) join the run's usage."""
+    from assay_runner.contract import Usage
+
+    price = config.prices.get(config.agent.model or "")
+    cost = (
+        (usage.input_tokens * price.input_per_million + usage.output_tokens * price.output_per_million) / 1e6
+        if price
+        else 0.0
+    )
+    total = Usage(
+        input_tokens=result.usage.input_tokens + usage.input_tokens,
+        output_tokens=result.usage.output_tokens + usage.output_tokens,
+        cost_usd=round(result.usage.cost_usd + cost, 6),
+    )
+    return result.model_copy(update={"usage": total})
+
+
 def run(args: argparse.Namespace) -> int:
     from assay_runner.core.independence import judge_model_warnings
     from assay_runner.suite.loader import load_suite
@@ -161,8 +205,11 @@ def run(args: argparse.Namespace) -> int:
     warnings = judge_model_warnings(
         load_suite(config.suite, config.kb, config.keys), config.judge_model, config.agent.model
     )
+    preflight_usage = _preflight(config)
     result = asyncio.run(_run_until_stopped(config, args.quiet))
     result = result.model_copy(update={"warnings": [*result.warnings, *warnings]})
+    if preflight_usage is not None:
+        result = _with_preflight_usage(result, preflight_usage, config)
     result = options.finish(
         result,
         out=Path(config.output.dir),

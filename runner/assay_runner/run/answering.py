@@ -36,6 +36,23 @@ class AnswerCellWork(CellWork):
 
     async def run(self, ticket: Ticket, repetition: int) -> RepetitionResult:
         outcome, _ = await self._agent(ticket, repetition)
+        if outcome is None:  # the budget was spent before this cell's turn: recorded, judged as not started
+            assert self.spending is not None
+            error = self.spending.not_started()
+            skipped = answer_store.CellRecord(error=error)
+            await self.pool.file_work(
+                partial(
+                    answer_store.write_cell,
+                    self.answers_dir,
+                    ticket.id,
+                    repetition,
+                    answer=None,
+                    transcript="",
+                    record=skipped,
+                )
+            )
+            self._bump(done=1, failed=1)
+            return repetition_result(repetition, {}, answer=None, exit_code=None, error=error)
         record = answer_store.CellRecord(
             exit_code=outcome.exit_code,
             error=outcome.error,

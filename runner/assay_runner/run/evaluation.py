@@ -35,10 +35,10 @@ from assay_runner.core.digests import (
 )
 from assay_runner.core.results import build_result, now_iso, repetition_result, ticket_results
 from assay_runner.gateway.access import ModelAccess, model_access
-from assay_runner.gateway.usage import Price
 from assay_runner.judges import AnyJudge, Case, build_judges
 from assay_runner.judges.judging import judge_cell
 from assay_runner.run.scheduler import CellPool
+from assay_runner.run.spending import PricedAgent, Spending, price_table
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
 from assay_runner.suite.split import KEYS_FILE
@@ -107,15 +107,27 @@ class CellWork:
     recorded. When and where it runs is the pool's (run.scheduler)."""
 
     def __init__(
-        self, pool: CellPool, agent: Agent, judges: list[AnyJudge], progress: Progress | None
+        self,
+        pool: CellPool,
+        agent: Agent,
+        judges: list[AnyJudge],
+        progress: Progress | None,
+        spending: Spending | None = None,
     ) -> None:
         self.pool = pool
         self.agent = agent
         self.judges = judges
         self.progress = progress
+        self.spending = spending
 
     async def run(self, ticket: Ticket, repetition: int) -> RepetitionResult:
         outcome, kept = await self._agent(ticket, repetition)
+        if outcome is None:  # not started: the budget was spent (no judge runs, nothing more is spent)
+            assert self.spending is not None
+            self._bump(done=1, failed=1)
+            return repetition_result(
+                repetition, {}, answer=None, exit_code=None, error=self.spending.not_started()
+            )
         error = outcome.error
         if outcome.answer is None and error is None:
             error = f"the agent left no answer (exit code {outcome.exit_code})"
@@ -152,8 +164,11 @@ class CellWork:
             )
         return cell
 
-    async def _agent(self, ticket: Ticket, repetition: int) -> tuple[AgentOutcome, Path | None]:
+    async def _agent(self, ticket: Ticket, repetition: int) -> tuple[AgentOutcome | None, Path | None]:
+        """The agent's outcome, or None when the budget was spent before this cell's turn came."""
         async with self.pool.seat(ticket, repetition) as seat:
+            if self.spending is not None and self.spending.exhausted():
+                return None, None  # the seat discards the untouched workspace
             self._bump(running=1)
             if self.progress:
                 self.progress.update()
@@ -202,8 +217,7 @@ def total_usage(
     reported = [c.usage for c in cells.values() if c.usage is not None]
     inputs = sum(u.input_tokens for u in reported)
     outputs = sum(u.output_tokens for u in reported)
-    price = access.meter.prices.get(model or "")
-    cost = (inputs * price.input_per_million + outputs * price.output_per_million) / 1e6 if price else 0.0
+    cost = sum(u.cost_usd for u in reported)  # each cell priced as it finished (run/spending.py)
     return Usage(
         input_tokens=usage.input_tokens + inputs,
         output_tokens=usage.output_tokens + outputs,
@@ -216,7 +230,7 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
     started = now_iso()
     suite = apply_thresholds(load_suite(config.suite, config.kb, config.keys), config)
     tickets = suite.select(config.tickets)
-    prices = {m: Price(p.input_per_million, p.output_per_million) for m, p in config.prices.items()}
+    prices = price_table(suite, config)
     cassettes = config.cassettes
     access = model_access(
         config.gateway,
@@ -225,7 +239,8 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
         prices,
     )
     try:
-        agent = build_agent(config, access.client)
+        spending = Spending(access.meter, prices.get(config.agent.model or ""), config.max_cost_usd)
+        agent = PricedAgent(build_agent(config, access.client), spending)
         judges = build_judges(suite, access.client, config.judge_model)
         workspaces = WorkspaceFactory(
             Path(config.output.workspace_root) if config.output.workspace_root else None,
@@ -241,7 +256,7 @@ async def run_evaluation(evaluation: Evaluation) -> Result:
             workspaces, order, slots=config.concurrency, keep_workspaces=config.output.keep_workspaces
         )
         async with pool:
-            work = (evaluation.cell_work or CellWork)(pool, agent, judges, evaluation.progress)
+            work = (evaluation.cell_work or CellWork)(pool, agent, judges, evaluation.progress, spending)
             ran = await pool.run(work.run, evaluation.stop)
     finally:
         await access.aclose()

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from assay_runner.contract import GateSettings, PassCriterion, Split, WireModel
+from assay_runner.contract import GateSettings, PassCriterion, PriceConfig, Split, WireModel
 
 JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
 TICKET_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
@@ -233,6 +233,9 @@ class SuiteSpec(WireModel):
     """Path, relative to the suite directory, of a YAML file with a `tickets:` list."""
     require_distinct_judge_model: bool = False
     """A model judge on the agent's own model is an error, not only a warning in the result."""
+    prices: dict[str, PriceConfig] = Field(default_factory=dict)
+    """USD per million input and output tokens, by model (`{inputPerMillion, outputPerMillion}`): usage
+    becomes cost. A RunConfig's (or Evaluation's) prices override these model by model."""
 
     @field_validator("pass_criterion", mode="before")
     @classmethod

@@ -1,0 +1,53 @@
+"""A scripted model server on loopback that speaks the three wire protocols the agent CLIs use.
+
+- OpenAI Chat Completions, `POST .../chat/completions` (OpenCode's `@ai-sdk/openai-compatible`),
+- OpenAI Responses, `POST .../responses` (Codex CLI),
+- Anthropic Messages, `POST .../v1/messages` (Claude Code, which adds `?beta=true`),
+
+each streamed as server-sent events when the request asks for `stream` (all three CLIs do) and as one JSON
+body otherwise, with tool calls, and token usage in each protocol's own fields. `GET .../models` lists the
+one model the server knows.
+
+A test gives a `Script`, a list of `Step`s per conversation: "write answer.md with this text through your own
+write tool", then "end with this final message". The step to play is the number of tool results already in
+the request's history, so the server keeps no session state and a CLI's retries replay the same step.
+Requests without tools (OpenCode's title generation, Claude Code's side calls) get a short plain reply.
+
+Everything is recorded (`requests`: path, headers with secrets redacted, body, protocol) and every problem is
+kept in `problems`: an unknown path, a request shape the protocol does not have, a tool the script needs that
+the CLI did not offer. Tests assert `problems == []`, so a CLI upgrade that changes its protocol fails
+loudly instead of passing by accident.
+"""
+
+from __future__ import annotations
+
+from assay_dev.servers.model_server.script import (
+    CACHED_PROMPT_TOKENS,
+    Fail,
+    Hang,
+    Say,
+    Script,
+    ScriptChooser,
+    Shell,
+    Step,
+    Usage,
+    WriteFile,
+    step_usage,
+)
+from assay_dev.servers.model_server.server import ModelServer, Recorded
+
+__all__ = [
+    "CACHED_PROMPT_TOKENS",
+    "Fail",
+    "Hang",
+    "ModelServer",
+    "Recorded",
+    "Say",
+    "Script",
+    "ScriptChooser",
+    "Shell",
+    "Step",
+    "Usage",
+    "WriteFile",
+    "step_usage",
+]

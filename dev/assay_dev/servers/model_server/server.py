@@ -1,0 +1,231 @@
+"""The HTTP server: routes each POST to its protocol, plays the script's step, records everything."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from assay_dev.servers.model_server.replies import REPLIES, error_body
+from assay_dev.servers.model_server.requests import (
+    Protocol,
+    completed_turns,
+    shape_problems,
+    text_of,
+    tool_call,
+    tool_names,
+    working_directory,
+)
+from assay_dev.servers.model_server.script import (
+    Fail,
+    Hang,
+    Say,
+    Script,
+    ScriptChooser,
+    Usage,
+    step_usage,
+)
+
+SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"})
+TITLE_REPLY = "Support ticket"
+"""The reply to requests without tools (titles, summaries, the preflight)."""
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    protocol: Protocol | None
+    status: int = 0
+    usage: Usage | None = None
+
+
+def protocol_of(path: str) -> Protocol | None:
+    route = path.split("?", 1)[0].rstrip("/")
+    if route.endswith("/chat/completions"):
+        return "chat"
+    if route.endswith("/responses"):
+        return "responses"
+    if route.endswith("/v1/messages"):
+        return "messages"
+    return None
+
+
+class ModelServer:
+    """`with ModelServer(script, model="m") as server:` serves on `server.url` (`http://127.0.0.1:PORT/v1`)."""
+
+    def __init__(self, script: Script | ScriptChooser, *, model: str, host: str = "127.0.0.1") -> None:
+        self.choose: ScriptChooser = script if callable(script) else (lambda _text: script)
+        self.model = model
+        self.requests: list[Recorded] = []
+        self.problems: list[str] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server = ThreadingHTTPServer((host, 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}/v1"
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    def reported_usage(self) -> Usage:
+        """The usage of every reply the server sent, in prompt (cached included) and output tokens."""
+        with self._lock:
+            sent = [r.usage for r in self.requests if r.usage is not None]
+        return Usage(sum(u.prompt_tokens for u in sent), sum(u.output_tokens for u in sent))
+
+    def bodies_text(self) -> str:
+        with self._lock:
+            return "\n".join(text_of(r.body) for r in self.requests)
+
+    def __enter__(self) -> ModelServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def _problem(self, text: str) -> None:
+        with self._lock:
+            self.problems.append(text)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:  # quiet
+                return
+
+            def do_GET(self) -> None:
+                record = self._record("GET", {})
+                if self.path.split("?", 1)[0].rstrip("/").endswith("/models"):
+                    listing = {
+                        "object": "list",
+                        "data": [
+                            {"id": server.model, "object": "model", "type": "model", "owned_by": "assay-test"}
+                        ],
+                    }
+                    self._send(record, 200, json.dumps(listing).encode(), "application/json")
+                    return
+                server._problem(f"GET {self.path}: unknown path")
+                self._send(record, 404, b'{"error": {"message": "not found"}}', "application/json")
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                raw = self.rfile.read(length) if length else b""
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {"_unparsed": raw[:2000].decode("utf-8", "replace")}
+                record = self._record("POST", body if isinstance(body, dict) else {"_body": body})
+                protocol = record.protocol
+                if protocol is None:
+                    server._problem(f"POST {self.path}: unknown path")
+                    self._send(record, 404, b'{"error": {"message": "not found"}}', "application/json")
+                    return
+                shape = shape_problems(protocol, record.body)
+                if shape:
+                    self._fail(record, protocol, 400, f"POST {self.path}: {'; '.join(shape)}")
+                    return
+                self._answer(record, protocol)
+
+            def _record(self, method: str, body: dict[str, Any]) -> Recorded:
+                headers = {
+                    k.lower(): ("<redacted>" if k.lower() in SECRET_HEADERS else v)
+                    for k, v in self.headers.items()
+                }
+                record = Recorded(method, self.path, headers, body, protocol_of(self.path))
+                with server._lock:
+                    server.requests.append(record)
+                return record
+
+            def _answer(self, record: Recorded, protocol: Protocol) -> None:
+                body = record.body
+                offered = tool_names(protocol, body)
+                stream = bool(body.get("stream"))
+                model = str(body["model"])
+                if model != server.model:
+                    self._fail(
+                        record, protocol, 404, f"unknown model {model!r}; this server has {server.model!r}"
+                    )
+                    return
+                reply = REPLIES[protocol]
+                if not offered:  # a side request: title, summary
+                    usage = Usage(prompt_tokens=300, output_tokens=5)
+                    self._ok(record, reply(model, TITLE_REPLY, None, usage, stream), usage, stream)
+                    return
+                text = text_of(body.get("messages") or body.get("input")) + "\n" + text_of(body.get("system"))
+                script = server.choose(text)
+                turn = completed_turns(protocol, body)
+                if turn >= len(script):
+                    self._fail(record, protocol, 400, f"turn {turn} is past the script's {len(script)} steps")
+                    return
+                step = script[turn]
+                if isinstance(step, Fail):
+                    headers = {} if step.retry_after is None else {"retry-after": f"{step.retry_after:g}"}
+                    message = f"scripted failure {step.status}"
+                    self._send(
+                        record,
+                        step.status,
+                        error_body(protocol, step.status, message),
+                        "application/json",
+                        headers,
+                    )
+                    return
+                if isinstance(step, Hang):
+                    server._stopping.wait(step.seconds)
+                    self.close_connection = True
+                    return
+                usage = step_usage(turn)
+                if isinstance(step, Say):
+                    self._ok(record, reply(model, step.text, None, usage, stream), usage, stream)
+                    return
+                try:
+                    call = tool_call(protocol, offered, working_directory(text), step)
+                except LookupError as error:
+                    self._fail(record, protocol, 400, f"POST {self.path}: {error}")
+                    return
+                self._ok(record, reply(model, None, call, usage, stream), usage, stream)
+
+            def _ok(self, record: Recorded, payload: bytes, usage: Usage, stream: bool) -> None:
+                record.usage = usage
+                self._send(record, 200, payload, "text/event-stream" if stream else "application/json")
+
+            def _fail(self, record: Recorded, protocol: Protocol, status: int, message: str) -> None:
+                server._problem(message)
+                self._send(record, status, error_body(protocol, status, message), "application/json")
+
+            def _send(
+                self,
+                record: Recorded,
+                status: int,
+                payload: bytes,
+                content_type: str,
+                headers: dict[str, str] | None = None,
+            ) -> None:
+                record.status = status
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(payload)))
+                if content_type == "text/event-stream":
+                    self.send_header("cache-control", "no-cache")
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        return Handler

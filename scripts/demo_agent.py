@@ -1,0 +1,67 @@
+"""`make demo-agent`: the support-desk example answered by a real agent CLI, offline.
+
+A real CLI (OpenCode by default; AGENT=claude-code or AGENT=codex), pinned in agents/ and installed by
+`make agents`, runs headless on every ticket against the scripted model server on loopback
+(assay_dev.servers.model_server). The "model" behind it is a script: for ticket T-xxx it asks the CLI to write
+the example's hand-written v1 answer to answer.md through the CLI's own write tool, then ends the turn. What
+the demo shows is everything around the model: the workspace, the CLI's real protocol, tool call and output,
+usage and cost from the CLI's own report, the judges (the model judge replayed from the example's cassettes)
+and the gate, in out/demo-agent/<agent>/ (result.json, report.html).
+
+Usage: python scripts/demo_agent.py [opencode|claude-code|codex]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from assay_dev.servers.model_server import ModelServer, Say, Script, WriteFile
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "examples" / "support-desk"
+AGENTS_BIN = REPO / "agents" / "node_modules" / ".bin"
+MODEL = "demo-scripted-model"
+TICKET = re.compile(r"# Support ticket (\S+)")
+
+
+def script_for(text: str) -> Script:
+    found = TICKET.search(text)
+    if found is None:
+        raise LookupError("no ticket id in the request")
+    answer = (EXAMPLE / "answers" / "v1" / found.group(1) / "answer.md").read_text(encoding="utf-8")
+    return [WriteFile("answer.md", answer), Say("I wrote my reply to the customer to answer.md.")]
+
+
+def main() -> int:
+    agent = sys.argv[1] if len(sys.argv) > 1 else "opencode"
+    out = REPO / "out" / "demo-agent" / agent
+    env = {**os.environ, "PATH": f"{AGENTS_BIN}{os.pathsep}{os.environ['PATH']}"}
+    with ModelServer(script_for, model=MODEL) as server:
+        print(f"== {agent} against the scripted model server at {server.url}", flush=True)
+        done = subprocess.run(
+            [
+                sys.executable, "-m", "assay_runner.cli", "run", str(EXAMPLE),
+                "--brain", str(EXAMPLE / "brains" / "v1"), "--agent", agent, "--model", MODEL,
+                "--gateway", server.url, "--timeout", "120", "--judge-model", "example-judge",
+                "--cassettes", str(EXAMPLE / "cassettes"), "--run-name", f"support-desk-{agent}",
+                "--no-mlflow", "--out", str(out),
+            ],
+            env=env,
+            check=False,
+        )  # fmt: skip
+        calls = len([r for r in server.requests if r.status == 200])
+    print(
+        f"exit code {done.returncode} (0 Pass, 1 Blocked); {calls} model calls; report: {out / 'report.html'}"
+    )
+    if server.problems:
+        print("the scripted server saw requests it did not expect:", *server.problems, sep="\n  ")
+        return 1
+    return done.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""`assay run --agent opencode|claude-code|codex` with the real, pinned CLIs (agents/package-lock.json,
+installed by `make agents`) against the scripted model server, each run in a network namespace with only
+loopback.
+
+Per preset: the answer is the file the CLI wrote through its own tool call, or its final message when it wrote
+none; the brain reached the model; Assay's usage equals what the server reported; the CLI's environment holds
+no runner variable beyond the preset's allow-list; a hanging CLI is killed with its process tree at
+--timeout; a CLI that writes into kb/ is caught by the tamper check; a server failing mid-conversation gives
+a judged failure. Cost: 21 CLI runs, 2.5 to 5 minutes on 2 shared cores (the three hang tests wait out a
+30 s --timeout: OpenCode can take over 15 s to send its first request on a loaded machine).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay_runner.agents.presets import PASS_ENV, preset
+from assay_runner.contract import Result
+from tests.agents.conftest import AGENTS_BIN
+
+pytestmark = pytest.mark.agents
+
+ROOT = Path(__file__).resolve().parents[2]
+ISOLATED_RUN = ROOT / "tests" / "support" / "agents" / "isolated_run.py"
+PRESETS = ["opencode", "claude-code", "codex"]
+MODEL = "assay-scripted-model"
+BRAIN_TEXT = "You are the Acme support desk. Answer from the KB only; cite articles as [KB-1]."
+ANSWER = (
+    "## Summary\nExport your data from Settings > Export [KB-1].\n\n"
+    "## Steps\n1. Open Settings > Export.\n2. Pick CSV.\n\n## Next\nReply if anything is unclear.\n"
+)
+CANARY = "assay-canary-must-not-leak"
+RUNNER_ONLY = {"OPENAI_API_KEY": CANARY, "ANTHROPIC_API_KEY": CANARY, "ASSAY_TEST_CANARY": CANARY}
+"""Variables of the runner's environment that no CLI may see."""
+BASE_ALLOWED = {
+    "PATH",
+    "HOME",
+    "TMPDIR",
+    "LANG",
+    "ASSAY_GATEWAY_URL",
+    "ASSAY_MODEL",
+    "ASSAY_WORKSPACE",
+    "ASSAY_ANSWER_FILE",
+}
+
+SUITE = """\
+name: real-agents
+judges:
+  - {name: kb, type: kb_citation, weight: 0.4, threshold: 0.9}
+  - {name: facts, type: must_mention, weight: 0.4, threshold: 0.9}
+  - {name: format, type: format, weight: 0.2, threshold: 0.8}
+  - {name: exit_code, type: exit_code, weight: 0, threshold: 1.0}
+gate: {minScore: 0.9, ticketFloor: 0.7}
+tickets:
+  - {id: T-1, split: validation, question: 'How do I export my data?',
+     key: {kb: [KB-1], mustMention: ['Settings > Export']}}
+"""
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    root = tmp_path / "suite"
+    (root / "kb").mkdir(parents=True)
+    (root / "kb" / "KB-1.md").write_text("# KB-1: Export\nOpen Settings > Export and pick CSV.\n")
+    (root / "suite.yaml").write_text(SUITE)
+    return root
+
+
+@pytest.fixture
+def brain(tmp_path: Path) -> Path:
+    root = tmp_path / "brain"
+    root.mkdir()
+    (root / "AGENTS.md").write_text(BRAIN_TEXT + "\n")
+    return root
+
+
+def isolated_run(
+    tmp_path: Path, agent: str, suite: Path, brain: Path, script: list[dict[str, Any]], *extra: str
+) -> tuple[dict[str, Any], Result]:
+    out = tmp_path / "out"
+    runner_env = {
+        "PATH": f"{AGENTS_BIN}:{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        **RUNNER_ONLY,
+    }
+    spec = {
+        "model": MODEL,
+        "script": script,
+        "assay": [
+            sys.executable,
+            "-m",
+            "assay_runner.cli",
+            "run",
+            "--no-mlflow",
+            "-q",
+            str(suite),
+            "--brain",
+            str(brain),
+            "--agent",
+            agent,
+            "--model",
+            MODEL,
+            "--out",
+            str(out),
+            *extra,
+        ],
+        "env": runner_env,
+        "work": str(tmp_path / "work"),
+        "record": str(tmp_path / "record.json"),
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    done = subprocess.run(
+        ["unshare", "--net", sys.executable, str(ISOLATED_RUN), str(tmp_path / "spec.json")],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        check=False,
+    )
+    assert done.returncode == 0, f"isolated run failed:\n{done.stdout}\n{done.stderr}"
+    record = json.loads((tmp_path / "record.json").read_text())
+    assert (out / "result.json").is_file(), f"no result.json:\n{record['stdout']}\n{record['stderr']}"
+    return record, Result.model_validate_json((out / "result.json").read_text())
+
+
+def conversation(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The requests of the agent's conversation (those offering tools), not titles or side calls."""
+    return [r for r in record["requests"] if r["body"].get("tools")]
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+def test_answer_is_the_file_written_through_the_clis_own_tool(
+    agent: str, suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    script = [{"write": ["answer.md", ANSWER]}, {"say": "I wrote the reply to answer.md."}]
+    record, result = isolated_run(tmp_path, agent, suite, brain, script, "--price", f"{MODEL}=3,15")
+    assert record["problems"] == []
+    cell = result.tickets[0].repetitions[0]
+    assert cell.exit_code == 0, record["stdout"]
+    assert cell.answer == ANSWER  # the file the tool wrote, not the final remark
+    assert result.verdict == "Pass"
+    # The brain's instructions reached the model, and the conversation played both steps.
+    assert any(BRAIN_TEXT in json.dumps(r["body"]) for r in conversation(record))
+    assert len([r for r in conversation(record) if r["status"] == 200]) == 2
+    # Every request was streamed, and the protocol is the one the preset's CLI is documented to speak.
+    expected = {"opencode": "chat", "claude-code": "messages", "codex": "responses"}[agent]
+    assert {r["protocol"] for r in record["requests"]} == {expected}
+    assert all(r["body"].get("stream") is True for r in conversation(record))
+    # Assay's usage is what the server reported, summed over every call the CLI made; the run's total adds
+    # the preflight call Assay made itself.
+    preflight = [r for r in record["requests"] if r["headers"].get("user-agent") == "assay-preflight"]
+    assert len(preflight) == 1 and preflight[0]["body"].get("stream") is None
+    by_cli = [r["usage"] for r in record["requests"] if r["usage"] and r not in preflight]
+    usage = cell.usage
+    assert usage is not None
+    assert [usage.input_tokens, usage.output_tokens] == [sum(u[0] for u in by_cli), sum(u[1] for u in by_cli)]
+    assert [result.usage.input_tokens, result.usage.output_tokens] == record["reported_usage"]
+    # Priced at $3 / $15 per million input / output tokens, per cell and for the run.
+    assert usage.cost_usd == pytest.approx((usage.input_tokens * 3 + usage.output_tokens * 15) / 1e6)
+    prompt, output = record["reported_usage"]
+    assert result.usage.cost_usd == pytest.approx((prompt * 3 + output * 15) / 1e6)
+    # The CLI ran (its process was seen) and saw no variable of the runner beyond the allow-list.
+    allowed = BASE_ALLOWED | set(preset(agent).env) | set(PASS_ENV)
+    leaked = {name for info in record["processes"].values() for name in info["env"]} & (
+        set(RUNNER_ONLY) - allowed
+    )
+    assert record["processes"] and not leaked
+    assert all(CANARY not in json.dumps(r) for r in record["requests"])
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+def test_final_message_is_the_answer_when_no_file_is_written(
+    agent: str, suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    record, result = isolated_run(tmp_path, agent, suite, brain, [{"say": ANSWER}])
+    assert record["problems"] == []
+    cell = result.tickets[0].repetitions[0]
+    assert cell.exit_code == 0
+    assert (cell.answer or "").strip() == ANSWER.strip()
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+def test_hanging_cli_is_killed_with_its_process_tree(
+    agent: str, suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    record, result = isolated_run(tmp_path, agent, suite, brain, [{"hang": 600}], "--timeout", "30")
+    cell = result.tickets[0].repetitions[0]
+    assert cell.exit_code == 124 and "timed out" in cell.judges["exit_code"].reason
+    assert result.verdict == "Blocked"
+    assert record["processes"], "the CLI was never seen running"
+    assert conversation(record), "the CLI was killed before it asked the model (raise --timeout)"
+    assert record["survivors"] == []
+    # While it hung, the environment of every process of the CLI was readable: check the allow-list there too.
+    allowed = BASE_ALLOWED | set(preset(agent).env) | set(PASS_ENV)
+    assert not {n for info in record["processes"].values() for n in info["env"]} & (
+        set(RUNNER_ONLY) - allowed
+    )
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+def test_cli_that_writes_into_the_kb_is_caught(agent: str, suite: Path, brain: Path, tmp_path: Path) -> None:
+    tamper: dict[str, Any] = {"write": ["kb/KB-9.md", "# KB-9\nInjected.\n"]}
+    if agent == "codex":
+        # Codex's sandbox drops root's capabilities, so the read-only kb/ stops a plain write: the model has
+        # to make it writable first, through the shell tool (the only one Codex has).
+        tamper = {"shell": "chmod u+w kb && printf '# KB-9\\nInjected.\\n' > kb/KB-9.md"}
+    script = [tamper, {"write": ["answer.md", ANSWER]}, {"say": "ok"}]
+    record, result = isolated_run(tmp_path, agent, suite, brain, script)
+    assert record["problems"] == []
+    cell = result.tickets[0].repetitions[0]
+    assert cell.error == "the agent modified its read-only brain/ or kb/ files"
+    assert result.verdict == "Blocked"
+    assert not (suite / "kb" / "KB-9.md").exists()
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+@pytest.mark.parametrize("status", [429, 500])
+def test_server_failing_mid_conversation_is_a_judged_failure(
+    agent: str, status: int, suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    script = [{"write": ["notes.md", "draft"]}, {"fail": [status, 0]}]
+    record, result = isolated_run(tmp_path, agent, suite, brain, script, "--timeout", "120")
+    cell = result.tickets[0].repetitions[0]
+    assert cell.exit_code not in (0, 124), record["stdout"]  # the CLI gave up on its own, not killed
+    assert cell.answer is None
+    assert result.verdict == "Blocked"
+    failed = [r for r in conversation(record) if r["status"] == status]
+    assert failed, "the scripted failure was never requested"

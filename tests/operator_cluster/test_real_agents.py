@@ -1,0 +1,122 @@
+"""The CLI presets on the cluster: an Evaluation with `agent.kind` set to a preset, the real operator, the
+runner pod on the local kubelet running the real, pinned CLI (agents/, `make agents`) against the scripted
+model server on loopback, ending in a verdict in status; and an Evaluation naming a preset the runner image
+lacks, which stalls with the reason instead of starting a Job. Cost: one ticket per preset, ~15 s each."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from assay_dev.cluster import ImageSpec, KubeApi, LocalKubelet
+from assay_dev.cluster.podspec import DEFAULT_PATH
+from assay_dev.servers.model_server import ModelServer, Say, Script, WriteFile
+from tests.agents.conftest import AGENTS_BIN, CLIS
+from tests.operator_cluster import support
+from tests.operator_cluster.conftest import StartOperator
+from tests.operator_cluster.support import evaluation
+
+pytestmark = pytest.mark.cluster
+
+AGENTS_IMAGE = "assay-test/runner-agents:local"
+"""The real runner with the pinned agent CLIs on PATH: an image built with AGENT_CLIS."""
+PRESETS = ["opencode", "claude-code", "codex"]
+MODEL = "assay-scripted-model"
+TICKET = re.compile(r"# Support ticket (\S+)")
+
+
+@pytest.fixture(scope="session")
+def agents_image(kubelet: LocalKubelet, images: support.Images) -> str:
+    missing = [cli for cli in CLIS if not (AGENTS_BIN / cli).exists()]
+    if missing:
+        pytest.fail(f"agent CLIs not installed in {AGENTS_BIN}: {', '.join(missing)}; run `make agents`")
+    path = f"{AGENTS_BIN}:{support.VENV_BIN}:{DEFAULT_PATH}"
+    kubelet.register_image(
+        AGENTS_IMAGE,
+        ImageSpec(entrypoint=("assay",), env={"PATH": path}, workdir="/work", user=support.IMAGE_USER),
+    )
+    agents_dir = str(AGENTS_BIN.parents[1])  # under /work, which the Job covers with an emptyDir
+    if agents_dir not in kubelet.keep_paths:
+        kubelet.keep_paths.append(agents_dir)
+    return AGENTS_IMAGE
+
+
+def write_the_recorded_answer(text: str) -> Script:
+    """For ticket T-xxx: write the example's v1 answer through the CLI's own write tool, then end."""
+    found = TICKET.search(text)
+    assert found is not None, "no ticket id in the request"
+    answer = (support.SUPPORT_DESK / "answers" / "v1" / found.group(1) / "answer.md").read_text()
+    return [WriteFile("answer.md", answer), Say("I wrote the reply to answer.md.")]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_a_preset_runs_in_the_runner_pod_and_ends_in_a_verdict(
+    preset: str,
+    agents_image: str,
+    admin: KubeApi,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+) -> None:
+    operator = operators(
+        namespace, image=agents_image, env={"ASSAY_RUNNER_AGENT_PRESETS": "opencode,claude-code,codex"}
+    )
+    brain = brains("v1")
+    spec = support.replay_spec(
+        brain,
+        agent={"kind": preset, "model": MODEL, "timeoutSeconds": 120},
+        tickets={"ids": ["T-001"]},
+        prices={MODEL: {"inputPerMillion": 3, "outputPerMillion": 15}},
+    )
+    with ModelServer(write_the_recorded_answer, model=MODEL) as server:
+        spec["gateway"] = server.url
+        admin.create(support.evaluations_path(namespace), evaluation(f"agent-{preset}", spec))
+        done = support.wait_for_verdict(admin, namespace, f"agent-{preset}", timeout=180, operator=operator)
+        requests = list(server.requests)
+        problems = list(server.problems)
+        reported = server.reported_usage()
+    assert problems == []
+    status = done["status"]
+    assert status["verdict"] == "Pass", status
+    assert status["tickets"]["summary"] == "1/1"
+    expected = {"opencode": "chat", "claude-code": "messages", "codex": "responses"}[preset]
+    assert {r.protocol for r in requests} == {expected}
+    assert any(r.body.get("tools") for r in requests)  # the CLI's own conversation, with its tools
+    # The cost in status is the usage the server reported (the CLI's calls and the preflight) at the
+    # Evaluation's price; the tokens also count the model judge's (from cassettes, its model unpriced).
+    usage = status["usage"]
+    assert usage["inputTokens"] > reported.prompt_tokens and usage["outputTokens"] > reported.output_tokens
+    cost = (reported.prompt_tokens * 3 + reported.output_tokens * 15) / 1e6
+    assert usage["costUsd"] == pytest.approx(cost, abs=1e-6) and usage["costUsd"] > 0
+
+
+def test_a_preset_the_image_lacks_stalls_with_the_reason(
+    admin: KubeApi, namespace: str, operator: support.OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    brain = brains("v1")
+    spec = support.replay_spec(brain, agent={"kind": "codex", "model": MODEL})
+    admin.create(support.evaluations_path(namespace), evaluation("no-codex", spec))
+    stalled = support.wait_for_evaluation(
+        admin,
+        namespace,
+        "no-codex",
+        lambda o: support.condition_status(o, "Stalled") == "True",
+        timeout=60,
+        operator=operator,
+    )
+    condition = support.condition(stalled, "Stalled")
+    assert condition is not None and condition["reason"] == "AgentNotInImage"
+    assert "'codex'" in condition["message"] and "runner.agentPresets" in condition["message"]
+    assert admin.get(support.jobs_path(namespace))["items"] == []  # no Job that could only crash
+    assert (stalled.get("status") or {}).get("verdict") is None
+
+
+def test_agents_dir_is_readable_by_the_image_user() -> None:
+    # The runner pod runs as uid 1001: every directory on the way to the CLIs must be traversable by others.
+    for folder in [AGENTS_BIN, *AGENTS_BIN.parents]:
+        if folder == Path("/"):
+            break
+        assert folder.stat().st_mode & 0o005 == 0o005, f"{folder} is not readable by other users"

@@ -1,0 +1,68 @@
+"""Cost and budget: usage priced from the suite's and the run's price tables, and `maxCostUsd` stopping new
+cells, through the chat agent and a real chat-completions server on loopback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay_dev.servers.chat_server import ChatServer, Reply
+from assay_runner.cli import main
+from assay_runner.contract import Result
+
+ANSWER = "## Summary\nSee [KB-1].\n## Steps\n1. Open Settings > Export.\n## Next\nDone.\n"
+
+
+def run_chat(suite: Path, brain: Path, out: Path, *extra: str) -> tuple[int, Result, int]:
+    with ChatServer(lambda _body: Reply(ANSWER, prompt_tokens=100, completion_tokens=10)) as server:
+        code = main(
+            [
+                "run", "--no-mlflow", "-q", str(suite), "--brain", str(brain), "--agent", "chat",
+                "--model", "m", "--gateway", server.url, "--out", str(out), *extra,
+            ]
+        )  # fmt: skip
+        calls = len(server.requests)
+    return code, Result.model_validate_json((out / "result.json").read_text()), calls
+
+
+def test_the_suites_prices_turn_usage_into_cost_per_cell_and_per_run(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    text = (suite / "suite.yaml").read_text()
+    prices = "prices:\n  m: {inputPerMillion: 1000, outputPerMillion: 5000}\n"
+    (suite / "suite.yaml").write_text(text.replace("tickets:\n", prices + "tickets:\n"))
+    code, result, calls = run_chat(suite, brain, tmp_path / "out")
+    assert code == 0 and calls == 6
+    cells = [rep for ticket in result.tickets for rep in ticket.repetitions]
+    # 100 input tokens at $1000/M + 10 output tokens at $5000/M = $0.15 per call.
+    assert all(c.usage is not None and c.usage.cost_usd == pytest.approx(0.15) for c in cells)
+    assert result.usage.cost_usd == pytest.approx(0.9)
+    # The run's price table wins over the suite's, model by model.
+    _, overridden, _ = run_chat(suite, brain, tmp_path / "again", "--price", "m=2000,0")
+    assert overridden.usage.cost_usd == pytest.approx(1.2)
+
+
+def test_a_spent_budget_starts_no_new_cell_and_blocks_saying_so(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    code, result, calls = run_chat(
+        suite, brain, tmp_path / "out", "--price", "m=1000,0", "--max-cost-usd", "0.25", "-j", "1"
+    )
+    # $0.10 per cell: after the third the run has spent $0.30 >= $0.25, and the other three never start.
+    assert calls == 3
+    assert code == 1 and result.verdict == "Blocked"
+    cells = [rep for ticket in result.tickets for rep in ticket.repetitions]
+    not_started = [c for c in cells if c.error and "budget was spent" in c.error]
+    assert len(not_started) == 3 and all(c.answer is None and c.judges == {} for c in not_started)
+    assert "maxCostUsd 0.25" in (not_started[0].error or "")
+    assert result.usage.cost_usd == pytest.approx(0.3)
+    complete = next(r for r in result.rules if r.name == "complete")
+    assert not complete.passed and "budget was spent" in complete.detail
+    assert any("budget was spent" in reason for reason in result.reasons)
+
+
+def test_a_bad_price_is_bad_input(suite: Path, brain: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", str(suite), "--price", "m=1"])
+    assert exit_info.value.code == 2

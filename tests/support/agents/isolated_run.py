@@ -1,0 +1,129 @@
+"""`assay run` with a real agent CLI and the scripted model server, both in a network namespace of their own.
+
+Usage: unshare --net python isolated_run.py SPEC.json  (as root). The namespace has only a loopback
+interface, brought up here: the CLI can reach the scripted server and nothing else, so "the CLI contacted no
+other host" holds by construction (a CLI that needs another host fails, and its test with it).
+
+SPEC.json: {"model", "script": [step, ...], "assay": [argv after `assay run`, without --gateway], "env":
+{runner environment}, "work": workspace base, "record": where to write what happened}. A step is
+{"write": [path, text]}, {"shell": command}, {"say": text}, {"fail": [status, retry_after or null]} or
+{"hang": seconds}.
+
+While `assay run` runs, every process whose working directory is inside the workspace base (the CLI and
+everything it starts) is noted with its environment's variable names; afterwards the record says which of
+them are still alive. The record: exit code, stdout/stderr of `assay run`, the server's requests, problems
+and reported usage, the processes seen and the survivors.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from assay_dev.servers.model_server import Fail, Hang, ModelServer, Say, Shell, Step, WriteFile
+
+
+def step_of(raw: dict[str, Any]) -> Step:
+    if "write" in raw:
+        return WriteFile(*raw["write"])
+    if "shell" in raw:
+        return Shell(raw["shell"])
+    if "say" in raw:
+        return Say(raw["say"])
+    if "fail" in raw:
+        return Fail(*raw["fail"])
+    if "hang" in raw:
+        return Hang(raw["hang"])
+    raise ValueError(f"unknown step {raw!r}")
+
+
+def processes_in(work: Path) -> dict[int, dict[str, Any]]:
+    """Live processes whose working directory is inside `work`: pid -> argv and environment names."""
+    found: dict[int, dict[str, Any]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+            if not cwd.startswith(str(work)):
+                continue
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        names = sorted({item.split(b"=", 1)[0].decode() for item in environ if b"=" in item})
+        found[int(entry.name)] = {"argv": [a.decode(errors="replace") for a in argv if a], "env": names}
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status  # a zombie has exited; only its parent has not reaped it yet
+
+
+def main() -> int:
+    spec = json.loads(Path(sys.argv[1]).read_text())
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    work = Path(spec["work"])
+    work.mkdir(parents=True, exist_ok=True)
+    script = [step_of(raw) for raw in spec["script"]]
+    seen: dict[int, dict[str, Any]] = {}
+    with ModelServer(script, model=spec["model"]) as server:
+        env = {**spec["env"], "TMPDIR": str(work)}  # the runner's workspaces go under TMPDIR/assay-work
+        process = subprocess.Popen(
+            [*spec["assay"], "--gateway", server.url],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.is_set():
+                for pid, info in processes_in(work).items():
+                    seen.setdefault(pid, info)
+                time.sleep(0.05)
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        stdout, stderr = process.communicate(timeout=spec.get("deadline", 240))
+        done.set()
+        watcher.join()
+        survivors = [pid for pid in seen if alive(pid) and pid != process.pid]
+        record = {
+            "exit_code": process.returncode,
+            "stdout": stdout[-20000:],
+            "stderr": stderr[-20000:],
+            "requests": [
+                {
+                    "method": r.method,
+                    "path": r.path,
+                    "headers": r.headers,
+                    "body": r.body,
+                    "protocol": r.protocol,
+                    "status": r.status,
+                    "usage": None if r.usage is None else [r.usage.prompt_tokens, r.usage.output_tokens],
+                }
+                for r in server.requests
+            ],
+            "problems": server.problems,
+            "reported_usage": [server.reported_usage().prompt_tokens, server.reported_usage().output_tokens],
+            "processes": {str(pid): info for pid, info in seen.items()},
+            "survivors": survivors,
+        }
+    Path(spec["record"]).write_text(json.dumps(record))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
