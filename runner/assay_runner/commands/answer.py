@@ -44,6 +44,7 @@ def add_parser(commands: Subcommands) -> None:
     add("--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging")
     add("--run-name")
     add("--quiet", "-q", action="store_true")
+    options.add_cost_options(parser)
     options.add_gateway_options(parser)
     # What `assay run`'s config builder reads and the answer phase has no use for.
     parser.set_defaults(

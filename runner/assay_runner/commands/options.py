@@ -70,6 +70,21 @@ def exit_for(verdict: str) -> int:
     return EXIT_PASS if verdict == "Pass" else EXIT_BLOCKED
 
 
+def add_cost_options(parser: argparse.ArgumentParser) -> None:
+    """The price table and the budget: wherever agents run (`assay run`, `assay answer`)."""
+    parser.add_argument(
+        "--price",
+        type=price,
+        action="append",
+        default=[],
+        metavar="MODEL=INPUT,OUTPUT",
+        help="USD per million input and output tokens of MODEL (repeatable; overrides the suite's prices)",
+    )
+    parser.add_argument(
+        "--max-cost-usd", type=float, help="budget: start no new cell once the run has spent this much"
+    )
+
+
 def add_gateway_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gateway", help="OpenAI-compatible base URL for the model judge (and chat agent)")
     parser.add_argument(

@@ -57,15 +57,7 @@ def add_parser(commands: Subcommands) -> None:
     add("--no-mlflow", action="store_true", help="do not log to MLflow")
     add("--require-mlflow", action="store_true", help="block the verdict when logging fails")
     add("--quiet", "-q", action="store_true")
-    add(
-        "--price",
-        type=options.price,
-        action="append",
-        default=[],
-        metavar="MODEL=INPUT,OUTPUT",
-        help="USD per million input and output tokens of MODEL (repeatable; overrides the suite's prices)",
-    )
-    add("--max-cost-usd", type=float, help="budget: start no new cell once the run has spent this much")
+    options.add_cost_options(run_parser)
     options.add_gateway_options(run_parser)
     run_parser.set_defaults(handler=run)
 
