@@ -10,16 +10,20 @@ from __future__ import annotations
 import os
 import sys
 
-from assay_operator.settings import SettingsError, from_environment
+from assay_operator.settings import Settings, SettingsError, from_environment
 
 LIVENESS = "http://0.0.0.0:8080/healthz"
 MODULES = ("assay_operator.evaluation.handlers", "assay_operator.campaign.handlers")
 
 
-def kopf_args(namespaces: tuple[str, ...], liveness: str = LIVENESS) -> list[str]:
+def kopf_args(settings: Settings, liveness: str = LIVENESS) -> list[str]:
     args = ["run", *(f"--module={module}" for module in MODULES), "--standalone", f"--liveness={liveness}"]
-    if namespaces:
-        args += [f"--namespace={namespace}" for namespace in namespaces]
+    if settings.all_namespaces:
+        args.append(
+            "--all-namespaces"
+        )  # cluster-wide watches; needs the ClusterRole (chart: watchAllNamespaces)
+    elif settings.namespaces:
+        args += [f"--namespace={namespace}" for namespace in settings.namespaces]
     else:
         # The chart always sets ASSAY_NAMESPACES; alone, watch the namespace the pod runs in.
         args.append(f"--namespace={os.environ.get('POD_NAMESPACE', 'default')}")
@@ -36,7 +40,7 @@ def main() -> int:
         return 2
     from kopf.cli import main as kopf_main
 
-    sys.argv = ["kopf", *kopf_args(settings.namespaces, os.environ.get("ASSAY_LIVENESS", LIVENESS))]
+    sys.argv = ["kopf", *kopf_args(settings, os.environ.get("ASSAY_LIVENESS", LIVENESS))]
     kopf_main()
     return 0
 

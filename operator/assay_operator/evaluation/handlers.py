@@ -33,7 +33,6 @@ from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, Evaluati
 from assay_operator.settings import Settings, from_environment
 
 log = logging.getLogger("assay.operator")
-STALLED_AFTER_RETRIES = 5
 # An unexpected error (the apiserver briefly unavailable, a conflict) is retried after this long, not after
 # kopf's default minute: a user watching `kubectl get` should not wait a minute for a transient blip.
 RETRY_SECONDS = 10
@@ -111,7 +110,7 @@ def _wait_for(request: Request, kind: str, config_map: str) -> NoReturn:
         f"ConfigMap {config_map!r} ({kind.lower()}) not found in namespace {request.namespace}; "
         "retrying until it exists"
     )
-    stalled = request.retry >= STALLED_AFTER_RETRIES
+    stalled = request.retry >= settings().stall_after_retries
     status = reconcile.waiting_status(request.current, request.generation, reason, message, stalled)
     _patch_status(request.namespace, request.name, status)
     if request.retry == 0:
