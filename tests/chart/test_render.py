@@ -441,3 +441,26 @@ def test_drift_is_detected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(generator, "RULES", stale)
     diffs = generator.drift()
     assert len(diffs) == 1 and "+  verbs: [create, get, list, watch, delete]" in diffs[0]
+
+
+def test_the_chart_renders_the_rule_with_its_thresholds(helm: Helm) -> None:
+    text = helm.template(
+        extra=[
+            "--set",
+            "metrics.prometheusRule.enabled=true,metrics.prometheusRule.severity=critical",
+            "--set",
+            "metrics.prometheusRule.blockedWindow=6h",
+            "--set-json",
+            "metrics.prometheusRule.blockedRatio=0.25",
+            "--show-only",
+            "templates/prometheusrule.yaml",
+        ]
+    )
+    rule = yaml.safe_load(text)
+    by_name = {r["alert"]: r for r in rule["spec"]["groups"][0]["rules"]}
+    assert (
+        "> 0.25" in by_name["AssayBlockedRateHigh"]["expr"]
+        and "[6h]" in by_name["AssayBlockedRateHigh"]["expr"]
+    )
+    assert {r["labels"]["severity"] for r in by_name.values()} == {"critical"}
+    assert rule["metadata"]["namespace"] == "assay-system"

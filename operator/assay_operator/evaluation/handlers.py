@@ -28,7 +28,7 @@ from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
 from assay_operator import conditions, kube, metrics
-from assay_operator.evaluation import api, builders, reconcile
+from assay_operator.evaluation import api, builders, reconcile, state
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec, EvaluationStatus
 from assay_operator.settings import Settings, from_environment
 
@@ -325,3 +325,13 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
         except ApiException:
             metrics.ERRORS.labels("api").inc()
             raise
+
+
+@kopf.on.event(GROUP, VERSION, PLURAL)
+def evaluation_seen(event: kopf.RawEvent, body: kopf.Body, **_: Any) -> None:
+    """Keep the cluster-state gauges current: every watch event carries the Evaluation's whole object."""
+    uid = body["metadata"].get("uid", "")
+    if event["type"] == "DELETED":
+        metrics.CLUSTER.record(uid, None)
+    else:
+        metrics.CLUSTER.record(uid, state.evaluation_state(dict(body)))
