@@ -223,6 +223,8 @@ class EvaluationStatus(ApiModel):
     inputs: InputsStatus | None = None
     mlflow: MlflowStatus | None = None
     job_name: str | None = None
+    rerun: str | None = Field(default=None, max_length=253)
+    """The rerun.assay.dev/token annotation this run answers; none for a generation's first run."""
     start_time: str | None = None
     completion_time: str | None = None
     message: str | None = Field(default=None, max_length=4096)

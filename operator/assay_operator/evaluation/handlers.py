@@ -87,10 +87,11 @@ class Request:
     generation: int
     retry: int
     current: EvaluationStatus
+    rerun: str | None
 
     @property
     def job(self) -> str:
-        return builders.job_name(self.name, self.generation)
+        return builders.job_name(self.name, self.generation, self.rerun)
 
 
 def _invalid(request: Request, message: str) -> NoReturn:
@@ -158,6 +159,13 @@ def _create_children(request: Request, children: list[dict[str, Any]]) -> bool:
 @kopf.on.create(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
 @kopf.on.resume(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
 @kopf.on.update(GROUP, VERSION, PLURAL, field="spec", backoff=RETRY_SECONDS)
+@kopf.on.update(
+    GROUP,
+    VERSION,
+    PLURAL,
+    field=("metadata", "annotations", builders.RERUN_ANNOTATION),
+    backoff=RETRY_SECONDS,
+)
 def ensure_run(
     body: kopf.Body,
     spec: kopf.Spec,
@@ -170,8 +178,10 @@ def ensure_run(
 ) -> None:
     assert namespace is not None  # Evaluations are namespaced
     started = time.monotonic()
-    request = Request(body, namespace, name, int(meta["generation"]), retry, reconcile.parse_status(status))
-    if reconcile.run_started(request.current, request.generation, request.job):
+    rerun = (meta.get("annotations") or {}).get(builders.RERUN_ANNOTATION) or None
+    current = reconcile.parse_status(status)
+    request = Request(body, namespace, name, int(meta["generation"]), retry, current, rerun)
+    if reconcile.run_started(request.current, request.generation, request.job, rerun):
         return  # resumed after a restart: the Job exists; its watch brings the verdict
     evaluation = _validated_spec(request, spec)
     data, binary = _brain_files(request, evaluation)
@@ -182,20 +192,21 @@ def ensure_run(
         snapshot,
         builders.build_run_config_map(evaluation, name, namespace, request.generation, operator),
         builders.build_job(
-            evaluation, name, namespace, request.generation, snapshot["metadata"]["name"], operator
+            evaluation, name, namespace, request.generation, snapshot["metadata"]["name"], operator, rerun
         ),
     ]
     created = _create_children(request, children)
-    _delete_superseded(namespace, body, request.generation)
+    _delete_superseded(namespace, body, request.job)
     if created:
         metrics.JOBS_CREATED.inc()
         _normal_event(
             body,
             reason="JobCreated",
-            message=f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})",
+            message=f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})"
+            + (f", rerun {rerun[:64]!r}" if rerun else ""),
         )
     running = reconcile.running_status(
-        request.current, request.generation, request.job, digest, conditions.now()
+        request.current, request.generation, request.job, digest, conditions.now(), rerun
     )
     _patch_status(namespace, name, running)
     # The Job may have finished before that write (adopted after a restart, or a very fast runner): its watch
@@ -233,16 +244,14 @@ def _normal_event(body: kopf.Body, *, reason: str, message: str) -> None:
     kopf.event(body, type="Normal", reason=reason, message=message)
 
 
-def _delete_superseded(namespace: str, owner: kopf.Body, generation: int) -> None:
+def _delete_superseded(namespace: str, owner: kopf.Body, keep: str) -> None:
+    """Delete this Evaluation's other Jobs: earlier generations, and earlier runs of this one (a rerun)."""
     evaluation = owner["metadata"]["name"]
     selector = f"{builders.LABEL_EVALUATION}={builders.labels(evaluation)[builders.LABEL_EVALUATION]}"
     for item in kube.batch().list_namespaced_job(namespace, label_selector=selector).items:
         job = kube.plain(item)
-        labels = job["metadata"].get("labels") or {}
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if kube.owned_by(job, owner["metadata"]["uid"]) and labels.get(builders.LABEL_GENERATION) != str(
-            generation
-        ):
+        if kube.owned_by(job, owner["metadata"]["uid"]) and job["metadata"]["name"] != keep:
             # Background: without a propagation policy a deleted Job leaves its pods behind.
             delete = kube.batch().delete_namespaced_job
             kube.delete_if_present(
@@ -275,6 +284,8 @@ def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, genera
     status = reconcile.parse_status(current.get("status"))
     if reconcile.verdict_written(status, generation, job_name):
         return
+    if reconcile.superseded_run(status, generation, job_name):
+        return  # an earlier run of this generation; a rerun replaced it
     finished = reconcile.finished_status(outcome, status, generation, conditions.now(), job_name)
     _patch_status(namespace, evaluation, finished)
     verdict = finished.verdict or "Blocked"
