@@ -7,9 +7,12 @@ bad value fails the pod at once.
 
 from __future__ import annotations
 
+import logging
 import os
+import socket
 import sys
 
+from assay_operator import leader, metrics
 from assay_operator.settings import Settings, SettingsError, from_environment
 
 LIVENESS = "http://0.0.0.0:8080/healthz"
@@ -30,6 +33,31 @@ def kopf_args(settings: Settings, liveness: str = LIVENESS) -> list[str]:
     return args
 
 
+def elect(settings: Settings, liveness: str) -> leader.Elector:
+    """Wait as a standby (answering /healthz, exposing metrics) until this replica holds the lease."""
+    # Before kopf configures logging: the election's own lines, in kopf's format, not propagated twice.
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("[%(asctime)s] %(name)-20s [%(levelname)-8s] %(message)s"))
+    leader.log.addHandler(handler)
+    leader.log.setLevel(logging.INFO)
+    leader.log.propagate = False
+    identity = os.environ.get("POD_NAME") or f"{socket.gethostname()}-{os.getpid()}"
+    election = leader.Election(
+        namespace=os.environ.get("POD_NAMESPACE", "default"),
+        identity=identity,
+        lease_seconds=settings.lease_seconds,
+        renew_seconds=settings.lease_seconds * 2 / 3,
+        retry_seconds=max(0.5, settings.lease_seconds / 7.5),
+    )
+    metrics.serve(settings.metrics_port)
+    metrics.LEADER.set(0)
+    elector = leader.Elector(election)
+    with leader.StandbyHealth(liveness):
+        elector.acquire()
+    elector.keep(leader.lose_leadership)
+    return elector
+
+
 def main() -> int:
     # kopf asks for the user name; an arbitrary UID (OpenShift) has no passwd entry and getpass fails.
     os.environ.setdefault("USER", "assay-operator")
@@ -40,8 +68,15 @@ def main() -> int:
         return 2
     from kopf.cli import main as kopf_main
 
-    sys.argv = ["kopf", *kopf_args(settings, os.environ.get("ASSAY_LIVENESS", LIVENESS))]
-    kopf_main()
+    liveness = os.environ.get("ASSAY_LIVENESS", LIVENESS)
+    elector = elect(settings, liveness) if settings.leader_election else None
+    metrics.LEADER.set(1)
+    sys.argv = ["kopf", *kopf_args(settings, liveness)]
+    try:
+        kopf_main()
+    finally:
+        if elector is not None:
+            elector.release()  # a clean stop hands over at once
     return 0
 
 

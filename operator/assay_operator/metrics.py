@@ -32,6 +32,7 @@ JOBS_RUNNING = Gauge("assay_jobs_running", "Runner Jobs currently running")
 ERRORS = Counter("assay_errors_total", "Errors met while reconciling, by kind", ["kind"])
 JOBS_CREATED = Counter("assay_jobs_created_total", "Runner Jobs created")
 CAMPAIGNS = Counter("assay_campaigns_decided_total", "Campaign decisions written, by outcome", ["outcome"])
+LEADER = Gauge("assay_leader", "1 when this replica reconciles (it holds the lease, or runs alone)")
 
 # Every (verdict, reason) the operator records: a Pass, a gate's Blocked, a spec it cannot run, and each way
 # a runner Job can fail (assay_operator.evaluation.reconcile.classify).
@@ -119,6 +120,13 @@ def initialise() -> None:
         CAMPAIGNS.labels(outcome)
 
 
+_serving: set[int] = set()
+
+
 def serve(port: int) -> None:
+    """Start /metrics once per process (a standby starts it before kopf, whose startup asks again)."""
+    if port in _serving:
+        return
     initialise()
     start_http_server(port)
+    _serving.add(port)

@@ -45,6 +45,12 @@ class Settings(BaseModel):
     missing before the Evaluation reads Stalled (Failed to Flux, Degraded to Argo CD); it still proceeds if
     the ConfigMap appears later."""
 
+    leader_election: bool = False
+    """ASSAY_LEADER_ELECTION: run as one of several replicas; only the holder of the Lease assay-operator (in
+    POD_NAMESPACE) reconciles, the others stand by (the chart sets it when operator.replicas > 1)."""
+    lease_seconds: int = Field(default=15, ge=3, le=120)
+    """ASSAY_LEASE_SECONDS: how long a leader's lease lasts unrenewed; a standby takes over after it."""
+
     @field_validator("namespaces")
     @classmethod
     def _namespace_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -66,6 +72,8 @@ ENV = {
     "metrics_port": "ASSAY_METRICS_PORT",
     "runner_service_account": "ASSAY_RUNNER_SERVICE_ACCOUNT",
     "stall_after_retries": "ASSAY_STALL_AFTER_RETRIES",
+    "leader_election": "ASSAY_LEADER_ELECTION",
+    "lease_seconds": "ASSAY_LEASE_SECONDS",
 }
 OLM_TARGET_NAMESPACES = "OLM_TARGET_NAMESPACES"
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
