@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import sys
 
@@ -52,8 +53,11 @@ def elect(settings: Settings, liveness: str) -> leader.Elector:
     metrics.serve(settings.metrics_port)
     metrics.LEADER.set(0)
     elector = leader.Elector(election)
+    # A standby stopped by the kubelet (SIGTERM) exits cleanly; kopf installs its own handlers later.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with leader.StandbyHealth(liveness):
         elector.acquire()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     elector.keep(leader.lose_leadership)
     return elector
 
