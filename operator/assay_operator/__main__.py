@@ -23,9 +23,8 @@ MODULES = ("assay_operator.evaluation.handlers", "assay_operator.campaign.handle
 def kopf_args(settings: Settings, liveness: str = LIVENESS) -> list[str]:
     args = ["run", *(f"--module={module}" for module in MODULES), "--standalone", f"--liveness={liveness}"]
     if settings.all_namespaces:
-        args.append(
-            "--all-namespaces"
-        )  # cluster-wide watches; needs the ClusterRole (chart: watchAllNamespaces)
+        # Cluster-wide watches: needs the ClusterRole (chart: watchAllNamespaces; OLM: AllNamespaces).
+        args.append("--all-namespaces")
     elif settings.namespaces:
         args += [f"--namespace={namespace}" for namespace in settings.namespaces]
     else:
