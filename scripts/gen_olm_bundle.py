@@ -102,6 +102,7 @@ OWNED = (
             Descriptor("message", "Message", TEXT),
             Descriptor("judgesPassing", "Judges passing", TEXT),
             Descriptor("jobName", "Job", JOB),
+            Descriptor("rerun", "Rerun token", TEXT),
             Descriptor("observedGeneration", "Observed generation", TEXT),
         ),
     ),

@@ -43,6 +43,15 @@ def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def _micro_time(value: object) -> str | None:
+    """A MicroTime as the apiserver parses it (always six fractional digits), from what the client read."""
+    if not isinstance(value, str) or not value:
+        return None
+    return (
+        datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    )
+
+
 class Leases:
     """The one Lease, read and written as the API's JSON (optimistic concurrency on resourceVersion)."""
 
@@ -75,6 +84,7 @@ class Elector:
         self._seen_at = 0.0
         self._version: str | None = None
         self._transitions = 0
+        self._acquired: str | None = None
 
     def _body(self, acquire: bool) -> dict[str, Any]:
         now = _stamp()
@@ -85,6 +95,8 @@ class Elector:
         }
         if acquire:
             spec |= {"acquireTime": now, "leaseTransitions": self._transitions + 1}
+        else:  # a renewal replaces the whole object: keep when it was acquired and how often it changed hands
+            spec |= {"acquireTime": self._acquired, "leaseTransitions": self._transitions}
         metadata: dict[str, Any] = {"name": LEASE_NAME, "namespace": self.election.namespace}
         if self._version is not None:
             metadata["resourceVersion"] = self._version
@@ -109,6 +121,7 @@ class Elector:
         spec = lease.get("spec") or {}
         self._version = lease["metadata"]["resourceVersion"]
         self._transitions = int(spec.get("leaseTransitions") or 0)
+        self._acquired = _micro_time(spec.get("acquireTime"))
         holder = spec.get("holderIdentity")
         record = (holder, spec.get("renewTime"), spec.get("leaseDurationSeconds"))
         if record != self._seen:
