@@ -77,6 +77,9 @@ def test_deadline_exceeded_for_a_hanging_agent_and_for_a_pod_that_never_starts(
         assert support.job_failed_reason(admin, namespace, "hangs-g1") == "DeadlineExceeded"
         assert support.job_failed_reason(admin, other, "never-starts-g1") == "DeadlineExceeded"
         support.wait_for_events(admin, namespace, "hangs", {"Blocked"})
+        # Its Event too, before the namespace goes: kopf posts Events in the background, and a post into a
+        # terminating namespace is refused (a 403 in the operator's log at teardown).
+        support.wait_for_events(admin, other, "never-starts", {"Blocked"})
     finally:
         control_plane.delete_namespace(other)
 
