@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup agents demo-agent browser k8s k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup agents demo-agent browser k8s go-tools k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
@@ -65,7 +65,12 @@ browser:
 k8s:
 	bash scripts/build-k8s.sh
 
-test: setup lint crds-check browser k8s chart-check agents
+# kstatus, the operator-framework's bundle validator and promtool, each built from its helper module in
+# tools/ (Go module proxy) into ~/.cache/assay/go-tools; a no-op when cached. Cold: see docs/control-plane.md.
+go-tools:
+	bash scripts/build-go-tools.sh
+
+test: setup lint crds-check browser k8s go-tools chart-check agents
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest
 
 test-unit: setup
@@ -91,15 +96,18 @@ format: setup
 crds: setup
 	$(BIN)/python -m assay_operator.crdgen --out crds
 	$(BIN)/python scripts/gen_chart_files.py
+	$(BIN)/python scripts/gen_olm_bundle.py
 
-# Generated chart files (RBAC rules, CRD copy) and manifests/base; chart-check fails on drift.
+# Generated chart files (RBAC rules, CRD copy), manifests/base and the OLM bundle; chart-check fails on drift.
 chart: setup
 	$(BIN)/python scripts/gen_chart_files.py
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/render_manifests.py
+	$(BIN)/python scripts/gen_olm_bundle.py
 
 chart-check: setup k8s
 	$(BIN)/python scripts/gen_chart_files.py --check
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/render_manifests.py --check
+	$(BIN)/python scripts/gen_olm_bundle.py --check
 
 crds-check: setup
 	@$(BIN)/python -m assay_operator.crdgen --check crds

@@ -21,16 +21,20 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 from assay_dev.cluster import ControlPlane, locate_binaries
 from assay_dev.cluster.assay_install import (
     CRDS,
     POST_RENDERER,
     brain_config_map,
+    example_campaign,
     example_evaluation,
     helm_install_args,
     register_images,
     workload_controllers,
 )
+from assay_dev.cluster.crds import wait_established
 from assay_dev.cluster.ports import free_port
 from assay_dev.servers.mlflow_server import mlflow_server
 
@@ -70,30 +74,6 @@ def watch(
     raise SystemExit(f"the {kind} did not finish in time")
 
 
-def campaign() -> dict[str, object]:
-    """Brain v1 challenging the released v0, both replayed (one recorded repetition each)."""
-    base = example_evaluation("unused", "brain-v0", "v0")["spec"]
-    assert isinstance(base, dict)
-    shared = {k: v for k, v in base.items() if k not in ("brain", "agent")}
-    replay = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
-    return {
-        "apiVersion": "assay.dev/v1alpha1",
-        "kind": "Campaign",
-        "metadata": {"name": "brains"},
-        "spec": {
-            **shared,
-            "repetitions": 1,
-            "maxParallel": 1,
-            "incumbent": {
-                "name": "released",
-                "brain": {"configMap": {"name": "brain-v0"}},
-                "agent": {**replay, "answers": {"bundled": "support-desk/answers/v0"}},
-            },
-            "candidates": [{"name": "v1", "brain": {"configMap": {"name": "brain-v1"}}, "agent": replay}],
-        },
-    }
-
-
 def main() -> int:
     if os.geteuid() != 0:
         print(
@@ -123,11 +103,23 @@ def main() -> int:
     return 0
 
 
+def install_crds(cp: ControlPlane, directory: Path = CRDS) -> None:
+    """`kubectl apply` every CRD in `directory`, then wait until each is Established and served — not with
+    `kubectl wait --for=condition=Established`, which fails at once while a new CRD has no conditions."""
+    cp.kubectl("apply", "--server-side", "-f", str(directory))
+    names = [
+        doc["metadata"]["name"]
+        for path in sorted(directory.glob("*.yaml"))
+        for doc in yaml.safe_load_all(path.read_text())
+        if doc and doc.get("kind") == "CustomResourceDefinition"
+    ]
+    wait_established(cp.api, names)
+
+
 def run_demo(cp: ControlPlane, bin_dir: Path, work: Path, mlflow_url: str) -> None:
     cp.create_namespace(NAMESPACE)
     say("kubectl apply --server-side -f crds/  &&  helm install assay charts/assay")
-    cp.kubectl("apply", "--server-side", "-f", str(CRDS))
-    cp.kubectl("wait", "--for=condition=Established", "crd/evaluations.assay.dev", "--timeout=60s")
+    install_crds(cp)
     renderer = work / "post-renderer"
     renderer.write_text(POST_RENDERER)
     renderer.chmod(0o755)
@@ -175,7 +167,7 @@ def run_demo(cp: ControlPlane, bin_dir: Path, work: Path, mlflow_url: str) -> No
         print(f"{name}: {verdict}\n  kubectl wait --for=condition=Ready -> exit {ready.returncode}")
 
     say("a Campaign: brain v1 against the released v0, ranked by the release rule's own key")
-    cp.api.create(f"/apis/assay.dev/v1alpha1/namespaces/{NAMESPACE}/campaigns", campaign())
+    cp.api.create(f"/apis/assay.dev/v1alpha1/namespaces/{NAMESPACE}/campaigns", example_campaign())
     watch(cp, "campaigns", expected=1)
     decision = cp.kubectl(
         "get",

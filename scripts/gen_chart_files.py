@@ -2,6 +2,8 @@
 
 - charts/assay/files/operator-rules.yaml: the operator's RBAC rules, from assay_operator.rbac (the table of
   what the handlers touch). The chart's Role or ClusterRole includes it verbatim.
+- charts/assay/files/leader-election-rules.yaml: the Lease rules (rbac.LEADER_ELECTION), for the Role in the
+  release namespace when operator.replicas > 1.
 - charts/assay/crds/*.yaml: copies of crds/*.yaml (themselves generated from the operator's API models by
   `make crds`), which Helm installs before the first release.
 
@@ -17,24 +19,27 @@ from pathlib import Path
 
 import yaml
 
-from assay_operator.rbac import PERMISSIONS, role_rules
+from assay_operator.rbac import LEADER_ELECTION, PERMISSIONS, Permission, leader_election_rules, role_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "charts" / "assay"
 RULES = CHART / "files" / "operator-rules.yaml"
+LEADER_RULES = CHART / "files" / "leader-election-rules.yaml"
 CRD_SOURCES = sorted((ROOT / "crds").glob("*.yaml"))
 
 
-def rules_yaml() -> str:
-    """role_rules() as a YAML list, each rule under a comment saying why the operator needs it."""
+def rules_yaml(
+    permissions: tuple[Permission, ...] = PERMISSIONS, rules: list[dict[str, object]] | None = None
+) -> str:
+    """The rules as a YAML list, each rule under a comment saying why the operator needs it."""
     lines = [
         "# GENERATED from assay_operator.rbac by scripts/gen_chart_files.py. Do not edit: change rbac.py and",
         "# run `python scripts/gen_chart_files.py`.",
     ]
-    rules = role_rules()
-    if len(rules) != len(PERMISSIONS):
-        raise SystemExit("role_rules() and PERMISSIONS disagree: one rule per permission expected")
-    for permission, rule in zip(PERMISSIONS, rules, strict=True):
+    rules = role_rules() if rules is None else rules
+    if len(rules) != len(permissions):
+        raise SystemExit("the rules and their permissions disagree: one rule per permission expected")
+    for permission, rule in zip(permissions, rules, strict=True):
         lines.append(f"# {permission.why}")
         lines.append(yaml.safe_dump([rule], sort_keys=False, default_flow_style=None, width=200).rstrip())
     return "\n".join(lines) + "\n"
@@ -49,7 +54,11 @@ def crd_copy(source: Path) -> str:
 
 
 def expected() -> dict[Path, str]:
-    return {RULES: rules_yaml(), **{CHART / "crds" / src.name: crd_copy(src) for src in CRD_SOURCES}}
+    return {
+        RULES: rules_yaml(),
+        LEADER_RULES: rules_yaml(LEADER_ELECTION, leader_election_rules()),
+        **{CHART / "crds" / src.name: crd_copy(src) for src in CRD_SOURCES},
+    }
 
 
 def drift() -> list[str]:

@@ -88,11 +88,14 @@ def running(generation_message: str) -> list[Desired]:
 
 
 def waiting(reason: str, message: str, stalled: bool) -> list[Desired]:
-    """A dependency is missing: reconciling (it may appear), stalled once retries have gone on a while."""
+    """A dependency is missing: reconciling (it may appear), then stalled once retries have gone on a while.
+    Stalled=True always comes with Reconciling=False: kstatus (Flux) and Argo CD read Reconciling first, so
+    both True would read "in progress" for ever instead of failing fast. The operator still retries, and
+    proceeds by itself when the dependency appears."""
     return [
         Desired(READY, "False", reason, message),
         Desired(COMPLETED, "False", reason, message),
-        Desired(RECONCILING, "True", reason, message),
+        Desired(RECONCILING, "False" if stalled else "True", reason, message),
         Desired(STALLED, "True" if stalled else "False", reason, message),
     ]
 

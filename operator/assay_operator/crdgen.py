@@ -57,6 +57,13 @@ class SchemaConverter:
             name = node.pop("$ref").rsplit("/", 1)[-1]
             merged = {**self.defs[name], **{k: v for k, v in node.items() if k == "description"}}
             return self.convert(merged, name)
+        if node.get("x-kubernetes-int-or-string"):
+            # A structural int-or-string (resource quantities): no type, the two options, string checks.
+            keep = ("x-kubernetes-int-or-string", "anyOf", "pattern", "maxLength", "default")
+            described = (
+                {"description": " ".join(str(node["description"]).split())} if "description" in node else {}
+            )
+            return {**described, **{k: node[k] for k in keep if k in node}}
         for key in ("anyOf", "oneOf"):
             if key in node:
                 raw = node.pop(key)

@@ -52,10 +52,29 @@ PERMISSIONS: tuple[Permission, ...] = (
 )
 
 
-def role_rules() -> list[dict[str, Any]]:
+# Only with several replicas (ASSAY_LEADER_ELECTION), and only in the operator's own namespace (a Role there).
+LEADER_ELECTION: tuple[Permission, ...] = (
+    Permission(
+        "coordination.k8s.io",
+        ("leases",),
+        ("get", "create", "update", "patch"),
+        "leader election among replicas: the Lease assay-operator in the operator's own namespace",
+    ),
+)
+
+
+def _rules(permissions: tuple[Permission, ...]) -> list[dict[str, Any]]:
     return [
-        {"apiGroups": [p.group], "resources": list(p.resources), "verbs": list(p.verbs)} for p in PERMISSIONS
+        {"apiGroups": [p.group], "resources": list(p.resources), "verbs": list(p.verbs)} for p in permissions
     ]
+
+
+def role_rules() -> list[dict[str, Any]]:
+    return _rules(PERMISSIONS)
+
+
+def leader_election_rules() -> list[dict[str, Any]]:
+    return _rules(LEADER_ELECTION)
 
 
 def allowed(group: str, resource: str, verb: str) -> bool:

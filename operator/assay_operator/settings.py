@@ -7,9 +7,10 @@ that fail later for a reason nobody connects to the setting.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from assay_runner.contract import AgentKind
 
@@ -27,7 +28,11 @@ class Settings(BaseModel):
     runner_command: tuple[str, ...] = ("assay",)
     """ASSAY_RUNNER_COMMAND: the runner's entrypoint in that image (space-separated)."""
     namespaces: tuple[str, ...] = ()
-    """ASSAY_NAMESPACES: namespaces to watch, comma-separated; empty means the operator's own namespace."""
+    """ASSAY_NAMESPACES: namespaces to watch, comma-separated; empty means the operator's own namespace;
+    `*` means every namespace (all_namespaces). Under OLM, OLM_TARGET_NAMESPACES (the OperatorGroup's
+    olm.targetNamespaces annotation) gives them instead, empty meaning every namespace."""
+    all_namespaces: bool = False
+    """Watch every namespace, present and future (ASSAY_NAMESPACES=*, or an empty OLM_TARGET_NAMESPACES)."""
     default_gateway: str | None = None
     """ASSAY_DEFAULT_GATEWAY: gateway URL for Evaluations that do not name one."""
     default_mlflow_uri: str | None = None
@@ -53,6 +58,25 @@ class Settings(BaseModel):
     """ASSAY_RUNNER_AGENT_PRESETS: the CLI presets the runner image has (comma-separated; an image built with
     AGENT_CLIS). An Evaluation naming another preset stalls with the reason instead of starting a Job."""
 
+    stall_after_retries: int = Field(default=5, ge=0, le=20)
+    """ASSAY_STALL_AFTER_RETRIES: attempts (5, 10, 20, 40, 80 s apart) while a brain or suite ConfigMap is
+    missing before the Evaluation reads Stalled (Failed to Flux, Degraded to Argo CD); it still proceeds if
+    the ConfigMap appears later."""
+
+    leader_election: bool = False
+    """ASSAY_LEADER_ELECTION: run as one of several replicas; only the holder of the Lease assay-operator (in
+    POD_NAMESPACE) reconciles, the others stand by (the chart sets it when operator.replicas > 1)."""
+    lease_seconds: int = Field(default=15, ge=3, le=120)
+    """ASSAY_LEASE_SECONDS: how long a leader's lease lasts unrenewed; a standby takes over after it."""
+
+    @field_validator("namespaces")
+    @classmethod
+    def _namespace_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            if not _DNS_LABEL.fullmatch(name):
+                raise ValueError(f"{name!r} is not a namespace name (or use * alone for every namespace)")
+        return value
+
 
 ENV = {
     "runner_image": "ASSAY_RUNNER_IMAGE",
@@ -69,11 +93,25 @@ ENV = {
     "default_judge_gateway_token_secret": "ASSAY_DEFAULT_JUDGE_GATEWAY_TOKEN_SECRET",
     "default_mlflow_token_secret": "ASSAY_DEFAULT_MLFLOW_TOKEN_SECRET",
     "runner_agent_presets": "ASSAY_RUNNER_AGENT_PRESETS",
+    "stall_after_retries": "ASSAY_STALL_AFTER_RETRIES",
+    "leader_election": "ASSAY_LEADER_ELECTION",
+    "lease_seconds": "ASSAY_LEASE_SECONDS",
 }
+OLM_TARGET_NAMESPACES = "OLM_TARGET_NAMESPACES"
+_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
 
 
 class SettingsError(ValueError):
     pass
+
+
+def _namespaces(raw: str, variable: str) -> dict[str, object]:
+    names = tuple(n.strip() for n in raw.split(",") if n.strip())
+    if "*" in names:
+        if len(names) > 1:
+            raise SettingsError(f"invalid operator settings:\n{variable}: * (every namespace) stands alone")
+        return {"all_namespaces": True}
+    return {"namespaces": names}
 
 
 def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
@@ -85,7 +123,9 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             continue
         if field == "runner_command":
             values[field] = tuple(raw.split())
-        elif field in ("namespaces", "runner_agent_presets"):
+        elif field == "namespaces":
+            values.update(_namespaces(raw, variable))
+        elif field == "runner_agent_presets":
             values[field] = tuple(n.strip() for n in raw.split(",") if n.strip())
         else:
             values[field] = raw
@@ -96,6 +136,14 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             "invalid operator settings:\nASSAY_RUNNER_AGENT_PRESETS: "
             f"unknown preset(s) {', '.join(unknown)}; known: {', '.join(PRESET_KINDS)}"
         )
+    olm = environ.get(OLM_TARGET_NAMESPACES)
+    if olm is not None:
+        if environ.get(ENV["namespaces"]):
+            raise SettingsError(
+                f"invalid operator settings:\n{ENV['namespaces']} and {OLM_TARGET_NAMESPACES} are both set: "
+                "under OLM the OperatorGroup chooses the namespaces"
+            )
+        values.update(_namespaces(olm, OLM_TARGET_NAMESPACES) if olm.strip() else {"all_namespaces": True})
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:

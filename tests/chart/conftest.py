@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from assay_dev.cluster import ControlPlane, ControlPlaneError, locate_binaries
+from assay_dev.cluster.crds import wait_established
 
 _LOCATED = pytest.StashKey[Path | ControlPlaneError]()
 NEEDS_BINARIES = {"k8s_bin", "helm"}
@@ -79,12 +80,8 @@ def helm(k8s_bin: Path) -> Helm:
     return Helm(k8s_bin / "helm")
 
 
-def wait_established(cp: ControlPlane, name: str) -> None:
-    cp.kubectl("wait", "--for=condition=Established", f"crd/{name}", "--timeout=60s")
-
-
 @pytest.fixture(scope="session")
 def crd(control_plane: ControlPlane) -> None:
     """The Evaluation CRD, installed the documented way (charts/assay/README.md)."""
     control_plane.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(CHART / "crds"))
-    wait_established(control_plane, "evaluations.assay.dev")
+    wait_established(control_plane.api, ["evaluations.assay.dev", "campaigns.assay.dev"])

@@ -16,10 +16,11 @@ import pytest
 import yaml
 
 from assay_dev.cluster import ControlPlane
+from assay_dev.cluster.crds import wait_established
 from assay_operator.evaluation import builders
 from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import Settings
-from tests.chart.conftest import CHART, VALUES, Helm, wait_established
+from tests.chart.conftest import CHART, VALUES, Helm
 
 pytestmark = pytest.mark.cluster
 
@@ -68,7 +69,7 @@ def apply(cp: ControlPlane, manifest: str, *args: str) -> None:
 @pytest.fixture(scope="module")
 def service_monitor_crd(control_plane: ControlPlane) -> None:
     apply(control_plane, json.dumps(SERVICE_MONITOR_CRD))
-    wait_established(control_plane, "servicemonitors.monitoring.coreos.com")
+    wait_established(control_plane.api, ["servicemonitors.monitoring.coreos.com"])
 
 
 @pytest.fixture
@@ -297,7 +298,7 @@ def test_helm_upgrade_leaves_the_crd_and_server_side_apply_upgrades_it(
     kubeconfig = control_plane.kubeconfig
     try:
         helm.run("install", "crd-upgrade", str(chart), "-n", namespace, kubeconfig=kubeconfig)
-        wait_established(control_plane, name)
+        wait_established(control_plane.api, [name])
         assert crd_description(control_plane, name) == "version one"
 
         crd_file.write_text(renamed_crd(group, "version two"))

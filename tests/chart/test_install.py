@@ -94,3 +94,65 @@ def test_helm_install_runs_the_bundled_example(
         )
     wait_until(lambda: not operator_pods(control_plane, namespace), timeout=60, what="the operator pod to go")
     assert "Traceback" not in logs, logs[-4000:]
+
+
+def test_all_namespaces_mode_reconciles_namespaces_created_after_install(
+    control_plane: ControlPlane,
+    kubelet: LocalKubelet,
+    helm: Helm,
+    crd: None,
+    workload_controllers: None,
+    images: None,
+    namespace: str,
+    tmp_path: Path,
+) -> None:
+    """`watchAllNamespaces=true`: one ClusterRole (the same rules), and Evaluations in two namespaces that did
+    not exist at install time get their verdicts."""
+    post_renderer = tmp_path / "post-renderer"
+    post_renderer.write_text(assay_install.POST_RENDERER)
+    post_renderer.chmod(0o755)
+    install = assay_install.helm_install_args(
+        namespace, free_port(), free_port(), post_renderer, ("--set", "watchAllNamespaces=true")
+    )
+    helm.run(*install, kubeconfig=control_plane.kubeconfig)
+    api = control_plane.api
+    bindings = api.get("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings")["items"]
+    assert any(b["metadata"]["name"] == f"assay-operator-{namespace}" for b in bindings)
+    assert api.get(f"/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles")["items"] == []
+    pod = operator_pods(control_plane, namespace)[0]["metadata"]["name"]
+    tenants = {f"{namespace[:40]}-team-{t}": version for t, version in (("a", "v1"), ("b", "v0"))}
+    try:
+        for tenant, version in tenants.items():
+            control_plane.create_namespace(tenant)
+            api.create(
+                f"/api/v1/namespaces/{tenant}/configmaps", assay_install.brain_config_map("brain", version)
+            )
+            api.create(
+                f"/apis/assay.dev/v1alpha1/namespaces/{tenant}/evaluations",
+                assay_install.example_evaluation("release", "brain", version),
+            )
+        for tenant in tenants:
+            wait = ["wait", "--for=condition=Completed", "evaluation/release", "-n", tenant, "--timeout=240s"]
+            result = control_plane.kubectl(*wait, timeout=260, check=False)
+            assert result.returncode == 0, (
+                f"{result.stderr}\n--- operator log (tail)\n{kubelet.logs(namespace, pod)[-6000:]}"
+            )
+        verdicts = {
+            tenant: api.get(f"/apis/assay.dev/v1alpha1/namespaces/{tenant}/evaluations/release")["status"][
+                "verdict"
+            ]
+            for tenant in tenants
+        }
+        assert list(verdicts.values()) == ["Pass", "Blocked"]
+        for tenant in tenants:
+            jobs = api.get(f"/apis/batch/v1/namespaces/{tenant}/jobs")["items"]
+            assert [j["metadata"]["name"] for j in jobs] == ["release-g1"]
+    finally:
+        logs = kubelet.logs(namespace, pod)
+        helm.run(
+            "uninstall", "assay", "--namespace", namespace, "--wait", kubeconfig=control_plane.kubeconfig
+        )
+        for tenant in tenants:
+            control_plane.delete_namespace(tenant)
+    wait_until(lambda: not operator_pods(control_plane, namespace), timeout=60, what="the operator pod to go")
+    assert "Traceback" not in logs, logs[-4000:]

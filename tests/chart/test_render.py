@@ -73,8 +73,9 @@ def env_of(rendered: Rendered, namespace: str) -> dict[str, str]:
     values: dict[str, str] = {}
     for entry in container(rendered)["env"]:
         if "valueFrom" in entry:
-            assert entry["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.namespace"}}
-            values[entry["name"]] = namespace
+            field = entry["valueFrom"]["fieldRef"]["fieldPath"]
+            assert field in ("metadata.namespace", "metadata.name"), entry
+            values[entry["name"]] = namespace if field == "metadata.namespace" else "assay-operator-pod"
         else:
             values[entry["name"]] = re.sub(r"\$\((\w+)\)", lambda m: values[m.group(1)], entry["value"])
     return values
@@ -461,3 +462,68 @@ def test_drift_is_detected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(generator, "RULES", stale)
     diffs = generator.drift()
     assert len(diffs) == 1 and "+  verbs: [create, get, list, watch, delete]" in diffs[0]
+
+
+def test_the_chart_renders_the_rule_with_its_thresholds(helm: Helm) -> None:
+    text = helm.template(
+        extra=[
+            "--set",
+            "metrics.prometheusRule.enabled=true,metrics.prometheusRule.severity=critical",
+            "--set",
+            "metrics.prometheusRule.blockedWindow=6h",
+            "--set-json",
+            "metrics.prometheusRule.blockedRatio=0.25",
+            "--show-only",
+            "templates/prometheusrule.yaml",
+        ]
+    )
+    rule = yaml.safe_load(text)
+    by_name = {r["alert"]: r for r in rule["spec"]["groups"][0]["rules"]}
+    assert (
+        "> 0.25" in by_name["AssayBlockedRateHigh"]["expr"]
+        and "[6h]" in by_name["AssayBlockedRateHigh"]["expr"]
+    )
+    assert {r["labels"]["severity"] for r in by_name.values()} == {"critical"}
+    assert rule["metadata"]["namespace"] == "assay-system"
+
+
+def test_two_replicas_elect_a_leader_spread_and_keep_one(helm: Helm) -> None:
+    rendered = render(helm, "ha")
+    deployment = rendered.one("Deployment")
+    assert deployment["spec"]["replicas"] == 2
+    assert deployment["spec"]["strategy"] == {
+        "type": "RollingUpdate",
+        "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0},
+    }
+    env = env_of(rendered, "assay-system")
+    settings = from_environment({**env, "POD_NAMESPACE": "assay-system"})
+    assert settings.leader_election and settings.lease_seconds == 15 and settings.all_namespaces
+    names = [e["name"] for e in container(rendered)["env"]]
+    assert "POD_NAME" in names
+    pod = deployment["spec"]["template"]["spec"]
+    term = pod["affinity"]["podAntiAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
+    assert term["podAffinityTerm"]["topologyKey"] == "kubernetes.io/hostname"
+    assert term["podAffinityTerm"]["labelSelector"]["matchLabels"].items() <= pod_labels(deployment).items()
+    pdb = rendered.one("PodDisruptionBudget")
+    assert pdb["spec"]["minAvailable"] == 1
+    assert pdb["spec"]["selector"]["matchLabels"].items() <= pod_labels(deployment).items()
+    # The Lease permission, only in the release namespace; the reconciling rules cluster-wide.
+    lease_role = next(
+        r for r in rendered.all("Role") if r["metadata"]["name"] == "assay-operator-leader-election"
+    )
+    assert lease_role["metadata"]["namespace"] == "assay-system"
+    assert lease_role["rules"] == rbac.leader_election_rules()
+    assert rendered.one("ClusterRole")["rules"] == rbac.role_rules()
+
+
+def test_one_replica_has_no_election_no_budget(helm: Helm) -> None:
+    rendered = render(helm, "default")
+    assert not rendered.all("PodDisruptionBudget")
+    assert [r["metadata"]["name"] for r in rendered.all("Role")] == ["assay-operator"]
+    assert "ASSAY_LEADER_ELECTION" not in env_of(rendered, "assay-system")
+    assert "affinity" not in rendered.one("Deployment")["spec"]["template"]["spec"]
+
+
+def pod_labels(deployment: Obj) -> dict[str, str]:
+    labels: dict[str, str] = deployment["spec"]["template"]["metadata"]["labels"]
+    return labels

@@ -31,6 +31,7 @@ KSTATUS = [
     ("progressing_stale_generation", "InProgress", "LatestGenerationNotObserved"),
     ("progressing_rerun_after_pass", "InProgress", "Running"),
     ("progressing_waiting_for_brain", "InProgress", "BrainNotFound"),
+    ("degraded_brain_not_found", "Failed", "BrainNotFound"),
     ("healthy_pass", "Current", ""),
     ("degraded_blocked", "Failed", "GateBlocked"),
     ("degraded_deadline_exceeded", "Failed", "DeadlineExceeded"),

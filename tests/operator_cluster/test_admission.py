@@ -4,13 +4,16 @@ such an "expected failures" set; adding a case is adding a file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from assay_dev.cluster import ControlPlane
+from assay_operator.evaluation.api import EvaluationSpec
 
 pytestmark = pytest.mark.cluster
 
@@ -68,6 +71,45 @@ def test_invalid_manifest_is_rejected_at_admission(
 def test_a_valid_manifest_at_the_bounds_is_admitted(control_plane: ControlPlane, crd: dict[str, Any]) -> None:
     result = control_plane.kubectl("apply", "--dry-run=server", "-n", "default", "-f", "-", input=VALID)
     assert "created (server dry run)" in result.stdout
+
+
+QUANTITIES = [
+    {"cpu": 2, "memory": 1073741824},  # int-or-string, as in a pod's resources
+    {"cpu": "1e1", "memory": "1e9"},  # exponent forms
+    {"cpu": "250000000n", "memory": "64Mi"},  # nano-cores; the lower memory bound
+    {"cpu": "500000u", "memory": "256Gi"},  # micro-cores; the upper memory bound
+    {"cpu": "10m", "memory": "2G"},
+    {"cpu": "64", "memory": "6Gi"},
+]
+
+
+@pytest.mark.parametrize("resources", QUANTITIES, ids=[f"{q['cpu']}-{q['memory']}" for q in QUANTITIES])
+def test_kubernetes_quantity_forms_are_admitted_and_accepted_by_the_operator(
+    control_plane: ControlPlane, crd: dict[str, Any], resources: dict[str, Any]
+) -> None:
+    """Every form Kubernetes accepts, within the bounds, passes admission and the operator's own check (which
+    keeps the value as written, for the Job)."""
+    manifest = yaml.safe_load(VALID)
+    manifest["spec"]["resources"] = resources
+    result = control_plane.kubectl(
+        "create", "--dry-run=server", "-n", "default", "-o", "json", "-f", "-", input=json.dumps(manifest)
+    )
+    admitted = json.loads(result.stdout)["spec"]
+    spec = EvaluationSpec.model_validate(admitted)
+    assert spec.resources is not None
+    assert (spec.resources.cpu, spec.resources.memory) == (str(resources["cpu"]), str(resources["memory"]))
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in CASES if p.stem.startswith(("cpu-", "memory-"))], ids=lambda p: p.stem
+)
+def test_the_operator_refuses_what_admission_refuses(path: Path) -> None:
+    """An object admitted before the CRD carried these rules still fails closed, with the same message."""
+    spec = yaml.safe_load(path.read_text())["spec"]
+    with pytest.raises(ValidationError) as refused:
+        EvaluationSpec.model_validate(spec)
+    for expected in expectations(path):
+        assert expected in str(refused.value)
 
 
 def test_kubectl_explain_documents_the_spec(control_plane: ControlPlane, crd: dict[str, Any]) -> None:

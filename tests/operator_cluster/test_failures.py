@@ -82,6 +82,9 @@ def test_a_hanging_agent_is_judged_at_the_answer_deadline_and_a_pod_that_never_s
         assert_stalled(never, "DeadlineExceeded", "spec.deadlineSeconds", "never started")
         assert support.job_failed_reason(admin, other, "never-starts-g1") == "DeadlineExceeded"
         support.wait_for_events(admin, namespace, "hangs", {"Blocked"})
+        # Its Event too, before the namespace goes: kopf posts Events in the background, and a post into a
+        # terminating namespace is refused (a 403 in the operator's log at teardown).
+        support.wait_for_events(admin, other, "never-starts", {"Blocked"})
     finally:
         control_plane.delete_namespace(other)
 

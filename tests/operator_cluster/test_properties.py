@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from assay_dev.cluster import ApiError, ControlPlane, KubeApi
 from assay_dev.servers.chat_server import ChatServer, Reply
-from assay_operator.evaluation.api import QUANTITY, EvaluationSpec
+from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import PRESET_KINDS
 from tests.operator_cluster import support
 from tests.operator_cluster.support import Obj, OperatorProcess
@@ -83,8 +83,9 @@ def specs(draw: st.DrawFn) -> Obj:
             )
         spec["gate"] = gate
     if draw(st.booleans()):
-        quantity = st.from_regex(QUANTITY, fullmatch=True)
-        spec["resources"] = {"cpu": draw(quantity), "memory": draw(quantity)}
+        cpu = st.sampled_from(["10m", "500m", "1", "2.5", "1e1", "250000000n", "500000u", "64", 2])
+        memory = st.sampled_from(["64Mi", "512Mi", "1Gi", "1e9", "2G", "256Gi", 1073741824])
+        spec["resources"] = {"cpu": draw(cpu), "memory": draw(memory)}
     if draw(st.booleans()):
         spec["deadlineSeconds"] = draw(st.integers(60, 86400))
     if draw(st.booleans()):

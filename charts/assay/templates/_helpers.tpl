@@ -16,10 +16,18 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: operator
 {{- end -}}
 
-{{/* The namespaces whose Evaluations the operator reconciles (a JSON list): watchNamespaces, else the
-     release namespace. */}}
+{{/* The namespaces that get namespaced objects (Roles, runner NetworkPolicies) as a JSON list:
+     watchNamespaces, else the release namespace (also in all-namespaces mode, where RBAC is cluster-wide). */}}
 {{- define "assay.namespaces" -}}
+{{- if and .Values.watchAllNamespaces .Values.watchNamespaces -}}
+{{- fail "watchAllNamespaces and watchNamespaces exclude each other: set one" -}}
+{{- end -}}
 {{- toJson (.Values.watchNamespaces | default (list .Release.Namespace)) -}}
+{{- end -}}
+
+{{/* One ClusterRole instead of a Role per namespace: asked for, or needed to watch every namespace. */}}
+{{- define "assay.clusterWide" -}}
+{{- if or .Values.rbac.clusterWide .Values.watchAllNamespaces -}}true{{- end -}}
 {{- end -}}
 
 {{/* repository@digest, else repository:tag (the chart's appVersion when the tag is empty). */}}

@@ -148,3 +148,26 @@ def example_evaluation(name: str, brain: str, answers: str) -> Obj:
             "resources": {"cpu": "500m", "memory": "512Mi"},
         },
     }
+
+
+def example_campaign(name: str = "brains") -> Obj:
+    """Brain v1 challenging the released v0, both replayed (one recorded repetition each)."""
+    base = example_evaluation("unused", "brain-v0", "v0")["spec"]
+    shared = {k: v for k, v in base.items() if k not in ("brain", "agent")}
+    replay = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
+    return {
+        "apiVersion": "assay.dev/v1alpha1",
+        "kind": "Campaign",
+        "metadata": {"name": name},
+        "spec": {
+            **shared,
+            "repetitions": 1,
+            "maxParallel": 1,
+            "incumbent": {
+                "name": "released",
+                "brain": {"configMap": {"name": "brain-v0"}},
+                "agent": {**replay, "answers": {"bundled": "support-desk/answers/v0"}},
+            },
+            "candidates": [{"name": "v1", "brain": {"configMap": {"name": "brain-v1"}}, "agent": replay}],
+        },
+    }

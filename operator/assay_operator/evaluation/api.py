@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from assay_operator import quantity
 from assay_operator.conditions import Condition
 from assay_operator.schema import DNS_NAME, GROUP, VERSION, ApiModel, problems
 from assay_runner.contract import AgentKind, Selection, Verdict
@@ -25,7 +26,6 @@ PLURAL = "evaluations"
 SINGULAR = "evaluation"
 SHORT_NAMES = ["eval", "evals"]
 
-QUANTITY = r"^[0-9]+(\.[0-9]+)?(m|k|Ki|M|Mi|G|Gi|T|Ti)?$"
 # Relative, every segment starting with a letter or digit: no "..", no absolute path, no empty segment, so a
 # bundled path cannot leave the runner image's bundled root.
 BUNDLED_PATH = r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$"
@@ -135,10 +135,15 @@ class PriceSpec(ApiModel):
 
 
 class ResourcesSpec(ApiModel):
-    cpu: str = Field(default="6", pattern=QUANTITY)
-    """CPU for the runner pod (request and limit)."""
-    memory: str = Field(default="6Gi", pattern=QUANTITY)
-    """Memory for the runner pod (request and limit)."""
+    """Kubernetes quantities (an integer or a string such as 500m, 1.5, 1e3, 512Mi), bounded to what one
+    evaluation's runner can use: cpu 10m-64, memory 64Mi-256Gi (see assay_operator.quantity)."""
+
+    cel_rules = quantity.CPU.cel_rules("cpu") + quantity.MEMORY.cel_rules("memory")
+
+    cpu: quantity.Cpu = "6"
+    """CPU for the runner pod (request and limit), 10m to 64."""
+    memory: quantity.Memory = "6Gi"
+    """Memory for the runner pod (request and limit), 64Mi to 256Gi."""
 
 
 class EvaluationSpec(ApiModel):
@@ -257,6 +262,8 @@ class EvaluationStatus(ApiModel):
     inputs: InputsStatus | None = None
     mlflow: MlflowStatus | None = None
     job_name: str | None = None
+    rerun: str | None = Field(default=None, max_length=253)
+    """The rerun.assay.dev/token annotation this run answers; none for a generation's first run."""
     start_time: str | None = None
     completion_time: str | None = None
     message: str | None = Field(default=None, max_length=4096)

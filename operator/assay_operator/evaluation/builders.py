@@ -44,6 +44,9 @@ LABEL_COMPONENT = "app.kubernetes.io/component"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_NAME = "app.kubernetes.io/name"
 KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"
+# A new value starts another run of the same generation (GitOps tools keep using spec changes). Not under
+# assay.dev/: kopf keeps its own state there and leaves that prefix out of the diffs it reacts to.
+RERUN_ANNOTATION = "rerun.assay.dev/token"
 NAME_HASH_LENGTH = 8
 EXIT_BAD_INPUT = 2  # the runner's "could not run": fail the Job at once, a retry cannot fix it
 
@@ -80,9 +83,13 @@ def bounded_name(name: str, suffix: str, limit: int, strip: str = "-.") -> str:
     return f"{name[: limit - len(suffix) - NAME_HASH_LENGTH - 1].rstrip(strip)}-{digest}{suffix}"
 
 
-def job_name(evaluation: str, generation: int) -> str:
-    """One deterministic name per generation, at most 63 characters (it becomes a label value)."""
-    return bounded_name(evaluation, f"-g{generation}", 63)
+def job_name(evaluation: str, generation: int, rerun: str | None = None) -> str:
+    """One deterministic name per generation — and per rerun token (RERUN_ANNOTATION) when one asks for
+    another run of the same generation — at most 63 characters (it becomes a label value)."""
+    if not rerun:
+        return bounded_name(evaluation, f"-g{generation}", 63)
+    token = hashlib.sha256(rerun.encode()).hexdigest()[:8]
+    return bounded_name(evaluation, f"-g{generation}-r{token}", 63)
 
 
 def _child_name(evaluation: str, kind: str, discriminator: str) -> str:
@@ -436,8 +443,9 @@ def build_job(
     generation: int,
     snapshots: Snapshots,
     settings: Settings,
+    rerun: str | None = None,
 ) -> dict[str, Any]:
-    name = job_name(evaluation, generation)
+    name = job_name(evaluation, generation, rerun)
     bundled_root = settings.bundled_root.rstrip("/")
     phases = _phases(spec, evaluation, generation, snapshots, settings)
     resources = spec.resources.model_dump() if spec.resources else {"cpu": "6", "memory": "6Gi"}

@@ -28,12 +28,11 @@ from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
 from assay_operator import conditions, kube, metrics
-from assay_operator.evaluation import api, builders, reconcile
+from assay_operator.evaluation import api, builders, reconcile, state
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec, EvaluationStatus
 from assay_operator.settings import PRESET_KINDS, Settings, from_environment
 
 log = logging.getLogger("assay.operator")
-STALLED_AFTER_RETRIES = 5
 # An unexpected error (the apiserver briefly unavailable, a conflict) is retried after this long, not after
 # kopf's default minute: a user watching `kubectl get` should not wait a minute for a transient blip.
 RETRY_SECONDS = 10
@@ -88,10 +87,11 @@ class Request:
     generation: int
     retry: int
     current: EvaluationStatus
+    rerun: str | None
 
     @property
     def job(self) -> str:
-        return builders.job_name(self.name, self.generation)
+        return builders.job_name(self.name, self.generation, self.rerun)
 
 
 def _invalid(request: Request, message: str) -> NoReturn:
@@ -111,7 +111,7 @@ def _wait_for(request: Request, kind: str, config_map: str) -> NoReturn:
         f"ConfigMap {config_map!r} ({kind.lower()}) not found in namespace {request.namespace}; "
         "retrying until it exists"
     )
-    stalled = request.retry >= STALLED_AFTER_RETRIES
+    stalled = request.retry >= settings().stall_after_retries
     status = reconcile.waiting_status(request.current, request.generation, reason, message, stalled)
     _patch_status(request.namespace, request.name, status)
     if request.retry == 0:
@@ -194,6 +194,13 @@ def _create_children(request: Request, children: list[dict[str, Any]]) -> bool:
 @kopf.on.create(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
 @kopf.on.resume(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
 @kopf.on.update(GROUP, VERSION, PLURAL, field="spec", backoff=RETRY_SECONDS)
+@kopf.on.update(
+    GROUP,
+    VERSION,
+    PLURAL,
+    field=("metadata", "annotations", builders.RERUN_ANNOTATION),
+    backoff=RETRY_SECONDS,
+)
 def ensure_run(
     body: kopf.Body,
     spec: kopf.Spec,
@@ -206,8 +213,10 @@ def ensure_run(
 ) -> None:
     assert namespace is not None  # Evaluations are namespaced
     started = time.monotonic()
-    request = Request(body, namespace, name, int(meta["generation"]), retry, reconcile.parse_status(status))
-    if reconcile.run_started(request.current, request.generation, request.job):
+    rerun = (meta.get("annotations") or {}).get(builders.RERUN_ANNOTATION) or None
+    current = reconcile.parse_status(status)
+    request = Request(body, namespace, name, int(meta["generation"]), retry, current, rerun)
+    if reconcile.run_started(request.current, request.generation, request.job, rerun):
         return  # resumed after a restart: the Job exists; its watch brings the verdict
     evaluation = _validated_spec(request, spec)
     operator = settings()
@@ -232,16 +241,17 @@ def ensure_run(
         snapshot,
         *(body for _, body, _ in suite_parts),
         builders.build_run_config_map(evaluation, name, namespace, request.generation, operator),
-        builders.build_job(evaluation, name, namespace, request.generation, snapshots, operator),
+        builders.build_job(evaluation, name, namespace, request.generation, snapshots, operator, rerun),
     ]
     created = _create_children(request, children)
-    _delete_superseded(namespace, body, request.generation)
+    _delete_superseded(namespace, body, request.job)
     if created:
         metrics.JOBS_CREATED.inc()
         _normal_event(
             body,
             reason="JobCreated",
-            message=f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})",
+            message=f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})"
+            + (f", rerun {rerun[:64]!r}" if rerun else ""),
         )
     running = reconcile.running_status(
         request.current,
@@ -250,6 +260,7 @@ def ensure_run(
         digest,
         conditions.now(),
         (snapshots.suite_digest, snapshots.key_digest),
+        rerun,
     )
     _patch_status(namespace, name, running)
     # The Job may have finished before that write (adopted after a restart, or a very fast runner): its watch
@@ -287,16 +298,14 @@ def _normal_event(body: kopf.Body, *, reason: str, message: str) -> None:
     kopf.event(body, type="Normal", reason=reason, message=message)
 
 
-def _delete_superseded(namespace: str, owner: kopf.Body, generation: int) -> None:
+def _delete_superseded(namespace: str, owner: kopf.Body, keep: str) -> None:
+    """Delete this Evaluation's other Jobs: earlier generations, and earlier runs of this one (a rerun)."""
     evaluation = owner["metadata"]["name"]
     selector = f"{builders.LABEL_EVALUATION}={builders.labels(evaluation)[builders.LABEL_EVALUATION]}"
     for item in kube.batch().list_namespaced_job(namespace, label_selector=selector).items:
         job = kube.plain(item)
-        labels = job["metadata"].get("labels") or {}
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if kube.owned_by(job, owner["metadata"]["uid"]) and labels.get(builders.LABEL_GENERATION) != str(
-            generation
-        ):
+        if kube.owned_by(job, owner["metadata"]["uid"]) and job["metadata"]["name"] != keep:
             # Background: without a propagation policy a deleted Job leaves its pods behind.
             delete = kube.batch().delete_namespaced_job
             kube.delete_if_present(
@@ -329,6 +338,8 @@ def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, genera
     status = reconcile.parse_status(current.get("status"))
     if reconcile.verdict_written(status, generation, job_name):
         return
+    if reconcile.superseded_run(status, generation, job_name):
+        return  # an earlier run of this generation; a rerun replaced it
     finished = reconcile.finished_status(outcome, status, generation, conditions.now(), job_name)
     _patch_status(namespace, evaluation, finished)
     verdict = finished.verdict or "Blocked"
@@ -379,3 +390,13 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
         except ApiException:
             metrics.ERRORS.labels("api").inc()
             raise
+
+
+@kopf.on.event(GROUP, VERSION, PLURAL)
+def evaluation_seen(event: kopf.RawEvent, body: kopf.Body, **_: Any) -> None:
+    """Keep the cluster-state gauges current: every watch event carries the Evaluation's whole object."""
+    uid = body["metadata"].get("uid", "")
+    if event["type"] == "DELETED":
+        metrics.CLUSTER.record(uid, None)
+    else:
+        metrics.CLUSTER.record(uid, state.evaluation_state(dict(body)))

@@ -257,12 +257,15 @@ def running_status(
     brain_digest: str,
     started: str,
     suite_digests: tuple[str | None, str | None] = (None, None),
+    rerun: str | None = None,
 ) -> EvaluationStatus:
     """A new run of `generation` has its Job: every figure of an earlier run is cleared."""
-    message = f"running Job {job_name} for generation {generation}"
+    again = f" (rerun {rerun[:64]!r})" if rerun else ""
+    message = f"running Job {job_name} for generation {generation}{again}"
     return EvaluationStatus(
         observed_generation=generation,
         job_name=job_name,
+        rerun=rerun[:253] if rerun else None,
         start_time=started,
         completion_time=None,
         verdict=None,
@@ -307,10 +310,21 @@ def invalid_status(current: EvaluationStatus, generation: int, message: str) -> 
     )
 
 
-def run_started(current: EvaluationStatus, generation: int, job_name: str) -> bool:
+def run_started(current: EvaluationStatus, generation: int, job_name: str, rerun: str | None = None) -> bool:
     """The status already names this generation's Job (resumed after a restart: its watch brings the
-    verdict)."""
-    return current.observed_generation == generation and current.job_name == job_name
+    verdict) — or the run was a rerun and the annotation is gone now, which asks for nothing new."""
+    if current.observed_generation != generation:
+        return False
+    return current.job_name == job_name or (not rerun and current.rerun is not None)
+
+
+def superseded_run(current: EvaluationStatus, generation: int, job_name: str) -> bool:
+    """The Job is an earlier run of this generation, replaced by a rerun: its result is not the verdict."""
+    return (
+        current.observed_generation == generation
+        and current.job_name is not None
+        and current.job_name != job_name
+    )
 
 
 def verdict_written(current: EvaluationStatus, generation: int, job_name: str) -> bool:

@@ -1,0 +1,225 @@
+"""Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it, so that two or more
+replicas run with exactly one reconciling: the others wait, answering /healthz, and the first to see the
+leader's lease expire takes it. A leader that cannot renew in time exits at once (the kubelet restarts it as
+a standby) rather than reconcile beside a new leader; one stopped cleanly hands the lease over at once.
+
+Expiry is judged by the standby's own clock (how long the record has not changed), never by comparing
+clocks across nodes. Takeover after a leader dies takes up to lease_seconds + retry_seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlparse
+
+from kubernetes import client, config
+from kubernetes.client.exceptions import ApiException
+
+from assay_operator import kube
+
+log = logging.getLogger("assay.leader")
+LEASE_NAME = "assay-operator"
+
+
+@dataclass(frozen=True)
+class Election:
+    namespace: str
+    identity: str
+    lease_seconds: int = 15
+    renew_seconds: float = 10.0
+    """A leader that has not renewed for this long stops (less than lease_seconds, so it stops first)."""
+    retry_seconds: float = 2.0
+
+
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _micro_time(value: object) -> str | None:
+    """A MicroTime as the apiserver parses it (always six fractional digits), from what the client read."""
+    if not isinstance(value, str) or not value:
+        return None
+    return (
+        datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    )
+
+
+class Leases:
+    """The one Lease, read and written as the API's JSON (optimistic concurrency on resourceVersion)."""
+
+    def __init__(self, namespace: str) -> None:
+        try:
+            config.load_incluster_config()  # type: ignore[no-untyped-call]
+        except config.ConfigException:
+            config.load_kube_config()  # type: ignore[no-untyped-call]
+        self.api: Any = client.CoordinationV1Api()
+        self.namespace = namespace
+
+    def read(self) -> dict[str, Any] | None:
+        return kube.if_present(lambda: kube.plain(self.api.read_namespaced_lease(LEASE_NAME, self.namespace)))
+
+    def create(self, body: dict[str, Any]) -> dict[str, Any]:
+        return kube.plain(self.api.create_namespaced_lease(self.namespace, body))
+
+    def replace(self, body: dict[str, Any]) -> dict[str, Any]:
+        return kube.plain(self.api.replace_namespaced_lease(LEASE_NAME, self.namespace, body))
+
+    def patch(self, body: dict[str, Any]) -> dict[str, Any]:
+        return kube.plain(self.api.patch_namespaced_lease(LEASE_NAME, self.namespace, body))
+
+
+class Elector:
+    def __init__(self, election: Election, leases: Leases | None = None) -> None:
+        self.election = election
+        self.leases = leases or Leases(election.namespace)
+        self._seen: tuple[Any, ...] | None = None
+        self._seen_at = 0.0
+        self._version: str | None = None
+        self._transitions = 0
+        self._acquired: str | None = None
+
+    def _body(self, acquire: bool) -> dict[str, Any]:
+        now = _stamp()
+        spec: dict[str, Any] = {
+            "holderIdentity": self.election.identity,
+            "leaseDurationSeconds": self.election.lease_seconds,
+            "renewTime": now,
+        }
+        if acquire:
+            spec |= {"acquireTime": now, "leaseTransitions": self._transitions + 1}
+        else:  # a renewal replaces the whole object: keep when it was acquired and how often it changed hands
+            spec |= {"acquireTime": self._acquired, "leaseTransitions": self._transitions}
+        metadata: dict[str, Any] = {"name": LEASE_NAME, "namespace": self.election.namespace}
+        if self._version is not None:
+            metadata["resourceVersion"] = self._version
+        return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": metadata, "spec": spec}
+
+    def _write(self, write: Callable[[dict[str, Any]], dict[str, Any]], acquire: bool) -> bool:
+        try:
+            written = write(self._body(acquire))
+        except ApiException as conflict:
+            if conflict.status == 409:
+                return False  # changed under us: another replica created, renewed or took it
+            raise
+        self._version = written["metadata"]["resourceVersion"]
+        return True
+
+    def try_acquire(self) -> bool:
+        """One attempt: True when this replica holds the lease afterwards."""
+        lease = self.leases.read()
+        if lease is None:
+            self._version = None
+            return self._write(self.leases.create, acquire=True)
+        spec = lease.get("spec") or {}
+        self._version = lease["metadata"]["resourceVersion"]
+        self._transitions = int(spec.get("leaseTransitions") or 0)
+        self._acquired = _micro_time(spec.get("acquireTime"))
+        holder = spec.get("holderIdentity")
+        record = (holder, spec.get("renewTime"), spec.get("leaseDurationSeconds"))
+        if record != self._seen:
+            self._seen, self._seen_at = record, time.monotonic()
+        mine = holder == self.election.identity
+        expired = time.monotonic() - self._seen_at > int(spec.get("leaseDurationSeconds") or 0)
+        if not (mine or not holder or expired):
+            return False
+        return self._write(self.leases.replace, acquire=not mine)
+
+    def acquire(self) -> None:
+        """Block until this replica leads."""
+        waiting_logged = False
+        while True:
+            try:
+                if self.try_acquire():
+                    log.info(
+                        "leading as %s (Lease %s/%s)",
+                        self.election.identity,
+                        self.election.namespace,
+                        LEASE_NAME,
+                    )
+                    return
+            except Exception as error:  # the apiserver unreachable for a moment: keep standing by
+                log.warning("leader election: %s; retrying", error)
+            if not waiting_logged:
+                log.info("standing by: %s leads", self._seen[0] if self._seen else "another replica")
+                waiting_logged = True
+            time.sleep(self.election.retry_seconds)
+
+    def keep(self, lost: Callable[[], None]) -> threading.Thread:
+        """Renew in the background; call `lost` (which must stop the process) when renewal fails for
+        renew_seconds or another replica holds the lease."""
+
+        def renew() -> None:
+            last = time.monotonic()
+            while True:
+                time.sleep(self.election.retry_seconds)
+                try:
+                    if self.try_acquire() and self._seen is not None:
+                        last = time.monotonic()
+                    elif self._seen and self._seen[0] not in (None, self.election.identity):
+                        log.error("leadership lost to %s", self._seen[0])
+                        lost()
+                        return
+                except Exception as error:
+                    log.warning("leader election: cannot renew: %s", error)
+                if time.monotonic() - last > self.election.renew_seconds:
+                    log.error("leadership lost: not renewed for %.0f s", time.monotonic() - last)
+                    lost()
+                    return
+
+        thread = threading.Thread(target=renew, name="lease-renewal", daemon=True)
+        thread.start()
+        return thread
+
+    def release(self) -> None:
+        """Hand the lease over at once (a clean stop): the standby does not wait for it to expire."""
+        try:
+            lease = self.leases.read()
+            if lease is None or (lease.get("spec") or {}).get("holderIdentity") != self.election.identity:
+                return
+            version = lease["metadata"]["resourceVersion"]
+            self.leases.patch({"metadata": {"resourceVersion": version}, "spec": {"holderIdentity": None}})
+            log.info("released the lease")
+        except ApiException as error:
+            log.warning("could not release the lease: %s %s", error.status, error.reason)
+
+
+class StandbyHealth:
+    """/healthz for a replica that waits for the lease, on the port kopf's liveness endpoint takes later."""
+
+    def __init__(self, liveness_url: str) -> None:
+        parsed = urlparse(liveness_url)
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                ok = self.path == (parsed.path or "/")
+                self.send_response(200 if ok else 404)
+                self.end_headers()
+                self.wfile.write(b"standing by\n" if ok else b"")
+
+            def log_message(self, *_: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer((parsed.hostname or "0.0.0.0", parsed.port or 8080), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, name="standby-health", daemon=True)
+
+    def __enter__(self) -> StandbyHealth:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def lose_leadership() -> None:
+    """Stop at once: another replica may already reconcile."""
+    logging.shutdown()
+    os._exit(1)

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the outside Go programs the tests run, each from its helper module under tools/ (Go module proxy
+# only), into a cache keyed by the module's own files, and prints each binary's path, one per line:
+#   kstatus       sigs.k8s.io/cli-utils/pkg/kstatus/status, what Flux's controllers judge health with
+#   olm-validate  github.com/operator-framework/api's bundle validation (operator-sdk bundle validate)
+#   promtool      Prometheus's promtool (check rules, test rules), without service-discovery plugins
+#
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all three)
+#   KSTATUS=$(scripts/build-go-tools.sh kstatus)
+# A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
+# (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
+set -euo pipefail
+
+ALL=(kstatus olm-validate promtool)
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
+mkdir -p "$cache"
+
+export GOTOOLCHAIN=local   # a module that wants a newer Go fails here instead of downloading one
+export CGO_ENABLED=0
+export GOFLAGS="-mod=readonly -buildvcs=false"
+
+package_of() {  # what `go build` builds in the tool's module
+  case $1 in
+    promtool) echo github.com/prometheus/prometheus/cmd/promtool ;;
+    *) echo . ;;
+  esac
+}
+
+tags_of() {
+  case $1 in
+    promtool) echo remove_all_sd ;;  # the service-discovery plugins: half the build, unused by check/test
+    *) echo "" ;;
+  esac
+}
+
+build_one() {
+  local tool=$1 dir="$repo/tools/$1"
+  [[ -f "$dir/go.mod" ]] || { echo "no helper module tools/$tool" >&2; return 1; }
+  local key
+  key=$( (go env GOVERSION; cat "$dir"/go.mod "$dir"/go.sum; cat "$dir"/*.go 2>/dev/null || true) \
+    | sha256sum | cut -c1-16)
+  local final="$cache/$tool-$key"
+  if [[ -x "$final/$tool" ]]; then
+    echo "$final/$tool"
+    return
+  fi
+  exec 9>"$cache/.lock-$tool-$key"
+  flock 9
+  if [[ ! -x "$final/$tool" ]]; then
+    local tmp start=$SECONDS
+    tmp=$(mktemp -d "$cache/.build-$tool.XXXXXX")
+    chmod 755 "$tmp"
+    echo "building $tool into $final" >&2
+    if ! (cd "$dir" && go build -p 2 -trimpath -tags "$(tags_of "$tool")" -ldflags "-s -w" \
+      -o "$tmp/$tool" "$(package_of "$tool")") >&2; then
+      rm -rf "$tmp"
+      return 1
+    fi
+    echo "built $tool in $((SECONDS - start)) s" >&2
+    mv -T "$tmp" "$final"
+  fi
+  exec 9>&-
+  echo "$final/$tool"
+}
+
+tools=("$@")
+[[ ${#tools[@]} -gt 0 ]] || tools=("${ALL[@]}")
+for tool in "${tools[@]}"; do
+  build_one "$tool"
+done
