@@ -183,8 +183,7 @@ def test_token_secret_defaults_reach_the_operator_as_names_only(helm: Helm) -> N
         "--set", "defaults.mlflowTokenSecret=mlflow",
     ]  # fmt: skip
     rendered = Rendered(helm.template(VALUES / "default.yaml", extra=extra))
-    env = {e["name"]: e["value"] for e in container(rendered)["env"] if "value" in e}
-    settings = from_environment(env)
+    settings = from_environment(env_of(rendered, "assay-system"))
     assert (
         settings.default_gateway_token_secret,
         settings.default_judge_gateway_token_secret,
