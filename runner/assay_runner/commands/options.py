@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from assay_runner.contract import Result
     from assay_runner.gateway.access import ModelAccess
 
-EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT, EXIT_ONLINE_PASS = 0, 1, 2, 3
 DEFAULT_STORE = "default"  # `--mlflow` with no value: $MLFLOW_TRACKING_URI, else ./mlflow.db
 
 # What `add_subparsers()` returns; argparse does not export the type.
@@ -112,4 +112,10 @@ def finish(result: Result, **kwargs: Any) -> Result:
     """Write the result's outputs (and log it to MLflow when asked); the result with its MLflow reference."""
     from assay_runner.io.outputs import finish as finish_outputs
 
-    return finish_outputs(result, **kwargs)
+    finished = finish_outputs(result, **kwargs)
+    FINISHED.append(finished)
+    return finished
+
+
+FINISHED: list[Result] = []
+"""Results this process finished (outputs written), newest last: the CLI's exit 0 must rest on one."""

@@ -129,6 +129,10 @@ class CodeJudge(JudgeBase):
     """Path relative to the suite directory of a file defining `judge(inputs, outputs)`."""
     needs_key: bool = True
     """False when the judge can run without an answer key (online judging)."""
+    timeout_seconds: float = Field(default=10.0, gt=0, le=600)
+    """Per call: a slower call is killed and recorded as a judge error (blocks)."""
+    memory_mb: int = Field(default=1024, ge=64, le=65536)
+    """Address-space limit of the worker process the code runs in."""
 
     @model_validator(mode="after")
     def _one_source(self) -> CodeJudge:
