@@ -43,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(f"--answer {args.answer}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise InputError(f"--answer {args.answer}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise InputError(
+            f"--answer {args.answer}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     result = asyncio.run(
         judge_online(
             suite,

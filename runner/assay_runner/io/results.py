@@ -50,7 +50,8 @@ def read_result(path: Path) -> Result:
         result = Result.model_validate(data)
     except ValidationError as exc:
         problems = [
-            Problem(where, ".".join(str(p) for p in e["loc"]), e["msg"]) for e in exc.errors(include_url=False)
+            Problem(where, ".".join(str(p) for p in e["loc"]), e["msg"])
+            for e in exc.errors(include_url=False)
         ]
         raise InputError(problems) from None
     except RecursionError:

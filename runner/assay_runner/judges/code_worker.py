@@ -37,7 +37,9 @@ def last_traceback_line(exc: BaseException) -> str:
 def judge_source(name: str, code: str | None, file_text: str | None, filename: str | None) -> tuple[str, str]:
     """The module source and the filename tracebacks show, for inline code or a file."""
     if code is not None:
-        return "def judge(inputs, outputs):\n" + textwrap.indent(textwrap.dedent(code), "    "), f"<judge {name}>"
+        return "def judge(inputs, outputs):\n" + textwrap.indent(
+            textwrap.dedent(code), "    "
+        ), f"<judge {name}>"
     assert file_text is not None and filename is not None
     return file_text, filename
 
@@ -99,7 +101,9 @@ def serve(requests: Any, replies: Any) -> None:
             if "compile" in request:
                 setup = request["compile"]
                 _limit_memory(int(setup["memoryBytes"]))
-                source, filename = judge_source(setup["name"], setup["code"], setup["file"], setup["filename"])
+                source, filename = judge_source(
+                    setup["name"], setup["code"], setup["file"], setup["filename"]
+                )
                 function = compile_judge(setup["name"], source, filename)
                 reply: Reply = {"kind": "ready"}
             elif function is None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
-from assay_runner.judges.text.match import mentions
+from assay_runner.judges.text.match import find_phrase
+from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import MustMentionJudge
 
 
@@ -26,7 +27,8 @@ class MustMention:
         facts = case.ticket.key.must_mention
         if not facts:
             return not_applicable("the key lists no required facts")
-        missing = [fact for fact in facts if not mentions(case.answer, fact)]
+        tokens = answer_view(case.answer).tokens
+        missing = [fact for fact in facts if not find_phrase(tokens, fact)]
         if not missing:
             return scored(1.0, f"mentions all {len(facts)} required fact(s)")
         quoted = ", ".join(f'"{fact}"' for fact in missing)

@@ -74,7 +74,9 @@ async def disagreements(result: Result, suite: Suite) -> list[str]:
 def verified(result: Result, problems: list[str]) -> Result:
     """The result with a `verified` rule: failing (Blocked) on any disagreement."""
     if problems:
-        shown = "; ".join(problems[:SHOWN]) + (f" (+{len(problems) - SHOWN} more)" if len(problems) > SHOWN else "")
+        shown = "; ".join(problems[:SHOWN]) + (
+            f" (+{len(problems) - SHOWN} more)" if len(problems) > SHOWN else ""
+        )
         rule = RuleResult(
             name="verified", passed=False, value=None, threshold=None, detail=f"re-judging disagrees: {shown}"
         )

@@ -86,9 +86,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from bisect import bisect_left, bisect_right
 
 from assay_runner.judges.text.match import Token, find_phrase, normalize, phrase_tokens, stem, tokenize
+from assay_runner.judges.text.patterns import compile_pattern
 
 __all__ = [
     "Clause",
@@ -100,11 +101,6 @@ __all__ = [
 ]
 
 # ------------------------------------------------------------------------------------------------ rules
-
-
-@lru_cache(maxsize=512)
-def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -126,10 +122,7 @@ class ForbiddenRule:
         if self.phrase is not None:
             phrase_tokens(self.phrase)  # raises ValueError on a phrase with no words
         elif self.pattern is not None:
-            try:
-                _compile(self.pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression {self.pattern!r}: {exc}") from exc
+            compile_pattern(self.pattern)  # raises PatternError (a ValueError)
 
     @property
     def display(self) -> str:
@@ -215,12 +208,18 @@ _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "etc", "vs", "approx", "incl", "mr", "mrs", "ms", "dr", "st", "cf", "al"}
 )
 _HAS_WORD = re.compile(r"[^\W_]")
+_ABBREVIATION_LOOKBACK = 16
 
 
 def split_sentences(text: str) -> list[str]:
     """The sentences of a markdown answer, normalised, in reading order (see the module docstring)."""
+    return sentences_of_plain(normalize(text))
+
+
+def sentences_of_plain(plain: str) -> list[str]:
+    """The sentences of an answer already normalised (`AnswerView.sentences`)."""
     sentences: list[str] = []
-    for block in _blocks(normalize(text)):
+    for block in _blocks(plain):
         sentences.extend(_split_block(block))
     return [s for s in sentences if _HAS_WORD.search(s)]
 
@@ -258,7 +257,7 @@ def _split_block(block: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(block):
-        if m.group() == "." and _is_abbreviation(block[: m.start()]):
+        if m.group() == "." and _is_abbreviation(block, m.start()):
             continue
         sentences.append(block[start : m.end()].strip())
         start = m.end()
@@ -266,8 +265,9 @@ def _split_block(block: str) -> list[str]:
     return [s for s in sentences if s]
 
 
-def _is_abbreviation(before: str) -> bool:
-    m = _WORD_BEFORE.search(before)
+def _is_abbreviation(block: str, end: int) -> bool:
+    # Only the few characters before the period matter: looking further made the split quadratic.
+    m = _WORD_BEFORE.search(block, max(0, end - _ABBREVIATION_LOOKBACK), end)
     if not m:
         return False
     word = m.group(1).casefold()
@@ -627,34 +627,85 @@ def _matches(rule: ForbiddenRule, text: str, tokens: Sequence[Token]) -> list[tu
     if rule.phrase is not None:
         return [(s, e, tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(tokens, rule.phrase)]
     found = []
-    for m in _compile(rule.pattern or "").finditer(text):
+    ends = [t.end for t in tokens]
+    starts = [t.start for t in tokens]
+    for m in compile_pattern(rule.pattern or "").finditer(text):
         if m.end() == m.start():
             continue
-        s = next((i for i, t in enumerate(tokens) if t.end > m.start()), len(tokens))
-        e = next((i for i, t in enumerate(tokens) if t.start >= m.end()), len(tokens))
+        s = bisect_right(ends, m.start())  # the first token ending after the match starts
+        e = bisect_left(starts, m.end())  # the first token starting at or after the match's end
         found.append((s, max(s, e), m.start(), m.end()))
     return found
 
 
-def find_violations(text: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
+def _anchored(pattern: str) -> bool:
+    return any(anchor in pattern for anchor in ("^", "$", "\\A", "\\z"))
+
+
+class _Candidates:
+    """Which sentences can hold a match of a rule: a cheap test that never drops a real match.
+
+    A phrase matches in a sentence only where it matches in the whole answer, so a sentence without the
+    first word of any whole-answer match is skipped; a pattern is tried on the sentence first. This keeps
+    the reader linear in practice: only sentences that mention forbidden words are read clause by clause.
+    """
+
+    def __init__(self, rules: Sequence[ForbiddenRule], tokens: Sequence[Token] | None) -> None:
+        self.first_words: list[frozenset[str] | None] = []
+        for rule in rules:
+            if rule.phrase is not None and tokens is not None:
+                spans = find_phrase(tokens, rule.phrase)
+                self.first_words.append(frozenset(tokens[s].text for s, _ in spans))
+            else:
+                self.first_words.append(None)
+        self.rules = rules
+
+    def possible(self, index: int, folded: str, sentence: str) -> bool:
+        words = self.first_words[index]
+        if words is not None:
+            return any(word in folded for word in words)
+        pattern = self.rules[index].pattern
+        if pattern is not None and not _anchored(pattern):
+            return compile_pattern(pattern).search(sentence) is not None
+        return True
+
+
+def find_violations(
+    text: str,
+    rules: Sequence[ForbiddenRule],
+    sentences: Sequence[str] | None = None,
+    tokens: Sequence[Token] | None = None,
+) -> list[Violation]:
     """Every (rule, clause) where the answer states forbidden content that is not negated.
 
-    At most one violation per rule and clause, ordered by sentence, clause, then rule order.
+    At most one violation per rule and clause, ordered by sentence, clause, then rule order. `sentences`
+    and `tokens`, when given, are the answer's sentences and the words of its normalised text
+    (`AnswerView`); without `tokens` every sentence is read.
     """
+    if sentences is None:
+        plain = normalize(text)
+        sentences, tokens = sentences_of_plain(plain), tokenize(plain)
+    candidates = _Candidates(rules, tokens)
     found: list[tuple[int, int, int, Violation]] = []
-    for si, sentence in enumerate(split_sentences(text)):
+    for si, sentence in enumerate(sentences):
+        folded = sentence.casefold().replace("\u2019", "'")
+        wanted = [ri for ri in range(len(rules)) if candidates.possible(ri, folded, sentence)]
+        if not wanted:
+            continue
         clauses = _clauses_of(sentence, si)
         views = [_View(c.text, tokenize(c.text), c.opener, c.subordinate) for c in clauses]
         carried = _carried_negation(views, clauses)
         whole = _View(sentence, tokenize(sentence))
-        for ri, rule in enumerate(rules):
+        clause_starts = [c.start for c in clauses]
+        for ri in wanted:
+            rule = rules[ri]
             for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):
                 for s, e, cs, ce in _matches(rule, view.text, view.tokens):
                     if not (rule.allow_negated and _negated(view, s, e, carried[ci])):
                         found.append((si, ci, ri, Violation(rule, clause.text, si, view.text[cs:ce])))
                         break
             for s, e, cs, ce in _matches(rule, whole.text, whole.tokens):
-                inside = any(c.start <= cs and ce <= c.end for c in clauses)
+                inside = _inside(clauses, clause_starts, cs, ce)
                 if not inside and not (rule.allow_negated and _negated(whole, s, e, False)):
                     found.append(
                         (si, len(clauses), ri, Violation(rule, sentence.strip(), si, sentence[cs:ce]))
@@ -662,3 +713,9 @@ def find_violations(text: str, rules: Sequence[ForbiddenRule]) -> list[Violation
                     break
     found.sort(key=lambda item: item[:3])
     return [violation for *_, violation in found]
+
+
+def _inside(clauses: Sequence[Clause], starts: Sequence[int], start: int, end: int) -> bool:
+    """Does one clause hold [start, end)? Clauses are in order and do not overlap."""
+    index = bisect_right(starts, start) - 1
+    return index >= 0 and clauses[index].start <= start and end <= clauses[index].end
