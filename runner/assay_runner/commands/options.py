@@ -20,10 +20,20 @@ DEFAULT_STORE = "default"  # `--mlflow` with no value: $MLFLOW_TRACKING_URI, els
 Subcommands = Any
 
 
+MAX_REPETITIONS = 100  # as RunConfig.repetitions
+
+
 def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def repetitions(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_REPETITIONS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_REPETITIONS}, got {value}")
     return value
 
 

@@ -3,8 +3,9 @@
 A section counts when a heading starts with the section's word, case-insensitively: a markdown heading
 of any kind (`## Steps`, setext, `<h2>`), a line that is only bold text (`**Steps**`) or a bold label
 with a colon that starts a line (`**Summary:** text`); never a heading inside a code fence. Words are
-counted in any script (see `assay_runner.judges.text.structure`). Score = share of checks passed: one check per
-section plus one for the word limit, so a long but complete answer loses one check, not everything.
+counted in any script (see `assay_runner.judges.text.structure`). Score = share of checks passed: one
+check per section plus one for the word limit, so a long but complete answer loses one check, not
+everything.
 """
 
 from __future__ import annotations

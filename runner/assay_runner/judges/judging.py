@@ -65,6 +65,11 @@ async def _judge_async(judge: AsyncJudge, case: Case) -> JudgeVerdict:
         return failed(last_traceback_line(exc))
 
 
+def _settle(finished: asyncio.Future[None]) -> None:
+    if not finished.done():
+        finished.set_result(None)
+
+
 async def _judge_on_thread(judges: Sequence[Judge], case: Case) -> dict[str, JudgeVerdict]:
     """The in-process judges one after another on a daemon thread, each within its budget."""
     loop = asyncio.get_running_loop()
@@ -77,7 +82,7 @@ async def _judge_on_thread(judges: Sequence[Judge], case: Case) -> dict[str, Jud
             current[0] = (judge.name, time.monotonic() + budget_of(judge))
             done[judge.name] = _call(judge, case)
             current[0] = None
-        loop.call_soon_threadsafe(lambda: finished.done() or finished.set_result(None))
+        loop.call_soon_threadsafe(_settle, finished)
 
     threading.Thread(target=work, name="assay-judges", daemon=True).start()
     overrun: str | None = None

@@ -7,7 +7,7 @@ everything to fix; nothing is scored from a suite that does not validate.
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -113,6 +113,17 @@ def _load_tickets(
         return spec.tickets, suite_doc
     assert spec.tickets_file is not None
     tickets_path = root / spec.tickets_file
+    resolved = tickets_path.resolve()
+    where = Problem(suite_doc.display, "ticketsFile", "", suite_doc.line_of(("ticketsFile",)))
+    if root.resolve() not in resolved.parents:
+        problems.append(replace(where, message=f"{spec.tickets_file!r} must name a file inside the suite"))
+        return [], None
+    if not resolved.exists():
+        problems.append(Problem(str(tickets_path), "", "file not found"))
+        return [], None
+    if not resolved.is_file():
+        problems.append(replace(where, message=f"{spec.tickets_file!r} is not a file in the suite"))
+        return [], None
     doc = YamlDocument(tickets_path, str(tickets_path))
     files[spec.tickets_file] = tickets_path.read_bytes()
     try:
@@ -265,4 +276,15 @@ def _check_code_files(
             )
         else:
             files[source] = path.read_bytes()
+            try:
+                compile(files[source].decode("utf-8"), str(path), "exec")
+            except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
+                problems.append(
+                    Problem(
+                        doc.display,
+                        f"judges[{index}].file",
+                        f"{source} does not compile: {exc}",
+                        doc.line_of(("judges", index, "file")),
+                    )
+                )
     return problems

@@ -84,9 +84,9 @@ Known limits (by design, a deterministic reader, no parser)
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from bisect import bisect_left, bisect_right
 
 from assay_runner.judges.text.match import Token, find_phrase, normalize, phrase_tokens, stem, tokenize
 from assay_runner.judges.text.patterns import compile_pattern
