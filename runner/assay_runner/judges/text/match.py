@@ -93,6 +93,12 @@ _STRIKE = re2.compile(r"~~[^\n]*?~~")
 _FENCE_LINE = re2.compile(r"(?m)^[ \t]*(?:```|~~~).*$")
 _AUTOLINK = re2.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
 _HTML_TAG = re2.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
+# Block-level tags separate words; inline ones (<em>, <b>, <span>...) do not: "re<em>install</em>" is
+# rendered as one word, and so is a word with an HTML comment inside it.
+_BLOCK_TAG = re2.compile(
+    r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|hr|blockquote|pre|dd|dt|dl|section)"
+    r"(?:\s[^<>\n]*)?/?>"
+)
 _ESCAPE = re2.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
 _BULLET_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*[*+-][ \t]+")
 # Underscores used as emphasis sit at a word edge; an underscore inside a word (snake_case) stays.
@@ -116,12 +122,13 @@ def normalize(text: str) -> str:
 
 
 def _normalize_once(text: str) -> str:
-    text = _HTML_COMMENT.sub(" ", text)
+    text = _HTML_COMMENT.sub("", text)
     text = _FENCE_LINE.sub("", text)
     text = _STRIKE.sub(" ", text)
     text = strip_links(text)
     text = _AUTOLINK.sub(r"\1", text)
-    text = _HTML_TAG.sub(" ", text)
+    text = _BLOCK_TAG.sub(" ", text)
+    text = _HTML_TAG.sub("", text)
     text = _ESCAPE.sub(r"\1", text)
     text = text.replace("`", "")
     return "\n".join(_strip_emphasis(line) for line in text.split("\n"))
@@ -186,6 +193,7 @@ _WORD = r"[^\W_]+"
 # Apostrophes join contractions; `.`, `,` and `:` join only digits (1.5, 10:30, 1,000).
 _TOKEN = re.compile(rf"{_WORD}(?:(?:['\u2019]|(?<=\d)[.,:](?=\d)){_WORD})*")
 _JOINERS = frozenset("-_\u2010\u2011")
+_PREFIXES = frozenset({"re"})
 
 
 class Token(NamedTuple):
@@ -206,7 +214,11 @@ def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     for m in _TOKEN.finditer(text):
         word = m.group().casefold().replace("\u2019", "'")
-        joined = bool(tokens) and m.start() - tokens[-1].end == 1 and text[m.start() - 1] in _JOINERS
+        gap = m.start() - tokens[-1].end if tokens else 0
+        # "re install" is "re-install": a prefix split off by a space is still part of the word.
+        joined = gap == 1 and (
+            text[m.start() - 1] in _JOINERS or (tokens[-1].text in _PREFIXES and text[m.start() - 1] == " ")
+        )
         tokens.append(Token(word, stem(word), m.start(), m.end(), joined))
     return tokens
 

@@ -209,6 +209,11 @@ _ABBREVIATIONS = frozenset(
 )
 _HAS_WORD = re.compile(r"[^\W_]")
 _ABBREVIATION_LOOKBACK = 16
+# A line ending in ":" that tells the reader not to do what follows: its list items are negated.
+_NEGATING_INTRO = re.compile(
+    r"\b(?:do\s+not|don't|dont|never|avoid|refrain|not\s+to\s+do|must\s+not|should\s+not|shouldn't)\b",
+    re.IGNORECASE,
+)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -228,11 +233,18 @@ def _blocks(text: str) -> list[str]:
     """Paragraphs, list items, headings and table cells, with soft-wrapped lines joined."""
     blocks: list[str] = []
     current: list[str] = []
+    state = {"item": False, "intro": False}
 
     def flush() -> None:
         if current:
-            blocks.append(" ".join(current))
+            block = " ".join(current)
+            if state["item"] and state["intro"]:
+                block = "Do not " + block  # an item under "Do not:" / "Avoid the following:"
+            elif not state["item"]:
+                state["intro"] = block.rstrip().endswith(":") and bool(_NEGATING_INTRO.search(block))
+            blocks.append(block)
             current.clear()
+        state["item"] = False
 
     for raw in text.split("\n"):
         line = _QUOTE.sub("", raw)
@@ -243,9 +255,11 @@ def _blocks(text: str) -> list[str]:
             blocks.extend(cell.strip() for cell in line.strip().strip("|").split("|"))
         elif heading := _HEADING.match(line):
             flush()
-            blocks.append(line[heading.end() :].strip().rstrip("#").strip())
+            current.append(line[heading.end() :].strip().rstrip("#").strip())
+            flush()
         elif bullet := _BULLET.match(line):
             flush()
+            state["item"] = True
             current.append(line[bullet.end() :].strip())
         else:
             current.append(line.strip())
