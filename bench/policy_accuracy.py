@@ -1,7 +1,7 @@
 """The policy judge on its adversarial table (tests/data/policy_adversarial.yaml): accuracy per class.
 
-    .venv/bin/python bench/policy_accuracy.py            # accuracy per class, false negatives and positives
-    .venv/bin/python bench/policy_accuracy.py --list     # also every wrong row
+.venv/bin/python bench/policy_accuracy.py            # accuracy per class, false negatives and positives
+.venv/bin/python bench/policy_accuracy.py --list     # also every wrong row
 """
 
 from __future__ import annotations

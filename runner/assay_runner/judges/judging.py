@@ -13,6 +13,7 @@ a code judge's own worker process is killed at its own, shorter, per-call timeou
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Sequence
@@ -82,7 +83,8 @@ async def _judge_on_thread(judges: Sequence[Judge], case: Case) -> dict[str, Jud
             current[0] = (judge.name, time.monotonic() + budget_of(judge))
             done[judge.name] = _call(judge, case)
             current[0] = None
-        loop.call_soon_threadsafe(_settle, finished)
+        with contextlib.suppress(RuntimeError):  # the loop closed while an overrun judge still ran
+            loop.call_soon_threadsafe(_settle, finished)
 
     threading.Thread(target=work, name="assay-judges", daemon=True).start()
     overrun: str | None = None

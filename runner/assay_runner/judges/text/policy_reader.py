@@ -423,7 +423,7 @@ _REVERSERS = _stemset(
     """
     hard difficult complicated tricky hesitate forget forgot fail worry worries panic fret wait delay
     afraid only just merely matter doubt problem big much long sure hurt harm lose lost break broke
-    damage affect mind wrong beat bad take takes took cost
+    damage affect mind wrong beat bad take takes took cost short
     """
 )
 # Predicates that, negated, reject the subject: "reinstalling is not necessary / won't help".
@@ -438,9 +438,17 @@ _PREDICATES = _stemset(
 _REJECTING = _stemset(
     """
     unnecessary pointless useless unhelpful futile discouraged prohibited forbidden unsupported waste
+    mistake risky dangerous harmful unwise inadvisable bad
     """
 )
 _COORDINATORS = frozenset({"or", "nor", "and"})
+_RESTARTS = _wordset("just simply please so then")
+_FORBIDDING = _wordset(
+    "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
+)
+_ADVISING = _stemset("recommend advise caution warn argue decide")
+# Subjects whose past-tense verb reports what happened rather than advising it.
+_REPORTERS = _wordset("you they i we he she customer user users customers already")
 
 
 @dataclass(frozen=True)
@@ -485,6 +493,10 @@ def _find_cues(words: Sequence[str]) -> list[_Cue]:
             continue
         if w in {"without", "avoid", "avoiding", "stop", "stopping"}:
             cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
+        elif w in _FORBIDDING or (w == "against" and stem(prev) in _ADVISING):
+            cues.append(_Cue(i, i + 1, strict=True, directive=True))  # "policy forbids", "advise against"
+        elif w in {"impossible", "unable"}:
+            cues.append(_Cue(i, i + 1, strict=False, directive=False))
         elif w == "not" and prev != "or":  # "whether or not" negates nothing
             cues.append(_Cue(i, i + 1, strict=False, directive=prev not in _DESCRIPTIVE_BEFORE_NOT))
         elif w in {"never", "neither"}:
@@ -512,6 +524,8 @@ def _governs(view: _View, cue: _Cue, start: int, *, strict: bool) -> bool:
     if head is None:
         return True  # only transparent words between the cue and the match: the match is its head
     if not strict:
+        if not cue.directive and any(w in _RESTARTS for w in view.words[head + 1 : start]):
+            return False  # a run-on: "It won't open just reinstall it" starts new advice at "just"
         return stem(view.words[head]) not in _REVERSERS
     return _coordinated(view, cue, start)
 
@@ -564,7 +578,7 @@ def _predicate_negated(view: _View, start: int, end: int) -> bool:
     while after < len(words) and _is_adverb(words[after]):
         after += 1  # "will definitely not", "is really not"
     negated = words[verb] in _NT_ALL or words[verb].endswith("n't")
-    if not negated and after < len(words) and words[after] in {"not", "never"}:
+    if not negated and after < len(words) and words[after] in {"not", "never", "neither"}:
         negated, after = True, after + 1
     for later in words[after : after + 3]:
         key = stem(later)
@@ -593,14 +607,41 @@ def _negated(view: _View, start: int, end: int, carried: bool) -> bool:
     if verbal:
         nearest = verbal[-1]
         if _governs(view, nearest, start, strict=view.subordinate):
-            flips += 1 + _double_negations(view, verbal, nearest)
+            flips += 1 + (_double_negations(view, verbal, nearest) or _why_not(view, verbal, nearest))
     elif carried:
         flips += 1
     if prepositional and _governs(view, prepositional[-1], start, strict=True):
         flips += 1
-    if _predicate_negated(view, start, end):
+    if _predicate_negated(view, start, end) or _not_only_rejected(view, start, end):
         flips += 1
     return flips % 2 == 1
+
+
+def _why_not(view: _View, verbal: Sequence[_Cue], cue: _Cue) -> int:
+    """ "I don't see why you shouldn't reinstall": a negation before "why"/"reason" cancels the one after."""
+    earlier = [c for c in verbal if c.end <= cue.start]
+    if not earlier:
+        return 0
+    between = view.words[earlier[-1].end : cue.start]
+    return 1 if any(word in {"why", "reason"} for word in between) else 0
+
+
+def _not_only_rejected(view: _View, start: int, end: int) -> bool:
+    """ "Not only is a reinstall unnecessary, ...": the rejecting word follows the subject."""
+    words = view.words
+    if words[view.body_start : view.body_start + 2] != ["not", "only"]:
+        return False
+    return any(stem(word) in _REJECTING for word in words[end : end + 4])
+
+
+def _reported(view: _View, start: int, end: int, question: bool) -> bool:
+    """A past-tense match after a reporting subject ("you reinstalled", "the customer already
+    reinstalled", "have you reinstalled?") tells what happened; it does not advise it."""
+    words = view.words
+    if not words[start].endswith("ed"):
+        return False
+    before = [w for w in words[max(0, start - 3) : start] if w not in {"have", "has", "had", "just"}]
+    return bool(before) and (before[-1] in _REPORTERS or (question and before[-1] in {"it", "that"}))
 
 
 def _carried_negation(views: Sequence[_View], clauses: Sequence[Clause]) -> list[bool]:
@@ -706,6 +747,7 @@ def find_violations(
         wanted = [ri for ri in range(len(rules)) if candidates.possible(ri, folded, sentence)]
         if not wanted:
             continue
+        question = sentence.rstrip().endswith("?")
         clauses = _clauses_of(sentence, si)
         views = [_View(c.text, tokenize(c.text), c.opener, c.subordinate) for c in clauses]
         carried = _carried_negation(views, clauses)
@@ -715,6 +757,8 @@ def find_violations(
             rule = rules[ri]
             for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):
                 for s, e, cs, ce in _matches(rule, view.text, view.tokens):
+                    if rule.allow_negated and _reported(view, s, e, question):
+                        continue
                     if not (rule.allow_negated and _negated(view, s, e, carried[ci])):
                         found.append((si, ci, ri, Violation(rule, clause.text, si, view.text[cs:ce])))
                         break
