@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from assay_runner.errors import InputError, Problem
-from assay_runner.judges.text.match import phrase_tokens
+from assay_runner.judges.text.match import tokenize
 from assay_runner.suite.models import AnswerKey, JudgeSpec, KeysFile, SuiteSpec, Ticket, TicketsFile
 from assay_runner.suite.yamlsource import YamlDocument
 
@@ -240,11 +240,9 @@ def _cross_check(
 
 
 def has_words(phrase: str) -> bool:
-    try:
-        phrase_tokens(phrase)
-    except ValueError:
-        return False
-    return True
+    # The words before normalisation: normalising would load the markup engine before the first agent
+    # starts. A phrase that is only markup ("<b></b>") passes here and is a judge error when judged.
+    return bool(tokenize(phrase))
 
 
 def _check_code_files(

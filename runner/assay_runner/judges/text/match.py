@@ -44,8 +44,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-import re2
-
 from assay_runner.judges.text.homoglyphs import HOMOGLYPHS
 
 __all__ = [
@@ -86,20 +84,33 @@ _CHAR_MAP = str.maketrans(
     | HOMOGLYPHS
 )
 
+
 # The markup patterns run on RE2 (google-re2), which matches in time linear in the text: Python's `re`
 # backtracks, and `<!--` repeated without a closing `-->` (or `~~` without its pair) made it quadratic.
-_HTML_COMMENT = re2.compile(r"(?s)<!--.*?-->")
-_STRIKE = re2.compile(r"~~[^\n]*?~~")
-_FENCE_LINE = re2.compile(r"(?m)^[ \t]*(?:```|~~~).*$")
-_AUTOLINK = re2.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
-_HTML_TAG = re2.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
-# Block-level tags separate words; inline ones (<em>, <b>, <span>...) do not: "re<em>install</em>" is
-# rendered as one word, and so is a word with an HTML comment inside it.
-_BLOCK_TAG = re2.compile(
-    r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|hr|blockquote|pre|dd|dt|dl|section)"
-    r"(?:\s[^<>\n]*)?/?>"
-)
-_ESCAPE = re2.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
+# Compiled on first use, so that loading a suite (before the first agent starts) does not import RE2.
+class _Markup:
+    def __init__(self) -> None:
+        import re2
+
+        self.html_comment = re2.compile(r"(?s)<!--.*?-->")
+        self.strike = re2.compile(r"~~[^\n]*?~~")
+        self.fence_line = re2.compile(r"(?m)^[ \t]*(?:```|~~~).*$")
+        self.autolink = re2.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
+        self.html_tag = re2.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
+        # Block-level tags separate words; inline ones (<em>, <b>, <span>...) do not: "re<em>install</em>"
+        # is rendered as one word, and so is a word with an HTML comment inside it.
+        self.block_tag = re2.compile(
+            r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|hr|blockquote|pre|dd|dt|dl|section)"
+            r"(?:\s[^<>\n]*)?/?>"
+        )
+        self.escape = re2.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
+
+
+@lru_cache(maxsize=1)
+def _markup() -> _Markup:
+    return _Markup()
+
+
 _BULLET_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*[*+-][ \t]+")
 # Underscores used as emphasis sit at a word edge; an underscore inside a word (snake_case) stays.
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
@@ -122,14 +133,15 @@ def normalize(text: str) -> str:
 
 
 def _normalize_once(text: str) -> str:
-    text = _HTML_COMMENT.sub("", text)
-    text = _FENCE_LINE.sub("", text)
-    text = _STRIKE.sub(" ", text)
+    markup = _markup()
+    text = markup.html_comment.sub("", text)
+    text = markup.fence_line.sub("", text)
+    text = markup.strike.sub(" ", text)
     text = strip_links(text)
-    text = _AUTOLINK.sub(r"\1", text)
-    text = _BLOCK_TAG.sub(" ", text)
-    text = _HTML_TAG.sub("", text)
-    text = _ESCAPE.sub(r"\1", text)
+    text = markup.autolink.sub(r"\1", text)
+    text = markup.block_tag.sub(" ", text)
+    text = markup.html_tag.sub("", text)
+    text = markup.escape.sub(r"\1", text)
     text = text.replace("`", "")
     return "\n".join(_strip_emphasis(line) for line in text.split("\n"))
 
