@@ -442,6 +442,7 @@ _REJECTING = _stemset(
     """
 )
 _COORDINATORS = frozenset({"or", "nor", "and"})
+_MAX_CHAIN = 8  # negations stacked on one another ("not not not ...") are read no further back than this
 _RESTARTS = _wordset("just simply please so then")
 _FORBIDDING = _wordset(
     "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
@@ -471,11 +472,21 @@ class _View:
     subordinate: bool = False
     words: list[str] = field(init=False)
     cues: list[_Cue] = field(init=False)
+    verbal: list[_Cue] = field(init=False)
+    verbal_ends: list[int] = field(init=False)
+    prepositional: list[_Cue] = field(init=False)
+    prepositional_ends: list[int] = field(init=False)
     body_start: int = field(init=False)
 
     def __post_init__(self) -> None:
         self.words = [t.text for t in self.tokens]
         self.cues = _find_cues(self.words)
+        # Cues by kind with their ends, so each match finds the cues before it by bisection: a clause
+        # with thousands of negated matches stays linear.
+        self.verbal = [c for c in self.cues if not c.strict]
+        self.verbal_ends = [c.end for c in self.verbal]
+        self.prepositional = [c for c in self.cues if c.strict]
+        self.prepositional_ends = [c.end for c in self.prepositional]
         opener_words = self.opener.split() if self.opener and self.opener[:1].isalpha() else []
         self.body_start = len(opener_words) if self.words[: len(opener_words)] == opener_words else 0
 
@@ -547,10 +558,10 @@ def _coordinated(view: _View, cue: _Cue, start: int) -> bool:
     return True
 
 
-def _double_negations(view: _View, verbal: Sequence[_Cue], cue: _Cue) -> int:
-    """How many earlier cues have this cue as their head ("no reason not to", "can't not")."""
-    count, current = 0, cue
-    for earlier in reversed(verbal[: verbal.index(cue)]):
+def _double_negations(view: _View, index: int) -> int:
+    """How many earlier cues have the verbal cue `index` as their head ("no reason not to", "can't not")."""
+    count, current = 0, view.verbal[index]
+    for earlier in reversed(view.verbal[max(0, index - _MAX_CHAIN) : index]):
         fresh = view.words[current.start - 1] in {"do", "does", "did", "please"} if current.start else True
         if (
             fresh
@@ -566,7 +577,8 @@ def _predicate_negated(view: _View, start: int, end: int) -> bool:
     """ "Disabling the firewall is not necessary" / "is unnecessary": the match is the subject of a
     predicate that rejects it."""
     words = view.words
-    if start >= len(words) or any(not _transparent(w) for w in words[view.body_start : start]):
+    # Index by index, not a slice: a slice up to every match made long clauses quadratic.
+    if start >= len(words) or any(not _transparent(words[i]) for i in range(view.body_start, start)):
         return False
     nominal = words[start].endswith("ing") or (
         start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
@@ -600,29 +612,30 @@ def _is_verb_group(word: str) -> bool:
 
 
 def _negated(view: _View, start: int, end: int, carried: bool) -> bool:
-    before = [c for c in view.cues if c.end <= start]
-    verbal = [c for c in before if not c.strict]
-    prepositional = [c for c in before if c.strict]
+    verbal_count = bisect_right(view.verbal_ends, start)
+    prepositional_count = bisect_right(view.prepositional_ends, start)
     flips = 0
-    if verbal:
-        nearest = verbal[-1]
+    if verbal_count:
+        index = verbal_count - 1
+        nearest = view.verbal[index]
         if _governs(view, nearest, start, strict=view.subordinate):
-            flips += 1 + (_double_negations(view, verbal, nearest) or _why_not(view, verbal, nearest))
+            flips += 1 + (_double_negations(view, index) or _why_not(view, index))
     elif carried:
         flips += 1
-    if prepositional and _governs(view, prepositional[-1], start, strict=True):
+    if prepositional_count and _governs(
+        view, view.prepositional[prepositional_count - 1], start, strict=True
+    ):
         flips += 1
     if _predicate_negated(view, start, end) or _not_only_rejected(view, start, end):
         flips += 1
     return flips % 2 == 1
 
 
-def _why_not(view: _View, verbal: Sequence[_Cue], cue: _Cue) -> int:
+def _why_not(view: _View, index: int) -> int:
     """ "I don't see why you shouldn't reinstall": a negation before "why"/"reason" cancels the one after."""
-    earlier = [c for c in verbal if c.end <= cue.start]
-    if not earlier:
+    if index == 0:
         return 0
-    between = view.words[earlier[-1].end : cue.start]
+    between = view.words[view.verbal[index - 1].end : view.verbal[index].start]
     return 1 if any(word in {"why", "reason"} for word in between) else 0
 
 
