@@ -1,6 +1,9 @@
 """The `assay` command line: one module per command under `assay_runner.commands`, dispatched from here.
 
-Exit codes are a contract: 0 verdict Pass, 1 verdict Blocked, 2 bad input or could not run. Heavy modules
+Exit codes are a contract: 0 verdict Pass, 1 verdict Blocked, 2 bad input or could not run, 3 `assay judge`
+found nothing wrong with an ad-hoc answer (online, never a release verdict). A verdict command (score, run,
+gate) exits 0 only when it finished (wrote) a result in this process whose verdict is Pass — `run` in a
+Job, configured with `blockedExitCode: 0`, is the one documented exception for a Blocked result. Heavy modules
 (MLflow, the HTTP client, rich) are imported inside the commands that need them, so start-up stays fast.
 """
 
@@ -18,17 +21,19 @@ from assay_runner.commands import (
     gate,
     judge,
     judges_check,
+    options,
     report,
     run,
     score,
     split,
     validate,
 )
-from assay_runner.commands.options import EXIT_BAD_INPUT
+from assay_runner.commands.options import EXIT_BAD_INPUT, EXIT_PASS
 from assay_runner.errors import AssayError, InputError
 
 Handler = Callable[[argparse.Namespace], int]
 COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report)
+VERDICT_COMMANDS = frozenset({"score", "run", "gate"})
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,8 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
+    options.FINISHED.clear()
     try:
-        return handler(args)
+        code = handler(args)
     except InputError as exc:
         print(f"assay: error: bad input\n{exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -54,10 +60,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("assay: interrupted", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except SystemExit as exc:  # only argparse may end the process, and it ran before the handler
+        print(f"assay: error: could not run (something called sys.exit({exc.code!r}))", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception:  # could not run: say so loudly, never exit 0
         traceback.print_exc()
         print("assay: error: could not run (see the traceback above)", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if code == EXIT_PASS and args.command in VERDICT_COMMANDS and not _finished_a_pass(args.command):
+        print("assay: error: could not run (no result with a Pass verdict was written)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return code
+
+
+def _finished_a_pass(command: str) -> bool:
+    """Exit 0 stands only on a finished result: Pass (or Blocked from `run` told to exit 0, in a Job)."""
+    if not options.FINISHED:
+        return False
+    verdict = options.FINISHED[-1].verdict
+    return verdict == "Pass" or (command == "run" and options.FINISHED[-1].mode == "release")
 
 
 def console() -> None:

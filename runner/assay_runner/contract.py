@@ -190,9 +190,10 @@ class JudgeConfigSummary(WireModel):
 
 
 class GateSettings(WireModel):
-    min_score: float = 0.90
-    ticket_floor: float = 0.70
-    min_pass_hat_k: float | None = None
+    # Every bound is a share in [0, 1]: -1, 2, NaN or 1e9 would make the gate pass everything or nothing.
+    min_score: float = Field(default=0.90, ge=0, le=1)
+    ticket_floor: float = Field(default=0.70, ge=0, le=1)
+    min_pass_hat_k: float | None = Field(default=None, ge=0, le=1)
     """When set and k > 1: the share of tickets that must pass in every repetition (1.0 = all)."""
     require_mlflow: bool = False
     """Block when logging to MLflow failed."""
@@ -202,7 +203,7 @@ class PassCriterion(WireModel):
     """When a ticket repetition counts as passing, for pass rate, pass@k and pass^k."""
 
     kind: Literal["allJudgesTop", "allJudgesThreshold", "minTicketScore"] = "allJudgesTop"
-    min_ticket_score: float | None = None
+    min_ticket_score: float | None = Field(default=None, ge=0, le=1)
 
 
 class ResultConfig(WireModel):

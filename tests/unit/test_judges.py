@@ -168,7 +168,6 @@ def code_judge(code: str) -> Code:
         ("return (1.0, 2)", None, True, "expected (score, reason: str)"),
         ("raise RuntimeError('judge broke')", None, True, "RuntimeError: judge broke"),
         ("return 1/0", None, True, "ZeroDivisionError: division by zero"),
-        ("return (", None, True, "does not compile"),
     ],
     ids=[
         "float",
@@ -185,7 +184,6 @@ def code_judge(code: str) -> Code:
         "bad-tuple",
         "raises",
         "zero-division",
-        "syntax-error",
     ],
 )
 def test_code_judge(code: str, score: float | None, applicable: bool, error: str | None) -> None:
@@ -196,6 +194,17 @@ def test_code_judge(code: str, score: float | None, applicable: bool, error: str
         assert verdict.error is None
     else:
         assert verdict.error is not None and error in verdict.error
+
+
+def test_code_that_does_not_compile_is_refused_by_the_suite() -> None:
+    with pytest.raises(ValueError, match="does not compile"):
+        CodeJudge(name="custom", type="code", weight=0, threshold=1, code="return (")
+
+
+def test_code_file_that_stopped_compiling_blocks_at_judging(tmp_path: Path) -> None:
+    (tmp_path / "judge.py").write_text("def judge(inputs, outputs):\n    return (\n")
+    judge = Code(CodeJudge(name="f", type="code", weight=0, threshold=1, file="judge.py"), tmp_path)
+    assert "does not compile" in (judge.judge(case("x")).error or "")
 
 
 def test_code_judge_from_file(tmp_path: Path) -> None:

@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay_runner.commands.options import EXIT_BLOCKED, EXIT_PASS, Subcommands
-from assay_runner.errors import InputError
+from assay_runner.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from assay_runner.contract import Result
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -39,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     key = parse_key(args.key)
     candidates = []
     for path in map(Path, args.results):
-        result = read_result(path)
+        result = _release(read_result(path), path)
         candidates.append(standing(candidate_name(result, path), result))
     names = [c.name for c in candidates]
     if len(set(names)) != len(names):
@@ -47,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     incumbent = None
     if args.incumbent is not None:
         path = Path(args.incumbent)
-        result = read_result(path)
+        result = _release(read_result(path), path)
         incumbent = standing(candidate_name(result, path), result)
     decision = decide(candidates, incumbent, key, args.on_tie)
     if args.json:
@@ -57,3 +61,10 @@ def run(args: argparse.Namespace) -> int:
 
         print_decision(decision)
     return EXIT_PASS if decision.promote else EXIT_BLOCKED
+
+
+def _release(result: Result, path: Path) -> Result:
+    """Only release results compete: an online result (assay judge) is never promoted."""
+    if result.mode != "release":
+        raise InputError([Problem(str(path), "mode", "an online result (assay judge) is never a release")])
+    return result

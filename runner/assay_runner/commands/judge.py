@@ -1,4 +1,9 @@
-"""`assay judge SUITE --question TEXT --answer FILE`: online judging of one answer, never a release."""
+"""`assay judge SUITE --question TEXT --answer FILE`: online judging of one answer, never a release.
+
+It never exits 0, because 0 means "release" to every script that runs Assay: it exits 3 when the answer
+passes the judges that can run without a key, 1 when it does not, 2 on bad input. Its result.json says
+`mode: online`, and `assay gate` and `assay compare` refuse it.
+"""
 
 from __future__ import annotations
 
@@ -30,11 +35,17 @@ def run(args: argparse.Namespace) -> int:
     from assay_runner.suite import load_suite
     from assay_runner.views.table import print_result
 
+    if not args.question.strip():
+        raise InputError("--question: must not be empty")
     suite = load_suite(args.suite)
     try:
         answer = Path(args.answer).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"--answer {args.answer}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"--answer {args.answer}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     result = asyncio.run(
         judge_online(
             suite,
@@ -51,4 +62,4 @@ def run(args: argparse.Namespace) -> int:
         skipped = [n for n, s in result.judges.items() if s.applicable_tickets == 0]
         if skipped:
             print(f"not run without an answer key: {', '.join(skipped)}")
-    return options.exit_for(result.verdict)
+    return options.EXIT_ONLINE_PASS if result.verdict == "Pass" else options.EXIT_BLOCKED

@@ -13,17 +13,27 @@ if TYPE_CHECKING:
     from assay_runner.contract import Result
     from assay_runner.gateway.access import ModelAccess
 
-EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT, EXIT_ONLINE_PASS = 0, 1, 2, 3
 DEFAULT_STORE = "default"  # `--mlflow` with no value: $MLFLOW_TRACKING_URI, else ./mlflow.db
 
 # What `add_subparsers()` returns; argparse does not export the type.
 Subcommands = Any
 
 
+MAX_REPETITIONS = 100  # as RunConfig.repetitions
+
+
 def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def repetitions(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_REPETITIONS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_REPETITIONS}, got {value}")
     return value
 
 
@@ -112,4 +122,10 @@ def finish(result: Result, **kwargs: Any) -> Result:
     """Write the result's outputs (and log it to MLflow when asked); the result with its MLflow reference."""
     from assay_runner.io.outputs import finish as finish_outputs
 
-    return finish_outputs(result, **kwargs)
+    finished = finish_outputs(result, **kwargs)
+    FINISHED.append(finished)
+    return finished
+
+
+FINISHED: list[Result] = []
+"""Results this process finished (outputs written), newest last: the CLI's exit 0 must rest on one."""

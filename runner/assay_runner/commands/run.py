@@ -42,7 +42,7 @@ def add_parser(commands: Subcommands) -> None:
     add("--answers", help="recorded answers for --agent replay")
     add("--timeout", type=float, default=600.0, help="seconds per ticket before the agent is killed")
     add("--tickets", type=options.tickets, default="all", help="training | validation | all | ids")
-    add("--repetitions", "-k", type=options.positive_int, default=1)
+    add("--repetitions", "-k", type=options.repetitions, default=1)
     add("--concurrency", "-j", type=options.positive_int, default=4)
     add("--out", type=Path, default=Path("assay-out"), help="where result.json and summary.json go")
     add("--summary-path", help="also write the RunSummary here (e.g. /dev/termination-log)")

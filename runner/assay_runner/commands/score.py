@@ -26,7 +26,7 @@ def add_parser(commands: Subcommands) -> None:
     score.add_argument("--config", type=Path, help="the judge phase: a RunConfig with keys and answersDir")
     score.add_argument("--answers", help="DIR/<ticket>/answer.md or DIR/<ticket>/<rep>/answer.md")
     score.add_argument("--keys", help="answer-key file, when SUITE is only the public part (assay split)")
-    score.add_argument("--repetitions", "-k", type=options.positive_int, default=1)
+    score.add_argument("--repetitions", "-k", type=options.repetitions, default=1)
     score.add_argument(
         "--tickets", type=options.tickets, default="all", help="training | validation | all | ids"
     )

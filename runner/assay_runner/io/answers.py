@@ -8,6 +8,11 @@ skipped: the cell is recorded with an error, which blocks the verdict.
 files older trees do not have: `cell.json` next to each answer (exit code, the reason a cell could not be
 answered, wall time, start time, usage) and `answers.json` at the top (what was answered, and why the
 phase stopped early if it did). A cell with neither answer nor `cell.json` was never reached.
+
+An answers tree that could be read two ways is bad input (exit 2) naming the path, never guessed at: a
+folder for a ticket the suite does not have (a typo), a repetition folder outside 1..k (a stray `0`), a
+ticket with both a flat `answer.md` and repetition folders, an `answer.md` or `exit_code` that is not
+UTF-8 (a UTF-16 answer read as UTF-8 is garbage the judges would misread; write answers as UTF-8).
 """
 
 from __future__ import annotations
@@ -122,6 +127,17 @@ def _not_plain(root: Path, folder: Path) -> str | None:
     return None
 
 
+def _utf8(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        hint = " (it starts with a UTF-16 byte-order mark)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise InputError(
+            [Problem(str(path), "", f"not UTF-8 text{hint}: {exc.reason} at byte {exc.start}")]
+        ) from None
+
+
 def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAnswer:
     folder = cell_dir(root, ticket_id, repetition, k)
     answer_path = folder / ANSWER_FILE
@@ -136,7 +152,7 @@ def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAn
     exit_code: int | None = 0
     exit_path = folder / EXIT_CODE_FILE
     if exit_path.is_file():
-        text = exit_path.read_text(encoding="utf-8").strip()
+        text = _utf8(exit_path).strip()
         try:
             exit_code = int(text)
         except ValueError:
@@ -150,7 +166,7 @@ def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAn
     return RecordedAnswer(
         ticket_id=ticket_id,
         repetition=repetition,
-        answer=answer_path.read_text(encoding="utf-8", errors="replace"),
+        answer=_utf8(answer_path).removeprefix("\ufeff"),
         exit_code=exit_code,
         transcript=transcript,
         files=_text_files(folder),
@@ -159,9 +175,14 @@ def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAn
     )
 
 
-def load_answers(root: Path, ticket_ids: list[str], k: int) -> list[RecordedAnswer]:
+def load_answers(
+    root: Path, ticket_ids: list[str], k: int, suite_ids: list[str] | None = None
+) -> list[RecordedAnswer]:
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "answers directory not found")])
+    problems = ambiguities(root, ticket_ids, k, suite_ids if suite_ids is not None else ticket_ids)
+    if problems:
+        raise InputError(problems)
     return [read_cell(root, tid, rep, k) for tid in ticket_ids for rep in range(1, k + 1)]
 
 
@@ -205,6 +226,33 @@ def read_manifest(root: Path) -> AnswersManifest | None:
         return AnswersManifest.model_validate(json.loads(path.read_bytes()))
     except (ValueError, ValidationError) as exc:
         raise InputError([Problem(str(path), "", f"not an answers manifest: {exc}")]) from None
+
+
+def ambiguities(root: Path, ticket_ids: list[str], k: int, suite_ids: list[str]) -> list[Problem]:
+    """What makes the tree readable two ways (see the module docstring)."""
+    problems = [
+        Problem(str(root / name), "", "no ticket of the suite has this id (a typo?); remove or rename it")
+        for name in unknown_folders(root, suite_ids)
+    ]
+    for ticket_id in ticket_ids:
+        folder = root / ticket_id
+        if not folder.is_dir():
+            continue
+        numbered = sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name.isdigit())
+        for name in numbered:
+            if not 1 <= int(name) <= k:
+                problems.append(
+                    Problem(str(folder / name), "", f"repetition folder outside 1..{k} (they count from 1)")
+                )
+        if (folder / ANSWER_FILE).exists() and numbered:
+            problems.append(
+                Problem(str(folder), "", f"has both {ANSWER_FILE} and repetition folders; keep one layout")
+            )
+        if (folder / ANSWER_FILE).exists() and k > 1:
+            problems.append(
+                Problem(str(folder / ANSWER_FILE), "", f"a flat answer with k={k}; use {ticket_id}/1 .. /{k}")
+            )
+    return problems
 
 
 def unknown_folders(root: Path, ticket_ids: list[str]) -> list[str]:

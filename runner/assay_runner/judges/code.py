@@ -7,105 +7,203 @@ score in [0, 1] (a bool counts as 1.0 / 0.0), or `(score, reason)`, or `not_appl
 the code can call. Returning anything else, a score outside [0, 1] or NaN, or raising, is a judge error
 recorded with the exception's last line; it blocks the verdict.
 
-Suite code runs in the runner process only (on the cluster: in the runner pod), never in the operator.
+The code runs in a worker process of its own (`assay_runner.judges.code_worker`), never in the runner: a
+call that takes longer than the judge's `timeoutSeconds` or needs more than `memoryMb` is killed, and
+`sys.exit`, `os._exit` or a crash end only the worker. Each of these is a judge error that blocks; the
+next call starts a fresh worker. Suite code runs in the runner pod, never in the operator.
 """
 
 from __future__ import annotations
 
-import math
-import textwrap
-import traceback
-from collections.abc import Callable
+import contextlib
+import json
+import selectors
+import subprocess
+import sys
+import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from assay_runner.contract import JudgeVerdict
+from assay_runner.judges import code_worker
 from assay_runner.judges.base import Case, failed, not_applicable, scored
+from assay_runner.judges.code_worker import NotApplicable, interpret, last_traceback_line
 from assay_runner.suite.models import CodeJudge
 
-JudgeFunction = Callable[[dict[str, Any], dict[str, Any]], object]
+__all__ = ["Code", "NotApplicable", "interpret", "last_traceback_line"]
+
+START_SECONDS = 30.0  # starting the interpreter and compiling the judge, on a busy machine
 
 
-class NotApplicable:
-    """What `not_applicable(reason)` returns inside judge code."""
-
-    def __init__(self, reason: str = "declared not applicable") -> None:
-        self.reason = reason
+class WorkerGone(Exception):
+    """The worker ended, stalled or answered something that is not a reply."""
 
 
-def compile_judge(spec: CodeJudge, suite_root: Path) -> JudgeFunction:
-    namespace: dict[str, Any] = {"not_applicable": NotApplicable, "__name__": f"assay_judge_{spec.name}"}
-    if spec.code is not None:
-        source = "def judge(inputs, outputs):\n" + textwrap.indent(textwrap.dedent(spec.code), "    ")
-        filename = f"<judge {spec.name}>"
-    else:
-        assert spec.file is not None
-        path = suite_root / spec.file
-        source, filename = path.read_text(encoding="utf-8"), str(path)
-    exec(compile(source, filename, "exec"), namespace)
-    function = namespace.get("judge")
-    if not callable(function):
-        raise ValueError(f"{filename} does not define a function judge(inputs, outputs)")
-    return function  # type: ignore[no-any-return]
+class Worker:
+    """One worker process with the judge compiled in it."""
+
+    def __init__(self, setup: dict[str, Any]) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", code_worker.__file__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=None,  # the judge's prints reach the terminal, as they would in-process
+            text=True,
+            encoding="utf-8",
+        )
+        self.ready = self.call({"compile": setup}, START_SECONDS)
+
+    def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            stdin.write(json.dumps(request) + "\n")
+            stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise WorkerGone(self._ended()) from None
+        line = _read_line(stdout, timeout)
+        if line is None:
+            self.kill()
+            raise WorkerGone(f"took longer than {timeout:g} s (killed)")
+        if not line:
+            raise WorkerGone(self._ended())
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError:
+            self.kill()
+            raise WorkerGone("the worker wrote something that is not a reply") from None
+        if not isinstance(reply, dict):
+            self.kill()
+            raise WorkerGone("the worker wrote something that is not a reply")
+        return reply
+
+    def _ended(self) -> str:
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            return "the judge's worker stopped answering (killed)"
+        if code < 0:
+            return f"the judge's worker was killed by signal {-code} (out of memory or a crash)"
+        return f"judge code ended its worker process (exit code {code})"
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.kill()
 
 
-def interpret(value: object) -> JudgeVerdict:
-    """Turn what judge code returned into a verdict, strictly."""
-    if isinstance(value, NotApplicable):
-        return not_applicable(value.reason)
-    reason = ""
-    if isinstance(value, tuple):
-        if len(value) != 2 or not isinstance(value[1], str):
-            return failed(f"returned a tuple {value!r}; expected (score, reason: str)")
-        value, reason = value
-    if isinstance(value, bool):
-        value = 1.0 if value else 0.0
-    if not isinstance(value, int | float):
-        return failed(f"returned {type(value).__name__} {value!r}; expected a score in [0, 1]")
-    score = float(value)
-    if math.isnan(score) or not 0.0 <= score <= 1.0:
-        return failed(f"returned score {score!r}, outside [0, 1]")
-    return scored(score, reason or f"score {score:g}")
-
-
-def last_traceback_line(exc: BaseException) -> str:
-    return traceback.format_exception_only(type(exc), exc)[-1].strip()
+def _read_line(stream: IO[str], timeout: float) -> str | None:
+    """One line from the worker, or None when none came within `timeout` seconds."""
+    # One request gets exactly one line back, so nothing is ever left buffered in the wrapper between
+    # calls: waiting on the file descriptor is enough.
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(stream, selectors.EVENT_READ)
+        while not selector.select(max(0.0, deadline - time.monotonic())):
+            if time.monotonic() >= deadline:
+                return None
+    return stream.readline()
 
 
 class Code:
     def __init__(self, spec: CodeJudge, suite_root: Path) -> None:
         self.spec = spec
         self.needs_key = spec.needs_key
-        self._function: JudgeFunction | None = None
-        self._compile_error: str | None = None
+        self.budget_seconds = START_SECONDS + spec.timeout_seconds + 5.0
+        self._setup: dict[str, Any] | None = None
+        self._setup_error: str | None = None
+        self._idle: list[Worker] = []
+        self._lock = threading.Lock()
         try:
-            self._function = compile_judge(spec, suite_root)
-        except Exception as exc:  # a broken judge must block every verdict it touches, not crash the run
-            self._compile_error = last_traceback_line(exc)
+            self._setup = _setup(spec, suite_root)
+        except (OSError, UnicodeDecodeError) as exc:
+            self._setup_error = last_traceback_line(exc)
 
     @property
     def name(self) -> str:
         return self.spec.name
 
     def judge(self, case: Case) -> JudgeVerdict:
-        if self._function is None:
-            return failed(f"judge code does not compile: {self._compile_error}")
+        if self._setup is None:
+            return failed(f"judge code does not compile: {self._setup_error}")
         ticket = case.ticket
-        inputs = {
-            "id": ticket.id,
-            "split": ticket.split,
-            "question": ticket.question,
-            "key": ticket.key.model_dump(mode="json", by_alias=True),
-            "repetition": case.repetition,
-        }
-        outputs = {
-            "answer": case.answer,
-            "exit_code": case.exit_code,
-            "transcript": case.transcript,
-            "files": dict(case.files),
+        request = {
+            "inputs": {
+                "id": ticket.id,
+                "split": ticket.split,
+                "question": ticket.question,
+                "key": ticket.key.model_dump(mode="json", by_alias=True),
+                "repetition": case.repetition,
+            },
+            "outputs": {
+                "answer": case.answer,
+                "exit_code": case.exit_code,
+                "transcript": case.transcript,
+                "files": dict(case.files),
+            },
         }
         try:
-            value = self._function(inputs, outputs)
-        except Exception as exc:
-            return failed(last_traceback_line(exc))
-        return interpret(value)
+            worker = self._take()
+        except WorkerGone as exc:
+            return failed(f"judge code could not start: {exc}")
+        if worker.ready.get("kind") != "ready":
+            worker.close()
+            return failed(f"judge code does not compile: {worker.ready.get('error')}")
+        try:
+            reply = worker.call(request, self.spec.timeout_seconds)
+        except WorkerGone as exc:
+            worker.close()
+            return failed(str(exc))
+        with self._lock:
+            self._idle.append(worker)
+        return _verdict(reply)
+
+    def _take(self) -> Worker:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        assert self._setup is not None
+        return Worker(self._setup)
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            worker.close()
+
+
+def _setup(spec: CodeJudge, suite_root: Path) -> dict[str, Any]:
+    file_text = filename = None
+    if spec.file is not None:
+        path = suite_root / spec.file
+        file_text, filename = path.read_text(encoding="utf-8"), str(path)
+    return {
+        "name": spec.name,
+        "code": spec.code,
+        "file": file_text,
+        "filename": filename,
+        "memoryBytes": spec.memory_mb * 1024 * 1024,
+    }
+
+
+def _verdict(reply: dict[str, Any]) -> JudgeVerdict:
+    """A worker's reply as a verdict; anything unexpected is an error, never a score."""
+    kind = reply.get("kind")
+    reason = reply.get("reason")
+    if kind == "not_applicable" and isinstance(reason, str):
+        return not_applicable(reason)
+    score = reply.get("score")
+    if kind == "score" and isinstance(score, int | float) and not isinstance(score, bool):
+        return scored(float(score), reason if isinstance(reason, str) else "")
+    error = reply.get("error")
+    return failed(error if isinstance(error, str) else f"unexpected reply from the judge worker: {reply!r}")

@@ -1,30 +1,27 @@
 """`format`: the answer has the required sections and stays within the word limit.
 
-A section counts when a markdown heading (`## Steps`) or a line that is only bold text (`**Steps**`)
-starts with the section's word, case-insensitively. Score = share of checks passed: one check per
-section plus one for the word limit, so a long but complete answer loses one check, not everything.
+A section counts when a heading starts with the section's word, case-insensitively: a markdown heading
+of any kind (`## Steps`, setext, `<h2>`), a line that is only bold text (`**Steps**`) or a bold label
+with a colon that starts a line (`**Summary:** text`); never a heading inside a code fence. Words are
+counted in any script (see `assay_runner.judges.text.structure`). Score = share of checks passed: one
+check per section plus one for the word limit, so a long but complete answer loses one check, not
+everything.
 """
 
 from __future__ import annotations
 
-import re
-
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored, share
+from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import FormatJudge
-
-_HEADING = re.compile(
-    r"^\s{0,3}(?:#{1,6}\s+(?P<atx>.+?)\s*#*\s*|\*\*(?P<bold>[^*]+)\*\*:?\s*)$", re.MULTILINE
-)
-_WORD = re.compile(r"[0-9A-Za-zÀ-ÖØ-öø-ÿ]+(?:['’.-][0-9A-Za-zÀ-ÖØ-öø-ÿ]+)*")
 
 
 def headings(answer: str) -> list[str]:
-    return [(m.group("atx") or m.group("bold")).strip().lower() for m in _HEADING.finditer(answer)]
+    return answer_view(answer).headings
 
 
 def word_count(answer: str) -> int:
-    return len(_WORD.findall(answer))
+    return answer_view(answer).word_count
 
 
 class Format:
@@ -39,7 +36,8 @@ class Format:
 
     def judge(self, case: Case) -> JudgeVerdict:
         found = headings(case.answer)
-        missing = [s for s in self.spec.sections if not any(h.startswith(s.lower()) for h in found)]
+        wanted = [(s, " ".join(s.casefold().split())) for s in self.spec.sections]
+        missing = [s for s, key in wanted if not any(h.startswith(key) for h in found)]
         words = word_count(case.answer)
         within_limit = words <= self.spec.max_words
         checks = len(self.spec.sections) + 1

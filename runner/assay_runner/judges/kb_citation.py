@@ -3,7 +3,8 @@
 Score = share of the expected article ids cited (partial credit: citing one of two scores 0.5). Citing an
 id that looks like an article id but does not exist in the suite's KB is a fabricated citation and scores 0,
 however many real articles are also cited: a support answer that invents sources cannot be trusted. Not
-applicable when the key expects no article.
+applicable when the key expects no article. Ids are read from the text a reader sees (the shared
+`AnswerView.plain`): an id only in a link target, an HTML comment or struck-out text is not a citation.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterable
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
+from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import KbCitationJudge
 
 
@@ -20,7 +22,7 @@ def _id_shapes(known_ids: Iterable[str]) -> re.Pattern[str]:
     # "KB-1003" -> prefix "KB-": anything with a known prefix followed by digits counts as a citation.
     prefixes = sorted({re.match(r"^(\D*)", article).group(1) for article in known_ids} - {""})  # type: ignore[union-attr]
     alternatives = "|".join(re.escape(prefix) for prefix in prefixes) or r"KB-"
-    return re.compile(rf"(?<![\w-])(?:{alternatives})\d[\w.-]*(?<![.-])", re.IGNORECASE)
+    return re.compile(rf"(?<![^\W_])(?:{alternatives})\d[\w.-]*(?<![.-])", re.IGNORECASE)
 
 
 class KbCitation:
@@ -36,7 +38,22 @@ class KbCitation:
         return self.spec.name
 
     def cited(self, answer: str) -> set[str]:
-        return {match.group(0).upper() for match in self._citation.finditer(answer)}
+        """Article ids the reader sees (not in link targets, comments or struck text): a known id followed
+        by a file extension or a section (`KB-1003.html`, `kb/KB-1003.md`, `KB-1003.2`) cites it."""
+        return {
+            self._article(match.group(0).upper())
+            for match in self._citation.finditer(answer_view(answer).plain)
+        }
+
+    def _article(self, candidate: str) -> str:
+        if candidate in self.known:
+            return candidate
+        parts = candidate.split(".")
+        for end in range(len(parts) - 1, 0, -1):  # the longest known id before a dot
+            head = ".".join(parts[:end])
+            if head in self.known:
+                return head
+        return parts[0]
 
     def judge(self, case: Case) -> JudgeVerdict:
         expected = case.ticket.key.kb

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored
 from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import Forbidden, PolicyJudge
 
 
@@ -43,7 +44,8 @@ class Policy:
         rules = self.suite_rules + to_rules(case.ticket.key.forbidden)
         if not rules:
             return scored(1.0, "no forbidden content is configured")
-        violations = find_violations(case.answer, rules)
+        view = answer_view(case.answer)
+        violations = find_violations(case.answer, rules, view.sentences, view.tokens)
         if not violations:
             return scored(1.0, f"none of {len(rules)} forbidden item(s) recommended")
         shown = "; ".join(f'{v.rule.display} in "{v.clause}"' for v in violations[:3])

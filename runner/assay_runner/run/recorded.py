@@ -104,7 +104,8 @@ async def score_answers(
     """`inputs` and `gate`: the judge phase's (digests of what was mounted, the effective gate); the
     suite's own otherwise. `agent_price` prices the usage the answer phase recorded per cell."""
     started = now_iso()
-    recorded = answer_store.load_answers(answers_dir, [t.id for t in tickets], k)
+    suite_ids = [t.id for t in suite.tickets]
+    recorded = answer_store.load_answers(answers_dir, [t.id for t in tickets], k, suite_ids)
     manifest = answer_store.read_manifest(answers_dir)
     judges = build_judges(suite, access.client if access else None, judge_model)
     limit = asyncio.Semaphore(concurrency)

@@ -7,13 +7,13 @@ everything to fix; nothing is scored from a suite that does not validate.
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from assay_runner.errors import InputError, Problem
-from assay_runner.judges.text.match import phrase_tokens
+from assay_runner.judges.text.match import tokenize
 from assay_runner.suite.models import AnswerKey, JudgeSpec, KeysFile, SuiteSpec, Ticket, TicketsFile
 from assay_runner.suite.yamlsource import YamlDocument
 
@@ -113,6 +113,17 @@ def _load_tickets(
         return spec.tickets, suite_doc
     assert spec.tickets_file is not None
     tickets_path = root / spec.tickets_file
+    resolved = tickets_path.resolve()
+    where = Problem(suite_doc.display, "ticketsFile", "", suite_doc.line_of(("ticketsFile",)))
+    if root.resolve() not in resolved.parents:
+        problems.append(replace(where, message=f"{spec.tickets_file!r} must name a file inside the suite"))
+        return [], None
+    if not resolved.exists():
+        problems.append(Problem(str(tickets_path), "", "file not found"))
+        return [], None
+    if not resolved.is_file():
+        problems.append(replace(where, message=f"{spec.tickets_file!r} is not a file in the suite"))
+        return [], None
     doc = YamlDocument(tickets_path, str(tickets_path))
     files[spec.tickets_file] = tickets_path.read_bytes()
     try:
@@ -229,11 +240,9 @@ def _cross_check(
 
 
 def has_words(phrase: str) -> bool:
-    try:
-        phrase_tokens(phrase)
-    except ValueError:
-        return False
-    return True
+    # The words before normalisation: normalising would load the markup engine before the first agent
+    # starts. A phrase that is only markup ("<b></b>") passes here and is a judge error when judged.
+    return bool(tokenize(phrase))
 
 
 def _check_code_files(
@@ -265,4 +274,15 @@ def _check_code_files(
             )
         else:
             files[source] = path.read_bytes()
+            try:
+                compile(files[source].decode("utf-8"), str(path), "exec")
+            except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
+                problems.append(
+                    Problem(
+                        doc.display,
+                        f"judges[{index}].file",
+                        f"{source} does not compile: {exc}",
+                        doc.line_of(("judges", index, "file")),
+                    )
+                )
     return problems

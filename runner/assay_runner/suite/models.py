@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from assay_runner.contract import GateSettings, PassCriterion, PriceConfig, Split, WireModel
 
@@ -18,13 +18,33 @@ TICKET_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
 KB_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
 
 
+_HAS_WORD = re.compile(r"[^\W_]")
+
+
+def _has_words(text: str) -> str:
+    """A phrase must have a word to look for ("!!!" has none and could never be matched)."""
+    if not _HAS_WORD.search(text):
+        raise ValueError(f"{text!r} has no words to look for")
+    return text
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return text
+
+
+Phrase = Annotated[str, AfterValidator(_has_words)]
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+
+
 class ForbiddenPattern(WireModel):
     """A forbidden item given as a mapping: a phrase or a regular expression, with options."""
 
-    phrase: str | None = None
+    phrase: Phrase | None = None
     """A plain phrase, matched on whole words, tolerant of case and inflection."""
     pattern: str | None = None
-    """A case-insensitive regular expression, matched against each clause."""
+    """A case-insensitive regular expression (RE2 syntax), matched against each clause."""
     allow_negated: bool = True
     """A clause that negates the forbidden action does not count ("do not reinstall")."""
     label: str | None = None
@@ -35,14 +55,13 @@ class ForbiddenPattern(WireModel):
         if (self.phrase is None) == (self.pattern is None):
             raise ValueError("give exactly one of 'phrase' or 'pattern'")
         if self.pattern is not None:
-            try:
-                re.compile(self.pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression {self.pattern!r}: {exc}") from exc
+            from assay_runner.judges.text.patterns import compile_pattern
+
+            compile_pattern(self.pattern)  # RE2 syntax, and not matching the empty text
         return self
 
 
-Forbidden = str | ForbiddenPattern
+Forbidden = Phrase | ForbiddenPattern
 
 
 class JudgeBase(WireModel):
@@ -99,7 +118,7 @@ class FormatJudge(JudgeBase):
     """Required markdown sections and a word limit; score = share of checks passed."""
 
     type: Literal["format"]
-    sections: list[str] = Field(default_factory=lambda: ["Summary", "Steps", "Next"])
+    sections: list[Phrase] = Field(default_factory=lambda: ["Summary", "Steps", "Next"])
     """Heading words the answer must contain as markdown headings, in any order."""
     max_words: int = Field(default=250, ge=1)
 
@@ -108,7 +127,7 @@ class AbstentionJudge(JudgeBase):
     """Declines when the key says to abstain (citing the scope policy), answers otherwise."""
 
     type: Literal["abstention"]
-    refusal_phrases: list[str] | None = None
+    refusal_phrases: list[Phrase] | None = None
     """Phrases that mark a refusal; the built-in list when omitted."""
 
 
@@ -129,11 +148,23 @@ class CodeJudge(JudgeBase):
     """Path relative to the suite directory of a file defining `judge(inputs, outputs)`."""
     needs_key: bool = True
     """False when the judge can run without an answer key (online judging)."""
+    timeout_seconds: float = Field(default=10.0, gt=0, le=600)
+    """Per call: a slower call is killed and recorded as a judge error (blocks)."""
+    memory_mb: int = Field(default=1024, ge=64, le=65536)
+    """Address-space limit of the worker process the code runs in."""
 
     @model_validator(mode="after")
     def _one_source(self) -> CodeJudge:
         if (self.code is None) == (self.file is None):
             raise ValueError("give exactly one of 'code' or 'file'")
+        if self.code is not None:
+            from assay_runner.judges.code_worker import judge_source
+
+            source, filename = judge_source(self.name, self.code, None, None)
+            try:
+                compile(source, filename, "exec")
+            except (SyntaxError, ValueError) as exc:
+                raise ValueError(f"code does not compile: {exc}") from None
         return self
 
 
@@ -206,7 +237,7 @@ class AnswerKey(WireModel):
 class Ticket(WireModel):
     id: str = Field(pattern=TICKET_ID)
     split: Split
-    question: str = Field(min_length=1)
+    question: NonBlank
     key: AnswerKey = Field(default_factory=AnswerKey)
 
 

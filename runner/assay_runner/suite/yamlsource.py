@@ -37,6 +37,24 @@ def _walk(
             _walk(item, (*path, index), out, dupes)
 
 
+def _refuse_aliases(root: yaml.Node, display: str) -> None:
+    """A node reached twice is an alias (`*name`). Suites do not need them, and a few nested aliases
+    expand to billions of values (a "billion laughs" bomb) for the walk and the validation after it."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            line = node.start_mark.line + 1
+            raise InputError([Problem(display, "", "YAML aliases (*name) are not allowed in a suite", line)])
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+
+
 class YamlDocument:
     """A parsed YAML file: its data, and the line of every key and item."""
 
@@ -49,23 +67,32 @@ class YamlDocument:
             raise InputError([Problem(display, "", "file not found")]) from None
         except UnicodeDecodeError as exc:
             raise InputError([Problem(display, "", f"not UTF-8 text: {exc}")]) from None
+        except OSError as exc:
+            raise InputError([Problem(display, "", f"cannot read: {exc.strerror or exc}")]) from None
         # One parse gives both the nodes (for lines and duplicates) and the data; libyaml's parser when
         # present (several times faster than the pure-Python one, with the same marks and errors).
         loader = SAFE_LOADER(text)
         try:
             node = loader.get_single_node()
+            if node is not None:
+                _refuse_aliases(node, display)
             self.data: object = loader.construct_document(node) if node is not None else None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark is not None else None
             problem = getattr(exc, "problem", None) or str(exc)
             raise InputError([Problem(display, "", f"invalid YAML: {problem}", line)]) from None
+        except RecursionError:
+            raise InputError([Problem(display, "", "invalid YAML: nested too deeply")]) from None
         finally:
             loader.dispose()
         self.lines: dict[Location, int] = {}
         duplicates: list[tuple[Location, int]] = []
         if node is not None:
-            _walk(node, (), self.lines, duplicates)
+            try:
+                _walk(node, (), self.lines, duplicates)
+            except RecursionError:
+                raise InputError([Problem(display, "", "invalid YAML: nested too deeply")]) from None
         if duplicates:
             raise InputError(
                 [

@@ -41,8 +41,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
+
+from assay_runner.judges.text.homoglyphs import HOMOGLYPHS
 
 __all__ = [
     "Token",
@@ -76,46 +78,118 @@ _CHAR_MAP = str.maketrans(
         "\u200c": None,
         "\u200d": None,
         "\ufeff": None,
+        "\u2060": None,  # word joiner
+        "\u00a0": " ",  # no-break space (NFKC leaves it a space-like character of its own)
     }
+    | HOMOGLYPHS
 )
 
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-_STRIKE = re.compile(r"~~[^\n]*?~~")
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~).*$", re.MULTILINE)
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
-_LINK = re.compile(r"\[([^\]\n]+)\]\([^)\n]*\)")
-_REF_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
-_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
+
+# The markup patterns run on RE2 (google-re2), which matches in time linear in the text: Python's `re`
+# backtracks, and `<!--` repeated without a closing `-->` (or `~~` without its pair) made it quadratic.
+# Compiled on first use, so that loading a suite (before the first agent starts) does not import RE2.
+class _Markup:
+    def __init__(self) -> None:
+        import re2
+
+        self.html_comment = re2.compile(r"(?s)<!--.*?-->")
+        self.strike = re2.compile(r"~~[^\n]*?~~")
+        self.fence_line = re2.compile(r"(?m)^[ \t]*(?:```|~~~).*$")
+        self.autolink = re2.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
+        self.html_tag = re2.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
+        # Block-level tags separate words; inline ones (<em>, <b>, <span>...) do not: "re<em>install</em>"
+        # is rendered as one word, and so is a word with an HTML comment inside it.
+        self.block_tag = re2.compile(
+            r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|hr|blockquote|pre|dd|dt|dl|section)"
+            r"(?:\s[^<>\n]*)?/?>"
+        )
+        self.escape = re2.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
+
+
+@lru_cache(maxsize=1)
+def _markup() -> _Markup:
+    return _Markup()
+
+
 _BULLET_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*[*+-][ \t]+")
 # Underscores used as emphasis sit at a word edge; an underscore inside a word (snake_case) stays.
 _EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
+_MAX_PASSES = 8
+_BRACKET = re.compile(r"[\[\]\n]")
 
 
 def normalize(text: str) -> str:
-    """Plain text of a markdown answer, punctuation and line breaks kept. Idempotent."""
-    # Removing one marker can complete another ("[[a](b)](c)", "~*~x~~"), so repeat until stable;
-    # every step that changes the text shortens it, so this ends.
-    while (plain := _normalize_once(text)) != text:
+    """Plain text of a markdown answer, punctuation and line breaks kept. Idempotent up to 8 levels of
+    markup that only appears once other markup is removed (`<[a](b)>`); every pass is linear."""
+    text = unicodedata.normalize("NFKC", text).translate(_CHAR_MAP)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # Removing one marker can complete another ("<[x](y)b>"), so repeat until stable (bounded).
+    for _ in range(_MAX_PASSES):
+        plain = _normalize_once(text)
+        if plain == text:
+            break
         text = plain
-    return plain
+    return text
 
 
 def _normalize_once(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).translate(_CHAR_MAP)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _HTML_COMMENT.sub(" ", text)
-    text = _FENCE_LINE.sub("", text)
-    text = _STRIKE.sub(" ", text)
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
-    text = _REF_LINK.sub(r"\1", text)
-    text = _AUTOLINK.sub(r"\1", text)
-    text = _HTML_TAG.sub(" ", text)
-    text = _ESCAPE.sub(r"\1", text)
+    markup = _markup()
+    text = markup.html_comment.sub("", text)
+    text = markup.fence_line.sub("", text)
+    text = markup.strike.sub(" ", text)
+    text = strip_links(text)
+    text = markup.autolink.sub(r"\1", text)
+    text = markup.block_tag.sub(" ", text)
+    text = markup.html_tag.sub("", text)
+    text = markup.escape.sub(r"\1", text)
     text = text.replace("`", "")
     return "\n".join(_strip_emphasis(line) for line in text.split("\n"))
+
+
+def strip_links(text: str) -> str:
+    """`[text](target)` -> text, `![alt](src)` -> alt, `[text][ref]` -> text, nested ones included, in
+    one pass linear in the text (a stack of open brackets; the closing `)` / `]` found by a forward
+    search whose result is reused, so no position is scanned twice). Links do not cross lines."""
+    cut: list[tuple[int, int]] = []  # spans to remove
+    opened: list[int] = []
+    next_found = {")": -1, "]": -1, "\n": -1}
+
+    def find(char: str, start: int) -> int:
+        if next_found[char] < start:
+            found = text.find(char, start)
+            next_found[char] = found if found >= 0 else len(text) + 1
+        return next_found[char]
+
+    n = len(text)
+    resume = 0
+    for bracket in _BRACKET.finditer(text):
+        i = bracket.start()
+        if i < resume:
+            continue  # inside a link target already cut
+        char = text[i]
+        if char == "\n":
+            opened.clear()
+        elif char == "[":
+            opened.append(i)
+        elif opened:
+            start = opened.pop()
+            after = text[i + 1] if i + 1 < n else ""
+            if after and after in "([":
+                close = find(")" if after == "(" else "]", i + 2)
+                if close <= n and close < find("\n", i + 2) and (after == "(" or close > i + 2):
+                    image = start > 0 and text[start - 1] == "!"
+                    cut.append((start - 1 if image else start, start + 1))
+                    cut.append((i, close + 1))
+                    resume = close + 1
+    if not cut:
+        return text
+    cut.sort()
+    pieces, position = [], 0
+    for begin, end in cut:
+        pieces.append(text[position:begin])
+        position = max(position, end)
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def _strip_emphasis(line: str) -> str:
@@ -131,10 +205,10 @@ _WORD = r"[^\W_]+"
 # Apostrophes join contractions; `.`, `,` and `:` join only digits (1.5, 10:30, 1,000).
 _TOKEN = re.compile(rf"{_WORD}(?:(?:['\u2019]|(?<=\d)[.,:](?=\d)){_WORD})*")
 _JOINERS = frozenset("-_\u2010\u2011")
+_PREFIXES = frozenset({"re"})
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(NamedTuple):
     """One word of a text, with its offsets in the string it was read from."""
 
     text: str
@@ -152,7 +226,11 @@ def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     for m in _TOKEN.finditer(text):
         word = m.group().casefold().replace("\u2019", "'")
-        joined = bool(tokens) and m.start() - tokens[-1].end == 1 and text[m.start() - 1] in _JOINERS
+        gap = m.start() - tokens[-1].end if tokens else 0
+        # "re install" is "re-install": a prefix split off by a space is still part of the word.
+        joined = gap == 1 and (
+            text[m.start() - 1] in _JOINERS or (tokens[-1].text in _PREFIXES and text[m.start() - 1] == " ")
+        )
         tokens.append(Token(word, stem(word), m.start(), m.end(), joined))
     return tokens
 
@@ -185,6 +263,7 @@ _KEEP = frozenset(
 _NO_UNDOUBLE = frozenset("aeiouylszf")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light inflection key for an English word: same key for the forms of one verb or noun.
 
@@ -283,13 +362,16 @@ def _has_compound(tokens: Sequence[Token]) -> bool:
 
 def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple[int, int]]:
     n = len(wanted)
+    first = wanted[0].stem
     spans = []
-    for i in range(len(tokens) - n + 1):
+    for i in [i for i, token in enumerate(tokens) if token.stem == first]:
+        if i + n > len(tokens):
+            break
         starts_inside = tokens[i].joined
         ends_inside = i + n < len(tokens) and tokens[i + n].joined
         if starts_inside or ends_inside:
             continue
-        if all(tokens[i + k].stem == wanted[k].stem for k in range(n)):
+        if all(tokens[i + k].stem == wanted[k].stem for k in range(1, n)):
             spans.append((i, i + n))
     return spans
 

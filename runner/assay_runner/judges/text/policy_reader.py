@@ -84,11 +84,12 @@ Known limits (by design, a deterministic reader, no parser)
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from assay_runner.judges.text.match import Token, find_phrase, normalize, phrase_tokens, stem, tokenize
+from assay_runner.judges.text.patterns import compile_pattern
 
 __all__ = [
     "Clause",
@@ -100,11 +101,6 @@ __all__ = [
 ]
 
 # ------------------------------------------------------------------------------------------------ rules
-
-
-@lru_cache(maxsize=512)
-def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -126,10 +122,7 @@ class ForbiddenRule:
         if self.phrase is not None:
             phrase_tokens(self.phrase)  # raises ValueError on a phrase with no words
         elif self.pattern is not None:
-            try:
-                _compile(self.pattern)
-            except re.error as exc:
-                raise ValueError(f"invalid regular expression {self.pattern!r}: {exc}") from exc
+            compile_pattern(self.pattern)  # raises PatternError (a ValueError)
 
     @property
     def display(self) -> str:
@@ -215,12 +208,23 @@ _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "etc", "vs", "approx", "incl", "mr", "mrs", "ms", "dr", "st", "cf", "al"}
 )
 _HAS_WORD = re.compile(r"[^\W_]")
+_ABBREVIATION_LOOKBACK = 16
+# A line ending in ":" that tells the reader not to do what follows: its list items are negated.
+_NEGATING_INTRO = re.compile(
+    r"\b(?:do\s+not|don't|dont|never|avoid|refrain|not\s+to\s+do|must\s+not|should\s+not|shouldn't)\b",
+    re.IGNORECASE,
+)
 
 
 def split_sentences(text: str) -> list[str]:
     """The sentences of a markdown answer, normalised, in reading order (see the module docstring)."""
+    return sentences_of_plain(normalize(text))
+
+
+def sentences_of_plain(plain: str) -> list[str]:
+    """The sentences of an answer already normalised (`AnswerView.sentences`)."""
     sentences: list[str] = []
-    for block in _blocks(normalize(text)):
+    for block in _blocks(plain):
         sentences.extend(_split_block(block))
     return [s for s in sentences if _HAS_WORD.search(s)]
 
@@ -229,11 +233,18 @@ def _blocks(text: str) -> list[str]:
     """Paragraphs, list items, headings and table cells, with soft-wrapped lines joined."""
     blocks: list[str] = []
     current: list[str] = []
+    state = {"item": False, "intro": False}
 
     def flush() -> None:
         if current:
-            blocks.append(" ".join(current))
+            block = " ".join(current)
+            if state["item"] and state["intro"]:
+                block = "Do not " + block  # an item under "Do not:" / "Avoid the following:"
+            elif not state["item"]:
+                state["intro"] = block.rstrip().endswith(":") and bool(_NEGATING_INTRO.search(block))
+            blocks.append(block)
             current.clear()
+        state["item"] = False
 
     for raw in text.split("\n"):
         line = _QUOTE.sub("", raw)
@@ -244,9 +255,11 @@ def _blocks(text: str) -> list[str]:
             blocks.extend(cell.strip() for cell in line.strip().strip("|").split("|"))
         elif heading := _HEADING.match(line):
             flush()
-            blocks.append(line[heading.end() :].strip().rstrip("#").strip())
+            current.append(line[heading.end() :].strip().rstrip("#").strip())
+            flush()
         elif bullet := _BULLET.match(line):
             flush()
+            state["item"] = True
             current.append(line[bullet.end() :].strip())
         else:
             current.append(line.strip())
@@ -258,7 +271,7 @@ def _split_block(block: str) -> list[str]:
     sentences: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(block):
-        if m.group() == "." and _is_abbreviation(block[: m.start()]):
+        if m.group() == "." and _is_abbreviation(block, m.start()):
             continue
         sentences.append(block[start : m.end()].strip())
         start = m.end()
@@ -266,8 +279,9 @@ def _split_block(block: str) -> list[str]:
     return [s for s in sentences if s]
 
 
-def _is_abbreviation(before: str) -> bool:
-    m = _WORD_BEFORE.search(before)
+def _is_abbreviation(block: str, end: int) -> bool:
+    # Only the few characters before the period matter: looking further made the split quadratic.
+    m = _WORD_BEFORE.search(block, max(0, end - _ABBREVIATION_LOOKBACK), end)
     if not m:
         return False
     word = m.group(1).casefold()
@@ -409,7 +423,7 @@ _REVERSERS = _stemset(
     """
     hard difficult complicated tricky hesitate forget forgot fail worry worries panic fret wait delay
     afraid only just merely matter doubt problem big much long sure hurt harm lose lost break broke
-    damage affect mind wrong beat bad take takes took cost
+    damage affect mind wrong beat bad take takes took cost short
     """
 )
 # Predicates that, negated, reject the subject: "reinstalling is not necessary / won't help".
@@ -424,9 +438,18 @@ _PREDICATES = _stemset(
 _REJECTING = _stemset(
     """
     unnecessary pointless useless unhelpful futile discouraged prohibited forbidden unsupported waste
+    mistake risky dangerous harmful unwise inadvisable bad
     """
 )
 _COORDINATORS = frozenset({"or", "nor", "and"})
+_MAX_CHAIN = 8  # negations stacked on one another ("not not not ...") are read no further back than this
+_RESTARTS = _wordset("just simply please so then")
+_FORBIDDING = _wordset(
+    "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
+)
+_ADVISING = _stemset("recommend advise caution warn argue decide")
+# Subjects whose past-tense verb reports what happened rather than advising it.
+_REPORTERS = _wordset("you they i we he she customer user users customers already")
 
 
 @dataclass(frozen=True)
@@ -449,11 +472,21 @@ class _View:
     subordinate: bool = False
     words: list[str] = field(init=False)
     cues: list[_Cue] = field(init=False)
+    verbal: list[_Cue] = field(init=False)
+    verbal_ends: list[int] = field(init=False)
+    prepositional: list[_Cue] = field(init=False)
+    prepositional_ends: list[int] = field(init=False)
     body_start: int = field(init=False)
 
     def __post_init__(self) -> None:
         self.words = [t.text for t in self.tokens]
         self.cues = _find_cues(self.words)
+        # Cues by kind with their ends, so each match finds the cues before it by bisection: a clause
+        # with thousands of negated matches stays linear.
+        self.verbal = [c for c in self.cues if not c.strict]
+        self.verbal_ends = [c.end for c in self.verbal]
+        self.prepositional = [c for c in self.cues if c.strict]
+        self.prepositional_ends = [c.end for c in self.prepositional]
         opener_words = self.opener.split() if self.opener and self.opener[:1].isalpha() else []
         self.body_start = len(opener_words) if self.words[: len(opener_words)] == opener_words else 0
 
@@ -471,6 +504,10 @@ def _find_cues(words: Sequence[str]) -> list[_Cue]:
             continue
         if w in {"without", "avoid", "avoiding", "stop", "stopping"}:
             cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
+        elif w in _FORBIDDING or (w == "against" and stem(prev) in _ADVISING):
+            cues.append(_Cue(i, i + 1, strict=True, directive=True))  # "policy forbids", "advise against"
+        elif w in {"impossible", "unable"}:
+            cues.append(_Cue(i, i + 1, strict=False, directive=False))
         elif w == "not" and prev != "or":  # "whether or not" negates nothing
             cues.append(_Cue(i, i + 1, strict=False, directive=prev not in _DESCRIPTIVE_BEFORE_NOT))
         elif w in {"never", "neither"}:
@@ -498,6 +535,8 @@ def _governs(view: _View, cue: _Cue, start: int, *, strict: bool) -> bool:
     if head is None:
         return True  # only transparent words between the cue and the match: the match is its head
     if not strict:
+        if not cue.directive and any(w in _RESTARTS for w in view.words[head + 1 : start]):
+            return False  # a run-on: "It won't open just reinstall it" starts new advice at "just"
         return stem(view.words[head]) not in _REVERSERS
     return _coordinated(view, cue, start)
 
@@ -519,10 +558,10 @@ def _coordinated(view: _View, cue: _Cue, start: int) -> bool:
     return True
 
 
-def _double_negations(view: _View, verbal: Sequence[_Cue], cue: _Cue) -> int:
-    """How many earlier cues have this cue as their head ("no reason not to", "can't not")."""
-    count, current = 0, cue
-    for earlier in reversed(verbal[: verbal.index(cue)]):
+def _double_negations(view: _View, index: int) -> int:
+    """How many earlier cues have the verbal cue `index` as their head ("no reason not to", "can't not")."""
+    count, current = 0, view.verbal[index]
+    for earlier in reversed(view.verbal[max(0, index - _MAX_CHAIN) : index]):
         fresh = view.words[current.start - 1] in {"do", "does", "did", "please"} if current.start else True
         if (
             fresh
@@ -538,7 +577,8 @@ def _predicate_negated(view: _View, start: int, end: int) -> bool:
     """ "Disabling the firewall is not necessary" / "is unnecessary": the match is the subject of a
     predicate that rejects it."""
     words = view.words
-    if start >= len(words) or any(not _transparent(w) for w in words[view.body_start : start]):
+    # Index by index, not a slice: a slice up to every match made long clauses quadratic.
+    if start >= len(words) or any(not _transparent(words[i]) for i in range(view.body_start, start)):
         return False
     nominal = words[start].endswith("ing") or (
         start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
@@ -550,7 +590,7 @@ def _predicate_negated(view: _View, start: int, end: int) -> bool:
     while after < len(words) and _is_adverb(words[after]):
         after += 1  # "will definitely not", "is really not"
     negated = words[verb] in _NT_ALL or words[verb].endswith("n't")
-    if not negated and after < len(words) and words[after] in {"not", "never"}:
+    if not negated and after < len(words) and words[after] in {"not", "never", "neither"}:
         negated, after = True, after + 1
     for later in words[after : after + 3]:
         key = stem(later)
@@ -572,21 +612,49 @@ def _is_verb_group(word: str) -> bool:
 
 
 def _negated(view: _View, start: int, end: int, carried: bool) -> bool:
-    before = [c for c in view.cues if c.end <= start]
-    verbal = [c for c in before if not c.strict]
-    prepositional = [c for c in before if c.strict]
+    verbal_count = bisect_right(view.verbal_ends, start)
+    prepositional_count = bisect_right(view.prepositional_ends, start)
     flips = 0
-    if verbal:
-        nearest = verbal[-1]
+    if verbal_count:
+        index = verbal_count - 1
+        nearest = view.verbal[index]
         if _governs(view, nearest, start, strict=view.subordinate):
-            flips += 1 + _double_negations(view, verbal, nearest)
+            flips += 1 + (_double_negations(view, index) or _why_not(view, index))
     elif carried:
         flips += 1
-    if prepositional and _governs(view, prepositional[-1], start, strict=True):
+    if prepositional_count and _governs(
+        view, view.prepositional[prepositional_count - 1], start, strict=True
+    ):
         flips += 1
-    if _predicate_negated(view, start, end):
+    if _predicate_negated(view, start, end) or _not_only_rejected(view, start, end):
         flips += 1
     return flips % 2 == 1
+
+
+def _why_not(view: _View, index: int) -> int:
+    """ "I don't see why you shouldn't reinstall": a negation before "why"/"reason" cancels the one after."""
+    if index == 0:
+        return 0
+    between = view.words[view.verbal[index - 1].end : view.verbal[index].start]
+    return 1 if any(word in {"why", "reason"} for word in between) else 0
+
+
+def _not_only_rejected(view: _View, start: int, end: int) -> bool:
+    """ "Not only is a reinstall unnecessary, ...": the rejecting word follows the subject."""
+    words = view.words
+    if words[view.body_start : view.body_start + 2] != ["not", "only"]:
+        return False
+    return any(stem(word) in _REJECTING for word in words[end : end + 4])
+
+
+def _reported(view: _View, start: int, end: int, question: bool) -> bool:
+    """A past-tense match after a reporting subject ("you reinstalled", "the customer already
+    reinstalled", "have you reinstalled?") tells what happened; it does not advise it."""
+    words = view.words
+    if not words[start].endswith("ed"):
+        return False
+    before = [w for w in words[max(0, start - 3) : start] if w not in {"have", "has", "had", "just"}]
+    return bool(before) and (before[-1] in _REPORTERS or (question and before[-1] in {"it", "that"}))
 
 
 def _carried_negation(views: Sequence[_View], clauses: Sequence[Clause]) -> list[bool]:
@@ -627,34 +695,88 @@ def _matches(rule: ForbiddenRule, text: str, tokens: Sequence[Token]) -> list[tu
     if rule.phrase is not None:
         return [(s, e, tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(tokens, rule.phrase)]
     found = []
-    for m in _compile(rule.pattern or "").finditer(text):
+    ends = [t.end for t in tokens]
+    starts = [t.start for t in tokens]
+    for m in compile_pattern(rule.pattern or "").finditer(text):
         if m.end() == m.start():
             continue
-        s = next((i for i, t in enumerate(tokens) if t.end > m.start()), len(tokens))
-        e = next((i for i, t in enumerate(tokens) if t.start >= m.end()), len(tokens))
+        s = bisect_right(ends, m.start())  # the first token ending after the match starts
+        e = bisect_left(starts, m.end())  # the first token starting at or after the match's end
         found.append((s, max(s, e), m.start(), m.end()))
     return found
 
 
-def find_violations(text: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
+def _anchored(pattern: str) -> bool:
+    return any(anchor in pattern for anchor in ("^", "$", "\\A", "\\z"))
+
+
+class _Candidates:
+    """Which sentences can hold a match of a rule: a cheap test that never drops a real match.
+
+    A phrase matches in a sentence only where it matches in the whole answer, so a sentence without the
+    first word of any whole-answer match is skipped; a pattern is tried on the sentence first. This keeps
+    the reader linear in practice: only sentences that mention forbidden words are read clause by clause.
+    """
+
+    def __init__(self, rules: Sequence[ForbiddenRule], tokens: Sequence[Token] | None) -> None:
+        self.first_words: list[frozenset[str] | None] = []
+        for rule in rules:
+            if rule.phrase is not None and tokens is not None:
+                spans = find_phrase(tokens, rule.phrase)
+                self.first_words.append(frozenset(tokens[s].text for s, _ in spans))
+            else:
+                self.first_words.append(None)
+        self.rules = rules
+
+    def possible(self, index: int, folded: str, sentence: str) -> bool:
+        words = self.first_words[index]
+        if words is not None:
+            return any(word in folded for word in words)
+        pattern = self.rules[index].pattern
+        if pattern is not None and not _anchored(pattern):
+            return compile_pattern(pattern).search(sentence) is not None
+        return True
+
+
+def find_violations(
+    text: str,
+    rules: Sequence[ForbiddenRule],
+    sentences: Sequence[str] | None = None,
+    tokens: Sequence[Token] | None = None,
+) -> list[Violation]:
     """Every (rule, clause) where the answer states forbidden content that is not negated.
 
-    At most one violation per rule and clause, ordered by sentence, clause, then rule order.
+    At most one violation per rule and clause, ordered by sentence, clause, then rule order. `sentences`
+    and `tokens`, when given, are the answer's sentences and the words of its normalised text
+    (`AnswerView`); without `tokens` every sentence is read.
     """
+    if sentences is None:
+        plain = normalize(text)
+        sentences, tokens = sentences_of_plain(plain), tokenize(plain)
+    candidates = _Candidates(rules, tokens)
     found: list[tuple[int, int, int, Violation]] = []
-    for si, sentence in enumerate(split_sentences(text)):
+    for si, sentence in enumerate(sentences):
+        folded = sentence.casefold().replace("\u2019", "'")
+        wanted = [ri for ri in range(len(rules)) if candidates.possible(ri, folded, sentence)]
+        if not wanted:
+            continue
+        question = sentence.rstrip().endswith("?")
         clauses = _clauses_of(sentence, si)
         views = [_View(c.text, tokenize(c.text), c.opener, c.subordinate) for c in clauses]
         carried = _carried_negation(views, clauses)
         whole = _View(sentence, tokenize(sentence))
-        for ri, rule in enumerate(rules):
+        clause_starts = [c.start for c in clauses]
+        for ri in wanted:
+            rule = rules[ri]
             for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):
                 for s, e, cs, ce in _matches(rule, view.text, view.tokens):
+                    if rule.allow_negated and _reported(view, s, e, question):
+                        continue
                     if not (rule.allow_negated and _negated(view, s, e, carried[ci])):
                         found.append((si, ci, ri, Violation(rule, clause.text, si, view.text[cs:ce])))
                         break
             for s, e, cs, ce in _matches(rule, whole.text, whole.tokens):
-                inside = any(c.start <= cs and ce <= c.end for c in clauses)
+                inside = _inside(clauses, clause_starts, cs, ce)
                 if not inside and not (rule.allow_negated and _negated(whole, s, e, False)):
                     found.append(
                         (si, len(clauses), ri, Violation(rule, sentence.strip(), si, sentence[cs:ce]))
@@ -662,3 +784,9 @@ def find_violations(text: str, rules: Sequence[ForbiddenRule]) -> list[Violation
                     break
     found.sort(key=lambda item: item[:3])
     return [violation for *_, violation in found]
+
+
+def _inside(clauses: Sequence[Clause], starts: Sequence[int], start: int, end: int) -> bool:
+    """Does one clause hold [start, end)? Clauses are in order and do not overlap."""
+    index = bisect_right(starts, start) - 1
+    return index >= 0 and clauses[index].start <= start and end <= clauses[index].end

@@ -1,0 +1,129 @@
+"""The text judges' cost against the answer's length: each must be linear, and a 1 MB answer cheap.
+
+For every text judge (policy, must_mention, kb_citation, format, abstention) and every answer shape (a
+normal support answer repeated, and the shapes that used to be super-linear: many periods in one
+paragraph, nested markdown links, unclosed HTML comments, one endless clause, long runs of negations),
+times one judge call on answers of 1 KB .. 10 MB (doubling each step x4) and prints the slope of
+log(time) against log(length): about 1 is linear, 2 quadratic. Then the time for all text judges on one
+1 MB answer of each shape.
+
+    .venv/bin/python bench/judges_cost.py              # 1 KB .. 10 MB
+    .venv/bin/python bench/judges_cost.py --max-mb 1   # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from collections.abc import Callable
+
+from assay_runner.judges.base import Case
+from assay_runner.judges.text.view import answer_view
+from assay_runner.suite.models import (
+    AbstentionJudge,
+    AnswerKey,
+    FormatJudge,
+    KbCitationJudge,
+    MustMentionJudge,
+    PolicyJudge,
+    Ticket,
+)
+
+NORMAL = (
+    "## Summary\nThe sync stops because the cache is stale (see [KB-1003](https://kb/KB-1003.html)).\n\n"
+    "## Steps\n1. Open **Settings > Sync**, e.g. on the desktop app.\n2. Do not reinstall the app; "
+    "clear the cache instead, then sign in again. If that does not help, contact us.\n\n"
+    "## Next\nWe cannot promise a fix by Friday, but it's usually quick. <!-- note -->\n\n"
+)
+SHAPES: dict[str, Callable[[int], str]] = {
+    "normal": lambda n: (NORMAL * (n // len(NORMAL) + 1))[:n],
+    "periods": lambda n: ("a. " * (n // 3 + 1))[:n],
+    "nested-links": lambda n: "[" * (n // 5) + "x" + "](y)" * (n // 5),
+    "comment-openers": lambda n: ("<!--" * (n // 4 + 1))[:n],
+    "one-clause": lambda n: ("reinstall the app now " * (n // 22 + 1))[:n],
+    "negations": lambda n: ("do not reinstall or " * (n // 20 + 1))[:n],
+    "strike-openers": lambda n: ("~~a " * (n // 4 + 1))[:n],
+}
+TICKET = Ticket(
+    id="T-1",
+    split="validation",
+    question="Sync?",
+    key=AnswerKey(kb=["KB-1003"], must_mention=["clear the cache", "Settings > Sync"], forbidden=["reset"]),
+)
+
+
+def text_judges() -> dict[str, Callable[[Case], object]]:
+    from assay_runner.judges.abstention import Abstention
+    from assay_runner.judges.format import Format
+    from assay_runner.judges.kb_citation import KbCitation
+    from assay_runner.judges.must_mention import MustMention
+    from assay_runner.judges.policy import Policy
+
+    judges = {
+        "policy": Policy(
+            PolicyJudge(
+                name="policy",
+                type="policy",
+                weight=1,
+                threshold=1,
+                forbidden=["reinstall", "disable the firewall", {"pattern": r"\bby (monday|friday)\b"}],
+            )
+        ).judge,
+        "must_mention": MustMention(
+            MustMentionJudge(name="m", type="must_mention", weight=1, threshold=1)
+        ).judge,
+        "kb_citation": KbCitation(
+            KbCitationJudge(name="k", type="kb_citation", weight=1, threshold=1), ["KB-1003", "KB-1004"]
+        ).judge,
+        "format": Format(FormatJudge(name="f", type="format", weight=1, threshold=1)).judge,
+        "abstention": Abstention(AbstentionJudge(name="a", type="abstention", weight=1, threshold=1)).judge,
+    }
+    return judges  # type: ignore[return-value]
+
+
+def timed(call: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    call()
+    return time.perf_counter() - started
+
+
+def slope(points: list[tuple[int, float]]) -> float:
+    xs = [math.log(n) for n, _ in points]
+    ys = [math.log(max(t, 1e-6)) for _, t in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--max-mb", type=float, default=10.0)
+    args = parser.parse_args()
+    sizes = [1024 * 4**i for i in range(12) if 1024 * 4**i <= args.max_mb * 1024 * 1024]
+    judges = text_judges()
+    print(f"sizes: {', '.join(f'{s // 1024} KB' for s in sizes)}")
+    print(f"{'shape':<16} {'judge':<13} {'slope':>6} {'largest':>10}")
+    worst = 0.0
+    for shape, make in SHAPES.items():
+        for name, judge in judges.items():
+            points = []
+            for size in sizes:
+                answer = make(size)
+                answer_view.cache_clear()
+                points.append((len(answer), timed(lambda: judge(Case(TICKET, 1, answer)))))  # noqa: B023
+            value = slope([p for p in points if p[0] >= 16 * 1024] or points)
+            worst = max(worst, value)
+            print(f"{shape:<16} {name:<13} {value:6.2f} {points[-1][1]:9.3f}s")
+    print(f"worst slope: {worst:.2f} (1 = linear)")
+    print("all text judges on one 1 MB answer (the view is built once and shared):")
+    for shape, make in SHAPES.items():
+        answer = make(1024 * 1024)
+        answer_view.cache_clear()
+        total = timed(lambda: [judge(Case(TICKET, 1, answer)) for judge in judges.values()])  # noqa: B023
+        print(f"  {shape:<16} {total:.3f}s")
+
+
+if __name__ == "__main__":
+    main()
