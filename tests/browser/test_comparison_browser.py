@@ -30,7 +30,8 @@ def test_grid_page_colours_sorts_and_names_the_winner(browser: Browser, tmp_path
     assert browser.js("document.title") == f"Assay grid — {WINNER}"
     assert f"Promote {WINNER}" in browser.js("document.querySelector('.decision h2').textContent")
     assert browser.js(f"{ROWS}.length") == 8
-    assert browser.js("document.querySelector('#candidates tbody tr.winner th').textContent").startswith(WINNER)
+    winner_row = browser.js("document.querySelector('#candidates tbody tr.winner th').textContent")
+    assert winner_row.startswith(WINNER)
     colours = browser.js(
         f"""Object.fromEntries({ROWS}.map(r => [r.cells[0].getAttribute('data-v'),
         getComputedStyle(r.querySelector('td.v')).backgroundColor]))"""
