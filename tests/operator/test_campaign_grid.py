@@ -195,3 +195,45 @@ def test_a_full_grid_status_stays_small() -> None:
     size = len(json.dumps(status.to_patch()))
     # etcd's default request limit is 1.5 MiB; the whole Campaign object must stay far below it.
     assert size < 256 * 1024, size
+
+
+def with_paired(evaluation: Obj, scores: list[float], digest: str = "sha256:tickets") -> Obj:
+    evaluation["status"]["paired"] = {
+        "ticketsDigest": digest,
+        "scores": scores,
+        "resolved": "".join("1" if s >= 1.0 else "0" for s in scores),
+    }
+    return evaluation
+
+
+def test_min_confidence_reads_the_per_ticket_scores_in_the_status() -> None:
+    s = grid_spec(grid=SMALL, minConfidence=0.9)
+    wanted = campaign.entries("g", s)
+    per_ticket = {"live": [1.0, 0.5, 0.5, 0.5], "b0-a0": [1.0] * 4, "b1-a0": [1.0, 1.0, 0.5, 0.5]}
+    resolved = {name: sum(1 for x in v if x >= 1.0) for name, v in per_ticket.items()}
+    existing = {
+        e.evaluation: with_paired(
+            finished_evaluation(
+                e, score=sum(per_ticket[e.candidate.name]) / 4, fully_resolved=resolved[e.candidate.name]
+            ),
+            per_ticket[e.candidate.name],
+        )
+        for e in wanted
+    }
+    status = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    # b0-a0 gains 3 fully resolved tickets, loses none: McNemar p = 2/8 = 0.25, x2 (Holm, two candidates).
+    assert status.winner == "b0-a0" and not status.promote
+    row = next(r for r in status.candidates or [] if r.name == "b0-a0")
+    vs = row.vs_incumbent
+    assert vs is not None and (vs.resolved_gained, vs.resolved_lost) == (3, 0)
+    assert vs.resolved_p == pytest.approx(0.25) and vs.confidence == pytest.approx(0.5)
+    assert vs.score_effect == pytest.approx(0.375) and vs.score_ci is not None
+    assert any("may be noise" in r for r in status.reasons or [])
+
+    # Evaluations of different ticket lists are not paired: no figures, and minConfidence fails closed.
+    other = dict(existing)
+    name = wanted[1].evaluation
+    other[name] = with_paired(json.loads(json.dumps(existing[name])), [1.0] * 4, digest="sha256:other")
+    status = campaign.campaign_status(s, wanted, other, 1, CampaignStatus())
+    row = next(r for r in status.candidates or [] if r.name == wanted[1].candidate.name)
+    assert row.vs_incumbent is not None and row.vs_incumbent.confidence is None

@@ -41,6 +41,7 @@ from assay_runner.core.decision import (
     Role,
     Standing,
     decide,
+    per_ticket,
     standing_from,
     standing_row,
 )
@@ -256,6 +257,7 @@ def gate_figures(status: EvaluationStatus) -> GateFigures:
     if score_rule is not None and score_rule.value is not None:
         mean = score_rule.value  # unrounded: what the score rule compared
     failed_rules = tuple(f"{r.name}: {r.detail}" for r in status.rules or [] if not r.passed)
+    keyed = _per_ticket(status)
     return GateFigures(
         verdict=status.verdict or "Blocked",
         mean=mean,
@@ -271,8 +273,20 @@ def gate_figures(status: EvaluationStatus) -> GateFigures:
         k=repetitions.k if repetitions else 0,
         suite_digest=status.inputs.suite_digest if status.inputs else None,
         judge_means=dict(status.judges or {}),
+        paired=None if keyed is None else per_ticket(*keyed),
         blocked_because=failed_rules or ((str(status.message),) if not has_summary else ()),
     )
+
+
+def _per_ticket(status: EvaluationStatus) -> tuple[dict[str, float], dict[str, bool]] | None:
+    """Per-ticket figures keyed by the ticket list's digest and position: two Evaluations pair up only when
+    they ran the same tickets (a paired test of different lists is refused, and decides nothing)."""
+    paired = status.paired
+    if paired is None or len(paired.scores) != len(paired.resolved):
+        return None
+    keys = [f"{paired.tickets_digest}#{i}" for i in range(len(paired.scores))]
+    scores = dict(zip(keys, paired.scores, strict=True))
+    return scores, {k: flag == "1" for k, flag in zip(keys, paired.resolved, strict=True)}
 
 
 def standing(name: str, evaluation: Obj) -> Standing:

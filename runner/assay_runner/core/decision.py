@@ -25,7 +25,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from assay_runner.core.statistics import DEFAULT_LEVEL, DEFAULT_SEED, Comparison, Paired, compare, holm
+from assay_runner.core.statistics import (
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    Comparison,
+    Paired,
+    compare,
+    holm,
+)
 from assay_runner.errors import InputError
 
 Reduction = Literal["fully-resolved", "mean", "lowest-ticket", "judges-passing"]
@@ -120,6 +127,11 @@ class GateFigures:
     blocked_because: tuple[str, ...] = ()
     judge_means: Mapping[str, float | None] = field(default_factory=dict)
     paired: Paired | None = None
+
+
+def per_ticket(scores: Mapping[str, float], resolved: Mapping[str, bool]) -> Paired:
+    """Per-ticket figures for the paired tests, from wherever they were read (an Evaluation's status)."""
+    return Paired(scores=scores, resolved=resolved)
 
 
 def standing_from(name: str, figures: GateFigures) -> Standing:
@@ -273,10 +285,13 @@ def _compare_all(decision: Decision, candidates: Sequence[Standing], incumbent: 
         return
     rules = decision.rules
     for c in candidates:
-        if c.paired is not None and c.complete:
-            decision.comparisons[c.name] = compare(
-                c.paired, incumbent.paired, level=rules.level, seed=rules.seed
-            )
+        if c.paired is None or not c.complete:
+            continue
+        try:
+            comparison = compare(c.paired, incumbent.paired, level=rules.level, seed=rules.seed)
+        except InputError:
+            continue  # not the same tickets: no paired figures, so minConfidence cannot be met
+        decision.comparisons[c.name] = comparison
     test = decision.deciding_test()
     decision.adjusted_p = holm(
         {name: getattr(comparison, test).p_value for name, comparison in decision.comparisons.items()}
