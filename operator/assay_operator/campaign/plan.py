@@ -448,7 +448,7 @@ def campaign_status(
             status.winner = decision.winner
             status.promote = decision.promote
             status.reasons = [r[:MAX_REASON] for r in decision.reasons]
-            message = decision.reasons[-1]
+            message = decision.verdict
             reason = "Promote" if decision.promote else "NoPromotion" if decision.winner else "NoWinner"
             desired = decided(decision.promote, reason, message)
             status.approval = _approval(spec, decision, generation, current, approved_by, conditions.now())

@@ -224,6 +224,8 @@ class Decision:
     adjusted_p: dict[str, float] = field(default_factory=dict)
     """The deciding test's p-value per candidate, Holm-adjusted over all compared candidates."""
     judge_deltas: dict[str, list[JudgeDelta]] = field(default_factory=dict)
+    verdict: str = ""
+    """The one line that decided: promote, keep the incumbent, or the rule that blocked the promotion."""
 
     def deciding_test(self) -> str:
         """The test that matches the primary key: fully resolved tickets are pass/fail (McNemar); every
@@ -332,6 +334,7 @@ def decide(
     complete = [c for c in candidates if c.complete]
     if not complete:
         reasons.append("no candidate has complete coverage: no winner")
+        decision.verdict = reasons[-1]
         decision.reasons = reasons
         return decision
     best = max(complete, key=lambda c: (c.key(key), c.name))
@@ -344,12 +347,15 @@ def decide(
     if by_mean.name != best.name:
         reasons.append(f"the plain mean would pick {by_mean.name}, but {best.name} ranks first on {key[0]}")
     decision.promote, verdict = _promotion(best, incumbent, key, on_tie)
-    reasons.append(verdict)
     if incumbent is not None:
         reasons.extend(_figures(decision, best))
+    reasons.append(verdict)
     if decision.promote and incumbent is not None:
-        decision.promote, blocked = _extra_rules(decision, best, incumbent)
-        reasons.extend(blocked)
+        decision.promote, lines = _extra_rules(decision, best, incumbent)
+        reasons.extend(lines)
+        if not decision.promote:
+            verdict = next(line for line in lines if line.startswith("no promotion"))
+    decision.verdict = verdict
     decision.reasons = reasons
     return decision
 
