@@ -8,6 +8,7 @@ render tests need helm but no control plane. Missing binaries fail the tests tha
 from __future__ import annotations
 
 import subprocess
+from functools import partial
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from assay_dev.cluster import ControlPlane, ControlPlaneError, locate_binaries
+from assay_dev.cluster import ApiError, ControlPlane, ControlPlaneError, locate_binaries
+from assay_dev.cluster.wait import wait_until
 
 _LOCATED = pytest.StashKey[Path | ControlPlaneError]()
 NEEDS_BINARIES = {"k8s_bin", "helm"}
@@ -85,6 +87,18 @@ def wait_established(cp: ControlPlane, name: str) -> None:
 
 @pytest.fixture(scope="session")
 def crd(control_plane: ControlPlane) -> None:
-    """The Evaluation CRD, installed the documented way (charts/assay/README.md)."""
+    """The Evaluation and Campaign CRDs, installed the documented way (charts/assay/README.md)."""
     control_plane.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(CHART / "crds"))
     wait_established(control_plane, "evaluations.assay.dev")
+    wait_established(control_plane, "campaigns.assay.dev")
+    # Established is not served: the apiserver answers 429 "storage is (re)initializing" for a moment after.
+    for plural in ("evaluations", "campaigns"):
+        wait_until(partial(_served, control_plane, plural), timeout=60, what=f"{plural}.assay.dev served")
+
+
+def _served(control_plane: ControlPlane, plural: str) -> bool:
+    try:
+        control_plane.api.get(f"/apis/assay.dev/v1alpha1/{plural}")
+    except ApiError:
+        return False
+    return True
