@@ -8,8 +8,8 @@ render tests need helm but no control plane. Missing binaries fail the tests tha
 from __future__ import annotations
 
 import subprocess
-from functools import partial
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
