@@ -33,8 +33,10 @@ DEFAULT_SEED = 20251203
 DEFAULT_LEVEL = 0.95
 # Differences are compared on a grid of 1e-9: a float sum must not make two equal sums look different.
 _QUANTUM = 1e-9
-# The exact permutation distribution is a table of distinct sums; past this many it is sampled instead.
-_EXACT_LIMIT = 200_000
+# The exact permutation distribution is a table of distinct sums built in one pass per ticket; when that
+# work (tickets x table size) would pass this, the distribution is sampled instead (measured by
+# bench/decision_statistics.py: a 256-cell grid is decided in seconds, not minutes).
+_EXACT_WORK = 60_000
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def sign_flip_p(differences: Sequence[float], seed: int = DEFAULT_SEED) -> tuple
     units = [u // divisor for u in units]
     observed = abs(sum(units))
     n = len(units)
-    if min(1 << n, 2 * sum(abs(u) for u in units) + 1) <= _EXACT_LIMIT:
+    if n * min(1 << n, 2 * sum(abs(u) for u in units) + 1) <= _EXACT_WORK:
         counts: dict[int, int] = {0: 1}
         for u in units:
             step: dict[int, int] = {}
@@ -162,7 +164,7 @@ def _bootstrap(columns: Sequence[Sequence[float]], level: float, seed: int) -> l
     for _ in range(BOOTSTRAP_RESAMPLES):
         rows = rng.choices(range(n), k=n)
         for column, out in zip(columns, means, strict=True):
-            out.append(sum(column[r] for r in rows) / n)
+            out.append(sum(map(column.__getitem__, rows)) / n)
     tail = (1.0 - level) / 2
     intervals = []
     for column, values in zip(columns, means, strict=True):
