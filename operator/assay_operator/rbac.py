@@ -29,7 +29,7 @@ PERMISSIONS: tuple[Permission, ...] = (
         "assay.dev",
         ("campaigns",),
         ("get", "list", "watch", "patch"),
-        "watch Campaigns; kopf keeps its progress in their annotations",
+        "watch Campaigns (kopf keeps its progress in their annotations); remove a spent approval annotation",
     ),
     Permission("assay.dev", ("campaigns/status",), ("get", "patch"), "write the comparison and decision"),
     Permission(

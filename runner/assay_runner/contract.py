@@ -256,6 +256,18 @@ class SummaryCounts(WireModel):
     """Judges at or above their thresholds (the judges rule's count)."""
 
 
+class PairedTickets(WireModel):
+    """Per-ticket figures, so two evaluations of the same tickets can be compared ticket by ticket (a
+    Campaign's paired tests). Tickets in the order of their sorted ids; `tickets_digest` names that list."""
+
+    tickets_digest: str
+    """sha256 of the sorted ticket ids, one per line."""
+    scores: list[float]
+    """Each ticket's score (the mean over its repetitions), rounded to four places."""
+    resolved: str
+    """One character per ticket: 1 when it passed in every repetition, else 0."""
+
+
 class RunSummary(WireModel):
     """The bounded summary a runner pod writes to its termination message (<= 4096 bytes)."""
 
@@ -272,6 +284,8 @@ class RunSummary(WireModel):
     mlflow: MlflowRef = Field(default_factory=MlflowRef)
     truncated: bool = False
     """True when lists were shortened to fit the size bound."""
+    paired: PairedTickets | None = None
+    """Per-ticket figures for paired comparisons; dropped (truncated) when they do not fit."""
 
 
 # --- The run configuration: rendered by the operator into a ConfigMap, or built from `assay run` flags. ---

@@ -82,6 +82,6 @@ def helm(k8s_bin: Path) -> Helm:
 
 @pytest.fixture(scope="session")
 def crd(control_plane: ControlPlane) -> None:
-    """The Evaluation CRD, installed the documented way (charts/assay/README.md)."""
+    """The Evaluation and Campaign CRDs, installed the documented way (charts/assay/README.md)."""
     control_plane.kubectl("apply", "--server-side", "--force-conflicts", "-f", str(CHART / "crds"))
     wait_established(control_plane.api, ["evaluations.assay.dev", "campaigns.assay.dev"])

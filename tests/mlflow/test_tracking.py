@@ -41,6 +41,10 @@ def run_example(brain: str, out: Path, *extra: str) -> tuple[int, Result]:
     return code, Result.model_validate_json((out / "result.json").read_text())
 
 
+def preview(text: str) -> str:
+    return text if len(text) <= 1000 else text[:997] + "..."
+
+
 def check_logged(uri: str, result: Result, verdict: str) -> None:
     client = MlflowClient(tracking_uri=uri)
     assert result.mlflow.logged and result.mlflow.run_id and result.mlflow.tracking_uri == uri
@@ -68,6 +72,25 @@ def check_logged(uri: str, result: Result, verdict: str) -> None:
         trace = by_ticket[ticket.id]
         spans = {s.name for s in trace.data.spans}
         assert {"agent", *(f"judge:{name}" for name in result.judges)} <= spans
+        # What the Traces list shows a reviewer: the question and the agent's answer, not the scores...
+        cell = ticket.repetitions[0]
+        assert trace.info.request_preview == preview(ticket.question)
+        assert trace.info.response_preview == preview(cell.answer or "(empty answer)")
+        # ...as chat messages on the root span, next to the cell's score; the other spans as they were.
+        root = next(s for s in trace.data.spans if s.parent_id is None)
+        assert root.inputs == {
+            "messages": [{"role": "user", "content": ticket.question}],
+            "ticket": ticket.id,
+            "repetition": cell.index,
+        }
+        assert root.outputs == {
+            "messages": [{"role": "assistant", "content": cell.answer or "(empty answer)"}],
+            "score": cell.score,
+            "passed": cell.passed,
+            "error": cell.error,
+        }
+        agent = next(s for s in trace.data.spans if s.name == "agent")
+        assert agent.outputs["answer"] == cell.answer
         assessments = trace.info.assessments
         feedback = {a.name: a for a in assessments if a.feedback is not None}
         applicable = {n for n, v in ticket.repetitions[0].judges.items() if v.applicable}

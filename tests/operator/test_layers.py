@@ -33,6 +33,15 @@ def test_runner_never_imports_the_operator() -> None:
     assert not {m for m in imports(ROOT / "runner" / "assay_runner") if m.startswith("assay_operator")}
 
 
+def test_the_decision_needs_no_numerical_library() -> None:
+    probe = (
+        "import sys, assay_runner.core.decision;"
+        "print(sorted({'numpy', 'scipy', 'pandas'} & set(sys.modules)))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
+
+
 def test_loading_the_operator_pulls_in_no_judge_code() -> None:
     probe = (
         "import sys, assay_operator.evaluation.handlers, assay_operator.campaign.handlers,"
@@ -46,6 +55,7 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
             "assay_runner.contract",
             "assay_runner.core",
             "assay_runner.core.decision",
+            "assay_runner.core.statistics",  # the decision's paired tests: pure Python, standard library
             "assay_runner.errors",
         ]
     )

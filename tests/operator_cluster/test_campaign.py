@@ -154,7 +154,8 @@ def test_campaign_promotes_the_release_key_winner_one_evaluation_at_a_time(
 
     # --- kubectl: printer columns and wait ---------------------------------------------------------------
     table = control_plane.kubectl("get", "campaigns", "-n", namespace).stdout.splitlines()
-    assert table[0].split() == ["NAME", "WINNER", "PROMOTE", "PROGRESS", "READY", "AGE"], table
+    assert table[0].split() == ["NAME", "WINNER", "PROMOTE", "APPROVAL", "PROGRESS", "READY", "AGE"], table
+    # approval: Automatic (the default) needs no approval: the column is empty.
     assert table[1].split()[:5] == ["release", "new-answers", "true", "3/3", "True"]
     ok = control_plane.kubectl(
         "wait", "-n", namespace, "--for=condition=Ready", "campaign/release", "--timeout=30s"

@@ -1,9 +1,11 @@
 """The `Campaign` resource (assay.dev/v1alpha1): several candidates over the same tickets, one decision.
 
-A Campaign creates one Evaluation per candidate (and one for the incumbent, when named) from the shared
-settings below, at most `maxParallel` at a time, and when all have a verdict writes the comparison and the
-decision into its status: the highest mean (descriptive), the release-key winner, and whether it may be
-promoted. The ranking is `assay_runner.core.decision`, the same code `assay compare` runs.
+The candidates are listed (`candidates`, up to 16) or are the cells of a grid (`grid`: brains x agents x
+models, up to 256). A Campaign creates one Evaluation per candidate (and one for the incumbent, when
+named) from the shared settings below, at most `maxParallel` at a time, and when all have a verdict writes
+the comparison and the decision into its status: the highest mean (descriptive), the release-key
+winner, and whether it may be promoted. The ranking is `assay_runner.core.decision`, the same code
+`assay compare` runs.
 
 Like the Evaluation, the spec names data and never the pod. The CRD is generated from these models.
 """
@@ -36,6 +38,13 @@ SHORT_NAMES = ["camp"]
 
 # A candidate's name becomes part of its Evaluation's name and a label value: short and DNS-safe.
 CANDIDATE_NAME = r"^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$"
+# A grid cell is named by its axis values joined with "-": three of these stay within a label value (63).
+AXIS_NAME = r"^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$"
+MAX_CELLS = 256
+Approval = Literal["Automatic", "Manual"]
+APPROVED_BY = "assay.dev/approved-by"
+"""The annotation a person sets to approve a decided promotion (its value: who approved)."""
+AWAITING_APPROVAL = "AwaitingApproval"
 
 
 class CandidateSpec(ApiModel):
@@ -49,18 +58,77 @@ class CandidateSpec(ApiModel):
     """The agent (kind, model); spec.agent when omitted."""
 
 
+def _unique(field: str) -> str:
+    return f"self.{field}.all(c, self.{field}.filter(d, d.name == c.name).size() == 1)"
+
+
+class GridBrain(ApiModel):
+    """One value of the brains axis."""
+
+    name: str = Field(pattern=AXIS_NAME, max_length=20)
+    """The brain's name in cell names."""
+    brain: BrainRef
+    """The brain."""
+
+
+class GridAgent(ApiModel):
+    """One value of the agents axis."""
+
+    name: str = Field(pattern=AXIS_NAME, max_length=20)
+    """The agent's name in cell names."""
+    agent: AgentSpec
+    """Kind (and command, timeout...); its model is the models axis' when that axis is given."""
+
+
+class GridModel(ApiModel):
+    """One value of the models axis."""
+
+    name: str = Field(pattern=AXIS_NAME, max_length=20)
+    """The model's name in cell names (model ids often hold characters a name cannot)."""
+    model: str = Field(min_length=1, max_length=253)
+    """The model id the agent is given."""
+
+
+class GridSpec(ApiModel):
+    """Candidates as the product of axes: one cell per brain x agent (x model), named
+    `<brain>-<agent>[-<model>]`, the names `assay compare --grid` gives the same cells."""
+
+    cel_rules = (
+        (_unique("brains"), "brain names must be unique"),
+        (_unique("agents"), "agent names must be unique"),
+        ("!has(self.models) || " + _unique("models"), "model names must be unique"),
+        (
+            "size(self.brains) * size(self.agents) * (has(self.models) ? size(self.models) : 1)"
+            f" <= {MAX_CELLS}",
+            f"a grid has at most {MAX_CELLS} cells",
+        ),
+    )
+
+    brains: list[GridBrain] = Field(min_length=1, max_length=64)
+    """The brains axis."""
+    agents: list[GridAgent] = Field(min_length=1, max_length=16)
+    """The agents axis."""
+    models: list[GridModel] | None = Field(default=None, min_length=1, max_length=16)
+    """When omitted, each agent runs its own model."""
+
+
 class CampaignSpec(ApiModel):
     cel_rules = (
         (
-            "self.candidates.all(c, self.candidates.filter(d, d.name == c.name).size() == 1)",
+            "has(self.candidates) != has(self.grid)",
+            "give either candidates or grid",
+        ),
+        (
+            "!has(self.candidates) || " + _unique("candidates"),
             "candidate names must be unique",
         ),
         (
-            "!has(self.incumbent) || self.candidates.all(c, c.name != self.incumbent.name)",
+            "!has(self.incumbent) || !has(self.candidates)"
+            " || self.candidates.all(c, c.name != self.incumbent.name)",
             "the incumbent's name must differ from every candidate's",
         ),
         (
-            "has(self.agent) || self.candidates.all(c, has(c.agent))",
+            "has(self.agent) || !has(self.candidates) || self.candidates.all(c, has(c.agent))",
             "give spec.agent, or an agent for every candidate",
         ),
         (
@@ -70,8 +138,10 @@ class CampaignSpec(ApiModel):
         ("self.key.all(k, self.key.filter(j, j == k).size() == 1)", "name each reduction in key once"),
     )
 
-    candidates: list[CandidateSpec] = Field(min_length=1, max_length=16)
-    """The challengers."""
+    candidates: list[CandidateSpec] | None = Field(default=None, min_length=1, max_length=16)
+    """The challengers, listed (or give `grid`)."""
+    grid: GridSpec | None = None
+    """The challengers as a grid of brains x agents (x models)."""
     incumbent: CandidateSpec | None = None
     """What is released now, evaluated under the same settings. A winner replaces it only by a strict
     improvement on the key's first reduction."""
@@ -92,6 +162,14 @@ class CampaignSpec(ApiModel):
     on_tie: OnTie = "keep"
     """When the winner only matches the incumbent on the first reduction: `keep` the incumbent, or decide on
     the rest of the key (`full-key`)."""
+    min_confidence: float | None = Field(default=None, gt=0, lt=1)
+    """Promote only when the paired test against the incumbent (Holm-adjusted over the candidates) is at
+    least this confident, e.g. 0.95. Without it the figures are reported but do not decide."""
+    max_judge_drop: float | None = Field(default=None, ge=0, le=1)
+    """Promote only when no judge's mean is below the incumbent's by more than this, e.g. 0.05."""
+    approval: Approval = "Automatic"
+    """`Manual`: a decided promotion waits (AwaitingApproval) until a person sets the annotation
+    `assay.dev/approved-by: <who>`; `Automatic`: it is promoted when decided."""
     gate: GateOverrides | None = None
     """Overrides of the suite's gate, for every Evaluation."""
     gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")
@@ -108,6 +186,25 @@ class CampaignSpec(ApiModel):
     """Each Evaluation's deadline."""
     queue_name: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$")
     """Kueue LocalQueue for the Evaluations' Jobs."""
+
+
+class VsIncumbentStatus(ApiModel):
+    """A candidate against the incumbent, compact (a grid has up to 256 of these in one object)."""
+
+    score_effect: float | None = None
+    """Mean per-ticket score difference (candidate - incumbent)."""
+    score_ci: list[float] | None = Field(default=None, min_length=2, max_length=2)
+    """Its paired bootstrap confidence interval, [low, high]."""
+    score_p: float | None = None
+    """Two-sided sign-flip permutation p-value."""
+    resolved_gained: int | None = None
+    resolved_lost: int | None = None
+    resolved_p: float | None = None
+    """Exact McNemar p-value on fully resolved tickets."""
+    confidence: float | None = None
+    """1 - the deciding test's Holm-adjusted p-value."""
+    judges_fallen: list[Annotated[str, Field(max_length=63)]] | None = Field(default=None, max_length=16)
+    """Judges whose mean fell below the incumbent's by more than maxJudgeDrop."""
 
 
 class CandidateStatus(ApiModel):
@@ -134,6 +231,22 @@ class CandidateStatus(ApiModel):
     """Its values of the release key's reductions."""
     rank_by_key: int | None = None
     rank_by_mean: int | None = None
+    vs_incumbent: VsIncumbentStatus | None = None
+    """The paired comparison with the incumbent and the judges that fell below it."""
+
+
+class ApprovalStatus(ApiModel):
+    state: Literal["AwaitingApproval", "Approved"]
+    winner: str
+    generation: int
+    approved_by: str | None = Field(default=None, max_length=253)
+    approved_at: str | None = None
+
+
+class GridStatus(ApiModel):
+    axes: dict[str, list[Annotated[str, Field(max_length=20)]]]
+    """Axis -> its names, in order; a cell's name is its names joined with "-"."""
+    cells: int
 
 
 class CampaignStatus(ApiModel):
@@ -141,7 +254,10 @@ class CampaignStatus(ApiModel):
     key: list[str] | None = None
     progress: str | None = None
     """"finished/total" Evaluations, for the printer column."""
-    candidates: list[CandidateStatus] | None = Field(default=None, max_length=16)
+    candidates: list[CandidateStatus] | None = Field(default=None, max_length=MAX_CELLS)
+    grid: GridStatus | None = None
+    approval: ApprovalStatus | None = None
+    """For `approval: Manual`: the promotion awaiting a person, or who approved it."""
     incumbent: CandidateStatus | None = None
     highest_mean: str | None = None
     """The candidate with the highest mean: descriptive, never decisive."""
@@ -159,6 +275,7 @@ def printer_columns() -> list[dict[str, Any]]:
     return [
         {"name": "Winner", "type": "string", "jsonPath": ".status.winner"},
         {"name": "Promote", "type": "boolean", "jsonPath": ".status.promote"},
+        {"name": "Approval", "type": "string", "jsonPath": ".status.approval.state"},
         {"name": "Progress", "type": "string", "jsonPath": ".status.progress"},
         {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
         {"name": "Highest-Mean", "type": "string", "jsonPath": ".status.highestMean", "priority": 1},

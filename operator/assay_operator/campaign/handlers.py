@@ -8,6 +8,11 @@ nothing polls. Reconciles of one Campaign are serialised in this process.
 
 Children are owned Evaluations, so deleting a Campaign deletes them through the garbage collector; no
 finalizers.
+
+Manual approval: a person annotates the Campaign `assay.dev/approved-by=<who>`; the reconcile that sees it
+records the approval in the status (who, when, which winner and generation) and an Event, then removes the
+annotation — each annotation approves the promotion awaiting at that moment, never a later one. An
+annotation with nothing awaiting approval is removed with a Warning Event saying so.
 """
 
 from __future__ import annotations
@@ -121,11 +126,18 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             _event(owner, "Warning", "NameConflict", problem)
             # The other object's deletion wakes nothing of ours: look again later.
             raise kopf.TemporaryError(problem, delay=30)
-        status = campaign.campaign_status(spec, wanted, _children(namespace, owner), generation, current)
+        annotations = owner["metadata"].get("annotations") or {}
+        approved_by = annotations.get(campaign_api.APPROVED_BY)
+        status = campaign.campaign_status(
+            spec, wanted, _children(namespace, owner), generation, current, approved_by
+        )
+        if approved_by is not None:
+            _take_approval(owner, current, status, approved_by)
         patch = status.to_patch()
         if all(stored.get(k) == v for k, v in patch.items()):
             return  # nothing changed: no write, no event
         _patch_status(namespace, name, status)
+        _approval_events(owner, current, status)
         newly_decided = status.promote is not None and (
             current.promote is None or current.observed_generation != generation
         )
@@ -133,6 +145,68 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             outcome = "promote" if status.promote else "keep"
             metrics.CAMPAIGNS.labels(outcome).inc()
             _event(owner, "Normal" if status.promote else "Warning", "Decided", status.message or "")
+
+
+def _take_approval(
+    owner: dict[str, Any],
+    current: campaign_api.CampaignStatus,
+    status: campaign_api.CampaignStatus,
+    approved_by: str,
+) -> None:
+    """The annotation is spent once seen: it approved what awaited, or there was nothing to approve."""
+    namespace, name = owner["metadata"]["namespace"], owner["metadata"]["name"]
+    approved_now = (
+        status.approval is not None
+        and status.approval.state == "Approved"
+        and status.approval.approved_by == approved_by[:253]
+        and not _was_approved(current, status.approval)
+    )
+    if not approved_now:
+        _event(
+            owner,
+            "Warning",
+            "ApprovalIgnored",
+            f"{campaign_api.APPROVED_BY}={approved_by}: no promotion awaits approval; annotation removed",
+        )
+    kube.custom().patch_namespaced_custom_object(
+        GROUP,
+        VERSION,
+        namespace,
+        campaign_api.PLURAL,
+        name,
+        {"metadata": {"annotations": {campaign_api.APPROVED_BY: None}}},
+    )
+
+
+def _was_approved(current: campaign_api.CampaignStatus, approval: campaign_api.ApprovalStatus) -> bool:
+    prior = current.approval
+    return (
+        prior is not None
+        and prior.state == "Approved"
+        and (prior.generation, prior.winner) == (approval.generation, approval.winner)
+    )
+
+
+def _approval_events(
+    owner: dict[str, Any], current: campaign_api.CampaignStatus, status: campaign_api.CampaignStatus
+) -> None:
+    approval = status.approval
+    if approval is None:
+        return
+    if approval.state == "Approved" and not _was_approved(current, approval):
+        message = f"promotion of {approval.winner} approved by {approval.approved_by}"
+        _event(owner, "Normal", "Approved", message)
+    elif approval.state == campaign_api.AWAITING_APPROVAL and current.approval != approval:
+        message = f"promotion of {approval.winner} awaits approval: annotate {campaign.APPROVAL_HINT}"
+        _event(owner, "Normal", campaign_api.AWAITING_APPROVAL, message)
+
+
+@kopf.on.event(GROUP, VERSION, campaign_api.PLURAL, annotations={campaign_api.APPROVED_BY: kopf.PRESENT})
+def campaign_approved(namespace: str | None, name: str, **_: Any) -> None:
+    """A person approved (or tried to): reconcile now, which records it and removes the annotation."""
+    assert namespace is not None
+    with contextlib.suppress(kopf.PermanentError, kopf.TemporaryError):
+        reconcile_campaign(namespace, name)
 
 
 @kopf.on.create(GROUP, VERSION, campaign_api.PLURAL, backoff=RETRY_SECONDS)

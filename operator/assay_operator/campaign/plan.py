@@ -11,6 +11,7 @@ counts are not compared at all; a campaign whose decision cannot be made promote
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,16 +19,29 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from assay_operator import conditions
-from assay_operator.campaign.api import CampaignSpec, CampaignStatus, CandidateSpec, CandidateStatus
+from assay_operator.campaign.api import (
+    AWAITING_APPROVAL,
+    ApprovalStatus,
+    CampaignSpec,
+    CampaignStatus,
+    CandidateSpec,
+    CandidateStatus,
+    GridModel,
+    GridSpec,
+    GridStatus,
+    VsIncumbentStatus,
+)
 from assay_operator.evaluation.api import EvaluationSpec, EvaluationStatus, RuleStatus
 from assay_operator.evaluation.builders import bounded_name
 from assay_runner.core.decision import (
     Decision,
     GateFigures,
     NotComparable,
+    PromotionRules,
     Role,
     Standing,
     decide,
+    per_ticket,
     standing_from,
     standing_row,
 )
@@ -106,10 +120,49 @@ def evaluation_spec(spec: CampaignSpec, candidate: CandidateSpec) -> Obj:
     return out
 
 
+def grid_candidates(grid: GridSpec) -> list[CandidateSpec]:
+    """One candidate per cell, named `<brain>-<agent>[-<model>]` (the names `assay compare --grid` gives),
+    the last axis varying fastest."""
+    models: list[GridModel | None] = list(grid.models) if grid.models else [None]
+    out = []
+    for brain, agent, model in itertools.product(grid.brains, grid.agents, models):
+        parts = [brain.name, agent.name] + ([model.name] if model is not None else [])
+        spec = agent.agent if model is None else agent.agent.model_copy(update={"model": model.model})
+        # Built, not validated: each part is checked by its own pattern, and the joined name (up to 62
+        # characters) is longer than a listed candidate's may be.
+        out.append(CandidateSpec.model_construct(name="-".join(parts), brain=brain.brain, agent=spec))
+    return out
+
+
+def candidates_of(spec: CampaignSpec) -> list[CandidateSpec]:
+    if spec.grid is not None and spec.candidates:
+        raise ValueError("give either candidates or grid, not both")
+    if spec.grid is not None:
+        return grid_candidates(spec.grid)
+    if not spec.candidates:
+        raise ValueError("give candidates or a grid")
+    return list(spec.candidates)
+
+
+def grid_status(grid: GridSpec | None) -> GridStatus | None:
+    if grid is None:
+        return None
+    axes = {"brain": [b.name for b in grid.brains], "agent": [a.name for a in grid.agents]}
+    if grid.models:
+        axes["model"] = [m.name for m in grid.models]
+    cells = 1
+    for names in axes.values():
+        cells *= len(names)
+    return GridStatus(axes=axes, cells=cells)
+
+
 def entries(campaign: str, spec: CampaignSpec) -> list[Entry]:
     """Incumbent first: it is the reference every candidate is measured against."""
     wanted: list[tuple[Role, CandidateSpec]] = [("incumbent", spec.incumbent)] if spec.incumbent else []
-    wanted += [("candidate", c) for c in spec.candidates]
+    wanted += [("candidate", c) for c in candidates_of(spec)]
+    names = [c.name for _, c in wanted]
+    if len(set(names)) != len(names):
+        raise ValueError(f"candidate names must be unique (the incumbent's included): {sorted(names)}")
     return [Entry(role, c, evaluation_name(campaign, c.name), evaluation_spec(spec, c)) for role, c in wanted]
 
 
@@ -204,6 +257,7 @@ def gate_figures(status: EvaluationStatus) -> GateFigures:
     if score_rule is not None and score_rule.value is not None:
         mean = score_rule.value  # unrounded: what the score rule compared
     failed_rules = tuple(f"{r.name}: {r.detail}" for r in status.rules or [] if not r.passed)
+    keyed = _per_ticket(status)
     return GateFigures(
         verdict=status.verdict or "Blocked",
         mean=mean,
@@ -218,8 +272,21 @@ def gate_figures(status: EvaluationStatus) -> GateFigures:
         tickets=status.tickets.total if status.tickets else 0,
         k=repetitions.k if repetitions else 0,
         suite_digest=status.inputs.suite_digest if status.inputs else None,
+        judge_means=dict(status.judges or {}),
+        paired=None if keyed is None else per_ticket(*keyed),
         blocked_because=failed_rules or ((str(status.message),) if not has_summary else ()),
     )
+
+
+def _per_ticket(status: EvaluationStatus) -> tuple[dict[str, float], dict[str, bool]] | None:
+    """Per-ticket figures keyed by the ticket list's digest and position: two Evaluations pair up only when
+    they ran the same tickets (a paired test of different lists is refused, and decides nothing)."""
+    paired = status.paired
+    if paired is None or len(paired.scores) != len(paired.resolved):
+        return None
+    keys = [f"{paired.tickets_digest}#{i}" for i in range(len(paired.scores))]
+    scores = dict(zip(keys, paired.scores, strict=True))
+    return scores, {k: flag == "1" for k, flag in zip(keys, paired.resolved, strict=True)}
 
 
 def standing(name: str, evaluation: Obj) -> Standing:
@@ -240,11 +307,49 @@ def _row(entry: Entry, evaluation: Obj | None, decision: Decision | None) -> Can
         )
         if found is not None:
             figures = {k: v for k, v in standing_row(decision, found).items() if v is not None}
+            compared = figures.pop("vsIncumbent", None)
+            if isinstance(compared, dict):
+                figures["vsIncumbent"] = vs_incumbent(compared).to_patch()
             if entry.role == "incumbent":  # the reference, not a contender: it has no rank
                 figures.pop("rankByKey", None)
                 figures.pop("rankByMean", None)
             row = CandidateStatus.model_validate({**row.to_patch(), **figures})
     return row
+
+
+def vs_incumbent(compared: Mapping[str, Any]) -> VsIncumbentStatus:
+    """The decision's comparison JSON, compact: the figures a person reads in the status."""
+    scores, resolved = compared.get("scores") or {}, compared.get("fullyResolved") or {}
+    fallen = [j["judge"] for j in compared.get("judges") or [] if j.get("regressed")]
+
+    def r(value: Any) -> float | None:
+        return None if value is None else round(float(value), 4)
+
+    return VsIncumbentStatus(
+        score_effect=r(scores.get("effect")),
+        score_ci=[r(scores["ciLow"]) or 0.0, r(scores["ciHigh"]) or 0.0] if scores else None,
+        score_p=r(scores.get("pValue")),
+        resolved_gained=resolved.get("gained"),
+        resolved_lost=resolved.get("lost"),
+        resolved_p=r(resolved.get("pValue")),
+        confidence=r(compared.get("confidence")),
+        judges_fallen=fallen[:16] or None,
+    )
+
+
+def awaiting_approval(winner: str, message: str) -> list[conditions.Desired]:
+    """Decided to promote, waiting for a person: not Ready (nothing may gate on it yet), not stalled."""
+    waiting = f"the promotion of {winner} awaits approval: annotate {APPROVAL_HINT}"
+    return [
+        conditions.Desired(conditions.READY, "False", AWAITING_APPROVAL, waiting),
+        conditions.Desired(conditions.COMPLETED, "True", "Decided", message),
+        conditions.Desired(conditions.RECONCILING, "False", AWAITING_APPROVAL, waiting),
+        conditions.Desired(conditions.STALLED, "False", AWAITING_APPROVAL, waiting),
+        conditions.Desired(AWAITING_APPROVAL, "True", AWAITING_APPROVAL, waiting),
+    ]
+
+
+APPROVAL_HINT = "the Campaign with assay.dev/approved-by=<who>"
 
 
 def decided(promote: bool, reason: str, message: str) -> list[conditions.Desired]:
@@ -255,6 +360,7 @@ def decided(promote: bool, reason: str, message: str) -> list[conditions.Desired
         conditions.Desired(conditions.COMPLETED, "True", "Decided", message),
         conditions.Desired(conditions.RECONCILING, "False", "Decided", "every Evaluation has a verdict"),
         conditions.Desired(conditions.STALLED, "False" if promote else "True", reason, message),
+        conditions.Desired(AWAITING_APPROVAL, "False", reason, message),
     ]
 
 
@@ -267,14 +373,47 @@ def evaluating(message: str) -> list[conditions.Desired]:
     ]
 
 
+def _approval(
+    spec: CampaignSpec,
+    decision: Decision,
+    generation: int,
+    current: CampaignStatus,
+    approved_by: str | None,
+    at: str,
+) -> ApprovalStatus | None:
+    """Manual approval of a decided promotion: kept once given for this generation and winner, given by
+    the annotation's author, else awaited. None when nothing needs approving."""
+    if spec.approval != "Manual" or not decision.promote or decision.winner is None:
+        return None
+    prior = current.approval
+    if (
+        prior is not None
+        and prior.state == "Approved"
+        and prior.generation == generation
+        and prior.winner == decision.winner
+    ):
+        return prior
+    if approved_by:
+        return ApprovalStatus(
+            state="Approved",
+            winner=decision.winner,
+            generation=generation,
+            approved_by=approved_by[:253],
+            approved_at=at,
+        )
+    return ApprovalStatus(state=AWAITING_APPROVAL, winner=decision.winner, generation=generation)
+
+
 def campaign_status(
     spec: CampaignSpec,
     wanted: list[Entry],
     existing: Mapping[str, Obj],
     generation: int,
     current: CampaignStatus,
+    approved_by: str | None = None,
 ) -> CampaignStatus:
-    """The status of `generation`: progress while Evaluations run, the decision once all finished."""
+    """The status of `generation`: progress while Evaluations run, the decision once all finished (a
+    promotion under `approval: Manual` waits for `approved_by`, the approving annotation's value)."""
     children = {e.evaluation: have for e in wanted if (have := up_to_date(e, existing)) is not None}
     done = [e for e in wanted if e.evaluation in children and finished(children[e.evaluation])]
     progress = f"{len(done)}/{len(wanted)}"
@@ -287,6 +426,7 @@ def campaign_status(
         winner=None,
         promote=None,
         reasons=None,
+        grid=grid_status(spec.grid),
     )
     if len(done) < len(wanted):
         message = f"{progress} Evaluations have a verdict; waiting for the rest"
@@ -296,7 +436,8 @@ def campaign_status(
         candidates = [standings[e.candidate.name] for e in wanted if e.role == "candidate"]
         incumbent = next((standings[e.candidate.name] for e in wanted if e.role == "incumbent"), None)
         try:
-            decision = decide(candidates, incumbent, tuple(spec.key), spec.on_tie)
+            rules = PromotionRules(min_confidence=spec.min_confidence, max_judge_drop=spec.max_judge_drop)
+            decision = decide(candidates, incumbent, tuple(spec.key), spec.on_tie, rules)
         except NotComparable as exc:
             message = f"no promotion: {exc}"
             status.promote = False
@@ -307,9 +448,15 @@ def campaign_status(
             status.winner = decision.winner
             status.promote = decision.promote
             status.reasons = [r[:MAX_REASON] for r in decision.reasons]
-            message = decision.reasons[-1]
+            message = decision.verdict
             reason = "Promote" if decision.promote else "NoPromotion" if decision.winner else "NoWinner"
             desired = decided(decision.promote, reason, message)
+            status.approval = _approval(spec, decision, generation, current, approved_by, conditions.now())
+            if status.approval is not None and status.approval.state == AWAITING_APPROVAL:
+                desired = awaiting_approval(status.approval.winner, message)
+            elif status.approval is not None:
+                message = f"{message}; approved by {status.approval.approved_by}"
+                desired = decided(True, "Approved", message)
     rows = [_row(e, children.get(e.evaluation), decision) for e in wanted]
     status.candidates = [r for r in rows if r.role == "candidate"]
     status.incumbent = next((r for r in rows if r.role == "incumbent"), None)

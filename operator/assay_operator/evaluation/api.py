@@ -244,6 +244,17 @@ class MlflowStatus(ApiModel):
     logged: bool | None = None
 
 
+class PairedStatus(ApiModel):
+    """Per-ticket figures (tickets in sorted id order) a Campaign compares ticket by ticket."""
+
+    tickets_digest: str = Field(max_length=80)
+    """sha256 of the sorted ticket ids."""
+    scores: list[float] = Field(max_length=500)
+    """Each ticket's score (mean over repetitions)."""
+    resolved: str = Field(max_length=500, pattern=r"^[01]*$")
+    """1 per ticket passing in every repetition, else 0."""
+
+
 class EvaluationStatus(ApiModel):
     observed_generation: int | None = None
     """The generation this status describes."""
@@ -269,6 +280,8 @@ class EvaluationStatus(ApiModel):
     message: str | None = Field(default=None, max_length=4096)
     """What happened, for a person."""
     conditions: list[Condition] | None = Field(default=None, max_length=16)
+    paired: PairedStatus | None = None
+    """Per-ticket figures for a Campaign's paired tests (absent when the summary had no room)."""
 
 
 def printer_columns() -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from assay_operator.evaluation.api import (
     EvaluationStatus,
     InputsStatus,
     MlflowStatus,
+    PairedStatus,
     RepetitionsStatus,
     RuleStatus,
     TicketsStatus,
@@ -198,6 +199,7 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             cost_usd=round(summary.usage.cost_usd, 6),
         ),
         inputs=InputsStatus.model_validate(summary.inputs.model_dump()),
+        paired=PairedStatus.model_validate(summary.paired.model_dump()) if summary.paired else None,
         mlflow=MlflowStatus(
             tracking_uri=summary.mlflow.tracking_uri,
             experiment_id=summary.mlflow.experiment_id,

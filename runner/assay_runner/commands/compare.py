@@ -1,9 +1,11 @@
-"""`assay compare RESULT.json...`: rank candidates by the release key and decide whether to promote."""
+"""`assay compare RESULT.json...` or `assay compare --grid GRID.yaml`: rank candidates by the release key,
+compare each with the incumbent (paired tests, per-judge differences) and decide whether to promote."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,9 +16,23 @@ if TYPE_CHECKING:
     from assay_runner.contract import Result
 
 
+def _share(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+
+
 def add_parser(commands: Subcommands) -> None:
     compare = commands.add_parser("compare", help="rank candidates by the release key and decide promotion")
-    compare.add_argument("results", nargs="+", metavar="RESULT.json", help="one result.json per candidate")
+    compare.add_argument("results", nargs="*", metavar="RESULT.json", help="one result.json per candidate")
+    compare.add_argument(
+        "--grid",
+        type=Path,
+        metavar="GRID.yaml",
+        help="a grid manifest (axes, a results path pattern, optionally the incumbent) "
+        "instead of RESULT.json files",
+    )
     compare.add_argument("--incumbent", metavar="RESULT.json", help="the result of what is released now")
     compare.add_argument(
         "--key",
@@ -31,31 +47,79 @@ def add_parser(commands: Subcommands) -> None:
         help="when the winner only matches the incumbent on the primary key: keep it (default) "
         "or decide on the rest of the key",
     )
+    compare.add_argument(
+        "--min-confidence",
+        type=_share,
+        help="promote only when the paired test against the incumbent (Holm-adjusted over the candidates) "
+        "is at least this confident, e.g. 0.95; without it the figures are shown but do not decide",
+    )
+    compare.add_argument(
+        "--max-judge-drop",
+        type=_share,
+        help="promote only when no judge's mean falls below the incumbent's by more than this, e.g. 0.05",
+    )
+    compare.add_argument("--seed", type=int, help="seed of the bootstrap and sampled permutation tests")
     compare.add_argument("--json", action="store_true", help="print the decision as JSON")
+    compare.add_argument("--html", type=Path, metavar="PAGE.html", help="also write the comparison page")
     compare.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from assay_runner.core.decision import decide, decision_json, parse_key
+    from assay_runner.core.decision import PromotionRules, decide, decision_json, parse_key
     from assay_runner.core.standings import candidate_name, standing
+    from assay_runner.core.statistics import DEFAULT_SEED
     from assay_runner.io.results import read_result
 
     key = parse_key(args.key)
+    rules = PromotionRules(
+        min_confidence=args.min_confidence,
+        max_judge_drop=args.max_judge_drop,
+        seed=DEFAULT_SEED if args.seed is None else args.seed,
+    )
+    grid = None
+    incumbent_path = None if args.incumbent is None else Path(args.incumbent)
     candidates = []
-    for path in map(Path, args.results):
-        result = _release(read_result(path), path)
-        candidates.append(standing(candidate_name(result, path), result))
+    if args.grid is not None:
+        from assay_runner.io.grid import read_grid
+
+        if args.results:
+            raise InputError("give either RESULT.json files or --grid, not both")
+        grid = read_grid(args.grid)
+        for cell in grid.cells:
+            path = grid.result_path(cell)
+            candidates.append(standing(cell.name, _release(read_result(path), path)))
+        incumbent_path = incumbent_path or grid.incumbent_path()
+    else:
+        if not args.results:
+            raise InputError("give one RESULT.json per candidate, or --grid GRID.yaml")
+        for path in map(Path, args.results):
+            result = _release(read_result(path), path)
+            candidates.append(standing(candidate_name(result, path), result))
     names = [c.name for c in candidates]
     if len(set(names)) != len(names):
         raise InputError(f"candidate names must differ (they come from runName or the folder): {names}")
     incumbent = None
-    if args.incumbent is not None:
-        path = Path(args.incumbent)
-        result = _release(read_result(path), path)
-        incumbent = standing(candidate_name(result, path), result)
-    decision = decide(candidates, incumbent, key, args.on_tie)
+    if incumbent_path is not None:
+        result = _release(read_result(incumbent_path), incumbent_path)
+        incumbent = standing(candidate_name(result, incumbent_path), result)
+    decision = decide(candidates, incumbent, key, args.on_tie, rules)
+    out = decision_json(decision)
+    if grid is not None:
+        out["grid"] = {
+            "axes": grid.axes,
+            "cells": {cell.name: dict(cell.coordinates) for cell in grid.cells},
+        }
+    if args.html is not None:
+        from assay_runner.views.report.comparison import render_comparison
+
+        try:
+            args.html.parent.mkdir(parents=True, exist_ok=True)
+            args.html.write_text(render_comparison(out), encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"--html {args.html}: {exc.strerror or exc}") from None
+        print(f"wrote {args.html}", file=sys.stderr)
     if args.json:
-        print(json.dumps(decision_json(decision), indent=2))
+        print(json.dumps(out, indent=2))
     else:
         from assay_runner.views.compare_table import print_decision
 

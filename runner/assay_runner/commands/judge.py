@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
 from assay_runner.commands.options import Subcommands
 from assay_runner.errors import InputError
+
+if TYPE_CHECKING:
+    from assay_runner.contract import Result
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -25,9 +30,30 @@ def add_parser(commands: Subcommands) -> None:
     judge.add_argument("--answer", required=True, help="file holding the answer (markdown)")
     judge.add_argument("--exit-code", type=int, help="the agent's exit code, when known")
     judge.add_argument("--out", type=Path)
+    judge.add_argument(
+        "--mlflow",
+        nargs="?",
+        const=options.DEFAULT_STORE,
+        metavar="TRACKING_URI",
+        help="log the answer as an MLflow trace with the judges' feedback, tagged assay.mode=online "
+        "(default store: $MLFLOW_TRACKING_URI or ./mlflow.db)",
+    )
+    judge.add_argument("--experiment", default="assay", help="MLflow experiment (default: assay)")
     judge.add_argument("--quiet", "-q", action="store_true")
     options.add_gateway_options(judge)
     judge.set_defaults(handler=run)
+
+
+def _log_trace(result: Result, args: argparse.Namespace) -> Result:
+    from assay_runner.io.tracking import RunInfo, default_tracking_uri, log_online
+
+    uri = default_tracking_uri() if args.mlflow == options.DEFAULT_STORE else args.mlflow
+    ref = log_online(result, RunInfo(tracking_uri=uri, experiment=args.experiment))
+    if ref.logged:
+        print(f"MLflow trace in experiment {ref.experiment_id} of {uri}", file=sys.stderr)
+    else:
+        print(f"assay: warning: MLflow logging failed: {ref.error}", file=sys.stderr)
+    return result.model_copy(update={"mlflow": ref})
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
             judge_model=args.judge_model,
         )
     )
+    if args.mlflow is not None:
+        result = _log_trace(result, args)
     result = options.finish(result, out=args.out)
     if not args.quiet:
         print_result(result)

@@ -6,7 +6,13 @@
    rule counts), then the mean (what the `score` rule reads). Only reductions the gate uses can be named,
    so the selector and the gate cannot drift apart.
 3. May that winner replace the incumbent? Only with complete coverage (every ticket x repetition judged),
-   its own gate verdict Pass, and a strict improvement over the incumbent on the primary key.
+   its own gate verdict Pass, and a strict improvement over the incumbent on the primary key — and, when the
+   campaign asks for them, two more rules: no judge's mean falls below the incumbent's by more than a
+   tolerance (`maxJudgeDrop`), and the improvement is unlikely to be noise (`minConfidence`, from a paired
+   test over the same tickets, adjusted for the number of candidates; see `statistics`).
+
+Every candidate compared with the incumbent gets its paired figures and per-judge differences, whether or
+not a rule reads them: without a rule they inform, they do not decide.
 
 Pure and free of pydantic: `assay compare` feeds it standings recomputed from result files, the operator's
 Campaign feeds it standings read from its Evaluations' status. Both reach the same decision from the same
@@ -19,6 +25,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from assay_runner.core.statistics import (
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    Comparison,
+    Paired,
+    compare,
+    holm,
+)
 from assay_runner.errors import InputError
 
 Reduction = Literal["fully-resolved", "mean", "lowest-ticket", "judges-passing"]
@@ -74,6 +88,10 @@ class Standing:
     """The evaluated ticket ids when known (result files); the cluster's status carries only the count."""
     blocked_because: tuple[str, ...] = ()
     """The failed gate rules, one line each (empty on Pass)."""
+    judge_means: Mapping[str, float | None] = field(default_factory=dict)
+    """Each judge's mean (None: the judge applied to no ticket)."""
+    paired: Paired | None = None
+    """Per-ticket scores and outcomes for the paired tests (None when only the totals are known)."""
 
     @property
     def eligible(self) -> bool:
@@ -107,6 +125,13 @@ class GateFigures:
     suite_digest: str | None
     ticket_ids: tuple[str, ...] | None = None
     blocked_because: tuple[str, ...] = ()
+    judge_means: Mapping[str, float | None] = field(default_factory=dict)
+    paired: Paired | None = None
+
+
+def per_ticket(scores: Mapping[str, float], resolved: Mapping[str, bool]) -> Paired:
+    """Per-ticket figures for the paired tests, from wherever they were read (an Evaluation's status)."""
+    return Paired(scores=scores, resolved=resolved)
 
 
 def standing_from(name: str, figures: GateFigures) -> Standing:
@@ -131,7 +156,55 @@ def standing_from(name: str, figures: GateFigures) -> Standing:
         suite_digest=figures.suite_digest,
         ticket_ids=figures.ticket_ids,
         blocked_because=figures.blocked_because,
+        judge_means=figures.judge_means,
+        paired=figures.paired,
     )
+
+
+@dataclass(frozen=True)
+class PromotionRules:
+    """The optional rules beyond "a strict improvement on the primary key"."""
+
+    min_confidence: float | None = None
+    """Promote only when the paired test's confidence (1 - its Holm-adjusted p-value) reaches this."""
+    max_judge_drop: float | None = None
+    """Promote only when no judge's mean is below the incumbent's by more than this."""
+    seed: int = DEFAULT_SEED
+
+    def __post_init__(self) -> None:
+        if self.min_confidence is not None and not 0.0 < self.min_confidence < 1.0:
+            raise InputError(
+                f"minConfidence {self.min_confidence}: give a number between 0 and 1 (e.g. 0.95)"
+            )
+        if self.max_judge_drop is not None and not 0.0 <= self.max_judge_drop <= 1.0:
+            raise InputError(f"maxJudgeDrop {self.max_judge_drop}: give a number between 0 and 1")
+
+    @property
+    def level(self) -> float:
+        return self.min_confidence if self.min_confidence is not None else DEFAULT_LEVEL
+
+
+@dataclass(frozen=True)
+class JudgeDelta:
+    """One judge's mean, a candidate against the incumbent."""
+
+    judge: str
+    candidate: float | None
+    incumbent: float | None
+
+    @property
+    def delta(self) -> float | None:
+        if self.candidate is None or self.incumbent is None:
+            return None
+        return self.candidate - self.incumbent
+
+    def regressed(self, tolerance: float) -> bool:
+        """Fail closed: a judge the incumbent was scored on but the candidate was not counts as a fall."""
+        if self.incumbent is None:
+            return False
+        if self.candidate is None:
+            return True
+        return self.candidate < self.incumbent - tolerance - 1e-12
 
 
 @dataclass
@@ -145,6 +218,23 @@ class Decision:
     reasons: list[str] = field(default_factory=list)
     rank_by_key: dict[str, int] = field(default_factory=dict)
     rank_by_mean: dict[str, int] = field(default_factory=dict)
+    rules: PromotionRules = field(default_factory=PromotionRules)
+    comparisons: dict[str, Comparison] = field(default_factory=dict)
+    """Each complete candidate against a complete incumbent, when both carry per-ticket data."""
+    adjusted_p: dict[str, float] = field(default_factory=dict)
+    """The deciding test's p-value per candidate, Holm-adjusted over all compared candidates."""
+    judge_deltas: dict[str, list[JudgeDelta]] = field(default_factory=dict)
+    verdict: str = ""
+    """The one line that decided: promote, keep the incumbent, or the rule that blocked the promotion."""
+
+    def deciding_test(self) -> str:
+        """The test that matches the primary key: fully resolved tickets are pass/fail (McNemar); every
+        other reduction is read on the per-ticket scores (permutation)."""
+        return "passes" if self.key[0] == "fully-resolved" else "scores"
+
+    def confidence(self, name: str) -> float | None:
+        p = self.adjusted_p.get(name)
+        return None if p is None else 1.0 - p
 
 
 def check_comparable(standings: Sequence[Standing]) -> None:
@@ -183,11 +273,39 @@ def _num(value: float) -> str:
     return f"{round(value, 3):g}"
 
 
+def _judge_deltas(candidate: Standing, incumbent: Standing) -> list[JudgeDelta]:
+    names = list(incumbent.judge_means) + [n for n in candidate.judge_means if n not in incumbent.judge_means]
+    return [JudgeDelta(n, candidate.judge_means.get(n), incumbent.judge_means.get(n)) for n in names]
+
+
+def _compare_all(decision: Decision, candidates: Sequence[Standing], incumbent: Standing | None) -> None:
+    if incumbent is None:
+        return
+    for c in candidates:
+        decision.judge_deltas[c.name] = _judge_deltas(c, incumbent)
+    if incumbent.paired is None or not incumbent.complete:
+        return
+    rules = decision.rules
+    for c in candidates:
+        if c.paired is None or not c.complete:
+            continue
+        try:
+            comparison = compare(c.paired, incumbent.paired, level=rules.level, seed=rules.seed)
+        except InputError:
+            continue  # not the same tickets: no paired figures, so minConfidence cannot be met
+        decision.comparisons[c.name] = comparison
+    test = decision.deciding_test()
+    decision.adjusted_p = holm(
+        {name: getattr(comparison, test).p_value for name, comparison in decision.comparisons.items()}
+    )
+
+
 def decide(
     candidates: Sequence[Standing],
     incumbent: Standing | None,
     key: tuple[str, ...] = DEFAULT_KEY,
     on_tie: OnTie = "keep",
+    rules: PromotionRules | None = None,
 ) -> Decision:
     if not candidates:
         raise InputError("give at least one candidate")
@@ -204,7 +322,9 @@ def decide(
         highest_mean=by_mean.name,
         winner=None,
         promote=False,
+        rules=rules or PromotionRules(),
     )
+    _compare_all(decision, candidates, incumbent)
     decision.rank_by_mean = _ranks(candidates, lambda c: (c.mean, c.name))
     decision.rank_by_key = _ranks(candidates, lambda c: (c.complete, c.key(key), c.name))
     reasons.append(f"highest mean: {by_mean.name} ({by_mean.mean:.3f}) — descriptive only")
@@ -214,6 +334,7 @@ def decide(
     complete = [c for c in candidates if c.complete]
     if not complete:
         reasons.append("no candidate has complete coverage: no winner")
+        decision.verdict = reasons[-1]
         decision.reasons = reasons
         return decision
     best = max(complete, key=lambda c: (c.key(key), c.name))
@@ -226,9 +347,77 @@ def decide(
     if by_mean.name != best.name:
         reasons.append(f"the plain mean would pick {by_mean.name}, but {best.name} ranks first on {key[0]}")
     decision.promote, verdict = _promotion(best, incumbent, key, on_tie)
+    if incumbent is not None:
+        reasons.extend(_figures(decision, best))
     reasons.append(verdict)
+    if decision.promote and incumbent is not None:
+        decision.promote, lines = _extra_rules(decision, best, incumbent)
+        reasons.extend(lines)
+        if not decision.promote:
+            verdict = next(line for line in lines if line.startswith("no promotion"))
+    decision.verdict = verdict
     decision.reasons = reasons
     return decision
+
+
+def _figures(decision: Decision, best: Standing) -> list[str]:
+    """The winner's paired figures, one line, whether or not a rule reads them."""
+    comparison = decision.comparisons.get(best.name)
+    if comparison is None:
+        return []
+    s, p = comparison.scores, comparison.passes
+    level = f"{comparison.level:.0%}"
+    return [
+        f"paired vs the incumbent over {s.tickets} tickets: score {s.effect:+.3f} "
+        f"({level} CI {s.ci_low:+.3f}..{s.ci_high:+.3f}, p={s.p_value:.3g}); fully resolved "
+        f"+{p.gained}/-{p.lost} (McNemar p={p.p_value:.3g}); confidence after Holm over "
+        f"{len(decision.comparisons)} candidate(s): {_pct(decision.confidence(best.name))}"
+    ]
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _extra_rules(decision: Decision, best: Standing, incumbent: Standing) -> tuple[bool, list[str]]:
+    """The optional rules: both are checked and reported, either blocks."""
+    rules, lines, promote = decision.rules, [], True
+    if rules.max_judge_drop is not None:
+        fallen = [d for d in decision.judge_deltas.get(best.name, []) if d.regressed(rules.max_judge_drop)]
+        for d in fallen:
+            shown = "not scored" if d.candidate is None else f"{d.candidate:.3f}"
+            lines.append(
+                f"judge {d.judge} regressed: {shown} vs the incumbent's {d.incumbent:.3f} "
+                f"(allowed drop {rules.max_judge_drop:g})"
+            )
+        if fallen:
+            promote = False
+            lines.append(
+                f"no promotion: {best.name} lets {len(fallen)} judge(s) fall below the incumbent "
+                "(maxJudgeDrop)"
+            )
+    if rules.min_confidence is not None:
+        confidence = decision.confidence(best.name)
+        comparison = decision.comparisons.get(best.name)
+        effect = None if comparison is None else getattr(comparison, decision.deciding_test()).effect
+        if confidence is None or effect is None:
+            promote = False
+            lines.append(
+                "no promotion: minConfidence needs per-ticket results of the winner and a complete incumbent "
+                "to compare, and they are not available"
+            )
+        elif effect <= 0 or confidence < rules.min_confidence:
+            promote = False
+            lines.append(
+                f"no promotion: the improvement of {best.name} may be noise — confidence "
+                f"{_pct(confidence)} < minConfidence {rules.min_confidence:.0%} "
+                f"({'fully-resolved' if decision.deciding_test() == 'passes' else 'score'} test)"
+            )
+        else:
+            lines.append(
+                f"the improvement is real at {_pct(confidence)} >= minConfidence {rules.min_confidence:.0%}"
+            )
+    return promote, lines
 
 
 def _promotion(
@@ -281,7 +470,60 @@ def standing_row(decision: Decision, standing: Standing) -> dict[str, object]:
         "key": dict(zip(decision.key, standing.key(decision.key), strict=True)),
         "rankByKey": decision.rank_by_key.get(standing.name),
         "rankByMean": decision.rank_by_mean.get(standing.name),
+        "vsIncumbent": comparison_json(decision, standing.name),
     }
+
+
+def _r(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def comparison_json(decision: Decision, name: str) -> dict[str, object] | None:
+    """A candidate against the incumbent: the paired tests and each judge's difference (None: no
+    incumbent, or this is the incumbent)."""
+    deltas = decision.judge_deltas.get(name)
+    if deltas is None:
+        return None
+    comparison = decision.comparisons.get(name)
+    tolerance = decision.rules.max_judge_drop
+    out: dict[str, object] = {
+        "judges": [
+            {
+                "judge": d.judge,
+                "candidate": _r(d.candidate),
+                "incumbent": _r(d.incumbent),
+                "delta": _r(d.delta),
+                **({"regressed": d.regressed(tolerance)} if tolerance is not None else {}),
+            }
+            for d in deltas
+        ]
+    }
+    if comparison is not None:
+        s, p = comparison.scores, comparison.passes
+        out.update(
+            level=comparison.level,
+            tickets=s.tickets,
+            scores={
+                "effect": _r(s.effect),
+                "effectSize": _r(s.effect_size),
+                "ciLow": _r(s.ci_low),
+                "ciHigh": _r(s.ci_high),
+                "pValue": _r(s.p_value),
+                "exact": s.exact,
+            },
+            fullyResolved={
+                "gained": p.gained,
+                "lost": p.lost,
+                "effect": _r(p.effect),
+                "ciLow": _r(p.ci_low),
+                "ciHigh": _r(p.ci_high),
+                "pValue": _r(p.p_value),
+            },
+            decidingTest="fullyResolved" if decision.deciding_test() == "passes" else "scores",
+            adjustedPValue=_r(decision.adjusted_p.get(name)),
+            confidence=_r(decision.confidence(name)),
+        )
+    return out
 
 
 def decision_json(decision: Decision) -> dict[str, object]:
@@ -290,6 +532,11 @@ def decision_json(decision: Decision) -> dict[str, object]:
         "highestMean": decision.highest_mean,
         "winner": decision.winner,
         "promote": decision.promote,
+        "rules": {
+            "minConfidence": decision.rules.min_confidence,
+            "maxJudgeDrop": decision.rules.max_judge_drop,
+            "seed": decision.rules.seed,
+        },
         "reasons": decision.reasons,
         "candidates": [standing_row(decision, c) for c in decision.candidates],
         "incumbent": standing_row(decision, decision.incumbent) if decision.incumbent else None,

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from assay_runner.contract import Result
 from assay_runner.core.decision import GateFigures, Standing, standing_from
+from assay_runner.core.repetitions import ticket_passes_every_time
 from assay_runner.core.scorecard import Scorecard, assemble
+from assay_runner.core.statistics import Paired
 
 
 def _rule_value(card: Scorecard, name: str) -> float:
@@ -38,6 +40,11 @@ def gate_figures(result: Result) -> GateFigures:
         suite_digest=result.inputs.suite_digest,
         ticket_ids=tuple(t.id for t in result.tickets),
         blocked_because=tuple(card.reasons),
+        judge_means={name: j.mean for name, j in card.judges.items()},
+        paired=Paired(
+            scores={t.id: t.score for t in card.tickets},
+            resolved={t.id: ticket_passes_every_time(t, result.repetitions.k) for t in card.tickets},
+        ),
     )
 
 

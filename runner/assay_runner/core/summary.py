@@ -6,16 +6,30 @@ then rule details) and `truncated` is set — never a byte-cut string that no on
 
 from __future__ import annotations
 
+import hashlib
+
 from assay_runner.contract import (
     SUMMARY_MAX_BYTES,
+    PairedTickets,
     Result,
     RunSummary,
     SummaryCounts,
     SummaryRule,
 )
+from assay_runner.core.repetitions import ticket_passes_every_time
 
 FAILING_TICKETS_SHOWN = 10
 DETAIL_CHARS = 160
+
+
+def paired_tickets(result: Result) -> PairedTickets:
+    tickets = sorted(result.tickets, key=lambda t: t.id)
+    ids = "\n".join(t.id for t in tickets)
+    return PairedTickets(
+        tickets_digest=f"sha256:{hashlib.sha256(ids.encode()).hexdigest()}",
+        scores=[round(t.score, 4) for t in tickets],
+        resolved="".join("1" if ticket_passes_every_time(t, result.repetitions.k) else "0" for t in tickets),
+    )
 
 
 def encode(summary: RunSummary) -> bytes:
@@ -55,12 +69,14 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
         inputs=result.inputs,
         mlflow=result.mlflow,
         truncated=len(failing) > FAILING_TICKETS_SHOWN,
+        paired=paired_tickets(result),
     )
     return fit(summary, limit)
 
 
 def fit(summary: RunSummary, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
-    """Shrink until it fits: fewer failing tickets, shorter details, then fewer judges."""
+    """Shrink until it fits: fewer failing tickets, shorter details, no per-ticket figures, then fewer
+    judges."""
     while len(encode(summary)) > limit:
         if summary.failing_tickets:
             summary = summary.model_copy(
@@ -69,6 +85,8 @@ def fit(summary: RunSummary, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
         elif any(len(r.detail) > 40 for r in summary.rules):
             rules = [r.model_copy(update={"detail": r.detail[:40]}) for r in summary.rules]
             summary = summary.model_copy(update={"rules": rules, "truncated": True})
+        elif summary.paired is not None:
+            summary = summary.model_copy(update={"paired": None, "truncated": True})
         elif summary.judges:
             judges = dict(list(summary.judges.items())[:-1])
             summary = summary.model_copy(update={"judges": judges, "truncated": True})

@@ -7,7 +7,13 @@ What a person finds in the run:
 - artifacts: result.json, summary.json and the HTML report;
 - traces: one per ticket x repetition, linked to the run, with a span for the agent and one per judge, each
   judge's verdict as feedback (value, rationale, source CODE or LLM_JUDGE, error when it failed), and the
-  answer key as an expectation.
+  answer key as an expectation. What the Traces list shows as a trace's request and response is the
+  question and the agent's answer (what a reviewer scans): the root span holds them as one user and one
+  assistant chat message, which MLflow reads for that list (and shows as a chat), next to the cell's score;
+  the agent and judge spans are unchanged, and the scores a reviewer filters on are the feedback.
+
+Online judging (`assay judge --mlflow`) logs one trace per judged answer the same way, with no run, tagged
+`assay.mode: online`: the feedback of the judges that need no answer key, never a release verdict.
 
 Everything is logged after the cells finished, from the result, with explicit trace and span calls (never
 the fluent run context, which is process-global). MLflow's tracer exports through the process's tracking
@@ -195,18 +201,30 @@ class MlflowLogger:
             self.log_assessments(trace_id, ticket, cell)
         return len(traces)
 
-    def log_trace(self, experiment_id: str, run_id: str, ticket: TicketResult, cell: RepetitionResult) -> str:
+    def log_trace(
+        self,
+        experiment_id: str,
+        run_id: str | None,
+        ticket: TicketResult,
+        cell: RepetitionResult,
+        extra_tags: Mapping[str, str] | None = None,
+    ) -> str:
         start = cell.started_at or time.time()
         agent_end = start + (cell.wall_seconds or 0.0)
         end = agent_end + (cell.judge_seconds or 0.0)
         root = self.client.start_trace(
             name=f"{ticket.id}#{cell.index}",
             span_type="CHAIN",
-            inputs={"ticket": ticket.id, "question": ticket.question, "repetition": cell.index},
+            inputs={
+                "messages": _as_chat("user", ticket.question),
+                "ticket": ticket.id,
+                "repetition": cell.index,
+            },
             tags={
                 "assay.ticket": ticket.id,
                 "assay.repetition": str(cell.index),
                 "assay.split": ticket.split,
+                **(extra_tags or {}),
             },
             experiment_id=experiment_id,
             run_id=run_id,
@@ -247,13 +265,36 @@ class MlflowLogger:
             )
         self.client.end_trace(
             trace_id,
-            outputs={"score": cell.score, "passed": cell.passed, "error": cell.error},
+            outputs={
+                "messages": _as_chat("assistant", _answer_text(cell)),
+                "score": cell.score,
+                "passed": cell.passed,
+                "error": cell.error,
+            },
             status="ERROR" if cell.error else "OK",
             end_time_ns=_ns(end),
         )
         return str(trace_id)
 
-    def log_assessments(self, trace_id: str, ticket: TicketResult, cell: RepetitionResult) -> None:
+    def log_online(self, result: Result) -> MlflowRef:
+        """Each judged answer of an online result as a trace of its own, with no run."""
+        self._judges = list(result.config.judges)
+        experiment_id = self.experiment_id()
+        tags = {"assay.mode": "online", "assay.suite": result.suite, "assay.verdict": result.verdict}
+        traces = [
+            (self.log_trace(experiment_id, None, ticket, cell, tags), ticket, cell)
+            for ticket in result.tickets
+            for cell in ticket.repetitions
+        ]
+        self.mlflow.flush_trace_async_logging(terminate=False)
+        for trace_id, ticket, cell in traces:
+            # An online answer has no key: its ticket carries an empty one, which is no expectation.
+            self.log_assessments(trace_id, ticket, cell, answer_key=False)
+        return MlflowRef(tracking_uri=self.info.tracking_uri, experiment_id=experiment_id, logged=True)
+
+    def log_assessments(
+        self, trace_id: str, ticket: TicketResult, cell: RepetitionResult, *, answer_key: bool = True
+    ) -> None:
         from mlflow.entities import AssessmentError, AssessmentSource, Expectation, Feedback
         from mlflow.tracing.client import TracingClient
 
@@ -280,7 +321,7 @@ class MlflowLogger:
                     name=name, value=verdict.score, source=source, rationale=verdict.reason, metadata=metadata
                 )
             tracing.log_assessment(trace_id, feedback)
-        if ticket.key is not None:
+        if answer_key and ticket.key is not None:
             expectation = Expectation(
                 name="answer_key",
                 value=ticket.key,
@@ -311,6 +352,19 @@ class MlflowLogger:
         return ref.model_copy(update={"logged": True})
 
 
+def _as_chat(role: str, text: str) -> list[dict[str, str]]:
+    """One chat message: MLflow shows a trace's request and response from the last user and assistant
+    messages of its root span, so this is how the question and the answer become what the list shows."""
+    return [{"role": role, "content": text}]
+
+
+def _answer_text(cell: RepetitionResult) -> str:
+    # Never empty: MLflow would show the whole output as JSON instead (the agent span has the exact answer).
+    if cell.answer:
+        return cell.answer
+    return f"(no answer: {cell.error})" if cell.error else "(empty answer)"
+
+
 @contextmanager
 def process_tracking_uri(uri: str) -> Iterator[None]:
     """MLflow's tracer exports to the process-wide tracking URI (and exports it as an environment variable):
@@ -339,6 +393,21 @@ def log_evaluation(result: Result, info: RunInfo, attempts: int = 3) -> MlflowRe
         if ref.logged:
             return ref
         error = ref.error or "unknown error"
+    return MlflowRef(
+        tracking_uri=info.tracking_uri, logged=False, error=f"after {attempts} attempts: {error}"
+    )
+
+
+def log_online(result: Result, info: RunInfo, attempts: int = 3) -> MlflowRef:
+    """Log an online result's traces; on failure retry, then give up and say why (the verdict stands)."""
+    error = ""
+    for attempt in range(attempts):
+        try:
+            with process_tracking_uri(info.tracking_uri):
+                return MlflowLogger(info).log_online(result)
+        except Exception as exc:  # the store is unreachable or refuses: retry, then record the failure
+            error = f"{type(exc).__name__}: {exc}"[:500]
+            time.sleep(min(2.0**attempt, 5.0))
     return MlflowRef(
         tracking_uri=info.tracking_uri, logged=False, error=f"after {attempts} attempts: {error}"
     )

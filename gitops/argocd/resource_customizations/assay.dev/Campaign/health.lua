@@ -4,6 +4,7 @@
 --   Progressing  no status yet, status.observedGeneration != metadata.generation, or Reconciling=True
 --   Healthy      Ready=True: promote the release-key winner
 --   Degraded     Stalled=True: no promotion (the reason says why: NoPromotion, NoWinner, NotComparable, ...)
+--   Progressing  AwaitingApproval=True: promotion decided, waiting for a person (approval: Manual)
 --   Progressing  anything else (no decision yet)
 local hs = {}
 local generation = obj.metadata.generation
@@ -45,6 +46,13 @@ local ready = current("Ready")
 if ready ~= nil and ready.status == "True" then
   hs.status = "Healthy"
   hs.message = ready.message or ("promote " .. tostring(obj.status.winner))
+  return hs
+end
+
+local awaiting = current("AwaitingApproval")
+if awaiting ~= nil and awaiting.status == "True" then
+  hs.status = "Progressing"
+  hs.message = "Awaiting approval: " .. (awaiting.message or "")
   return hs
 end
 

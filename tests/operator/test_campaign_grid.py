@@ -1,0 +1,239 @@
+"""A Campaign's grid, its promotion rules (maxJudgeDrop, minConfidence without per-ticket data) and manual
+approval — the pure reconciliation; on the cluster: tests/operator_cluster/test_campaign_grid.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from assay_operator.campaign import plan as campaign
+from assay_operator.campaign.api import CampaignSpec, CampaignStatus
+from tests.operator.test_campaign import REPLAY, finished_evaluation
+
+Obj = dict[str, Any]
+
+
+def grid(brains: int = 4, agents: int = 4, models: int = 4) -> Obj:
+    return {
+        "brains": [{"name": f"b{i}", "brain": {"configMap": {"name": f"brain-{i}"}}} for i in range(brains)],
+        "agents": [{"name": f"a{i}", "agent": {**REPLAY, "timeoutSeconds": 60 + i}} for i in range(agents)],
+        "models": [{"name": f"m{i}", "model": f"vendor/model-{i}.5"} for i in range(models)],
+    }
+
+
+def grid_spec(**overrides: Any) -> CampaignSpec:
+    raw: Obj = {
+        "suite": {"bundled": "support-desk"},
+        "grid": grid(),
+        "incumbent": {"name": "live", "brain": {"configMap": {"name": "brain-live"}}, "agent": REPLAY},
+        "repetitions": 3,
+    }
+    raw.update(overrides)
+    return CampaignSpec.model_validate(raw)
+
+
+def test_a_grid_is_the_product_of_its_axes() -> None:
+    wanted = campaign.entries("bench", grid_spec())
+    cells = [e for e in wanted if e.role == "candidate"]
+    assert len(cells) == 64 and wanted[0].role == "incumbent"
+    assert [c.candidate.name for c in cells[:3]] == ["b0-a0-m0", "b0-a0-m1", "b0-a0-m2"]
+    last = cells[-1]
+    assert last.candidate.name == "b3-a3-m3" and last.evaluation == "bench-b3-a3-m3"
+    assert last.spec["brain"] == {"configMap": {"name": "brain-3"}}
+    assert last.spec["agent"]["model"] == "vendor/model-3.5" and last.spec["agent"]["timeoutSeconds"] == 63
+    status = campaign.campaign_status(grid_spec(), wanted, {}, 1, CampaignStatus())
+    assert status.grid is not None and status.grid.cells == 64
+    assert status.grid.axes["model"] == ["m0", "m1", "m2", "m3"]
+    assert status.progress == "0/65"
+
+
+def test_without_models_each_agent_keeps_its_own() -> None:
+    raw = grid(2, 2, 0)
+    del raw["models"]
+    cells = [e for e in campaign.entries("g", grid_spec(grid=raw)) if e.role == "candidate"]
+    assert [c.candidate.name for c in cells] == ["b0-a0", "b0-a1", "b1-a0", "b1-a1"]
+    assert "model" not in cells[0].spec["agent"]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (
+            {"grid": {**grid(), "brains": [{"name": "Bad_Name", "brain": {"configMap": {"name": "x"}}}]}},
+            "pattern",
+        ),
+        ({"grid": {**grid(), "models": []}}, "at least 1"),
+        ({"minConfidence": 1.0}, "less than 1"),
+        ({"maxJudgeDrop": -0.1}, "greater than or equal to 0"),
+        ({"approval": "Sometimes"}, "Automatic"),
+    ],
+)
+def test_bad_grid_specs_are_refused(change: Obj, problem: str) -> None:
+    with pytest.raises(ValidationError, match=problem):
+        grid_spec(**change)
+
+
+def test_candidates_and_grid_together_are_refused() -> None:
+    both = grid_spec(candidates=[{"name": "x", "brain": {"configMap": {"name": "bx"}}, "agent": REPLAY}])
+    with pytest.raises(ValueError, match="either candidates or grid"):
+        campaign.entries("g", both)
+
+
+def finished_all(
+    wanted: list[campaign.Entry], scores: dict[str, tuple[float, int, dict[str, float]]]
+) -> dict[str, Obj]:
+    """Every Evaluation finished: name -> (score, fully resolved, judge means)."""
+    out = {}
+    for entry in wanted:
+        score, resolved, judges = scores[entry.candidate.name]
+        evaluation = finished_evaluation(entry, score=score, fully_resolved=resolved)
+        evaluation["status"]["judges"] = judges
+        out[entry.evaluation] = evaluation
+    return out
+
+
+SMALL = {"brains": grid(2, 1, 1)["brains"], "agents": grid(1, 1, 1)["agents"]}
+
+
+def two_cells(**overrides: Any) -> tuple[CampaignSpec, list[campaign.Entry], dict[str, Obj]]:
+    s = grid_spec(grid=SMALL, key=["mean"], **overrides)
+    wanted = campaign.entries("g", s)
+    existing = finished_all(
+        wanted,
+        {
+            # The workflow's case: the overall score rose 0.789 -> 0.796 while the policy judge fell.
+            "live": (0.789, 2, {"quality": 0.80, "policy": 0.70}),
+            "b0-a0": (0.796, 2, {"quality": 0.88, "policy": 0.50}),
+            "b1-a0": (0.700, 1, {"quality": 0.70, "policy": 0.70}),
+        },
+    )
+    return s, wanted, existing
+
+
+def test_the_regression_rule_blocks_in_the_status() -> None:
+    s, wanted, existing = two_cells()
+    free = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    assert free.winner == "b0-a0" and free.promote
+    row = next(r for r in free.candidates or [] if r.name == "b0-a0")
+    assert row.vs_incumbent is not None and row.vs_incumbent.judges_fallen is None
+
+    s, wanted, existing = two_cells(maxJudgeDrop=0.05)
+    blocked = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    assert blocked.winner == "b0-a0" and not blocked.promote
+    assert any("judge policy regressed: 0.500 vs the incumbent's 0.700" in r for r in blocked.reasons or [])
+    row = next(r for r in blocked.candidates or [] if r.name == "b0-a0")
+    assert row.vs_incumbent is not None and row.vs_incumbent.judges_fallen == ["policy"]
+    ready = next(c for c in blocked.conditions or [] if c.type == "Ready")
+    assert (ready.status, ready.reason) == ("False", "NoPromotion")
+
+
+def test_min_confidence_fails_closed_without_per_ticket_scores() -> None:
+    # An Evaluation's status carries totals, not per-ticket scores: no paired test, so no promotion.
+    s, wanted, existing = two_cells(minConfidence=0.9)
+    status = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    assert status.winner == "b0-a0" and not status.promote
+    assert any("minConfidence needs per-ticket results" in r for r in status.reasons or [])
+
+
+def test_manual_approval_waits_then_records_who() -> None:
+    s, wanted, existing = two_cells(approval="Manual")
+    waiting = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    assert waiting.promote and waiting.approval is not None
+    assert (waiting.approval.state, waiting.approval.winner) == ("AwaitingApproval", "b0-a0")
+    by_type = {c.type: c for c in waiting.conditions or []}
+    assert (by_type["Ready"].status, by_type["Ready"].reason) == ("False", "AwaitingApproval")
+    assert by_type["AwaitingApproval"].status == "True" and by_type["Stalled"].status == "False"
+    assert "assay.dev/approved-by" in by_type["AwaitingApproval"].message
+
+    # Reconciled again without the annotation: still waiting.
+    again = campaign.campaign_status(s, wanted, existing, 1, waiting)
+    assert again.approval is not None and again.approval.state == "AwaitingApproval"
+
+    approved = campaign.campaign_status(s, wanted, existing, 1, waiting, approved_by="alice")
+    assert approved.approval is not None and approved.approval.state == "Approved"
+    assert approved.approval.approved_by == "alice" and approved.approval.approved_at
+    by_type = {c.type: c for c in approved.conditions or []}
+    assert (by_type["Ready"].status, by_type["Ready"].reason) == ("True", "Approved")
+    assert by_type["AwaitingApproval"].status == "False"
+    assert "approved by alice" in (approved.message or "")
+
+    # The annotation is gone after that; the approval stays for this generation and winner...
+    kept = campaign.campaign_status(s, wanted, existing, 1, approved)
+    assert kept.approval == approved.approval
+    # ...but a new generation's decision waits for a new approval.
+    existing2 = {}
+    for name, evaluation in existing.items():
+        bumped = json.loads(json.dumps(evaluation))
+        bumped["metadata"]["generation"] = 2
+        bumped["status"]["observedGeneration"] = 2
+        for c in bumped["status"]["conditions"]:
+            c["observedGeneration"] = 2
+        existing2[name] = bumped
+    later = campaign.campaign_status(s, wanted, existing2, 2, approved)
+    assert later.approval is not None and later.approval.state == "AwaitingApproval"
+
+
+def test_automatic_approval_keeps_todays_behaviour() -> None:
+    s, wanted, existing = two_cells()
+    status = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus(), approved_by="alice")
+    assert status.promote and status.approval is None
+    ready = next(c for c in status.conditions or [] if c.type == "Ready")
+    assert (ready.status, ready.reason) == ("True", "Promote")
+
+
+def test_a_full_grid_status_stays_small() -> None:
+    s = grid_spec(grid=grid(4, 8, 8), maxJudgeDrop=0.05)  # 256 cells, the most a grid may have
+    wanted = campaign.entries("bench", s)
+    figures = {
+        e.candidate.name: (0.5 + (i % 50) / 100, i % 4, {"q": 0.7, "p": 0.6}) for i, e in enumerate(wanted)
+    }
+    status = campaign.campaign_status(s, wanted, finished_all(wanted, figures), 1, CampaignStatus())
+    assert len(status.candidates or []) == 256 and status.winner is not None
+    size = len(json.dumps(status.to_patch()))
+    # etcd's default request limit is 1.5 MiB; the whole Campaign object must stay far below it.
+    assert size < 256 * 1024, size
+
+
+def with_paired(evaluation: Obj, scores: list[float], digest: str = "sha256:tickets") -> Obj:
+    evaluation["status"]["paired"] = {
+        "ticketsDigest": digest,
+        "scores": scores,
+        "resolved": "".join("1" if s >= 1.0 else "0" for s in scores),
+    }
+    return evaluation
+
+
+def test_min_confidence_reads_the_per_ticket_scores_in_the_status() -> None:
+    s = grid_spec(grid=SMALL, minConfidence=0.9)
+    wanted = campaign.entries("g", s)
+    per_ticket = {"live": [1.0, 0.5, 0.5, 0.5], "b0-a0": [1.0] * 4, "b1-a0": [1.0, 1.0, 0.5, 0.5]}
+    resolved = {name: sum(1 for x in v if x >= 1.0) for name, v in per_ticket.items()}
+    existing = {
+        e.evaluation: with_paired(
+            finished_evaluation(
+                e, score=sum(per_ticket[e.candidate.name]) / 4, fully_resolved=resolved[e.candidate.name]
+            ),
+            per_ticket[e.candidate.name],
+        )
+        for e in wanted
+    }
+    status = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    # b0-a0 gains 3 fully resolved tickets, loses none: McNemar p = 2/8 = 0.25, x2 (Holm, two candidates).
+    assert status.winner == "b0-a0" and not status.promote
+    row = next(r for r in status.candidates or [] if r.name == "b0-a0")
+    vs = row.vs_incumbent
+    assert vs is not None and (vs.resolved_gained, vs.resolved_lost) == (3, 0)
+    assert vs.resolved_p == pytest.approx(0.25) and vs.confidence == pytest.approx(0.5)
+    assert vs.score_effect == pytest.approx(0.375) and vs.score_ci is not None
+    assert any("may be noise" in r for r in status.reasons or [])
+
+    # Evaluations of different ticket lists are not paired: no figures, and minConfidence fails closed.
+    other = dict(existing)
+    name = wanted[1].evaluation
+    other[name] = with_paired(json.loads(json.dumps(existing[name])), [1.0] * 4, digest="sha256:other")
+    status = campaign.campaign_status(s, wanted, other, 1, CampaignStatus())
+    row = next(r for r in status.candidates or [] if r.name == wanted[1].candidate.name)
+    assert row.vs_incumbent is not None and row.vs_incumbent.confidence is None
