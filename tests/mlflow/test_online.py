@@ -12,6 +12,7 @@ import pytest
 
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
+from assay_runner.commands.options import EXIT_ONLINE_PASS
 from assay_runner.contract import Result
 from mlflow import MlflowClient
 
@@ -77,7 +78,7 @@ def test_an_online_answer_becomes_a_trace_with_feedback(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'mlflow.db'}"
     with ChatServer(grader(5)) as server:
         code, result = judge(tmp_path, GOOD, server.url, store, "--exit-code", "0")
-    assert code == 0 and result.mode == "online"
+    assert code == EXIT_ONLINE_PASS and result.mode == "online"  # an online result is never a release
     assert len(server.requests) == 3  # the model judge's three samples, over HTTP
     (trace,) = online_traces(store, result)
     assert trace.info.tags["assay.mode"] == "online" and trace.info.tags["assay.suite"] == "support-desk"
@@ -113,4 +114,8 @@ def test_an_unreachable_store_keeps_the_judgement(tmp_path: Path, monkeypatch: p
     monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
     with ChatServer(grader(5)) as server:
         code, result = judge(tmp_path, GOOD, server.url, "http://127.0.0.1:9")
-    assert code == 0 and not result.mlflow.logged and "after 3 attempts" in (result.mlflow.error or "")
+    assert (
+        code == EXIT_ONLINE_PASS
+        and not result.mlflow.logged
+        and "after 3 attempts" in (result.mlflow.error or "")
+    )

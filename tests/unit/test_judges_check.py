@@ -34,7 +34,7 @@ def test_a_judge_that_ignores_negation_fails_the_check(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A regression in the policy reader: any mention counts, "do not reinstall" included.
-    def naive(answer: str, rules: list[ForbiddenRule]) -> list[Violation]:
+    def naive(answer: str, rules: list[ForbiddenRule], *_view: object) -> list[Violation]:
         found = [r for r in rules if r.phrase and r.phrase.lower() in answer.lower()]
         return [Violation(rule=r, clause=r.phrase or "", sentence_index=0) for r in found]
 
