@@ -49,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler: Handler = args.handler
     options.FINISHED.clear()
+    options.BLOCKED_BUT_ZERO.clear()
     try:
         code = handler(args)
     except InputError as exc:
@@ -67,18 +68,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         traceback.print_exc()
         print("assay: error: could not run (see the traceback above)", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if code == EXIT_PASS and args.command in VERDICT_COMMANDS and not _finished_a_pass(args.command):
+    if code == EXIT_PASS and args.command in VERDICT_COMMANDS and not _finished_a_pass():
         print("assay: error: could not run (no result with a Pass verdict was written)", file=sys.stderr)
         return EXIT_BAD_INPUT
     return code
 
 
-def _finished_a_pass(command: str) -> bool:
-    """Exit 0 stands only on a finished result: Pass (or Blocked from `run` told to exit 0, in a Job)."""
+def _finished_a_pass() -> bool:
+    """Exit 0 stands only on a finished result: Pass, or Blocked from a RunConfig that asked for exit 0 (a
+    Job's `assay run` or judge phase)."""
     if not options.FINISHED:
         return False
-    verdict = options.FINISHED[-1].verdict
-    return verdict == "Pass" or (command == "run" and options.FINISHED[-1].mode == "release")
+    last = options.FINISHED[-1]
+    return last.verdict == "Pass" or any(last is blocked for blocked in options.BLOCKED_BUT_ZERO)
 
 
 def console() -> None:

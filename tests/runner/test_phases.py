@@ -195,6 +195,37 @@ def test_a_deadline_still_ends_in_a_verdict(suite: Path, brain: Path, tmp_path: 
     assert result.verdict == "Blocked" and all(e and "deadline (1 s)" in e for e in errors), errors
 
 
+def test_the_judge_phase_in_a_job_exits_0_on_blocked_only_with_a_written_summary(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    # In a Job only "could not run" may fail the pod (blockedExitCode 0): a Blocked verdict exits 0 and
+    # travels in the RunSummary. Without that setting, Blocked is exit 1 as on a terminal.
+    public, keys = split(suite, tmp_path)
+    agent = {"kind": "command", "model": "agent-m", "command": agent_command("sleep", 30).split()}
+    common = {"brain": str(brain), "agent": {**agent, "timeoutSeconds": 1}, "mlflow": {"enabled": False}}
+    answers = tmp_path / "answers"
+    answer = _config(tmp_path, suite=str(public), answersDir=str(answers), tickets=["T-1"], **common)
+    assert main(["answer", "--config", str(answer), "-q"]) == 0
+    for blocked_exit_code, expected in ((0, 0), (1, 1)):
+        out = tmp_path / f"out-{blocked_exit_code}"
+        judge = _config(
+            tmp_path,
+            suite=str(public),
+            keys=str(keys),
+            answersDir=str(answers),
+            tickets=["T-1"],
+            output={
+                "dir": str(out),
+                "summaryPath": str(tmp_path / f"termination-log-{blocked_exit_code}"),
+                "blockedExitCode": blocked_exit_code,
+            },
+            **common,
+        )
+        assert main(["score", "--config", str(judge), "-q"]) == expected
+        summary = (tmp_path / f"termination-log-{blocked_exit_code}").read_text()
+        assert RunSummary.model_validate_json(summary).verdict == "Blocked"
+
+
 def test_a_killed_answer_phase_still_ends_in_a_verdict(suite: Path, brain: Path, tmp_path: Path) -> None:
     public, keys = split(suite, tmp_path)
     answers = tmp_path / "answers"

@@ -129,3 +129,16 @@ def finish(result: Result, **kwargs: Any) -> Result:
 
 FINISHED: list[Result] = []
 """Results this process finished (outputs written), newest last: the CLI's exit 0 must rest on one."""
+BLOCKED_BUT_ZERO: list[Result] = []
+"""Finished Blocked results whose RunConfig asked for exit 0 (`output.blockedExitCode: 0`, in a Job: there
+only "could not run" fails the pod, and the verdict travels in the RunSummary)."""
+
+
+def exit_for_run(result: Result, blocked_exit_code: int) -> int:
+    """The exit code of a command that read a RunConfig (`assay run`, the judge phase of `assay score`)."""
+    if result.verdict == "Pass":
+        return EXIT_PASS
+    if blocked_exit_code == EXIT_PASS and result.mode == "release":
+        BLOCKED_BUT_ZERO.append(result)
+        return EXIT_PASS
+    return EXIT_BLOCKED

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
-from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.commands.options import Subcommands
 from assay_runner.contract import AGENT_KINDS
 from assay_runner.errors import InputError
 
@@ -212,4 +212,4 @@ def run(args: argparse.Namespace) -> int:
         from assay_runner.views.table import print_result  # rich's table only after the agents ran
 
         print_result(result)
-    return EXIT_PASS if result.verdict == "Pass" else config.output.blocked_exit_code
+    return options.exit_for_run(result, config.output.blocked_exit_code)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
-from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.commands.options import Subcommands
 from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def _judge_phase(args: argparse.Namespace) -> int:
     )
     if not args.quiet:
         print_result(result)
-    return EXIT_PASS if result.verdict == "Pass" else config.output.blocked_exit_code
+    return options.exit_for_run(result, config.output.blocked_exit_code)
 
 
 def run(args: argparse.Namespace) -> int:
