@@ -188,3 +188,11 @@ def test_console_script_runs_as_a_process(suite: Path) -> None:
         check=False,
     )
     assert done.returncode == 2 and "suite directory not found" in done.stderr
+
+
+@pytest.mark.parametrize("command", ["run", "answer"])
+def test_run_and_answer_take_the_same_agent_options(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # One definition for both: a bound on repetitions cannot hold for one command and not the other.
+    with pytest.raises(SystemExit) as exited:
+        main([command, "suite", "-k", "101"])
+    assert exited.value.code == 2 and "-k" in capsys.readouterr().err

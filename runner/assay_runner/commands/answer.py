@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
 from assay_runner.commands.options import EXIT_PASS, Subcommands
-from assay_runner.contract import AGENT_KINDS
 
 if TYPE_CHECKING:
     from assay_runner.contract import RunConfig
@@ -31,21 +30,8 @@ def add_parser(commands: Subcommands) -> None:
     add("suite", nargs="?", help="suite directory — its public part is enough (or use --config)")
     add("--config", type=Path, help="a RunConfig file (YAML or JSON), as the operator renders it")
     add("--answers-out", help="the answers tree to write (must be empty); default: the config's answersDir")
-    add("--brain", help="brain directory (AGENTS.md and other files)")
-    add("--agent", default="chat", choices=AGENT_KINDS)
-    add("--model", help="the agent's model, through the gateway")
-    add("--command", help="argv template for --agent command, e.g. 'python agent.py {prompt_file}'")
-    add("--answers", help="recorded answers for --agent replay")
-    add("--timeout", type=float, default=600.0, help="seconds per ticket before the agent is killed")
     add("--deadline", type=float, help="stop the whole phase after this many seconds")
-    add("--tickets", type=options.tickets, default="all", help="training | validation | all | ids")
-    add("--repetitions", "-k", type=options.positive_int, default=1)
-    add("--concurrency", "-j", type=options.positive_int, default=4)
-    add("--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging")
-    add("--run-name")
-    add("--quiet", "-q", action="store_true")
-    options.add_cost_options(parser)
-    options.add_gateway_options(parser)
+    options.add_agent_options(parser)
     # What `assay run`'s config builder reads and the answer phase has no use for.
     parser.set_defaults(
         handler=run,

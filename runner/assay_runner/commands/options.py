@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay_runner.contract import CASSETTE_MODES
+from assay_runner.contract import AGENT_KINDS, CASSETTE_MODES
 
 if TYPE_CHECKING:
     from assay_runner.contract import Result
@@ -78,6 +78,26 @@ def tickets(text: str) -> str | list[str]:
 
 def exit_for(verdict: str) -> int:
     return EXIT_PASS if verdict == "Pass" else EXIT_BLOCKED
+
+
+def add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """What running agents takes, the same for `assay run` and `assay answer` (one definition, so the two
+    cannot drift apart): the agent, the tickets and repetitions, concurrency, prices, the gateway."""
+    add = parser.add_argument
+    add("--brain", help="brain directory (AGENTS.md and other files)")
+    add("--agent", default="chat", choices=AGENT_KINDS)
+    add("--model", help="the agent's model, through the gateway")
+    add("--command", help="argv template for --agent command, e.g. 'python agent.py {prompt_file}'")
+    add("--answers", help="recorded answers for --agent replay")
+    add("--timeout", type=float, default=600.0, help="seconds per ticket before the agent is killed")
+    add("--tickets", type=tickets, default="all", help="training | validation | all | ids")
+    add("--repetitions", "-k", type=repetitions, default=1)
+    add("--concurrency", "-j", type=positive_int, default=4)
+    add("--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging")
+    add("--run-name")
+    add("--quiet", "-q", action="store_true")
+    add_cost_options(parser)
+    add_gateway_options(parser)
 
 
 def add_cost_options(parser: argparse.ArgumentParser) -> None:

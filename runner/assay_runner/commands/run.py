@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
 from assay_runner.commands.options import Subcommands
-from assay_runner.contract import AGENT_KINDS
 from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
@@ -35,19 +34,8 @@ def add_parser(commands: Subcommands) -> None:
     add = run_parser.add_argument
     add("suite", nargs="?", help="suite directory (or use --config)")
     add("--config", type=Path, help="a RunConfig file (YAML or JSON), as the operator renders it")
-    add("--brain", help="brain directory (AGENTS.md and other files)")
-    add("--agent", default="chat", choices=AGENT_KINDS)
-    add("--model", help="the agent's model, through the gateway")
-    add("--command", help="argv template for --agent command, e.g. 'python agent.py {prompt_file}'")
-    add("--answers", help="recorded answers for --agent replay")
-    add("--timeout", type=float, default=600.0, help="seconds per ticket before the agent is killed")
-    add("--tickets", type=options.tickets, default="all", help="training | validation | all | ids")
-    add("--repetitions", "-k", type=options.repetitions, default=1)
-    add("--concurrency", "-j", type=options.positive_int, default=4)
     add("--out", type=Path, default=Path("assay-out"), help="where result.json and summary.json go")
     add("--summary-path", help="also write the RunSummary here (e.g. /dev/termination-log)")
-    add("--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging")
-    add("--run-name")
     add(
         "--mlflow",
         metavar="TRACKING_URI",
@@ -56,9 +44,7 @@ def add_parser(commands: Subcommands) -> None:
     add("--experiment", default="assay", help="MLflow experiment (default: assay)")
     add("--no-mlflow", action="store_true", help="do not log to MLflow")
     add("--require-mlflow", action="store_true", help="block the verdict when logging fails")
-    add("--quiet", "-q", action="store_true")
-    options.add_cost_options(run_parser)
-    options.add_gateway_options(run_parser)
+    options.add_agent_options(run_parser)
     run_parser.set_defaults(handler=run)
 
 
