@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +18,6 @@ from assay_runner.commands.options import EXIT_PASS, Subcommands
 
 if TYPE_CHECKING:
     from assay_runner.contract import RunConfig
-    from assay_runner.io.answers import AnswersManifest
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -56,26 +54,10 @@ def answer_config(args: argparse.Namespace) -> RunConfig:
     return config.model_copy(update=update) if update else config
 
 
-async def _answer_until_stopped(config: RunConfig, quiet: bool) -> AnswersManifest:
-    from assay_runner.agents.process import pidfd_child_watcher
-    from assay_runner.run.answering import answer_all
-    from assay_runner.run.evaluation import Evaluation
-    from assay_runner.views.progress import progress_display
-
-    evaluation = Evaluation(config=config)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, evaluation.stop.set)
-    try:
-        with pidfd_child_watcher(), progress_display(quiet) as counts:
-            evaluation.progress = counts
-            return await answer_all(evaluation)
-    finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-
-
 def run(args: argparse.Namespace) -> int:
     config = answer_config(args)
-    asyncio.run(_answer_until_stopped(config, args.quiet))
+    from assay_runner.commands.run import until_stopped
+    from assay_runner.run.answering import answer_all
+
+    asyncio.run(until_stopped(config, args.quiet, answer_all))
     return EXIT_PASS

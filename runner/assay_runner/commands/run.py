@@ -15,8 +15,9 @@ import asyncio
 import os
 import shlex
 import signal
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from assay_runner.commands import options
 from assay_runner.commands.options import Subcommands
@@ -25,6 +26,9 @@ from assay_runner.errors import InputError
 if TYPE_CHECKING:
     from assay_runner.contract import Result, RunConfig, Usage
     from assay_runner.io.tracking import RunInfo
+    from assay_runner.run.evaluation import Evaluation
+
+T = TypeVar("T")
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -103,9 +107,11 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     )
 
 
-async def _run_until_stopped(config: RunConfig, quiet: bool) -> Result:
+async def until_stopped(config: RunConfig, quiet: bool, phase: Callable[[Evaluation], Awaitable[T]]) -> T:
+    """Run `phase` (the whole evaluation, or the answer phase) with progress on the terminal; SIGINT and
+    SIGTERM ask it to stop cleanly (finished cells are kept)."""
     from assay_runner.agents.process import pidfd_child_watcher
-    from assay_runner.run.evaluation import Evaluation, run_evaluation
+    from assay_runner.run.evaluation import Evaluation
     from assay_runner.views.progress import progress_display
 
     evaluation = Evaluation(config=config)
@@ -115,7 +121,7 @@ async def _run_until_stopped(config: RunConfig, quiet: bool) -> Result:
     try:
         with pidfd_child_watcher(), progress_display(quiet) as counts:
             evaluation.progress = counts
-            return await run_evaluation(evaluation)
+            return await phase(evaluation)
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
@@ -184,7 +190,9 @@ def run(args: argparse.Namespace) -> int:
         load_suite(config.suite, config.kb, config.keys), config.judge_model, config.agent.model
     )
     preflight_usage = _preflight(config)
-    result = asyncio.run(_run_until_stopped(config, args.quiet))
+    from assay_runner.run.evaluation import run_evaluation
+
+    result = asyncio.run(until_stopped(config, args.quiet, run_evaluation))
     result = result.model_copy(update={"warnings": [*result.warnings, *warnings]})
     if preflight_usage is not None:
         result = _with_preflight_usage(result, preflight_usage, config)
