@@ -15,7 +15,8 @@ import re
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored
-from assay_runner.judges.text.match import normalize, phrase_tokens
+from assay_runner.judges.text.fold import fold
+from assay_runner.judges.text.match import phrase_tokens
 from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
 from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import AbstentionJudge
@@ -76,7 +77,7 @@ DEFAULT_REFUSALS = (
 
 
 def _normalise(text: str) -> str:
-    return " ".join(normalize(text).casefold().split())
+    return " ".join(fold(text).casefold().split())
 
 
 def has_words(phrase: str) -> bool:

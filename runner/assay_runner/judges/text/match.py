@@ -5,11 +5,9 @@ Reading model
 An answer is markdown written by an agent. The judges compare it with short phrases from the answer
 key ("30 days", "two-factor authentication", "Settings > Billing", "reinstall"). Matching is on *words*:
 
-1. `normalize` turns the markdown into plain text with the same punctuation and line structure:
-   Unicode NFKC, curly quotes and apostrophes made straight, link and image syntax reduced to their
-   text (link targets dropped), inline code backticks, emphasis markers and HTML tags removed,
-   strike-through text and HTML comments dropped (retracted or invisible text is not part of the answer),
-   code-fence lines blanked. Line-leading bullets are kept (the policy reader uses them).
+1. The answer is read as its renderer shows it (`judges.text.markdown`: one CommonMark parse, link
+   targets, HTML, comments and struck-out text dropped) and folded (`judges.text.fold`: NFKC, homoglyphs,
+   straight quotes). A key phrase is plain text and is only folded.
 2. `tokenize` finds the words: letters and digits, with apostrophes inside contractions kept
    (don't, doesn't, won't, can't, it's) and digits joined across ``.``, ``,`` and ``:`` (1.5, 10:30,
    1,000). Each token knows whether a single hyphen (or underscore) attaches it to the previous word,
@@ -39,165 +37,23 @@ Other documented limits
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from assay_runner.judges.text.homoglyphs import HOMOGLYPHS
+from assay_runner.judges.text.fold import fold
+from assay_runner.judges.text.markdown import normalize
 
 __all__ = [
     "Token",
+    "Unit",
+    "compound_units",
     "find_phrase",
     "mentions",
-    "normalize",
     "phrase_tokens",
     "stem",
     "tokenize",
 ]
-
-# --------------------------------------------------------------------------------------------- normalise
-
-_CHAR_MAP = str.maketrans(
-    {
-        "\u2018": "'",  # left single quote
-        "\u2019": "'",  # right single quote / typographic apostrophe
-        "\u201a": "'",
-        "\u201b": "'",
-        "\u02bc": "'",  # modifier letter apostrophe
-        "\u2032": "'",  # prime
-        "\u201c": '"',
-        "\u201d": '"',
-        "\u201e": '"',
-        "\u201f": '"',
-        "\u2010": "-",  # hyphen
-        "\u2011": "-",  # non-breaking hyphen
-        "\u2212": "-",  # minus sign
-        "\u00ad": None,  # soft hyphen: invisible, never a word boundary
-        "\u200b": None,  # zero-width space
-        "\u200c": None,
-        "\u200d": None,
-        "\ufeff": None,
-        "\u2060": None,  # word joiner
-        "\u00a0": " ",  # no-break space (NFKC leaves it a space-like character of its own)
-    }
-    | HOMOGLYPHS
-)
-
-
-# The markup patterns run on RE2 (google-re2), which matches in time linear in the text: Python's `re`
-# backtracks, and `<!--` repeated without a closing `-->` (or `~~` without its pair) made it quadratic.
-# Compiled on first use, so that loading a suite (before the first agent starts) does not import RE2.
-class _Markup:
-    def __init__(self) -> None:
-        import re2
-
-        self.html_comment = re2.compile(r"(?s)<!--.*?-->")
-        self.strike = re2.compile(r"~~[^\n]*?~~")
-        self.fence_line = re2.compile(r"(?m)^[ \t]*(?:```|~~~).*$")
-        self.autolink = re2.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
-        self.html_tag = re2.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>\n]*)?/?>")
-        # Block-level tags separate words; inline ones (<em>, <b>, <span>...) do not: "re<em>install</em>"
-        # is rendered as one word, and so is a word with an HTML comment inside it.
-        self.block_tag = re2.compile(
-            r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|hr|blockquote|pre|dd|dt|dl|section)"
-            r"(?:\s[^<>\n]*)?/?>"
-        )
-        self.escape = re2.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
-
-
-@lru_cache(maxsize=1)
-def _markup() -> _Markup:
-    return _Markup()
-
-
-_BULLET_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)*[*+-][ \t]+")
-# Underscores used as emphasis sit at a word edge; an underscore inside a word (snake_case) stays.
-_EDGE_UNDERSCORE = re.compile(r"(?<![^\W_])_+|_+(?![^\W_])")
-_MAX_PASSES = 8
-_BRACKET = re.compile(r"[\[\]\n]")
-
-
-def normalize(text: str) -> str:
-    """Plain text of a markdown answer, punctuation and line breaks kept. Idempotent up to 8 levels of
-    markup that only appears once other markup is removed (`<[a](b)>`); every pass is linear."""
-    text = unicodedata.normalize("NFKC", text).translate(_CHAR_MAP)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    # Removing one marker can complete another ("<[x](y)b>"), so repeat until stable (bounded).
-    for _ in range(_MAX_PASSES):
-        plain = _normalize_once(text)
-        if plain == text:
-            break
-        text = plain
-    return text
-
-
-def _normalize_once(text: str) -> str:
-    markup = _markup()
-    text = markup.html_comment.sub("", text)
-    text = markup.fence_line.sub("", text)
-    text = markup.strike.sub(" ", text)
-    text = strip_links(text)
-    text = markup.autolink.sub(r"\1", text)
-    text = markup.block_tag.sub(" ", text)
-    text = markup.html_tag.sub("", text)
-    text = markup.escape.sub(r"\1", text)
-    text = text.replace("`", "")
-    return "\n".join(_strip_emphasis(line) for line in text.split("\n"))
-
-
-def strip_links(text: str) -> str:
-    """`[text](target)` -> text, `![alt](src)` -> alt, `[text][ref]` -> text, nested ones included, in
-    one pass linear in the text (a stack of open brackets; the closing `)` / `]` found by a forward
-    search whose result is reused, so no position is scanned twice). Links do not cross lines."""
-    cut: list[tuple[int, int]] = []  # spans to remove
-    opened: list[int] = []
-    next_found = {")": -1, "]": -1, "\n": -1}
-
-    def find(char: str, start: int) -> int:
-        if next_found[char] < start:
-            found = text.find(char, start)
-            next_found[char] = found if found >= 0 else len(text) + 1
-        return next_found[char]
-
-    n = len(text)
-    resume = 0
-    for bracket in _BRACKET.finditer(text):
-        i = bracket.start()
-        if i < resume:
-            continue  # inside a link target already cut
-        char = text[i]
-        if char == "\n":
-            opened.clear()
-        elif char == "[":
-            opened.append(i)
-        elif opened:
-            start = opened.pop()
-            after = text[i + 1] if i + 1 < n else ""
-            if after and after in "([":
-                close = find(")" if after == "(" else "]", i + 2)
-                if close <= n and close < find("\n", i + 2) and (after == "(" or close > i + 2):
-                    image = start > 0 and text[start - 1] == "!"
-                    cut.append((start - 1 if image else start, start + 1))
-                    cut.append((i, close + 1))
-                    resume = close + 1
-    if not cut:
-        return text
-    cut.sort()
-    pieces, position = [], 0
-    for begin, end in cut:
-        pieces.append(text[position:begin])
-        position = max(position, end)
-    pieces.append(text[position:])
-    return "".join(pieces)
-
-
-def _strip_emphasis(line: str) -> str:
-    """Drop `*` and edge `_` emphasis markers, keeping a line-leading `* ` bullet."""
-    bullet = _BULLET_PREFIX.match(line)
-    head, rest = (line[: bullet.end()], line[bullet.end() :]) if bullet else ("", line)
-    return head + _EDGE_UNDERSCORE.sub("", rest.replace("*", ""))
-
 
 # ---------------------------------------------------------------------------------------------- tokenise
 
@@ -224,14 +80,20 @@ class Token(NamedTuple):
 def tokenize(text: str) -> list[Token]:
     """The words of `text` in order. Offsets index `text` itself (no normalisation happens here)."""
     tokens: list[Token] = []
+    append, new = tokens.append, tuple.__new__  # an answer has a token per word: skip NamedTuple's wrapper
+    previous_end, previous = -2, ""
     for m in _TOKEN.finditer(text):
-        word = m.group().casefold().replace("\u2019", "'")
-        gap = m.start() - tokens[-1].end if tokens else 0
-        # "re install" is "re-install": a prefix split off by a space is still part of the word.
-        joined = gap == 1 and (
-            text[m.start() - 1] in _JOINERS or (tokens[-1].text in _PREFIXES and text[m.start() - 1] == " ")
+        start, end = m.span()
+        word = m.group().casefold()
+        if "\u2019" in word:
+            word = word.replace("\u2019", "'")
+        # "re install" is "re-install": a prefix split off by a space (or a soft line break, which a
+        # renderer shows as a space) is still part of the word.
+        joined = start - previous_end == 1 and (
+            text[start - 1] in _JOINERS or (previous in _PREFIXES and text[start - 1] in " \n")
         )
-        tokens.append(Token(word, stem(word), m.start(), m.end(), joined))
+        append(new(Token, (word, stem(word), start, end, joined)))
+        previous_end, previous = end, word
     return tokens
 
 
@@ -330,23 +192,30 @@ def _tidy(w: str, cut: bool) -> str:
 
 @lru_cache(maxsize=2048)
 def phrase_tokens(phrase: str) -> tuple[Token, ...]:
-    """The normalised words of a key phrase. Raises ValueError when it has none (a configuration error)."""
-    tokens = tuple(tokenize(normalize(phrase)))
+    """The folded words of a key phrase (plain text, not markdown: "1. Open" or "# of seats" are words
+    to find). Raises ValueError when it has none (a configuration error)."""
+    tokens = tuple(tokenize(fold(phrase)))
     if not tokens:
         raise ValueError(f"phrase {phrase!r} has no words to match")
     return tokens
 
 
-def find_phrase(tokens: Sequence[Token], phrase: str) -> list[tuple[int, int]]:
+def find_phrase(
+    tokens: Sequence[Token], phrase: str, units: Callable[[], Sequence[Unit]] | None = None
+) -> list[tuple[int, int]]:
     """Where the phrase occurs in `tokens`, as sorted (start, end) token-index spans, end exclusive.
 
     Two readings are tried (see the module docstring): word by word with stems equal and the span on
-    compound boundaries, and compound by compound with each compound's parts written together.
+    compound boundaries, and compound by compound with each compound's parts written together. `units`,
+    when given, returns `compound_units(tokens)` computed once for many phrases (`AnswerView.units`); it
+    is called only when a compound is involved.
     """
     wanted = phrase_tokens(phrase)
     spans = set(_match_words(tokens, wanted))
-    if _has_compound(tokens) or _has_compound(wanted):
-        spans.update(_match_units(_units(tokens), _units(wanted)))
+    if _has_compound(wanted) or _has_compound(tokens):
+        spans.update(
+            _match_units(compound_units(tokens) if units is None else units(), compound_units(wanted))
+        )
     return sorted(spans)
 
 
@@ -376,9 +245,14 @@ def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple
     return spans
 
 
-def _units(tokens: Sequence[Token]) -> list[tuple[str, int, int]]:
-    """Compounds as single units: (stem of the parts written together, first token, end token)."""
-    units: list[tuple[str, int, int]] = []
+# A compound (or a single word) read as one unit: the stem of its parts written together ("re-install"
+# -> "reinstall"), its first token and the token after its last. A plain tuple: an answer has one per word.
+Unit = tuple[str, int, int]
+
+
+def compound_units(tokens: Sequence[Token]) -> list[Unit]:
+    """The tokens grouped into compounds (hyphen- or underscore-joined runs), in order."""
+    units: list[Unit] = []
     i = 0
     while i < len(tokens):
         j = i + 1
@@ -390,12 +264,10 @@ def _units(tokens: Sequence[Token]) -> list[tuple[str, int, int]]:
     return units
 
 
-def _match_units(
-    units: Sequence[tuple[str, int, int]], wanted: Sequence[tuple[str, int, int]]
-) -> list[tuple[int, int]]:
-    n = len(wanted)
+def _match_units(units: Sequence[Unit], wanted: Sequence[Unit]) -> list[tuple[int, int]]:
+    n, first = len(wanted), wanted[0][0]
     return [
         (units[i][1], units[i + n - 1][2])
-        for i in range(len(units) - n + 1)
-        if all(units[i + k][0] == wanted[k][0] for k in range(n))
+        for i in [i for i, unit in enumerate(units) if unit[0] == first]
+        if i + n <= len(units) and all(units[i + k][0] == wanted[k][0] for k in range(1, n))
     ]

@@ -85,11 +85,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
-from assay_runner.judges.text.match import Token, find_phrase, normalize, phrase_tokens, stem, tokenize
-from assay_runner.judges.text.patterns import compile_pattern
+from assay_runner.judges.text.markdown import normalize
+from assay_runner.judges.text.match import Token, Unit, find_phrase, phrase_tokens, stem, tokenize
+from assay_runner.judges.text.patterns import Pattern, compile_pattern
 
 __all__ = [
     "Clause",
@@ -156,7 +159,7 @@ def _optional_str(spec: Mapping[str, object], key: str) -> str | None:
     return value
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass is slow to build, and a long answer has many
 class Clause:
     """A clause of the normalised answer."""
 
@@ -452,8 +455,7 @@ _ADVISING = _stemset("recommend advise caution warn argue decide")
 _REPORTERS = _wordset("you they i we he she customer user users customers already")
 
 
-@dataclass(frozen=True)
-class _Cue:
+class _Cue(NamedTuple):
     start: int
     end: int
     strict: bool
@@ -462,33 +464,42 @@ class _Cue:
     """Tells the reader not to do something (don't, never, avoid): may carry over a list."""
 
 
-@dataclass
 class _View:
     """A clause (or a whole sentence) ready for matching: tokens, negation cues."""
 
-    text: str
-    tokens: list[Token]
-    opener: str | None = None
-    subordinate: bool = False
-    words: list[str] = field(init=False)
-    cues: list[_Cue] = field(init=False)
-    verbal: list[_Cue] = field(init=False)
-    verbal_ends: list[int] = field(init=False)
-    prepositional: list[_Cue] = field(init=False)
-    prepositional_ends: list[int] = field(init=False)
-    body_start: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.words = [t.text for t in self.tokens]
-        self.cues = _find_cues(self.words)
+    def __init__(
+        self, text: str, tokens: list[Token], opener: str | None = None, subordinate: bool = False
+    ) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.opener = opener
+        self.subordinate = subordinate
+        self.words = words = [t.text for t in tokens]
+        self.cues = _find_cues(words)
         # Cues by kind with their ends, so each match finds the cues before it by bisection: a clause
         # with thousands of negated matches stays linear.
         self.verbal = [c for c in self.cues if not c.strict]
         self.verbal_ends = [c.end for c in self.verbal]
         self.prepositional = [c for c in self.cues if c.strict]
         self.prepositional_ends = [c.end for c in self.prepositional]
-        opener_words = self.opener.split() if self.opener and self.opener[:1].isalpha() else []
-        self.body_start = len(opener_words) if self.words[: len(opener_words)] == opener_words else 0
+        opener_words = opener.split() if opener and opener[:1].isalpha() else []
+        self.body_start = len(opener_words) if words[: len(opener_words)] == opener_words else 0
+
+
+def _clause_tokens(sentence: Sequence[Token], starts: Sequence[int], clause: Clause) -> list[Token]:
+    """The words of one clause, taken from its sentence's words (offsets made the clause's own) rather
+    than read again: `tokenize(clause.text)` exactly, which a word crossing the cut falls back to."""
+    first, stop = bisect_left(starts, clause.start), bisect_left(starts, clause.end)
+    inside = sentence[first:stop]
+    crossing = (inside and inside[-1].end > clause.end) or (first and sentence[first - 1].end > clause.start)
+    if crossing:
+        return tokenize(clause.text)
+    shift = clause.start
+    # The first word of a clause is never joined to a word before it: that word is in another clause.
+    return [
+        Token(t.text, t.stem, t.start - shift, t.end - shift, t.joined and k > 0)
+        for k, t in enumerate(inside)
+    ]
 
 
 def _find_cues(words: Sequence[str]) -> list[_Cue]:
@@ -690,7 +701,107 @@ def _carried_negation(views: Sequence[_View], clauses: Sequence[Clause]) -> list
 # ------------------------------------------------------------------------------------------------ search
 
 
-def _matches(rule: ForbiddenRule, text: str, tokens: Sequence[Token]) -> list[tuple[int, int, int, int]]:
+_Match = tuple[int, int, int, int]  # start token, end token, start char, end char
+
+
+class _SentenceReading:
+    """One sentence, read clause by clause. The sentence is tokenised once; a clause's view (its words
+    and negation cues) is built only when a match lies in it, or when a negated list may carry over."""
+
+    def __init__(self, sentence: str, index: int) -> None:
+        self.text = sentence
+        self.index = index
+        self.question = sentence.rstrip().endswith("?")
+        self.clauses = _clauses_of(sentence, index)
+        self.clause_starts = [c.start for c in self.clauses]
+        self.tokens = tokenize(sentence)
+        self.starts = [t.start for t in self.tokens]
+        self.firsts = [bisect_left(self.starts, c.start) for c in self.clauses]
+        self._views: list[_View | None] = [None] * len(self.clauses)
+        self._carried: list[bool] | None = None
+        self._whole: _View | None = None
+        self.aligned = self._aligned()
+
+    def _aligned(self) -> bool:
+        """Does every word lie inside one clause, with no hyphen joining it to a word across a cut
+        ("what-if")? Then a phrase matched once in the sentence is what matching clause by clause finds."""
+        tokens, starts = self.tokens, self.starts
+        for clause, first in zip(self.clauses, self.firsts, strict=True):
+            if first > 0 and tokens[first - 1].end > clause.start:
+                return False
+            stop = bisect_left(starts, clause.end)
+            if stop > first and (tokens[first].joined or tokens[stop - 1].end > clause.end):
+                return False
+        return True
+
+    def view(self, ci: int) -> _View:
+        view = self._views[ci]
+        if view is None:
+            clause = self.clauses[ci]
+            words = _clause_tokens(self.tokens, self.starts, clause)
+            view = self._views[ci] = _View(clause.text, words, clause.opener, clause.subordinate)
+        return view
+
+    def carried(self, ci: int) -> bool:
+        if ci == 0:
+            return False  # nothing before the first clause to carry a negation from
+        if self._carried is None:
+            self._carried = _carried_negation([self.view(k) for k in range(len(self.clauses))], self.clauses)
+        return self._carried[ci]
+
+    def violations(self, rule: ForbiddenRule) -> list[tuple[int, Violation]]:
+        """At most one violation per clause, and one for a match across clauses (index len(clauses))."""
+        found: list[tuple[int, Violation]] = []
+        sentence_matches = _matches(rule, self.text, self.tokens)
+        for ci, matches in self._clause_matches(rule, sentence_matches).items():
+            view = self.view(ci)
+            for s, e, cs, ce in matches:
+                if rule.allow_negated and _reported(view, s, e, self.question):
+                    continue
+                if not (rule.allow_negated and _negated(view, s, e, self.carried(ci))):
+                    found.append((ci, Violation(rule, self.clauses[ci].text, self.index, view.text[cs:ce])))
+                    break
+        for s, e, cs, ce in sentence_matches:
+            if _inside(self.clauses, self.clause_starts, cs, ce):
+                continue
+            self._whole = self._whole or _View(self.text, self.tokens)
+            if not (rule.allow_negated and _negated(self._whole, s, e, False)):
+                violation = Violation(rule, self.text.strip(), self.index, self.text[cs:ce])
+                found.append((len(self.clauses), violation))
+                break
+        return sorted(found, key=lambda item: item[0])
+
+    def _clause_matches(
+        self, rule: ForbiddenRule, sentence_matches: Sequence[_Match]
+    ) -> dict[int, list[_Match]]:
+        """Each clause's own matches. A phrase in an aligned sentence: the sentence's matches, placed.
+        A pattern: tried on the clauses a sentence-level match touches (a clause with a match of its own
+        is always among them: the leftmost match the sentence search finds lies in it or runs into it),
+        or on every clause for an anchored pattern."""
+        if rule.phrase is not None and self.aligned:
+            return _by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
+        if rule.phrase is not None or (rule.pattern is not None and _anchored(rule.pattern)):
+            touched: Iterable[int] = range(len(self.clauses))
+        else:
+            touched = sorted(
+                {
+                    ci
+                    for _, _, cs, ce in sentence_matches
+                    for ci in range(
+                        max(0, bisect_right(self.clause_starts, cs) - 1),
+                        max(0, bisect_right(self.clause_starts, max(cs, ce - 1)) - 1) + 1,
+                    )
+                }
+            )
+        per_clause = {}
+        for ci in touched:
+            view = self.view(ci)
+            if matches := _matches(rule, view.text, view.tokens):
+                per_clause[ci] = matches
+        return per_clause
+
+
+def _matches(rule: ForbiddenRule, text: str, tokens: Sequence[Token]) -> list[_Match]:
     """(start token, end token, start char, end char) of each match of the rule in text."""
     if rule.phrase is not None:
         return [(s, e, tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(tokens, rule.phrase)]
@@ -714,28 +825,71 @@ class _Candidates:
     """Which sentences can hold a match of a rule: a cheap test that never drops a real match.
 
     A phrase matches in a sentence only where it matches in the whole answer, so a sentence without the
-    first word of any whole-answer match is skipped; a pattern is tried on the sentence first. This keeps
-    the reader linear in practice: only sentences that mention forbidden words are read clause by clause.
+    first word of any whole-answer match is skipped, unless a conjunction is glued to the word before
+    it ("reinstall-if"): there a clause cut splits a compound, and a clause can match what the whole
+    answer does not. A pattern is searched once over all the sentences joined, and every sentence a
+    match starts in or reaches is kept: a sentence with a match of its own is always among them (the
+    search's leftmost match either lies in it or runs into it). This keeps the reader linear in
+    practice: only sentences that mention forbidden words are read clause by clause.
     """
 
-    def __init__(self, rules: Sequence[ForbiddenRule], tokens: Sequence[Token] | None) -> None:
+    def __init__(
+        self,
+        rules: Sequence[ForbiddenRule],
+        sentences: Sequence[str],
+        tokens: Sequence[Token] | None,
+        units: Callable[[], Sequence[Unit]] | None,
+    ) -> None:
         self.first_words: list[frozenset[str] | None] = []
+        self.pattern_hits: list[frozenset[int] | None] = []
+        joined: tuple[str, list[int]] | None = None
         for rule in rules:
+            words = hits = None
             if rule.phrase is not None and tokens is not None:
-                spans = find_phrase(tokens, rule.phrase)
-                self.first_words.append(frozenset(tokens[s].text for s, _ in spans))
-            else:
-                self.first_words.append(None)
-        self.rules = rules
+                spans = find_phrase(tokens, rule.phrase, units)
+                words = frozenset(tokens[s].text for s, _ in spans)
+            elif rule.pattern is not None and not _anchored(rule.pattern):
+                joined = joined or _joined(sentences)
+                hits = _sentences_hit(compile_pattern(rule.pattern), *joined)
+            self.first_words.append(words)
+            self.pattern_hits.append(hits)
+        self.split_compounds: frozenset[int] = frozenset()
+        if any(words is not None for words in self.first_words):
+            joined = joined or _joined(sentences)
+            self.split_compounds = _sentences_hit(_glued_conjunction(), *joined)
 
-    def possible(self, index: int, folded: str, sentence: str) -> bool:
-        words = self.first_words[index]
+    def possible(self, index: int, sentence_index: int, folded: str) -> bool:
+        words, hits = self.first_words[index], self.pattern_hits[index]
         if words is not None:
-            return any(word in folded for word in words)
-        pattern = self.rules[index].pattern
-        if pattern is not None and not _anchored(pattern):
-            return compile_pattern(pattern).search(sentence) is not None
+            return sentence_index in self.split_compounds or any(word in folded for word in words)
+        if hits is not None:
+            return sentence_index in hits
         return True
+
+
+@lru_cache(maxsize=1)
+def _glued_conjunction() -> Pattern:
+    """A clause-cutting word joined to the word before it by a hyphen, an apostrophe or the "re " prefix
+    rule (`match.tokenize`): the only places where a clause cut falls inside a compound or a word."""
+    words = ["and", "or", "so", "in", "as", "but", "if", "unless", "then", "because", "otherwise", "although", "though", "however", "whereas", "whenever", "when", "once", "until", "till", "before", "after", "while", "since", "whether", "instead", "rather"]
+    return compile_pattern(r"(?:[-_'\x{2010}\x{2011}\x{2019}]|\bre\s)(?:" + "|".join(words) + r")\b")
+
+
+def _joined(sentences: Sequence[str]) -> tuple[str, list[int]]:
+    starts, position = [], 0
+    for sentence in sentences:
+        starts.append(position)
+        position += len(sentence) + 1
+    return "\n".join(sentences), starts
+
+
+def _sentences_hit(pattern: Pattern, text: str, starts: Sequence[int]) -> frozenset[int]:
+    hit: set[int] = set()
+    for m in pattern.finditer(text):
+        first = bisect_right(starts, m.start()) - 1
+        last = bisect_right(starts, max(m.start(), m.end() - 1)) - 1
+        hit.update(range(first, last + 1))
+    return frozenset(hit)
 
 
 def find_violations(
@@ -743,47 +897,41 @@ def find_violations(
     rules: Sequence[ForbiddenRule],
     sentences: Sequence[str] | None = None,
     tokens: Sequence[Token] | None = None,
+    units: Callable[[], Sequence[Unit]] | None = None,
 ) -> list[Violation]:
     """Every (rule, clause) where the answer states forbidden content that is not negated.
 
     At most one violation per rule and clause, ordered by sentence, clause, then rule order. `sentences`
-    and `tokens`, when given, are the answer's sentences and the words of its normalised text
+    and `tokens` (and `units`), when given, are the answer's sentences and the words of its visible text
     (`AnswerView`); without `tokens` every sentence is read.
     """
     if sentences is None:
         plain = normalize(text)
         sentences, tokens = sentences_of_plain(plain), tokenize(plain)
-    candidates = _Candidates(rules, tokens)
+    candidates = _Candidates(rules, sentences, tokens, units)
     found: list[tuple[int, int, int, Violation]] = []
     for si, sentence in enumerate(sentences):
         folded = sentence.casefold().replace("\u2019", "'")
-        wanted = [ri for ri in range(len(rules)) if candidates.possible(ri, folded, sentence)]
-        if not wanted:
-            continue
-        question = sentence.rstrip().endswith("?")
-        clauses = _clauses_of(sentence, si)
-        views = [_View(c.text, tokenize(c.text), c.opener, c.subordinate) for c in clauses]
-        carried = _carried_negation(views, clauses)
-        whole = _View(sentence, tokenize(sentence))
-        clause_starts = [c.start for c in clauses]
-        for ri in wanted:
-            rule = rules[ri]
-            for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):
-                for s, e, cs, ce in _matches(rule, view.text, view.tokens):
-                    if rule.allow_negated and _reported(view, s, e, question):
-                        continue
-                    if not (rule.allow_negated and _negated(view, s, e, carried[ci])):
-                        found.append((si, ci, ri, Violation(rule, clause.text, si, view.text[cs:ce])))
-                        break
-            for s, e, cs, ce in _matches(rule, whole.text, whole.tokens):
-                inside = _inside(clauses, clause_starts, cs, ce)
-                if not inside and not (rule.allow_negated and _negated(whole, s, e, False)):
-                    found.append(
-                        (si, len(clauses), ri, Violation(rule, sentence.strip(), si, sentence[cs:ce]))
-                    )
-                    break
+        wanted = [ri for ri in range(len(rules)) if candidates.possible(ri, si, folded)]
+        if wanted:
+            reading = _SentenceReading(sentence, si)
+            for ri in wanted:
+                found.extend((si, ci, ri, violation) for ci, violation in reading.violations(rules[ri]))
     found.sort(key=lambda item: item[:3])
     return [violation for *_, violation in found]
+
+
+def _by_clause(
+    matches: Sequence[_Match], clauses: Sequence[Clause], starts: Sequence[int], firsts: Sequence[int]
+) -> dict[int, list[_Match]]:
+    """Sentence-level matches that lie inside one clause, in that clause's own offsets."""
+    per_clause: dict[int, list[_Match]] = {}
+    for s, e, cs, ce in matches:
+        index = bisect_right(starts, cs) - 1
+        if index >= 0 and clauses[index].start <= cs and ce <= clauses[index].end:
+            shift, first = clauses[index].start, firsts[index]
+            per_clause.setdefault(index, []).append((s - first, e - first, cs - shift, ce - shift))
+    return per_clause
 
 
 def _inside(clauses: Sequence[Clause], starts: Sequence[int], start: int, end: int) -> bool:

@@ -4,18 +4,20 @@
 kb_citation, format, abstention) normalise, tokenise and cut the answer into sentences once, not once
 each. Every part is computed on first use and is linear in the answer's length.
 
-- `plain`: what a reader sees (`match.normalize`: NFKC, homoglyphs folded, markup, link targets, HTML
-  comments, struck text and fence lines removed).
+- `plain`: what a reader sees (`judges.text.markdown`: one CommonMark parse; link targets, HTML, comments
+  and struck-out text dropped; NFKC and homoglyphs folded).
 - `tokens`: the words of `plain`.
 - `sentences`: the policy reader's sentences.
-- `headings`, `word_count`: the document structure the format judge checks (`judges.text.structure`).
+- `headings`: the headings a renderer shows (from the same parse); `word_count`: the words the format
+  judge counts (`judges.text.structure`).
 """
 
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
 
-from assay_runner.judges.text.match import Token, normalize, tokenize
+from assay_runner.judges.text.markdown import Rendered, render
+from assay_runner.judges.text.match import Token, Unit, compound_units, tokenize
 
 
 class AnswerView:
@@ -23,8 +25,12 @@ class AnswerView:
         self.raw = raw
 
     @cached_property
+    def rendered(self) -> Rendered:
+        return render(self.raw)
+
+    @cached_property
     def plain(self) -> str:
-        return normalize(self.raw)
+        return self.rendered.plain
 
     @cached_property
     def lowered(self) -> str:
@@ -36,6 +42,11 @@ class AnswerView:
         return tokenize(self.plain)
 
     @cached_property
+    def units(self) -> list[Unit]:
+        """`tokens` grouped into compounds, for phrase matching (`match.find_phrase`)."""
+        return compound_units(self.tokens)
+
+    @cached_property
     def sentences(self) -> list[str]:
         from assay_runner.judges.text.policy_reader import sentences_of_plain
 
@@ -43,9 +54,7 @@ class AnswerView:
 
     @cached_property
     def headings(self) -> list[str]:
-        from assay_runner.judges.text.structure import headings
-
-        return headings(self.raw)
+        return list(self.rendered.headings)
 
     @cached_property
     def word_count(self) -> int:

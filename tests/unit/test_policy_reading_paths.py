@@ -1,0 +1,155 @@
+"""The policy reader's shortcuts find exactly what reading every sentence and every clause finds.
+
+The reader skips sentences that cannot hold a match, matches a phrase once per sentence and places the
+matches in clauses, tries a pattern only on the clauses a sentence-level match touches, and builds a
+clause's view only when it needs it. Each test compares the reader with its shortcuts against the same
+reader with every shortcut turned off, on generated answers full of negations, cuts and compounds.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assay_runner.judges.text import policy_reader
+from assay_runner.judges.text.markdown import normalize
+from assay_runner.judges.text.match import compound_units, tokenize
+from assay_runner.judges.text.policy_reader import ForbiddenRule, Violation, find_violations
+
+RULES = [
+    ForbiddenRule(phrase="reinstall"),
+    ForbiddenRule(phrase="disable the firewall"),
+    ForbiddenRule(phrase="re-set"),
+    ForbiddenRule(phrase="factory reset", allow_negated=False),
+    ForbiddenRule(pattern=r"\bby (monday|friday)\b"),
+    ForbiddenRule(pattern=r"reinstall[^.]*, then"),
+    ForbiddenRule(pattern=r"^please"),
+]
+WORDS = [  # noqa: E501
+    "reinstall",
+    "reinstalling",
+    "re-install",
+    "re",
+    "install",
+    "reset",
+    "re-set",
+    "factory-reset",
+    "factory",
+    "reset",
+    "disable",
+    "the",
+    "firewall",
+    "by",
+    "friday",
+    "monday",
+    "do",
+    "not",
+    "don't",
+    "never",
+    "no",
+    "without",
+    "instead",
+    "of",
+    "rather",
+    "than",
+    "avoid",
+    "if",
+    "unless",
+    "then",
+    "but",
+    "and",
+    "or",
+    "so",
+    "because",
+    "when",
+    "please",
+    "just",
+    "it",
+    "you",
+    "we",
+    "app",
+    "cache",
+    "what-if",
+    "it'if",
+    "customer",
+    "already",
+    "reinstalled",
+    "is",
+    "necessary",
+    "unnecessary",
+    "hard",
+    "nothing",
+    "short",
+    "why",
+    "shouldn't",
+]
+SEPARATORS = [
+    " ",
+    " ",
+    " ",
+    "-",
+    "'",
+    ", ",
+    "; ",
+    ": ",
+    " - ",
+    " -- ",
+    ". ",
+    "? ",
+    "! ",
+    " (",
+    ") ",
+    "\n",
+    "\n\n- ",
+]
+
+
+@st.composite
+def answers(draw: st.DrawFn) -> str:
+    pieces = []
+    for _ in range(draw(st.integers(1, 30))):
+        pieces.append(draw(st.sampled_from(WORDS)))
+        pieces.append(draw(st.sampled_from(SEPARATORS)))
+    return "".join(pieces)
+
+
+def _read(answer: str) -> list[Violation]:
+    plain = normalize(answer)
+    sentences = policy_reader.sentences_of_plain(plain)
+    tokens = tokenize(plain)
+    return find_violations(answer, RULES, sentences, tokens, lambda: compound_units(tokens))
+
+
+def _exhaustive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(policy_reader._Candidates, "possible", lambda *_: True)
+    monkeypatch.setattr(policy_reader._SentenceReading, "_aligned", lambda _: False)
+    monkeypatch.setattr(policy_reader, "_anchored", lambda _: True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(answers())
+def test_the_shortcuts_find_what_reading_everything_finds(answer: str) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        _exhaustive(patch)
+        expected = _read(answer)
+    assert _read(answer) == expected
+
+
+def test_the_exhaustive_reading_is_really_exhaustive(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The comparison above means something only if turning the shortcuts off changes the path taken.
+    calls: list[int] = []
+    original = policy_reader._matches
+
+    def counting(*args: object) -> object:
+        calls.append(1)
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policy_reader, "_matches", counting)
+    answer = "Clear the cache, sign in again, then restart. Do not reinstall, reset or wait."
+    _read(answer)
+    fast = len(calls)
+    calls.clear()
+    _exhaustive(monkeypatch)
+    _read(answer)
+    assert len(calls) > fast
