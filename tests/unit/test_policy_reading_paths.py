@@ -26,7 +26,7 @@ RULES = [
     ForbiddenRule(pattern=r"reinstall[^.]*, then"),
     ForbiddenRule(pattern=r"^please"),
 ]
-WORDS = [  # noqa: E501
+WORDS = [
     "reinstall",
     "reinstalling",
     "re-install",
