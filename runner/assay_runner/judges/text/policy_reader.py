@@ -871,7 +871,35 @@ class _Candidates:
 def _glued_conjunction() -> Pattern:
     """A clause-cutting word joined to the word before it by a hyphen, an apostrophe or the "re " prefix
     rule (`match.tokenize`): the only places where a clause cut falls inside a compound or a word."""
-    words = ["and", "or", "so", "in", "as", "but", "if", "unless", "then", "because", "otherwise", "although", "though", "however", "whereas", "whenever", "when", "once", "until", "till", "before", "after", "while", "since", "whether", "instead", "rather"]
+    words = [
+        "and",
+        "or",
+        "so",
+        "in",
+        "as",
+        "but",
+        "if",
+        "unless",
+        "then",
+        "because",
+        "otherwise",
+        "although",
+        "though",
+        "however",
+        "whereas",
+        "whenever",
+        "when",
+        "once",
+        "until",
+        "till",
+        "before",
+        "after",
+        "while",
+        "since",
+        "whether",
+        "instead",
+        "rather",
+    ]
     return compile_pattern(r"(?:[-_'\x{2010}\x{2011}\x{2019}]|\bre\s)(?:" + "|".join(words) + r")\b")
 
 
