@@ -12,6 +12,7 @@ from assay_runner.cli import main
 from assay_runner.judges import policy
 from assay_runner.judges.selftest import DETERMINISTIC, run_selftest
 from assay_runner.judges.text.policy_reader import ForbiddenRule, Violation
+from assay_runner.judges.text.view import AnswerView
 from assay_runner.suite import load_suite
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-desk"
@@ -34,8 +35,8 @@ def test_a_judge_that_ignores_negation_fails_the_check(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A regression in the policy reader: any mention counts, "do not reinstall" included.
-    def naive(answer: str, rules: list[ForbiddenRule], *_view: object) -> list[Violation]:
-        found = [r for r in rules if r.phrase and r.phrase.lower() in answer.lower()]
+    def naive(answer: AnswerView, rules: list[ForbiddenRule]) -> list[Violation]:
+        found = [r for r in rules if r.phrase and r.phrase.lower() in answer.raw.lower()]
         return [Violation(rule=r, clause=r.phrase or "", sentence_index=0) for r in found]
 
     monkeypatch.setattr(policy, "find_violations", naive)

@@ -281,6 +281,19 @@ def test_one_violation_per_rule_and_clause_in_reading_order() -> None:
     ]
 
 
+def test_words_the_reader_adds_under_a_negating_intro_never_match() -> None:
+    # "Do not:" negates the items below it, read as "Do not reinstall the app"; those two words are the
+    # reader's, not the answer's, so a forbidden "do not reinstall" is not found in them, and a reason
+    # quotes the item as written.
+    text = "Do not:\n\n- reinstall the app\n- disable the firewall"
+    assert find_violations(text, [ForbiddenRule(phrase="do not reinstall")]) == []
+    assert find_violations(text, [ForbiddenRule(pattern=r"not (re)?install")]) == []
+    strict = ForbiddenRule(phrase="reinstall", allow_negated=False)
+    assert find_violations(text, [strict]) == [Violation(strict, "reinstall the app", 1, "reinstall")]
+    overlapping = ForbiddenRule(pattern=r"(not )?reinstall", allow_negated=False)
+    assert [v.match for v in find_violations(text, [overlapping])] == ["reinstall"]
+
+
 def test_no_rules_no_violations() -> None:
     assert find_violations("Reinstall it.", []) == []
 

@@ -1,7 +1,7 @@
 """The policy reader's shortcuts find exactly what reading every sentence and every clause finds.
 
-The reader skips sentences that cannot hold a match, matches a phrase once per sentence and places the
-matches in clauses, tries a pattern only on the clauses a sentence-level match touches, and builds a
+The reader skips sentences that cannot hold a match, takes a sentence's words from the answer's words,
+matches a phrase once per sentence and places the matches in clauses, tries a pattern only on the clauses a sentence-level match touches, and builds a
 clause's view only when it needs it. Each test compares the reader with its shortcuts against the same
 reader with every shortcut turned off, on generated answers full of negations, cuts and compounds.
 """
@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay_runner.judges.text import policy_reader
-from assay_runner.judges.text.markdown import normalize
-from assay_runner.judges.text.match import compound_units, tokenize
+from assay_runner.judges.text.match import tokenize
 from assay_runner.judges.text.policy_reader import ForbiddenRule, Violation, find_violations
+from assay_runner.judges.text.view import AnswerView
 
 RULES = [
     ForbiddenRule(phrase="reinstall"),
@@ -102,6 +102,11 @@ SEPARATORS = [
     ") ",
     "\n",
     "\n\n- ",
+    "\n\nAvoid:\n- ",
+    "\n> ",
+    " | ",
+    "\n\n```\n",
+    "\n# ",
 ]
 
 
@@ -115,14 +120,14 @@ def answers(draw: st.DrawFn) -> str:
 
 
 def _read(answer: str) -> list[Violation]:
-    plain = normalize(answer)
-    sentences = policy_reader.sentences_of_plain(plain)
-    tokens = tokenize(plain)
-    return find_violations(answer, RULES, sentences, tokens, lambda: compound_units(tokens))
+    return find_violations(AnswerView(answer), RULES)
 
 
 def _exhaustive(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(policy_reader._Candidates, "possible", lambda *_: True)
+    # Every sentence read for every rule, each sentence's words read again from its own text, every
+    # clause matched on its own.
+    monkeypatch.setattr(policy_reader._Candidates, "hits", lambda self, _: range(len(self.sentences)))
+    monkeypatch.setattr(policy_reader, "sentence_words", lambda sentence, _: (tokenize(sentence.text), 0))
     monkeypatch.setattr(policy_reader._SentenceReading, "_aligned", lambda _: False)
     monkeypatch.setattr(policy_reader, "_anchored", lambda _: True)
 

@@ -107,8 +107,7 @@ class Abstention:
         if not present:
             return None
         for phrase in present:
-            sentences = [s for s in view.sentences if phrase in _normalise(s)]
-            if find_violations("", [ForbiddenRule(phrase=phrase)], sentences):
+            if find_violations(view, [ForbiddenRule(phrase=phrase)]):
                 return phrase
         return None
 

@@ -14,12 +14,12 @@ Not applicable when the key lists no facts.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
 from assay_runner.judges.text.fold import fold
-from assay_runner.judges.text.match import Token, Unit, find_phrase
+from assay_runner.judges.text.match import Token, Words, find_phrase
 from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import MustMentionJudge
 
@@ -75,13 +75,12 @@ def _symbols_agree(plain: str, tokens: Sequence[Token], span: tuple[int, int], l
     return before == lead and after == tail
 
 
-def states(
-    plain: str, tokens: Sequence[Token], fact: str, units: Callable[[], Sequence[Unit]] | None = None
-) -> bool:
+def states(plain: str, words: Words, fact: str) -> bool:
+    """Does the visible text `plain`, whose words are `words`, state the fact?"""
     lead, tail = _edge_symbols(fact)
     for form in spellings(fact):
-        for span in find_phrase(tokens, form, units):
-            if _symbols_agree(plain, tokens, span, lead, tail):
+        for span in find_phrase(words, form):
+            if _symbols_agree(plain, words.tokens, span, lead, tail):
                 return True
     return False
 
@@ -101,7 +100,7 @@ class MustMention:
         if not facts:
             return not_applicable("the key lists no required facts")
         view = answer_view(case.answer)
-        missing = [fact for fact in facts if not states(view.plain, view.tokens, fact, lambda: view.units)]
+        missing = [fact for fact in facts if not states(view.plain, view.words, fact)]
         if not missing:
             return scored(1.0, f"mentions all {len(facts)} required fact(s)")
         quoted = ", ".join(f'"{fact}"' for fact in missing)

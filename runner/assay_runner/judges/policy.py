@@ -44,8 +44,7 @@ class Policy:
         rules = self.suite_rules + to_rules(case.ticket.key.forbidden)
         if not rules:
             return scored(1.0, "no forbidden content is configured")
-        view = answer_view(case.answer)
-        violations = find_violations(case.answer, rules, view.sentences, view.tokens, lambda: view.units)
+        violations = find_violations(answer_view(case.answer), rules)
         if not violations:
             return scored(1.0, f"none of {len(rules)} forbidden item(s) recommended")
         shown = "; ".join(f'{v.rule.display} in "{v.clause}"' for v in violations[:3])

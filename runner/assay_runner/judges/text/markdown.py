@@ -64,7 +64,13 @@ def render(markdown: str) -> Rendered:
     # and after it, for what entities (`&#1110;`) decode to.
     for event in pyromark.events(fold(markdown), options=_options()):
         reader.feed(event)
-    return Rendered(fold(reader.text()), tuple(h for h in map(_label, reader.headings) if h))
+    return Rendered(_trim_lines(fold(reader.text())), tuple(h for h in map(_label, reader.headings) if h))
+
+
+def _trim_lines(text: str) -> str:
+    # Spaces at either end of a line are not visible (an empty list item's marker, a comment dropped at
+    # the start of a line); without them a sentence is one slice of the text (`sentences.Sentence`).
+    return "\n".join(line.strip() for line in text.strip("\n").split("\n"))
 
 
 @lru_cache(maxsize=1)
@@ -157,8 +163,7 @@ class _Reader:
             self._append("\n" * (2 - self.newlines))
 
     def text(self) -> str:
-        # Without the spaces that end lines (an empty list item's marker, a struck-out word at the end).
-        return "\n".join(line.rstrip() for line in "".join(self.parts).strip("\n").split("\n"))
+        return "".join(self.parts)
 
     # ------------------------------------------------------------------ events
 

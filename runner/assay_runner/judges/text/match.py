@@ -37,8 +37,9 @@ Other documented limits
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from functools import lru_cache
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property, lru_cache
+from operator import itemgetter
 from typing import NamedTuple
 
 from assay_runner.judges.text.fold import fold
@@ -47,6 +48,7 @@ from assay_runner.judges.text.markdown import normalize
 __all__ = [
     "Token",
     "Unit",
+    "Words",
     "compound_units",
     "find_phrase",
     "mentions",
@@ -200,22 +202,75 @@ def phrase_tokens(phrase: str) -> tuple[Token, ...]:
     return tokens
 
 
-def find_phrase(
-    tokens: Sequence[Token], phrase: str, units: Callable[[], Sequence[Unit]] | None = None
-) -> list[tuple[int, int]]:
-    """Where the phrase occurs in `tokens`, as sorted (start, end) token-index spans, end exclusive.
+class Words:
+    """The words of a long text with what phrase search needs, each built once, on first use: the
+    compounds, and the stems and compound keys as flat lists that a phrase's first word is looked up in
+    without a Python loop over the words."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+
+    @cached_property
+    def starts(self) -> list[int]:
+        """Each token's start offset, for bisection."""
+        return [t.start for t in self.tokens]
+
+    @cached_property
+    def joined(self) -> list[int]:
+        """The indexes of the tokens joined to the word before them (`Token.joined`)."""
+        return _joined(self.tokens)
+
+    @cached_property
+    def compound(self) -> bool:
+        """Does any hyphen or underscore join two words?"""
+        return bool(self.joined)
+
+    @cached_property
+    def units(self) -> list[Unit]:
+        return compound_units(self.tokens, self.joined)
+
+    @cached_property
+    def stems(self) -> list[str]:
+        return list(map(_STEM, self.tokens))
+
+    @cached_property
+    def unit_keys(self) -> list[str]:
+        return list(map(_KEY, self.units))
+
+
+_STEM = itemgetter(1)  # Token.stem
+_KEY = itemgetter(0)  # a Unit's key
+
+
+def _occurrences(keys: list[str], key: str) -> Iterator[int]:
+    """Where `key` is in `keys`, in order: `list.index` scans in C, far faster than a loop over words."""
+    position = -1
+    while True:
+        try:
+            position = keys.index(key, position + 1)
+        except ValueError:
+            return
+        yield position
+
+
+def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, int]]:
+    """Where the phrase occurs in the words, as sorted (start, end) token-index spans, end exclusive.
 
     Two readings are tried (see the module docstring): word by word with stems equal and the span on
-    compound boundaries, and compound by compound with each compound's parts written together. `units`,
-    when given, returns `compound_units(tokens)` computed once for many phrases (`AnswerView.units`); it
-    is called only when a compound is involved.
+    compound boundaries, and compound by compound with each compound's parts written together. A long
+    text is best given as `Words` (indexed once for many phrases); a short one as its tokens.
     """
     wanted = phrase_tokens(phrase)
-    spans = set(_match_words(tokens, wanted))
-    if _has_compound(wanted) or _has_compound(tokens):
-        spans.update(
-            _match_units(compound_units(tokens) if units is None else units(), compound_units(wanted))
-        )
+    if isinstance(text, Words):
+        tokens = text.tokens
+        spans = set(_match_words(tokens, wanted, _occurrences(text.stems, wanted[0].stem)))
+        if _has_compound(wanted) or text.compound:
+            units = compound_units(wanted)
+            spans.update(_match_units(text.units, units, _occurrences(text.unit_keys, units[0][0])))
+        return sorted(spans)
+    spans = set(_match_words(text, wanted))
+    if _has_compound(wanted) or _has_compound(text):
+        spans.update(_match_units(compound_units(text), compound_units(wanted)))
     return sorted(spans)
 
 
@@ -229,11 +284,14 @@ def _has_compound(tokens: Sequence[Token]) -> bool:
     return any(t.joined for t in tokens)
 
 
-def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple[int, int]]:
+def _match_words(
+    tokens: Sequence[Token], wanted: Sequence[Token], at: Iterable[int] | None = None
+) -> list[tuple[int, int]]:
+    """`wanted` word by word, tried at the positions `at` (default: wherever its first stem occurs)."""
     n = len(wanted)
     first = wanted[0].stem
     spans = []
-    for i in [i for i, token in enumerate(tokens) if token.stem == first]:
+    for i in [i for i, token in enumerate(tokens) if token.stem == first] if at is None else at:
         if i + n > len(tokens):
             break
         starts_inside = tokens[i].joined
@@ -245,29 +303,45 @@ def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple
     return spans
 
 
+def _joined(tokens: Sequence[Token]) -> list[int]:
+    # The first token is never part of an earlier compound, whatever its flag says (a slice of words).
+    return [i for i, token in enumerate(tokens) if token.joined and i > 0]
+
+
 # A compound (or a single word) read as one unit: the stem of its parts written together ("re-install"
 # -> "reinstall"), its first token and the token after its last. A plain tuple: an answer has one per word.
 Unit = tuple[str, int, int]
 
 
-def compound_units(tokens: Sequence[Token]) -> list[Unit]:
-    """The tokens grouped into compounds (hyphen- or underscore-joined runs), in order."""
+def compound_units(tokens: Sequence[Token], joined: Sequence[int] | None = None) -> list[Unit]:
+    """The tokens grouped into compounds (hyphen- or underscore-joined runs), in order. `joined`, when
+    given, is `_joined(tokens)` computed before."""
+    joined = _joined(tokens) if joined is None else joined
+    # Most words stand alone: their units are made in one go, and only the joined runs one by one.
+    count = len(tokens)
+    single: list[Unit] = list(zip(map(_STEM, tokens), range(count), range(1, count + 1), strict=True))
+    if not joined:
+        return single
     units: list[Unit] = []
-    i = 0
-    while i < len(tokens):
-        j = i + 1
-        while j < len(tokens) and tokens[j].joined:
-            j += 1
-        key = tokens[i].stem if j == i + 1 else stem("".join(t.text for t in tokens[i:j]))
-        units.append((key, i, j))
-        i = j
+    position = k = 0
+    while k < len(joined):
+        start, end = joined[k] - 1, joined[k] + 1
+        k += 1
+        while k < len(joined) and joined[k] == end:
+            end, k = end + 1, k + 1
+        units.extend(single[position:start])
+        units.append((stem("".join(t.text for t in tokens[start:end])), start, end))
+        position = end
+    units.extend(single[position:])
     return units
 
 
-def _match_units(units: Sequence[Unit], wanted: Sequence[Unit]) -> list[tuple[int, int]]:
+def _match_units(
+    units: Sequence[Unit], wanted: Sequence[Unit], at: Iterable[int] | None = None
+) -> list[tuple[int, int]]:
     n, first = len(wanted), wanted[0][0]
     return [
         (units[i][1], units[i + n - 1][2])
-        for i in [i for i, unit in enumerate(units) if unit[0] == first]
+        for i in ([i for i, unit in enumerate(units) if unit[0] == first] if at is None else at)
         if i + n <= len(units) and all(units[i + k][0] == wanted[k][0] for k in range(1, n))
     ]

@@ -7,7 +7,8 @@ each. Every part is computed on first use and is linear in the answer's length.
 - `plain`: what a reader sees (`judges.text.markdown`: one CommonMark parse; link targets, HTML, comments
   and struck-out text dropped; NFKC and homoglyphs folded).
 - `tokens`: the words of `plain`.
-- `sentences`: the policy reader's sentences.
+- `words`: `tokens` indexed for phrase search, shared by every phrase of every judge.
+- `sentences`: the policy reader's sentences (`judges.text.sentences`), each placed in `plain`.
 - `headings`: the headings a renderer shows (from the same parse); `word_count`: the words the format
   judge counts (`judges.text.structure`).
 """
@@ -17,7 +18,8 @@ from __future__ import annotations
 from functools import cached_property, lru_cache
 
 from assay_runner.judges.text.markdown import Rendered, render
-from assay_runner.judges.text.match import Token, Unit, compound_units, tokenize
+from assay_runner.judges.text.match import Token, Words, tokenize
+from assay_runner.judges.text.sentences import Sentence, sentences_of_plain
 
 
 class AnswerView:
@@ -42,14 +44,12 @@ class AnswerView:
         return tokenize(self.plain)
 
     @cached_property
-    def units(self) -> list[Unit]:
-        """`tokens` grouped into compounds, for phrase matching (`match.find_phrase`)."""
-        return compound_units(self.tokens)
+    def words(self) -> Words:
+        """`tokens` indexed for phrase search (`match.find_phrase`)."""
+        return Words(self.tokens)
 
     @cached_property
-    def sentences(self) -> list[str]:
-        from assay_runner.judges.text.policy_reader import sentences_of_plain
-
+    def sentences(self) -> list[Sentence]:
         return sentences_of_plain(self.plain)
 
     @cached_property

@@ -1,0 +1,167 @@
+"""The clauses of a sentence: where a negation's reach ends.
+
+A sentence (`judges.text.sentences`) is cut at ``,`` ``;`` ``:`` parentheses, brackets, dashes (— – and
+a spaced hyphen) and ellipses, and before the conjunctions and subordinators in `CONJUNCTIONS` ("but",
+"if", "unless", "then", "and then", "so", "because", "when", ...), before "instead" (not "instead of")
+and "rather" (not "rather than"), and before "and"/"or" when a new subject or a discourse word follows
+("and you", "or just"). A conjunction stays at the head of its clause; a clause opened by a
+subordinator ("if", "when", "unless", ...) is *subordinate*.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from assay_runner.judges.text.patterns import Pattern, compile_pattern
+from assay_runner.judges.text.sentences import split_sentences
+
+__all__ = ["CONJUNCTIONS", "Clause", "clauses_of", "glued_conjunction", "split_clauses"]
+
+# Words that open a clause, longest first where one begins another ("so that" before "so").
+CONJUNCTIONS = (
+    "and then",
+    "or else",
+    "so that",
+    "in case",
+    "as soon as",
+    "but",
+    "if",
+    "unless",
+    "then",
+    "so",
+    "because",
+    "otherwise",
+    "although",
+    "though",
+    "however",
+    "whereas",
+    "whenever",
+    "when",
+    "once",
+    "until",
+    "till",
+    "before",
+    "after",
+    "while",
+    "since",
+    "whether",
+)
+# "and"/"or" open a clause only before one of these; "instead"/"rather" except in "instead of"/"rather than".
+_NEW_SUBJECT = (
+    *("you", "we", "i", "it", "they", "he", "she", "this", "that"),
+    *("then", "just", "simply", "also", "instead", "afterwards"),
+)
+_WORD_SPLIT = re.compile(
+    r"\b(?:"
+    + "|".join(c.replace(" ", r"\s+") for c in CONJUNCTIONS)
+    + r"|instead(?!\s+of\b)|rather(?!\s+than\b)|(?:and|or)(?=\s+(?:"
+    + "|".join(_NEW_SUBJECT)
+    + r")\b))\b",
+    re.IGNORECASE,
+)
+# A comma or colon between two digits (1,000 / 10:30) is not a boundary; a spaced hyphen is a dash.
+_PUNCT_SPLIT = re.compile(
+    r"(?<!\d)[,:]|[,:](?!\d)|[;()\[\]{}|\u2014\u2013\u2026]|(?<=\s)-{1,2}(?=\s)|-{2,}|\.{3}"
+)
+SUBORDINATORS = frozenset(
+    {
+        "if",
+        "unless",
+        "when",
+        "whenever",
+        "once",
+        "until",
+        "till",
+        "before",
+        "after",
+        "while",
+        "since",
+        "because",
+        "although",
+        "though",
+        "whereas",
+        "whether",
+        "in case",
+        "as soon as",
+        "so that",
+    }
+)
+_TRIM_CHARS = " \t\n\x0b\x0c\"'.!?"
+_HAS_WORD = re.compile(r"[^\W_]")
+
+
+@dataclass(slots=True)  # not frozen: a frozen dataclass is slow to build, and a long answer has many
+class Clause:
+    """A clause of the normalised answer."""
+
+    text: str
+    """The clause text, trimmed."""
+    sentence_index: int
+    """0-based index of its sentence among `split_sentences(answer)`."""
+    index: int
+    """0-based position within its sentence."""
+    opener: str | None
+    """What opened it: a punctuation mark (",", ";", ":", "(", "—", ...), a lower-case conjunction ("if",
+    "and then"), or None for the first clause of a sentence."""
+    start: int
+    end: int
+    """Offsets of `text` in its sentence."""
+
+    @property
+    def subordinate(self) -> bool:
+        """Opened by a subordinator (if, when, unless, because, ...): a condition, not the main advice."""
+        return self.opener in SUBORDINATORS
+
+
+def split_clauses(text: str) -> list[Clause]:
+    """Every clause of a markdown answer, sentence by sentence (see the module docstring)."""
+    clauses: list[Clause] = []
+    for index, sentence in enumerate(split_sentences(text)):
+        clauses.extend(clauses_of(sentence, index))
+    return clauses
+
+
+def clauses_of(sentence: str, sentence_index: int) -> list[Clause]:
+    cuts = [(m.start(), m.end(), _punct_name(m.group())) for m in _PUNCT_SPLIT.finditer(sentence)]
+    cuts += [
+        (m.start(), m.start(), " ".join(m.group().casefold().split())) for m in _WORD_SPLIT.finditer(sentence)
+    ]
+    cuts.sort()
+    clauses: list[Clause] = []
+    position, opener = 0, None
+    for cut_start, cut_end, name in [*cuts, (len(sentence), len(sentence), "")]:
+        clause = _make_clause(
+            sentence, position, cut_start, opener=opener, sentence_index=sentence_index, index=len(clauses)
+        )
+        if clause is not None:
+            clauses.append(clause)
+            opener = name
+        elif opener is None or name[:1].isalpha() or not opener[:1].isalpha():
+            opener = name  # nothing between two cuts: a conjunction outranks the punctuation before it
+        position = max(position, cut_end)
+    return clauses
+
+
+def _punct_name(mark: str) -> str:
+    return "\u2014" if mark.strip() and set(mark.strip()) <= set("-\u2013\u2014") else mark.strip()
+
+
+def _make_clause(
+    sentence: str, start: int, end: int, *, opener: str | None, sentence_index: int, index: int
+) -> Clause | None:
+    if end <= start or not _HAS_WORD.search(sentence, start, end):
+        return None
+    piece = sentence[start:end]
+    lead = len(piece) - len(piece.lstrip(_TRIM_CHARS))
+    text = piece.strip(_TRIM_CHARS)
+    return Clause(text, sentence_index, index, opener or None, start + lead, start + lead + len(text))
+
+
+@lru_cache(maxsize=1)
+def glued_conjunction() -> Pattern:
+    """A clause-opening word joined to the word before it by a hyphen, an apostrophe or the "re " prefix
+    rule (`match.tokenize`): the only places where a clause cut falls inside a compound or a word."""
+    first_words = sorted({c.split()[0] for c in CONJUNCTIONS} | {"and", "or", "instead", "rather"})
+    return compile_pattern(r"(?:[-_'\x{2010}\x{2011}\x{2019}]|\bre\s)(?:" + "|".join(first_words) + r")\b")

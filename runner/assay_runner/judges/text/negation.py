@@ -1,0 +1,363 @@
+"""Negation scope inside one clause: does a "not", "never", "without" or "avoid" govern the matched words?
+
+The rules are described in `judges.text.policy_reader` (the reading model); this module holds the
+vocabulary and the reading of one clause (`ClauseView`).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from operator import itemgetter
+from typing import NamedTuple
+
+from assay_runner.judges.text.clauses import Clause
+from assay_runner.judges.text.match import Token, stem, tokenize
+
+__all__ = ["ClauseView", "carried_negation", "clause_tokens", "negated", "reported"]
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+def _stemset(words: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words.split())
+
+
+_NT_DIRECTIVE = frozenset(
+    {"don't", "dont", "shouldn't", "shouldnt", "mustn't", "mustnt", "needn't", "neednt"}
+)
+_NT_BARE = frozenset(
+    {"cannot", "cant", "wont", "isnt", "arent", "wasnt", "werent", "doesnt", "didnt", "hasnt", "havent"}
+    | {"hadnt", "couldnt", "wouldnt", "aint"}
+)
+_NT_ALL = _NT_BARE | _NT_DIRECTIVE
+# "not" after these describes a state ("it is not", "will not help"); after do/should/must it directs.
+_DESCRIPTIVE_BEFORE_NOT = frozenset(
+    {"is", "are", "was", "were", "be", "been", "am", "does", "did", "has", "have", "had", "will", "would"}
+    | {"could", "can", "may", "might", "it's", "that's", "there's", "here's", "what's", "i'm", "you're"}
+    | {"we're", "they're", "he's", "she's"}
+)
+_COPULA_AUX = frozenset(
+    {"is", "are", "was", "were", "be", "will", "would", "should", "does", "do", "did", "can", "could"}
+    | {"may", "might", "must"}
+)
+# Words the negation passes through to reach its head: auxiliaries, modals, pronouns, determiners,
+# necessity and attempt ("do not need to try to reinstall", "no need to", "not necessary to").
+_TRANSPARENT = _wordset(
+    """
+    do does did doing done will would shall should can could may might must ought
+    have has had having be been being is are was were am get gets got
+    need needs needed needing necessary necessarily required require requires recommended recommend
+    advisable advised advise wise safe reason point benefit worth good idea use anything
+    a an the any your this that these those my our their its some
+    it you we i they them yourself yourselves one anyone anybody someone
+    to in for of at all ever even actually really yet again still now first please
+    try tries tried trying attempt attempts attempted attempting bother go going want wants wish plan
+    able allowed supposed expected meant ahead
+    """
+)
+_NOT_ADVERBS = frozenset(
+    {"apply", "reply", "supply", "rely", "comply", "family", "only", "early", "fly", "ally"}
+)
+# A negation whose head is one of these does not negate what follows: it encourages it.
+_REVERSERS = _stemset(
+    """
+    hard difficult complicated tricky hesitate forget forgot fail worry worries panic fret wait delay
+    afraid only just merely matter doubt problem big much long sure hurt harm lose lost break broke
+    damage affect mind wrong beat bad take takes took cost short
+    """
+)
+# Predicates that, negated, reject the subject: "reinstalling is not necessary / won't help".
+_PREDICATES = _stemset(
+    """
+    necessary needed required recommended advised advisable helpful useful warranted option solution
+    fix answer supported allowed permitted safe wise idea work solve resolve help worth appropriate way
+    guaranteed possible
+    """
+)
+# Predicates that reject their subject without a "not": "reinstalling is unnecessary".
+_REJECTING = _stemset(
+    """
+    unnecessary pointless useless unhelpful futile discouraged prohibited forbidden unsupported waste
+    mistake risky dangerous harmful unwise inadvisable bad
+    """
+)
+_COORDINATORS = frozenset({"or", "nor", "and"})
+_MAX_CHAIN = 8  # negations stacked on one another ("not not not ...") are read no further back than this
+_RESTARTS = _wordset("just simply please so then")
+_FORBIDDING = _wordset(
+    "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
+)
+_ADVISING = _stemset("recommend advise caution warn argue decide")
+# Subjects whose past-tense verb reports what happened rather than advising it.
+_REPORTERS = _wordset("you they i we he she customer user users customers already")
+
+
+class _Cue(NamedTuple):
+    start: int
+    end: int
+    strict: bool
+    """Prepositional (without, instead of, avoid...): governs only the phrase it introduces."""
+    directive: bool
+    """Tells the reader not to do something (don't, never, avoid): may carry over a list."""
+
+
+class ClauseView:
+    """A clause (or a whole sentence) ready for matching: its words and negation cues.
+
+    `tokens` may be a slice of a longer text's words (`AnswerView.tokens`): their offsets are in that
+    text, where this view's `text` starts at offset `base`.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        tokens: list[Token],
+        base: int = 0,
+        opener: str | None = None,
+        subordinate: bool = False,
+    ) -> None:
+        self.text = text
+        self.tokens = tokens
+        self.base = base
+        self.opener = opener
+        self.subordinate = subordinate
+        self.words = words = list(map(_word, tokens))
+        self.cues = find_cues(words)
+        # Cues by kind with their ends, so each match finds the cues before it by bisection: a clause
+        # with thousands of negated matches stays linear.
+        self.verbal = [c for c in self.cues if not c.strict]
+        self.verbal_ends = [c.end for c in self.verbal]
+        self.prepositional = [c for c in self.cues if c.strict]
+        self.prepositional_ends = [c.end for c in self.prepositional]
+        opener_words = opener.split() if opener and opener[:1].isalpha() else []
+        self.body_start = len(opener_words) if words[: len(opener_words)] == opener_words else 0
+
+
+_word = itemgetter(0)  # Token.text, read without the attribute lookup: a long clause has many
+
+
+def clause_tokens(
+    sentence: Sequence[Token], starts: Sequence[int], base: int, clause: Clause
+) -> tuple[list[Token], int]:
+    """The words of one clause and the offset its text starts at in their frame, taken from its
+    sentence's words rather than read again (`sentence` has offsets where the sentence starts at `base`,
+    `starts` are those offsets made the sentence's own). `tokenize(clause.text)` exactly, which a word
+    crossing the cut falls back to."""
+    first, stop = bisect_left(starts, clause.start), bisect_left(starts, clause.end)
+    inside = list(sentence[first:stop])
+    crossing = (inside and inside[-1].end - base > clause.end) or (
+        first and sentence[first - 1].end - base > clause.start
+    )
+    if crossing:
+        return tokenize(clause.text), 0
+    if inside and inside[0].joined:
+        # The first word of a clause is never joined to a word before it: that word is in another clause.
+        inside[0] = inside[0]._replace(joined=False)
+    return inside, base + clause.start
+
+
+# Every word that can be (or start) a negation cue: the others are skipped without a look at neighbours.
+_CUE_WORDS = (
+    frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
+    | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
+    | frozenset({"nor", "nothing", "none", "nobody"})
+    | _FORBIDDING
+    | _NT_ALL
+)
+
+
+def find_cues(words: Sequence[str]) -> list[_Cue]:
+    cues: list[_Cue] = []
+    count = len(words)
+    for i in [i for i, w in enumerate(words) if w in _CUE_WORDS or w.endswith("n't")]:
+        w = words[i]
+        prev = words[i - 1] if i else ""
+        nxt = words[i + 1] if i + 1 < count else ""
+        # The second word of a two-word cue ("of", "than", "from") is never a cue word itself.
+        if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from")}:
+            cues.append(_Cue(i, i + 2, strict=True, directive=w == "refrain"))
+        elif w in {"without", "avoid", "avoiding", "stop", "stopping"}:
+            cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
+        elif w in _FORBIDDING or (w == "against" and stem(prev) in _ADVISING):
+            cues.append(_Cue(i, i + 1, strict=True, directive=True))  # "policy forbids", "advise against"
+        elif w in {"impossible", "unable"}:
+            cues.append(_Cue(i, i + 1, strict=False, directive=False))
+        elif w == "not" and prev != "or":  # "whether or not" negates nothing
+            cues.append(_Cue(i, i + 1, strict=False, directive=prev not in _DESCRIPTIVE_BEFORE_NOT))
+        elif w in {"never", "neither"}:
+            cues.append(_Cue(i, i + 1, strict=False, directive=True))
+        elif w == "no":
+            cues.append(_Cue(i, i + 1, strict=False, directive=nxt == "need"))
+        elif w in {"nor", "nothing", "none", "nobody"} or w in _NT_ALL or w.endswith("n't"):
+            cues.append(_Cue(i, i + 1, strict=False, directive=w in _NT_DIRECTIVE))
+    return cues
+
+
+def _transparent(word: str) -> bool:
+    return word in _TRANSPARENT or _is_adverb(word)
+
+
+def _head(view: ClauseView, cue: _Cue, stop: int | None = None) -> int | None:
+    """The first word after the cue that is not transparent (before `stop`), if any."""
+    end = len(view.words) if stop is None else stop
+    return next((i for i in range(cue.end, end) if not _transparent(view.words[i])), None)
+
+
+def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
+    head = _head(view, cue, start)
+    if head is None:
+        return True  # only transparent words between the cue and the match: the match is its head
+    if not strict:
+        if not cue.directive and any(w in _RESTARTS for w in view.words[head + 1 : start]):
+            return False  # a run-on: "It won't open just reinstall it" starts new advice at "just"
+        return stem(view.words[head]) not in _REVERSERS
+    return _coordinated(view, cue, start)
+
+
+def _coordinated(view: ClauseView, cue: _Cue, start: int) -> bool:
+    """Strict scope reaching a later conjunct: "without reinstalling or resetting"."""
+    words = view.words
+    joins = [i for i in range(cue.end, start) if words[i] in _COORDINATORS]
+    if not joins:
+        return False
+    last = joins[-1]
+    if any(not _transparent(words[i]) for i in range(last + 1, start)):
+        return False
+    head = _head(view, cue, last)
+    if head is None or stem(words[head]) in _REVERSERS:
+        return False
+    if words[last] == "and":  # "and" only joins -ing forms here; else it starts new advice
+        return words[head].endswith("ing") and start < len(words) and words[start].endswith("ing")
+    return True
+
+
+def _double_negations(view: ClauseView, index: int) -> int:
+    """How many earlier cues have the verbal cue `index` as their head ("no reason not to", "can't not")."""
+    count, current = 0, view.verbal[index]
+    for earlier in reversed(view.verbal[max(0, index - _MAX_CHAIN) : index]):
+        fresh = view.words[current.start - 1] in {"do", "does", "did", "please"} if current.start else True
+        if (
+            fresh
+            or view.words[current.start] not in {"not", "never"}
+            or _head(view, earlier) != current.start
+        ):
+            break
+        count, current = count + 1, earlier
+    return count
+
+
+def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
+    """ "Disabling the firewall is not necessary" / "is unnecessary": the match is the subject of a
+    predicate that rejects it."""
+    words = view.words
+    # Index by index, not a slice: a slice up to every match made long clauses quadratic.
+    if start >= len(words) or any(not _transparent(words[i]) for i in range(view.body_start, start)):
+        return False
+    nominal = words[start].endswith("ing") or (
+        start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
+    )
+    verb = next((k for k in range(end, len(words)) if _is_verb_group(words[k])), None)
+    if verb is None or verb - end > (4 if nominal else 0):
+        return False
+    after = verb + 1
+    while after < len(words) and _is_adverb(words[after]):
+        after += 1  # "will definitely not", "is really not"
+    negated = words[verb] in _NT_ALL or words[verb].endswith("n't")
+    if not negated and after < len(words) and words[after] in {"not", "never", "neither"}:
+        negated, after = True, after + 1
+    for later in words[after : after + 3]:
+        key = stem(later)
+        if key in (_PREDICATES if negated else _REJECTING):
+            return True
+        if key in _REVERSERS:
+            return False
+    return False
+
+
+def _is_adverb(word: str) -> bool:
+    return word in {"really", "ever", "even", "actually", "still"} or (
+        len(word) > 4 and word.endswith("ly") and word not in _NOT_ADVERBS
+    )
+
+
+def _is_verb_group(word: str) -> bool:
+    return word in _COPULA_AUX or word in _NT_ALL or word.endswith("n't")
+
+
+def negated(view: ClauseView, start: int, end: int, carried: bool) -> bool:
+    verbal_count = bisect_right(view.verbal_ends, start)
+    prepositional_count = bisect_right(view.prepositional_ends, start)
+    flips = 0
+    if verbal_count:
+        index = verbal_count - 1
+        nearest = view.verbal[index]
+        if _governs(view, nearest, start, strict=view.subordinate):
+            flips += 1 + (_double_negations(view, index) or _why_not(view, index))
+    elif carried:
+        flips += 1
+    if prepositional_count and _governs(
+        view, view.prepositional[prepositional_count - 1], start, strict=True
+    ):
+        flips += 1
+    if _predicate_negated(view, start, end) or _not_only_rejected(view, start, end):
+        flips += 1
+    return flips % 2 == 1
+
+
+def _why_not(view: ClauseView, index: int) -> int:
+    """ "I don't see why you shouldn't reinstall": a negation before "why"/"reason" cancels the one after."""
+    if index == 0:
+        return 0
+    between = view.words[view.verbal[index - 1].end : view.verbal[index].start]
+    return 1 if any(word in {"why", "reason"} for word in between) else 0
+
+
+def _not_only_rejected(view: ClauseView, start: int, end: int) -> bool:
+    """ "Not only is a reinstall unnecessary, ...": the rejecting word follows the subject."""
+    words = view.words
+    if words[view.body_start : view.body_start + 2] != ["not", "only"]:
+        return False
+    return any(stem(word) in _REJECTING for word in words[end : end + 4])
+
+
+def reported(view: ClauseView, start: int, end: int, question: bool) -> bool:
+    """A past-tense match after a reporting subject ("you reinstalled", "the customer already
+    reinstalled", "have you reinstalled?") tells what happened; it does not advise it."""
+    words = view.words
+    if not words[start].endswith("ed"):
+        return False
+    before = [w for w in words[max(0, start - 3) : start] if w not in {"have", "has", "had", "just"}]
+    return bool(before) and (before[-1] in _REPORTERS or (question and before[-1] in {"it", "that"}))
+
+
+def carried_negation(views: Sequence[ClauseView], clauses: Sequence[Clause]) -> list[bool]:
+    """Which clauses continue a directive negation across commas: a negated list ("Do not reinstall,
+    reset(,) or disable it") or an interrupted one ("Do not, under any circumstances, reinstall it")."""
+    carried = [False] * len(views)
+    for k, view in enumerate(views):
+        directive = [c for c in view.cues if c.directive]
+        if view.subordinate or not directive:
+            continue
+        head = _head(view, directive[-1])
+        dangling = head is None and view.words[directive[-1].start] != "no"  # "No, reinstall it" is not
+        if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
+            continue
+        run: list[int] = []
+        for j in range(k + 1, len(views)):
+            item = views[j]
+            own = [c for c in item.cues if not (c.start == 0 and item.words[0] == "nor")]
+            if clauses[j].opener != "," or item.subordinate or own:
+                break
+            run.append(j)
+            if dangling:
+                carried[j] = True
+            elif any(w in {"or", "nor"} for w in item.words[:4]):
+                for r in run:
+                    carried[r] = True
+                break
+            elif len(item.words) > 4:
+                break
+    return carried

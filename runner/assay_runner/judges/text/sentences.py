@@ -1,0 +1,179 @@
+"""The sentences of an answer's visible text, for the policy reader.
+
+Every paragraph, list item (``-``, ``*``, ``+``, ``1.``, ``1)``), heading, table cell and line of a code
+block is read on its own, and a paragraph is cut after ``.``, ``!`` and ``?`` (not after e.g., i.e., etc.
+or an initial). A list item's continuation lines belong to the item; a soft-wrapped paragraph is one
+text. The items of a list introduced by a line that tells the reader not to do something ("Do not:",
+"Avoid the following:") are read with "Do not" in front.
+
+A sentence remembers where it lies in the visible text (`Sentence.base`), so the reader can take its
+words from the answer's words (`AnswerView.tokens`) instead of reading them again.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+from typing import NamedTuple
+
+from assay_runner.judges.text.markdown import normalize
+
+__all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
+
+
+class Sentence(NamedTuple):
+    text: str
+    """The sentence, trimmed, with soft line breaks read as spaces."""
+    base: int | None
+    """Where `text` lies in the visible text: `text[i]` is `plain[base + i]` (a line break read as a
+    space) for every `i >= added`; None when its lines are not one slice of it."""
+    added: int = 0
+    """How many characters at the start of `text` the reader put there ("Do not " before an item under
+    a negating introduction): they negate what follows but are not the answer's words, so they never
+    match a forbidden item."""
+
+    @property
+    def placed(self) -> bool:
+        """Is the whole text a slice of the visible text (its words are the answer's words there)?"""
+        return self.base is not None and not self.added
+
+
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)]|[A-Za-z][.)](?=\s))\s+")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
+_QUOTE = re.compile(r"^\s*(?:>\s?)+")
+_RULE_LINE = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")
+_TABLE_SEP = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?$")
+_CELL = re.compile(r"[^|]+")
+_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+_WORD_BEFORE = re.compile(r"([\w.]+)$")
+_ABBREVIATIONS = frozenset(
+    {"e.g", "i.e", "etc", "vs", "approx", "incl", "mr", "mrs", "ms", "dr", "st", "cf", "al"}
+)
+_HAS_WORD = re.compile(r"[^\W_]")
+_ABBREVIATION_LOOKBACK = 16
+# A line ending in ":" that tells the reader not to do what follows: its list items are negated.
+_NEGATING_INTRO = re.compile(
+    r"\b(?:do\s+not|don't|dont|never|avoid|refrain|not\s+to\s+do|must\s+not|should\s+not|shouldn't)\b",
+    re.IGNORECASE,
+)
+_INTRO_PREFIX = "Do not "
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of a markdown answer, normalised, in reading order (see the module docstring)."""
+    return [sentence.text for sentence in sentences_of_plain(normalize(text))]
+
+
+def sentences_of_plain(plain: str) -> list[Sentence]:
+    """The sentences of an answer's visible text (`markdown.render(...).plain`)."""
+    sentences: list[Sentence] = []
+    for block in _Blocks(plain).read():
+        sentences.extend(_split_block(block))
+    return sentences
+
+
+class _Line(NamedTuple):
+    text: str
+    start: int | None  # offset of `text` in the visible text
+
+
+class _Blocks:
+    """Paragraphs, list items, headings and table cells, with soft-wrapped lines joined."""
+
+    def __init__(self, plain: str) -> None:
+        self.plain = plain
+        self.blocks: list[Sentence] = []
+        self.current: list[_Line] = []
+        self.item = False  # the block being read is a list item
+        self.intro = False  # the last paragraph was a negating introduction ("Do not:")
+
+    def read(self) -> list[Sentence]:
+        position = 0
+        for raw in self.plain.split("\n"):
+            self._line(raw, position)
+            position += len(raw) + 1
+        self._flush()
+        return self.blocks
+
+    def _line(self, raw: str, position: int) -> None:
+        quote = _QUOTE.match(raw)
+        offset = quote.end() if quote else 0
+        line = raw[offset:]
+        if not line.strip() or _RULE_LINE.match(line) or _TABLE_SEP.match(line):
+            self._flush()
+        elif line.lstrip().startswith("|"):
+            self._flush()
+            for cell in _CELL.finditer(line):
+                self.blocks.append(Sentence(*_trimmed(cell.group(), position + offset + cell.start())))
+        elif heading := _HEADING.match(line):
+            self._flush()
+            text = line[heading.end() :].strip().rstrip("#").strip()
+            self.current.append(_Line(text, _located(raw, text, position, offset + heading.end())))
+            self._flush()
+        elif bullet := _BULLET.match(line):
+            self._flush()
+            self.item = True
+            self.current.append(_trimmed(line[bullet.end() :], position + offset + bullet.end()))
+        else:
+            self.current.append(_trimmed(line, position + offset))
+
+    def _flush(self) -> None:
+        lines, self.current = self.current, []
+        item, self.item = self.item, False
+        if not lines:
+            return
+        text = " ".join(line.text for line in lines)
+        base = lines[0].start
+        # One slice of the visible text when the lines follow one another with only a line break between.
+        for before, after in pairwise(lines):
+            if before.start is None or after.start != before.start + len(before.text) + 1:
+                base = None
+        if item and self.intro:  # an item under "Do not:" / "Avoid the following:"
+            added = len(_INTRO_PREFIX)
+            self.blocks.append(Sentence(_INTRO_PREFIX + text, None if base is None else base - added, added))
+            return
+        if not item:
+            self.intro = text.rstrip().endswith(":") and bool(_NEGATING_INTRO.search(text))
+        self.blocks.append(Sentence(text, base))
+
+
+def _trimmed(text: str, start: int) -> _Line:
+    lead = len(text) - len(text.lstrip())
+    return _Line(text.strip(), start + lead)
+
+
+def _located(raw: str, text: str, position: int, offset: int) -> int | None:
+    """Where a heading's text lies on its line (None when trimming the closing #s moved it)."""
+    found = raw.find(text, offset) if text else -1
+    return position + found if found >= 0 else None
+
+
+def _split_block(block: Sentence) -> list[Sentence]:
+    text = block.text
+    sentences: list[Sentence] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if m.group() == "." and _is_abbreviation(text, m.start()):
+            continue
+        _add(sentences, text, start, m.end(), block)
+        start = m.end()
+    _add(sentences, text, start, len(text), block)
+    return sentences
+
+
+def _add(sentences: list[Sentence], text: str, start: int, end: int, block: Sentence) -> None:
+    piece = text[start:end]
+    trimmed = piece.strip()
+    if trimmed and _HAS_WORD.search(trimmed):
+        lead = len(piece) - len(piece.lstrip())
+        base = None if block.base is None else block.base + start + lead
+        sentences.append(Sentence(trimmed, base, max(0, block.added - start - lead)))
+
+
+def _is_abbreviation(block: str, end: int) -> bool:
+    # Only the few characters before the period matter: looking further made the split quadratic.
+    m = _WORD_BEFORE.search(block, max(0, end - _ABBREVIATION_LOOKBACK), end)
+    if not m:
+        return False
+    word = m.group(1).casefold()
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
