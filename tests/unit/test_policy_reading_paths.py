@@ -1,9 +1,10 @@
 """The policy reader's shortcuts find exactly what reading every sentence and every clause finds.
 
 The reader skips sentences that cannot hold a match, takes a sentence's words from the answer's words,
-matches a phrase once per sentence and places the matches in clauses, tries a pattern only on the clauses a sentence-level match touches, and builds a
-clause's view only when it needs it. Each test compares the reader with its shortcuts against the same
-reader with every shortcut turned off, on generated answers full of negations, cuts and compounds.
+matches a phrase once per sentence and places the matches in clauses, tries a pattern only on the
+clauses a sentence-level match touches, and builds a clause's view only when it needs it. Each test
+compares the reader with its shortcuts against the same reader with every shortcut turned off, on
+generated answers full of negations, cuts and compounds.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ import re
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored
 from assay_runner.judges.text.fold import fold
+from assay_runner.judges.text.gc_pause import gc_paused
 from assay_runner.judges.text.match import phrase_tokens
 from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
 from assay_runner.judges.text.view import answer_view
@@ -111,6 +112,7 @@ class Abstention:
                 return phrase
         return None
 
+    @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:
         key = case.ticket.key
         refusal = self.refusal(case.answer)

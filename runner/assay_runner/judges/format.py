@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored, share
+from assay_runner.judges.text.gc_pause import gc_paused
 from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import FormatJudge
 
@@ -34,6 +35,7 @@ class Format:
     def name(self) -> str:
         return self.spec.name
 
+    @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:
         found = headings(case.answer)
         wanted = [(s, " ".join(s.casefold().split())) for s in self.spec.sections]

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
+from assay_runner.judges.text.gc_pause import gc_paused
 from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import KbCitationJudge
 
@@ -55,6 +56,7 @@ class KbCitation:
                 return head
         return parts[0]
 
+    @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:
         expected = case.ticket.key.kb
         if not expected:

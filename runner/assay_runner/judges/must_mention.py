@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
 from assay_runner.judges.text.fold import fold
+from assay_runner.judges.text.gc_pause import gc_paused
 from assay_runner.judges.text.match import Token, Words, find_phrase
 from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import MustMentionJudge
@@ -95,6 +96,7 @@ class MustMention:
     def name(self) -> str:
         return self.spec.name
 
+    @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:
         facts = case.ticket.key.must_mention
         if not facts:

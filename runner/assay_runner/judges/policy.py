@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored
+from assay_runner.judges.text.gc_pause import gc_paused
 from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
 from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import Forbidden, PolicyJudge
@@ -40,6 +41,7 @@ class Policy:
     def name(self) -> str:
         return self.spec.name
 
+    @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:
         rules = self.suite_rules + to_rules(case.ticket.key.forbidden)
         if not rules:

@@ -53,8 +53,11 @@ _NEW_SUBJECT = (
     *("you", "we", "i", "it", "they", "he", "she", "this", "that"),
     *("then", "just", "simply", "also", "instead", "afterwards"),
 )
+# The lookahead on the first letters lets the engine skip most positions without trying each word.
 _WORD_SPLIT = re.compile(
-    r"\b(?:"
+    r"\b(?=["
+    + "".join(sorted({c[0] for c in CONJUNCTIONS} | set("iroa")))  # instead, rather, or, and
+    + "])(?:"
     + "|".join(c.replace(" ", r"\s+") for c in CONJUNCTIONS)
     + r"|instead(?!\s+of\b)|rather(?!\s+than\b)|(?:and|or)(?=\s+(?:"
     + "|".join(_NEW_SUBJECT)
@@ -62,8 +65,10 @@ _WORD_SPLIT = re.compile(
     re.IGNORECASE,
 )
 # A comma or colon between two digits (1,000 / 10:30) is not a boundary; a spaced hyphen is a dash.
+# The lookahead (every mark's first character) spares the engine the alternatives at every letter.
 _PUNCT_SPLIT = re.compile(
-    r"(?<!\d)[,:]|[,:](?!\d)|[;()\[\]{}|\u2014\u2013\u2026]|(?<=\s)-{1,2}(?=\s)|-{2,}|\.{3}"
+    r"(?=[-,:;()\[\]{}|\u2014\u2013\u2026.])"
+    r"(?:(?<!\d)[,:]|[,:](?!\d)|[;()\[\]{}|\u2014\u2013\u2026]|(?<=\s)-{1,2}(?=\s)|-{2,}|\.{3})"
 )
 SUBORDINATORS = frozenset(
     {
@@ -125,13 +130,13 @@ def split_clauses(text: str) -> list[Clause]:
 
 def clauses_of(sentence: str, sentence_index: int) -> list[Clause]:
     cuts = [(m.start(), m.end(), _punct_name(m.group())) for m in _PUNCT_SPLIT.finditer(sentence)]
-    cuts += [
-        (m.start(), m.start(), " ".join(m.group().casefold().split())) for m in _WORD_SPLIT.finditer(sentence)
-    ]
+    # A conjunction stays in the clause it opens: its cut is where it starts.
+    cuts += [(m.start(), m.start(), _conjunction_name(m.group())) for m in _WORD_SPLIT.finditer(sentence)]
     cuts.sort()
+    cuts.append((len(sentence), len(sentence), ""))
     clauses: list[Clause] = []
     position, opener = 0, None
-    for cut_start, cut_end, name in [*cuts, (len(sentence), len(sentence), "")]:
+    for cut_start, cut_end, name in cuts:
         clause = _make_clause(
             sentence, position, cut_start, opener=opener, sentence_index=sentence_index, index=len(clauses)
         )
@@ -144,8 +149,14 @@ def clauses_of(sentence: str, sentence_index: int) -> list[Clause]:
     return clauses
 
 
+@lru_cache(maxsize=256)
 def _punct_name(mark: str) -> str:
     return "\u2014" if mark.strip() and set(mark.strip()) <= set("-\u2013\u2014") else mark.strip()
+
+
+@lru_cache(maxsize=256)
+def _conjunction_name(words: str) -> str:
+    return " ".join(words.casefold().split())
 
 
 def _make_clause(

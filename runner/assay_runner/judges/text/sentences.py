@@ -44,7 +44,11 @@ _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _RULE_LINE = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")
 _TABLE_SEP = re.compile(r"^\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?$")
 _CELL = re.compile(r"[^|]+")
-_SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*(?=\s|$)")
+# A run of end marks before a space or the end; a lone period after an initial ("J. Smith", "a. b. c")
+# is skipped by the engine itself: an answer of a million initials must not cost a Python call each.
+_SENTENCE_END = re.compile(
+    r"(?=[.!?])(?!(?:(?<=[^\w.][^\W\d_])|(?<=^[^\W\d_]))\.(?:\s|$))[.!?]+[\"')\]]*(?=\s|$)"
+)
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
 _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "etc", "vs", "approx", "incl", "mr", "mrs", "ms", "dr", "st", "cf", "al"}
