@@ -26,6 +26,7 @@ RULES = [
     ForbiddenRule(pattern=r"\bby (monday|friday)\b"),
     ForbiddenRule(pattern=r"reinstall[^.]*, then"),
     ForbiddenRule(pattern=r"^please"),
+    ForbiddenRule(pattern=r"(?:by )?friday|\bq?"),  # also matches the empty text at every word's edge
 ]
 WORDS = [
     "reinstall",
@@ -127,7 +128,9 @@ def _read(answer: str) -> list[Violation]:
 def _exhaustive(monkeypatch: pytest.MonkeyPatch) -> None:
     # Every sentence read for every rule, each sentence's words read again from its own text, every
     # clause matched on its own.
-    monkeypatch.setattr(policy_reader._Candidates, "hits", lambda self, _: range(len(self.sentences)))
+    monkeypatch.setattr(
+        policy_reader._Candidates, "hits", lambda self, _: dict.fromkeys(range(len(self.sentences)))
+    )
     monkeypatch.setattr(policy_reader, "sentence_words", lambda sentence, _: (tokenize(sentence.text), 0))
     monkeypatch.setattr(policy_reader._SentenceReading, "_aligned", lambda _: False)
     monkeypatch.setattr(policy_reader, "_anchored", lambda _: True)

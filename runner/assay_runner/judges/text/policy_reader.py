@@ -179,6 +179,9 @@ class Violation:
 
 
 _Match = tuple[int, int, int, int]  # start token, end token, start char, end char (in the text read)
+# A rule's matches in one sentence found by the whole-answer search, as character spans in the sentence;
+# None when the sentence must be searched on its own.
+Known = list[tuple[int, int]] | None
 
 
 class _SentenceReading:
@@ -229,10 +232,14 @@ class _SentenceReading:
             self._carried = carried_negation([self.view(k) for k in range(len(self.clauses))], self.clauses)
         return self._carried[ci]
 
-    def violations(self, rule: ForbiddenRule) -> list[tuple[int, Violation]]:
-        """At most one violation per clause, and one for a match across clauses (index len(clauses))."""
+    def violations(self, rule: ForbiddenRule, known: Known = None) -> list[tuple[int, Violation]]:
+        """At most one violation per clause, and one for a match across clauses (index len(clauses)).
+        `known`: the rule's matches in this sentence, when the whole-answer search found them."""
         found: list[tuple[int, Violation]] = []
-        sentence_matches = _matches(rule, self.text, self.tokens, self.base, self.added)
+        if known is None:
+            sentence_matches = _matches(rule, self.text, self.tokens, self.base, self.added)
+        else:
+            sentence_matches = _placed(known, self.tokens, self.base)
         for ci, matches in self._clause_matches(rule, sentence_matches).items():
             view = self.view(ci)
             for s, e, cs, ce in matches:
@@ -259,32 +266,42 @@ class _SentenceReading:
     def _clause_matches(
         self, rule: ForbiddenRule, sentence_matches: Sequence[_Match]
     ) -> dict[int, list[_Match]]:
-        """Each clause's own matches. A phrase in an aligned sentence: the sentence's matches, placed.
-        A pattern: tried on the clauses a sentence-level match touches (a clause with a match of its own
+        """Each clause's own matches. In an aligned sentence (each word in one clause), a match found in
+        the sentence that lies inside one clause is that clause's own: for a phrase always, for a
+        pattern by the argument of `_Candidates._pattern_hits`. Other clauses are searched on their
+        own: for a pattern only those a sentence-level match touches (a clause with a match of its own
         is always among them: the leftmost match the sentence search finds lies in it or runs into it),
-        or on every clause for an anchored pattern."""
+        or every clause for an anchored pattern, and for a phrase every clause."""
         if rule.phrase is not None and self.aligned:
             return _by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
+        per_clause: dict[int, list[_Match]] = {}
         if rule.phrase is not None or (rule.pattern is not None and _anchored(rule.pattern)):
-            touched: Iterable[int] = range(len(self.clauses))
+            searched: Iterable[int] = range(len(self.clauses))
         else:
-            touched = sorted(
-                {
-                    ci
-                    for _, _, cs, ce in sentence_matches
-                    for ci in range(
-                        max(0, bisect_right(self.clause_starts, cs) - 1),
-                        max(0, bisect_right(self.clause_starts, max(cs, ce - 1)) - 1) + 1,
-                    )
-                }
-            )
-        per_clause = {}
-        for ci in touched:
+            searched = self._touched(sentence_matches)
+            if self.aligned and not self.added:
+                inside = _by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
+                crossed = self._touched([m for m in sentence_matches if not self._within_clause(m)])
+                per_clause = {ci: matches for ci, matches in inside.items() if ci not in crossed}
+                searched = [ci for ci in searched if ci in crossed]
+        for ci in searched:
             view = self.view(ci)
             skip = max(0, self.added - self.clauses[ci].start)
             if matches := _matches(rule, view.text, view.tokens, view.base, skip):
                 per_clause[ci] = matches
-        return per_clause
+        return dict(sorted(per_clause.items()))
+
+    def _touched(self, matches: Iterable[_Match]) -> list[int]:
+        """The clauses the matches start in, end in or run across, in order."""
+        starts = self.clause_starts
+        touched: set[int] = set()
+        for _, _, cs, ce in matches:
+            first = max(0, bisect_right(starts, cs) - 1)
+            touched.update(range(first, max(0, bisect_right(starts, max(cs, ce - 1)) - 1) + 1))
+        return sorted(touched)
+
+    def _within_clause(self, match: _Match) -> bool:
+        return _inside(self.clauses, self.clause_starts, match[2], match[3])
 
 
 def _matches(
@@ -306,6 +323,18 @@ def _matches(
         s = bisect_right(ends, m.start())  # the first token ending after the match starts
         e = bisect_left(starts, m.end())  # the first token starting at or after the match's end
         found.append((s, max(s, e), m.start(), m.end()))
+    return found
+
+
+def _placed(spans: Sequence[tuple[int, int]], tokens: Sequence[Token], base: int) -> list[_Match]:
+    """Known character spans of a text (its words `tokens`, offsets where it starts at `base`) as
+    matches."""
+    ends = [t.end - base for t in tokens]
+    starts = [t.start - base for t in tokens]
+    found = []
+    for cs, ce in spans:
+        s = bisect_right(ends, cs)  # the first token ending after the match starts
+        found.append((s, max(s, bisect_left(starts, ce)), cs, ce))
     return found
 
 
@@ -336,22 +365,63 @@ class _Candidates:
         self._joined: tuple[str, list[int]] | None = None
         self._phrase_extra: frozenset[int] | None = None
 
-    def rules_by_sentence(self, rules: Sequence[ForbiddenRule]) -> dict[int, list[int]]:
-        """For each sentence to read, the indexes of the rules to read it for, in order."""
-        wanted: dict[int, list[int]] = {}
+    def rules_by_sentence(self, rules: Sequence[ForbiddenRule]) -> dict[int, list[tuple[int, Known]]]:
+        """For each sentence to read, the rules to read it for (their indexes, in order), each with the
+        sentence's matches when the whole-answer search already found them (`Known`)."""
+        wanted: dict[int, list[tuple[int, Known]]] = {}
         for ri, rule in enumerate(rules):
-            for si in self.hits(rule):
-                wanted.setdefault(si, []).append(ri)
+            for si, known in self.hits(rule).items():
+                wanted.setdefault(si, []).append((ri, known))
         return wanted
 
-    def hits(self, rule: ForbiddenRule) -> Iterable[int]:
+    def hits(self, rule: ForbiddenRule) -> dict[int, Known]:
+        """The sentences that can hold a match of the rule, with their matches where already known."""
         if rule.phrase is not None:
             tokens = self.words.tokens
-            located = (self._sentence_at(tokens[s].start) for s, _ in find_phrase(self.words, rule.phrase))
-            return {si for si in located if si is not None} | self._phrase_extras()
+            spans = ((tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(self.words, rule.phrase))
+            found = self._place(spans)
+            found.update(dict.fromkeys(self._phrase_extras()))
+            return found
         if rule.pattern is not None and not _anchored(rule.pattern):
-            return _sentences_hit(compile_pattern(rule.pattern), *self._joined_text())
-        return range(len(self.sentences))
+            return self._pattern_hits(compile_pattern(rule.pattern))
+        return dict.fromkeys(range(len(self.sentences)))
+
+    def _place(self, spans: Iterable[tuple[int, int]]) -> dict[int, Known]:
+        """Whole-answer matches (offsets in the visible text) given to the placed sentences they lie in,
+        in each sentence's own offsets. One that runs out of its sentence is no match there."""
+        found: dict[int, Known] = {}
+        for start, end in spans:
+            si = self._sentence_at(start)
+            if si is None:
+                continue
+            sentence = self.sentences[si]
+            base = sentence.base or 0
+            if end <= base + len(sentence.text):
+                known = found.setdefault(si, [])
+                if known is not None:
+                    known.append((start - base, end - base))
+        return found
+
+    def _pattern_hits(self, pattern: Pattern) -> dict[int, Known]:
+        """Every sentence a match over the joined sentences starts in or reaches. A match inside one
+        sentence is that sentence's own (RE2 picks the same match in the sentence alone: the text after
+        it does not change which match is preferred, and the line break around a sentence reads like
+        its edge); a sentence a match runs into or out of is searched again on its own."""
+        text, starts = self._joined_text()
+        found: dict[int, Known] = {}
+        for m in pattern.finditer(text):
+            first = bisect_right(starts, m.start()) - 1
+            last = bisect_right(starts, max(m.start(), m.end() - 1)) - 1
+            if first == last and m.end() <= starts[first] + len(self.sentences[first].text):
+                known = found.setdefault(first, [])
+                if known is not None and m.end() > m.start():
+                    known.append((m.start() - starts[first], m.end() - starts[first]))
+            else:
+                found.update(dict.fromkeys(range(first, last + 1)))
+        for si in found:
+            if self.sentences[si].added:
+                found[si] = None  # read with the reader's own words skipped: searched on its own
+        return found
 
     def _sentence_at(self, offset: int) -> int | None:
         k = bisect_right(self.bases, offset) - 1
@@ -422,8 +492,8 @@ def find_violations(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) ->
     for si in sorted(wanted):
         sentence = sentences[si]
         reading = _SentenceReading(sentence, si, *sentence_words(sentence, words))
-        for ri in wanted[si]:
-            found.extend((si, ci, ri, violation) for ci, violation in reading.violations(rules[ri]))
+        for ri, known in wanted[si]:
+            found.extend((si, ci, ri, v) for ci, v in reading.violations(rules[ri], known))
     found.sort(key=lambda item: item[:3])
     return [violation for *_, violation in found]
 

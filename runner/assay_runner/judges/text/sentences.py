@@ -100,6 +100,14 @@ class _Blocks:
         return self.blocks
 
     def _line(self, raw: str, position: int) -> None:
+        if not raw:
+            self._flush()
+        elif _plain_line(raw):
+            self.current.append(_trimmed(raw, position))
+        else:
+            self._structured_line(raw, position)
+
+    def _structured_line(self, raw: str, position: int) -> None:
         quote = _QUOTE.match(raw)
         offset = quote.end() if quote else 0
         line = raw[offset:]
@@ -139,6 +147,18 @@ class _Blocks:
         if not item:
             self.intro = text.rstrip().endswith(":") and bool(_NEGATING_INTRO.search(text))
         self.blocks.append(Sentence(text, base))
+
+
+# The characters a quote marker, rule, table, heading or bullet can start with (besides a digit, a space,
+# or a letter followed by "." or ")"): a line that starts with anything else is paragraph text.
+_STRUCTURAL = frozenset(">-*_=|:#+\u2022")
+
+
+def _plain_line(line: str) -> bool:
+    first = line[0]
+    if first in _STRUCTURAL or first.isspace() or first.isdecimal():
+        return False
+    return not (first.isascii() and first.isalpha() and line[1:2] in (".", ")"))
 
 
 def _trimmed(text: str, start: int) -> _Line:
