@@ -136,12 +136,14 @@ def clauses_of(sentence: str, sentence_index: int) -> list[Clause]:
     cuts.append((len(sentence), len(sentence), ""))
     clauses: list[Clause] = []
     position, opener = 0, None
+    has_word = _HAS_WORD.search
     for cut_start, cut_end, name in cuts:
-        clause = _make_clause(
-            sentence, position, cut_start, opener=opener, sentence_index=sentence_index, index=len(clauses)
-        )
-        if clause is not None:
-            clauses.append(clause)
+        if cut_start > position and has_word(sentence, position, cut_start):
+            piece = sentence[position:cut_start]
+            text = piece.strip(_TRIM_CHARS)
+            start = position + len(piece) - len(piece.lstrip(_TRIM_CHARS))
+            end = start + len(text)
+            clauses.append(Clause(text, sentence_index, len(clauses), opener or None, start, end))
             opener = name
         elif opener is None or name[:1].isalpha() or not opener[:1].isalpha():
             opener = name  # nothing between two cuts: a conjunction outranks the punctuation before it
@@ -157,17 +159,6 @@ def _punct_name(mark: str) -> str:
 @lru_cache(maxsize=256)
 def _conjunction_name(words: str) -> str:
     return " ".join(words.casefold().split())
-
-
-def _make_clause(
-    sentence: str, start: int, end: int, *, opener: str | None, sentence_index: int, index: int
-) -> Clause | None:
-    if end <= start or not _HAS_WORD.search(sentence, start, end):
-        return None
-    piece = sentence[start:end]
-    lead = len(piece) - len(piece.lstrip(_TRIM_CHARS))
-    text = piece.strip(_TRIM_CHARS)
-    return Clause(text, sentence_index, index, opener or None, start + lead, start + lead + len(text))
 
 
 @lru_cache(maxsize=1)

@@ -60,10 +60,11 @@ def render(markdown: str) -> Rendered:
     import pyromark
 
     reader = _Reader()
+    feed = reader.feed
     # Folded before the parse too, so that markup written with look-alike characters is read as markup;
     # and after it, for what entities (`&#1110;`) decode to.
     for event in pyromark.events(fold(markdown), options=_options()):
-        reader.feed(event)
+        feed(event)
     return Rendered(_trim_lines(fold(reader.text())), tuple(h for h in map(_label, reader.headings) if h))
 
 
@@ -145,12 +146,18 @@ class _Reader:
             self.cell.append(text)
         else:
             self._append(text)
-        for sink in (self.capture, self.bold, self.html_heading):
-            if sink is not None:
-                sink.append(text)
+        if self.capture is not None:
+            self.capture.append(text)
+        if self.bold is not None:
+            self.bold.append(text)
+        if self.html_heading is not None:
+            self.html_heading.append(text)
 
     def _append(self, text: str) -> None:
         self.parts.append(text)
+        if text[-1] != "\n":
+            self.newlines = 0
+            return
         kept = len(text.rstrip("\n"))
         self.newlines = self.newlines + len(text) if kept == 0 else len(text) - kept
 
@@ -170,12 +177,17 @@ class _Reader:
     def feed(self, event: Any) -> None:
         if self.pending_bold is not None:
             self._decide_bold(event)
-        if isinstance(event, str):
+        if event.__class__ is str:
             self._marker(event)
             return
         ((kind, value),) = event.items()
         if kind == "Text":
-            self._text(value)
+            if self.code:
+                self._code_text(value)
+            else:
+                self.emit(value)
+                if not self.line_start or value.strip():
+                    self.line_start = False
         elif kind == "Code":
             self.emit(value)
             self.line_start = False
@@ -200,17 +212,12 @@ class _Reader:
         elif event == "Rule":
             self.end_block()
 
-    def _text(self, value: str) -> None:
-        if self.code:
-            # Code blocks: each line is a block of its own for the sentence reader.
-            for line in value.split("\n"):
-                if line.strip():
-                    self.emit(line.strip())
-                    self.end_block()
-            return
-        self.emit(value)
-        if value.strip():
-            self.line_start = False
+    def _code_text(self, value: str) -> None:
+        # Code blocks: each line is a block of its own for the sentence reader.
+        for line in value.split("\n"):
+            if line.strip():
+                self.emit(line.strip())
+                self.end_block()
 
     def _start(self, tag: Any) -> None:
         name, value = (tag, None) if isinstance(tag, str) else next(iter(tag.items()))

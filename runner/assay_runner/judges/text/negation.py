@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from functools import cached_property
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -135,6 +136,12 @@ class ClauseView:
         opener_words = opener.split() if opener and opener[:1].isalpha() else []
         self.body_start = len(opener_words) if words[: len(opener_words)] == opener_words else 0
 
+    @cached_property
+    def first_opaque(self) -> int:
+        """The first word after the opener that is not transparent (`len(words)` if none)."""
+        words = self.words
+        return next((i for i in range(self.body_start, len(words)) if not _transparent(words[i])), len(words))
+
 
 _word = itemgetter(0)  # Token.text, read without the attribute lookup: a long clause has many
 
@@ -253,14 +260,15 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
     """ "Disabling the firewall is not necessary" / "is unnecessary": the match is the subject of a
     predicate that rejects it."""
     words = view.words
-    # Index by index, not a slice: a slice up to every match made long clauses quadratic.
-    if start >= len(words) or any(not _transparent(words[i]) for i in range(view.body_start, start)):
+    # Only transparent words before the match: a clause with thousands of matches asks once.
+    if start >= len(words) or start > view.first_opaque:
         return False
     nominal = words[start].endswith("ing") or (
         start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
     )
-    verb = next((k for k in range(end, len(words)) if _is_verb_group(words[k])), None)
-    if verb is None or verb - end > (4 if nominal else 0):
+    reach = min(len(words), end + (5 if nominal else 1))  # the verb follows the subject closely
+    verb = next((k for k in range(end, reach) if _is_verb_group(words[k])), None)
+    if verb is None:
         return False
     after = verb + 1
     while after < len(words) and _is_adverb(words[after]):

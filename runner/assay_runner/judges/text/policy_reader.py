@@ -86,6 +86,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 from assay_runner.judges.text.clauses import Clause, clauses_of, glued_conjunction, split_clauses
 from assay_runner.judges.text.match import Token, Words, find_phrase, phrase_tokens, tokenize
@@ -329,13 +330,14 @@ def _matches(
 def _placed(spans: Sequence[tuple[int, int]], tokens: Sequence[Token], base: int) -> list[_Match]:
     """Known character spans of a text (its words `tokens`, offsets where it starts at `base`) as
     matches."""
-    ends = [t.end - base for t in tokens]
-    starts = [t.start - base for t in tokens]
     found = []
     for cs, ce in spans:
-        s = bisect_right(ends, cs)  # the first token ending after the match starts
-        found.append((s, max(s, bisect_left(starts, ce)), cs, ce))
+        s = bisect_right(tokens, cs + base, key=_END)  # the first token ending after the match starts
+        found.append((s, max(s, bisect_left(tokens, ce + base, key=_START)), cs, ce))
     return found
+
+
+_START, _END = itemgetter(2), itemgetter(3)  # Token.start, Token.end
 
 
 def _anchored(pattern: str) -> bool:
@@ -387,16 +389,17 @@ class _Candidates:
         return dict.fromkeys(range(len(self.sentences)))
 
     def _place(self, spans: Iterable[tuple[int, int]]) -> dict[int, Known]:
-        """Whole-answer matches (offsets in the visible text) given to the placed sentences they lie in,
-        in each sentence's own offsets. One that runs out of its sentence is no match there."""
+        """Whole-answer matches (offsets in the visible text, in order) given to the placed sentences
+        they lie in, in each sentence's own offsets. One that runs out of its sentence is no match there."""
         found: dict[int, Known] = {}
+        bases, k = self.bases, -1
         for start, end in spans:
-            si = self._sentence_at(start)
-            if si is None:
+            while k + 1 < len(bases) and bases[k + 1] <= start:
+                k += 1  # the matches come in order: walk the sentences along with them
+            if k < 0:
                 continue
-            sentence = self.sentences[si]
-            base = sentence.base or 0
-            if end <= base + len(sentence.text):
+            si, base = self.located[k], bases[k]
+            if end <= base + len(self.sentences[si].text):
                 known = found.setdefault(si, [])
                 if known is not None:
                     known.append((start - base, end - base))

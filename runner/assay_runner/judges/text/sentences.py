@@ -49,6 +49,7 @@ _CELL = re.compile(r"[^|]+")
 _SENTENCE_END = re.compile(
     r"(?=[.!?])(?!(?:(?<=[^\w.][^\W\d_])|(?<=^[^\W\d_]))\.(?:\s|$))[.!?]+[\"')\]]*(?=\s|$)"
 )
+_ENDS = re.compile(r"[.!?]")
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
 _ABBREVIATIONS = frozenset(
     {"e.g", "i.e", "etc", "vs", "approx", "incl", "mr", "mrs", "ms", "dr", "st", "cf", "al"}
@@ -134,18 +135,22 @@ class _Blocks:
         item, self.item = self.item, False
         if not lines:
             return
-        text = " ".join(line.text for line in lines)
-        base = lines[0].start
-        # One slice of the visible text when the lines follow one another with only a line break between.
-        for before, after in pairwise(lines):
-            if before.start is None or after.start != before.start + len(before.text) + 1:
-                base = None
+        if len(lines) == 1:
+            text, base = lines[0]
+        else:
+            text = " ".join(line.text for line in lines)
+            base = lines[0].start
+            # One slice of the visible text when the lines follow one another with only a line break
+            # between them.
+            for before, after in pairwise(lines):
+                if before.start is None or after.start != before.start + len(before.text) + 1:
+                    base = None
         if item and self.intro:  # an item under "Do not:" / "Avoid the following:"
             added = len(_INTRO_PREFIX)
             self.blocks.append(Sentence(_INTRO_PREFIX + text, None if base is None else base - added, added))
             return
         if not item:
-            self.intro = text.rstrip().endswith(":") and bool(_NEGATING_INTRO.search(text))
+            self.intro = text.endswith(":") and bool(_NEGATING_INTRO.search(text))
         self.blocks.append(Sentence(text, base))
 
 
@@ -173,6 +178,13 @@ def _located(raw: str, text: str, position: int, offset: int) -> int | None:
 
 
 def _split_block(block: Sentence) -> list[Sentence]:
+    text = block.text
+    if not _ENDS.search(text):  # a heading, a cell, a list item without a full stop: one sentence
+        return [block] if block.added == 0 and _HAS_WORD.search(text) else _split_slowly(block)
+    return _split_slowly(block)
+
+
+def _split_slowly(block: Sentence) -> list[Sentence]:
     text = block.text
     sentences: list[Sentence] = []
     start = 0

@@ -18,7 +18,11 @@ _CJK = re.compile(f"[{_CJK_CHARS}]|[^{_CJK_CHARS}]+")
 _HAS_CJK = re.compile(f"[{_CJK_CHARS}]")
 
 
-def count_words(tokens: Sequence[Token]) -> int:
+def count_words(tokens: Sequence[Token], text: str | None = None) -> int:
+    """The words of `tokens`; `text`, when given, is the text they were read from (a text without
+    Chinese or Japanese characters has one word per token)."""
+    if text is not None and not _HAS_CJK.search(text):
+        return len(tokens)
     count = 0
     for token in tokens:
         count += len(_CJK.findall(token.text)) if _HAS_CJK.search(token.text) else 1

@@ -60,7 +60,7 @@ class AnswerView:
     def word_count(self) -> int:
         from assay_runner.judges.text.structure import count_words
 
-        return count_words(self.tokens)
+        return count_words(self.tokens, self.plain)
 
 
 @lru_cache(maxsize=16)
