@@ -136,11 +136,47 @@ class ClauseView:
         opener_words = opener.split() if opener and opener[:1].isalpha() else []
         self.body_start = len(opener_words) if words[: len(opener_words)] == opener_words else 0
 
+    # Every question a match asks of its clause is answered from these, built once per clause and
+    # cached, so a clause with thousands of matches stays linear ("It won't open reinstall reinstall ...").
+
     @cached_property
     def first_opaque(self) -> int:
         """The first word after the opener that is not transparent (`len(words)` if none)."""
-        words = self.words
-        return next((i for i in range(self.body_start, len(words)) if not _transparent(words[i])), len(words))
+        return self.opaque_from(self.body_start)
+
+    def opaque_from(self, position: int) -> int:
+        """The first word at or after `position` that is not transparent (`len(words)` if none)."""
+        found = self._opaque.get(position)
+        if found is None:
+            words = self.words
+            found = next((i for i in range(position, len(words)) if not _transparent(words[i])), len(words))
+            self._opaque[position] = found
+        return found
+
+    @cached_property
+    def _opaque(self) -> dict[int, int]:
+        return {}
+
+    @cached_property
+    def restarts(self) -> list[int]:
+        """Where the words that restart advice in a run-on are (just, simply, please, so, then)."""
+        return [i for i, w in enumerate(self.words) if w in _RESTARTS]
+
+    @cached_property
+    def coordinators(self) -> list[int]:
+        """Where "or", "nor" and "and" are."""
+        return [i for i, w in enumerate(self.words) if w in _COORDINATORS]
+
+    @cached_property
+    def whys(self) -> list[int]:
+        """Where "why" and "reason" are."""
+        return [i for i, w in enumerate(self.words) if w in {"why", "reason"}]
+
+
+def _any_between(positions: list[int], after: int, before: int) -> bool:
+    """Is any of the sorted `positions` in the open interval (after, before)?"""
+    k = bisect_right(positions, after)
+    return k < len(positions) and positions[k] < before
 
 
 _word = itemgetter(0)  # Token.text, read without the attribute lookup: a long clause has many
@@ -209,8 +245,8 @@ def _transparent(word: str) -> bool:
 
 def _head(view: ClauseView, cue: _Cue, stop: int | None = None) -> int | None:
     """The first word after the cue that is not transparent (before `stop`), if any."""
-    end = len(view.words) if stop is None else stop
-    return next((i for i in range(cue.end, end) if not _transparent(view.words[i])), None)
+    head = view.opaque_from(cue.end)
+    return head if head < (len(view.words) if stop is None else stop) else None
 
 
 def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
@@ -218,7 +254,7 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
     if head is None:
         return True  # only transparent words between the cue and the match: the match is its head
     if not strict:
-        if not cue.directive and any(w in _RESTARTS for w in view.words[head + 1 : start]):
+        if not cue.directive and _any_between(view.restarts, head, start):
             return False  # a run-on: "It won't open just reinstall it" starts new advice at "just"
         return stem(view.words[head]) not in _REVERSERS
     return _coordinated(view, cue, start)
@@ -227,11 +263,11 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
 def _coordinated(view: ClauseView, cue: _Cue, start: int) -> bool:
     """Strict scope reaching a later conjunct: "without reinstalling or resetting"."""
     words = view.words
-    joins = [i for i in range(cue.end, start) if words[i] in _COORDINATORS]
-    if not joins:
+    k = bisect_left(view.coordinators, start) - 1
+    if k < 0 or view.coordinators[k] < cue.end:
         return False
-    last = joins[-1]
-    if any(not _transparent(words[i]) for i in range(last + 1, start)):
+    last = view.coordinators[k]  # the last "or"/"nor"/"and" between the cue and the match
+    if view.opaque_from(last + 1) < start:
         return False
     head = _head(view, cue, last)
     if head is None or stem(words[head]) in _REVERSERS:
@@ -319,8 +355,7 @@ def _why_not(view: ClauseView, index: int) -> int:
     """ "I don't see why you shouldn't reinstall": a negation before "why"/"reason" cancels the one after."""
     if index == 0:
         return 0
-    between = view.words[view.verbal[index - 1].end : view.verbal[index].start]
-    return 1 if any(word in {"why", "reason"} for word in between) else 0
+    return 1 if _any_between(view.whys, view.verbal[index - 1].end - 1, view.verbal[index].start) else 0
 
 
 def _not_only_rejected(view: ClauseView, start: int, end: int) -> bool:

@@ -2,23 +2,25 @@
 
 Reading model
 -------------
-The answer (markdown) is normalised (`textmatch.normalize`) and cut into **sentences**: every paragraph,
-list item (``-``, ``*``, ``+``, ``1.``, ``1)``), heading, table cell and line of a code block is read on
-its own, and a paragraph is cut after ``.``, ``!`` and ``?`` (not after e.g., i.e., etc. or an initial).
-A list item's continuation lines belong to the item; a soft-wrapped paragraph is one text.
+The answer is read as a renderer shows it (`judges.text.markdown`, shared by every text judge through
+`judges.text.view.AnswerView`) and cut into **sentences** (`judges.text.sentences`): every paragraph,
+list item, heading, table cell and line of a code block on its own, a paragraph cut after ``.``, ``!``
+and ``?`` (not after e.g., i.e., etc. or an initial).
 
-Each sentence is cut into **clauses** at ``,`` ``;`` ``:`` parentheses, dashes (— – and a spaced
-hyphen) and before the conjunctions and subordinators "but", "if", "unless", "then", "and then",
-"so", "so that", "because", "otherwise", "however", "although", "though", "whereas", "when(ever)",
-"once", "until", "before", "after", "while", "since", "whether", "in case", "as soon as", "or else",
-"instead" (not "instead of"), "rather" (not "rather than"), and before "and"/"or" when a new subject or
-a discourse word follows ("and you", "and then", "or just"). The conjunction stays at the head of its
-clause; a clause that starts with a subordinator ("if", "when", "unless", ...) is *subordinate*.
+Each sentence is cut into **clauses** (`judges.text.clauses`) at ``,`` ``;`` ``:`` parentheses, dashes
+(— – and a spaced hyphen) and before the conjunctions and subordinators "but", "if", "unless", "then",
+"and then", "so", "so that", "because", "otherwise", "however", "although", "though", "whereas",
+"when(ever)", "once", "until", "before", "after", "while", "since", "whether", "in case", "as soon
+as", "or else", "instead" (not "instead of"), "rather" (not "rather than"), and before "and"/"or"
+when a new subject or a discourse word follows ("and you", "and then", "or just"). The conjunction
+stays at the head of its clause; a clause that starts with a subordinator ("if", "when", "unless",
+...) is *subordinate*. Negation scope inside a clause is `judges.text.negation`.
 
-A forbidden item (a phrase, matched with `textmatch` semantics: whole words, inflection-tolerant, the
-hyphen rule; or a case-insensitive regular expression matched against the clause text) found in a
-clause is a **violation** unless the rule allows negation and the clause negates it. Negation never
-crosses a clause boundary, so "If that does not help, reinstall it" still recommends reinstalling.
+A forbidden item (a phrase, matched with `judges.text.match` semantics: whole words,
+inflection-tolerant, the hyphen rule; or a case-insensitive RE2 expression matched against the clause
+text) found in a clause is a **violation** unless the rule allows negation and the clause negates it.
+Negation never crosses a clause boundary, so "If that does not help, reinstall it" still recommends
+reinstalling.
 
 When does a negation govern the forbidden words? (``allow_negated``)
 ---------------------------------------------------------------------
@@ -112,7 +114,7 @@ class ForbiddenRule:
     """One forbidden item: a plain phrase or a regular expression (exactly one)."""
 
     phrase: str | None = None
-    """A plain phrase, matched with `textmatch` semantics (whole words, inflection-tolerant)."""
+    """A plain phrase, matched with `judges.text.match` semantics (whole words, inflection-tolerant)."""
     pattern: str | None = None
     """A regular expression, matched case-insensitively against each clause's (normalised) text."""
     allow_negated: bool = True
