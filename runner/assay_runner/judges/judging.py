@@ -22,6 +22,7 @@ from assay_runner.contract import JudgeVerdict
 from assay_runner.judges import AnyJudge, AsyncJudge, Case, Judge
 from assay_runner.judges.base import failed, not_applicable
 from assay_runner.judges.code_worker import last_traceback_line
+from assay_runner.judges.text.gc_pause import gc_paused
 
 JUDGE_BUDGET_SECONDS = 60.0
 MODEL_BUDGET_SECONDS = 900.0
@@ -79,10 +80,13 @@ async def _judge_on_thread(judges: Sequence[Judge], case: Case) -> dict[str, Jud
     finished = loop.create_future()
 
     def work() -> None:
-        for judge in judges:
-            current[0] = (judge.name, time.monotonic() + budget_of(judge))
-            done[judge.name] = _call(judge, case)
-            current[0] = None
+        # One pause of the cyclic collector for the whole cell: resumed between two judges, it would
+        # rescan the answer's reading that the next judge shares (`judges.text.gc_pause`).
+        with gc_paused():
+            for judge in judges:
+                current[0] = (judge.name, time.monotonic() + budget_of(judge))
+                done[judge.name] = _call(judge, case)
+                current[0] = None
         with contextlib.suppress(RuntimeError):  # the loop closed while an overrun judge still ran
             loop.call_soon_threadsafe(_settle, finished)
 

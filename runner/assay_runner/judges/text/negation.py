@@ -86,6 +86,7 @@ _REJECTING = _stemset(
     """
 )
 _COORDINATORS = frozenset({"or", "nor", "and"})
+_MAX_ADVERBS = 4  # "is really not": adverbs between a verb and its "not", read no further than this
 _MAX_CHAIN = 8  # negations stacked on one another ("not not not ...") are read no further back than this
 _RESTARTS = _wordset("just simply please so then")
 _FORBIDDING = _wordset(
@@ -307,7 +308,7 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
     if verb is None:
         return False
     after = verb + 1
-    while after < len(words) and _is_adverb(words[after]):
+    while after < min(len(words), verb + 1 + _MAX_ADVERBS) and _is_adverb(words[after]):
         after += 1  # "will definitely not", "is really not"
     negated = words[verb] in _NT_ALL or words[verb].endswith("n't")
     if not negated and after < len(words) and words[after] in {"not", "never", "neither"}:
