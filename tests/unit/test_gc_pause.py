@@ -8,11 +8,14 @@ from collections.abc import Iterator
 
 import pytest
 
+from assay_runner.judges.text import gc_pause
 from assay_runner.judges.text.gc_pause import gc_paused
 
 
 @pytest.fixture(autouse=True)
-def _collector_restored() -> Iterator[None]:
+def _own_pause(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # A pause of its own: a judge thread another test left running (an overrun) may hold the shared one.
+    monkeypatch.setattr(gc_pause, "_PAUSE", gc_pause._Pause())
     was = gc.isenabled()
     yield
     if was:

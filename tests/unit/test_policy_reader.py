@@ -118,7 +118,12 @@ CASES = [
     pytest.param("Avoid these steps: reinstalling the app.", {"reinstall"}, id="limit-colon-blocks-negation"),
     pytest.param("Have you tried reinstalling?", {"reinstall"}, id="limit-question-read-literally"),
     pytest.param("Don't close the app and reinstall it.", NONE, id="limit-lenient-and-between-verbs"),
-    pytest.param("The app does not sync reinstall it.", NONE, id="limit-lenient-run-on"),
+    pytest.param("The app does not sync reinstall it.", {"reinstall"}, id="run-on-after-a-stated-negation"),
+    pytest.param("It isn't responding disable the firewall.", {"disable the firewall"}, id="run-on-isnt"),
+    pytest.param("It does not require reinstalling.", NONE, id="stated-negation-object-ing"),
+    pytest.param("This does not require reinstall.", NONE, id="stated-negation-verb-takes-object"),
+    pytest.param("I would not reinstall it.", NONE, id="modal-not-is-advice"),
+    pytest.param("It does not sync, so do not reinstall it.", NONE, id="stated-then-directed-negation"),
     # --- negated lists across commas
     pytest.param("Do not reinstall, reset, or disable the firewall.", NONE, id="negated-list-oxford"),
     pytest.param("Do not reinstall, reset or disable the firewall.", NONE, id="negated-list"),

@@ -86,6 +86,19 @@ _REJECTING = _stemset(
     """
 )
 _COORDINATORS = frozenset({"or", "nor", "and"})
+# A "not" after these states a fact ("does not sync", "is not responding"), and so do these contractions.
+_STATE_AUX = frozenset({"does", "did", "is", "are", "was", "were"})
+_STATE_NEGATIONS = frozenset(
+    {"doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "doesnt", "didnt", "isnt", "arent"}
+    | {"wasnt", "werent"}
+)
+# Verbs that take another verb or an action as their object: "does not require / help / mean reinstall".
+_TAKES_A_VERB = _stemset(
+    """
+    require need mean involve include support allow permit recommend advise suggest help let make want
+    use cover fix solve replace cause affect prevent stop mind try bother dare seem appear
+    """
+)
 _MAX_ADVERBS = 4  # "is really not": adverbs between a verb and its "not", read no further than this
 _MAX_CHAIN = 8  # negations stacked on one another ("not not not ...") are read no further back than this
 _RESTARTS = _wordset("just simply please so then")
@@ -257,8 +270,23 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
     if not strict:
         if not cue.directive and _any_between(view.restarts, head, start):
             return False  # a run-on: "It won't open just reinstall it" starts new advice at "just"
+        if _describes_then_directs(view, cue, head, start):
+            return False
         return stem(view.words[head]) not in _REVERSERS
     return _coordinated(view, cue, start)
+
+
+def _describes_then_directs(view: ClauseView, cue: _Cue, head: int, start: int) -> bool:
+    """A run-on without a comma: "The sync does not work reinstall the app", "It is not responding
+    disable the firewall". A negation that describes a state ("does not", "is not", "isn't") governs its
+    verb; a bare verb right after that verb is new advice, unless the first verb takes it as an object
+    ("does not require reinstalling", "does not help reinstall")."""
+    words = view.words
+    word, before = words[cue.start], words[cue.start - 1] if cue.start else ""
+    stating = (word == "not" and before in _STATE_AUX) or word in _STATE_NEGATIONS
+    if not stating or head != cue.end or start != head + 1:
+        return False
+    return not (words[start].endswith(("ing", "ed", "s")) or stem(words[head]) in _TAKES_A_VERB)
 
 
 def _coordinated(view: ClauseView, cue: _Cue, start: int) -> bool:

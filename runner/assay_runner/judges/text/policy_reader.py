@@ -74,8 +74,9 @@ Known limits (by design, a deterministic reader, no parser)
   "- reinstalling the app" is a violation), nor across a colon or a parenthesis; a negation *after* the
   forbidden words in another clause or sentence does not count ("If you want to reinstall, please
   don't", "Is reinstalling necessary? No.").
-- Run-on sentences without a comma or conjunction keep an earlier descriptive negation in force ("The app
-  does not sync reinstall it" is read as negated); a comma or "so"/"then" fixes it.
+- A run-on sentence is split only where a stated negation's verb is followed directly by a bare verb
+  ("The app does not sync reinstall it"); with a word between them ("does not sync properly reinstall
+  it") the earlier negation stays in force. A comma or "so"/"then"/"just" splits it.
 - "and" between two bare verbs does not cut the clause: "Don't close the app and reinstall it" is read as
   negating both.
 - Irony, hedges and hypotheticals ("you could reinstall, but it won't help"), questions, quoted text,
