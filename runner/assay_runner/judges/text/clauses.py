@@ -21,32 +21,9 @@ __all__ = ["CONJUNCTIONS", "Clause", "clauses_of", "glued_conjunction", "split_c
 
 # Words that open a clause, longest first where one begins another ("so that" before "so").
 CONJUNCTIONS = (
-    "and then",
-    "or else",
-    "so that",
-    "in case",
-    "as soon as",
-    "but",
-    "if",
-    "unless",
-    "then",
-    "so",
-    "because",
-    "otherwise",
-    "although",
-    "though",
-    "however",
-    "whereas",
-    "whenever",
-    "when",
-    "once",
-    "until",
-    "till",
-    "before",
-    "after",
-    "while",
-    "since",
-    "whether",
+    *("and then", "or else", "so that", "in case", "as soon as", "but", "if", "unless", "then", "so"),
+    *("because", "otherwise", "although", "though", "however", "whereas", "whenever", "when", "once"),
+    *("until", "till", "before", "after", "while", "since", "whether"),
 )
 # "and"/"or" open a clause only before one of these; "instead"/"rather" except in "instead of"/"rather than".
 _NEW_SUBJECT = (
@@ -71,27 +48,8 @@ _PUNCT_SPLIT = re.compile(
     r"(?:(?<!\d)[,:]|[,:](?!\d)|[;()\[\]{}|\u2014\u2013\u2026]|(?<=\s)-{1,2}(?=\s)|-{2,}|\.{3})"
 )
 SUBORDINATORS = frozenset(
-    {
-        "if",
-        "unless",
-        "when",
-        "whenever",
-        "once",
-        "until",
-        "till",
-        "before",
-        "after",
-        "while",
-        "since",
-        "because",
-        "although",
-        "though",
-        "whereas",
-        "whether",
-        "in case",
-        "as soon as",
-        "so that",
-    }
+    {"if", "unless", "when", "whenever", "once", "until", "till", "before", "after", "while", "since"}
+    | {"because", "although", "though", "whereas", "whether", "in case", "as soon as", "so that"}
 )
 _TRIM_CHARS = " \t\n\x0b\x0c\"'.!?"
 _HAS_WORD = re.compile(r"[^\W_]")
