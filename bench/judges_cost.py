@@ -51,6 +51,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "restarted": lambda n: "It won't open " + "reinstall " * (n // 10),
     "far-negation": lambda n: "Do not " + "the " * (n // 8) + "reinstall " * (n // 20),
     "without-list": lambda n: "Clear it without " + "reinstalling or " * (n // 16),
+    "kb-sections": lambda n: "See KB-1003" + ".1" * (n // 2),  # one id with a million sections
 }
 TICKET = Ticket(
     id="T-1",

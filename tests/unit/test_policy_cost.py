@@ -1,23 +1,21 @@
 """The policy reader's work grows linearly with the answer, on the shapes that once made it quadratic.
 
-Work is counted, not timed: the lines the reader executes (its generator expressions count once per
-step), through `sys.settrace`. Four times the answer must cost about four times the lines; a reader that
-rescans a clause for every match costs sixteen times.
+Work is counted, not timed (`tests.unit.work_count`): the lines the reader executes. Four times the
+answer must cost about four times the lines; a reader that rescans a clause for every match costs
+sixteen times.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from types import FrameType
-from typing import Any
 
 import pytest
 
 from assay_runner.judges.text import clauses, negation, policy_reader, sentences
 from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
+from tests.unit.work_count import lines_run
 
-READER_FILES = {module.__file__ for module in (negation, clauses, sentences, policy_reader)}
+READER = (negation, clauses, sentences, policy_reader)
 RULES = [ForbiddenRule(phrase="reinstall"), ForbiddenRule(pattern=r"\bby friday\b")]
 
 SHAPES: dict[str, Callable[[int], str]] = {
@@ -32,26 +30,11 @@ SHAPES: dict[str, Callable[[int], str]] = {
 }
 
 
-def lines_run(text: str) -> int:
-    count = 0
-
-    def tracer(frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
-        nonlocal count
-        if frame.f_code.co_filename not in READER_FILES:
-            return None
-        if event == "line":
-            count += 1
-        return tracer
-
-    sys.settrace(tracer)
-    try:
-        find_violations(text, RULES)
-    finally:
-        sys.settrace(None)
-    return count
+def read(text: str) -> int:
+    return lines_run(lambda: find_violations(text, RULES), READER)
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_four_times_the_answer_is_about_four_times_the_work(shape: str) -> None:
-    small, large = (lines_run(SHAPES[shape](n)) for n in (300, 1200))
+    small, large = (read(SHAPES[shape](n)) for n in (300, 1200))
     assert large / small < 5.0, f"{shape}: {small} -> {large} lines, a ratio of {large / small:.1f}"

@@ -33,6 +33,8 @@ class KbCitation:
         self.spec = spec
         self.known = {article.upper(): article for article in kb_ids}
         self._citation = _id_shapes(self.known.values())
+        # An id has at most this many dot-separated parts: a longer head cannot be one.
+        self._parts = max((article.count(".") + 1 for article in self.known), default=1)
 
     @property
     def name(self) -> str:
@@ -49,8 +51,9 @@ class KbCitation:
     def _article(self, candidate: str) -> str:
         if candidate in self.known:
             return candidate
-        parts = candidate.split(".")
-        for end in range(len(parts) - 1, 0, -1):  # the longest known id before a dot
+        # Only the first few parts can be an id: "KB-1.1.1...." a megabyte long is not read part by part.
+        parts = candidate.split(".", self._parts)
+        for end in range(min(len(parts) - 1, self._parts), 0, -1):  # the longest known id before a dot
             head = ".".join(parts[:end])
             if head in self.known:
                 return head
