@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import Callable
 
+from assay_runner.judges.abstention import DEFAULT_REFUSALS
 from assay_runner.judges.base import Case
 from assay_runner.judges.text.gc_pause import gc_paused
 from assay_runner.judges.text.view import answer_view
@@ -38,6 +39,7 @@ NORMAL = (
     "clear the cache instead, then sign in again. If that does not help, contact us.\n\n"
     "## Next\nWe cannot promise a fix by Friday, but it's usually quick. <!-- note -->\n\n"
 )
+REFUSALS = " ".join(f"It is not true that {phrase} applies." for phrase in DEFAULT_REFUSALS) + "\n\n"
 SHAPES: dict[str, Callable[[int], str]] = {
     "normal": lambda n: (NORMAL * (n // len(NORMAL) + 1))[:n],
     "periods": lambda n: ("a. " * (n // 3 + 1))[:n],
@@ -52,6 +54,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "far-negation": lambda n: "Do not " + "the " * (n // 8) + "reinstall " * (n // 20),
     "without-list": lambda n: "Clear it without " + "reinstalling or " * (n // 16),
     "kb-sections": lambda n: "See KB-1003" + ".1" * (n // 2),  # one id with a million sections
+    "refusals": lambda n: (REFUSALS * (n // len(REFUSALS) + 1))[:n],  # every refusal phrase, negated
 }
 TICKET = Ticket(
     id="T-1",

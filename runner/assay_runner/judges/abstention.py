@@ -107,10 +107,9 @@ class Abstention:
         present = [phrase for phrase in self.phrases if phrase in view.lowered]
         if not present:
             return None
-        for phrase in present:
-            if find_violations(view, [ForbiddenRule(phrase=phrase)]):
-                return phrase
-        return None
+        # One reading for every phrase present, not one per phrase (an answer can hold all fifty).
+        stated = {v.rule.phrase for v in find_violations(view, [ForbiddenRule(phrase=p) for p in present])}
+        return next((phrase for phrase in present if phrase in stated), None)
 
     @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:
