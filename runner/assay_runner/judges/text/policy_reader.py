@@ -38,9 +38,9 @@ forbidden "no refunds" is not excused by its own "no"). Negation cues are of two
   the clause: "Do not reinstall or reset the device" negates both; "We cannot promise a fix by Friday"
   negates the date pattern. In a *subordinate* clause the scope is strict (next bullet), because a
   missing comma often hides the main clause: "If that does not help reinstall it" is still a violation.
-  A negation that states a fact ("does not", "is not", "isn't") governs its own verb only when a bare
-  verb follows that verb directly: "The sync does not work reinstall the app" is a run-on that
-  recommends reinstalling, unless the verb takes another as its object ("does not require reinstall").
+  A negation that states a fact ("does not", "is not", "isn't") governs its own verb, not a bare verb
+  right after that verb: "The sync does not work reinstall the app" is a run-on that recommends
+  reinstalling, unless the first verb takes the second as its object ("does not require reinstall").
 - **prepositional** (strict): without, instead of, rather than, avoid, refrain from, stop. They govern
   only the word phrase they introduce: the match must be the first content word after the cue ("Clear
   the cache instead of reinstalling"), or a later conjunct joined by or/nor, or by "and" between two
