@@ -55,6 +55,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "without-list": lambda n: "Clear it without " + "reinstalling or " * (n // 16),
     "kb-sections": lambda n: "See KB-1003" + ".1" * (n // 2),  # one id with a million sections
     "refusals": lambda n: (REFUSALS * (n // len(REFUSALS) + 1))[:n],  # every refusal phrase, negated
+    "quote-nesting": lambda n: "> " * (n // 2),  # block quotes nested n/2 deep: the parser's own cost
 }
 TICKET = Ticket(
     id="T-1",
