@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay_runner.judges.text.fold import fold
 from assay_runner.judges.text.markdown import normalize
-from assay_runner.judges.text.match import find_phrase, mentions, phrase_tokens, stem, tokenize
+from assay_runner.judges.text.match import Words, find_phrase, mentions, phrase_tokens, stem, tokenize
 
 # ------------------------------------------------------------------------------------------------ stem
 
@@ -225,3 +225,18 @@ def test_any_contiguous_run_of_words_is_mentioned(words: list[str], data: st.Dat
     phrase = " ".join(words[i:j])
     assert mentions(text.upper(), phrase)
     assert mentions(text, phrase.title())
+
+
+_PHRASE_WORDS = ["re", "install", "reinstall", "re-install", "not", "the", "scope", "out", "of", "two-factor"]
+_PHRASE_WORDS += ["factor", "two", "KB-1003", "e-mail", "email", "resetting", "reset"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([*_PHRASE_WORDS, " ", "-", ", ", "\n"]), min_size=1, max_size=40),
+    st.lists(st.sampled_from(_PHRASE_WORDS), min_size=1, max_size=4),
+)
+def test_the_indexed_search_finds_what_the_plain_search_finds(pieces: list[str], phrase: list[str]) -> None:
+    # `Words` looks a phrase up by its rarest word; a plain token list is scanned from the first.
+    tokens = tokenize(" ".join(pieces))
+    assert find_phrase(Words(tokens), " ".join(phrase)) == find_phrase(tokens, " ".join(phrase))

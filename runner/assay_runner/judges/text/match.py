@@ -37,6 +37,7 @@ Other documented limits
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache
 from operator import itemgetter
@@ -237,6 +238,14 @@ class Words:
     def unit_keys(self) -> list[str]:
         return list(map(_KEY, self.units))
 
+    @cached_property
+    def stem_counts(self) -> Counter[str]:
+        return Counter(self.stems)
+
+    @cached_property
+    def unit_counts(self) -> Counter[str]:
+        return Counter(self.unit_keys)
+
 
 _STEM = itemgetter(1)  # Token.stem
 _KEY = itemgetter(0)  # a Unit's key
@@ -262,11 +271,16 @@ def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, i
     """
     wanted = phrase_tokens(phrase)
     if isinstance(text, Words):
-        tokens = text.tokens
-        spans = set(_match_words(tokens, wanted, _occurrences(text.stems, wanted[0].stem)))
+        tokens, counts = text.tokens, text.stem_counts
+        # Looked up by its rarest word: "not within the scope" is found where "scope" is, not "not".
+        anchor = min(range(len(wanted)), key=lambda k: counts.get(wanted[k].stem, 0))
+        at = (p - anchor for p in _occurrences(text.stems, wanted[anchor].stem) if p >= anchor)
+        spans = set(_match_words(tokens, wanted, at))
         if _has_compound(wanted) or text.compound:
-            units = compound_units(wanted)
-            spans.update(_match_units(text.units, units, _occurrences(text.unit_keys, units[0][0])))
+            units, unit_counts = compound_units(wanted), text.unit_counts
+            anchor = min(range(len(units)), key=lambda k: unit_counts.get(units[k][0], 0))
+            at = (p - anchor for p in _occurrences(text.unit_keys, units[anchor][0]) if p >= anchor)
+            spans.update(_match_units(text.units, units, at))
         return sorted(spans)
     spans = set(_match_words(text, wanted))
     if _has_compound(wanted) or _has_compound(text):
@@ -287,7 +301,7 @@ def _has_compound(tokens: Sequence[Token]) -> bool:
 def _match_words(
     tokens: Sequence[Token], wanted: Sequence[Token], at: Iterable[int] | None = None
 ) -> list[tuple[int, int]]:
-    """`wanted` word by word, tried at the positions `at` (default: wherever its first stem occurs)."""
+    """`wanted` word by word, tried at the starts `at` in order (default: wherever its first stem is)."""
     n = len(wanted)
     first = wanted[0].stem
     spans = []
@@ -298,7 +312,7 @@ def _match_words(
         ends_inside = i + n < len(tokens) and tokens[i + n].joined
         if starts_inside or ends_inside:
             continue
-        if all(tokens[i + k].stem == wanted[k].stem for k in range(1, n)):
+        if all(tokens[i + k].stem == wanted[k].stem for k in range(n)):
             spans.append((i, i + n))
     return spans
 
@@ -343,5 +357,5 @@ def _match_units(
     return [
         (units[i][1], units[i + n - 1][2])
         for i in ([i for i, unit in enumerate(units) if unit[0] == first] if at is None else at)
-        if i + n <= len(units) and all(units[i + k][0] == wanted[k][0] for k in range(1, n))
+        if i + n <= len(units) and all(units[i + k][0] == wanted[k][0] for k in range(n))
     ]

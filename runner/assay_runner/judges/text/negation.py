@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from functools import cached_property
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -102,6 +101,7 @@ _TAKES_A_VERB = _stemset(
 _MAX_ADVERBS = 4  # "is really not": adverbs between a verb and its "not", read no further than this
 _MAX_CHAIN = 8  # negations stacked on one another ("not not not ...") are read no further back than this
 _RESTARTS = _wordset("just simply please so then")
+_POSITIONED = {"restart": _RESTARTS, "coordinator": _COORDINATORS, "why": frozenset({"why", "reason"})}
 _FORBIDDING = _wordset(
     "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
 )
@@ -150,10 +150,13 @@ class ClauseView:
         opener_words = opener.split() if opener and opener[:1].isalpha() else []
         self.body_start = len(opener_words) if words[: len(opener_words)] == opener_words else 0
 
-    # Every question a match asks of its clause is answered from these, built once per clause and
-    # cached, so a clause with thousands of matches stays linear ("It won't open reinstall reinstall ...").
+        # Every question a match asks of its clause is answered from these, each built once per clause
+        # on first use, so a clause with thousands of matches stays linear ("It won't open reinstall
+        # reinstall ..."). Plain attributes, not cached properties: a long answer has many clauses.
+        self._opaque: dict[int, int] = {}
+        self._positions: dict[str, list[int]] = {}
 
-    @cached_property
+    @property
     def first_opaque(self) -> int:
         """The first word after the opener that is not transparent (`len(words)` if none)."""
         return self.opaque_from(self.body_start)
@@ -167,24 +170,14 @@ class ClauseView:
             self._opaque[position] = found
         return found
 
-    @cached_property
-    def _opaque(self) -> dict[int, int]:
-        return {}
-
-    @cached_property
-    def restarts(self) -> list[int]:
-        """Where the words that restart advice in a run-on are (just, simply, please, so, then)."""
-        return [i for i, w in enumerate(self.words) if w in _RESTARTS]
-
-    @cached_property
-    def coordinators(self) -> list[int]:
-        """Where "or", "nor" and "and" are."""
-        return [i for i, w in enumerate(self.words) if w in _COORDINATORS]
-
-    @cached_property
-    def whys(self) -> list[int]:
-        """Where "why" and "reason" are."""
-        return [i for i, w in enumerate(self.words) if w in {"why", "reason"}]
+    def positions(self, kind: str) -> list[int]:
+        """Where the words of one kind are, in order: "restart" (just, simply, please, so, then: they
+        restart advice in a run-on), "coordinator" (or, nor, and) or "why" (why, reason)."""
+        found = self._positions.get(kind)
+        if found is None:
+            vocabulary = _POSITIONED[kind]
+            found = self._positions[kind] = [i for i, w in enumerate(self.words) if w in vocabulary]
+        return found
 
 
 def _any_between(positions: list[int], after: int, before: int) -> bool:
@@ -268,7 +261,7 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
     if head is None:
         return True  # only transparent words between the cue and the match: the match is its head
     if not strict:
-        if not cue.directive and _any_between(view.restarts, head, start):
+        if not cue.directive and _any_between(view.positions("restart"), head, start):
             return False  # a run-on: "It won't open just reinstall it" starts new advice at "just"
         if _describes_then_directs(view, cue, head, start):
             return False
@@ -292,10 +285,11 @@ def _describes_then_directs(view: ClauseView, cue: _Cue, head: int, start: int) 
 def _coordinated(view: ClauseView, cue: _Cue, start: int) -> bool:
     """Strict scope reaching a later conjunct: "without reinstalling or resetting"."""
     words = view.words
-    k = bisect_left(view.coordinators, start) - 1
-    if k < 0 or view.coordinators[k] < cue.end:
+    coordinators = view.positions("coordinator")
+    k = bisect_left(coordinators, start) - 1
+    if k < 0 or coordinators[k] < cue.end:
         return False
-    last = view.coordinators[k]  # the last "or"/"nor"/"and" between the cue and the match
+    last = coordinators[k]  # the last "or"/"nor"/"and" between the cue and the match
     if view.opaque_from(last + 1) < start:
         return False
     head = _head(view, cue, last)
@@ -384,7 +378,8 @@ def _why_not(view: ClauseView, index: int) -> int:
     """ "I don't see why you shouldn't reinstall": a negation before "why"/"reason" cancels the one after."""
     if index == 0:
         return 0
-    return 1 if _any_between(view.whys, view.verbal[index - 1].end - 1, view.verbal[index].start) else 0
+    before, after = view.verbal[index - 1].end - 1, view.verbal[index].start
+    return 1 if _any_between(view.positions("why"), before, after) else 0
 
 
 def _not_only_rejected(view: ClauseView, start: int, end: int) -> bool:

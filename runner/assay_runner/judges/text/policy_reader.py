@@ -395,13 +395,13 @@ class _Candidates:
         return dict.fromkeys(range(len(self.sentences)))
 
     def _place(self, spans: Iterable[tuple[int, int]]) -> dict[int, Known]:
-        """Whole-answer matches (offsets in the visible text, in order) given to the placed sentences
-        they lie in, in each sentence's own offsets. One that runs out of its sentence is no match there."""
+        """Whole-answer matches (offsets in the visible text) given to the placed sentences they lie in,
+        in each sentence's own offsets. One that runs out of its sentence is no match there. Found by
+        bisection: a suite with fifty phrases places each one's matches, not fifty walks of the answer."""
         found: dict[int, Known] = {}
-        bases, k = self.bases, -1
+        bases = self.bases
         for start, end in spans:
-            while k + 1 < len(bases) and bases[k + 1] <= start:
-                k += 1  # the matches come in order: walk the sentences along with them
+            k = bisect_right(bases, start) - 1
             if k < 0:
                 continue
             si, base = self.located[k], bases[k]
