@@ -251,6 +251,13 @@ _STEM = itemgetter(1)  # Token.stem
 _KEY = itemgetter(0)  # a Unit's key
 
 
+def _starts(keys: list[str], counts: Counter[str], wanted: Sequence[str]) -> Iterator[int]:
+    """Where the run `wanted` could start in `keys`, in order, found by its rarest key: "not within the
+    scope" is looked up where "scope" is, not where "not" is."""
+    anchor = min(range(len(wanted)), key=lambda k: counts.get(wanted[k], 0))
+    return (p - anchor for p in _occurrences(keys, wanted[anchor]) if p >= anchor)
+
+
 def _occurrences(keys: list[str], key: str) -> Iterator[int]:
     """Where `key` is in `keys`, in order: `list.index` scans in C, far faster than a loop over words."""
     position = -1
@@ -271,15 +278,11 @@ def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, i
     """
     wanted = phrase_tokens(phrase)
     if isinstance(text, Words):
-        tokens, counts = text.tokens, text.stem_counts
-        # Looked up by its rarest word: "not within the scope" is found where "scope" is, not "not".
-        anchor = min(range(len(wanted)), key=lambda k: counts.get(wanted[k].stem, 0))
-        at = (p - anchor for p in _occurrences(text.stems, wanted[anchor].stem) if p >= anchor)
-        spans = set(_match_words(tokens, wanted, at))
+        at = _starts(text.stems, text.stem_counts, [t.stem for t in wanted])
+        spans = set(_match_words(text.tokens, wanted, at))
         if _has_compound(wanted) or text.compound:
-            units, unit_counts = compound_units(wanted), text.unit_counts
-            anchor = min(range(len(units)), key=lambda k: unit_counts.get(units[k][0], 0))
-            at = (p - anchor for p in _occurrences(text.unit_keys, units[anchor][0]) if p >= anchor)
+            units = compound_units(wanted)
+            at = _starts(text.unit_keys, text.unit_counts, [unit[0] for unit in units])
             spans.update(_match_units(text.units, units, at))
         return sorted(spans)
     spans = set(_match_words(text, wanted))
