@@ -321,21 +321,12 @@ def _matches(
         spans = find_phrase(tokens, rule.phrase)
         found = [(s, e, tokens[s].start - base, tokens[e - 1].end - base) for s, e in spans]
         return [m for m in found if m[2] >= skip] if skip else found
-    found = []
-    ends = [t.end - base for t in tokens]
-    starts = [t.start - base for t in tokens]
-    for m in compile_pattern(rule.pattern or "").finditer(text, skip):
-        if m.end() == m.start():
-            continue
-        s = bisect_right(ends, m.start())  # the first token ending after the match starts
-        e = bisect_left(starts, m.end())  # the first token starting at or after the match's end
-        found.append((s, max(s, e), m.start(), m.end()))
-    return found
+    matches = compile_pattern(rule.pattern or "").finditer(text, skip)
+    return _placed([m.span() for m in matches if m.end() > m.start()], tokens, base)
 
 
 def _placed(spans: Sequence[tuple[int, int]], tokens: Sequence[Token], base: int) -> list[_Match]:
-    """Known character spans of a text (its words `tokens`, offsets where it starts at `base`) as
-    matches."""
+    """Character spans of a text (its words `tokens`, offsets where it starts at `base`) as matches."""
     found = []
     for cs, ce in spans:
         s = bisect_right(tokens, cs + base, key=_END)  # the first token ending after the match starts
@@ -399,16 +390,17 @@ class _Candidates:
         in each sentence's own offsets. One that runs out of its sentence is no match there. Found by
         bisection: a suite with fifty phrases places each one's matches, not fifty walks of the answer."""
         found: dict[int, Known] = {}
-        bases = self.bases
         for start, end in spans:
-            k = bisect_right(bases, start) - 1
-            if k < 0:
+            si = self._sentence_at(start)
+            if si is None:
                 continue
-            si, base = self.located[k], bases[k]
-            if end <= base + len(self.sentences[si].text):
-                known = found.setdefault(si, [])
-                if known is not None:
-                    known.append((start - base, end - base))
+            sentence = self.sentences[si]
+            base = sentence.base or 0  # a located sentence is placed: it has a base
+            if end <= base + len(sentence.text):
+                known = found.get(si)
+                if known is None:
+                    known = found[si] = []
+                known.append((start - base, end - base))
         return found
 
     def _pattern_hits(self, pattern: Pattern) -> dict[int, Known]:
