@@ -8,7 +8,16 @@ from hypothesis import strategies as st
 
 from assay_runner.judges.text.fold import fold
 from assay_runner.judges.text.markdown import normalize
-from assay_runner.judges.text.match import Words, find_phrase, mentions, phrase_tokens, stem, tokenize
+from assay_runner.judges.text.match import (
+    _TOKEN,
+    Token,
+    Words,
+    find_phrase,
+    mentions,
+    phrase_tokens,
+    stem,
+    tokenize,
+)
 
 # ------------------------------------------------------------------------------------------------ stem
 
@@ -87,6 +96,27 @@ def test_token_offsets_index_the_given_string() -> None:
     text = "Open **Settings** \u2192 Billing"
     for token in tokenize(text):
         assert text[token.start : token.end].casefold() == token.text
+
+
+def _tokenize_word_by_word(text: str) -> list[Token]:
+    """The tokeniser's definition, one match at a time (`tokenize` does the same in bulk)."""
+    tokens: list[Token] = []
+    previous_end, previous = -2, ""
+    for m in _TOKEN.finditer(text):
+        word = m.group().casefold().replace("\u2019", "'")
+        gap = text[m.start() - 1] if m.start() else ""
+        joined = m.start() - previous_end == 1 and (
+            gap in "-_\u2010\u2011" or (previous == "re" and gap in " \n")
+        )
+        tokens.append(Token(word, stem(word), m.start(), m.end(), joined))
+        previous_end, previous = m.end(), word
+    return tokens
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet="aRe -_\u2010\u2011'\u2019.,:19\n\u00dfI\u0130\ufb01\u03a3x", max_size=40))
+def test_bulk_tokenising_reads_each_word_as_one_at_a_time_would(text: str) -> None:
+    assert tokenize(text) == _tokenize_word_by_word(text)
 
 
 def test_hyphen_and_underscore_join_compounds_but_dashes_do_not() -> None:

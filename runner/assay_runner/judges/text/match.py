@@ -37,9 +37,11 @@ Other documented limits
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache
+from itertools import compress, repeat
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -82,22 +84,41 @@ class Token(NamedTuple):
 
 def tokenize(text: str) -> list[Token]:
     """The words of `text` in order. Offsets index `text` itself (no normalisation happens here)."""
-    tokens: list[Token] = []
-    append, new = tokens.append, tuple.__new__  # an answer has a token per word: skip NamedTuple's wrapper
-    previous_end, previous = -2, ""
-    for m in _TOKEN.finditer(text):
-        start, end = m.span()
-        word = m.group().casefold()
-        if "\u2019" in word:
-            word = word.replace("\u2019", "'")
-        # "re install" is "re-install": a prefix split off by a space (or a soft line break, which a
-        # renderer shows as a space) is still part of the word.
-        joined = start - previous_end == 1 and (
-            text[start - 1] in _JOINERS or (previous in _PREFIXES and text[start - 1] in " \n")
-        )
-        append(new(Token, (word, stem(word), start, end, joined)))
-        previous_end, previous = end, word
-    return tokens
+    # An answer has a token per word: each step below runs over all of them in C (map, zip), and only
+    # the rare joined words are looked at one by one in Python.
+    matches = list(_TOKEN.finditer(text.lower() if text.isascii() else text))
+    if not matches:
+        return []
+    words = list(map(_GROUP, matches))
+    if not text.isascii():  # ASCII text was lowered whole, which is its case-fold
+        words = [w.casefold().replace("\u2019", "'") for w in words]
+    starts = list(map(_START_OF, matches))
+    ends = list(map(_END_OF, matches))
+    joined = [False] * len(words)
+    for i in _joined_words(text, words, starts, ends):
+        joined[i] = True
+    fields = zip(words, map(stem, words), starts, ends, joined, strict=True)
+    return list(map(_new_tuple, repeat(Token), fields))
+
+
+_GROUP, _START_OF, _END_OF = re.Match.group, re.Match.start, re.Match.end
+_new_tuple = tuple.__new__  # builds a Token from its fields without NamedTuple's Python-level wrapper
+_JOINER = re.compile("[" + "".join(map(re.escape, sorted(_JOINERS))) + "]")
+
+
+def _joined_words(text: str, words: list[str], starts: list[int], ends: list[int]) -> Iterator[int]:
+    """The words a single joiner (hyphen, underscore) or the "re " prefix rule attaches to the word
+    before: "re install" is "re-install", a prefix split off by a space (or a soft line break, which a
+    renderer shows as a space) is still part of the word."""
+    for m in _JOINER.finditer(text):
+        i = bisect_left(starts, m.end())
+        if 0 < i < len(starts) and starts[i] == m.end() and ends[i - 1] == m.start():
+            yield i
+    for prefix in _PREFIXES:
+        for i in _occurrences(words, prefix):
+            after = i + 1
+            if after < len(words) and starts[after] == ends[i] + 1 and text[ends[i]] in " \n":
+                yield after
 
 
 # ------------------------------------------------------------------------------------------------- stem
@@ -205,8 +226,8 @@ def phrase_tokens(phrase: str) -> tuple[Token, ...]:
 
 class Words:
     """The words of a long text with what phrase search needs, each built once, on first use: the
-    compounds, and the stems and compound keys as flat lists that a phrase's first word is looked up in
-    without a Python loop over the words."""
+    stems and compound keys as flat lists that a phrase's first word is looked up in without a Python
+    loop over the words."""
 
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
@@ -227,38 +248,47 @@ class Words:
         return bool(self.joined)
 
     @cached_property
-    def units(self) -> list[Unit]:
-        return compound_units(self.tokens, self.joined)
-
-    @cached_property
     def stems(self) -> list[str]:
         return list(map(_STEM, self.tokens))
 
     @cached_property
-    def unit_keys(self) -> list[str]:
-        return list(map(_KEY, self.units))
+    def unit_keys(self) -> list[str | None]:
+        """Aligned with the tokens: a compound's key (its parts' stem written together) at its first
+        token and None on the rest, a lone word's stem elsewhere. Most words stand alone, so this is
+        `stems` with the few compounds written in."""
+        keys: list[str | None] = list(self.stems)
+        for key, start, end in _compounds(self.tokens, self.joined):
+            keys[start] = key
+            keys[start + 1 : end] = [None] * (end - start - 1)
+        return keys
 
     @cached_property
     def stem_counts(self) -> Counter[str]:
+        """How often each stem occurs: where a phrase is looked up (by its rarest word)."""
         return Counter(self.stems)
-
-    @cached_property
-    def unit_counts(self) -> Counter[str]:
-        return Counter(self.unit_keys)
 
 
 _STEM = itemgetter(1)  # Token.stem
+_JOINED = itemgetter(4)  # Token.joined
 _KEY = itemgetter(0)  # a Unit's key
 
 
-def _starts(keys: list[str], counts: Counter[str], wanted: Sequence[str]) -> Iterator[int]:
+def _starts(keys: list[str], counts: Callable[[], Counter[str]], wanted: Sequence[str]) -> Iterator[int]:
     """Where the run `wanted` could start in `keys`, in order, found by its rarest key: "not within the
-    scope" is looked up where "scope" is, not where "not" is."""
-    anchor = min(range(len(wanted)), key=lambda k: counts.get(wanted[k], 0))
+    scope" is looked up where "scope" is, not where "not" is. `counts` (of every key, built on first use)
+    is not needed for a single word."""
+    anchor = _rarest(counts, wanted)
     return (p - anchor for p in _occurrences(keys, wanted[anchor]) if p >= anchor)
 
 
-def _occurrences(keys: list[str], key: str) -> Iterator[int]:
+def _rarest(counts: Callable[[], Counter[str]], wanted: Sequence[str]) -> int:
+    if len(wanted) == 1:
+        return 0
+    tally = counts()
+    return min(range(len(wanted)), key=lambda k: tally.get(wanted[k], 0))
+
+
+def _occurrences(keys: Sequence[str | None], key: str) -> Iterator[int]:
     """Where `key` is in `keys`, in order: `list.index` scans in C, far faster than a loop over words."""
     position = -1
     while True:
@@ -278,12 +308,10 @@ def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, i
     """
     wanted = phrase_tokens(phrase)
     if isinstance(text, Words):
-        at = _starts(text.stems, text.stem_counts, [t.stem for t in wanted])
+        at = _starts(text.stems, lambda: text.stem_counts, [t.stem for t in wanted])
         spans = set(_match_words(text.tokens, wanted, at))
         if _has_compound(wanted) or text.compound:
-            units = compound_units(wanted)
-            at = _starts(text.unit_keys, text.unit_counts, [unit[0] for unit in units])
-            spans.update(_match_units(text.units, units, at))
+            spans.update(_match_unit_keys(text, [unit[0] for unit in compound_units(wanted)]))
         return sorted(spans)
     spans = set(_match_words(text, wanted))
     if _has_compound(wanted) or _has_compound(text):
@@ -322,7 +350,8 @@ def _match_words(
 
 def _joined(tokens: Sequence[Token]) -> list[int]:
     # The first token is never part of an earlier compound, whatever its flag says (a slice of words).
-    return [i for i, token in enumerate(tokens) if token.joined and i > 0]
+    joined = list(compress(range(len(tokens)), map(_JOINED, tokens)))  # in C: an answer has many words
+    return joined[1:] if joined and joined[0] == 0 else joined
 
 
 # A compound (or a single word) read as one unit: the stem of its parts written together ("re-install"
@@ -340,17 +369,59 @@ def compound_units(tokens: Sequence[Token], joined: Sequence[int] | None = None)
     if not joined:
         return single
     units: list[Unit] = []
-    position = k = 0
+    position = 0
+    for compound in _compounds(tokens, joined):
+        _, start, end = compound
+        units.extend(single[position:start])
+        units.append(compound)
+        position = end
+    units.extend(single[position:])
+    return units
+
+
+def _compounds(tokens: Sequence[Token], joined: Sequence[int]) -> Iterator[Unit]:
+    """The joined runs only (two tokens or more), in order, from the indexes of the joined tokens."""
+    k = 0
     while k < len(joined):
         start, end = joined[k] - 1, joined[k] + 1
         k += 1
         while k < len(joined) and joined[k] == end:
             end, k = end + 1, k + 1
-        units.extend(single[position:start])
-        units.append((stem("".join(t.text for t in tokens[start:end])), start, end))
-        position = end
-    units.extend(single[position:])
-    return units
+        yield stem("".join(t.text for t in tokens[start:end])), start, end
+
+
+def _match_unit_keys(words: Words, wanted: Sequence[str]) -> list[tuple[int, int]]:
+    """`wanted` (compound keys) unit by unit in the words' `unit_keys`, as token spans. Found from the
+    rarest key (a compound's key is not counted: it is rare) and checked unit by unit on either side,
+    stepping over the None a compound leaves on its later tokens."""
+    keys = words.unit_keys
+    anchor = _rarest(lambda: words.stem_counts, wanted)
+    spans = []
+    for p in _occurrences(keys, wanted[anchor]):
+        first = p
+        for k in range(anchor - 1, -1, -1):  # the units before the anchor, last first
+            first -= 1
+            while first >= 0 and keys[first] is None:
+                first -= 1
+            if first < 0 or keys[first] != wanted[k]:
+                break
+        else:
+            end = _unit_end(keys, p)
+            for k in range(anchor + 1, len(wanted)):  # the units after it
+                if end >= len(keys) or keys[end] != wanted[k]:
+                    break
+                end = _unit_end(keys, end)
+            else:
+                spans.append((first, end))
+    return spans
+
+
+def _unit_end(keys: Sequence[str | None], start: int) -> int:
+    """The token after the unit that starts at `start`."""
+    end = start + 1
+    while end < len(keys) and keys[end] is None:
+        end += 1
+    return end
 
 
 def _match_units(
