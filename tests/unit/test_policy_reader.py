@@ -10,6 +10,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assay_runner.judges.text.clauses import clauses_of
+from assay_runner.judges.text.match import tokenize
 from assay_runner.judges.text.policy_reader import (
     ForbiddenRule,
     Violation,
@@ -411,6 +413,25 @@ def test_any_text_reads_without_error(text: str) -> None:
         assert violation.sentence_index < len(sentences)
     for clause in split_clauses(text):
         assert sentences[clause.sentence_index][clause.start : clause.end] == clause.text
+
+
+_CLAUSE_WORDS = st.sampled_from(
+    [
+        *("if", "If", "IF", "and", "or", "you", "then", "so", "instead", "of", "rather", "than", "as"),
+        *("soon", "in", "case", "reinstall", "x", "it", "\u0130f", "\u017fo", "1", "wait"),
+    ]
+)
+
+
+@given(st.lists(st.tuples(_CLAUSE_WORDS, st.sampled_from([" ", "  ", "'", "-", ", ", "\n", "_", "."]))))
+def test_a_sentence_without_an_opening_word_is_cut_as_the_full_search_cuts_it(
+    pieces: list[tuple[str, str]],
+) -> None:
+    # The reader hands `clauses_of` the sentence's words so a sentence none of whose words opens a
+    # clause skips the conjunction search; the clauses must be those the search finds.
+    sentence = "".join(word + gap for word, gap in pieces)
+    words = [token.text for token in tokenize(sentence)]
+    assert clauses_of(sentence, 0, words) == clauses_of(sentence, 0)
 
 
 # -------------------------------------------------------------------------------- the bundled example

@@ -126,14 +126,15 @@ def _read(answer: str) -> list[Violation]:
 
 
 def _exhaustive(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every sentence read for every rule, each sentence's words read again from its own text, every
-    # clause matched on its own.
+    # Every sentence read for every rule (a sentence said twice read twice), each sentence's words read
+    # again from its own text, every clause matched on its own.
     monkeypatch.setattr(
         policy_reader._Candidates, "hits", lambda self, _: dict.fromkeys(range(len(self.sentences)))
     )
     monkeypatch.setattr(policy_reader, "sentence_words", lambda sentence, _: (tokenize(sentence.text), 0))
     monkeypatch.setattr(policy_reader._SentenceReading, "_aligned", lambda _: False)
     monkeypatch.setattr(policy_reader, "_anchored", lambda _: True)
+    monkeypatch.setattr(policy_reader, "_reading_key", lambda *_: object())  # no sentence read once for two
 
 
 @settings(max_examples=400, deadline=None)
@@ -162,3 +163,29 @@ def test_the_exhaustive_reading_is_really_exhaustive(monkeypatch: pytest.MonkeyP
     _exhaustive(monkeypatch)
     _read(answer)
     assert len(calls) > fast
+
+
+@settings(max_examples=200, deadline=None)
+@given(answers(), st.sampled_from(["\n\n", " ", "\n", "\n\n- ", "\n\nDo not:\n\n- "]), st.integers(2, 4))
+def test_a_sentence_said_again_reads_as_it_did_the_first_time(answer: str, between: str, times: int) -> None:
+    # Repeated text is read once per distinct sentence (a memo keyed by what a reading depends on); the
+    # memo is exact only if nothing else (where the sentence stands, what came before) changes a reading.
+    repeated = between.join([answer] * times)
+    with pytest.MonkeyPatch.context() as patch:
+        _exhaustive(patch)
+        expected = _read(repeated)
+    assert _read(repeated) == expected
+
+
+def test_a_sentence_said_again_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    readings: list[int] = []
+    original = policy_reader._SentenceReading.__init__
+
+    def counting(self: object, *args: object) -> None:
+        readings.append(1)
+        original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policy_reader._SentenceReading, "__init__", counting)
+    violations = _read("Do not reinstall the app. Reinstall the app.\n\n" * 50)
+    assert len(readings) == 2
+    assert [v.sentence_index for v in violations] == list(range(1, 100, 2))  # each at its own place

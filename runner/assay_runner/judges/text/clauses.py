@@ -11,6 +11,7 @@ subordinator ("if", "when", "unless", ...) is *subordinate*.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -86,10 +87,13 @@ def split_clauses(text: str) -> list[Clause]:
     return clauses
 
 
-def clauses_of(sentence: str, sentence_index: int) -> list[Clause]:
+def clauses_of(sentence: str, sentence_index: int, words: Iterable[str] | None = None) -> list[Clause]:
+    """The clauses of one sentence. `words`, when given, are the sentence's words (`match.tokenize`):
+    a sentence none of whose words opens a clause is not searched for conjunctions."""
     cuts = [(m.start(), m.end(), _punct_name(m.group())) for m in _PUNCT_SPLIT.finditer(sentence)]
-    # A conjunction stays in the clause it opens: its cut is where it starts.
-    cuts += [(m.start(), m.start(), _conjunction_name(m.group())) for m in _WORD_SPLIT.finditer(sentence)]
+    if words is None or _may_open_a_clause(sentence, words):
+        # A conjunction stays in the clause it opens: its cut is where it starts.
+        cuts += [(m.start(), m.start(), _conjunction_name(m.group())) for m in _WORD_SPLIT.finditer(sentence)]
     cuts.sort()
     cuts.append((len(sentence), len(sentence), ""))
     clauses: list[Clause] = []
@@ -107,6 +111,17 @@ def clauses_of(sentence: str, sentence_index: int) -> list[Clause]:
             opener = name  # nothing between two cuts: a conjunction outranks the punctuation before it
         position = max(position, cut_end)
     return clauses
+
+
+# The first word of every clause opener: in an ASCII sentence without apostrophes, `_WORD_SPLIT` can
+# match only where one of these is a whole word (each word a token, compared in lower case).
+_OPENING_WORDS = frozenset({c.split()[0] for c in CONJUNCTIONS} | {"instead", "rather", "and", "or"})
+
+
+def _may_open_a_clause(sentence: str, words: Iterable[str]) -> bool:
+    # Outside ASCII, case-insensitive matching and case-folding differ ("\u0130f"), and an apostrophe
+    # hides a word inside a token ("x'if"): there the sentence is searched.
+    return not sentence.isascii() or "'" in sentence or not _OPENING_WORDS.isdisjoint(words)
 
 
 @lru_cache(maxsize=256)

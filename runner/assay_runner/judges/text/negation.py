@@ -7,14 +7,15 @@ vocabulary and the reading of one clause (`ClauseView`).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
 
 from assay_runner.judges.text.clauses import Clause
 from assay_runner.judges.text.match import Token, stem, tokenize
 
-__all__ = ["ClauseView", "carried_negation", "clause_tokens", "negated", "reported"]
+__all__ = ["ClauseView", "carried_negation", "clause_tokens", "may_hold_cues", "negated", "reported"]
 
 
 def _wordset(words: str) -> frozenset[str]:
@@ -140,7 +141,7 @@ class ClauseView:
         self.opener = opener
         self.subordinate = subordinate
         self.words = words = list(map(_word, tokens))
-        self.cues = find_cues(words)
+        self.cues = find_cues(words) if may_hold_cues(text, words) else []
         # Cues by kind with their ends, so each match finds the cues before it by bisection: a clause
         # with thousands of negated matches stays linear.
         self.verbal = [c for c in self.cues if not c.strict]
@@ -166,7 +167,11 @@ class ClauseView:
         found = self._opaque.get(position)
         if found is None:
             words = self.words
-            found = next((i for i in range(position, len(words)) if not _transparent(words[i])), len(words))
+            found = len(words)
+            for i in range(position, len(words)):
+                if not _transparent(words[i]):
+                    found = i
+                    break
             self._opaque[position] = found
         return found
 
@@ -219,6 +224,12 @@ _CUE_WORDS = (
 )
 
 
+def may_hold_cues(text: str, words: Iterable[str]) -> bool:
+    """Can `text` (whose words are `words`) hold a negation cue? A cheap test that most clauses fail:
+    without an apostrophe in the text no word ends in "n't"."""
+    return "'" in text or "\u2019" in text or not _CUE_WORDS.isdisjoint(words)
+
+
 def find_cues(words: Sequence[str]) -> list[_Cue]:
     cues: list[_Cue] = []
     count = len(words)
@@ -246,6 +257,7 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
     return cues
 
 
+@lru_cache(maxsize=65536)  # asked of every word after a cue or before a match: a long answer repeats words
 def _transparent(word: str) -> bool:
     return word in _TRANSPARENT or _is_adverb(word)
 

@@ -91,12 +91,20 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import itemgetter
+from weakref import WeakKeyDictionary
 
 from assay_runner.judges.text.clauses import Clause, clauses_of, glued_conjunction, split_clauses
 from assay_runner.judges.text.match import Token, Words, find_phrase, phrase_tokens, tokenize
-from assay_runner.judges.text.negation import ClauseView, carried_negation, clause_tokens, negated, reported
+from assay_runner.judges.text.negation import (
+    ClauseView,
+    carried_negation,
+    clause_tokens,
+    may_hold_cues,
+    negated,
+    reported,
+)
 from assay_runner.judges.text.patterns import Pattern, compile_pattern
 from assay_runner.judges.text.sentences import Sentence, split_sentences
 from assay_runner.judges.text.view import AnswerView
@@ -201,7 +209,7 @@ class _SentenceReading:
         self.added = sentence.added
         self.index = index
         self.question = text.rstrip().endswith("?")
-        self.clauses = clauses_of(text, index)
+        self.clauses = clauses_of(text, index, map(_TEXT, tokens))
         self.clause_starts = [c.start for c in self.clauses]
         self.tokens = tokens
         self.base = base
@@ -235,6 +243,8 @@ class _SentenceReading:
     def carried(self, ci: int) -> bool:
         if ci == 0:
             return False  # nothing before the first clause to carry a negation from
+        if self._carried is None and not may_hold_cues(self.text, map(_TEXT, self.tokens)):
+            self._carried = [False] * len(self.clauses)  # no negation to carry: no clause view needed
         if self._carried is None:
             self._carried = carried_negation([self.view(k) for k in range(len(self.clauses))], self.clauses)
         return self._carried[ci]
@@ -334,7 +344,7 @@ def _placed(spans: Sequence[tuple[int, int]], tokens: Sequence[Token], base: int
     return found
 
 
-_START, _END = itemgetter(2), itemgetter(3)  # Token.start, Token.end
+_TEXT, _START, _END = itemgetter(0), itemgetter(2), itemgetter(3)  # Token.text, .start, .end
 
 
 def _anchored(pattern: str) -> bool:
@@ -449,6 +459,11 @@ class _Candidates:
         return self._joined
 
 
+# What the candidate test knows of an answer apart from any rule (its sentences joined, the sentences a
+# compound crosses into), shared by the judges that read one answer (policy, abstention).
+_CANDIDATES: WeakKeyDictionary[AnswerView, _Candidates] = WeakKeyDictionary()
+
+
 def _joined(sentences: Iterable[str]) -> tuple[str, list[int]]:
     texts = list(sentences)
     starts, position = [], 0
@@ -488,15 +503,39 @@ def find_violations(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) ->
     """
     view = AnswerView(answer) if isinstance(answer, str) else answer
     sentences, words = view.sentences, view.words
-    wanted = _Candidates(sentences, words).rules_by_sentence(rules)
+    candidates = _CANDIDATES.get(view)
+    if candidates is None:
+        candidates = _CANDIDATES[view] = _Candidates(sentences, words)
+    wanted = candidates.rules_by_sentence(rules)
     found: list[tuple[int, int, int, Violation]] = []
+    # A sentence's reading depends on its text and the rules it is read for, not on where it stands:
+    # a sentence said again (a list repeated under each heading, an agent stuck in a loop) is read once.
+    read: dict[object, list[tuple[int, int, Violation]]] = {}
     for si in sorted(wanted):
         sentence = sentences[si]
-        reading = _SentenceReading(sentence, si, *sentence_words(sentence, words))
-        for ri, known in wanted[si]:
-            found.extend((si, ci, ri, v) for ci, v in reading.violations(rules[ri], known))
+        key = _reading_key(sentence, wanted[si])
+        violations = read.get(key)
+        if violations is None:
+            reading = _SentenceReading(sentence, si, *sentence_words(sentence, words))
+            violations = read[key] = [
+                (ci, ri, v) for ri, known in wanted[si] for ci, v in reading.violations(rules[ri], known)
+            ]
+        found.extend(
+            (si, ci, ri, v if v.sentence_index == si else replace(v, sentence_index=si))
+            for ci, ri, v in violations
+        )
     found.sort(key=lambda item: item[:3])
     return [violation for *_, violation in found]
+
+
+def _reading_key(sentence: Sentence, wanted: list[tuple[int, Known]]) -> object:
+    """What a sentence's reading depends on: its text (with the words the reader put in front), and the
+    rules with their matches in it (offsets in the sentence, so equal for equal sentences)."""
+    return (
+        sentence.text,
+        sentence.added,
+        tuple((ri, None if known is None else tuple(known)) for ri, known in wanted),
+    )
 
 
 def _by_clause(
