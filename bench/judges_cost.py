@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import time
 from collections.abc import Callable
 
@@ -40,8 +41,35 @@ NORMAL = (
     "## Next\nWe cannot promise a fix by Friday, but it's usually quick. <!-- note -->\n\n"
 )
 REFUSALS = " ".join(f"It is not true that {phrase} applies." for phrase in DEFAULT_REFUSALS) + "\n\n"
+
+
+def prose(n: int) -> str:
+    """Varied support text in which no sentence repeats (each names its own error number), so nothing
+    read once serves another sentence: a forbidden word in some sentences, negations, refusals, links."""
+    rng = random.Random(16)
+    subjects = ("You", "The app", "Your admin", "Support", "The sync service", "We", "It")
+    verbs = ("can clear", "should open", "may need to restart", "will refresh", "could reinstall")
+    verbs += ("must not disable", "does not reinstall", "should not reset", "checks", "never touches")
+    objects = ("the cache", "the firewall", "**Settings > Sync**", "the desktop client", "your profile")
+    objects += ("the token", "[KB-1003](https://kb/KB-1003.html)", "the `sync.db` file", "the proxy")
+    tails = ("before Friday", "if the error persists", "after signing in", "on the web app", "by Monday")
+    tails += ("which is out of scope", "without reinstalling", "and then sign in", "", "", "")
+    blocks = ("## Step {k}\n\n{p}\n\n", "- {p}\n", "{p}\n\n", "{k}. {p}\n", "> {p}\n\n")
+    parts, size, k = [], 0, 0
+    while size < n:
+        sentences = []
+        for _ in range(rng.randint(1, 5)):
+            words = [rng.choice(subjects), rng.choice(verbs), rng.choice(objects), rng.choice(tails)]
+            sentences.append(" ".join(w for w in words if w) + f" (error {rng.randint(1000, 999999)}).")
+        k += 1
+        parts.append(rng.choice(blocks).format(k=k, p=" ".join(sentences)))
+        size += len(parts[-1])
+    return "".join(parts)[:n]
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "normal": lambda n: (NORMAL * (n // len(NORMAL) + 1))[:n],
+    "prose": prose,
     "periods": lambda n: ("a. " * (n // 3 + 1))[:n],
     "nested-links": lambda n: "[" * (n // 5) + "x" + "](y)" * (n // 5),
     "comment-openers": lambda n: ("<!--" * (n // 4 + 1))[:n],
