@@ -264,9 +264,14 @@ _PHRASE_WORDS += ["factor", "two", "KB-1003", "e-mail", "email", "resetting", "r
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(st.sampled_from([*_PHRASE_WORDS, " ", "-", ", ", "\n"]), min_size=1, max_size=40),
-    st.lists(st.sampled_from(_PHRASE_WORDS), min_size=1, max_size=4),
+    st.lists(st.lists(st.sampled_from(_PHRASE_WORDS), min_size=1, max_size=4), min_size=1, max_size=12),
 )
-def test_the_indexed_search_finds_what_the_plain_search_finds(pieces: list[str], phrase: list[str]) -> None:
-    # `Words` looks a phrase up by its rarest word; a plain token list is scanned from the first.
+def test_the_indexed_search_finds_what_the_plain_search_finds(
+    pieces: list[str], phrases: list[list[str]]
+) -> None:
+    # `Words` looks a phrase up by its rarest word (scanning for it, and after eight phrases in an index
+    # of every word); a plain token list is scanned from the first word.
     tokens = tokenize(" ".join(pieces))
-    assert find_phrase(Words(tokens), " ".join(phrase)) == find_phrase(tokens, " ".join(phrase))
+    words = Words(tokens)
+    for phrase in map(" ".join, phrases):
+        assert find_phrase(words, phrase) == find_phrase(tokens, phrase)

@@ -233,6 +233,14 @@ class Words:
         self.tokens = tokens
 
     @cached_property
+    def stem_lookup(self) -> _Lookup:
+        return _Lookup(self.stems)
+
+    @cached_property
+    def unit_lookup(self) -> _Lookup:
+        return _Lookup(self.unit_keys)
+
+    @cached_property
     def starts(self) -> list[int]:
         """Each token's start offset, for bisection."""
         return [t.start for t in self.tokens]
@@ -268,17 +276,43 @@ class Words:
         return Counter(self.stems)
 
 
+class _Lookup:
+    """Where a key is in a long list of keys, in order. The first few lookups scan the list in C; after
+    that every key's positions are indexed once (a suite of fifty phrases, each scanning a long answer,
+    would read it fifty times)."""
+
+    SCANS_BEFORE_INDEX = 8  # one scan costs about a tenth of indexing every position
+
+    def __init__(self, keys: Sequence[str | None]) -> None:
+        self.keys = keys
+        self.scans = 0
+        self.positions: dict[str | None, list[int]] | None = None
+
+    def occurrences(self, key: str) -> Iterable[int]:
+        if self.positions is None:
+            self.scans += 1
+            if self.scans <= self.SCANS_BEFORE_INDEX:
+                return _occurrences(self.keys, key)
+            self.positions = {}
+            for i, each in enumerate(self.keys):
+                found = self.positions.get(each)
+                if found is None:
+                    self.positions[each] = [i]
+                else:
+                    found.append(i)
+        return self.positions.get(key, ())
+
+
 _STEM = itemgetter(1)  # Token.stem
 _JOINED = itemgetter(4)  # Token.joined
 _KEY = itemgetter(0)  # a Unit's key
 
 
-def _starts(keys: list[str], counts: Callable[[], Counter[str]], wanted: Sequence[str]) -> Iterator[int]:
-    """Where the run `wanted` could start in `keys`, in order, found by its rarest key: "not within the
-    scope" is looked up where "scope" is, not where "not" is. `counts` (of every key, built on first use)
-    is not needed for a single word."""
-    anchor = _rarest(counts, wanted)
-    return (p - anchor for p in _occurrences(keys, wanted[anchor]) if p >= anchor)
+def _starts(words: Words, wanted: Sequence[str]) -> Iterator[int]:
+    """Where the run of stems `wanted` could start among the words, in order, found by its rarest stem:
+    "not within the scope" is looked up where "scope" is, not where "not" is."""
+    anchor = _rarest(lambda: words.stem_counts, wanted)
+    return (p - anchor for p in words.stem_lookup.occurrences(wanted[anchor]) if p >= anchor)
 
 
 def _rarest(counts: Callable[[], Counter[str]], wanted: Sequence[str]) -> int:
@@ -308,8 +342,7 @@ def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, i
     """
     wanted = phrase_tokens(phrase)
     if isinstance(text, Words):
-        at = _starts(text.stems, lambda: text.stem_counts, [t.stem for t in wanted])
-        spans = set(_match_words(text.tokens, wanted, at))
+        spans = set(_match_stems(text, [t.stem for t in wanted]))
         if _has_compound(wanted) or text.compound:
             spans.update(_match_unit_keys(text, [unit[0] for unit in compound_units(wanted)]))
         return sorted(spans)
@@ -329,14 +362,27 @@ def _has_compound(tokens: Sequence[Token]) -> bool:
     return any(t.joined for t in tokens)
 
 
-def _match_words(
-    tokens: Sequence[Token], wanted: Sequence[Token], at: Iterable[int] | None = None
-) -> list[tuple[int, int]]:
-    """`wanted` word by word, tried at the starts `at` in order (default: wherever its first stem is)."""
+def _match_stems(words: Words, wanted: list[str]) -> list[tuple[int, int]]:
+    """`_match_words` over indexed words: tried where the rarest stem is, compared as list slices."""
+    tokens, stems = words.tokens, words.stems
+    n, count = len(wanted), len(tokens)
+    spans = []
+    for i in _starts(words, wanted):
+        if i + n > count:
+            break
+        if tokens[i].joined or (i + n < count and tokens[i + n].joined):
+            continue  # starts or ends inside a compound
+        if stems[i : i + n] == wanted:
+            spans.append((i, i + n))
+    return spans
+
+
+def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple[int, int]]:
+    """`wanted` word by word wherever its first stem is, on compound boundaries."""
     n = len(wanted)
     first = wanted[0].stem
     spans = []
-    for i in [i for i, token in enumerate(tokens) if token.stem == first] if at is None else at:
+    for i in [i for i, token in enumerate(tokens) if token.stem == first]:
         if i + n > len(tokens):
             break
         starts_inside = tokens[i].joined
@@ -397,7 +443,7 @@ def _match_unit_keys(words: Words, wanted: Sequence[str]) -> list[tuple[int, int
     keys = words.unit_keys
     anchor = _rarest(lambda: words.stem_counts, wanted)
     spans = []
-    for p in _occurrences(keys, wanted[anchor]):
+    for p in words.unit_lookup.occurrences(wanted[anchor]):
         first = p
         for k in range(anchor - 1, -1, -1):  # the units before the anchor, last first
             first -= 1
