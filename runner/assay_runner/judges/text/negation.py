@@ -141,13 +141,13 @@ class ClauseView:
         self.opener = opener
         self.subordinate = subordinate
         self.words = words = list(map(_word, tokens))
-        self.cues = find_cues(words) if may_hold_cues(text, words) else []
+        self.cues = cues = find_cues(words) if may_hold_cues(text, words) else []
         # Cues by kind with their ends, so each match finds the cues before it by bisection: a clause
         # with thousands of negated matches stays linear.
-        self.verbal = [c for c in self.cues if not c.strict]
-        self.verbal_ends = [c.end for c in self.verbal]
-        self.prepositional = [c for c in self.cues if c.strict]
-        self.prepositional_ends = [c.end for c in self.prepositional]
+        self.verbal = [c for c in cues if not c.strict] if cues else cues
+        self.verbal_ends = [c.end for c in self.verbal] if cues else cues
+        self.prepositional = [c for c in cues if c.strict] if cues else cues
+        self.prepositional_ends = [c.end for c in self.prepositional] if cues else cues
         opener_words = opener.split() if opener and opener[:1].isalpha() else []
         self.body_start = len(opener_words) if words[: len(opener_words)] == opener_words else 0
 
@@ -156,11 +156,14 @@ class ClauseView:
         # reinstall ..."). Plain attributes, not cached properties: a long answer has many clauses.
         self._opaque: dict[int, int] = {}
         self._positions: dict[str, list[int]] = {}
+        self._first_opaque: int | None = None
 
     @property
     def first_opaque(self) -> int:
         """The first word after the opener that is not transparent (`len(words)` if none)."""
-        return self.opaque_from(self.body_start)
+        if self._first_opaque is None:
+            self._first_opaque = self.opaque_from(self.body_start)
+        return self._first_opaque
 
     def opaque_from(self, position: int) -> int:
         """The first word at or after `position` that is not transparent (`len(words)` if none)."""
@@ -315,16 +318,16 @@ def _coordinated(view: ClauseView, cue: _Cue, start: int) -> bool:
 def _double_negations(view: ClauseView, index: int) -> int:
     """How many earlier cues have the verbal cue `index` as their head ("no reason not to", "can't not")."""
     count, current = 0, view.verbal[index]
-    for earlier in reversed(view.verbal[max(0, index - _MAX_CHAIN) : index]):
-        fresh = view.words[current.start - 1] in {"do", "does", "did", "please"} if current.start else True
-        if (
-            fresh
-            or view.words[current.start] not in {"not", "never"}
-            or _head(view, earlier) != current.start
-        ):
+    for earlier in reversed(view.verbal[max(0, index - _MAX_CHAIN) : index]) if index else ():
+        fresh = view.words[current.start - 1] in _FRESH_BEFORE if current.start else True
+        if fresh or view.words[current.start] not in _NOT_NEVER or _head(view, earlier) != current.start:
             break
         count, current = count + 1, earlier
     return count
+
+
+_FRESH_BEFORE = frozenset({"do", "does", "did", "please"})  # "do not" starts a negation of its own
+_NOT_NEVER = frozenset({"not", "never"})
 
 
 def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
@@ -388,10 +391,11 @@ def negated(view: ClauseView, start: int, end: int, carried: bool) -> bool:
 
 def _why_not(view: ClauseView, index: int) -> int:
     """ "I don't see why you shouldn't reinstall": a negation before "why"/"reason" cancels the one after."""
-    if index == 0:
+    why = view.positions("why")
+    if index == 0 or not why:
         return 0
     before, after = view.verbal[index - 1].end - 1, view.verbal[index].start
-    return 1 if _any_between(view.positions("why"), before, after) else 0
+    return 1 if _any_between(why, before, after) else 0
 
 
 def _not_only_rejected(view: ClauseView, start: int, end: int) -> bool:
