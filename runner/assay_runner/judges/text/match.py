@@ -243,7 +243,12 @@ class Words:
     @cached_property
     def starts(self) -> list[int]:
         """Each token's start offset, for bisection."""
-        return [t.start for t in self.tokens]
+        return list(map(_START_OF_TOKEN, self.tokens))
+
+    @cached_property
+    def ends(self) -> list[int]:
+        """Each token's end offset, for bisection."""
+        return list(map(_END_OF_TOKEN, self.tokens))
 
     @cached_property
     def joined(self) -> list[int]:
@@ -305,6 +310,7 @@ class _Lookup:
 
 _STEM = itemgetter(1)  # Token.stem
 _JOINED = itemgetter(4)  # Token.joined
+_START_OF_TOKEN, _END_OF_TOKEN = itemgetter(2), itemgetter(3)
 _KEY = itemgetter(0)  # a Unit's key
 
 

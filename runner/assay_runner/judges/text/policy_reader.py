@@ -194,9 +194,9 @@ class Violation:
 
 
 _Match = tuple[int, int, int, int]  # start token, end token, start char, end char (in the text read)
-# A rule's matches in one sentence found by the whole-answer search, as character spans in the sentence;
-# None when the sentence must be searched on its own.
-Known = list[tuple[int, int]] | None
+# A rule's matches in one sentence found by the whole-answer search, in the sentence's own words and
+# offsets; None when the sentence must be searched on its own.
+Known = list[_Match] | None
 
 
 class _SentenceReading:
@@ -256,8 +256,9 @@ class _SentenceReading:
         if known is None:
             sentence_matches = _matches(rule, self.text, self.tokens, self.base, self.added)
         else:
-            sentence_matches = _placed(known, self.tokens, self.base)
-        for ci, matches in self._clause_matches(rule, sentence_matches).items():
+            sentence_matches = known
+        per_clause, crossing = self._clause_matches(rule, sentence_matches)
+        for ci, matches in per_clause.items():
             view = self.view(ci)
             for s, e, cs, ce in matches:
                 if rule.allow_negated and reported(view, s, e, self.question):
@@ -265,9 +266,7 @@ class _SentenceReading:
                 if not (rule.allow_negated and negated(view, s, e, self.carried(ci))):
                     found.append((ci, Violation(rule, self._shown(ci), self.index, view.text[cs:ce])))
                     break
-        for s, e, cs, ce in sentence_matches:
-            if _inside(self.clauses, self.clause_starts, cs, ce):
-                continue
+        for s, e, cs, ce in crossing:
             self._whole = self._whole or ClauseView(self.text, self.tokens, self.base)
             if not (rule.allow_negated and negated(self._whole, s, e, False)):
                 violation = Violation(rule, self.text[self.added :].strip(), self.index, self.text[cs:ce])
@@ -282,23 +281,24 @@ class _SentenceReading:
 
     def _clause_matches(
         self, rule: ForbiddenRule, sentence_matches: Sequence[_Match]
-    ) -> dict[int, list[_Match]]:
+    ) -> tuple[dict[int, list[_Match]], list[_Match]]:
         """Each clause's own matches. In an aligned sentence (each word in one clause), a match found in
         the sentence that lies inside one clause is that clause's own: for a phrase always, for a
         pattern by the argument of `_Candidates._pattern_hits`. Other clauses are searched on their
         own: for a pattern only those a sentence-level match touches (a clause with a match of its own
         is always among them: the leftmost match the sentence search finds lies in it or runs into it),
-        or every clause for an anchored pattern, and for a phrase every clause."""
+        or every clause for an anchored pattern, and for a phrase every clause. Also the sentence-level
+        matches that no one clause holds."""
+        inside, crossing = _by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
         if rule.phrase is not None and self.aligned:
-            return _by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
+            return inside, crossing
         per_clause: dict[int, list[_Match]] = {}
         if rule.phrase is not None or (rule.pattern is not None and _anchored(rule.pattern)):
             searched: Iterable[int] = range(len(self.clauses))
         else:
             searched = self._touched(sentence_matches)
             if self.aligned and not self.added:
-                inside = _by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
-                crossed = self._touched([m for m in sentence_matches if not self._within_clause(m)])
+                crossed = self._touched(crossing)
                 per_clause = {ci: matches for ci, matches in inside.items() if ci not in crossed}
                 searched = [ci for ci in searched if ci in crossed]
         for ci in searched:
@@ -306,7 +306,7 @@ class _SentenceReading:
             skip = max(0, self.added - self.clauses[ci].start)
             if matches := _matches(rule, view.text, view.tokens, view.base, skip):
                 per_clause[ci] = matches
-        return dict(sorted(per_clause.items()))
+        return dict(sorted(per_clause.items())), crossing
 
     def _touched(self, matches: Iterable[_Match]) -> list[int]:
         """The clauses the matches start in, end in or run across, in order."""
@@ -316,9 +316,6 @@ class _SentenceReading:
             first = max(0, bisect_right(starts, cs) - 1)
             touched.update(range(first, max(0, bisect_right(starts, max(cs, ce - 1)) - 1) + 1))
         return sorted(touched)
-
-    def _within_clause(self, match: _Match) -> bool:
-        return _inside(self.clauses, self.clause_starts, match[2], match[3])
 
 
 def _matches(
@@ -386,9 +383,7 @@ class _Candidates:
     def hits(self, rule: ForbiddenRule) -> dict[int, Known]:
         """The sentences that can hold a match of the rule, with their matches where already known."""
         if rule.phrase is not None:
-            tokens = self.words.tokens
-            spans = ((tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(self.words, rule.phrase))
-            found = self._place(spans)
+            found = self._place(find_phrase(self.words, rule.phrase))
             found.update(dict.fromkeys(self._phrase_extras()))
             return found
         if rule.pattern is not None and not _anchored(rule.pattern):
@@ -396,42 +391,65 @@ class _Candidates:
         return dict.fromkeys(range(len(self.sentences)))
 
     def _place(self, spans: Iterable[tuple[int, int]]) -> dict[int, Known]:
-        """Whole-answer matches (offsets in the visible text) given to the placed sentences they lie in,
-        in each sentence's own offsets. One that runs out of its sentence is no match there. Found by
-        bisection: a suite with fifty phrases places each one's matches, not fifty walks of the answer."""
+        """Whole-answer phrase matches (token spans, in order) given to the placed sentences they lie
+        in, as matches in each sentence's own words and offsets. One that runs out of its sentence is no
+        match there. A sentence is found by bisection, and kept for the matches after it that it holds:
+        a suite with fifty phrases places each one's matches, not fifty walks of the answer."""
+        tokens = self.words.tokens
         found: dict[int, Known] = {}
-        for start, end in spans:
-            si = self._sentence_at(start)
-            if si is None:
-                continue
-            sentence = self.sentences[si]
-            base = sentence.base or 0  # a located sentence is placed: it has a base
-            if end <= base + len(sentence.text):
+        si: int | None = None
+        base = end_of = first = 0
+        for s, e in spans:
+            start, end = tokens[s].start, tokens[e - 1].end
+            if si is None or not base <= start < end_of:
+                si = self._sentence_at(start)
+                if si is None:
+                    continue
+                sentence = self.sentences[si]
+                base = sentence.base or 0  # a located sentence is placed: it has a base
+                end_of = base + len(sentence.text)
+                first = bisect_left(self.words.starts, base)  # its first word (`sentence_words`)
+            if end <= end_of:
                 known = found.get(si)
                 if known is None:
                     known = found[si] = []
-                known.append((start - base, end - base))
+                known.append((s - first, e - first, start - base, end - base))
         return found
 
     def _pattern_hits(self, pattern: Pattern) -> dict[int, Known]:
         """Every sentence a match over the joined sentences starts in or reaches. A match inside one
         sentence is that sentence's own (RE2 picks the same match in the sentence alone: the text after
         it does not change which match is preferred, and the line break around a sentence reads like
-        its edge); a sentence a match runs into or out of is searched again on its own."""
+        its edge); a sentence a match runs into or out of is searched again on its own, and so is one
+        whose words are not the answer's (`Sentence.placed`)."""
         text, starts = self._joined_text()
-        found: dict[int, Known] = {}
+        spans: dict[int, list[tuple[int, int]] | None] = {}
         for m in pattern.finditer(text):
             first = bisect_right(starts, m.start()) - 1
             last = bisect_right(starts, max(m.start(), m.end() - 1)) - 1
             if first == last and m.end() <= starts[first] + len(self.sentences[first].text):
-                known = found.setdefault(first, [])
+                known = spans.setdefault(first, [])
                 if known is not None and m.end() > m.start():
                     known.append((m.start() - starts[first], m.end() - starts[first]))
             else:
-                found.update(dict.fromkeys(range(first, last + 1)))
-        for si in found:
-            if self.sentences[si].added:
-                found[si] = None  # read with the reader's own words skipped: searched on its own
+                spans.update(dict.fromkeys(range(first, last + 1)))
+        return {
+            si: None if found is None or not self.sentences[si].placed else self._in_words(si, found)
+            for si, found in spans.items()
+        }
+
+    def _in_words(self, si: int, spans: Sequence[tuple[int, int]]) -> list[_Match]:
+        """Character spans of a placed sentence as matches in its words (`_placed` on its own words),
+        found by bisection over the answer's words."""
+        sentence, words = self.sentences[si], self.words
+        base = sentence.base or 0
+        first = bisect_left(words.starts, base)
+        stop = bisect_left(words.starts, base + len(sentence.text))
+        found = []
+        for cs, ce in spans:
+            s = min(max(bisect_right(words.ends, cs + base), first), stop)
+            e = min(max(bisect_left(words.starts, ce + base), first), stop)
+            found.append((s - first, max(s, e) - first, cs, ce))
         return found
 
     def _sentence_at(self, offset: int) -> int | None:
@@ -540,18 +558,20 @@ def _reading_key(sentence: Sentence, wanted: list[tuple[int, Known]]) -> object:
 
 def _by_clause(
     matches: Sequence[_Match], clauses: Sequence[Clause], starts: Sequence[int], firsts: Sequence[int]
-) -> dict[int, list[_Match]]:
-    """Sentence-level matches that lie inside one clause, in that clause's own offsets."""
+) -> tuple[dict[int, list[_Match]], list[_Match]]:
+    """Sentence-level matches that lie inside one clause, in that clause's own offsets (clauses are in
+    order and do not overlap), and the matches no one clause holds."""
     per_clause: dict[int, list[_Match]] = {}
-    for s, e, cs, ce in matches:
+    crossing: list[_Match] = []
+    for match in matches:
+        s, e, cs, ce = match
         index = bisect_right(starts, cs) - 1
         if index >= 0 and clauses[index].start <= cs and ce <= clauses[index].end:
             shift, first = clauses[index].start, firsts[index]
-            per_clause.setdefault(index, []).append((s - first, e - first, cs - shift, ce - shift))
-    return per_clause
-
-
-def _inside(clauses: Sequence[Clause], starts: Sequence[int], start: int, end: int) -> bool:
-    """Does one clause hold [start, end)? Clauses are in order and do not overlap."""
-    index = bisect_right(starts, start) - 1
-    return index >= 0 and clauses[index].start <= start and end <= clauses[index].end
+            found = per_clause.get(index)
+            if found is None:
+                found = per_clause[index] = []
+            found.append((s - first, e - first, cs - shift, ce - shift))
+        else:
+            crossing.append(match)
+    return per_clause, crossing
