@@ -157,6 +157,17 @@ class ClauseView:
         self._opaque: dict[int, int] = {}
         self._positions: dict[str, list[int]] = {}
         self._first_opaque: int | None = None
+        self._cancelled: dict[int, int] = {}
+        self.not_only = words[self.body_start : self.body_start + 2] == ["not", "only"]
+
+    def cancelled(self, index: int) -> int:
+        """How many negations the verbal cue `index` cancels: those it heads ("no reason not to") or
+        one before a "why" ("I don't see why you shouldn't"). Asked once per cue, however many matches
+        follow it."""
+        found = self._cancelled.get(index)
+        if found is None:
+            found = self._cancelled[index] = _double_negations(self, index) or _why_not(self, index)
+        return found
 
     @property
     def first_opaque(self) -> int:
@@ -370,21 +381,24 @@ def _is_verb_group(word: str) -> bool:
 
 
 def negated(view: ClauseView, start: int, end: int, carried: bool) -> bool:
-    verbal_count = bisect_right(view.verbal_ends, start)
-    prepositional_count = bisect_right(view.prepositional_ends, start)
     flips = 0
+    verbal_count = bisect_right(view.verbal_ends, start)
     if verbal_count:
         index = verbal_count - 1
-        nearest = view.verbal[index]
-        if _governs(view, nearest, start, strict=view.subordinate):
-            flips += 1 + (_double_negations(view, index) or _why_not(view, index))
+        if _governs(view, view.verbal[index], start, strict=view.subordinate):
+            flips += 1 + view.cancelled(index)
     elif carried:
         flips += 1
-    if prepositional_count and _governs(
-        view, view.prepositional[prepositional_count - 1], start, strict=True
+    if view.prepositional:
+        prepositional_count = bisect_right(view.prepositional_ends, start)
+        if prepositional_count and _governs(
+            view, view.prepositional[prepositional_count - 1], start, strict=True
+        ):
+            flips += 1
+    # A match after the clause's first opaque word is no predicate's subject ("_predicate_negated").
+    if (start <= view.first_opaque and _predicate_negated(view, start, end)) or (
+        view.not_only and _not_only_rejected(view, end)
     ):
-        flips += 1
-    if _predicate_negated(view, start, end) or _not_only_rejected(view, start, end):
         flips += 1
     return flips % 2 == 1
 
@@ -398,12 +412,10 @@ def _why_not(view: ClauseView, index: int) -> int:
     return 1 if _any_between(why, before, after) else 0
 
 
-def _not_only_rejected(view: ClauseView, start: int, end: int) -> bool:
-    """ "Not only is a reinstall unnecessary, ...": the rejecting word follows the subject."""
-    words = view.words
-    if words[view.body_start : view.body_start + 2] != ["not", "only"]:
-        return False
-    return any(stem(word) in _REJECTING for word in words[end : end + 4])
+def _not_only_rejected(view: ClauseView, end: int) -> bool:
+    """ "Not only is a reinstall unnecessary, ...": the rejecting word follows the subject (in a clause
+    that opens with "not only", `ClauseView.not_only`)."""
+    return any(stem(word) in _REJECTING for word in view.words[end : end + 4])
 
 
 def reported(view: ClauseView, start: int, end: int, question: bool) -> bool:
