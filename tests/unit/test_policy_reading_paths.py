@@ -137,13 +137,17 @@ def _exhaustive(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(policy_reader, "_reading_key", lambda *_: object())  # no sentence read once for two
 
 
-@settings(max_examples=400, deadline=None)
-@given(answers())
-def test_the_shortcuts_find_what_reading_everything_finds(answer: str) -> None:
+def _assert_read_as_in_full(answer: str) -> None:
     with pytest.MonkeyPatch.context() as patch:
         _exhaustive(patch)
         expected = _read(answer)
     assert _read(answer) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(answers())
+def test_the_shortcuts_find_what_reading_everything_finds(answer: str) -> None:
+    _assert_read_as_in_full(answer)
 
 
 def test_the_exhaustive_reading_is_really_exhaustive(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,11 +174,7 @@ def test_the_exhaustive_reading_is_really_exhaustive(monkeypatch: pytest.MonkeyP
 def test_a_sentence_said_again_reads_as_it_did_the_first_time(answer: str, between: str, times: int) -> None:
     # Repeated text is read once per distinct sentence (a memo keyed by what a reading depends on); the
     # memo is exact only if nothing else (where the sentence stands, what came before) changes a reading.
-    repeated = between.join([answer] * times)
-    with pytest.MonkeyPatch.context() as patch:
-        _exhaustive(patch)
-        expected = _read(repeated)
-    assert _read(repeated) == expected
+    _assert_read_as_in_full(between.join([answer] * times))
 
 
 def test_a_sentence_said_again_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
