@@ -12,13 +12,12 @@ Usage: python scripts/gen_chart_files.py [--check]
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import sys
 from pathlib import Path
 
 import yaml
 
+from assay_dev.generated import diffs, write_or_check
 from assay_operator.rbac import LEADER_ELECTION, PERMISSIONS, Permission, leader_election_rules, role_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,33 +62,17 @@ def expected() -> dict[Path, str]:
 
 def drift() -> list[str]:
     """Unified diffs of every generated file that differs from what would be generated now."""
-    out: list[str] = []
-    for path, want in expected().items():
-        have = path.read_text() if path.exists() else ""
-        if have != want:
-            name = str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
-            diff = difflib.unified_diff(
-                have.splitlines(True), want.splitlines(True), name, f"{name} (generated)"
-            )
-            out.append("".join(diff))
-    return out
+    return diffs(expected(), ROOT)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail (exit 1) when a generated file drifted")
-    args = parser.parse_args(argv)
-    if args.check:
-        diffs = drift()
-        for diff in diffs:
-            sys.stdout.write(diff)
-        if diffs:
-            print("chart files drifted: run python scripts/gen_chart_files.py", file=sys.stderr)
-        return 1 if diffs else 0
-    for path, text in expected().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return 0
+    return write_or_check(
+        argv,
+        description=__doc__.splitlines()[0],
+        expected=expected,
+        drift=drift,
+        command="python scripts/gen_chart_files.py",
+    )
 
 
 if __name__ == "__main__":

@@ -18,10 +18,8 @@ Usage: python scripts/gen_olm_bundle.py [--check]
 
 from __future__ import annotations
 
-import argparse
 import base64
 import copy
-import difflib
 import json
 import sys
 from dataclasses import dataclass
@@ -31,6 +29,7 @@ from typing import Any
 import yaml
 
 from assay_dev.cluster.assay_install import example_campaign, example_evaluation
+from assay_dev.generated import diffs, write_or_check
 from assay_operator.rbac import role_rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -388,36 +387,22 @@ def expected() -> dict[Path, str]:
 
 
 def drift() -> list[str]:
-    out: list[str] = []
+    """Files in bundle/ that are not generated, and diffs of every generated file that differs."""
     want = expected()
     present = {p for p in BUNDLE.rglob("*.yaml")} if BUNDLE.exists() else set()
-    for path in sorted(present - set(want)):
-        out.append(f"{path.relative_to(BUNDLE.parent)}: not generated (remove it)\n")
-    for path, text in want.items():
-        have = path.read_text() if path.exists() else ""
-        if have != text:
-            name = str(path.relative_to(BUNDLE.parent))
-            out.append(
-                "".join(difflib.unified_diff(have.splitlines(True), text.splitlines(True), name, name))
-            )
-    return out
+    stale = sorted(present - set(want))
+    notes = [f"{path.relative_to(BUNDLE.parent)}: not generated (remove it)\n" for path in stale]
+    return notes + diffs(want, BUNDLE.parent)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="fail (exit 1) when the bundle drifted")
-    args = parser.parse_args(argv)
-    if args.check:
-        diffs = drift()
-        for diff in diffs:
-            sys.stdout.write(diff)
-        if diffs:
-            print("OLM bundle drifted: run python scripts/gen_olm_bundle.py", file=sys.stderr)
-        return 1 if diffs else 0
-    for path, text in expected().items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return 0
+    return write_or_check(
+        argv,
+        description=__doc__.splitlines()[0],
+        expected=expected,
+        drift=drift,
+        command="python scripts/gen_olm_bundle.py",
+    )
 
 
 if __name__ == "__main__":
