@@ -1,14 +1,15 @@
 """The text judges' cost against the answer's length: each must be linear, and a 1 MB answer cheap.
 
 For every text judge (policy, must_mention, kb_citation, format, abstention) and every answer shape (a
-normal support answer repeated, and the shapes that used to be super-linear: many periods in one
-paragraph, nested markdown links, unclosed HTML comments, one endless clause, long runs of negations,
-one clause with a match per word far from its negation),
-times one judge call on answers of 1 KB .. 10 MB (doubling each step x4) and prints the slope of
-log(time) against log(length): about 1 is linear, 2 quadratic. Then the time for all text judges on one
-1 MB answer of each shape.
+normal support answer repeated, varied prose in which no sentence repeats, and the shapes that used to
+be super-linear: many periods in one paragraph, nested markdown links, unclosed HTML comments, one
+endless clause, long runs of negations, one clause with a match per word far from its negation, fifty
+refusal phrases all negated), times one judge call on answers of 1 KB, 4 KB, 16 KB, ... up to --max-mb
+(default 10: the largest is 4 MB) and prints the slope of log(time) against log(length): about 1 is
+linear, 2 quadratic. Then the time for all text judges on one 1 MB answer of each shape, against a floor
+measured in the same run.
 
-    .venv/bin/python bench/judges_cost.py              # 1 KB .. 10 MB
+    .venv/bin/python bench/judges_cost.py              # 1 KB .. 4 MB
     .venv/bin/python bench/judges_cost.py --max-mb 1   # quicker
 """
 
