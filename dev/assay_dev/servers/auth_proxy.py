@@ -8,14 +8,15 @@ headers are recorded, so a test can show the token arrived — and arrived only 
 from __future__ import annotations
 
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
+
+from assay_dev.servers.loopback import LoopbackServer, QuietHandler
 
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "upgrade", "host", "content-length"}
 
 
-class AuthProxy:
+class AuthProxy(LoopbackServer):
     def __init__(self, upstream: str, token: str) -> None:
         self.upstream = upstream.rstrip("/")
         self.token = token
@@ -25,12 +26,7 @@ class AuthProxy:
         self._client = httpx.Client(timeout=60)
         proxy = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:  # quiet
-                return
-
+        class Handler(QuietHandler):
             def _forward(self) -> None:
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 with proxy._lock:
@@ -40,7 +36,7 @@ class AuthProxy:
                 if headers.get("authorization") != f"Bearer {proxy.token}":
                     with proxy._lock:
                         proxy.rejected += 1
-                    self._send(401, b'{"error_code": "UNAUTHENTICATED"}', {})
+                    self.send(401, b'{"error_code": "UNAUTHENTICATED"}', {})
                     return
                 upstream = proxy._client.request(
                     self.command,
@@ -53,32 +49,12 @@ class AuthProxy:
                     for k, v in upstream.headers.items()
                     if k.lower() not in HOP_BY_HOP | {"content-encoding"}
                 }
-                self._send(upstream.status_code, upstream.content, passed)
+                self.send(upstream.status_code, upstream.content, passed)
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _forward
 
-            def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
-                self.send_response(status)
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> AuthProxy:
-        self._thread.start()
-        return self
+        super().__init__(Handler)
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__exit__(*exc)
         self._client.close()

@@ -11,8 +11,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from assay_dev.servers.loopback import LoopbackServer, QuietHandler
 
 
 @dataclass
@@ -51,7 +52,7 @@ def completion(content: str, model: str, prompt_tokens: int, completion_tokens: 
     }
 
 
-class ChatServer:
+class ChatServer(LoopbackServer):
     def __init__(self, script: Script) -> None:
         self.script = script
         self.requests: list[dict[str, Any]] = []
@@ -59,12 +60,7 @@ class ChatServer:
         self._lock = threading.Lock()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:  # quiet
-                return
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
@@ -97,27 +93,6 @@ class ChatServer:
                 self._send(reply.status, payload, reply.headers)
 
             def _send(self, status: int, payload: bytes, headers: dict[str, str]) -> None:
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(payload)
+                self.send(status, payload, headers, content_type="application/json")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> ChatServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(Handler, prefix="/v1")

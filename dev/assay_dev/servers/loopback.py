@@ -1,0 +1,48 @@
+"""What the loopback test servers share: a quiet HTTP/1.1 handler and a threaded server on a free port of
+127.0.0.1, started and stopped as a context manager."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
+
+
+class QuietHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:  # a test's output is not a server log
+        return
+
+    def send(self, status: int, payload: bytes, headers: dict[str, str], content_type: str = "") -> None:
+        self.send_response(status)
+        if content_type:
+            self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(payload)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+class LoopbackServer:
+    """Serves `handler` on 127.0.0.1 at a port the system picks; `url` is its address plus `prefix`."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], prefix: str = "") -> None:
+        self._prefix = prefix
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}{self._prefix}"
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
