@@ -26,11 +26,14 @@ class QuietHandler(BaseHTTPRequestHandler):
 
 
 class LoopbackServer:
-    """Serves `handler` on 127.0.0.1 at a port the system picks; `url` is its address plus `prefix`."""
+    """Serves `handler` on `host` (loopback) at a port the system picks; `url` is its address plus
+    `prefix`."""
 
-    def __init__(self, handler: type[BaseHTTPRequestHandler], prefix: str = "") -> None:
+    def __init__(
+        self, handler: type[BaseHTTPRequestHandler], prefix: str = "", host: str = "127.0.0.1"
+    ) -> None:
         self._prefix = prefix
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = ThreadingHTTPServer((host, 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from assay_dev.servers.loopback import LoopbackServer, QuietHandler
 from assay_dev.servers.model_server.replies import REPLIES, error_body
 from assay_dev.servers.model_server.requests import (
     Protocol,
@@ -55,7 +55,7 @@ def protocol_of(path: str) -> Protocol | None:
     return None
 
 
-class ModelServer:
+class ModelServer(LoopbackServer):
     """`with ModelServer(script, model="m") as server:` serves on `server.url` (`http://127.0.0.1:PORT/v1`)."""
 
     def __init__(self, script: Script | ScriptChooser, *, model: str, host: str = "127.0.0.1") -> None:
@@ -65,14 +65,7 @@ class ModelServer:
         self.problems: list[str] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer((host, 0), self._handler())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        super().__init__(self._handler(), prefix="/v1", host=host)
 
     @property
     def port(self) -> int:
@@ -88,28 +81,18 @@ class ModelServer:
         with self._lock:
             return "\n".join(text_of(r.body) for r in self.requests)
 
-    def __enter__(self) -> ModelServer:
-        self._thread.start()
-        return self
-
     def __exit__(self, *exc: object) -> None:
         self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
+        super().__exit__(*exc)
 
     def _problem(self, text: str) -> None:
         with self._lock:
             self.problems.append(text)
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[QuietHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: object) -> None:  # quiet
-                return
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 record = self._record("GET", {})
                 if self.path.split("?", 1)[0].rstrip("/").endswith("/models"):
