@@ -28,11 +28,11 @@ def main() -> None:
     wrong = []
     for cls, text, expected in table:
         got = bool(find_violations(text, RULES))
-        right, fn, fp = by_class.setdefault(cls, [0, 0, 0]) and by_class[cls], 0, 0
+        counts = by_class.setdefault(cls, [0, 0, 0])  # right, false negatives, false positives
         if got == expected:
-            by_class[cls][0] += 1
+            counts[0] += 1
         else:
-            by_class[cls][1 if expected else 2] += 1
+            counts[1 if expected else 2] += 1
             wrong.append((cls, text, expected))
     print(f"{'class':<18} {'right':>7} {'FN':>3} {'FP':>3}")
     for cls, (right, fn, fp) in by_class.items():
