@@ -173,8 +173,11 @@ def test_verify_blocks_a_policy_score_edited_from_0_to_1(tmp_path: Path) -> None
         data["score"] = 1.0
 
     edited = _edit(_scored(tmp_path, BAD, "bad"), clear_violation)
-    # The scores now agree with each other; only judging the stored answer again shows the edit.
-    assert main(["gate", str(edited), "-q"]) == 0
+    # The scores now agree with each other; only judging the stored answer again shows the edit, and a
+    # plain re-gate says that it did not.
+    assert main(["gate", str(edited), "-q", "--out", str(tmp_path / "plain")]) == 0
+    plain = json.loads((tmp_path / "plain" / "result.json").read_text())
+    assert any("--verify" in warning for warning in plain["warnings"])
     assert main(["gate", str(edited), "-q", "--verify", "--suite", str(tmp_path / "suite")]) == 1
 
 
@@ -186,7 +189,14 @@ def test_verify_blocks_a_result_whose_policy_judge_was_removed(tmp_path: Path) -
 
 def test_verify_passes_an_untouched_result(tmp_path: Path) -> None:
     result = _scored(tmp_path, GOOD, "good")
-    assert main(["gate", str(result), "-q", "--verify", "--suite", str(tmp_path / "suite")]) == 0
+    out = tmp_path / "verified"
+    assert (
+        main(["gate", str(result), "-q", "--verify", "--suite", str(tmp_path / "suite"), "--out", str(out)])
+        == 0
+    )
+    assert not any(
+        "--verify" in warning for warning in json.loads((out / "result.json").read_text())["warnings"]
+    )
 
 
 def test_online_result_is_never_a_release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,7 +3,7 @@
 The file is checked first (`assay_runner.core.integrity`): an edited or malformed result is bad input
 (exit 2). An online result (`assay judge`, `mode: online`) is never a release verdict: exit 2. With
 `--verify --suite DIR`, the deterministic judges are run again on the stored answers and any disagreement
-blocks (exit 1).
+blocks (exit 1); without it the result carries a warning that the verdicts were taken as stored.
 """
 
 from __future__ import annotations
@@ -15,6 +15,12 @@ from pathlib import Path
 from assay_runner.commands import options
 from assay_runner.commands.options import Subcommands
 from assay_runner.errors import InputError, Problem
+
+# Said with every plain re-gate: its Pass rests on verdicts a hand could have edited consistently.
+NOT_REJUDGED = (
+    "the judges' verdicts are the file's own, not judged again: `assay gate --verify --suite DIR` "
+    "judges the stored answers again and blocks on any disagreement"
+)
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -59,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         from assay_runner.suite import load_suite
 
         result = verified(result, asyncio.run(disagreements(stored, load_suite(args.suite))))
+    else:
+        result = result.model_copy(update={"warnings": [*result.warnings, NOT_REJUDGED]})
     result = options.finish(result, out=args.out)
     if not args.quiet:
         print_result(result)
