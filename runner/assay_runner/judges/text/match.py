@@ -311,7 +311,6 @@ class _Lookup:
 _STEM = itemgetter(1)  # Token.stem
 _JOINED = itemgetter(4)  # Token.joined
 _START_OF_TOKEN, _END_OF_TOKEN = itemgetter(2), itemgetter(3)
-_KEY = itemgetter(0)  # a Unit's key
 
 
 def _starts(words: Words, wanted: Sequence[str]) -> Iterator[int]:

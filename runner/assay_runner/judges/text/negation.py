@@ -144,10 +144,10 @@ class ClauseView:
         self.cues = cues = find_cues(words) if may_hold_cues(text, words) else []
         # Cues by kind with their ends, so each match finds the cues before it by bisection: a clause
         # with thousands of negated matches stays linear.
-        self.verbal = [c for c in cues if not c.strict] if cues else cues
-        self.verbal_ends = [c.end for c in self.verbal] if cues else cues
-        self.prepositional = [c for c in cues if c.strict] if cues else cues
-        self.prepositional_ends = [c.end for c in self.prepositional] if cues else cues
+        self.verbal = [c for c in cues if not c.strict]
+        self.verbal_ends = [c.end for c in self.verbal]
+        self.prepositional = [c for c in cues if c.strict]
+        self.prepositional_ends = [c.end for c in self.prepositional]
         opener_words = opener.split() if opener and opener[:1].isalpha() else []
         self.body_start = len(opener_words) if words[: len(opener_words)] == opener_words else 0
 
@@ -329,7 +329,7 @@ def _coordinated(view: ClauseView, cue: _Cue, start: int) -> bool:
 def _double_negations(view: ClauseView, index: int) -> int:
     """How many earlier cues have the verbal cue `index` as their head ("no reason not to", "can't not")."""
     count, current = 0, view.verbal[index]
-    for earlier in reversed(view.verbal[max(0, index - _MAX_CHAIN) : index]) if index else ():
+    for earlier in reversed(view.verbal[max(0, index - _MAX_CHAIN) : index]):
         fresh = view.words[current.start - 1] in _FRESH_BEFORE if current.start else True
         if fresh or view.words[current.start] not in _NOT_NEVER or _head(view, earlier) != current.start:
             break
