@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+import threading
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -275,3 +278,30 @@ def test_the_indexed_search_finds_what_the_plain_search_finds(
     words = Words(tokens)
     for phrase in map(" ".join, phrases):
         assert find_phrase(words, phrase) == find_phrase(tokens, phrase)
+
+
+def test_threads_sharing_one_answer_find_every_match() -> None:
+    # Two cells with the same answer share its reading from two threads; the index of word positions
+    # that phrase search builds after a few lookups must never be seen half built.
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible, mid-build included
+    try:
+        phrases = [f"word{k}" for k in range(40)]
+        tokens = tokenize(" ".join(f"word{k % 40} filler" for k in range(40_000)))
+        expected = {phrase: find_phrase(tokens, phrase) for phrase in phrases}
+        for _ in range(5):
+            words = Words(tokens)
+            found: dict[str, list[tuple[int, int]]] = {}
+
+            def search(part: list[str], words: Words = words, found: dict = found) -> None:
+                for phrase in part:
+                    found[phrase] = find_phrase(words, phrase)
+
+            threads = [threading.Thread(target=search, args=(phrases[k::4],)) for k in range(4)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert found == expected
+    finally:
+        sys.setswitchinterval(old)

@@ -298,13 +298,16 @@ class _Lookup:
             self.scans += 1
             if self.scans <= self.SCANS_BEFORE_INDEX:
                 return _occurrences(self.keys, key)
-            self.positions = {}
+            # Filled before it is published: two cells with the same answer share its reading (and
+            # these words) from two threads, and half an index would drop matches.
+            positions: dict[str | None, list[int]] = {}
             for i, each in enumerate(self.keys):
-                found = self.positions.get(each)
+                found = positions.get(each)
                 if found is None:
-                    self.positions[each] = [i]
+                    positions[each] = [i]
                 else:
                     found.append(i)
+            self.positions = positions
         return self.positions.get(key, ())
 
 
