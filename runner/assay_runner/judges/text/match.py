@@ -246,11 +246,6 @@ class Words:
         return list(map(_START_OF_TOKEN, self.tokens))
 
     @cached_property
-    def ends(self) -> list[int]:
-        """Each token's end offset, for bisection."""
-        return list(map(_END_OF_TOKEN, self.tokens))
-
-    @cached_property
     def joined(self) -> list[int]:
         """The indexes of the tokens joined to the word before them (`Token.joined`)."""
         return _joined(self.tokens)
@@ -313,7 +308,7 @@ class _Lookup:
 
 _STEM = itemgetter(1)  # Token.stem
 _JOINED = itemgetter(4)  # Token.joined
-_START_OF_TOKEN, _END_OF_TOKEN = itemgetter(2), itemgetter(3)
+_START_OF_TOKEN = itemgetter(2)  # Token.start
 
 
 def _starts(words: Words, wanted: Sequence[str]) -> Iterator[int]:

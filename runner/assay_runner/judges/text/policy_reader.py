@@ -332,12 +332,16 @@ def _matches(
     return _placed([m.span() for m in matches if m.end() > m.start()], tokens, base)
 
 
-def _placed(spans: Sequence[tuple[int, int]], tokens: Sequence[Token], base: int) -> list[_Match]:
-    """Character spans of a text (its words `tokens`, offsets where it starts at `base`) as matches."""
+def _placed(
+    spans: Sequence[tuple[int, int]], tokens: Sequence[Token], base: int, lo: int = 0, hi: int | None = None
+) -> list[_Match]:
+    """Character spans of a text (its words `tokens[lo:hi]`, offsets where it starts at `base`) as
+    matches, word indexes counted from `lo` (a sentence's words within the answer's)."""
+    hi = len(tokens) if hi is None else hi
     found = []
     for cs, ce in spans:
-        s = bisect_right(tokens, cs + base, key=_END)  # the first token ending after the match starts
-        found.append((s, max(s, bisect_left(tokens, ce + base, key=_START)), cs, ce))
+        s = bisect_right(tokens, cs + base, lo, hi, key=_END)  # the first token ending after it starts
+        found.append((s - lo, max(s, bisect_left(tokens, ce + base, lo, hi, key=_START)) - lo, cs, ce))
     return found
 
 
@@ -439,18 +443,13 @@ class _Candidates:
         }
 
     def _in_words(self, si: int, spans: Sequence[tuple[int, int]]) -> list[_Match]:
-        """Character spans of a placed sentence as matches in its words (`_placed` on its own words),
-        found by bisection over the answer's words."""
+        """Character spans of a placed sentence as matches in its words (the answer's words from its
+        first to its last, as `sentence_words` takes them)."""
         sentence, words = self.sentences[si], self.words
         base = sentence.base or 0
         first = bisect_left(words.starts, base)
         stop = bisect_left(words.starts, base + len(sentence.text))
-        found = []
-        for cs, ce in spans:
-            s = min(max(bisect_right(words.ends, cs + base), first), stop)
-            e = min(max(bisect_left(words.starts, ce + base), first), stop)
-            found.append((s - first, max(s, e) - first, cs, ce))
-        return found
+        return _placed(spans, words.tokens, base, first, stop)
 
     def _sentence_at(self, offset: int) -> int | None:
         k = bisect_right(self.bases, offset) - 1
