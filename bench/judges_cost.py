@@ -23,8 +23,8 @@ from collections.abc import Callable
 
 from assay_runner.judges.abstention import DEFAULT_REFUSALS
 from assay_runner.judges.base import Case
-from assay_runner.judges.text.gc_pause import gc_paused
-from assay_runner.judges.text.view import answer_view
+from assay_runner.text.gc_pause import gc_paused
+from assay_runner.text.view import answer_view
 from assay_runner.suite.models import (
     AbstentionJudge,
     AnswerKey,
@@ -196,7 +196,7 @@ def one_megabyte(judges: dict[str, Callable[[Case], object]]) -> None:
 def floor(answer: str) -> None:
     import pyromark
 
-    from assay_runner.judges.text.match import _TOKEN
+    from assay_runner.text.match import _TOKEN
 
     for _ in pyromark.events(answer):
         pass

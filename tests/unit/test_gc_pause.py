@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from assay_runner.judges.text import gc_pause
-from assay_runner.judges.text.gc_pause import gc_paused
+from assay_runner.text import gc_pause
+from assay_runner.text.gc_pause import gc_paused
 
 
 @pytest.fixture(autouse=True)

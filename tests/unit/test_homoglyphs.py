@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assay_runner.judges.text.match import mentions, normalize
-from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text.match import mentions, normalize
+from assay_runner.text.policy_reader import ForbiddenRule, find_violations
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,9 +11,9 @@ import pytest
 from assay_runner.cli import main
 from assay_runner.judges import policy
 from assay_runner.judges.selftest import DETERMINISTIC, run_selftest
-from assay_runner.judges.text.policy_reader import ForbiddenRule, Violation
-from assay_runner.judges.text.view import AnswerView
 from assay_runner.suite import load_suite
+from assay_runner.text.policy_reader import ForbiddenRule, Violation
+from assay_runner.text.view import AnswerView
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-desk"
 

@@ -1,9 +1,7 @@
-"""The runner's folders are layers, and each imports only the layers beneath it.
+"""The runner's folders are layers in a strict order, and each imports only the layers beneath it.
 
-`contract` and `errors` are the base; `core` is pure arithmetic over verdicts (never an agent, a judge run, a
-file tree or a terminal); judges and agents do not know each other; `run` orchestrates without views or
-commands; only `cli` and `commands` sit on top. A new import that crosses a layer fails here, with the
-module that made it.
+The order is one list (LAYERS), so two folders cannot import each other: a new import that runs back up
+the list fails here, with the module that made it.
 """
 
 from __future__ import annotations
@@ -14,22 +12,29 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "runner" / "assay_runner"
-BASE = {"contract", "errors"}
-# layer -> the layers it may import (itself always).
-ALLOWED: dict[str, set[str]] = {
-    "contract": set(),
-    "errors": set(),
-    "core": BASE | {"suite"},
-    "gateway": BASE,
-    "suite": BASE | {"judges"},  # the loader compiles code judges and checks patterns as it validates
-    "judges": BASE | {"gateway", "suite"},
-    "agents": BASE | {"core", "gateway", "io", "suite"},
-    "io": BASE | {"core", "suite", "views"},  # outputs renders the report beside result.json
-    "views": BASE | {"core", "judges", "run"},
-    "run": BASE | {"agents", "core", "gateway", "io", "judges", "suite"},
-    "commands": BASE | {"agents", "core", "gateway", "io", "judges", "run", "suite", "views"},
-    "cli": BASE | {"commands", "run"},
-}
+# The layers, lowest first: each may import only the layers before it (and itself), so a cycle between two
+# folders cannot be written. `errors` and `contract` are the base every layer shares; `usercode` (the code
+# judge's worker, standard library only) and `text` (reading an answer: words, sentences, clauses) are
+# what the suite validates with and the judges read with; `core` is pure arithmetic over verdicts; `io`
+# reads and writes files; `views` renders (terminal, HTML); `run` composes the phases from one-cell steps;
+# only `commands` and `cli` sit on top.
+LAYERS: tuple[str, ...] = (
+    "errors",
+    "contract",
+    "usercode",
+    "text",
+    "gateway",
+    "suite",
+    "core",
+    "judges",
+    "io",
+    "views",
+    "agents",
+    "run",
+    "commands",
+    "cli",
+)
+ALLOWED: dict[str, set[str]] = {layer: set(LAYERS[:i]) for i, layer in enumerate(LAYERS)}
 
 
 def layer_of(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""judges.text.markdown: an answer read the way a CommonMark renderer shows it (one parse, pulldown-cmark)."""
+"""text.markdown: an answer read the way a CommonMark renderer shows it (one parse, pulldown-cmark)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay_runner.judges.text.markdown import normalize, render
-from assay_runner.judges.text.view import AnswerView
+from assay_runner.text.markdown import normalize, render
+from assay_runner.text.view import AnswerView
 
 VISIBLE = [
     pytest.param("See [the guide](https://x.example/KB-1003)", "See the guide", id="link-target-hidden"),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text.policy_reader import ForbiddenRule, find_violations
 
 TABLE = Path(__file__).resolve().parents[1] / "data" / "policy_adversarial.yaml"
 RULES = [ForbiddenRule(phrase=p) for p in ("reinstall", "disable selinux", "disable the firewall")]

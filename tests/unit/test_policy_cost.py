@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import pytest
 
-from assay_runner.judges.text import clauses, negation, policy_reader, sentences
-from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text import clauses, negation, policy_reader, sentences
+from assay_runner.text.policy_reader import ForbiddenRule, find_violations
 from tests.unit.work_count import lines_run
 
 READER = (negation, clauses, sentences, policy_reader)

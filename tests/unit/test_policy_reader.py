@@ -10,9 +10,9 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay_runner.judges.text.clauses import clauses_of
-from assay_runner.judges.text.match import tokenize
-from assay_runner.judges.text.policy_reader import (
+from assay_runner.text.clauses import clauses_of
+from assay_runner.text.match import tokenize
+from assay_runner.text.policy_reader import (
     ForbiddenRule,
     Violation,
     find_violations,

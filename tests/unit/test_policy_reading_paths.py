@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay_runner.judges.text import policy_reader
-from assay_runner.judges.text.match import tokenize
-from assay_runner.judges.text.policy_reader import ForbiddenRule, Violation, find_violations
-from assay_runner.judges.text.view import AnswerView
+from assay_runner.text import policy_reader
+from assay_runner.text.match import tokenize
+from assay_runner.text.policy_reader import ForbiddenRule, Violation, find_violations
+from assay_runner.text.view import AnswerView
 
 RULES = [
     ForbiddenRule(phrase="reinstall"),

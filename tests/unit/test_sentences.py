@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay_runner.judges.text.markdown import normalize
-from assay_runner.judges.text.match import tokenize
-from assay_runner.judges.text.sentences import Sentence, sentences_of_plain
+from assay_runner.text.markdown import normalize
+from assay_runner.text.match import tokenize
+from assay_runner.text.sentences import Sentence, sentences_of_plain
 
 PIECES = [
     "Reinstall it",

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay_runner.judges.text.fold import fold
-from assay_runner.judges.text.markdown import normalize
-from assay_runner.judges.text.match import (
+from assay_runner.text.fold import fold
+from assay_runner.text.markdown import normalize
+from assay_runner.text.match import (
     _TOKEN,
     Token,
     Words,

@@ -140,7 +140,7 @@ def model_access(args: argparse.Namespace) -> ModelAccess:
 
 def finish(result: Result, **kwargs: Any) -> Result:
     """Write the result's outputs (and log it to MLflow when asked); the result with its MLflow reference."""
-    from assay_runner.io.outputs import finish as finish_outputs
+    from assay_runner.run.outputs import finish as finish_outputs
 
     finished = finish_outputs(result, **kwargs)
     FINISHED.append(finished)

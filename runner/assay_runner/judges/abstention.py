@@ -15,12 +15,12 @@ import re
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored
-from assay_runner.judges.text.fold import fold
-from assay_runner.judges.text.gc_pause import gc_paused
-from assay_runner.judges.text.match import phrase_tokens
-from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
-from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import AbstentionJudge
+from assay_runner.text.fold import fold
+from assay_runner.text.gc_pause import gc_paused
+from assay_runner.text.match import phrase_tokens
+from assay_runner.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text.view import answer_view
 
 DEFAULT_REFUSALS = (
     "out of scope",

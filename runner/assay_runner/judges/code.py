@@ -7,7 +7,7 @@ score in [0, 1] (a bool counts as 1.0 / 0.0), or `(score, reason)`, or `not_appl
 the code can call. Returning anything else, a score outside [0, 1] or NaN, or raising, is a judge error
 recorded with the exception's last line; it blocks the verdict.
 
-The code runs in a worker process of its own (`assay_runner.judges.code_worker`), never in the runner: a
+The code runs in a worker process of its own (`assay_runner.usercode.worker`), never in the runner: a
 call that takes longer than the judge's `timeoutSeconds` or needs more than `memoryMb` is killed, and
 `sys.exit`, `os._exit` or a crash end only the worker. Each of these is a judge error that blocks; the
 next call starts a fresh worker. Suite code runs in the runner pod, never in the operator.
@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from assay_runner.contract import JudgeVerdict
-from assay_runner.judges import code_worker
 from assay_runner.judges.base import Case, failed, not_applicable, scored
-from assay_runner.judges.code_worker import NotApplicable, interpret, last_traceback_line
 from assay_runner.suite.models import CodeJudge
+from assay_runner.usercode import worker as code_worker
+from assay_runner.usercode.worker import NotApplicable, interpret, last_traceback_line
 
 __all__ = ["Code", "NotApplicable", "interpret", "last_traceback_line"]
 

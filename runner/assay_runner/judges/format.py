@@ -3,7 +3,7 @@
 A section counts when a heading starts with the section's word, case-insensitively: a markdown heading
 of any kind (`## Steps`, setext, `<h2>`), a line that is only bold text (`**Steps**`) or a bold label
 with a colon that starts a line (`**Summary:** text`); never a heading inside a code fence. Words are
-counted in any script (see `assay_runner.judges.text.structure`). Score = share of checks passed: one
+counted in any script (see `assay_runner.text.structure`). Score = share of checks passed: one
 check per section plus one for the word limit, so a long but complete answer loses one check, not
 everything.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored, share
-from assay_runner.judges.text.gc_pause import gc_paused
-from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import FormatJudge
+from assay_runner.text.gc_pause import gc_paused
+from assay_runner.text.view import answer_view
 
 
 def headings(answer: str) -> list[str]:

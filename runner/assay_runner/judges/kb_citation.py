@@ -14,9 +14,9 @@ from collections.abc import Iterable
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
-from assay_runner.judges.text.gc_pause import gc_paused
-from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import KbCitationJudge
+from assay_runner.text.gc_pause import gc_paused
+from assay_runner.text.view import answer_view
 
 
 def _id_shapes(known_ids: Iterable[str]) -> re.Pattern[str]:

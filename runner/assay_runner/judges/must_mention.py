@@ -1,7 +1,7 @@
 """`must_mention`: the share of the key's required facts the answer states.
 
 Matching is on whole words in order, tolerant of case, punctuation and simple inflection (see
-`assay_runner.judges.text.match`), on the answer's shared reading (`AnswerView`). Two refinements keep
+`assay_runner.text.match`), on the answer's shared reading (`AnswerView`). Two refinements keep
 the words honest:
 
 - symbols a fact is written with must be there too: "C++" is not met by "C#", "$0.60" not by "0.60"
@@ -18,11 +18,11 @@ from collections.abc import Sequence
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
-from assay_runner.judges.text.fold import fold
-from assay_runner.judges.text.gc_pause import gc_paused
-from assay_runner.judges.text.match import Token, Words, find_phrase
-from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import MustMentionJudge
+from assay_runner.text.fold import fold
+from assay_runner.text.gc_pause import gc_paused
+from assay_runner.text.match import Token, Words, find_phrase
+from assay_runner.text.view import answer_view
 
 SYMBOLS = frozenset("+#$€£%@&")
 CONTRACTIONS = {

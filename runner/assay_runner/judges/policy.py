@@ -1,7 +1,7 @@
 """`policy`: the answer gives no forbidden advice. Any violation scores 0.
 
 The suite-wide list and the ticket's own list are read clause by clause by
-`assay_runner.judges.text.policy_reader`: a clause that negates the forbidden action ("do not reinstall")
+`assay_runner.text.policy_reader`: a clause that negates the forbidden action ("do not reinstall")
 does not count, while a negation in another clause ("if that does not help, reinstall it") does not excuse
 it. Always applicable when there is an answer: an empty forbidden list is a pass with that reason.
 """
@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored
-from assay_runner.judges.text.gc_pause import gc_paused
-from assay_runner.judges.text.policy_reader import ForbiddenRule, find_violations
-from assay_runner.judges.text.view import answer_view
 from assay_runner.suite.models import Forbidden, PolicyJudge
+from assay_runner.text.gc_pause import gc_paused
+from assay_runner.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text.view import answer_view
 
 
 def to_rule(item: Forbidden) -> ForbiddenRule:

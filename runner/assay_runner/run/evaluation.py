@@ -42,23 +42,9 @@ from assay_runner.run.spending import PricedAgent, Spending, price_table
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
 from assay_runner.suite.split import KEYS_FILE
+from assay_runner.views.progress import Counts
 
 INCOMPLETE = "incomplete: the run stopped before this cell finished"
-
-
-@dataclass
-class Progress:
-    """Counts for the progress display; `on_change` is called after every update."""
-
-    total: int = 0
-    done: int = 0
-    running: int = 0
-    failed: int = 0
-    on_change: Callable[[Progress, str], None] | None = field(default=None, repr=False)
-
-    def update(self, message: str = "") -> None:
-        if self.on_change is not None:
-            self.on_change(self, message)
 
 
 @dataclass
@@ -67,7 +53,7 @@ class Evaluation:
 
     config: RunConfig
     stop: asyncio.Event = field(default_factory=asyncio.Event)
-    progress: Progress | None = None
+    progress: Counts | None = None
     cell_work: Callable[..., CellWork] | None = None
     """Builds what each cell does (default CellWork); the answer phase's records answers instead of judging
     them."""
@@ -111,7 +97,7 @@ class CellWork:
         pool: CellPool,
         agent: Agent,
         judges: list[AnyJudge],
-        progress: Progress | None,
+        progress: Counts | None,
         spending: Spending | None = None,
     ) -> None:
         self.pool = pool

@@ -25,7 +25,7 @@ from functools import partial
 # Leaves first, so that each import is a small step (importing a package imports its submodules at once).
 FINISH_MODULES = (
     "assay_runner.core.summary",
-    "assay_runner.io.outputs",
+    "assay_runner.run.outputs",
     "assay_runner.views.report.marks",
     "assay_runner.views.report.markup",
     "assay_runner.views.report.assets",

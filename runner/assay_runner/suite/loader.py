@@ -13,9 +13,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from assay_runner.errors import InputError, Problem
-from assay_runner.judges.text.match import tokenize
 from assay_runner.suite.models import AnswerKey, JudgeSpec, KeysFile, SuiteSpec, Ticket, TicketsFile
 from assay_runner.suite.yamlsource import YamlDocument
+from assay_runner.text.match import tokenize
 
 SUITE_FILE = "suite.yaml"
 KB_DIR = "kb"

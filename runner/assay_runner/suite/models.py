@@ -55,7 +55,7 @@ class ForbiddenPattern(WireModel):
         if (self.phrase is None) == (self.pattern is None):
             raise ValueError("give exactly one of 'phrase' or 'pattern'")
         if self.pattern is not None:
-            from assay_runner.judges.text.patterns import compile_pattern
+            from assay_runner.text.patterns import compile_pattern
 
             compile_pattern(self.pattern)  # RE2 syntax, and not matching the empty text
         return self
@@ -158,7 +158,7 @@ class CodeJudge(JudgeBase):
         if (self.code is None) == (self.file is None):
             raise ValueError("give exactly one of 'code' or 'file'")
         if self.code is not None:
-            from assay_runner.judges.code_worker import judge_source
+            from assay_runner.usercode.worker import judge_source
 
             source, filename = judge_source(self.name, self.code, None, None)
             try:

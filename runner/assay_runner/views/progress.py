@@ -4,10 +4,24 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
-from assay_runner.run.evaluation import Progress as Counts
+
+@dataclass
+class Counts:
+    """Counts for the progress display; `on_change` is called after every update."""
+
+    total: int = 0
+    done: int = 0
+    running: int = 0
+    failed: int = 0
+    on_change: Callable[[Counts, str], None] | None = field(default=None, repr=False)
+
+    def update(self, message: str = "") -> None:
+        if self.on_change is not None:
+            self.on_change(self, message)
 
 
 @contextmanager

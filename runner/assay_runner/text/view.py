@@ -4,22 +4,22 @@
 kb_citation, format, abstention) normalise, tokenise and cut the answer into sentences once, not once
 each. Every part is computed on first use and is linear in the answer's length.
 
-- `plain`: what a reader sees (`judges.text.markdown`: one CommonMark parse; link targets, HTML, comments
+- `plain`: what a reader sees (`text.markdown`: one CommonMark parse; link targets, HTML, comments
   and struck-out text dropped; NFKC and homoglyphs folded).
 - `tokens`: the words of `plain`.
 - `words`: `tokens` indexed for phrase search, shared by every phrase of every judge.
-- `sentences`: the policy reader's sentences (`judges.text.sentences`), each placed in `plain`.
+- `sentences`: the policy reader's sentences (`text.sentences`), each placed in `plain`.
 - `headings`: the headings a renderer shows (from the same parse); `word_count`: the words the format
-  judge counts (`judges.text.structure`).
+  judge counts (`text.structure`).
 """
 
 from __future__ import annotations
 
 from functools import cached_property, lru_cache
 
-from assay_runner.judges.text.markdown import Rendered, render
-from assay_runner.judges.text.match import Token, Words, tokenize
-from assay_runner.judges.text.sentences import Sentence, sentences_of_plain
+from assay_runner.text.markdown import Rendered, render
+from assay_runner.text.match import Token, Words, tokenize
+from assay_runner.text.sentences import Sentence, sentences_of_plain
 
 
 class AnswerView:
@@ -58,7 +58,7 @@ class AnswerView:
 
     @cached_property
     def word_count(self) -> int:
-        from assay_runner.judges.text.structure import count_words
+        from assay_runner.text.structure import count_words
 
         return count_words(self.tokens, self.plain)
 

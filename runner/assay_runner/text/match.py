@@ -5,8 +5,8 @@ Reading model
 An answer is markdown written by an agent. The judges compare it with short phrases from the answer
 key ("30 days", "two-factor authentication", "Settings > Billing", "reinstall"). Matching is on *words*:
 
-1. The answer is read as its renderer shows it (`judges.text.markdown`: one CommonMark parse, link
-   targets, HTML, comments and struck-out text dropped) and folded (`judges.text.fold`: NFKC, homoglyphs,
+1. The answer is read as its renderer shows it (`text.markdown`: one CommonMark parse, link
+   targets, HTML, comments and struck-out text dropped) and folded (`text.fold`: NFKC, homoglyphs,
    straight quotes). A key phrase is plain text and is only folded.
 2. `tokenize` finds the words: letters and digits, with apostrophes inside contractions kept
    (don't, doesn't, won't, can't, it's) and digits joined across ``.``, ``,`` and ``:`` (1.5, 10:30,
@@ -45,8 +45,8 @@ from itertools import compress, repeat
 from operator import itemgetter
 from typing import NamedTuple
 
-from assay_runner.judges.text.fold import fold
-from assay_runner.judges.text.markdown import normalize
+from assay_runner.text.fold import fold
+from assay_runner.text.markdown import normalize
 
 __all__ = [
     "Token",

@@ -1,6 +1,6 @@
-"""The words the format judge counts (its headings come from the one parse, `judges.text.markdown`).
+"""The words the format judge counts (its headings come from the one parse, `text.markdown`).
 
-Words are the tokens of the visible text (`judges.text.match.tokenize`): letters and digits of any
+Words are the tokens of the visible text (`text.match.tokenize`): letters and digits of any
 script, hyphen-joined parts counted one by one ("set-up-and-run" is four words), and every Chinese or
 Japanese character counted as a word (those scripts do not separate words with spaces), so a word limit
 cannot be slipped under by joining words with hyphens or writing in a script without spaces.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from assay_runner.judges.text.match import Token
+from assay_runner.text.match import Token
 
 _CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # kana and ideographs
 _CJK = re.compile(f"[{_CJK_CHARS}]|[^{_CJK_CHARS}]+")

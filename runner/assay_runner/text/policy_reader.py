@@ -2,21 +2,21 @@
 
 Reading model
 -------------
-The answer is read as a renderer shows it (`judges.text.markdown`, shared by every text judge through
-`judges.text.view.AnswerView`) and cut into **sentences** (`judges.text.sentences`): every paragraph,
+The answer is read as a renderer shows it (`text.markdown`, shared by every text judge through
+`text.view.AnswerView`) and cut into **sentences** (`text.sentences`): every paragraph,
 list item, heading, table cell and line of a code block on its own, a paragraph cut after ``.``, ``!``
 and ``?`` (not after e.g., i.e., etc. or an initial).
 
-Each sentence is cut into **clauses** (`judges.text.clauses`) at ``,`` ``;`` ``:`` parentheses, dashes
+Each sentence is cut into **clauses** (`text.clauses`) at ``,`` ``;`` ``:`` parentheses, dashes
 (— – and a spaced hyphen) and before the conjunctions and subordinators "but", "if", "unless", "then",
 "and then", "so", "so that", "because", "otherwise", "however", "although", "though", "whereas",
 "when(ever)", "once", "until", "before", "after", "while", "since", "whether", "in case", "as soon
 as", "or else", "instead" (not "instead of"), "rather" (not "rather than"), and before "and"/"or"
 when a new subject or a discourse word follows ("and you", "and then", "or just"). The conjunction
 stays at the head of its clause; a clause that starts with a subordinator ("if", "when", "unless",
-...) is *subordinate*. Negation scope inside a clause is `judges.text.negation`.
+...) is *subordinate*. Negation scope inside a clause is `text.negation`.
 
-A forbidden item (a phrase, matched with `judges.text.match` semantics: whole words,
+A forbidden item (a phrase, matched with `text.match` semantics: whole words,
 inflection-tolerant, the hyphen rule; or a case-insensitive RE2 expression matched against the clause
 text) found in a clause is a **violation** unless the rule allows negation and the clause negates it.
 Negation never crosses a clause boundary, so "If that does not help, reinstall it" still recommends
@@ -95,9 +95,9 @@ from dataclasses import dataclass, replace
 from operator import itemgetter
 from weakref import WeakKeyDictionary
 
-from assay_runner.judges.text.clauses import Clause, clauses_of, glued_conjunction, split_clauses
-from assay_runner.judges.text.match import Token, Words, find_phrase, phrase_tokens, tokenize
-from assay_runner.judges.text.negation import (
+from assay_runner.text.clauses import Clause, clauses_of, glued_conjunction, split_clauses
+from assay_runner.text.match import Token, Words, find_phrase, phrase_tokens, tokenize
+from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
     clause_tokens,
@@ -105,9 +105,9 @@ from assay_runner.judges.text.negation import (
     negated,
     reported,
 )
-from assay_runner.judges.text.patterns import Pattern, compile_pattern
-from assay_runner.judges.text.sentences import Sentence, split_sentences
-from assay_runner.judges.text.view import AnswerView
+from assay_runner.text.patterns import Pattern, compile_pattern
+from assay_runner.text.sentences import Sentence, split_sentences
+from assay_runner.text.view import AnswerView
 
 __all__ = [
     "Clause",
@@ -126,7 +126,7 @@ class ForbiddenRule:
     """One forbidden item: a plain phrase or a regular expression (exactly one)."""
 
     phrase: str | None = None
-    """A plain phrase, matched with `judges.text.match` semantics (whole words, inflection-tolerant)."""
+    """A plain phrase, matched with `text.match` semantics (whole words, inflection-tolerant)."""
     pattern: str | None = None
     """A regular expression, matched case-insensitively against each clause's (normalised) text."""
     allow_negated: bool = True

@@ -1,6 +1,6 @@
 """Negation scope inside one clause: does a "not", "never", "without" or "avoid" govern the matched words?
 
-The rules are described in `judges.text.policy_reader` (the reading model); this module holds the
+The rules are described in `text.policy_reader` (the reading model); this module holds the
 vocabulary and the reading of one clause (`ClauseView`).
 """
 
@@ -12,8 +12,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import NamedTuple
 
-from assay_runner.judges.text.clauses import Clause
-from assay_runner.judges.text.match import Token, stem, tokenize
+from assay_runner.text.clauses import Clause
+from assay_runner.text.match import Token, stem, tokenize
 
 __all__ = ["ClauseView", "carried_negation", "clause_tokens", "may_hold_cues", "negated", "reported"]
 

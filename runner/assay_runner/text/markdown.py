@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from assay_runner.judges.text.fold import fold
+from assay_runner.text.fold import fold
 
 __all__ = ["Rendered", "normalize", "render"]
 

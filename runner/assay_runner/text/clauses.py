@@ -1,6 +1,6 @@
 """The clauses of a sentence: where a negation's reach ends.
 
-A sentence (`judges.text.sentences`) is cut at ``,`` ``;`` ``:`` parentheses, brackets, dashes (— – and
+A sentence (`text.sentences`) is cut at ``,`` ``;`` ``:`` parentheses, brackets, dashes (— – and
 a spaced hyphen) and ellipses, and before the conjunctions and subordinators in `CONJUNCTIONS` ("but",
 "if", "unless", "then", "and then", "so", "because", "when", ...), before "instead" (not "instead of")
 and "rather" (not "rather than"), and before "and"/"or" when a new subject or a discourse word follows
@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from assay_runner.judges.text.patterns import Pattern, compile_pattern
-from assay_runner.judges.text.sentences import split_sentences
+from assay_runner.text.patterns import Pattern, compile_pattern
+from assay_runner.text.sentences import split_sentences
 
 __all__ = ["CONJUNCTIONS", "Clause", "clauses_of", "glued_conjunction", "split_clauses"]
 

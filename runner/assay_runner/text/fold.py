@@ -1,11 +1,11 @@
 """Character folding: the same letters whatever code points a writer (or an evader) used.
 
 `fold` is the character-level half of reading an answer, applied to the text a renderer shows
-(`judges.text.markdown`) and to the key's phrases, so both sides of a comparison are folded alike:
+(`text.markdown`) and to the key's phrases, so both sides of a comparison are folded alike:
 
 - Unicode NFKC (fullwidth "ＫＢ-１００３" is "KB-1003", ligatures are letters, superscripts digits);
 - homoglyphs NFKC leaves alone (Cyrillic "а", Greek "ο") folded to the ASCII letter they render as
-  (`judges.text.homoglyphs`, generated from Unicode's confusables);
+  (`text.homoglyphs`, generated from Unicode's confusables);
 - curly quotes and apostrophes made straight, Unicode hyphens made "-";
 - invisible characters (soft hyphen, zero-width space and joiners, BOM) removed, so a word cannot be
   hidden by splitting it with a character nobody sees; a no-break space becomes a space;
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from assay_runner.judges.text.homoglyphs import HOMOGLYPHS
+from assay_runner.text.homoglyphs import HOMOGLYPHS
 
 _CHAR_MAP = str.maketrans(
     {

@@ -16,7 +16,7 @@ import re
 from itertools import pairwise
 from typing import NamedTuple
 
-from assay_runner.judges.text.markdown import normalize
+from assay_runner.text.markdown import normalize
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 

@@ -1,0 +1,1 @@
+"""User code (code judges) run in a worker process of its own: standard library only."""
