@@ -29,6 +29,7 @@ from assay_runner.commands import (
     validate,
 )
 from assay_runner.commands.options import EXIT_BAD_INPUT, EXIT_PASS
+from assay_runner import __version__
 from assay_runner.errors import AssayError, InputError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -38,6 +39,7 @@ VERDICT_COMMANDS = frozenset({"score", "run", "gate"})
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="assay", description="Evaluate AI agents and gate their release.")
+    parser.add_argument("--version", action="version", version=f"assay {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)
