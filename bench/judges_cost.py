@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from assay_runner.judges.abstention import DEFAULT_REFUSALS
 from assay_runner.judges.base import Case
-from assay_runner.text.gc_pause import gc_paused
+from assay_runner.collector import paused as gc_paused
 from assay_runner.text.view import answer_view
 from assay_runner.suite.models import (
     AbstentionJudge,

@@ -15,6 +15,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 
+from assay_runner import __version__
 from assay_runner.commands import (
     answer,
     compare,
@@ -29,7 +30,6 @@ from assay_runner.commands import (
     validate,
 )
 from assay_runner.commands.options import EXIT_BAD_INPUT, EXIT_PASS
-from assay_runner import __version__
 from assay_runner.errors import AssayError, InputError
 
 Handler = Callable[[argparse.Namespace], int]
@@ -87,14 +87,14 @@ def _finished_a_pass() -> bool:
 
 def console() -> None:
     """The `assay` console script: `main()` with the collector schedule of a short-lived process."""
-    from assay_runner.run import collector
+    from assay_runner.collector import SCHEDULE
 
     # Pydantic scans every installed distribution's entry points for plugins on first use (~20 ms here);
     # Assay uses none. PYDANTIC_DISABLE_PLUGINS set to anything else (even empty) keeps the scan.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    collector.pause()
+    SCHEDULE.begin_startup()
     code = main()
-    collector.before_exit()
+    SCHEDULE.before_exit()
     sys.exit(code)
 
 

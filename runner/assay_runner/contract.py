@@ -8,7 +8,9 @@ code). Keys are camelCase on the wire, like the Evaluation resource.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
+from pathlib import PurePosixPath
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +28,30 @@ AgentKind = Literal["chat", "opencode", "claude-code", "codex", "command", "repl
 AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
 CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
 CASSETTE_MODES: tuple[CassetteMode, ...] = get_args(CassetteMode)
+
+
+def is_brain_file(relative: str) -> bool:
+    """Whether a file under a brain directory is part of the brain (and of its digest).
+
+    One rule for both sides: the operator digests a brain ConfigMap's keys, the runner the files the kubelet
+    mounts from it. The kubelet's atomic writer adds `..data` and `..<timestamp>` entries beside the keys;
+    the apiserver refuses keys that start with `..`, so skipping exactly those parts keeps every real key,
+    dot-named ones such as `.clinerules` included.
+    """
+    return not any(part.startswith("..") for part in PurePosixPath(relative).parts)
+
+
+def threshold_problem(label: str, value: float, scale: tuple[float, float]) -> str | None:
+    """Why `value` cannot be a judge's threshold or floor on `scale`, or None when it can.
+
+    The one check behind every place a threshold enters: a suite's judges, a RunConfig's or Evaluation's
+    `gate.thresholds`, `assay gate --threshold`, and a stored result read back. A value off the scale would
+    make the judges rule pass or fail whatever the answers say.
+    """
+    low, high = scale
+    if not (math.isfinite(value) and low <= value <= high):
+        return f"{label} {value:g} is outside the judge's scale [{low:g}, {high:g}]"
+    return None
 
 
 class WireModel(BaseModel):

@@ -1,14 +1,33 @@
-"""The exception hierarchy. Each error says what is wrong and where; the CLI maps them to exit codes."""
+"""The exit codes and the exception hierarchy. Each error says what is wrong and where; the CLI maps them to
+exit codes. Standard library only: the command line imports this before anything heavy."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """The `assay` command's exit codes (a contract: CI scripts and the operator's Job read them)."""
+
+    PASS = 0
+    """Verdict Pass (`assay compare`: a promotion was decided)."""
+    BLOCKED = 1
+    """Verdict Blocked (`assay compare`: no promotion)."""
+    BAD_INPUT = 2
+    """Bad input, or the evaluation could not run: a retry of the same input cannot help."""
+    ONLINE_PASS = 3
+    """`assay judge` found nothing wrong with an ad-hoc answer (online, never a release verdict)."""
+
+
+EXIT_TIMEOUT = 124
+"""An agent killed at its timeout, as coreutils' timeout(1) reports it; the exit-code judge names it."""
 
 
 class AssayError(Exception):
     """Base of every error Assay raises on purpose."""
 
-    exit_code = 2
+    exit_code: ExitCode = ExitCode.BAD_INPUT
 
 
 @dataclass(frozen=True)

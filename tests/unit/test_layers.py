@@ -13,14 +13,16 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "runner" / "assay_runner"
 # The layers, lowest first: each may import only the layers before it (and itself), so a cycle between two
-# folders cannot be written. `errors` and `contract` are the base every layer shares; `usercode` (the code
-# judge's worker, standard library only) and `text` (reading an answer: words, sentences, clauses) are
-# what the suite validates with and the judges read with; `core` is pure arithmetic over verdicts; `io`
-# reads and writes files; `views` renders (terminal, HTML); `run` composes the phases from one-cell steps;
-# only `commands` and `cli` sit on top.
+# folders cannot be written. `errors` (exit codes, exceptions) and `contract` (the public wire models and
+# the rules both sides of them share) are the base; `collector` schedules the garbage collector for the
+# whole process; `usercode` (the code judge's worker, standard library only) and `text` (reading an answer:
+# words, sentences, clauses) are what the suite validates with and the judges read with; `core` is pure
+# arithmetic over verdicts; `io` reads and writes files; `views` renders (terminal, HTML); `run` composes
+# the phases from one-cell steps; only `commands` and `cli` sit on top.
 LAYERS: tuple[str, ...] = (
     "errors",
     "contract",
+    "collector",
     "usercode",
     "text",
     "gateway",
@@ -52,7 +54,11 @@ def imported_layers(path: Path) -> set[str]:
             names = [node.module]
             if node.module == "assay_runner":  # `from assay_runner import contract`
                 names = [f"assay_runner.{alias.name}" for alias in node.names]
-        found.update(name.split(".")[1] for name in names if name.startswith("assay_runner."))
+        found.update(
+            name.split(".")[1]
+            for name in names
+            if name.startswith("assay_runner.") and not name.split(".")[1].startswith("__")  # __version__
+        )
     return found
 
 

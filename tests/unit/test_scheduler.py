@@ -5,18 +5,15 @@ nothing, the warm-up waits for the first wave, and start-up ends when the pool o
 from __future__ import annotations
 
 import asyncio
-import gc
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from assay_runner.agents.workspace import WorkspaceFactory
-from assay_runner.run import collector
+from assay_runner.collector import Schedule
 from assay_runner.run.scheduler import CellPool
 from assay_runner.suite.models import Ticket
+from tests.unit.test_collector import FakeCollector
 
 TICKETS = [Ticket(id=f"T-{i}", split="validation", question=f"q{i}") for i in range(6)]
 CHECK_THREAD = "assay-workspace-check"
@@ -137,19 +134,14 @@ def test_the_warm_up_waits_until_every_slot_has_started_an_agent(tmp_path: Path)
     assert left_in(tmp_path) == []
 
 
-@pytest.fixture
-def collector_restored() -> Iterator[None]:
-    yield
-    collector.resume()
-    gc.enable()
-    gc.unfreeze()
+def test_start_up_ends_when_the_pool_opens(tmp_path: Path) -> None:
+    collector = FakeCollector()
+    schedule = Schedule(collector)
 
-
-def test_start_up_ends_when_the_pool_opens(tmp_path: Path, collector_restored: None) -> None:
     async def scenario() -> tuple[bool, bool]:
-        collector.pause()  # as the console command does
-        before = gc.isenabled()
-        async with CellPool(factory(tmp_path), [], slots=2, keep_workspaces=False):
-            return before, gc.isenabled()
+        schedule.begin_startup()  # as the console command does
+        before = collector.enabled
+        async with CellPool(factory(tmp_path), [], slots=2, keep_workspaces=False, collector=schedule):
+            return before, collector.enabled
 
     assert asyncio.run(scenario()) == (False, True)

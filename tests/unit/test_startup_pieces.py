@@ -1,16 +1,14 @@
-"""The pieces that keep `assay run`'s overhead low: workspaces made ahead in queue order, the collector's
-schedule, agent exits noticed through pidfds, and the rest of the run prepared while the first agents run
-— each still correct, whatever it saves."""
+"""The pieces that keep `assay run`'s overhead low: workspaces made ahead in queue order, agent exits
+noticed through pidfds, and the rest of the run prepared while the first agents run — each still correct,
+whatever it saves. (The collector's schedule: test_collector.py.)"""
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,7 +17,7 @@ import pytest
 from assay_runner.agents.base import Workspace
 from assay_runner.agents.process import pidfd_child_watcher, run_process
 from assay_runner.agents.workspace import WorkspaceFactory
-from assay_runner.run import collector, warmup
+from assay_runner.run import warmup
 from assay_runner.run.prefetch import WorkspacePrefetch
 from assay_runner.suite.models import Ticket
 
@@ -110,29 +108,6 @@ def test_a_workspace_still_being_made_when_the_prefetch_closes_is_discarded(tmp_
     assert factory.created == ["T-0", "T-2"]
     assert sorted(factory.discarded) == ["T-0", "T-2"]
     assert list(tmp_path.iterdir()) == []
-
-
-@pytest.fixture
-def collector_restored() -> Iterator[None]:
-    yield
-    collector.resume()
-    gc.enable()
-    gc.unfreeze()
-
-
-def test_the_collector_is_paused_for_start_up_only(collector_restored: None) -> None:
-    collector.pause()
-    assert not gc.isenabled()
-    collector.resume()
-    assert gc.isenabled() and gc.get_freeze_count() > 0
-    collector.resume()  # idempotent: a second resume does nothing
-    assert gc.isenabled()
-
-
-def test_resume_leaves_a_collector_it_did_not_pause_alone(collector_restored: None) -> None:
-    gc.disable()  # someone else's choice (an embedding program)
-    collector.resume()
-    assert not gc.isenabled()
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12+ watches children with pidfds itself")

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 
+from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored
 from assay_runner.suite.models import AbstentionJudge
 from assay_runner.text.fold import fold
-from assay_runner.text.gc_pause import gc_paused
 from assay_runner.text.match import phrase_tokens
 from assay_runner.text.policy_reader import ForbiddenRule, find_violations
 from assay_runner.text.view import answer_view

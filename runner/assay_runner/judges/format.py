@@ -10,10 +10,10 @@ everything.
 
 from __future__ import annotations
 
+from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, scored, share
 from assay_runner.suite.models import FormatJudge
-from assay_runner.text.gc_pause import gc_paused
 from assay_runner.text.view import answer_view
 
 

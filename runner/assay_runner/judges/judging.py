@@ -18,10 +18,10 @@ import threading
 import time
 from collections.abc import Sequence
 
+from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges import AnyJudge, AsyncJudge, Case, Judge
 from assay_runner.judges.base import failed, not_applicable
-from assay_runner.text.gc_pause import gc_paused
 from assay_runner.usercode.worker import last_traceback_line
 
 JUDGE_BUDGET_SECONDS = 60.0
@@ -81,7 +81,7 @@ async def _judge_on_thread(judges: Sequence[Judge], case: Case) -> dict[str, Jud
 
     def work() -> None:
         # One pause of the cyclic collector for the whole cell: resumed between two judges, it would
-        # rescan the answer's reading that the next judge shares (`text.gc_pause`).
+        # rescan the answer's reading that the next judge shares (`assay_runner.collector`).
         with gc_paused():
             for judge in judges:
                 current[0] = (judge.name, time.monotonic() + budget_of(judge))

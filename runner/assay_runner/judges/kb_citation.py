@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, not_applicable, scored, share
 from assay_runner.suite.models import KbCitationJudge
-from assay_runner.text.gc_pause import gc_paused
 from assay_runner.text.view import answer_view
 
 

@@ -17,8 +17,8 @@ run, and `pool.run(cell, stop)` for the whole queue. Behind it, each piece exist
 - The first wave and the warm-up (`run.warmup`): once every slot has started its first agent the loop
   mostly waits, so that is when the checking thread is started and the end of the run (result models,
   report modules) is prepared, instead of between one agent's exit and the next one's start.
-- The collector schedule (`run.collector`): start-up ends when the pool opens; what start-up made is frozen
-  out of later collections.
+- The collector schedule (`assay_runner.collector`): start-up ends when the pool opens; what start-up made
+  is frozen out of later collections.
 - A stop request cancels the unfinished cells (their agent processes are killed) and keeps the finished
   ones; workspaces made but never taken are discarded.
 """
@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 from assay_runner.agents.base import Workspace
 from assay_runner.agents.workspace import WorkspaceFactory
-from assay_runner.run import collector
+from assay_runner.collector import SCHEDULE, Schedule
 from assay_runner.run.prefetch import WorkspacePrefetch
 from assay_runner.run.warmup import prepare_rest
 from assay_runner.suite.models import Ticket
@@ -69,8 +69,11 @@ class CellPool:
         order: Sequence[tuple[Ticket, int]],
         slots: int,
         keep_workspaces: bool,
+        collector: Schedule = SCHEDULE,
     ) -> None:
-        """`order` is the queue: cells start in this order, and their workspaces are made in it."""
+        """`order` is the queue: cells start in this order, and their workspaces are made in it. Opening the
+        pool ends start-up on `collector` (the process's schedule)."""
+        self.collector = collector
         self.workspaces = workspaces
         self.order = list(order)
         self.slots = slots
@@ -85,7 +88,7 @@ class CellPool:
         # Threads start on their first job, not here: the checking thread's start waits for the first wave.
         self._making = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-workspace-make")
         self._checking = ThreadPoolExecutor(max_workers=1, thread_name_prefix="assay-workspace-check")
-        collector.resume()  # start-up is over
+        self.collector.end_startup()  # start-up is over
         self._prefetch = WorkspacePrefetch(
             self.workspaces, self.order, ahead=self.slots, executor=self._making
         )
