@@ -21,10 +21,9 @@ import random
 import time
 from collections.abc import Callable
 
+from assay_runner.collector import paused as gc_paused
 from assay_runner.judges.abstention import DEFAULT_REFUSALS
 from assay_runner.judges.base import Case
-from assay_runner.collector import paused as gc_paused
-from assay_runner.text.view import answer_view
 from assay_runner.suite.models import (
     AbstentionJudge,
     AnswerKey,
@@ -34,6 +33,7 @@ from assay_runner.suite.models import (
     PolicyJudge,
     Ticket,
 )
+from assay_runner.text.view import answer_view
 
 NORMAL = (
     "## Summary\nThe sync stops because the cache is stale (see [KB-1003](https://kb/KB-1003.html)).\n\n"
