@@ -34,6 +34,7 @@ from assay_runner.contract import (
     RunConfig,
     Selection,
     digest_files,
+    is_brain_file,
 )
 
 __all__ = ["SuiteSplitError", "split_suite"]  # the handlers reach the suite split through the builders
@@ -121,12 +122,13 @@ def labels(evaluation: str, generation: int | None = None, component: str = "run
 
 
 def brain_digest(data: dict[str, str], binary: dict[str, str] | None = None) -> str:
-    """The runner digests the mounted files; keys are file names, so the two agree byte for byte."""
+    """The runner digests the mounted files; keys are file names, and both sides count a file as part of the
+    brain by the same rule (`contract.is_brain_file`), so the two agree byte for byte."""
     import base64
 
     files = {key: value.encode() for key, value in data.items()}
     files.update({key: base64.b64decode(value) for key, value in (binary or {}).items()})
-    return digest_files(files)
+    return digest_files({key: value for key, value in files.items() if is_brain_file(key)})
 
 
 def build_brain_snapshot(

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from assay_runner.agents.base import Workspace
+from assay_runner.contract import is_brain_file
 from assay_runner.core.digests import digest_files, read_tree
 from assay_runner.suite.models import Ticket
 
@@ -35,6 +36,11 @@ def prompt_text(ticket: Ticket) -> str:
         "articles are in `kb/`, one file per article, named by the article's id.\n"
         "Write your answer to the customer, in markdown, to `answer.md` in this directory.\n"
     )
+
+
+def _not_brain_files(directory: str, names: list[str]) -> set[str]:
+    """What `copytree` leaves out of a brain: the kubelet's `..` entries (`contract.is_brain_file`)."""
+    return {name for name in names if not is_brain_file(name)}
 
 
 def _make_read_only(root: Path) -> None:
@@ -64,7 +70,7 @@ class WorkspaceFactory:
         root = Path(tempfile.mkdtemp(prefix=f"{ticket.id}-{repetition}-", dir=self.base))
         brain_dir, kb_dir = root / "brain", root / "kb"
         if self.brain is not None:
-            shutil.copytree(self.brain, brain_dir, ignore=shutil.ignore_patterns(".*"))
+            shutil.copytree(self.brain, brain_dir, ignore=_not_brain_files)
         else:
             brain_dir.mkdir()
         kb_dir.mkdir()

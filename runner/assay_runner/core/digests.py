@@ -12,17 +12,19 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay_runner.contract import GateSettings, digest_files
+from assay_runner.contract import GateSettings, digest_files, is_brain_file
 from assay_runner.suite.loader import KB_DIR, Suite
 
 __all__ = ["digest_files", "judges_digest", "read_tree", "suite_digest", "tickets_digest", "tree_digest"]
 
 
 def read_tree(root: Path) -> dict[str, bytes]:
+    """A mounted directory's files (relative path -> bytes), as `contract.is_brain_file` counts them: the
+    kubelet's own `..` entries left out, every file the ConfigMap holds (dot-named ones too) kept."""
     return {
-        str(path.relative_to(root)): path.read_bytes()
+        relative: path.read_bytes()
         for path in sorted(root.rglob("*"))
-        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
+        if is_brain_file(relative := path.relative_to(root).as_posix()) and path.is_file()
     }
 
 
@@ -37,8 +39,7 @@ def suite_digest(suite: Suite) -> str:
 
 
 def tree_digest(root: Path) -> str:
-    """A mounted directory as the operator snapshotted it (file name -> bytes; dot-files skipped, as the
-    ConfigMap atomic-writer layout's `..data` links are)."""
+    """A mounted directory as the operator snapshotted it (file name -> bytes, `read_tree`)."""
     return digest_files(read_tree(root))
 
 
