@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay_runner.contract import AgentKind
+from assay_runner.vocabulary import AgentKind
 
 PRESET_KINDS: tuple[AgentKind, ...] = ("opencode", "claude-code", "codex")
 """The agent kinds that run a CLI which must be in the runner image."""

@@ -1,10 +1,12 @@
 """The `assay` command line: one module per command under `assay_runner.commands`, dispatched from here.
 
-Exit codes are a contract: 0 verdict Pass, 1 verdict Blocked, 2 bad input or could not run, 3 `assay judge`
-found nothing wrong with an ad-hoc answer (online, never a release verdict). A verdict command (score, run,
-gate) exits 0 only when it finished (wrote) a result in this process whose verdict is Pass — `run` in a
-Job, configured with `blockedExitCode: 0`, is the one documented exception for a Blocked result. Heavy modules
-(MLflow, the HTTP client, rich) are imported inside the commands that need them, so start-up stays fast.
+Exit codes are a contract (`errors.ExitCode`): 0 verdict Pass, 1 verdict Blocked, 2 bad input or could not
+run, 3 `assay judge` found nothing wrong with an ad-hoc answer (online, never a release verdict). A verdict
+command (score, run, gate) returns the result it finished (`options.Finished`) and exits 0 only when its
+verdict is Pass — `run` in a Job, configured with `blockedExitCode: 0`, is the one documented exception
+for a Blocked result. The command modules import only the standard library at the top (the parser is
+built without pydantic); everything heavy (models, MLflow, the HTTP client, rich) is imported by the
+handler that needs it, so start-up stays fast.
 """
 
 from __future__ import annotations
@@ -22,17 +24,16 @@ from assay_runner.commands import (
     gate,
     judge,
     judges_check,
-    options,
     report,
     run,
     score,
     split,
     validate,
 )
-from assay_runner.commands.options import EXIT_BAD_INPUT, EXIT_PASS
-from assay_runner.errors import AssayError, InputError
+from assay_runner.commands.options import Finished
+from assay_runner.errors import AssayError, ExitCode, InputError
 
-Handler = Callable[[argparse.Namespace], int]
+Handler = Callable[[argparse.Namespace], "int | Finished"]
 COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report)
 VERDICT_COMMANDS = frozenset({"score", "run", "gate"})
 
@@ -50,39 +51,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.handler
-    options.FINISHED.clear()
-    options.BLOCKED_BUT_ZERO.clear()
     try:
-        code = handler(args)
+        outcome = handler(args)
     except InputError as exc:
         print(f"assay: error: bad input\n{exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except AssayError as exc:
         print(f"assay: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return int(exc.exit_code)
     except KeyboardInterrupt:
         print("assay: interrupted", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except SystemExit as exc:  # only argparse may end the process, and it ran before the handler
         print(f"assay: error: could not run (something called sys.exit({exc.code!r}))", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except Exception:  # could not run: say so loudly, never exit 0
         traceback.print_exc()
         print("assay: error: could not run (see the traceback above)", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    if code == EXIT_PASS and args.command in VERDICT_COMMANDS and not _finished_a_pass():
+        return ExitCode.BAD_INPUT
+    return exit_code(args.command, outcome)
+
+
+def exit_code(command: str, outcome: int | Finished) -> int:
+    """A verdict command's exit code comes from the result it finished, never from a bare number: exit 0
+    stands only on a result written in this process (`options.Finished`)."""
+    if isinstance(outcome, Finished):
+        return int(outcome.exit_code)
+    if command in VERDICT_COMMANDS:
         print("assay: error: could not run (no result with a Pass verdict was written)", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    return code
-
-
-def _finished_a_pass() -> bool:
-    """Exit 0 stands only on a finished result: Pass, or Blocked from a RunConfig that asked for exit 0 (a
-    Job's `assay run` or judge phase)."""
-    if not options.FINISHED:
-        return False
-    last = options.FINISHED[-1]
-    return last.verdict == "Pass" or any(last is blocked for blocked in options.BLOCKED_BUT_ZERO)
+        return ExitCode.BAD_INPUT
+    return outcome
 
 
 def console() -> None:

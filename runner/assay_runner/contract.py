@@ -11,23 +11,16 @@ import hashlib
 import math
 from collections.abc import Mapping
 from pathlib import PurePosixPath
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from assay_runner.vocabulary import AgentKind, CassetteMode, Selection, Verdict
+
 RESULT_SCHEMA_VERSION = 1
 SUMMARY_SCHEMA_VERSION = 1
 SUMMARY_MAX_BYTES = 4096  # kubelet truncates a termination message beyond this
-
-Verdict = Literal["Pass", "Blocked"]
-# The closed sets every side spells the same way: the CLI, the suite, the RunConfig, the Evaluation resource.
-Split = Literal["training", "validation"]
-Selection = Literal["training", "validation", "all"]
-AgentKind = Literal["chat", "opencode", "claude-code", "codex", "command", "replay"]
-AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
-CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
-CASSETTE_MODES: tuple[CassetteMode, ...] = get_args(CassetteMode)
 
 
 def is_brain_file(relative: str) -> bool:
@@ -39,6 +32,20 @@ def is_brain_file(relative: str) -> bool:
     dot-named ones such as `.clinerules` included.
     """
     return not any(part.startswith("..") for part in PurePosixPath(relative).parts)
+
+
+UNIT_SCALE: tuple[float, float] = (0.0, 1.0)
+MODEL_SCALE: tuple[int, int] = (1, 5)
+"""A model judge's rubric scale when the suite does not give one."""
+
+
+def judge_scale(judge_type: str, scale: tuple[float, float] | None = None) -> tuple[float, float]:
+    """The scale a judge's threshold and floor are given on: a model judge's own (its rubric's), [0, 1] for
+    every other judge."""
+    if judge_type != "model":
+        return UNIT_SCALE
+    low, high = scale or MODEL_SCALE
+    return (float(low), float(high))
 
 
 def threshold_problem(label: str, value: float, scale: tuple[float, float]) -> str | None:
@@ -181,6 +188,18 @@ class Usage(WireModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+
+    def plus(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=round(self.cost_usd + other.cost_usd, 6),
+        )
+
+    def priced(self, price: PriceConfig | None) -> Usage:
+        """These tokens at `price` (no price: no cost)."""
+        cost = price.cost_usd(self.input_tokens, self.output_tokens) if price is not None else 0.0
+        return self.model_copy(update={"cost_usd": round(cost, 6)})
 
 
 class Inputs(WireModel):
@@ -353,8 +372,14 @@ class GateOverrides(WireModel):
 
 
 class PriceConfig(WireModel):
+    """USD per million input and output tokens of one model."""
+
     input_per_million: float = Field(ge=0)
     output_per_million: float = Field(ge=0)
+
+    def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
+        """The one pricing formula: every cost Assay reports or budgets is computed here."""
+        return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1e6
 
 
 class OutputConfig(WireModel):

@@ -19,7 +19,7 @@ from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
 from assay_runner.contract import Result, RunConfig, RunSummary
 from assay_runner.errors import InputError
-from assay_runner.run.evaluation import apply_thresholds, verdict_inputs
+from assay_runner.run.preparation import prepare
 from assay_runner.suite.loader import load_suite
 from tests.runner.conftest import agent_command
 
@@ -282,8 +282,7 @@ def test_a_killed_answer_phase_still_ends_in_a_verdict(suite: Path, brain: Path,
 def test_gate_overrides_and_the_selection_are_in_the_digests(suite: Path) -> None:
     def inputs(**fields: object) -> tuple[str, str | None]:
         config = RunConfig.model_validate({"suite": str(suite), **fields})
-        loaded = apply_thresholds(load_suite(suite), config)
-        digests = verdict_inputs(loaded, config, loaded.select(config.tickets))
+        digests = prepare(config).inputs()
         return digests.judges_digest, digests.tickets_digest
 
     base = inputs()

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 
 from assay_dev.servers.chat_server import ChatServer, Reply
+from assay_runner.contract import PriceConfig
 from assay_runner.gateway.cassette import CassetteClient
 from assay_runner.gateway.chat import ChatMessage, ChatReply
 from assay_runner.gateway.errors import CassetteMiss, GatewayError
 from assay_runner.gateway.http import GatewayClient
-from assay_runner.gateway.usage import MeteredClient, Price, UsageMeter
+from assay_runner.gateway.usage import MeteredClient, UsageMeter
 
 MESSAGES = [ChatMessage("system", "grade"), ChatMessage("user", "answer")]
 
@@ -116,7 +117,7 @@ def test_modes_that_call_need_a_gateway(tmp_path: Path) -> None:
 
 
 def test_usage_and_cost_are_summed() -> None:
-    meter = UsageMeter(prices={"m": Price(input_per_million=2.0, output_per_million=10.0)})
+    meter = UsageMeter(prices={"m": PriceConfig(input_per_million=2.0, output_per_million=10.0)})
     with ChatServer(lambda body: Reply(content="x", prompt_tokens=1000, completion_tokens=100)) as server:
         client = MeteredClient(fast(server.url), meter)
         ask_all(client, 0, 0)

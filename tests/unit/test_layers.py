@@ -13,13 +13,18 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "runner" / "assay_runner"
 # The layers, lowest first: each may import only the layers before it (and itself), so a cycle between two
-# folders cannot be written. `errors` (exit codes, exceptions) and `contract` (the public wire models and
-# the rules both sides of them share) are the base; `collector` schedules the garbage collector for the
-# whole process; `usercode` (the code judge's worker, standard library only) and `text` (reading an answer:
-# words, sentences, clauses) are what the suite validates with and the judges read with; `core` is pure
-# arithmetic over verdicts; `io` reads and writes files; `views` renders (terminal, HTML); `run` composes
-# the phases from one-cell steps; only `commands` and `cli` sit on top.
+# folders cannot be written.
+# - vocabulary, errors, contract: the base (the closed sets; exit codes and exceptions; the public wire
+#   models and the rules both sides of them share);
+# - collector: when the process runs the garbage collector;
+# - usercode, text: the code judge's worker, and reading an answer (words, sentences, clauses): what the
+#   suite validates with and the judges read with;
+# - gateway, suite: model calls; the suite's models and loader;
+# - core: pure arithmetic over verdicts (scores, gate, decision);
+# - judges; io (files in and out); views (terminal, HTML); agents;
+# - run: the phases composed from one-cell steps; commands and cli on top.
 LAYERS: tuple[str, ...] = (
+    "vocabulary",
     "errors",
     "contract",
     "collector",

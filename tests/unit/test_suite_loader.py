@@ -69,7 +69,7 @@ def test_minimal_inline_suite(tmp_path: Path) -> None:
     [
         (("threshold: 0.9}", "threshold: 0.9, weigth: 2}"), "suite.yaml:3: judges[0].weigth: unknown key"),
         (("type: kb_citation", "type: kb_cite"), "suite.yaml:3: judges[0]: Input tag 'kb_cite' found"),
-        (("threshold: 0.9", "threshold: 1.5"), "judges[0]: threshold must be in [0, 1]"),
+        (("threshold: 0.9", "threshold: 1.5"), "judges[0]: threshold 1.5 is outside the judge's scale [0, 1]"),
         (
             ("threshold: 0.9", "threshold: high"),
             "suite.yaml:3: judges[0].threshold: Input should be a valid number",
@@ -129,7 +129,7 @@ def test_model_judge_threshold_must_sit_on_its_scale(tmp_path: Path) -> None:
         "threshold: 0.9}\n  - {name: q, type: model, weight: 1, threshold: 7, scale: [1, 5], rubric: r}",
     )
     write_suite(tmp_path, suite)
-    assert any("threshold 7.0 is outside the scale [1, 5]" in p for p in problems(tmp_path))
+    assert any("threshold 7 is outside the judge's scale [1, 5]" in p for p in problems(tmp_path))
 
 
 def test_code_judge_file_must_exist_inside_suite(tmp_path: Path) -> None:

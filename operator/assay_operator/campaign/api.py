@@ -28,8 +28,8 @@ from assay_operator.evaluation.api import (
     SuiteRef,
     TicketSelection,
 )
-from assay_runner.contract import Verdict
 from assay_runner.core.decision import OnTie, Reduction, Role
+from assay_runner.vocabulary import Verdict
 
 KIND = "Campaign"
 PLURAL = "campaigns"

@@ -32,10 +32,10 @@ from assay_runner.contract import (
     OutputConfig,
     PriceConfig,
     RunConfig,
-    Selection,
     digest_files,
     is_brain_file,
 )
+from assay_runner.vocabulary import Selection
 
 __all__ = ["SuiteSplitError", "split_suite"]  # the handlers reach the suite split through the builders
 

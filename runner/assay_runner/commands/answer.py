@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
-from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.commands.options import Subcommands
+from assay_runner.errors import ExitCode
 
 if TYPE_CHECKING:
     from assay_runner.contract import RunConfig
@@ -55,9 +56,9 @@ def answer_config(args: argparse.Namespace) -> RunConfig:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = answer_config(args)
     from assay_runner.commands.run import until_stopped
-    from assay_runner.run.answering import answer_all
+    from assay_runner.run.answering import answer_all, prepare_answers
 
-    asyncio.run(until_stopped(config, args.quiet, answer_all))
-    return EXIT_PASS
+    prepared = prepare_answers(answer_config(args))
+    asyncio.run(until_stopped(prepared, args.quiet, answer_all))
+    return ExitCode.PASS

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay_runner.commands.options import EXIT_BLOCKED, EXIT_PASS, Subcommands
-from assay_runner.errors import InputError, Problem
+from assay_runner.commands.options import Subcommands
+from assay_runner.errors import ExitCode, InputError, Problem
 
 if TYPE_CHECKING:
     from assay_runner.contract import Result
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         from assay_runner.views.compare_table import print_decision
 
         print_decision(decision)
-    return EXIT_PASS if decision.promote else EXIT_BLOCKED
+    return ExitCode.PASS if decision.promote else ExitCode.BLOCKED
 
 
 def _release(result: Result, path: Path) -> Result:

@@ -41,7 +41,7 @@ def add_parser(commands: Subcommands) -> None:
     gate.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> options.Finished:
     from assay_runner.core.regate import regate
     from assay_runner.io.results import read_result
     from assay_runner.views.table import print_result
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         result = verified(result, asyncio.run(disagreements(stored, load_suite(args.suite))))
     else:
         result = result.model_copy(update={"warnings": [*result.warnings, NOT_REJUDGED]})
-    result = options.finish(result, out=args.out)
+    finished = options.Finished(options.finish(result, out=args.out))
     if not args.quiet:
-        print_result(result)
-    return options.exit_for(result.verdict)
+        print_result(finished.result)
+    return finished

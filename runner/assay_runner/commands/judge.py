@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
 from assay_runner.commands.options import Subcommands
-from assay_runner.errors import InputError
+from assay_runner.errors import ExitCode, InputError
 
 if TYPE_CHECKING:
     from assay_runner.contract import Result
@@ -90,4 +90,4 @@ def run(args: argparse.Namespace) -> int:
         skipped = [n for n, s in result.judges.items() if s.applicable_tickets == 0]
         if skipped:
             print(f"not run without an answer key: {', '.join(skipped)}")
-    return options.EXIT_ONLINE_PASS if result.verdict == "Pass" else options.EXIT_BLOCKED
+    return ExitCode.ONLINE_PASS if result.verdict == "Pass" else ExitCode.BLOCKED

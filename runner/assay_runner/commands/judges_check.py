@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from assay_runner.commands.options import EXIT_BLOCKED, EXIT_PASS, Subcommands
+from assay_runner.commands.options import Subcommands
+from assay_runner.errors import ExitCode
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -24,4 +25,4 @@ def run(args: argparse.Namespace) -> int:
 
     report = run_selftest(load_suite(args.suite))
     print_report(report)
-    return EXIT_PASS if report.ok else EXIT_BLOCKED
+    return ExitCode.PASS if report.ok else ExitCode.BLOCKED

@@ -1,19 +1,22 @@
-"""What several commands share: argument types, the gateway options, exit codes (0 Pass, 1 Blocked, 2)."""
+"""What several commands share: argument types, the agent and gateway options, and how a verdict command
+hands its finished result to the command line (which turns it into the exit code, `cli.exit_code`)."""
 
 from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay_runner.contract import AGENT_KINDS, CASSETTE_MODES
+from assay_runner.errors import ExitCode
+from assay_runner.vocabulary import AGENT_KINDS, CASSETTE_MODES
 
 if TYPE_CHECKING:
-    from assay_runner.contract import Result
+    from assay_runner.contract import Result, RunConfig
     from assay_runner.gateway.access import ModelAccess
+    from assay_runner.io.tracking import RunInfo
 
-EXIT_PASS, EXIT_BLOCKED, EXIT_BAD_INPUT, EXIT_ONLINE_PASS = 0, 1, 2, 3
 DEFAULT_STORE = "default"  # `--mlflow` with no value: $MLFLOW_TRACKING_URI, else ./mlflow.db
 
 # What `add_subparsers()` returns; argparse does not export the type.
@@ -76,10 +79,6 @@ def tickets(text: str) -> str | list[str]:
     return ids
 
 
-def exit_for(verdict: str) -> int:
-    return EXIT_PASS if verdict == "Pass" else EXIT_BLOCKED
-
-
 def add_agent_options(parser: argparse.ArgumentParser) -> None:
     """What running agents takes, the same for `assay run` and `assay answer` (one definition, so the two
     cannot drift apart): the agent, the tickets and repetitions, concurrency, prices, the gateway."""
@@ -138,27 +137,62 @@ def model_access(args: argparse.Namespace) -> ModelAccess:
     return build(args.gateway, args.cassettes, args.cassette_mode)
 
 
+@dataclass(frozen=True)
+class Finished:
+    """What a verdict command (`run`, `score`, `gate`) returns: the result it finished in this process (its
+    outputs written). The command line exits 0 only on one whose verdict is Pass — or Blocked from a
+    RunConfig that asked for exit 0 (`output.blockedExitCode: 0`: a Job, where only "could not run" may fail
+    the pod and the verdict travels in the RunSummary)."""
+
+    result: Result
+    blocked_exit_code: int = ExitCode.BLOCKED
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if self.result.verdict == "Pass":
+            return ExitCode.PASS
+        if self.blocked_exit_code == ExitCode.PASS and self.result.mode == "release":
+            return ExitCode.PASS
+        return ExitCode.BLOCKED
+
+
 def finish(result: Result, **kwargs: Any) -> Result:
     """Write the result's outputs (and log it to MLflow when asked); the result with its MLflow reference."""
     from assay_runner.run.outputs import finish as finish_outputs
 
-    finished = finish_outputs(result, **kwargs)
-    FINISHED.append(finished)
-    return finished
+    return finish_outputs(result, **kwargs)
 
 
-FINISHED: list[Result] = []
-"""Results this process finished (outputs written), newest last: the CLI's exit 0 must rest on one."""
-BLOCKED_BUT_ZERO: list[Result] = []
-"""Finished Blocked results whose RunConfig asked for exit 0 (`output.blockedExitCode: 0`, in a Job: there
-only "could not run" fails the pod, and the verdict travels in the RunSummary)."""
+def mlflow_info(config: RunConfig) -> RunInfo | None:
+    """Where a RunConfig's result is logged (None: not logged)."""
+    if not config.mlflow.enabled:
+        return None
+    from assay_runner.io.tracking import RunInfo, default_tracking_uri, summary_params
+
+    agent = config.agent
+    params = summary_params(
+        selection=config.tickets if isinstance(config.tickets, str) else ",".join(config.tickets),
+        agent=agent.kind,
+        model=agent.model,
+        concurrency=config.concurrency,
+        judgeModel=config.judge_model,
+        gateway=config.gateway,
+        timeoutSeconds=agent.timeout_seconds,
+    )
+    return RunInfo(
+        tracking_uri=config.mlflow.tracking_uri or default_tracking_uri(),
+        experiment=config.mlflow.experiment,
+        run_name=config.run_name,
+        params=params,
+    )
 
 
-def exit_for_run(result: Result, blocked_exit_code: int) -> int:
-    """The exit code of a command that read a RunConfig (`assay run`, the judge phase of `assay score`)."""
-    if result.verdict == "Pass":
-        return EXIT_PASS
-    if blocked_exit_code == EXIT_PASS and result.mode == "release":
-        BLOCKED_BUT_ZERO.append(result)
-        return EXIT_PASS
-    return EXIT_BLOCKED
+def finish_run(result: Result, config: RunConfig) -> Finished:
+    """A RunConfig's result finished where the config says (files, summary path, MLflow)."""
+    finished = finish(
+        result,
+        out=Path(config.output.dir),
+        summary_path=config.output.summary_path,
+        mlflow=mlflow_info(config),
+    )
+    return Finished(finished, config.output.blocked_exit_code)

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay_runner.commands.options import EXIT_PASS, Subcommands
-from assay_runner.errors import InputError
+from assay_runner.commands.options import Subcommands
+from assay_runner.errors import ExitCode, InputError
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -32,4 +32,4 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise InputError(f"-o {target}: {exc.strerror or exc}") from None
     print(f"wrote {target}", file=sys.stderr)
-    return EXIT_PASS
+    return ExitCode.PASS

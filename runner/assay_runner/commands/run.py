@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from assay_runner.commands import options
-from assay_runner.commands.options import Subcommands
+from assay_runner.commands.options import Finished, Subcommands
 from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
-    from assay_runner.contract import Result, RunConfig, Usage
-    from assay_runner.io.tracking import RunInfo
-    from assay_runner.run.evaluation import Evaluation
+    from assay_runner.contract import RunConfig, Usage
+    from assay_runner.run.answer_loop import Control
+    from assay_runner.run.preparation import Prepared
 
 T = TypeVar("T")
 
@@ -107,103 +107,60 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     )
 
 
-async def until_stopped(config: RunConfig, quiet: bool, phase: Callable[[Evaluation], Awaitable[T]]) -> T:
+async def until_stopped(
+    prepared: Prepared, quiet: bool, phase: Callable[[Prepared, Control], Awaitable[T]]
+) -> T:
     """Run `phase` (the whole evaluation, or the answer phase) with progress on the terminal; SIGINT and
     SIGTERM ask it to stop cleanly (finished cells are kept)."""
     from assay_runner.agents.process import pidfd_child_watcher
-    from assay_runner.run.evaluation import Evaluation
+    from assay_runner.run.answer_loop import Control
     from assay_runner.views.progress import progress_display
 
-    evaluation = Evaluation(config=config)
+    control = Control()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, evaluation.stop.set)
+        loop.add_signal_handler(sig, control.stop.set)
     try:
         with pidfd_child_watcher(), progress_display(quiet) as counts:
-            evaluation.progress = counts
-            return await phase(evaluation)
+            control.counts = counts
+            return await phase(prepared, control)
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
 
 
-def mlflow_info(config: RunConfig) -> RunInfo | None:
-    if not config.mlflow.enabled:
-        return None
-    from assay_runner.io.tracking import RunInfo, default_tracking_uri, summary_params
-
-    agent = config.agent
-    params = summary_params(
-        selection=config.tickets if isinstance(config.tickets, str) else ",".join(config.tickets),
-        agent=agent.kind,
-        model=agent.model,
-        concurrency=config.concurrency,
-        judgeModel=config.judge_model,
-        gateway=config.gateway,
-        timeoutSeconds=agent.timeout_seconds,
-    )
-    return RunInfo(
-        tracking_uri=config.mlflow.tracking_uri or default_tracking_uri(),
-        experiment=config.mlflow.experiment,
-        run_name=config.run_name,
-        params=params,
-    )
-
-
 def _preflight(config: RunConfig) -> Usage | None:
     """For the CLI presets: the CLI is installed and the gateway speaks its protocol (else exit code 2)."""
-    from assay_runner.agents.presets import PRESET_CLIS
+    from assay_runner.vocabulary import PRESET_KINDS
 
     agent = config.agent
-    if agent.kind not in PRESET_CLIS or not config.gateway or not agent.model:
+    if agent.kind not in PRESET_KINDS or not config.gateway or not agent.model:
         return None  # nothing to check, or build_agent reports what is missing
     from assay_runner.agents.preflight import preflight
 
     return preflight(agent.kind, config.gateway, agent.model)
 
 
-def _with_preflight_usage(result: Result, usage: Usage, config: RunConfig) -> Result:
-    """The preflight call is the run's too: its tokens (and their price) join the run's usage."""
-    from assay_runner.contract import Usage
-
-    price = config.prices.get(config.agent.model or "")
-    cost = (
-        (usage.input_tokens * price.input_per_million + usage.output_tokens * price.output_per_million) / 1e6
-        if price
-        else 0.0
-    )
-    total = Usage(
-        input_tokens=result.usage.input_tokens + usage.input_tokens,
-        output_tokens=result.usage.output_tokens + usage.output_tokens,
-        cost_usd=round(result.usage.cost_usd + cost, 6),
-    )
-    return result.model_copy(update={"usage": total})
-
-
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> Finished:
     from assay_runner.core.independence import judge_model_warnings
-    from assay_runner.suite.loader import load_suite
+    from assay_runner.run.preparation import prepare
 
     config = run_config_from_args(args)
+    prepared = prepare(config)
     # Checked before any agent runs: a suite that requires an independent judge fails fast.
-    warnings = judge_model_warnings(
-        load_suite(config.suite, config.kb, config.keys), config.judge_model, config.agent.model
-    )
+    warnings = judge_model_warnings(prepared.suite, config.judge_model, config.agent.model)
     preflight_usage = _preflight(config)
     from assay_runner.run.evaluation import run_evaluation
 
-    result = asyncio.run(until_stopped(config, args.quiet, run_evaluation))
+    result = asyncio.run(until_stopped(prepared, args.quiet, run_evaluation))
     result = result.model_copy(update={"warnings": [*result.warnings, *warnings]})
     if preflight_usage is not None:
-        result = _with_preflight_usage(result, preflight_usage, config)
-    result = options.finish(
-        result,
-        out=Path(config.output.dir),
-        summary_path=config.output.summary_path,
-        mlflow=mlflow_info(config),
-    )
+        # The preflight call is the run's too: its tokens (and their price) join the run's usage.
+        extra = preflight_usage.priced(prepared.agent_price)
+        result = result.model_copy(update={"usage": result.usage.plus(extra)})
+    finished = options.finish_run(result, config)
     if not args.quiet:
         from assay_runner.views.table import print_result  # rich's table only after the agents ran
 
-        print_result(result)
-    return options.exit_for_run(result, config.output.blocked_exit_code)
+        print_result(finished.result)
+    return finished

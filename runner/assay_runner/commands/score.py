@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
-from assay_runner.commands.options import Subcommands
+from assay_runner.commands.options import Finished, Subcommands
 from assay_runner.errors import InputError
 
 if TYPE_CHECKING:
+    from assay_runner.contract import RunConfig
     from assay_runner.io.tracking import RunInfo
 
 
@@ -55,58 +57,46 @@ def _mlflow_info(args: argparse.Namespace) -> RunInfo | None:
     return RunInfo(tracking_uri=uri, experiment=args.experiment, run_name=args.run_name)
 
 
-def _judge_phase(args: argparse.Namespace) -> int:
-    from assay_runner.commands.run import mlflow_info
+def _flag_config(args: argparse.Namespace) -> RunConfig:
+    """`assay score SUITE --answers DIR ...` as the judge phase's RunConfig: one judge phase, two forms."""
+    from assay_runner.contract import RunConfig
+
+    if args.suite is None or args.answers is None:
+        raise InputError("give a SUITE and --answers DIR (or --config FILE)")
+    cassettes = (
+        {"dir": str(args.cassettes), "mode": args.cassette_mode or "replay"} if args.cassettes else None
+    )
+    return RunConfig.model_validate(
+        {
+            "suite": args.suite,
+            "keys": args.keys,
+            "answers_dir": str(Path(args.answers).absolute()),
+            "run_name": args.run_name or Path(args.answers).name,
+            "tickets": args.tickets,
+            "repetitions": args.repetitions,
+            "concurrency": args.concurrency,
+            "gateway": args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
+            "judge_model": args.judge_model,
+            "cassettes": cassettes,
+        }
+    )
+
+
+def run(args: argparse.Namespace) -> Finished:
     from assay_runner.io.runconfig import read_run_config
     from assay_runner.run.scoring import judge_phase
     from assay_runner.views.table import print_result
 
-    if args.suite is not None:
-        raise InputError("give either a SUITE and flags, or --config FILE, not both")
-    config = read_run_config(args.config)
-    if args.answers is not None:
-        config = config.model_copy(update={"answers_dir": str(Path(args.answers).absolute())})
-    result = asyncio.run(judge_phase(config))
-    result = options.finish(
-        result,
-        out=Path(config.output.dir),
-        summary_path=config.output.summary_path,
-        mlflow=mlflow_info(config),
-    )
-    if not args.quiet:
-        print_result(result)
-    return options.exit_for_run(result, config.output.blocked_exit_code)
-
-
-def run(args: argparse.Namespace) -> int:
-    from assay_runner.core.independence import judge_model_warnings
-    from assay_runner.io.answers import read_manifest
-    from assay_runner.run.recorded import score_answers
-    from assay_runner.suite import load_suite
-    from assay_runner.views.table import print_result
-
     if args.config is not None:
-        return _judge_phase(args)
-    if args.suite is None or args.answers is None:
-        raise InputError("give a SUITE and --answers DIR (or --config FILE)")
-    suite = load_suite(args.suite, keys=args.keys)
-    tickets = suite.select(args.tickets)
-    manifest = read_manifest(Path(args.answers))
-    warnings = judge_model_warnings(suite, args.judge_model, manifest.model if manifest else None)
-    result = asyncio.run(
-        score_answers(
-            suite,
-            Path(args.answers),
-            tickets,
-            args.repetitions,
-            access=options.model_access(args),
-            judge_model=args.judge_model,
-            concurrency=args.concurrency,
-            run_name=args.run_name,
-        )
-    )
-    result = result.model_copy(update={"warnings": warnings})
-    result = options.finish(result, out=args.out, mlflow=_mlflow_info(args))
+        if args.suite is not None:
+            raise InputError("give either a SUITE and flags, or --config FILE, not both")
+        config = read_run_config(args.config)
+        if args.answers is not None:
+            config = config.model_copy(update={"answers_dir": str(Path(args.answers).absolute())})
+        finished = options.finish_run(asyncio.run(judge_phase(config)), config)
+    else:
+        result = asyncio.run(judge_phase(_flag_config(args)))
+        finished = options.Finished(options.finish(result, out=args.out, mlflow=_mlflow_info(args)))
     if not args.quiet:
-        print_result(result)
-    return options.exit_for(result.verdict)
+        print_result(finished.result)
+    return finished

@@ -10,7 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.commands.options import Subcommands
+from assay_runner.errors import ExitCode
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -32,4 +33,4 @@ def run(args: argparse.Namespace) -> int:
         f"{args.public}, answer keys in {args.keys}",
         file=sys.stderr,
     )
-    return EXIT_PASS
+    return ExitCode.PASS

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from assay_runner.commands.options import EXIT_PASS, Subcommands
+from assay_runner.commands.options import Subcommands
+from assay_runner.errors import ExitCode
 
 
 def add_parser(commands: Subcommands) -> None:
@@ -27,4 +28,4 @@ def run(args: argparse.Namespace) -> int:
     print(f"judges: {judges}")
     if not suite.has_keys:
         print("no ticket has an answer key: this is a suite's public part (give --keys to check the keys)")
-    return EXIT_PASS
+    return ExitCode.PASS

@@ -22,9 +22,9 @@ from assay_runner.contract import (
     RepetitionFigures,
     RuleResult,
     TicketResult,
-    Verdict,
 )
 from assay_runner.core.scoring import at_least, cell_errors, unit, verdict_score
+from assay_runner.vocabulary import Verdict
 
 MAX_LISTED = 5
 

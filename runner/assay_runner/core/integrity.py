@@ -12,7 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from assay_runner.contract import RESULT_SCHEMA_VERSION, JudgeConfigSummary, Result, TicketResult
+from assay_runner.contract import (
+    RESULT_SCHEMA_VERSION,
+    JudgeConfigSummary,
+    Result,
+    TicketResult,
+    threshold_problem,
+)
 from assay_runner.core.scorecard import assemble
 from assay_runner.core.scoring import EPSILON
 
@@ -68,8 +74,9 @@ def _judge_config(where: str, judge: JudgeConfigSummary) -> Iterator[Issue]:
         yield f"{where}.scale", f"must be [low, high] with low < high, on a model judge; got {judge.scale}"
         return
     for label, value in (("threshold", judge.threshold), ("floor", judge.floor)):
-        if value is not None and not (math.isfinite(value) and low <= value <= high):
-            yield f"{where}.{label}", f"must be in [{low:g}, {high:g}], got {value}"
+        problem = None if value is None else threshold_problem(label, value, (low, high))
+        if problem is not None:
+            yield f"{where}.{label}", problem
 
 
 def not_applicable_allowed(judge: JudgeConfigSummary, ticket: TicketResult, exit_code: int | None) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay_runner.contract import MlflowRef, Result
+from assay_runner.contract import MlflowRef, Result, judge_scale, threshold_problem
 from assay_runner.core.scorecard import assemble
 from assay_runner.errors import InputError
 
@@ -34,11 +34,10 @@ def regate(
                 f"--threshold {name}=...: the result has no judge {name!r} "
                 f"(judges: {', '.join(j.name for j in judges)})"
             )
-        low, high = judges[index].scale or (0.0, 1.0)
-        if not low <= threshold <= high:
-            raise InputError(
-                f"--threshold {name}={threshold:g}: outside the judge's scale [{low:g}, {high:g}]"
-            )
+        judge = judges[index]
+        problem = threshold_problem("threshold", threshold, judge_scale(judge.type, judge.scale))
+        if problem is not None:
+            raise InputError(f"--threshold {name}={threshold:g}: {problem}")
         judges[index] = judges[index].model_copy(update={"threshold": threshold})
     config = result.config.model_copy(update={"gate": gate, "judges": judges})
     card = assemble(result.tickets, config, result.repetitions.k, result.mlflow)

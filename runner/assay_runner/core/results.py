@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -77,7 +77,7 @@ def repetition_result(
 
 
 def ticket_results(
-    tickets: Sequence[Ticket], cells: dict[tuple[str, int], RepetitionResult]
+    tickets: Sequence[Ticket], cells: Mapping[tuple[str, int], RepetitionResult]
 ) -> list[TicketResult]:
     by_ticket: dict[str, list[RepetitionResult]] = {}
     for (ticket_id, _), cell in cells.items():

@@ -17,9 +17,9 @@ from assay_runner.contract import (
     ResultConfig,
     RuleResult,
     TicketResult,
-    Verdict,
 )
 from assay_runner.core import gate, repetitions, scoring
+from assay_runner.vocabulary import Verdict
 
 
 @dataclass(frozen=True)

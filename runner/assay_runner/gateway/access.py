@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay_runner.contract import CassetteMode
+from assay_runner.contract import PriceConfig
 from assay_runner.gateway.cassette import CassetteClient
 from assay_runner.gateway.chat import ChatClient
-from assay_runner.gateway.usage import MeteredClient, Price, UsageMeter
+from assay_runner.gateway.usage import MeteredClient, UsageMeter
+from assay_runner.vocabulary import CassetteMode
 
 if TYPE_CHECKING:
     from assay_runner.gateway.http import GatewayClient, TokenRole
@@ -31,7 +33,7 @@ def model_access(
     gateway: str | None,
     cassettes: Path | None = None,
     mode: CassetteMode | None = None,
-    prices: dict[str, Price] | None = None,
+    prices: Mapping[str, PriceConfig] | None = None,
     role: TokenRole = "agent",
 ) -> ModelAccess:
     """No gateway and no cassettes gives no client: model judges then error, and the verdict blocks.

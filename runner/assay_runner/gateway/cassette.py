@@ -15,9 +15,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from assay_runner.contract import CassetteMode
 from assay_runner.gateway.chat import ChatClient, ChatMessage, ChatReply
 from assay_runner.gateway.errors import CassetteMiss, GatewayError
+from assay_runner.vocabulary import CassetteMode
 
 
 def request_key(model: str, messages: list[ChatMessage], temperature: float, sample: int) -> str:

@@ -6,19 +6,13 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from assay_runner.contract import Usage
+from assay_runner.contract import PriceConfig, Usage
 from assay_runner.gateway.chat import ChatClient, ChatMessage, ChatReply
-
-
-@dataclass(frozen=True)
-class Price:
-    input_per_million: float
-    output_per_million: float
 
 
 @dataclass
 class UsageMeter:
-    prices: Mapping[str, Price] = field(default_factory=dict)
+    prices: Mapping[str, PriceConfig] = field(default_factory=dict)
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
@@ -33,9 +27,7 @@ class UsageMeter:
         self.prompt_chars.append(prompt_chars)
         price = self.prices.get(model)
         if price is not None:
-            self.cost_usd += (
-                reply.input_tokens * price.input_per_million + reply.output_tokens * price.output_per_million
-            ) / 1_000_000
+            self.cost_usd += price.cost_usd(reply.input_tokens, reply.output_tokens)
 
     def usage(self) -> Usage:
         return Usage(

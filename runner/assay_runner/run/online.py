@@ -1,4 +1,4 @@
-"""Judging one ad-hoc answer with no answer key (online judging, `assay judge`).
+"""Judging one ad-hoc answer with no answer key (online judging, `assay judge`): the judge step alone.
 
 Only judges that need no key run — format, exit code, the policy judge's suite-wide list, the model judge on
 its rubric; the others are reported as not run, and the result is marked `mode: online`: it describes an
@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from assay_runner.contract import Inputs, Result
 from assay_runner.core.digests import judges_digest, suite_digest
-from assay_runner.core.results import build_result, now_iso, repetition_result, ticket_results
+from assay_runner.core.results import build_result, now_iso, ticket_results
 from assay_runner.gateway.access import ModelAccess
-from assay_runner.judges import Case, build_judges
-from assay_runner.judges.judging import judge_cell
+from assay_runner.judges import build_judges
+from assay_runner.run.cell import Answered
+from assay_runner.run.judge_step import JudgeStep
 from assay_runner.suite.loader import Suite
 from assay_runner.suite.models import Ticket
 
@@ -30,19 +31,16 @@ async def judge_online(
 ) -> Result:
     started = now_iso()
     ticket = Ticket(id=ONLINE_TICKET_ID, split="validation", question=question)
-    judges = build_judges(suite, access.client, judge_model)
     try:
-        case = Case(ticket=ticket, repetition=1, answer=answer, exit_code=exit_code, online=True)
-        verdicts = await judge_cell(judges, case)
+        step = JudgeStep(build_judges(suite, access.client, judge_model), online=True)
+        cell = await step.judge(ticket, 1, Answered(answer=answer, exit_code=exit_code))
     finally:
         await access.aclose()
-    cell = repetition_result(1, verdicts, answer=answer, exit_code=exit_code)
-    inputs = Inputs(suite_digest=suite_digest(suite), judges_digest=judges_digest(suite))
     return build_result(
         suite,
         ticket_results([ticket], {(ticket.id, 1): cell}),
         1,
-        inputs,
+        Inputs(suite_digest=suite_digest(suite), judges_digest=judges_digest(suite)),
         started_at=started,
         run_name="online",
         usage=access.meter.usage(),

@@ -1,50 +1,69 @@
-"""The judge phase (`assay score --config`): an answers tree plus the answer key in, a verdict out.
+"""The judge phase (`assay score --config`, and `assay score SUITE --answers DIR`): an answers tree plus the
+answer key in, a verdict out.
 
-It runs no agent: it reads what the answer phase wrote, joins the suite's public part with its key, runs
-the judges (the model judge through the gateway, with the judge token when one is given) and binds the
-verdict to the digests of what was mounted.
+It runs no agent: it reads the recorded cells (`run.recorded`), joins the suite's public part with its key,
+runs the judge step on every cell (the model judge through the gateway, with the judge token when one is
+given) and binds the verdict to the digests of what was mounted.
 """
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from assay_runner.contract import Result, RunConfig
 from assay_runner.core.independence import judge_model_warnings
+from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
-from assay_runner.gateway.usage import Price
-from assay_runner.run.evaluation import apply_thresholds, gate_settings, verdict_inputs
-from assay_runner.run.recorded import score_answers
-from assay_runner.suite.loader import load_suite
+from assay_runner.judges import build_judges
+from assay_runner.run.judge_step import JudgeStep
+from assay_runner.run.preparation import prepare
+from assay_runner.run.recorded import read_cells
+from assay_runner.run.spending import total_usage
 
 
 async def judge_phase(config: RunConfig) -> Result:
     if config.answers_dir is None:
         raise InputError("give the answers directory (--answers DIR, or answersDir in the config)")
-    suite = apply_thresholds(load_suite(config.suite, config.kb, config.keys), config)
-    tickets = suite.select(config.tickets)
-    warnings = judge_model_warnings(suite, config.judge_model, config.agent.model)
-    prices = {m: Price(p.input_per_million, p.output_per_million) for m, p in config.prices.items()}
+    answers_dir = Path(config.answers_dir)
+    started = now_iso()
+    prepared = prepare(config)
+    recorded, manifest = read_cells(
+        answers_dir,
+        [t.id for t in prepared.tickets],
+        config.repetitions,
+        [t.id for t in prepared.suite.tickets],
+    )
+    # The agent's model: the config's, else what the answer phase recorded it answered with.
+    agent_model = config.agent.model or (manifest.model if manifest else None)
     cassettes = config.cassettes
     access = model_access(
         config.gateway,
         Path(cassettes.dir) if cassettes else None,
         cassettes.mode if cassettes else None,
-        prices,
+        prepared.prices,
         role="judge",
     )
-    result = await score_answers(
-        suite,
-        Path(config.answers_dir),
-        tickets,
-        config.repetitions,
-        access=access,
-        judge_model=config.judge_model,
-        concurrency=config.concurrency,
-        run_name=config.run_name,
-        inputs=verdict_inputs(suite, config, tickets),
-        gate=gate_settings(suite, config),
-        agent_price=prices.get(config.agent.model or ""),
+    by_id = {t.id: t for t in prepared.tickets}
+    try:
+        step = JudgeStep(
+            build_judges(prepared.suite, access.client, config.judge_model), limit=config.concurrency
+        )
+        judged = await asyncio.gather(
+            *(step.judge(by_id[ticket_id], rep, answered) for (ticket_id, rep), answered in recorded.items())
+        )
+    finally:
+        await access.aclose()
+    cells = dict(zip(recorded, judged, strict=True))
+    usage = total_usage(
+        access.meter.usage(),
+        (c.usage for c in judged),
+        prepared.prices.get(agent_model or ""),
+        agent_metered=False,
     )
+    result = prepared.verdict(
+        cells, started=started, usage=usage, run_name=config.run_name or answers_dir.name
+    )
+    warnings = judge_model_warnings(prepared.suite, config.judge_model, agent_model)
     return result.model_copy(update={"warnings": [*result.warnings, *warnings]})

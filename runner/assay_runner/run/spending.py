@@ -1,36 +1,24 @@
 """What a run spends: each cell's usage priced, the run's total, and the optional budget (`maxCostUsd`).
 
 Prices come from the suite's `prices:` table, overridden model by model by the RunConfig's (on the
-cluster, the Evaluation's). A CLI agent's usage is what the CLI itself reported (presets.py parses it); the
-chat agent's and the model judges' calls are metered at the gateway client (gateway/usage.py). Once the money
-spent reaches the budget no new cell starts: those cells are recorded as not started, with the reason, and
-the gate's `complete` rule blocks the verdict. Cells already running finish, so a run can overshoot the
-budget by up to `concurrency` cells.
+cluster, the Evaluation's): `run.preparation`. The formula is `contract.PriceConfig.cost_usd`, the only one.
+A CLI agent's usage is what the CLI itself reported (presets.py parses it); the chat agent's and the model
+judges' calls are metered at the gateway client (gateway/usage.py). Once the money spent reaches the budget
+no new cell starts: those cells are recorded as not started, with the reason, and the gate's `complete`
+rule blocks the verdict. Cells already running finish, so a run can overshoot the budget by up to
+`concurrency` cells.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from assay_runner.agents.base import Agent, AgentOutcome, Workspace
-from assay_runner.contract import PriceConfig, RunConfig, Usage
-from assay_runner.gateway.usage import Price, UsageMeter
-from assay_runner.suite.loader import Suite
+from assay_runner.contract import PriceConfig, Usage
+from assay_runner.gateway.usage import UsageMeter
 from assay_runner.suite.models import Ticket
-
-
-def price_table(suite: Suite, config: RunConfig) -> dict[str, Price]:
-    """The suite's prices, then the RunConfig's: a model priced in both takes the RunConfig's."""
-    table: dict[str, PriceConfig] = {**suite.spec.prices, **config.prices}
-    return {model: Price(p.input_per_million, p.output_per_million) for model, p in table.items()}
-
-
-def cost_of(usage: Usage, price: Price | None) -> float:
-    if price is None:
-        return 0.0
-    tokens = usage.input_tokens * price.input_per_million + usage.output_tokens * price.output_per_million
-    return tokens / 1e6
 
 
 @dataclass
@@ -38,7 +26,7 @@ class Spending:
     """Money spent so far by the agent's CLI (cells) and by Assay's own gateway calls (the meter)."""
 
     meter: UsageMeter
-    agent_price: Price | None
+    agent_price: PriceConfig | None
     max_cost_usd: float | None = None
     agent_cost_usd: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -60,11 +48,11 @@ class Spending:
         """`usage` with its cost; counted against the budget unless the meter already counted it."""
         if usage is None:
             return None
-        cost = round(cost_of(usage, self.agent_price), 6)
+        usage = usage.priced(self.agent_price)
         if not metered:
             with self._lock:
-                self.agent_cost_usd += cost
-        return usage.model_copy(update={"cost_usd": cost})
+                self.agent_cost_usd += usage.cost_usd
+        return usage
 
 
 class PricedAgent:
@@ -77,6 +65,20 @@ class PricedAgent:
 
     async def run(self, ticket: Ticket, repetition: int, workspace: Workspace) -> AgentOutcome:
         outcome = await self.inner.run(ticket, repetition, workspace)
-        # The chat agent's calls go through the metered gateway client: priced there already.
+        # The chat agent's calls go through the metered gateway client: counted there already.
         usage = self.spending.priced(outcome.usage, metered=self.kind == "chat")
         return replace(outcome, usage=usage)
+
+
+def total_usage(
+    metered: Usage, cells: Iterable[Usage | None], agent_price: PriceConfig | None, *, agent_metered: bool
+) -> Usage:
+    """A run's usage: Assay's own metered gateway calls (model judges, and the chat agent when it ran in
+    this process: `agent_metered`), plus the agent's usage recorded per cell, priced from its tokens."""
+    total = metered
+    if agent_metered:
+        return total
+    for usage in cells:
+        if usage is not None:
+            total = total.plus(usage.priced(agent_price))
+    return total

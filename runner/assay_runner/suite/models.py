@@ -11,7 +11,16 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from assay_runner.contract import GateSettings, PassCriterion, PriceConfig, Split, WireModel
+from assay_runner.contract import (
+    MODEL_SCALE,
+    GateSettings,
+    PassCriterion,
+    PriceConfig,
+    WireModel,
+    judge_scale,
+    threshold_problem,
+)
+from assay_runner.vocabulary import Split
 
 JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
 TICKET_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
@@ -77,18 +86,20 @@ class JudgeBase(WireModel):
 
     def normalise(self, raw: float) -> float:
         """Map a value on the judge's own scale to [0, 1]; identity for [0, 1] judges."""
-        return raw
+        low, high = self.scale_bounds()
+        return (raw - low) / (high - low)
 
     @model_validator(mode="after")
-    def _bounds_on_unit_scale(self) -> JudgeBase:
-        if self.scale_bounds() == (0.0, 1.0):
-            for label, value in (("threshold", self.threshold), ("floor", self.floor)):
-                if value is not None and not 0.0 <= value <= 1.0:
-                    raise ValueError(f"{label} must be in [0, 1] for a {self.type_name()} judge, got {value}")
+    def _bounds_on_scale(self) -> JudgeBase:
+        for label, value in (("threshold", self.threshold), ("floor", self.floor)):
+            problem = None if value is None else threshold_problem(label, value, self.scale_bounds())
+            if problem is not None:
+                raise ValueError(problem)
         return self
 
     def scale_bounds(self) -> tuple[float, float]:
-        return (0.0, 1.0)
+        """The scale the threshold and floor are on (`contract.judge_scale`)."""
+        return judge_scale(self.type_name(), getattr(self, "scale", None))
 
     def type_name(self) -> str:
         return str(getattr(self, "type", "?"))
@@ -173,7 +184,7 @@ class ModelJudge(JudgeBase):
 
     type: Literal["model"]
     rubric: str = Field(min_length=1)
-    scale: tuple[int, int] = (1, 5)
+    scale: tuple[int, int] = MODEL_SCALE
     """Lowest and highest score the rubric allows."""
     samples: int = Field(default=3, ge=1, le=15)
     max_spread: float | None = Field(default=None, ge=0)
@@ -189,21 +200,6 @@ class ModelJudge(JudgeBase):
         if scale[0] >= scale[1]:
             raise ValueError(f"scale must be [low, high] with low < high, got {list(scale)}")
         return scale
-
-    def scale_bounds(self) -> tuple[float, float]:
-        return (float(self.scale[0]), float(self.scale[1]))
-
-    def normalise(self, raw: float) -> float:
-        low, high = self.scale_bounds()
-        return (raw - low) / (high - low)
-
-    @model_validator(mode="after")
-    def _threshold_on_scale(self) -> ModelJudge:
-        low, high = self.scale_bounds()
-        for label, value in (("threshold", self.threshold), ("floor", self.floor)):
-            if value is not None and not low <= value <= high:
-                raise ValueError(f"{label} {value} is outside the scale [{low:g}, {high:g}]")
-        return self
 
 
 JudgeSpec = Annotated[

@@ -1,0 +1,73 @@
+"""Every cell of a run through the answer step, then through what the phase does with an answer.
+
+`assay run` hands each answered cell to the judge step; the answer phase hands it to the record step.
+Both share this loop: the agent (priced, within the budget), the workspaces, the pool's slots, the queue
+(repetition-major: every ticket's first repetition before any second one, so a run cut short still covers
+every ticket) and the stop switch. A stop request (Ctrl-C, SIGTERM, the answer phase's deadline) keeps every
+finished cell; the unfinished ones come back as None.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from assay_runner.agents.factory import build_agent
+from assay_runner.agents.workspace import WorkspaceFactory
+from assay_runner.gateway.access import ModelAccess
+from assay_runner.run.answer_step import AnswerStep, Tally
+from assay_runner.run.cell import Answered, Cell
+from assay_runner.run.preparation import Prepared
+from assay_runner.run.scheduler import CellPool
+from assay_runner.run.spending import PricedAgent, Spending
+from assay_runner.suite.models import Ticket
+from assay_runner.views.progress import Counts
+
+R = TypeVar("R")
+Then = Callable[[Ticket, int, Answered], Awaitable[R]]
+
+
+@dataclass
+class Control:
+    """What a phase is steered by from outside: the stop switch and the progress counts."""
+
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    counts: Counts | None = None
+
+
+async def answer_cells(
+    prepared: Prepared,
+    access: ModelAccess,
+    control: Control,
+    then: Callable[[CellPool], Then[R]],
+) -> dict[Cell, R | BaseException | None]:
+    """Answer every cell and hand each answer to `then(pool)` (given the pool, for its file-work thread).
+    Each cell maps to what `then` returned, the exception the cell raised, or None if it did not finish."""
+    config = prepared.config
+    spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd)
+    agent = PricedAgent(build_agent(config, access.client), spending)
+    workspaces = WorkspaceFactory(
+        Path(config.output.workspace_root) if config.output.workspace_root else None,
+        Path(config.brain) if config.brain else None,
+        prepared.suite.kb,
+    )
+    order = [(t, r) for r in range(1, config.repetitions + 1) for t in prepared.tickets]
+    tally = Tally(control.counts)
+    tally.starting(len(order))
+    pool = CellPool(
+        workspaces, order, slots=config.concurrency, keep_workspaces=config.output.keep_workspaces
+    )
+    async with pool:
+        step = AnswerStep(pool, agent, spending, tally)
+        after = then(pool)
+
+        async def cell(ticket: Ticket, repetition: int) -> R:
+            answered = await step.answer(ticket, repetition)
+            outcome = await after(ticket, repetition, answered)
+            tally.finished(not answered.ok, answered.summary((ticket.id, repetition)))
+            return outcome
+
+        return await pool.run(cell, control.stop)

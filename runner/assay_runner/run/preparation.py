@@ -1,0 +1,128 @@
+"""What every phase reads before its first cell: the suite with the run's overrides, the tickets, the
+effective gate, the prices, and the digests the verdict will be bound to.
+
+Every phase starts here (`assay run`, the answer phase, the judge phase, `assay score`), so an override
+that cannot be applied — a threshold off its judge's scale, a judge the suite does not have — is bad input
+(exit 2) before any agent or judge runs, in every phase alike. Whatever a run writes, `assay gate` reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from assay_runner.contract import (
+    GateSettings,
+    Inputs,
+    PriceConfig,
+    RepetitionResult,
+    Result,
+    RunConfig,
+    Usage,
+    digest_files,
+    threshold_problem,
+)
+from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
+from assay_runner.core.results import build_result, ticket_results
+from assay_runner.errors import InputError, Problem
+from assay_runner.run.cell import Cell
+from assay_runner.suite.loader import Suite, load_suite
+from assay_runner.suite.models import Ticket
+from assay_runner.suite.split import KEYS_FILE
+
+Prices = Mapping[str, PriceConfig]
+"""USD per million tokens, by model."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    config: RunConfig
+    suite: Suite
+    """With the RunConfig's threshold overrides applied."""
+    tickets: list[Ticket]
+    gate: GateSettings
+    """The suite's gate with the RunConfig's overrides."""
+    prices: Prices
+    """The suite's prices, then the RunConfig's: a model priced in both takes the RunConfig's."""
+
+    @property
+    def agent_price(self) -> PriceConfig | None:
+        return self.prices.get(self.config.agent.model or "")
+
+    @property
+    def cells(self) -> int:
+        return len(self.tickets) * self.config.repetitions
+
+    def verdict(
+        self,
+        cells: Mapping[Cell, RepetitionResult],
+        *,
+        started: str,
+        usage: Usage,
+        run_name: str | None = None,
+    ) -> Result:
+        """The cells reduced to the result and its verdict: every phase that judges ends here."""
+        return build_result(
+            self.suite,
+            ticket_results(self.tickets, cells),
+            self.config.repetitions,
+            self.inputs(),
+            started_at=started,
+            run_name=run_name or self.config.run_name,
+            usage=usage,
+            gate=self.gate,
+        )
+
+    def inputs(self) -> Inputs:
+        """The digests a verdict is bound to: brain, suite (and its parts as mounted when split), the judges
+        with the effective gate, and the resolved ticket selection."""
+        config = self.config
+        return Inputs(
+            brain_digest=digest_files(read_tree(Path(config.brain))) if config.brain else None,
+            suite_digest=suite_digest(self.suite),
+            judges_digest=judges_digest(self.suite, self.gate),
+            tickets_digest=tickets_digest([t.id for t in self.tickets]),
+            public_digest=tree_digest(Path(config.suite)) if config.keys is not None else None,
+            key_digest=digest_files({KEYS_FILE: Path(config.keys).read_bytes()}) if config.keys else None,
+        )
+
+
+def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
+    """`with_keys=False`: the answer phase, which never reads an answer key (even when the suite's own
+    files hold them, nothing here hands them on)."""
+    suite = load_suite(config.suite, config.kb, config.keys if with_keys else None)
+    suite = with_thresholds(suite, config.gate.thresholds)
+    overrides = config.gate.model_dump(exclude={"thresholds"}, exclude_none=True)
+    return Prepared(
+        config=config,
+        suite=suite,
+        tickets=suite.select(config.tickets),
+        gate=suite.spec.gate.model_copy(update=overrides),
+        prices={**suite.spec.prices, **config.prices},
+    )
+
+
+def with_thresholds(suite: Suite, thresholds: Mapping[str, float]) -> Suite:
+    """The suite with per-judge threshold overrides, each checked against its judge's scale by the rule
+    the suite's own thresholds and `assay gate --threshold` are checked by (`contract.threshold_problem`).
+    Every problem is reported at once."""
+    if not thresholds:
+        return suite
+    specs = {judge.name: judge for judge in suite.spec.judges}
+    problems: list[Problem] = []
+    for name, value in thresholds.items():
+        where = f"gate.thresholds.{name}"
+        spec = specs.get(name)
+        if spec is None:
+            known = ", ".join(specs)
+            problems.append(Problem("RunConfig", where, f"the suite has no judge {name!r} (judges: {known})"))
+        elif (problem := threshold_problem("threshold", value, spec.scale_bounds())) is not None:
+            problems.append(Problem("RunConfig", where, problem))
+    if problems:
+        raise InputError(problems)
+    judges = [
+        judge.model_copy(update={"threshold": thresholds[judge.name]}) if judge.name in thresholds else judge
+        for judge in suite.spec.judges
+    ]
+    return replace(suite, spec=suite.spec.model_copy(update={"judges": judges}))

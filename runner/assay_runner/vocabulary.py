@@ -1,0 +1,27 @@
+"""The closed sets every side spells the same way: the CLI, the suite, the RunConfig, the Evaluation resource,
+the operator. One home each; everything else imports them (and a registry keyed by one of them is checked
+against it where it is built).
+
+Standard library only, so the command line can offer them as choices without loading pydantic.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+Verdict = Literal["Pass", "Blocked"]
+Split = Literal["training", "validation"]
+Selection = Literal["training", "validation", "all"]
+
+PresetKind = Literal["opencode", "claude-code", "codex"]
+"""Agent CLIs Assay knows how to drive (agents.presets): each must be installed where it runs."""
+PRESET_KINDS: tuple[PresetKind, ...] = get_args(PresetKind)
+AgentKind = Literal["chat", "command", "replay", "opencode", "claude-code", "codex"]
+AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
+PROGRAM_KINDS: frozenset[AgentKind] = frozenset({"command", *PRESET_KINDS})
+"""Agent kinds that run a program in the workspace (which may read any file it can reach)."""
+
+CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
+CASSETTE_MODES: tuple[CassetteMode, ...] = get_args(CassetteMode)
+
+assert set(PRESET_KINDS) <= set(AGENT_KINDS), "every preset is an agent kind"
