@@ -69,7 +69,10 @@ def test_minimal_inline_suite(tmp_path: Path) -> None:
     [
         (("threshold: 0.9}", "threshold: 0.9, weigth: 2}"), "suite.yaml:3: judges[0].weigth: unknown key"),
         (("type: kb_citation", "type: kb_cite"), "suite.yaml:3: judges[0]: Input tag 'kb_cite' found"),
-        (("threshold: 0.9", "threshold: 1.5"), "judges[0]: threshold 1.5 is outside the judge's scale [0, 1]"),
+        (
+            ("threshold: 0.9", "threshold: 1.5"),
+            "judges[0]: threshold 1.5 is outside the judge's scale [0, 1]",
+        ),
         (
             ("threshold: 0.9", "threshold: high"),
             "suite.yaml:3: judges[0].threshold: Input should be a valid number",
