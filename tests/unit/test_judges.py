@@ -216,3 +216,36 @@ def test_code_judge_from_file(tmp_path: Path) -> None:
     (tmp_path / "nojudge.py").write_text("x = 1\n")
     broken = Code(CodeJudge(name="g", type="code", weight=0, threshold=1, file="nojudge.py"), tmp_path)
     assert "does not define a function judge" in (broken.judge(case("x")).error or "")
+
+
+def test_every_judge_kind_builds_and_reports_what_its_kind_says() -> None:
+    """The kinds are one list (suite.models.JUDGE_KINDS, derived from JudgeSpec); each builds, and what the
+    implementation says about the key is what its kind says."""
+    from assay_runner.judges import build_judge
+    from assay_runner.suite.loader import Suite
+    from assay_runner.suite.models import JUDGE_KINDS, SuiteSpec
+
+    minimal: dict[str, dict[str, object]] = {
+        "code": {"code": "return 1.0"},
+        "model": {"rubric": "Is it right?"},
+    }
+    specs = [
+        {
+            "name": f"j{i}",
+            "type": name,
+            "weight": 1,
+            "threshold": 1.0 if name != "model" else 4,
+            **minimal.get(name, {}),
+        }
+        for i, name in enumerate(JUDGE_KINDS)
+    ]
+    spec = SuiteSpec.model_validate(
+        {"name": "kinds", "judges": specs, "tickets": [{"id": "T-1", "split": "validation", "question": "q"}]}
+    )
+    suite = Suite(spec=spec, root=Path("."), tickets=spec.tickets or [], kb={}, files={})
+    for judge_spec in spec.judges:
+        judge = build_judge(judge_spec, suite)
+        assert judge.name == judge_spec.name
+        assert judge.needs_key == judge_spec.uses_key()
+        if judge_spec.type_name() != "code":  # a code judge says for itself (needsKey)
+            assert judge.needs_key == JUDGE_KINDS[judge_spec.type_name()].key_required

@@ -10,8 +10,9 @@ import pytest
 
 from assay_runner.cli import main
 from assay_runner.judges import policy
-from assay_runner.judges.selftest import DETERMINISTIC, run_selftest
+from assay_runner.judges.selftest import run_selftest
 from assay_runner.suite import load_suite
+from assay_runner.suite.models import DETERMINISTIC_KINDS
 from assay_runner.text.policy_reader import ForbiddenRule, Violation
 from assay_runner.text.view import AnswerView
 
@@ -57,4 +58,4 @@ def test_what_cannot_be_probed_is_said(tmp_path: Path) -> None:
     assert report.ok
     assert "forbidden advice: the policy judge has no suite-wide phrase to probe with" in report.skipped
     assert not [o for o in report.outcomes if o.probe == "forbidden advice"]
-    assert {o.judge for o in report.outcomes} <= DETERMINISTIC
+    assert {o.judge for o in report.outcomes} <= DETERMINISTIC_KINDS

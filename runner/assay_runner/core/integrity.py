@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
+from pydantic import ValidationError
+
 from assay_runner.contract import (
     RESULT_SCHEMA_VERSION,
     JudgeConfigSummary,
@@ -21,11 +23,9 @@ from assay_runner.contract import (
 )
 from assay_runner.core.scorecard import assemble
 from assay_runner.core.scoring import EPSILON
+from assay_runner.suite.models import JUDGE_KINDS, AnswerKey
 
 MAX_REPETITIONS = 100  # as RunConfig.repetitions
-KNOWN_TYPES = frozenset(
-    {"kb_citation", "must_mention", "policy", "format", "abstention", "exit_code", "code", "model"}
-)
 Issue = tuple[str, str]
 """(field, what is wrong)."""
 
@@ -65,7 +65,7 @@ def _header(result: Result) -> Iterator[Issue]:
 
 
 def _judge_config(where: str, judge: JudgeConfigSummary) -> Iterator[Issue]:
-    if judge.type not in KNOWN_TYPES:
+    if judge.type not in JUDGE_KINDS:
         yield f"{where}.type", f"unknown judge type {judge.type!r}"
     if not (math.isfinite(judge.weight) and 0 <= judge.weight <= 1000):
         yield f"{where}.weight", f"must be in [0, 1000], got {judge.weight}"
@@ -79,19 +79,17 @@ def _judge_config(where: str, judge: JudgeConfigSummary) -> Iterator[Issue]:
             yield f"{where}.{label}", problem
 
 
-def not_applicable_allowed(judge: JudgeConfigSummary, ticket: TicketResult, exit_code: int | None) -> bool:
+def not_applicable_allowed(judge: JudgeConfigSummary, key: AnswerKey, exit_code: int | None) -> bool:
     """May this judge type be not applicable on this cell? Only where a fresh run could make it so."""
-    key = ticket.key or {}
-    match judge.type:
-        case "kb_citation":
-            return not key.get("kb")
-        case "must_mention":
-            return not key.get("mustMention")
-        case "exit_code":
-            return exit_code is None
-        case "code":
-            return True
-    return False
+    kind = JUDGE_KINDS.get(judge.type)
+    return kind is not None and kind.may_not_apply(key, exit_code)
+
+
+def _key(ticket: TicketResult) -> AnswerKey | None:
+    try:
+        return AnswerKey.model_validate(ticket.key or {})
+    except ValidationError:
+        return None
 
 
 def _tickets(result: Result) -> Iterator[Issue]:
@@ -103,6 +101,10 @@ def _tickets(result: Result) -> Iterator[Issue]:
         if ticket.id in seen:
             yield f"{where}.id", f"ticket {ticket.id!r} appears more than once"
         seen.add(ticket.id)
+        key = _key(ticket)
+        if key is None:
+            yield f"{where}.key", "not an answer key (kb, mustMention, forbidden, shouldAbstain, ...)"
+            continue
         indices = [rep.index for rep in ticket.repetitions]
         for index in sorted({i for i in indices if indices.count(i) > 1}):
             yield f"{where}.repetitions", f"repetition {index} appears more than once"
@@ -128,7 +130,7 @@ def _tickets(result: Result) -> Iterator[Issue]:
                     yield f"{at}.score", "an applicable verdict without an error needs a score"
                 if not verdict.applicable and verdict.score is not None:
                     yield f"{at}.score", "a verdict that does not apply has no score"
-                if not verdict.applicable and not not_applicable_allowed(config, ticket, rep.exit_code):
+                if not verdict.applicable and not not_applicable_allowed(config, key, rep.exit_code):
                     yield f"{at}.applicable", f"a {config.type} judge cannot be not applicable here"
                 low, high = config.scale or (0.0, 1.0)
                 for raw in [verdict.raw, *(verdict.samples or [])]:

@@ -15,7 +15,7 @@ import re
 
 from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
-from assay_runner.judges.base import Case, scored
+from assay_runner.judges.base import Case, SpecJudge, scored
 from assay_runner.suite.models import AbstentionJudge
 from assay_runner.text.fold import fold
 from assay_runner.text.match import phrase_tokens
@@ -89,17 +89,11 @@ def has_words(phrase: str) -> bool:
     return True
 
 
-class Abstention:
-    needs_key = True
-
+class Abstention(SpecJudge[AbstentionJudge]):
     def __init__(self, spec: AbstentionJudge) -> None:
-        self.spec = spec
+        super().__init__(spec)
         phrases = spec.refusal_phrases if spec.refusal_phrases is not None else DEFAULT_REFUSALS
         self.phrases = [p for p in (_normalise(p) for p in phrases) if p and has_words(p)]
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
     def refusal(self, answer: str) -> str | None:
         """The first refusal phrase the answer states and does not negate ("this is not out of scope")."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.suite.models import JudgeBase, Ticket
@@ -63,6 +63,25 @@ class AsyncJudge(Protocol):
     def needs_key(self) -> bool: ...
 
     async def judge_async(self, case: Case) -> JudgeVerdict: ...
+
+
+S = TypeVar("S", bound=JudgeBase)
+
+
+class SpecJudge(Generic[S]):
+    """What every judge implementation shares: its spec, its name, and whether it needs an answer key
+    (the kind's, `JudgeBase.uses_key`)."""
+
+    def __init__(self, spec: S) -> None:
+        self.spec = spec
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def needs_key(self) -> bool:
+        return self.spec.uses_key()
 
 
 def scored(score: float, reason: str) -> JudgeVerdict:

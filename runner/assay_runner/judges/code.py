@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from assay_runner.contract import JudgeVerdict
-from assay_runner.judges.base import Case, failed, not_applicable, scored
+from assay_runner.judges.base import Case, SpecJudge, failed, not_applicable, scored
 from assay_runner.suite.models import CodeJudge
 from assay_runner.usercode import worker as code_worker
 from assay_runner.usercode.worker import NotApplicable, interpret, last_traceback_line
@@ -115,10 +115,9 @@ def _read_line(stream: IO[str], timeout: float) -> str | None:
     return stream.readline()
 
 
-class Code:
+class Code(SpecJudge[CodeJudge]):
     def __init__(self, spec: CodeJudge, suite_root: Path) -> None:
-        self.spec = spec
-        self.needs_key = spec.needs_key
+        super().__init__(spec)
         self.budget_seconds = START_SECONDS + spec.timeout_seconds + 5.0
         self._setup: dict[str, Any] | None = None
         self._setup_error: str | None = None
@@ -128,10 +127,6 @@ class Code:
             self._setup = _setup(spec, suite_root)
         except (OSError, UnicodeDecodeError) as exc:
             self._setup_error = last_traceback_line(exc)
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
     def judge(self, case: Case) -> JudgeVerdict:
         if self._setup is None:

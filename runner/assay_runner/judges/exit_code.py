@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 from assay_runner.contract import JudgeVerdict
-from assay_runner.judges.base import Case, not_applicable, scored
+from assay_runner.judges.base import Case, SpecJudge, not_applicable, scored
 from assay_runner.suite.models import ExitCodeJudge
 
 SIGNAL_NAMES = {137: "killed (SIGKILL, often out of memory)", 143: "terminated (SIGTERM)", 124: "timed out"}
 
 
-class ExitCode:
-    needs_key = False
-
+class ExitCode(SpecJudge[ExitCodeJudge]):
     def __init__(self, spec: ExitCodeJudge) -> None:
-        self.spec = spec
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
+        super().__init__(spec)
 
     def judge(self, case: Case) -> JudgeVerdict:
         if case.exit_code is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
-from assay_runner.judges.base import Case, scored, share
+from assay_runner.judges.base import Case, SpecJudge, scored, share
 from assay_runner.suite.models import FormatJudge
 from assay_runner.text.view import answer_view
 
@@ -25,15 +25,9 @@ def word_count(answer: str) -> int:
     return answer_view(answer).word_count
 
 
-class Format:
-    needs_key = False
-
+class Format(SpecJudge[FormatJudge]):
     def __init__(self, spec: FormatJudge) -> None:
-        self.spec = spec
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
+        super().__init__(spec)
 
     @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:

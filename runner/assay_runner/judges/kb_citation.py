@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
-from assay_runner.judges.base import Case, not_applicable, scored, share
+from assay_runner.judges.base import Case, SpecJudge, not_applicable, scored, share
 from assay_runner.suite.models import KbCitationJudge
 from assay_runner.text.view import answer_view
 
@@ -30,19 +30,13 @@ def _id_shapes(known_ids: Iterable[str]) -> re.Pattern[str]:
     return re.compile(rf"(?=[{firsts}])(?<![^\W_])(?:{alternatives})\d[\w.-]*(?<![.-])", re.IGNORECASE)
 
 
-class KbCitation:
-    needs_key = True
-
+class KbCitation(SpecJudge[KbCitationJudge]):
     def __init__(self, spec: KbCitationJudge, kb_ids: Iterable[str]) -> None:
-        self.spec = spec
+        super().__init__(spec)
         self.known = {article.upper(): article for article in kb_ids}
         self._citation = _id_shapes(self.known.values())
         # An id has at most this many dot-separated parts: a longer head cannot be one.
         self._parts = max((article.count(".") + 1 for article in self.known), default=1)
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
     def cited(self, answer: str) -> set[str]:
         """Article ids the reader sees (not in link targets, comments or struck text): a known id followed

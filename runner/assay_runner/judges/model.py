@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.gateway.chat import ChatClient, ChatMessage
-from assay_runner.judges.base import Case, failed
+from assay_runner.judges.base import Case, SpecJudge, failed
 from assay_runner.suite.models import ModelJudge
 
 PARSE_ATTEMPTS = 3
@@ -87,17 +87,11 @@ def build_prompt(spec: ModelJudge, case: Case) -> list[ChatMessage]:
     return [ChatMessage("system", system), ChatMessage("user", user)]
 
 
-class Model:
-    needs_key = False  # the rubric alone can grade an ad-hoc answer (online judging)
-
+class Model(SpecJudge[ModelJudge]):
     def __init__(self, spec: ModelJudge, client: ChatClient | None, default_model: str | None) -> None:
-        self.spec = spec
+        super().__init__(spec)
         self.client = client
         self.model = spec.model or default_model
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
     async def _sample(self, messages: list[ChatMessage], index: int) -> Grade:
         assert self.client is not None and self.model is not None

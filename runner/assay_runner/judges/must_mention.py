@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
-from assay_runner.judges.base import Case, not_applicable, scored, share
+from assay_runner.judges.base import Case, SpecJudge, not_applicable, scored, share
 from assay_runner.suite.models import MustMentionJudge
 from assay_runner.text.fold import fold
 from assay_runner.text.match import Token, Words, find_phrase
@@ -86,15 +86,9 @@ def states(plain: str, words: Words, fact: str) -> bool:
     return False
 
 
-class MustMention:
-    needs_key = True
-
+class MustMention(SpecJudge[MustMentionJudge]):
     def __init__(self, spec: MustMentionJudge) -> None:
-        self.spec = spec
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
+        super().__init__(spec)
 
     @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:

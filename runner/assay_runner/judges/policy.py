@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
-from assay_runner.judges.base import Case, scored
+from assay_runner.judges.base import Case, SpecJudge, scored
 from assay_runner.suite.models import Forbidden, PolicyJudge
 from assay_runner.text.policy_reader import ForbiddenRule, find_violations
 from assay_runner.text.view import answer_view
@@ -30,16 +30,10 @@ def to_rules(items: Sequence[Forbidden]) -> list[ForbiddenRule]:
     return [to_rule(item) for item in items]
 
 
-class Policy:
-    needs_key = False  # the suite-wide list applies to any answer; tickets only add to it
-
+class Policy(SpecJudge[PolicyJudge]):
     def __init__(self, spec: PolicyJudge) -> None:
-        self.spec = spec
+        super().__init__(spec)
         self.suite_rules = to_rules(spec.forbidden)
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
 
     @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:

@@ -12,10 +12,9 @@ from dataclasses import dataclass, field
 
 from assay_runner.judges import Case, Judge, build_judges
 from assay_runner.suite.loader import Suite
-from assay_runner.suite.models import FormatJudge, PolicyJudge, Ticket
+from assay_runner.suite.models import DETERMINISTIC_KINDS, FormatJudge, PolicyJudge, Ticket
 
 FULL, FAIL = "full", "fail"
-DETERMINISTIC = {"kb_citation", "must_mention", "policy", "format", "abstention", "exit_code"}
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,7 @@ def build_probes(suite: Suite) -> tuple[list[Probe], list[str]]:
     if ticket is None:
         return [], ["no answerable ticket to build probes from"]
     good = _good_answer(ticket, sections)
-    all_full = dict.fromkeys(DETERMINISTIC, FULL)
+    all_full = dict.fromkeys(DETERMINISTIC_KINDS, FULL)
     probes = [Probe("good answer", ticket, good, all_full)]
     probes.append(Probe("empty", ticket, "", {"kb_citation": FAIL, "must_mention": FAIL, "format": FAIL}))
     others = [a for a in suite.kb if a not in ticket.key.kb]
@@ -154,11 +153,11 @@ def build_probes(suite: Suite) -> tuple[list[Probe], list[str]]:
 def run_selftest(suite: Suite) -> SelfTestReport:
     report = SelfTestReport()
     probes, report.skipped = build_probes(suite)
-    judges = [j for j in build_judges(suite) if isinstance(j, Judge) and j.spec.type_name() in DETERMINISTIC]
+    judges = [j for j in build_judges(suite) if isinstance(j, Judge) and j.spec.deterministic]
     report.skipped += [
         f"{spec.name} ({spec.type_name()}): not self-tested"
         for spec in suite.spec.judges
-        if spec.type_name() not in DETERMINISTIC
+        if not spec.deterministic
     ]
     for probe in probes:
         case = Case(ticket=probe.ticket, repetition=1, answer=probe.answer, exit_code=probe.exit_code)

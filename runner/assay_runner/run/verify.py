@@ -17,7 +17,6 @@ from assay_runner.judges import Case, build_judge
 from assay_runner.judges.judging import judge_cell
 from assay_runner.suite.loader import Suite
 
-DETERMINISTIC = frozenset({"kb_citation", "must_mention", "policy", "format", "abstention", "exit_code"})
 TOLERANCE = 1e-9
 SHOWN = 5
 
@@ -52,7 +51,7 @@ async def disagreements(result: Result, suite: Suite) -> list[str]:
     problems = _provenance(result, suite)
     if problems:
         return problems
-    judges = [build_judge(spec, suite) for spec in suite.spec.judges if spec.type_name() in DETERMINISTIC]
+    judges = [build_judge(spec, suite) for spec in suite.spec.judges if spec.deterministic]
     for ticket_result in result.tickets:
         ticket = suite.ticket(ticket_result.id)
         for rep in ticket_result.repetitions:

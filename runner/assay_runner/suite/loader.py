@@ -6,14 +6,20 @@ everything to fix; nothing is scored from a suite that does not validate.
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from assay_runner.errors import InputError, Problem
-from assay_runner.suite.models import AnswerKey, JudgeSpec, KeysFile, SuiteSpec, Ticket, TicketsFile
+from assay_runner.suite.models import (
+    JUDGE_KINDS,
+    AnswerKey,
+    KeysFile,
+    SuiteSpec,
+    Ticket,
+    TicketsFile,
+)
 from assay_runner.suite.yamlsource import YamlDocument
 from assay_runner.text.match import tokenize
 
@@ -21,13 +27,8 @@ SUITE_FILE = "suite.yaml"
 KB_DIR = "kb"
 
 
-def _judge_type_tags() -> frozenset[str]:
-    union = typing.get_args(typing.get_args(JudgeSpec)[0])
-    return frozenset(typing.get_args(member.model_fields["type"].annotation)[0] for member in union)
-
-
 # Names pydantic puts in error locations that are not keys of the YAML file.
-TRANSPARENT = _judge_type_tags() | {"str", "ForbiddenPattern"}
+TRANSPARENT = frozenset(JUDGE_KINDS) | {"str", "ForbiddenPattern"}
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ setting. Keys are camelCase, like the Evaluation resource and the result.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+import typing
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
@@ -74,6 +75,15 @@ Forbidden = Phrase | ForbiddenPattern
 
 
 class JudgeBase(WireModel):
+    """What every judge kind shares. A kind is its spec class: its `type` tag, and what the rest of Assay
+    needs to know about it without running it (the class variables below), live here and nowhere else."""
+
+    deterministic: ClassVar[bool] = True
+    """The same answer always gets the same verdict: `assay gate --verify` re-runs it, and `assay judges
+    check` self-tests it."""
+    key_required: ClassVar[bool] = True
+    """It reads the ticket's answer key, so it cannot judge an ad-hoc answer (online judging)."""
+
     name: str = Field(pattern=JUDGE_NAME)
     """Unique name; appears in results, metrics and the gate."""
     weight: float = Field(ge=0, le=1000)
@@ -104,17 +114,34 @@ class JudgeBase(WireModel):
     def type_name(self) -> str:
         return str(getattr(self, "type", "?"))
 
+    def uses_key(self) -> bool:
+        return self.key_required
+
+    @classmethod
+    def may_not_apply(cls, key: AnswerKey, exit_code: int | None) -> bool:
+        """Whether this kind can be not applicable to a cell with this key and exit code: a stored verdict
+        saying so anywhere else was not made by this kind (`core.integrity`)."""
+        return False
+
 
 class KbCitationJudge(JudgeBase):
     """Share of the expected KB articles the answer cites; a fabricated article id scores 0."""
 
     type: Literal["kb_citation"]
 
+    @classmethod
+    def may_not_apply(cls, key: AnswerKey, exit_code: int | None) -> bool:
+        return not key.kb
+
 
 class MustMentionJudge(JudgeBase):
     """Share of the answer key's required facts the answer mentions."""
 
     type: Literal["must_mention"]
+
+    @classmethod
+    def may_not_apply(cls, key: AnswerKey, exit_code: int | None) -> bool:
+        return not key.must_mention
 
 
 class PolicyJudge(JudgeBase):
@@ -123,6 +150,7 @@ class PolicyJudge(JudgeBase):
     type: Literal["policy"]
     forbidden: list[Forbidden] = Field(default_factory=list)
     """Suite-wide forbidden items; each ticket's key may add its own."""
+    key_required: ClassVar[bool] = False  # the suite-wide list applies to any answer; tickets add to it
 
 
 class FormatJudge(JudgeBase):
@@ -132,6 +160,7 @@ class FormatJudge(JudgeBase):
     sections: list[Phrase] = Field(default_factory=lambda: ["Summary", "Steps", "Next"])
     """Heading words the answer must contain as markdown headings, in any order."""
     max_words: int = Field(default=250, ge=1)
+    key_required: ClassVar[bool] = False
 
 
 class AbstentionJudge(JudgeBase):
@@ -148,6 +177,11 @@ class ExitCodeJudge(JudgeBase):
     type: Literal["exit_code"]
     weight: float = Field(default=0.0, ge=0, le=1000)
     threshold: float = 1.0
+    key_required: ClassVar[bool] = False
+
+    @classmethod
+    def may_not_apply(cls, key: AnswerKey, exit_code: int | None) -> bool:
+        return exit_code is None
 
 
 class CodeJudge(JudgeBase):
@@ -163,6 +197,15 @@ class CodeJudge(JudgeBase):
     """Per call: a slower call is killed and recorded as a judge error (blocks)."""
     memory_mb: int = Field(default=1024, ge=64, le=65536)
     """Address-space limit of the worker process the code runs in."""
+
+    def uses_key(self) -> bool:
+        return self.needs_key
+
+    @classmethod
+    def may_not_apply(cls, key: AnswerKey, exit_code: int | None) -> bool:
+        return True  # the user's code decides
+
+    deterministic: ClassVar[bool] = False  # user code may read files or the clock
 
     @model_validator(mode="after")
     def _one_source(self) -> CodeJudge:
@@ -193,6 +236,8 @@ class ModelJudge(JudgeBase):
     """Model name sent to the gateway; the run's judge model when omitted."""
     temperature: float = Field(default=0.7, ge=0, le=2)
     """Sampling temperature: above 0 so that samples are independent draws (each with its own seed)."""
+    deterministic: ClassVar[bool] = False  # sampled
+    key_required: ClassVar[bool] = False  # the rubric alone can grade an ad-hoc answer
 
     @field_validator("scale")
     @classmethod
@@ -213,6 +258,16 @@ JudgeSpec = Annotated[
     | ModelJudge,
     Field(discriminator="type"),
 ]
+
+
+def _kinds() -> dict[str, type[JudgeBase]]:
+    members: tuple[type[JudgeBase], ...] = typing.get_args(typing.get_args(JudgeSpec)[0])
+    return {typing.get_args(kind.model_fields["type"].annotation)[0]: kind for kind in members}
+
+
+JUDGE_KINDS: dict[str, type[JudgeBase]] = _kinds()
+"""Every judge kind by its `type` tag, derived from JudgeSpec: the one list of judge kinds."""
+DETERMINISTIC_KINDS = frozenset(name for name, kind in JUDGE_KINDS.items() if kind.deterministic)
 
 
 class AnswerKey(WireModel):
