@@ -14,21 +14,17 @@ import argparse
 import random
 import time
 
-from assay_runner.core.decision import (
-    GateFigures,
-    PromotionRules,
-    Standing,
-    decide,
-    per_ticket,
-    standing_from,
-)
+from assay_runner.core.decision import PromotionRules, decide
+from assay_runner.core.standing import Standing
+from assay_runner.core.statistics import Paired
 
 
 def standing(name: str, rng: random.Random, tickets: int, with_tickets: bool) -> Standing:
     scores = {f"T{i:03d}": round(sum(rng.random() for _ in range(3)) / 3, 4) for i in range(tickets)}
     resolved = {t: s > 0.7 for t, s in scores.items()}
     mean = sum(scores.values()) / tickets
-    figures = GateFigures(
+    return Standing(
+        name=name,
         verdict="Pass",
         mean=mean,
         lowest_ticket=min(scores.values()),
@@ -43,9 +39,8 @@ def standing(name: str, rng: random.Random, tickets: int, with_tickets: bool) ->
         k=3,
         suite_digest="sha256:s",
         judge_means={"quality": mean, "policy": mean},
-        paired=per_ticket(scores, resolved) if with_tickets else None,
+        paired=Paired(scores, resolved) if with_tickets else None,
     )
-    return standing_from(name, figures)
 
 
 def timed(cells: int, tickets: int, with_tickets: bool, rounds: int = 3) -> float:

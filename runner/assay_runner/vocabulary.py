@@ -7,6 +7,7 @@ Standard library only, so the command line can offer them as choices without loa
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal, get_args
 
 Verdict = Literal["Pass", "Blocked"]
@@ -16,10 +17,25 @@ Selection = Literal["training", "validation", "all"]
 PresetKind = Literal["opencode", "claude-code", "codex"]
 """Agent CLIs Assay knows how to drive (agents.presets): each must be installed where it runs."""
 PRESET_KINDS: tuple[PresetKind, ...] = get_args(PresetKind)
-AgentKind = Literal["chat", "command", "replay", "opencode", "claude-code", "codex"]
+AgentKind = Literal["chat", "opencode", "claude-code", "codex", "command", "replay"]
 AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
 PROGRAM_KINDS: frozenset[AgentKind] = frozenset({"command", *PRESET_KINDS})
 """Agent kinds that run a program in the workspace (which may read any file it can reach)."""
+
+
+class GateRule(StrEnum):
+    """The release gate's rules, by the name results, summaries and statuses carry (core.gate)."""
+
+    SCORE = "score"
+    JUDGES = "judges"
+    TICKET_FLOOR = "ticketFloor"
+    JUDGE_FLOORS = "judgeFloors"
+    REPETITIONS = "repetitions"
+    COMPLETE = "complete"
+    MLFLOW = "mlflow"
+    VERIFIED = "verified"
+    """Added by `assay gate --verify`: the deterministic judges agree with the stored verdicts."""
+
 
 CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
 CASSETTE_MODES: tuple[CassetteMode, ...] = get_args(CassetteMode)

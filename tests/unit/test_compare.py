@@ -9,9 +9,10 @@ import pytest
 
 from assay_runner.cli import main
 from assay_runner.contract import Inputs, Result
-from assay_runner.core.decision import decide, parse_key
+from assay_runner.core.decision import decide
+from assay_runner.core.result_standing import standing
 from assay_runner.core.scorecard import assemble
-from assay_runner.core.standings import standing
+from assay_runner.core.standing import parse_key
 from assay_runner.errors import InputError
 from tests.unit.builders import cfg, config, rep, tres, v
 

@@ -119,31 +119,31 @@ def test_grid_page(tmp_path: Path) -> None:
 
 
 def test_page_escapes_names(tmp_path: Path) -> None:
-    from assay_runner.views.report.comparison import render_comparison
+    from assay_runner.core.decision import decide
+    from assay_runner.core.decision_report import report_of
+    from assay_runner.core.standing import Standing
+    from assay_runner.views.report.comparison import GridLayout, render_comparison
 
     evil = "<img src=x onerror=alert(1)>"
-    data = {
-        "key": ["mean"],
-        "winner": evil,
-        "highestMean": evil,
-        "promote": False,
-        "reasons": [evil],
-        "rules": {},
-        "candidates": [
-            {
-                "name": evil,
-                "mean": 0.5,
-                "fullyResolved": 1,
-                "tickets": 2,
-                "passHatK": 0.5,
-                "coverage": 1.0,
-                "complete": True,
-                "verdict": "Pass",
-                "rankByKey": 1,
-                "vsIncumbent": None,
-            }
-        ],
-        "incumbent": None,
-    }
-    html = render_comparison(data)
+    standing = Standing(
+        name=evil,
+        verdict="Pass",
+        mean=0.5,
+        lowest_ticket=0.5,
+        judges_passing=1,
+        complete=True,
+        coverage=1.0,
+        pass_rate=0.5,
+        pass_at_k=0.5,
+        pass_hat_k=0.5,
+        fully_resolved=1,
+        tickets=2,
+        k=1,
+        suite_digest="sha256:s",
+    )
+    report = report_of(decide([standing], None, ("mean",)))
+    html = render_comparison(
+        report, GridLayout(axes={evil: [evil], "b": [evil]}, cells={evil: {evil: evil, "b": evil}})
+    )
+    assert any(evil in reason for reason in report.reasons)  # the page must escape what it shows
     assert "<img" not in html and "&lt;img src=x" in html

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from assay_runner.core.decision import PromotionRules, Standing, decide, decision_json
+from assay_runner.core.decision import PromotionRules, decide
+from assay_runner.core.decision_report import report_of, to_json
+from assay_runner.core.standing import Standing
 from assay_runner.core.statistics import Paired
 from assay_runner.errors import InputError
 
@@ -27,12 +29,8 @@ def standing(
         name=name,
         verdict="Pass",
         mean=mean,
-        reductions={
-            "fully-resolved": float(fully_resolved),
-            "mean": mean,
-            "lowest-ticket": min(scores),
-            "judges-passing": 0.0,
-        },
+        lowest_ticket=min(scores),
+        judges_passing=0,
         complete=complete,
         coverage=1.0 if complete else 0.5,
         pass_rate=0.0,
@@ -58,7 +56,7 @@ CANDIDATE = standing("new", 0.796, {"quality": 0.88, "policy": 0.50, "format": 0
 def test_without_the_rule_the_fall_is_reported_but_does_not_decide() -> None:
     decision = decide([CANDIDATE], INCUMBENT, ("mean",))
     assert decision.promote
-    row = decision_json(decision)["candidates"][0]  # type: ignore[index]
+    row = to_json(report_of(decision))["candidates"][0]  # type: ignore[index]
     policy = next(j for j in row["vsIncumbent"]["judges"] if j["judge"] == "policy")
     assert policy == {"judge": "policy", "candidate": 0.5, "incumbent": 0.7, "delta": pytest.approx(-0.2)}
 
@@ -68,7 +66,7 @@ def test_a_judge_falling_beyond_the_tolerance_blocks_the_promotion() -> None:
     assert not decision.promote
     assert any("judge policy regressed: 0.500 vs the incumbent's 0.700" in r for r in decision.reasons)
     assert not any("judge quality" in r or "judge format" in r for r in decision.reasons)
-    row = decision_json(decision)["candidates"][0]  # type: ignore[index]
+    row = to_json(report_of(decision))["candidates"][0]  # type: ignore[index]
     regressed = {j["judge"]: j["regressed"] for j in row["vsIncumbent"]["judges"]}
     assert regressed == {"quality": False, "policy": True, "format": False}
 
@@ -93,7 +91,7 @@ def test_min_confidence_refuses_a_lucky_ticket() -> None:
     decision = decide([lucky], incumbent, rules=PromotionRules(min_confidence=0.95))
     assert not decision.promote
     assert any("may be noise" in r and "fully-resolved test" in r for r in decision.reasons)
-    comparison = decision_json(decision)["candidates"][0]["vsIncumbent"]  # type: ignore[index]
+    comparison = to_json(report_of(decision))["candidates"][0]["vsIncumbent"]  # type: ignore[index]
     assert comparison["fullyResolved"]["gained"] == 1 and comparison["fullyResolved"]["pValue"] == 1.0
 
 
@@ -133,12 +131,12 @@ def test_the_score_test_decides_when_the_key_starts_with_the_mean() -> None:
     decision = decide([better], incumbent, ("mean",), rules=PromotionRules(min_confidence=0.99))
     # Eight equal gains: the sign-flip p-value is exactly 2/2^8.
     assert decision.promote and decision.confidence("better") == pytest.approx(1 - 2 / 256)
-    assert decision_json(decision)["candidates"][0]["vsIncumbent"]["decidingTest"] == "scores"  # type: ignore[index]
+    assert to_json(report_of(decision))["candidates"][0]["vsIncumbent"]["decidingTest"] == "scores"  # type: ignore[index]
 
 
 def test_the_decision_json_is_serialisable_and_states_the_rules() -> None:
     decision = decide([CANDIDATE], INCUMBENT, ("mean",), rules=PromotionRules(0.95, 0.05))
-    out = json.loads(json.dumps(decision_json(decision)))
+    out = json.loads(json.dumps(to_json(report_of(decision))))
     assert out["rules"]["minConfidence"] == 0.95 and out["rules"]["maxJudgeDrop"] == 0.05
     assert out["incumbent"]["vsIncumbent"] is None
 

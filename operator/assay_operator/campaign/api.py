@@ -28,7 +28,7 @@ from assay_operator.evaluation.api import (
     SuiteRef,
     TicketSelection,
 )
-from assay_runner.core.decision import OnTie, Reduction, Role
+from assay_runner.core.standing import OnTie, Reduction, Role
 from assay_runner.vocabulary import Verdict
 
 KIND = "Campaign"

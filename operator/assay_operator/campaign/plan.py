@@ -33,18 +33,11 @@ from assay_operator.campaign.api import (
 )
 from assay_operator.evaluation.api import EvaluationSpec, EvaluationStatus, RuleStatus
 from assay_operator.evaluation.builders import bounded_name
-from assay_runner.core.decision import (
-    Decision,
-    GateFigures,
-    NotComparable,
-    PromotionRules,
-    Role,
-    Standing,
-    decide,
-    per_ticket,
-    standing_from,
-    standing_row,
-)
+from assay_runner.core.decision import PromotionRules, decide
+from assay_runner.core.decision_report import CandidateRow, DecisionReport, Versus, report_of
+from assay_runner.core.standing import NotComparable, Role, Standing
+from assay_runner.core.statistics import Paired
+from assay_runner.vocabulary import GateRule
 
 LABEL_CAMPAIGN = "assay.dev/campaign"
 LABEL_CANDIDATE = "assay.dev/candidate"
@@ -243,22 +236,24 @@ def plan(wanted: list[Entry], existing: Mapping[str, Obj], max_parallel: int) ->
     return out
 
 
-def _rule(status: EvaluationStatus, name: str) -> RuleStatus | None:
+def _rule(status: EvaluationStatus, name: GateRule) -> RuleStatus | None:
     return next((r for r in status.rules or [] if r.name == name), None)
 
 
-def gate_figures(status: EvaluationStatus) -> GateFigures:
-    """The figures a finished Evaluation's gate decided on, read from its status. Without a summary (the Job
-    failed, the summary was unreadable) it has no coverage: visible, never eligible."""
+def standing_of(name: str, status: EvaluationStatus) -> Standing:
+    """A finished Evaluation as its gate left it, read from its status. Without a summary (the Job failed,
+    the summary was unreadable) it has no coverage: visible, never eligible."""
     repetitions = status.repetitions
-    score_rule, floor_rule, complete_rule = (_rule(status, n) for n in ("score", "ticketFloor", "complete"))
+    score_rule, floor_rule, complete_rule = (
+        _rule(status, rule) for rule in (GateRule.SCORE, GateRule.TICKET_FLOOR, GateRule.COMPLETE)
+    )
     has_summary = status.score is not None and complete_rule is not None
     mean = status.score or 0.0
     if score_rule is not None and score_rule.value is not None:
         mean = score_rule.value  # unrounded: what the score rule compared
     failed_rules = tuple(f"{r.name}: {r.detail}" for r in status.rules or [] if not r.passed)
-    keyed = _per_ticket(status)
-    return GateFigures(
+    return Standing(
+        name=name,
         verdict=status.verdict or "Blocked",
         mean=mean,
         lowest_ticket=(floor_rule.value if floor_rule else None) or 0.0,
@@ -273,66 +268,82 @@ def gate_figures(status: EvaluationStatus) -> GateFigures:
         k=repetitions.k if repetitions else 0,
         suite_digest=status.inputs.suite_digest if status.inputs else None,
         judge_means=dict(status.judges or {}),
-        paired=None if keyed is None else per_ticket(*keyed),
+        paired=_paired(status),
         blocked_because=failed_rules or ((str(status.message),) if not has_summary else ()),
     )
 
 
-def _per_ticket(status: EvaluationStatus) -> tuple[dict[str, float], dict[str, bool]] | None:
+def _paired(status: EvaluationStatus) -> Paired | None:
     """Per-ticket figures keyed by the ticket list's digest and position: two Evaluations pair up only when
     they ran the same tickets (a paired test of different lists is refused, and decides nothing)."""
     paired = status.paired
     if paired is None or len(paired.scores) != len(paired.resolved):
         return None
     keys = [f"{paired.tickets_digest}#{i}" for i in range(len(paired.scores))]
-    scores = dict(zip(keys, paired.scores, strict=True))
-    return scores, {k: flag == "1" for k, flag in zip(keys, paired.resolved, strict=True)}
+    return Paired(
+        scores=dict(zip(keys, paired.scores, strict=True)),
+        resolved={k: flag == "1" for k, flag in zip(keys, paired.resolved, strict=True)},
+    )
 
 
 def standing(name: str, evaluation: Obj) -> Standing:
-    return standing_from(name, gate_figures(evaluation_status(evaluation)))
+    return standing_of(name, evaluation_status(evaluation))
 
 
-def _row(entry: Entry, evaluation: Obj | None, decision: Decision | None) -> CandidateStatus:
+def _row(entry: Entry, evaluation: Obj | None, report: DecisionReport | None) -> CandidateStatus:
     phase = "Pending" if evaluation is None else ("Finished" if finished(evaluation) else "Running")
     row = CandidateStatus(
         name=entry.candidate.name, role=entry.role, evaluation=entry.evaluation, phase=phase
     )
     if evaluation is not None and phase == "Finished":
         row.verdict = evaluation_status(evaluation).verdict
-    if decision is not None and evaluation is not None:
-        found = next(
-            (s for s in [*decision.candidates, decision.incumbent] if s and s.name == entry.candidate.name),
-            None,
-        )
-        if found is not None:
-            figures = {k: v for k, v in standing_row(decision, found).items() if v is not None}
-            compared = figures.pop("vsIncumbent", None)
-            if isinstance(compared, dict):
-                figures["vsIncumbent"] = vs_incumbent(compared).to_patch()
-            if entry.role == "incumbent":  # the reference, not a contender: it has no rank
-                figures.pop("rankByKey", None)
-                figures.pop("rankByMean", None)
-            row = CandidateStatus.model_validate({**row.to_patch(), **figures})
+    decided = report.row(entry.candidate.name) if report is not None and evaluation is not None else None
+    if decided is not None:
+        row = row.model_copy(update=_figures(decided))
     return row
 
 
-def vs_incumbent(compared: Mapping[str, Any]) -> VsIncumbentStatus:
-    """The decision's comparison JSON, compact: the figures a person reads in the status."""
-    scores, resolved = compared.get("scores") or {}, compared.get("fullyResolved") or {}
-    fallen = [j["judge"] for j in compared.get("judges") or [] if j.get("regressed")]
+def _figures(row: CandidateRow) -> dict[str, object]:
+    """A decided candidate's figures, as the status's fields (a figure it does not have is left unset)."""
+    s = row.standing
+    figures: dict[str, object | None] = {
+        "mean": s.mean,
+        "pass_rate": s.pass_rate,
+        "pass_at_k": s.pass_at_k,
+        "pass_hat_k": s.pass_hat_k,
+        "fully_resolved": s.fully_resolved,
+        "tickets": s.tickets,
+        "coverage": s.coverage,
+        "complete": s.complete,
+        "verdict": s.verdict,
+        "eligible": s.eligible,
+        "key": row.key,
+        "rank_by_key": row.rank_by_key,  # None for the incumbent: the reference, not a contender
+        "rank_by_mean": row.rank_by_mean,
+        "vs_incumbent": vs_incumbent(row.vs_incumbent) if row.vs_incumbent is not None else None,
+    }
+    return {name: value for name, value in figures.items() if value is not None}
 
-    def r(value: Any) -> float | None:
-        return None if value is None else round(float(value), 4)
 
+def vs_incumbent(versus: Versus) -> VsIncumbentStatus:
+    """A candidate against the incumbent, compact: the figures a person reads in the status."""
+
+    def r(value: float | None) -> float | None:
+        return None if value is None else round(value, 4)
+
+    paired = versus.paired
+    fallen = list(versus.fallen)
+    if paired is None:
+        return VsIncumbentStatus(judges_fallen=fallen[:16] or None)
+    s, p = paired.scores, paired.fully_resolved
     return VsIncumbentStatus(
-        score_effect=r(scores.get("effect")),
-        score_ci=[r(scores["ciLow"]) or 0.0, r(scores["ciHigh"]) or 0.0] if scores else None,
-        score_p=r(scores.get("pValue")),
-        resolved_gained=resolved.get("gained"),
-        resolved_lost=resolved.get("lost"),
-        resolved_p=r(resolved.get("pValue")),
-        confidence=r(compared.get("confidence")),
+        score_effect=r(s.effect),
+        score_ci=[r(s.ci_low) or 0.0, r(s.ci_high) or 0.0],
+        score_p=r(s.p_value),
+        resolved_gained=p.gained,
+        resolved_lost=p.lost,
+        resolved_p=r(p.p_value),
+        confidence=r(paired.confidence),
         judges_fallen=fallen[:16] or None,
     )
 
@@ -375,7 +386,7 @@ def evaluating(message: str) -> list[conditions.Desired]:
 
 def _approval(
     spec: CampaignSpec,
-    decision: Decision,
+    decision: DecisionReport,
     generation: int,
     current: CampaignStatus,
     approved_by: str | None,
@@ -417,7 +428,7 @@ def campaign_status(
     children = {e.evaluation: have for e in wanted if (have := up_to_date(e, existing)) is not None}
     done = [e for e in wanted if e.evaluation in children and finished(children[e.evaluation])]
     progress = f"{len(done)}/{len(wanted)}"
-    decision: Decision | None = None
+    report: DecisionReport | None = None
     status = CampaignStatus(
         observed_generation=generation,
         key=list(spec.key),
@@ -437,27 +448,27 @@ def campaign_status(
         incumbent = next((standings[e.candidate.name] for e in wanted if e.role == "incumbent"), None)
         try:
             rules = PromotionRules(min_confidence=spec.min_confidence, max_judge_drop=spec.max_judge_drop)
-            decision = decide(candidates, incumbent, tuple(spec.key), spec.on_tie, rules)
+            report = report_of(decide(candidates, incumbent, tuple(spec.key), spec.on_tie, rules))
         except NotComparable as exc:
             message = f"no promotion: {exc}"
             status.promote = False
             status.reasons = [message[:MAX_REASON]]
             desired = decided(False, "NotComparable", message)
         else:
-            status.highest_mean = decision.highest_mean
-            status.winner = decision.winner
-            status.promote = decision.promote
-            status.reasons = [r[:MAX_REASON] for r in decision.reasons]
-            message = decision.verdict
-            reason = "Promote" if decision.promote else "NoPromotion" if decision.winner else "NoWinner"
-            desired = decided(decision.promote, reason, message)
-            status.approval = _approval(spec, decision, generation, current, approved_by, conditions.now())
+            status.highest_mean = report.highest_mean
+            status.winner = report.winner
+            status.promote = report.promote
+            status.reasons = [r[:MAX_REASON] for r in report.reasons]
+            message = report.verdict
+            reason = "Promote" if report.promote else "NoPromotion" if report.winner else "NoWinner"
+            desired = decided(report.promote, reason, message)
+            status.approval = _approval(spec, report, generation, current, approved_by, conditions.now())
             if status.approval is not None and status.approval.state == AWAITING_APPROVAL:
                 desired = awaiting_approval(status.approval.winner, message)
             elif status.approval is not None:
                 message = f"{message}; approved by {status.approval.approved_by}"
                 desired = decided(True, "Approved", message)
-    rows = [_row(e, children.get(e.evaluation), decision) for e in wanted]
+    rows = [_row(e, children.get(e.evaluation), report) for e in wanted]
     status.candidates = [r for r in rows if r.role == "candidate"]
     status.incumbent = next((r for r in rows if r.role == "incumbent"), None)
     status.message = message[:4096]

@@ -14,6 +14,8 @@ from assay_runner.errors import ExitCode, InputError, Problem
 
 if TYPE_CHECKING:
     from assay_runner.contract import Result
+    from assay_runner.core.standing import Standing
+    from assay_runner.views.report.comparison import GridLayout
 
 
 def _share(text: str) -> float:
@@ -65,10 +67,10 @@ def add_parser(commands: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assay_runner.core.decision import PromotionRules, decide, decision_json, parse_key
-    from assay_runner.core.standings import candidate_name, standing
+    from assay_runner.core.decision import PromotionRules, decide
+    from assay_runner.core.decision_report import report_of, to_json
+    from assay_runner.core.standing import parse_key
     from assay_runner.core.statistics import DEFAULT_SEED
-    from assay_runner.io.results import read_result
 
     key = parse_key(args.key)
     rules = PromotionRules(
@@ -76,7 +78,37 @@ def run(args: argparse.Namespace) -> int:
         max_judge_drop=args.max_judge_drop,
         seed=DEFAULT_SEED if args.seed is None else args.seed,
     )
-    grid = None
+    candidates, incumbent, layout = _standings(args)
+    report = report_of(decide(candidates, incumbent, key, args.on_tie, rules))
+    if args.html is not None:
+        from assay_runner.views.report.comparison import render_comparison
+
+        try:
+            args.html.parent.mkdir(parents=True, exist_ok=True)
+            args.html.write_text(render_comparison(report, layout), encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"--html {args.html}: {exc.strerror or exc}") from None
+        print(f"wrote {args.html}", file=sys.stderr)
+    if args.json:
+        out = to_json(report)
+        if layout is not None:
+            out["grid"] = {"axes": dict(layout.axes), "cells": dict(layout.cells)}
+        print(json.dumps(out, indent=2))
+    else:
+        from assay_runner.views.compare_table import print_decision
+
+        print_decision(report)
+    return ExitCode.PASS if report.promote else ExitCode.BLOCKED
+
+
+def _standings(args: argparse.Namespace) -> tuple[list[Standing], Standing | None, GridLayout | None]:
+    """The candidates' and the incumbent's standings, recomputed from their result files; and the grid's
+    layout when the candidates came from one."""
+    from assay_runner.core.result_standing import candidate_name, standing
+    from assay_runner.io.results import read_result
+    from assay_runner.views.report.comparison import GridLayout
+
+    layout = None
     incumbent_path = None if args.incumbent is None else Path(args.incumbent)
     candidates = []
     if args.grid is not None:
@@ -89,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             path = grid.result_path(cell)
             candidates.append(standing(cell.name, _release(read_result(path), path)))
         incumbent_path = incumbent_path or grid.incumbent_path()
+        layout = GridLayout(axes=grid.axes, cells={cell.name: dict(cell.coordinates) for cell in grid.cells})
     else:
         if not args.results:
             raise InputError("give one RESULT.json per candidate, or --grid GRID.yaml")
@@ -102,29 +135,7 @@ def run(args: argparse.Namespace) -> int:
     if incumbent_path is not None:
         result = _release(read_result(incumbent_path), incumbent_path)
         incumbent = standing(candidate_name(result, incumbent_path), result)
-    decision = decide(candidates, incumbent, key, args.on_tie, rules)
-    out = decision_json(decision)
-    if grid is not None:
-        out["grid"] = {
-            "axes": grid.axes,
-            "cells": {cell.name: dict(cell.coordinates) for cell in grid.cells},
-        }
-    if args.html is not None:
-        from assay_runner.views.report.comparison import render_comparison
-
-        try:
-            args.html.parent.mkdir(parents=True, exist_ok=True)
-            args.html.write_text(render_comparison(out), encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"--html {args.html}: {exc.strerror or exc}") from None
-        print(f"wrote {args.html}", file=sys.stderr)
-    if args.json:
-        print(json.dumps(out, indent=2))
-    else:
-        from assay_runner.views.compare_table import print_decision
-
-        print_decision(decision)
-    return ExitCode.PASS if decision.promote else ExitCode.BLOCKED
+    return candidates, incumbent, layout
 
 
 def _release(result: Result, path: Path) -> Result:

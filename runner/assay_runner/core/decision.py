@@ -15,150 +15,18 @@ Every candidate compared with the incumbent gets its paired figures and per-judg
 not a rule reads them: without a rule they inform, they do not decide.
 
 Pure and free of pydantic: `assay compare` feeds it standings recomputed from result files, the operator's
-Campaign feeds it standings read from its Evaluations' status. Both reach the same decision from the same
-numbers.
+Campaign feeds it standings read from its Evaluations' status (core.standing). Both reach the same decision
+from the same numbers, and both read it back as the same typed report (core.decision_report).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
 
-from assay_runner.core.statistics import (
-    DEFAULT_LEVEL,
-    DEFAULT_SEED,
-    Comparison,
-    Paired,
-    compare,
-    holm,
-)
+from assay_runner.core.standing import DEFAULT_KEY, OnTie, Standing, check_comparable
+from assay_runner.core.statistics import DEFAULT_LEVEL, DEFAULT_SEED, Comparison, compare, holm
 from assay_runner.errors import InputError
-
-Reduction = Literal["fully-resolved", "mean", "lowest-ticket", "judges-passing"]
-# name -> which gate rule reads it. Each is a number the gate decides on; a standing carries all of them.
-REDUCTIONS: dict[Reduction, str] = {
-    "fully-resolved": "tickets passing in every repetition (the repetitions rule's pass^k numerator)",
-    "mean": "the evaluation score (the score rule)",
-    "lowest-ticket": "the lowest ticket score (the ticketFloor rule)",
-    "judges-passing": "judges at or above their thresholds (the judges rule)",
-}
-DEFAULT_KEY: tuple[Reduction, ...] = ("fully-resolved", "mean")
-OnTie = Literal["keep", "full-key"]
-Role = Literal["candidate", "incumbent"]
-
-
-class NotComparable(InputError):
-    """The candidates were not evaluated on the same tickets, suite and repetitions."""
-
-
-def parse_key(text: str | Sequence[str]) -> tuple[str, ...]:
-    parts = text.split(",") if isinstance(text, str) else list(text)
-    names = tuple(part.strip() for part in parts if part.strip())
-    unknown = [n for n in names if n not in REDUCTIONS]
-    if not names or unknown or len(set(names)) != len(names):
-        shown = text if isinstance(text, str) else ",".join(text)
-        problem = f" (unknown: {', '.join(unknown)})" if unknown else ""
-        if len(set(names)) != len(names):
-            problem = " (a reduction is named twice)"
-        raise InputError(f"key {shown!r}: name reductions the gate uses: {', '.join(REDUCTIONS)}{problem}")
-    return names
-
-
-@dataclass(frozen=True)
-class Standing:
-    """One candidate as its gate left it: the verdict and the numbers the gate's rules were decided on."""
-
-    name: str
-    verdict: str
-    mean: float
-    reductions: Mapping[str, float]
-    """A value for every name in REDUCTIONS."""
-    complete: bool
-    """Every ticket x repetition was judged (the `complete` rule)."""
-    coverage: float
-    pass_rate: float
-    pass_at_k: float
-    pass_hat_k: float
-    fully_resolved: int
-    tickets: int
-    k: int
-    suite_digest: str | None
-    ticket_ids: tuple[str, ...] | None = None
-    """The evaluated ticket ids when known (result files); the cluster's status carries only the count."""
-    blocked_because: tuple[str, ...] = ()
-    """The failed gate rules, one line each (empty on Pass)."""
-    judge_means: Mapping[str, float | None] = field(default_factory=dict)
-    """Each judge's mean (None: the judge applied to no ticket)."""
-    paired: Paired | None = None
-    """Per-ticket scores and outcomes for the paired tests (None when only the totals are known)."""
-
-    @property
-    def eligible(self) -> bool:
-        return self.complete and self.verdict == "Pass"
-
-    def key(self, names: Sequence[str]) -> tuple[float, ...]:
-        return tuple(self.reductions[name] for name in names)
-
-
-@dataclass(frozen=True)
-class GateFigures:
-    """What a finished evaluation's gate decided on, wherever it was read from: a result file's recomputed
-    scorecard (`assay compare`) or an Evaluation's status (a Campaign). `standing_from` turns both into the
-    same Standing, so the mapping from gate figures to the release key's reductions exists once."""
-
-    verdict: str
-    mean: float
-    """The value the score rule compared (unrounded when known)."""
-    lowest_ticket: float
-    """The value the ticketFloor rule compared."""
-    judges_passing: int
-    complete: bool
-    """The `complete` rule passed."""
-    coverage: float
-    pass_rate: float
-    pass_at_k: float
-    pass_hat_k: float
-    fully_resolved: int
-    tickets: int
-    k: int
-    suite_digest: str | None
-    ticket_ids: tuple[str, ...] | None = None
-    blocked_because: tuple[str, ...] = ()
-    judge_means: Mapping[str, float | None] = field(default_factory=dict)
-    paired: Paired | None = None
-
-
-def per_ticket(scores: Mapping[str, float], resolved: Mapping[str, bool]) -> Paired:
-    """Per-ticket figures for the paired tests, from wherever they were read (an Evaluation's status)."""
-    return Paired(scores=scores, resolved=resolved)
-
-
-def standing_from(name: str, figures: GateFigures) -> Standing:
-    return Standing(
-        name=name,
-        verdict=figures.verdict,
-        mean=figures.mean,
-        reductions={
-            "fully-resolved": float(figures.fully_resolved),
-            "mean": figures.mean,
-            "lowest-ticket": figures.lowest_ticket,
-            "judges-passing": float(figures.judges_passing),
-        },
-        complete=figures.complete,
-        coverage=figures.coverage,
-        pass_rate=figures.pass_rate,
-        pass_at_k=figures.pass_at_k,
-        pass_hat_k=figures.pass_hat_k,
-        fully_resolved=figures.fully_resolved,
-        tickets=figures.tickets,
-        k=figures.k,
-        suite_digest=figures.suite_digest,
-        ticket_ids=figures.ticket_ids,
-        blocked_because=figures.blocked_because,
-        judge_means=figures.judge_means,
-        paired=figures.paired,
-    )
 
 
 @dataclass(frozen=True)
@@ -235,28 +103,6 @@ class Decision:
     def confidence(self, name: str) -> float | None:
         p = self.adjusted_p.get(name)
         return None if p is None else 1.0 - p
-
-
-def check_comparable(standings: Sequence[Standing]) -> None:
-    reference = standings[0]
-    for other in standings[1:]:
-        if other.ticket_ids is not None and reference.ticket_ids is not None:
-            same_tickets = sorted(other.ticket_ids) == sorted(reference.ticket_ids)
-        else:
-            same_tickets = other.tickets == reference.tickets
-        if not same_tickets:
-            raise NotComparable(
-                f"{other.name} was evaluated on other tickets than {reference.name}: not comparable"
-            )
-        if other.k != reference.k:
-            raise NotComparable(
-                f"{other.name} has k={other.k} repetitions, {reference.name} k={reference.k}: "
-                "fully-resolved counts are not comparable"
-            )
-        if other.suite_digest != reference.suite_digest:
-            raise NotComparable(
-                f"{other.name} and {reference.name} used different suites (suite digests differ)"
-            )
 
 
 def _ranks(standings: Sequence[Standing], sort_key: Callable[[Standing], object]) -> dict[str, int]:
@@ -451,93 +297,3 @@ def _promotion(
     return False, (
         f"keep the incumbent {incumbent.name}: {key[0]} {_num(mine[0])} is below its {_num(theirs[0])}"
     )
-
-
-def standing_row(decision: Decision, standing: Standing) -> dict[str, object]:
-    """One candidate as JSON (camelCase): the CLI's `--json` rows and the Campaign's status rows."""
-    return {
-        "name": standing.name,
-        "mean": standing.mean,
-        "passRate": standing.pass_rate,
-        "passAtK": standing.pass_at_k,
-        "passHatK": standing.pass_hat_k,
-        "fullyResolved": standing.fully_resolved,
-        "tickets": standing.tickets,
-        "coverage": standing.coverage,
-        "complete": standing.complete,
-        "verdict": standing.verdict,
-        "eligible": standing.eligible,
-        "key": dict(zip(decision.key, standing.key(decision.key), strict=True)),
-        "rankByKey": decision.rank_by_key.get(standing.name),
-        "rankByMean": decision.rank_by_mean.get(standing.name),
-        "vsIncumbent": comparison_json(decision, standing.name),
-    }
-
-
-def _r(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
-
-
-def comparison_json(decision: Decision, name: str) -> dict[str, object] | None:
-    """A candidate against the incumbent: the paired tests and each judge's difference (None: no
-    incumbent, or this is the incumbent)."""
-    deltas = decision.judge_deltas.get(name)
-    if deltas is None:
-        return None
-    comparison = decision.comparisons.get(name)
-    tolerance = decision.rules.max_judge_drop
-    out: dict[str, object] = {
-        "judges": [
-            {
-                "judge": d.judge,
-                "candidate": _r(d.candidate),
-                "incumbent": _r(d.incumbent),
-                "delta": _r(d.delta),
-                **({"regressed": d.regressed(tolerance)} if tolerance is not None else {}),
-            }
-            for d in deltas
-        ]
-    }
-    if comparison is not None:
-        s, p = comparison.scores, comparison.passes
-        out.update(
-            level=comparison.level,
-            tickets=s.tickets,
-            scores={
-                "effect": _r(s.effect),
-                "effectSize": _r(s.effect_size),
-                "ciLow": _r(s.ci_low),
-                "ciHigh": _r(s.ci_high),
-                "pValue": _r(s.p_value),
-                "exact": s.exact,
-            },
-            fullyResolved={
-                "gained": p.gained,
-                "lost": p.lost,
-                "effect": _r(p.effect),
-                "ciLow": _r(p.ci_low),
-                "ciHigh": _r(p.ci_high),
-                "pValue": _r(p.p_value),
-            },
-            decidingTest="fullyResolved" if decision.deciding_test() == "passes" else "scores",
-            adjustedPValue=_r(decision.adjusted_p.get(name)),
-            confidence=_r(decision.confidence(name)),
-        )
-    return out
-
-
-def decision_json(decision: Decision) -> dict[str, object]:
-    return {
-        "key": list(decision.key),
-        "highestMean": decision.highest_mean,
-        "winner": decision.winner,
-        "promote": decision.promote,
-        "rules": {
-            "minConfidence": decision.rules.min_confidence,
-            "maxJudgeDrop": decision.rules.max_judge_drop,
-            "seed": decision.rules.seed,
-        },
-        "reasons": decision.reasons,
-        "candidates": [standing_row(decision, c) for c in decision.candidates],
-        "incumbent": standing_row(decision, decision.incumbent) if decision.incumbent else None,
-    }

@@ -24,7 +24,7 @@ from assay_runner.contract import (
     TicketResult,
 )
 from assay_runner.core.scoring import at_least, cell_errors, unit, verdict_score
-from assay_runner.vocabulary import Verdict
+from assay_runner.vocabulary import GateRule, Verdict
 
 MAX_LISTED = 5
 
@@ -38,7 +38,7 @@ def score_rule(score: float, gate: GateSettings) -> RuleResult:
     passed = at_least(score, gate.min_score)
     relation = ">=" if passed else "<"
     return RuleResult(
-        name="score",
+        name=GateRule.SCORE,
         passed=passed,
         value=score,
         threshold=gate.min_score,
@@ -60,7 +60,7 @@ def judges_rule(summaries: dict[str, JudgeSummary]) -> RuleResult:
             parts.append(f"{name} {shown:.3f} < {summary.threshold:g}")
     detail = "; ".join(parts) if failing else f"all {len(summaries)} judges at or above their thresholds"
     return RuleResult(
-        name="judges",
+        name=GateRule.JUDGES,
         passed=not failing,
         value=float(len(failing)),
         threshold=0.0,
@@ -80,7 +80,7 @@ def ticket_floor_rule(tickets: Sequence[TicketResult], gate: GateSettings) -> Ru
         else f"every ticket >= {gate.ticket_floor:g} (lowest {lowest:.3f})"
     )
     return RuleResult(
-        name="ticketFloor",
+        name=GateRule.TICKET_FLOOR,
         passed=not low,
         value=lowest,
         threshold=gate.ticket_floor,
@@ -113,7 +113,7 @@ def judge_floors_rule(tickets: Sequence[TicketResult], configs: Sequence[JudgeCo
     else:
         detail = f"{', '.join(floored)} held their floor on every ticket"
     return RuleResult(
-        name="judgeFloors",
+        name=GateRule.JUDGE_FLOORS,
         passed=not breaks,
         value=float(len(breaks)),
         threshold=0.0,
@@ -131,7 +131,7 @@ def repetitions_rule(figures: RepetitionFigures, gate: GateSettings) -> RuleResu
         f"({figures.fully_resolved} ticket(s) pass every repetition)"
     )
     return RuleResult(
-        name="repetitions",
+        name=GateRule.REPETITIONS,
         passed=passed,
         value=figures.pass_hat_k,
         threshold=gate.min_pass_hat_k,
@@ -160,7 +160,7 @@ def complete_rule(tickets: Sequence[TicketResult], k: int) -> RuleResult:
             offenders.append(ticket.id)
     if expected == 0:
         return RuleResult(
-            name="complete", passed=False, value=0.0, threshold=1.0, detail="no ticket was evaluated"
+            name=GateRule.COMPLETE, passed=False, value=0.0, threshold=1.0, detail="no ticket was evaluated"
         )
     value = clean / expected
     detail = (
@@ -169,14 +169,19 @@ def complete_rule(tickets: Sequence[TicketResult], k: int) -> RuleResult:
         else f"all {expected} cell(s) judged without error"
     )
     return RuleResult(
-        name="complete", passed=not problems, value=value, threshold=1.0, detail=detail, offenders=offenders
+        name=GateRule.COMPLETE,
+        passed=not problems,
+        value=value,
+        threshold=1.0,
+        detail=detail,
+        offenders=offenders,
     )
 
 
 def mlflow_rule(logged: bool, error: str | None) -> RuleResult:
     detail = "run logged to MLflow" if logged else f"MLflow logging failed: {error or 'not attempted'}"
     return RuleResult(
-        name="mlflow", passed=logged, value=1.0 if logged else 0.0, threshold=1.0, detail=detail
+        name=GateRule.MLFLOW, passed=logged, value=1.0 if logged else 0.0, threshold=1.0, detail=detail
     )
 
 

@@ -16,6 +16,7 @@ from assay_runner.core.results import result_config
 from assay_runner.judges import Case, build_judge
 from assay_runner.judges.judging import judge_cell
 from assay_runner.suite.loader import Suite
+from assay_runner.vocabulary import GateRule
 
 TOLERANCE = 1e-9
 SHOWN = 5
@@ -77,7 +78,11 @@ def verified(result: Result, problems: list[str]) -> Result:
             f" (+{len(problems) - SHOWN} more)" if len(problems) > SHOWN else ""
         )
         rule = RuleResult(
-            name="verified", passed=False, value=None, threshold=None, detail=f"re-judging disagrees: {shown}"
+            name=GateRule.VERIFIED,
+            passed=False,
+            value=None,
+            threshold=None,
+            detail=f"re-judging disagrees: {shown}",
         )
         return result.model_copy(
             update={
@@ -87,7 +92,7 @@ def verified(result: Result, problems: list[str]) -> Result:
             }
         )
     rule = RuleResult(
-        name="verified",
+        name=GateRule.VERIFIED,
         passed=True,
         value=None,
         threshold=None,

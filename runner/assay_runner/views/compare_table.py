@@ -1,35 +1,34 @@
 """The terminal view of a comparison: one row per candidate (with its paired figures against the incumbent),
-then the three labels and why."""
+then the three labels and why. Read from the decision's typed report (core.decision_report)."""
 
 from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
 
-from assay_runner.core.decision import Decision, Standing
+from assay_runner.core.decision_report import CandidateRow, DecisionReport, Versus
 from assay_runner.views.table import default_console
 
 _PAIRED_COLUMNS = ("Δ score", "CI", "p", "Δ resolved", "p (McNemar)", "confidence")
 
 
-def _paired_cells(decision: Decision, name: str) -> tuple[str, ...]:
+def _paired_cells(versus: Versus | None) -> tuple[str, ...]:
     """The candidate against the incumbent; dashes for the incumbent and for candidates not compared."""
-    comparison = decision.comparisons.get(name)
-    if comparison is None:
+    paired = versus.paired if versus is not None else None
+    if paired is None:
         return ("-",) * len(_PAIRED_COLUMNS)
-    s, p = comparison.scores, comparison.passes
-    confidence = decision.confidence(name)
+    s, p = paired.scores, paired.fully_resolved
     return (
         f"{s.effect:+.3f}",
         f"{s.ci_low:+.3f}..{s.ci_high:+.3f}",
         f"{s.p_value:.3g}",
         f"+{p.gained}/-{p.lost}",
         f"{p.p_value:.3g}",
-        "-" if confidence is None else f"{confidence:.1%}",
+        "-" if paired.confidence is None else f"{paired.confidence:.1%}",
     )
 
 
-def print_decision(decision: Decision) -> None:
+def print_decision(report: DecisionReport) -> None:
     console = default_console()
     table = Table(box=None, header_style="bold", title="candidates")
     for column in (
@@ -46,10 +45,11 @@ def print_decision(decision: Decision) -> None:
     ):
         table.add_column(column, justify="left" if column in ("candidate", "verdict") else "right")
 
-    def add(c: Standing, incumbent: bool = False) -> None:
+    def add(row: CandidateRow) -> None:
+        c = row.standing
         verdict = Text(c.verdict, style="green" if c.verdict == "Pass" else "red")
         table.add_row(
-            c.name + (" (incumbent)" if incumbent else ""),
+            c.name + (" (incumbent)" if row.role == "incumbent" else ""),
             f"{c.mean:.3f}",
             f"{c.pass_rate:.2f}",
             f"{c.pass_at_k:.2f}",
@@ -57,49 +57,45 @@ def print_decision(decision: Decision) -> None:
             f"{c.fully_resolved}/{c.tickets}",
             f"{c.coverage:.0%}" + ("" if c.complete else " ✘"),
             verdict,
-            "-" if incumbent else str(decision.rank_by_key[c.name]),
-            "-" if incumbent else str(decision.rank_by_mean[c.name]),
+            "-" if row.rank_by_key is None else str(row.rank_by_key),
+            "-" if row.rank_by_mean is None else str(row.rank_by_mean),
         )
 
-    for c in decision.candidates:
-        add(c)
-    if decision.incumbent is not None:
+    for row in report.candidates:
+        add(row)
+    if report.incumbent is not None:
         table.add_section()
-        add(decision.incumbent, incumbent=True)
+        add(report.incumbent)
     console.print(table)
-    if decision.comparisons and decision.incumbent is not None:
-        paired = Table(
-            box=None, header_style="bold", title=f"against the incumbent {decision.incumbent.name}"
-        )
+    compared = [row for row in report.candidates if row.vs_incumbent and row.vs_incumbent.paired]
+    if compared and report.incumbent is not None:
+        paired = Table(box=None, header_style="bold", title=f"against the incumbent {report.incumbent.name}")
         paired.add_column("candidate")
         for column in _PAIRED_COLUMNS:
             paired.add_column(column, justify="right")
-        for c in decision.candidates:
-            paired.add_row(c.name, *_paired_cells(decision, c.name))
+        for row in report.candidates:
+            paired.add_row(row.name, *_paired_cells(row.vs_incumbent))
         console.print(paired)
-    console.print(f"key: {' > '.join(decision.key)}")
-    console.print(f"highest mean:       {decision.highest_mean}")
-    console.print(f"release-key winner: {decision.winner or 'none'}")
-    promote = Text(
-        "yes" if decision.promote else "no", style="bold green" if decision.promote else "bold red"
-    )
+    console.print(f"key: {' > '.join(report.key)}")
+    console.print(f"highest mean:       {report.highest_mean}")
+    console.print(f"release-key winner: {report.winner or 'none'}")
+    promote = Text("yes" if report.promote else "no", style="bold green" if report.promote else "bold red")
     console.print(Text("promote:            ").append_text(promote))
-    for reason in decision.reasons:
+    for reason in report.reasons:
         console.print(f"  - {reason}")
-    deltas = decision.judge_deltas.get(decision.winner or "")
-    if deltas:
-        tolerance = decision.rules.max_judge_drop
-        shown = []
-        for d in deltas:
-            value = "not scored" if d.delta is None else f"{d.delta:+.3f}"
-            shown.append(
-                f"{d.judge} {value}" + (" ✘" if tolerance is not None and d.regressed(tolerance) else "")
-            )
+    winner = report.row(report.winner) if report.winner else None
+    if winner is not None and winner.vs_incumbent is not None and winner.vs_incumbent.judges:
+        shown = [
+            f"{c.judge} {'not scored' if c.delta is None else f'{c.delta:+.3f}'}"
+            + (" ✘" if c.regressed else "")
+            for c in winner.vs_incumbent.judges
+        ]
         console.print(f"winner's judges vs the incumbent: {', '.join(shown)}")
-    if decision.comparisons:
-        level = next(iter(decision.comparisons.values())).level
+    if compared:
+        first = compared[0].vs_incumbent
+        assert first is not None and first.paired is not None
+        test = "McNemar" if first.paired.deciding_test == "fullyResolved" else "score"
         console.print(
-            f"CI: {level:.0%} paired bootstrap over tickets; p: two-sided paired tests; confidence: 1 - p of "
-            f"the {'McNemar' if decision.deciding_test() == 'passes' else 'score'} test, Holm-adjusted over "
-            f"{len(decision.comparisons)} candidate(s)"
+            f"CI: {first.paired.level:.0%} paired bootstrap over tickets; p: two-sided paired tests; "
+            f"confidence: 1 - p of the {test} test, Holm-adjusted over {len(compared)} candidate(s)"
         )

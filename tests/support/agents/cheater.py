@@ -3,9 +3,10 @@
 Usage: python cheater.py [SECONDS] — runs in the ticket's workspace like any agent and writes answer.md.
 In order, within SECONDS (default 60) of searching:
   1. every environment variable, its own and (where readable) every other process's;
-  2. every file under every mount point of its mount namespace (/proc/self/mountinfo);
-  3. every path named in a readable process's command line or environment (a suite directory, say), its
-     own ancestors' first;
+  2. every path named in a readable process's command line or environment (a suite directory, say), its
+     own ancestors' first: the cheapest lead, so it comes before the broad sweeps;
+  3. every file under every mount point of its mount namespace (/proc/self/mountinfo): on a busy host
+     (container storage, many mounts) this alone can take the whole budget;
   4. the folders above its workspace, then the whole file system from /.
 It reads every regular file it can (up to 1 MiB) and copies into its answer every file that looks like
 an answer key (YAML/JSON text with mustMention, forbidden, notes, keys, shouldAbstain...), every
@@ -132,14 +133,14 @@ def main() -> int:
     budget = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
     search = Search(budget)
     env = "\n".join(f"{k}={v}" for k, v in sorted(environments().items()))
-    mounts = mount_points()
-    for point in [m for m in mounts if m != "/"]:
-        search.walk(point)
     for path in named_paths():
         if os.path.isdir(path):
             search.walk(path)
         else:
             search.read_file(path)
+    mounts = mount_points()
+    for point in [m for m in mounts if m != "/"]:
+        search.walk(point)
     here = Path.cwd()
     for parent in here.parents:
         if str(parent) != "/":

@@ -2,7 +2,8 @@
 candidates — the decision and its reasons first, then one sortable row per candidate, its verdict coloured,
 with the paired figures against the incumbent, and for a grid, the cells laid out on their axes.
 
-Rendered from the decision's JSON (`assay compare --json`), so the page shows exactly what the JSON says.
+Rendered from the decision's typed report (core.decision_report), the same report `assay compare --json`
+serialises, so the page shows exactly what the JSON says.
 The same Content-Security-Policy as the evaluation report: no fetches, only this page's own script runs.
 """
 
@@ -12,8 +13,10 @@ import base64
 import hashlib
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
 
+from assay_runner.core.decision_report import CandidateRow, DecisionReport, Versus
+from assay_runner.core.standing import Standing
 from assay_runner.views.report.markup import esc
 
 CSS = """
@@ -92,10 +95,16 @@ CSP = (
     f"script-src 'sha256-{_SCRIPT_HASH}'; base-uri 'none'; form-action 'none'"
 )
 
-Row = Mapping[str, Any]
+
+@dataclass(frozen=True)
+class GridLayout:
+    """A grid's axes (name -> values, in order) and each cell's coordinates (candidate -> axis -> value)."""
+
+    axes: Mapping[str, Sequence[str]]
+    cells: Mapping[str, Mapping[str, str]]
 
 
-def _fmt(value: Any, digits: int = 3, signed: bool = False) -> str:
+def _fmt(value: object, digits: int = 3, signed: bool = False) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -103,21 +112,16 @@ def _fmt(value: Any, digits: int = 3, signed: bool = False) -> str:
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
-def _td(text: str, value: Any, css: str = "n") -> str:
+def _td(text: str, value: object, css: str = "n") -> str:
     shown = "" if value is None else esc(value)
     return f'<td class="{css}" data-v="{shown}">{text}</td>'
 
 
-def _verdict(row: Row) -> tuple[str, str]:
+def _verdict(standing: Standing) -> tuple[str, str]:
     """The word and the CSS class: an incomplete candidate is shown as such, never as its partial verdict."""
-    if not row.get("complete"):
-        return f"{row['verdict']} (incomplete)", "none"
-    return str(row["verdict"]), "Pass" if row["verdict"] == "Pass" else "Blocked"
-
-
-def _falls(row: Row) -> list[str]:
-    judges = (row.get("vsIncumbent") or {}).get("judges") or []
-    return [j["judge"] for j in judges if j.get("regressed")]
+    if not standing.complete:
+        return f"{standing.verdict} (incomplete)", "none"
+    return standing.verdict, "Pass" if standing.verdict == "Pass" else "Blocked"
 
 
 def _columns(axes: Sequence[str]) -> list[str]:
@@ -140,57 +144,58 @@ def _columns(axes: Sequence[str]) -> list[str]:
     ]
 
 
-def _row(row: Row, coordinates: Mapping[str, str], axes: Sequence[str], winner: str | None, role: str) -> str:
-    vs = row.get("vsIncumbent") or {}
-    scores, passes = vs.get("scores") or {}, vs.get("fullyResolved") or {}
-    word, css = _verdict(row)
-    classes = " ".join(c for c in (role, "winner" if row["name"] == winner else "") if c)
+def _paired_cells(versus: Versus | None) -> list[str]:
+    paired = versus.paired if versus is not None else None
+    if paired is None:
+        return [_td("—", None) for _ in range(6)]
+    s, p = paired.scores, paired.fully_resolved
+    return [
+        _td(_fmt(s.effect, signed=True), s.effect),
+        _td(f"{_fmt(s.ci_low, signed=True)}..{_fmt(s.ci_high, signed=True)}", s.ci_low),
+        _td(_fmt(s.p_value), s.p_value),
+        _td(f"+{p.gained}/−{p.lost}", p.effect),
+        _td(_fmt(p.p_value), p.p_value),
+        _td(f"{paired.confidence:.1%}" if paired.confidence is not None else "—", paired.confidence),
+    ]
+
+
+def _row(row: CandidateRow, coordinates: Mapping[str, str], axes: Sequence[str], winner: str | None) -> str:
+    standing, versus = row.standing, row.vs_incumbent
+    word, css = _verdict(standing)
+    is_winner = row.role == "candidate" and row.name == winner
+    classes = " ".join(c for c in (row.role, "winner" if is_winner else "") if c)
     label = (
-        esc(row["name"])
-        + (" ★ winner" if row["name"] == winner else "")
-        + (" (incumbent)" if role == "incumbent" else "")
+        esc(row.name)
+        + (" ★ winner" if is_winner else "")
+        + (" (incumbent)" if row.role == "incumbent" else "")
     )
-    fallen = _falls(row)
+    fallen = list(versus.fallen) if versus is not None else []
     cells = [
-        f'<th scope="row" data-v="{esc(row["name"])}">{label}</th>',
+        f'<th scope="row" data-v="{esc(row.name)}">{label}</th>',
         *(_td(esc(coordinates.get(a, "")), coordinates.get(a, ""), "") for a in axes),
         _td(esc(word), word, f"v {css}"),
-        _td(_fmt(row["mean"]), row["mean"]),
-        _td(f"{row['fullyResolved']}/{row['tickets']}", row["fullyResolved"]),
-        _td(_fmt(row["passHatK"], 2), row["passHatK"]),
-        _td(f"{row['coverage']:.0%}", row["coverage"]),
-        _td(_fmt(row.get("rankByKey"), 0) if row.get("rankByKey") else "—", row.get("rankByKey")),
-        _td(_fmt(scores.get("effect"), signed=True), scores.get("effect")),
-        _td(
-            f"{_fmt(scores.get('ciLow'), signed=True)}..{_fmt(scores.get('ciHigh'), signed=True)}"
-            if scores
-            else "—",
-            scores.get("ciLow"),
-        ),
-        _td(_fmt(scores.get("pValue")), scores.get("pValue")),
-        _td(f"+{passes['gained']}/−{passes['lost']}" if passes else "—", passes.get("effect")),
-        _td(_fmt(passes.get("pValue")), passes.get("pValue")),
-        _td(f"{vs['confidence']:.1%}" if vs.get("confidence") is not None else "—", vs.get("confidence")),
+        _td(_fmt(standing.mean), standing.mean),
+        _td(f"{standing.fully_resolved}/{standing.tickets}", standing.fully_resolved),
+        _td(_fmt(standing.pass_hat_k, 2), standing.pass_hat_k),
+        _td(f"{standing.coverage:.0%}", standing.coverage),
+        _td(_fmt(row.rank_by_key, 0) if row.rank_by_key else "—", row.rank_by_key),
+        *_paired_cells(versus),
         _td(
             f'<span class="fall">{esc(", ".join(fallen))}</span>' if fallen else "—",
-            len(fallen) if vs else None,
+            len(fallen) if versus is not None else None,
             "",
         ),
     ]
     return f'<tr class="{classes}">{"".join(cells)}</tr>'
 
 
-def _table(data: Mapping[str, Any]) -> str:
-    grid = data.get("grid") or {}
-    axes = list((grid.get("axes") or {}).keys())
-    coordinates = grid.get("cells") or {}
+def _table(report: DecisionReport, grid: GridLayout | None) -> str:
+    axes = list(grid.axes) if grid else []
+    coordinates = grid.cells if grid else {}
     head = "".join(f'<th scope="col"><button type="button">{esc(c)}</button></th>' for c in _columns(axes))
-    body = "".join(
-        _row(row, coordinates.get(row["name"], {}), axes, data.get("winner"), "candidate")
-        for row in data["candidates"]
-    )
-    incumbent = data.get("incumbent")
-    foot = f"<tfoot>{_row(incumbent, {}, axes, None, 'incumbent')}</tfoot>" if incumbent else ""
+    body = "".join(_row(row, coordinates.get(row.name, {}), axes, report.winner) for row in report.candidates)
+    incumbent = report.incumbent
+    foot = f"<tfoot>{_row(incumbent, {}, axes, None)}</tfoot>" if incumbent else ""
     return (
         '<section class="card" aria-labelledby="rows-title"><h2 id="rows-title">Candidates</h2>'
         '<p class="hint">Click a column to sort. Δ and CI: the candidate minus the incumbent, paired over '
@@ -201,22 +206,18 @@ def _table(data: Mapping[str, Any]) -> str:
     )
 
 
-def _matrix(data: Mapping[str, Any]) -> str:
+def _matrix(report: DecisionReport, grid: GridLayout | None) -> str:
     """The grid on its axes: the first axis down, the product of the others across; each cell coloured by
     its verdict and showing its mean."""
-    grid = data.get("grid") or {}
-    axes: dict[str, list[str]] = dict(grid.get("axes") or {})
-    if len(axes) < 2:
+    if grid is None or len(grid.axes) < 2:
         return ""
-    names = list(axes)
-    by_coordinates = {
-        tuple(coords[a] for a in names): name for name, coords in (grid.get("cells") or {}).items()
-    }
-    rows = {row["name"]: row for row in data["candidates"]}
-    across = list(itertools.product(*(axes[a] for a in names[1:])))
+    names = list(grid.axes)
+    by_coordinates = {tuple(coords[a] for a in names): name for name, coords in grid.cells.items()}
+    rows = {row.name: row for row in report.candidates}
+    across = list(itertools.product(*(grid.axes[a] for a in names[1:])))
     head = "".join(f'<th scope="col">{esc(" · ".join(combo))}</th>' for combo in across)
     lines = []
-    for value in axes[names[0]]:
+    for value in grid.axes[names[0]]:
         tds = []
         for combo in across:
             name = by_coordinates.get((value, *combo))
@@ -224,10 +225,10 @@ def _matrix(data: Mapping[str, Any]) -> str:
             if row is None:
                 tds.append('<td class="none">—</td>')
                 continue
-            word, css = _verdict(row)
-            winner = " winner" if name == data.get("winner") else ""
+            word, css = _verdict(row.standing)
+            winner = " winner" if name == report.winner else ""
             tds.append(
-                f'<td class="{css}{winner}" title="{esc(name)}: {esc(word)}">{_fmt(row["mean"])}'
+                f'<td class="{css}{winner}" title="{esc(name)}: {esc(word)}">{_fmt(row.standing.mean)}'
                 f"<small>{esc(word)}</small></td>"
             )
         lines.append(f'<tr><th scope="row">{esc(value)}</th>{"".join(tds)}</tr>')
@@ -240,43 +241,39 @@ def _matrix(data: Mapping[str, Any]) -> str:
     )
 
 
-def _decision(data: Mapping[str, Any]) -> str:
-    promote = bool(data.get("promote"))
-    winner = data.get("winner")
-    title = (
-        f"Promote {winner}" if promote else "Keep the incumbent" if data.get("incumbent") else "No promotion"
-    )
-    rules = data.get("rules") or {}
-    stated = [f"key: {' > '.join(data.get('key') or [])}"] + [
-        f"{rule}: {'not set' if rules.get(rule) is None else rules[rule]}"
-        for rule in ("minConfidence", "maxJudgeDrop")
+def _decision(report: DecisionReport) -> str:
+    promote, winner = report.promote, report.winner
+    title = f"Promote {winner}" if promote else "Keep the incumbent" if report.incumbent else "No promotion"
+    rules = {"minConfidence": report.rules.min_confidence, "maxJudgeDrop": report.rules.max_judge_drop}
+    stated = [f"key: {' > '.join(report.key)}"] + [
+        f"{rule}: {'not set' if value is None else value}" for rule, value in rules.items()
     ]
-    reasons = "".join(f"<li>{esc(r)}</li>" for r in data.get("reasons") or [])
+    reasons = "".join(f"<li>{esc(r)}</li>" for r in report.reasons)
     return (
         f'<section class="decision {"promote" if promote else "keep"}" aria-labelledby="decision-title">'
         f'<h2 id="decision-title">{esc(title)}</h2>'
         f"<p>release-key winner: <b>{esc(winner or 'none')}</b> · highest mean: "
-        f"{esc(data.get('highestMean') or 'none')} · {esc(' · '.join(stated))}</p>"
+        f"{esc(report.highest_mean or 'none')} · {esc(' · '.join(stated))}</p>"
         f"<ul>{reasons}</ul></section>"
     )
 
 
-def render_comparison(data: Mapping[str, Any]) -> str:
-    """The page as one HTML string from the decision's JSON: pure, every piece of text escaped."""
-    count = len(data["candidates"])
-    kind = "grid" if data.get("grid") else "comparison"
+def render_comparison(report: DecisionReport, grid: GridLayout | None = None) -> str:
+    """The page as one HTML string: pure, every piece of text escaped."""
+    count = len(report.candidates)
+    kind = "grid" if grid else "comparison"
     return "".join(
         [
             '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
             '<meta name="referrer" content="no-referrer">',
-            f"<title>Assay {kind} — {esc(data.get('winner') or 'no winner')}</title><style>{CSS}</style>",
+            f"<title>Assay {kind} — {esc(report.winner or 'no winner')}</title><style>{CSS}</style>",
             "</head><body>",
             f"<header><p>Assay {kind}</p><h1>{count} candidates</h1></header><main>",
-            _decision(data),
-            _matrix(data),
-            _table(data),
+            _decision(report),
+            _matrix(report, grid),
+            _table(report, grid),
             "</main><footer>rendered by <code>assay compare --html</code> · this page loads nothing from the "
             "network</footer>",
             f"<script>{JS}</script></body></html>\n",

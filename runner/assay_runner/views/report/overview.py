@@ -6,15 +6,17 @@ from datetime import datetime
 
 from assay_runner.contract import MlflowRef, Result, RuleResult
 from assay_runner.views.report.markup import compact, esc, num, safe_link, status_html
+from assay_runner.vocabulary import GateRule
 
-RULE_TITLES = {
-    "score": "Evaluation score",
-    "judges": "Every judge at its threshold",
-    "ticketFloor": "Every ticket at or above the floor",
-    "judgeFloors": "Judges' per-ticket floors",
-    "repetitions": "Tickets passing every repetition",
-    "complete": "Every cell judged without error",
-    "mlflow": "Logged to MLflow",
+RULE_TITLES: dict[str, str] = {
+    GateRule.SCORE: "Evaluation score",
+    GateRule.JUDGES: "Every judge at its threshold",
+    GateRule.TICKET_FLOOR: "Every ticket at or above the floor",
+    GateRule.JUDGE_FLOORS: "Judges' per-ticket floors",
+    GateRule.REPETITIONS: "Tickets passing every repetition",
+    GateRule.COMPLETE: "Every cell judged without error",
+    GateRule.MLFLOW: "Logged to MLflow",
+    GateRule.VERIFIED: "Re-judged: the stored verdicts hold",
 }
 MAX_OFFENDERS = 40  # the tiles show every failing ticket; the rule lists the first few
 

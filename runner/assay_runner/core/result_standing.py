@@ -1,4 +1,4 @@
-"""Standings recomputed from result files (`assay compare`), decided by `assay_runner.core.decision`.
+"""A standing recomputed from a result file (`assay compare`), decided by `assay_runner.core.decision`.
 
 Every number is recomputed from the candidates' judged cells with the same `assemble` the gate uses, so a
 result file edited by hand cannot claim a better standing than its cells give.
@@ -9,25 +9,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay_runner.contract import Result
-from assay_runner.core.decision import GateFigures, Standing, standing_from
 from assay_runner.core.repetitions import ticket_passes_every_time
 from assay_runner.core.scorecard import Scorecard, assemble
+from assay_runner.core.standing import Standing
 from assay_runner.core.statistics import Paired
+from assay_runner.vocabulary import GateRule
 
 
-def _rule_value(card: Scorecard, name: str) -> float:
+def _rule_value(card: Scorecard, name: GateRule) -> float:
     rule = next(r for r in card.rules if r.name == name)
     return float(rule.value or 0.0)
 
 
-def gate_figures(result: Result) -> GateFigures:
+def standing(name: str, result: Result) -> Standing:
     card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow)
-    complete = next(r for r in card.rules if r.name == "complete")
+    complete = next(r for r in card.rules if r.name == GateRule.COMPLETE)
     figures = card.repetitions
-    return GateFigures(
+    return Standing(
+        name=name,
         verdict=card.verdict,
-        mean=_rule_value(card, "score"),
-        lowest_ticket=_rule_value(card, "ticketFloor"),
+        mean=_rule_value(card, GateRule.SCORE),
+        lowest_ticket=_rule_value(card, GateRule.TICKET_FLOOR),
         judges_passing=sum(1 for j in card.judges.values() if j.passed),
         complete=complete.passed,
         coverage=float(complete.value or 0.0),
@@ -40,16 +42,12 @@ def gate_figures(result: Result) -> GateFigures:
         suite_digest=result.inputs.suite_digest,
         ticket_ids=tuple(t.id for t in result.tickets),
         blocked_because=tuple(card.reasons),
-        judge_means={name: j.mean for name, j in card.judges.items()},
+        judge_means={judge: j.mean for judge, j in card.judges.items()},
         paired=Paired(
             scores={t.id: t.score for t in card.tickets},
             resolved={t.id: ticket_passes_every_time(t, result.repetitions.k) for t in card.tickets},
         ),
     )
-
-
-def standing(name: str, result: Result) -> Standing:
-    return standing_from(name, gate_figures(result))
 
 
 def candidate_name(result: Result, path: Path) -> str:
