@@ -9,7 +9,6 @@ accounted for (answered, or recorded with the reason it is not), whatever the ag
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,6 +55,8 @@ def answer_config(args: argparse.Namespace) -> RunConfig:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     from assay_runner.commands.run import until_stopped
     from assay_runner.run.answering import answer_all, prepare_answers
 

@@ -9,7 +9,6 @@ blocks (exit 1); without it the result carries a warning that the verdicts were 
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 
 from assay_runner.commands import options
@@ -42,6 +41,8 @@ def add_parser(commands: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> options.Finished:
+    import asyncio
+
     from assay_runner.core.regate import regate
     from assay_runner.io.results import read_result
     from assay_runner.views.table import print_result

@@ -8,7 +8,6 @@ passes the judges that can run without a key, 1 when it does not, 2 on bad input
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +56,8 @@ def _log_trace(result: Result, args: argparse.Namespace) -> Result:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     from assay_runner.run.online import judge_online
     from assay_runner.suite import load_suite
     from assay_runner.views.table import print_result

@@ -11,7 +11,6 @@ runs on either side of one (see docs/trust-model.md).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import shlex
 import signal
@@ -112,6 +111,8 @@ async def until_stopped(
 ) -> T:
     """Run `phase` (the whole evaluation, or the answer phase) with progress on the terminal; SIGINT and
     SIGTERM ask it to stop cleanly (finished cells are kept)."""
+    import asyncio
+
     from assay_runner.agents.process import pidfd_child_watcher
     from assay_runner.run.answer_loop import Control
     from assay_runner.views.progress import progress_display
@@ -142,6 +143,8 @@ def _preflight(config: RunConfig) -> Usage | None:
 
 
 def run(args: argparse.Namespace) -> Finished:
+    import asyncio
+
     from assay_runner.core.independence import judge_model_warnings
     from assay_runner.run.preparation import prepare
 

@@ -8,7 +8,6 @@ result, the report and the RunSummary, and logs to MLflow, as `assay run --confi
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -83,6 +82,8 @@ def _flag_config(args: argparse.Namespace) -> RunConfig:
 
 
 def run(args: argparse.Namespace) -> Finished:
+    import asyncio
+
     from assay_runner.io.runconfig import read_run_config
     from assay_runner.run.scoring import judge_phase
     from assay_runner.views.table import print_result
