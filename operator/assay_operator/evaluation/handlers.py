@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from assay_operator import conditions, kube, metrics
 from assay_operator.evaluation import api, builders, reconcile, state
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec, EvaluationStatus
+from assay_operator.evaluation.suite_split import threshold_override_problems
 from assay_operator.settings import PRESET_KINDS, Settings, from_environment
 
 log = logging.getLogger("assay.operator")
@@ -161,10 +162,16 @@ def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple
     found = _config_map(request.namespace, ref.name)
     if found is None:
         _wait_for(request, "Suite", ref.name)
+    data = dict(found.data or {})
     try:
-        public, key = builders.split_suite(dict(found.data or {}))
+        public, key = builders.split_suite(data)
+        overrides = threshold_override_problems(
+            data, (evaluation.gate.thresholds or {}) if evaluation.gate else {}
+        )
     except builders.SuiteSplitError as exc:
         _invalid(request, f"suite ConfigMap {ref.name!r} cannot be split into questions and keys: {exc}")
+    if overrides:
+        _invalid(request, f"suite ConfigMap {ref.name!r}: " + "; ".join(overrides))
     parts = []
     for part, data in (("suite", public), ("key", key)):
         digest = builders.text_digest(data)

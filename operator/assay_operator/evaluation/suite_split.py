@@ -7,7 +7,10 @@ a bad suite fails its Job with the runner's exact message (exit 2). Pure: data i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+from assay_runner.contract import judge_scale, threshold_problem
 
 SUITE_FILE, QUESTIONS_FILE, KEYS_FILE = "suite.yaml", "questions.yaml", "keys.yaml"
 
@@ -66,3 +69,38 @@ def split_suite(data: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     public[SUITE_FILE] = header.format(what="the suite's public part") + _dump_yaml(public_suite)
     public[QUESTIONS_FILE] = header.format(what="the questions") + _dump_yaml({"tickets": questions})
     return public, {KEYS_FILE: header.format(what="the answer keys") + _dump_yaml({"keys": keys})}
+
+
+def threshold_override_problems(data: dict[str, str], thresholds: Mapping[str, float]) -> list[str]:
+    """What is wrong with an Evaluation's `gate.thresholds` against the judges its suite ConfigMap names: a
+    judge the suite does not have, or a value off the judge's scale. The runner would refuse the same
+    overrides (exit 2) by the same rule (`contract.threshold_problem`); checked here, the Evaluation is
+    refused before any Job starts. Only the structure is read, as for the split."""
+    if not thresholds or SUITE_FILE not in data:
+        return []
+    suite = _load_yaml(data[SUITE_FILE], SUITE_FILE)
+    judges = suite.get("judges") if isinstance(suite, dict) else None
+    scales: dict[str, tuple[float, float]] = {}
+    for judge in judges if isinstance(judges, list) else []:
+        if not isinstance(judge, dict) or not isinstance(judge.get("name"), str):
+            continue  # the runner names what is wrong with the suite itself
+        scale = judge.get("scale")
+        given = (float(scale[0]), float(scale[1])) if isinstance(scale, list) and _is_pair(scale) else None
+        scales[judge["name"]] = judge_scale(str(judge.get("type")), given)
+    problems = []
+    for name, value in thresholds.items():
+        if name not in scales:
+            problems.append(
+                f"gate.thresholds.{name}: the suite has no judge {name!r} (judges: {', '.join(scales)})"
+            )
+        elif (problem := threshold_problem("threshold", value, scales[name])) is not None:
+            problems.append(f"gate.thresholds.{name}: {problem}")
+    return problems
+
+
+def _is_pair(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    )
