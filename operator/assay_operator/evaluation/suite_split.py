@@ -90,9 +90,8 @@ def threshold_override_problems(data: dict[str, str], thresholds: Mapping[str, f
     problems = []
     for name, value in thresholds.items():
         if name not in scales:
-            problems.append(
-                f"gate.thresholds.{name}: the suite has no judge {name!r} (judges: {', '.join(scales)})"
-            )
+            known = ", ".join(scales) or "none"
+            problems.append(f"gate.thresholds.{name}: the suite has no judge {name!r} (judges: {known})")
         elif (problem := threshold_problem("threshold", value, scales[name])) is not None:
             problems.append(f"gate.thresholds.{name}: {problem}")
     return problems
