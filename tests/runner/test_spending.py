@@ -66,3 +66,39 @@ def test_a_bad_price_is_bad_input(suite: Path, brain: Path, tmp_path: Path) -> N
     with pytest.raises(SystemExit) as exit_info:
         main(["run", str(suite), "--price", "m=1"])
     assert exit_info.value.code == 2
+
+
+def test_the_judge_phase_prices_the_recorded_usage_with_the_suites_prices(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """The answer phase records each cell's tokens; the judge phase prices them with the same table the
+    answer phase used (the suite's, then the RunConfig's), and never takes a cost a cell file claims."""
+    import json
+
+    text = (suite / "suite.yaml").read_text()
+    prices = "prices:\n  m: {inputPerMillion: 1000, outputPerMillion: 5000}\n"
+    (suite / "suite.yaml").write_text(text.replace("tickets:\n", prices + "tickets:\n"))
+    answers = tmp_path / "answers"
+    with ChatServer(lambda _body: Reply(ANSWER, prompt_tokens=100, completion_tokens=10)) as server:
+        common = {
+            "suite": str(suite),
+            "brain": str(brain),
+            "mlflow": {"enabled": False},
+            "gateway": server.url,
+        }
+        agent = {"kind": "chat", "model": "m"}
+        (tmp_path / "answer.json").write_text(
+            json.dumps({**common, "agent": agent, "answersDir": str(answers)})
+        )
+        assert main(["answer", "--config", str(tmp_path / "answer.json"), "-q"]) == 0
+    # A cell claiming it cost nothing (or a fortune) does not change the bill: its tokens do.
+    forged = answers / "T-1" / "1" / "cell.json"
+    record = json.loads(forged.read_text())
+    record["usage"]["costUsd"] = 0.000001
+    forged.write_text(json.dumps(record))
+    judge = {**common, "agent": agent, "answersDir": str(answers), "output": {"dir": str(tmp_path / "out")}}
+    (tmp_path / "judge.json").write_text(json.dumps(judge))
+    assert main(["score", "--config", str(tmp_path / "judge.json"), "-q"]) == 0
+    result = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    assert result.usage.input_tokens == 600 and result.usage.output_tokens == 60
+    assert result.usage.cost_usd == pytest.approx(0.9)  # 6 cells x $0.15, from the suite's prices
