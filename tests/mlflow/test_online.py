@@ -12,8 +12,8 @@ import pytest
 
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
-from assay_runner.commands.options import EXIT_ONLINE_PASS
 from assay_runner.contract import Result
+from assay_runner.errors import ExitCode
 from mlflow import MlflowClient
 
 pytestmark = pytest.mark.mlflow
@@ -78,7 +78,7 @@ def test_an_online_answer_becomes_a_trace_with_feedback(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'mlflow.db'}"
     with ChatServer(grader(5)) as server:
         code, result = judge(tmp_path, GOOD, server.url, store, "--exit-code", "0")
-    assert code == EXIT_ONLINE_PASS and result.mode == "online"  # an online result is never a release
+    assert code == ExitCode.ONLINE_PASS and result.mode == "online"  # an online result is never a release
     assert len(server.requests) == 3  # the model judge's three samples, over HTTP
     (trace,) = online_traces(store, result)
     assert trace.info.tags["assay.mode"] == "online" and trace.info.tags["assay.suite"] == "support-desk"
@@ -115,7 +115,7 @@ def test_an_unreachable_store_keeps_the_judgement(tmp_path: Path, monkeypatch: p
     with ChatServer(grader(5)) as server:
         code, result = judge(tmp_path, GOOD, server.url, "http://127.0.0.1:9")
     assert (
-        code == EXIT_ONLINE_PASS
+        code == ExitCode.ONLINE_PASS
         and not result.mlflow.logged
         and "after 3 attempts" in (result.mlflow.error or "")
     )
