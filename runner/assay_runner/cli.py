@@ -84,13 +84,16 @@ def exit_code(command: str, outcome: int | Finished) -> int:
 
 
 def console() -> None:
-    """The `assay` console script: `main()` with the collector schedule of a short-lived process."""
+    """The `assay` console script: `main()` with the collector schedule of a short-lived process, owning
+    its process (so the phases that run agents may sweep what agents leave behind)."""
     from assay_runner.collector import SCHEDULE
+    from assay_runner.processes import CONTAINMENT
 
     # Pydantic scans every installed distribution's entry points for plugins on first use (~20 ms here);
     # Assay uses none. PYDANTIC_DISABLE_PLUGINS set to anything else (even empty) keeps the scan.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     SCHEDULE.begin_startup()
+    CONTAINMENT.owner = True
     code = main()
     SCHEDULE.before_exit()
     sys.exit(code)

@@ -72,7 +72,8 @@ def test_the_judge_phase_prices_the_recorded_usage_with_the_suites_prices(
     suite: Path, brain: Path, tmp_path: Path
 ) -> None:
     """The answer phase records each cell's tokens; the judge phase prices them with the same table the
-    answer phase used (the suite's, then the RunConfig's), and never takes a cost a cell file claims."""
+    answer phase used (the suite's, then the RunConfig's). (A cell file edited to claim another cost breaks
+    its seal: test_sealed_cells.py.)"""
     import json
 
     text = (suite / "suite.yaml").read_text()
@@ -91,11 +92,6 @@ def test_the_judge_phase_prices_the_recorded_usage_with_the_suites_prices(
             json.dumps({**common, "agent": agent, "answersDir": str(answers)})
         )
         assert main(["answer", "--config", str(tmp_path / "answer.json"), "-q"]) == 0
-    # A cell claiming it cost nothing (or a fortune) does not change the bill: its tokens do.
-    forged = answers / "T-1" / "1" / "cell.json"
-    record = json.loads(forged.read_text())
-    record["usage"]["costUsd"] = 0.000001
-    forged.write_text(json.dumps(record))
     judge = {**common, "agent": agent, "answersDir": str(answers), "output": {"dir": str(tmp_path / "out")}}
     (tmp_path / "judge.json").write_text(json.dumps(judge))
     assert main(["score", "--config", str(tmp_path / "judge.json"), "-q"]) == 0

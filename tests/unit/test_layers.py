@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "runner" / "assay_runner"
 # folders cannot be written.
 # - vocabulary, errors, contract: the base (the closed sets; exit codes and exceptions; the public wire
 #   models and the rules both sides of them share);
-# - collector: when the process runs the garbage collector;
+# - collector, processes: when the process runs the garbage collector; the processes it started and the
+#   ones agents left behind;
 # - usercode, text: the code judge's worker, and reading an answer (words, sentences, clauses): what the
 #   suite validates with and the judges read with;
 # - gateway, suite: model calls; the suite's models and loader;
@@ -28,6 +29,7 @@ LAYERS: tuple[str, ...] = (
     "errors",
     "contract",
     "collector",
+    "processes",
     "usercode",
     "text",
     "gateway",

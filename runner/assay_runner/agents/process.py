@@ -1,8 +1,9 @@
 """Running an agent's process: its own process group, a timeout, and a clean kill on cancel.
 
-The whole process group is killed, not just the direct child, on a timeout, on cancel and once the agent
-has exited: CLIs such as Node-based agents start helpers that would otherwise outlive their ticket and keep
-using CPU and the gateway.
+Once the agent has exited (or timed out, or its cell was cancelled) everything it started is killed before
+its outputs are read: its process group, whatever is still below it in the process tree, and the strays
+agents left behind (`assay_runner.processes`). CLIs such as Node-based agents start helpers that would
+otherwise outlive their ticket, and a hostile agent's daemon would rewrite other cells.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from assay_runner.agents.base import EXIT_TIMEOUT
+from assay_runner.processes import OWN, kill_tree, sweep
 
 KILL_GRACE_SECONDS = 2.0
 TRANSCRIPT_LIMIT = 1 << 20  # keep at most 1 MiB of each stream
@@ -64,6 +66,9 @@ def _kill_group(process: asyncio.subprocess.Process, sig: int) -> None:
 
 
 async def _terminate(process: asyncio.subprocess.Process) -> None:
+    """A timed-out or cancelled agent: whatever it started (its tree, while it is alive to hold it
+    together, setsid() daemons included) dies at once; the agent itself gets SIGTERM, then SIGKILL."""
+    kill_tree(process.pid, spare_root=True)
     _kill_group(process, signal.SIGTERM)
     try:
         await asyncio.wait_for(process.wait(), KILL_GRACE_SECONDS)
@@ -88,15 +93,17 @@ async def run_process(
     started = time.monotonic()
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=cwd,
-                env=dict(env),
-                start_new_session=True,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-            )
+            with OWN.spawning() as spawned:
+                process = await asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=cwd,
+                    env=dict(env),
+                    start_new_session=True,
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=stdout,
+                    stderr=stderr,
+                )
+                spawned.add(process.pid)
         except OSError as exc:
             # A missing executable is the agent failing to start: exit 127, like a shell would report.
             return ProcessResult(
@@ -111,12 +118,21 @@ async def run_process(
             await _terminate(process)
         except asyncio.CancelledError:
             await _terminate(process)
+            _end_everything_it_started(process)
             raise
-        else:
-            _kill_group(process, signal.SIGKILL)  # helpers it left running (none, usually)
         wall_seconds = time.monotonic() - started
+        _end_everything_it_started(process)
         exit_code = EXIT_TIMEOUT if timed_out else _exit_code(process.returncode)
         return ProcessResult(exit_code, _tail(stdout), _tail(stderr), wall_seconds, timed_out)
+
+
+def _end_everything_it_started(process: asyncio.subprocess.Process) -> None:
+    """The cell is over: whatever the agent started dies now, before its outputs are read — its process
+    group and (where this process owns its children) every process some agent left behind
+    (`processes.sweep`): what an agent starts is orphaned when it exits, and orphans come to this process."""
+    _kill_group(process, signal.SIGKILL)
+    OWN.forget(process.pid)
+    sweep()
 
 
 def _exit_code(returncode: int | None) -> int:

@@ -114,9 +114,11 @@ async def until_stopped(
     import asyncio
 
     from assay_runner.agents.process import pidfd_child_watcher
+    from assay_runner.processes import CONTAINMENT
     from assay_runner.run.answer_loop import Control
     from assay_runner.views.progress import progress_display
 
+    CONTAINMENT.contain()  # in the `assay` command: agents' orphans come to this process, to be swept
     control = Control()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

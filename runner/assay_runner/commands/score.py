@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> Finished:
             config = config.model_copy(update={"answers_dir": str(Path(args.answers).absolute())})
         finished = options.finish_run(asyncio.run(judge_phase(config)), config)
     else:
-        result = asyncio.run(judge_phase(_flag_config(args)))
+        result = asyncio.run(judge_phase(_flag_config(args), sealed=False))
         finished = options.Finished(options.finish(result, out=args.out, mlflow=_mlflow_info(args)))
     if not args.quiet:
         print_result(finished.result)

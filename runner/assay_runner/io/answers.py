@@ -18,11 +18,12 @@ UTF-8 (a UTF-16 answer read as UTF-8 is garbage the judges would misread; write 
 from __future__ import annotations
 
 import json
+import math
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
 from assay_runner.contract import Usage, WireModel
 from assay_runner.errors import InputError, Problem
@@ -37,13 +38,27 @@ NOT_REACHED = "the answer phase never reached this cell"
 
 
 class CellRecord(WireModel):
-    """`cell.json`: what the answer phase knows about one cell besides its answer."""
+    """`cell.json`: what the answer phase knows about one cell besides its answer. Checked in type and range
+    (an exit code is a byte, times are finite and not negative, usage is counted): a record outside them
+    was not written by the answer phase."""
 
-    exit_code: int | None = None
+    exit_code: int | None = Field(default=None, ge=0, le=255)
     error: str | None = None
-    wall_seconds: float | None = None
-    started_at: float | None = None
+    wall_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    started_at: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     usage: Usage | None = None
+
+    @field_validator("usage")
+    @classmethod
+    def _counted(cls, usage: Usage | None) -> Usage | None:
+        if usage is not None and (
+            usage.input_tokens < 0
+            or usage.output_tokens < 0
+            or not math.isfinite(usage.cost_usd)
+            or usage.cost_usd < 0
+        ):
+            raise ValueError(f"usage must be counted tokens and a finite cost, not negative: {usage}")
+        return usage
 
 
 class AnswersManifest(WireModel):
@@ -60,6 +75,10 @@ class AnswersManifest(WireModel):
     """None while the phase runs; a tree without it was cut short (killed, out of memory)."""
     stopped: str | None = None
     """Why the phase ended before every cell was answered (deadline, signal, error)."""
+    cells: dict[str, dict[str, str]] | None = None
+    """The seals: `<ticket>/<repetition>` -> {file name: sha256}, written when the phase ends (run.seal)."""
+    tree_digest: str | None = None
+    """sha256 over `cells`: binds the whole tree (result.json carries it)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +117,10 @@ def _text_files(folder: Path) -> dict[str, str]:
     return files
 
 
+class Refused(Exception):
+    """A cell the judges must not read: it names what is wrong, and the cell blocks with that reason."""
+
+
 def _read_record(folder: Path) -> CellRecord | None:
     path = folder / CELL_FILE
     if not path.is_file():
@@ -105,14 +128,35 @@ def _read_record(folder: Path) -> CellRecord | None:
     try:
         return CellRecord.model_validate_json(path.read_bytes())
     except ValidationError as exc:
-        raise InputError([Problem(str(path), "", f"not a cell record: {exc.errors()[0]['msg']}")]) from None
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise Refused(f"{path} is not a cell record ({where}: {first['msg']})") from None
+
+
+def _exit_code(folder: Path, record: CellRecord | None) -> int | None:
+    """The exit code the `exit_code` file gives (0 when absent, as hand-made trees have it), checked against
+    the cell record's when both exist."""
+    path = folder / EXIT_CODE_FILE
+    if not path.is_file():
+        return record.exit_code if record is not None else 0
+    text = _utf8(path).strip()
+    try:
+        code = int(text)
+    except ValueError:
+        raise InputError([Problem(str(path), "", f"exit code must be an integer, got {text!r}")]) from None
+    if not 0 <= code <= 255:
+        raise Refused(f"{path} holds {code}, not an exit code (0-255)")
+    if record is not None and record.exit_code != code:
+        raise Refused(f"{path} says {code} but {CELL_FILE} says {record.exit_code}: the cell was edited")
+    return code
 
 
 def _not_plain(root: Path, folder: Path) -> str | None:
-    """Why a cell folder cannot be trusted, if it cannot: a symbolic link (or a pipe, a device) on the way
-    from the tree's root or inside it. The answer phase's agents can write into the tree, and a link is
-    resolved where the judge reads it — where the answer keys are mounted — so a link named answer.md
-    could hand the key to the judges as the answer. The tree must hold plain files and folders only."""
+    """Why a cell folder cannot be trusted, if it cannot: a symbolic link (or a pipe, a device, a hard link)
+    on the way from the tree's root or inside it. The answer phase's agents can write into the tree, and a
+    link is resolved where the judge reads it — where the answer keys are mounted — so a link named
+    answer.md could hand the key to the judges as the answer. The tree must hold plain files and folders
+    only."""
     path = root
     for part in folder.relative_to(root).parts:
         path = path / part
@@ -121,10 +165,21 @@ def _not_plain(root: Path, folder: Path) -> str | None:
     if not folder.is_dir():
         return None
     for entry in folder.rglob("*"):
-        mode = entry.lstat().st_mode
-        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        info = entry.lstat()
+        if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
             return str(entry)
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            return f"{entry} (a hard link: it may be another file, the answer keys' say)"
     return None
+
+
+def plain_files(folder: Path) -> dict[str, Path]:
+    """A cell folder's regular files, by their name within it (repetition folders of their own left out)."""
+    return {
+        path.relative_to(folder).as_posix(): path
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and not path.relative_to(folder).parts[0].isdigit()
+    }
 
 
 def _utf8(path: Path) -> str:
@@ -145,20 +200,15 @@ def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAn
     if tampered is not None:
         refused = CellRecord(error=f"refused: {tampered} is not a plain file or folder (a link?)")
         return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
-    record = _read_record(folder)
-    if not answer_path.is_file():
-        code = record.exit_code if record is not None else None
-        return RecordedAnswer(ticket_id, repetition, None, code, source=str(answer_path), record=record)
-    exit_code: int | None = 0
-    exit_path = folder / EXIT_CODE_FILE
-    if exit_path.is_file():
-        text = _utf8(exit_path).strip()
-        try:
-            exit_code = int(text)
-        except ValueError:
-            raise InputError(
-                [Problem(str(exit_path), "", f"exit code must be an integer, got {text!r}")]
-            ) from None
+    try:
+        record = _read_record(folder)
+        if not answer_path.is_file():
+            code = record.exit_code if record is not None else None
+            return RecordedAnswer(ticket_id, repetition, None, code, source=str(answer_path), record=record)
+        exit_code = _exit_code(folder, record)
+    except Refused as exc:
+        refused = CellRecord(error=f"refused: {exc}")
+        return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
     transcript_path = folder / TRANSCRIPT_FILE
     transcript = (
         transcript_path.read_text(encoding="utf-8", errors="replace") if transcript_path.is_file() else ""
@@ -194,19 +244,23 @@ def write_cell(
     answer: str | None,
     transcript: str,
     record: CellRecord,
-) -> Path:
-    """One cell of an answer phase's tree (always `<ticket>/<rep>/`, which `read_cell` reads for any k)."""
+) -> dict[str, bytes]:
+    """One cell of an answer phase's tree (always `<ticket>/<rep>/`, which `read_cell` reads for any k);
+    returns what it wrote, file name -> bytes (the cell's seal is made from these, not read back)."""
     folder = root / ticket_id / str(repetition)
     folder.mkdir(parents=True, exist_ok=True)
+    written: dict[str, bytes] = {}
     if answer is not None:
-        (folder / ANSWER_FILE).write_text(answer, encoding="utf-8")
+        written[ANSWER_FILE] = answer.encode("utf-8")
     if transcript:
-        (folder / TRANSCRIPT_FILE).write_text(transcript, encoding="utf-8")
+        written[TRANSCRIPT_FILE] = transcript.encode("utf-8")
     if record.exit_code is not None:
-        (folder / EXIT_CODE_FILE).write_text(f"{record.exit_code}\n", encoding="utf-8")
+        written[EXIT_CODE_FILE] = f"{record.exit_code}\n".encode()
     # Written last: its presence says the cell is complete.
-    (folder / CELL_FILE).write_text(record.to_json() + "\n", encoding="utf-8")
-    return folder
+    written[CELL_FILE] = (record.to_json() + "\n").encode()
+    for name, data in written.items():
+        (folder / name).write_bytes(data)
+    return written
 
 
 def write_manifest(root: Path, manifest: AnswersManifest) -> None:

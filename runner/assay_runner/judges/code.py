@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges.base import Case, SpecJudge, failed, not_applicable, scored
+from assay_runner.processes import OWN
 from assay_runner.suite.models import CodeJudge
 from assay_runner.usercode import worker as code_worker
 from assay_runner.usercode.worker import NotApplicable, interpret, last_traceback_line
@@ -44,14 +45,16 @@ class Worker:
     """One worker process with the judge compiled in it."""
 
     def __init__(self, setup: dict[str, Any]) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", code_worker.__file__],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=None,  # the judge's prints reach the terminal, as they would in-process
-            text=True,
-            encoding="utf-8",
-        )
+        with OWN.spawning() as spawned:  # the runner's own child, never mistaken for an agent's stray
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", code_worker.__file__],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=None,  # the judge's prints reach the terminal, as they would in-process
+                text=True,
+                encoding="utf-8",
+            )
+            spawned.add(self.process.pid)
         self.ready = self.call({"compile": setup}, START_SECONDS)
 
     def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -81,6 +84,7 @@ class Worker:
     def _ended(self) -> str:
         try:
             code = self.process.wait(timeout=5)
+            OWN.forget(self.process.pid)
         except subprocess.TimeoutExpired:
             self.kill()
             return "the judge's worker stopped answering (killed)"
@@ -92,6 +96,7 @@ class Worker:
         with contextlib.suppress(ProcessLookupError):
             self.process.kill()
         self.process.wait()
+        OWN.forget(self.process.pid)
         for stream in (self.process.stdin, self.process.stdout):
             if stream is not None:
                 with contextlib.suppress(OSError):

@@ -18,6 +18,7 @@ from typing import TypeVar
 from assay_runner.agents.factory import build_agent
 from assay_runner.agents.workspace import WorkspaceFactory
 from assay_runner.gateway.access import ModelAccess
+from assay_runner.processes import sweep
 from assay_runner.run.answer_step import AnswerStep, Tally
 from assay_runner.run.cell import Answered, Cell
 from assay_runner.run.preparation import Prepared
@@ -70,4 +71,6 @@ async def answer_cells(
             tally.finished(not answered.ok, answered.summary((ticket.id, repetition)))
             return outcome
 
-        return await pool.run(cell, control.stop)
+        ran = await pool.run(cell, control.stop)
+    sweep()  # the last agent's leftovers: nothing an agent started outlives the loop
+    return ran

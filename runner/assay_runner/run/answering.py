@@ -23,6 +23,7 @@ from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, unanswered
 from assay_runner.run.preparation import Prepared, prepare
 from assay_runner.run.record_step import RecordStep
+from assay_runner.run.seal import tree_digest
 
 DEADLINE_REACHED = "the answer phase reached its deadline ({seconds:g} s) before this cell finished"
 STOPPED = "the answer phase was stopped (signal) before every cell finished"
@@ -80,10 +81,9 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
     started = time.monotonic()
     stopped: str | None = None
     ran: dict[Cell, Path | BaseException | None] = {}
+    record = RecordStep(answers_dir)
     try:
-        ran = await answer_cells(
-            prepared, access, control, lambda pool: RecordStep(answers_dir, pool.file_work).record
-        )
+        ran = await answer_cells(prepared, access, control, lambda pool: record.on(pool.file_work))
     except (InputError, asyncio.CancelledError):
         raise
     except Exception as exc:  # the judge phase still gives a verdict: every unwritten cell says why
@@ -95,24 +95,25 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
         stopped = DEADLINE_REACHED.format(seconds=config.answer_deadline_seconds)
     elif stopped is None and control.stop.is_set():
         stopped = STOPPED
-    record = RecordStep(answers_dir)
     unwritten = [
         cell
         for cell in ((t.id, r) for r in range(1, config.repetitions + 1) for t in prepared.tickets)
-        if not isinstance(ran.get(cell), Path) and not record.written(*cell)
+        if not record.sealed(*cell)
     ]
     for ticket_id, repetition in unwritten:
         outcome = ran.get((ticket_id, repetition))
         reason = stopped or (f"could not run this cell: {outcome!r}" if outcome is not None else STOPPED)
         record.write(ticket_id, repetition, unanswered(reason))
-    manifest = manifest.model_copy(update={"finished_at": now_iso(), "stopped": stopped})
-    answer_store.write_manifest(answers_dir, manifest)
+    # No agent process is alive now (answer_cells swept the last ones): the seals go into the manifest.
+    seals = record.seals()
+    update = {"finished_at": now_iso(), "stopped": stopped, "cells": seals, "tree_digest": tree_digest(seals)}
+    answer_store.write_manifest(answers_dir, manifest.model_copy(update=update))
     print(
         f"answered {prepared.cells - len(unwritten)} of {prepared.cells} cell(s) in "
         f"{time.monotonic() - started:.1f} s into {answers_dir}",
         file=sys.stderr,
     )
-    return manifest
+    return manifest.model_copy(update=update)
 
 
 class _Deadline:

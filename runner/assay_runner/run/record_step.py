@@ -1,12 +1,13 @@
-"""The record step: one answered cell written into an answers tree (`io.answers`), off the event loop.
+"""The record step: one answered cell written into an answers tree (`io.answers`), off the event loop, and
+sealed (`run.seal`): the digests of what was written stay in this process's memory until the phase ends.
 
-What the judge phase needs to judge the cell later, and nothing it must not trust more than the agent:
-the answer, the transcript, the exit code and the cell's record (`cell.json`: the reason a cell has no
-answer, wall time, start time, usage).
+What the judge phase needs to judge the cell later: the answer, the transcript, the exit code and the
+cell's record (`cell.json`: the reason a cell has no answer, wall time, start time, usage).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import TypeVar
 
 from assay_runner.io import answers as answer_store
 from assay_runner.run.cell import Answered
+from assay_runner.run.seal import Seal, cell_key, seal_of
 from assay_runner.suite.models import Ticket
 
 T = TypeVar("T")
@@ -21,18 +23,26 @@ FileWork = Callable[[Callable[[], T]], Awaitable[T]]
 
 
 class RecordStep:
-    def __init__(self, answers_dir: Path, file_work: FileWork[Path] | None = None) -> None:
-        """`file_work`: where writing runs (the pool's file-work thread); `record` needs it."""
+    def __init__(self, answers_dir: Path) -> None:
         self.answers_dir = answers_dir
-        self.file_work = file_work
+        self._seals: dict[str, Seal] = {}
+        self._lock = threading.Lock()
 
-    async def record(self, ticket: Ticket, repetition: int, answered: Answered) -> Path:
-        assert self.file_work is not None, "recording off the event loop needs the pool's file work"
-        return await self.file_work(partial(self.write, ticket.id, repetition, answered))
+    def on(self, file_work: FileWork[Path]) -> Callable[[Ticket, int, Answered], Awaitable[Path]]:
+        """The step as a phase runs it: writing on `file_work` (the pool's file-work thread)."""
 
-    def written(self, ticket_id: str, repetition: int) -> bool:
-        """Whether the cell is complete in the tree (its record is written last)."""
-        return (self.answers_dir / ticket_id / str(repetition) / answer_store.CELL_FILE).is_file()
+        async def record(ticket: Ticket, repetition: int, answered: Answered) -> Path:
+            return await file_work(partial(self.write, ticket.id, repetition, answered))
+
+        return record
+
+    def sealed(self, ticket_id: str, repetition: int) -> bool:
+        with self._lock:
+            return cell_key(ticket_id, repetition) in self._seals
+
+    def seals(self) -> dict[str, Seal]:
+        with self._lock:
+            return dict(self._seals)
 
     def write(self, ticket_id: str, repetition: int, answered: Answered) -> Path:
         record = answer_store.CellRecord(
@@ -42,7 +52,7 @@ class RecordStep:
             started_at=answered.started_at,
             usage=answered.usage,
         )
-        return answer_store.write_cell(
+        written = answer_store.write_cell(
             self.answers_dir,
             ticket_id,
             repetition,
@@ -50,3 +60,6 @@ class RecordStep:
             transcript=answered.transcript,
             record=record,
         )
+        with self._lock:
+            self._seals[cell_key(ticket_id, repetition)] = seal_of(written)
+        return self.answers_dir / ticket_id / str(repetition)

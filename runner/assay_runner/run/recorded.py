@@ -9,17 +9,35 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay_runner.io import answers as answer_store
-from assay_runner.run.cell import Answered, Cell, no_answer_left
+from assay_runner.run import seal
+from assay_runner.run.cell import Answered, Cell, no_answer_left, unanswered
 
 
 def read_cells(
-    answers_dir: Path, ticket_ids: list[str], k: int, suite_ids: list[str]
+    answers_dir: Path, suite: str, ticket_ids: list[str], k: int, suite_ids: list[str], *, sealed: bool
 ) -> tuple[dict[Cell, Answered], answer_store.AnswersManifest | None]:
     """Every ticket x repetition of the selection, answered or with the reason it is not; and the tree's
-    manifest, when the answer phase wrote one."""
+    manifest, when the answer phase wrote one.
+
+    `sealed`: the tree must be this run's sealed tree (the judge phase of a split run): its manifest is
+    checked against `suite`, the tickets and k, and every cell against its seal. A tree that carries seals
+    is checked against them even when `sealed` is not asked for (a hand-made tree carries none)."""
     manifest = answer_store.read_manifest(answers_dir)
     recorded = answer_store.load_answers(answers_dir, ticket_ids, k, suite_ids)
-    return {(r.ticket_id, r.repetition): _answered(r, manifest) for r in recorded}, manifest
+    cells = {(r.ticket_id, r.repetition): _answered(r, manifest) for r in recorded}
+    if not sealed and (manifest is None or manifest.cells is None):
+        return cells, manifest
+    whole = seal.manifest_problems(manifest, suite, ticket_ids, k)
+    for ticket_id, repetition in list(cells):
+        problem = whole
+        if problem is None:
+            assert manifest is not None and manifest.cells is not None
+            folder = answer_store.cell_dir(answers_dir, ticket_id, repetition, k)
+            problem = seal.cell_problem(folder, manifest.cells.get(seal.cell_key(ticket_id, repetition)))
+        refused = (cells[(ticket_id, repetition)].error or "").startswith("refused")
+        if problem is not None and not refused:  # a refusal names the link or the record: more precise
+            cells[(ticket_id, repetition)] = unanswered(problem)
+    return cells, manifest
 
 
 def _answered(

@@ -23,7 +23,10 @@ from assay_runner.run.recorded import read_cells
 from assay_runner.run.spending import total_usage
 
 
-async def judge_phase(config: RunConfig) -> Result:
+async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
+    """`sealed`: the answers tree must be the sealed tree of this run's answer phase (`run.seal`); False for
+    a hand-made tree (`assay score SUITE --answers DIR`), which is checked against seals only if it has
+    them."""
     if config.answers_dir is None:
         raise InputError("give the answers directory (--answers DIR, or answersDir in the config)")
     answers_dir = Path(config.answers_dir)
@@ -31,9 +34,11 @@ async def judge_phase(config: RunConfig) -> Result:
     prepared = prepare(config)
     recorded, manifest = read_cells(
         answers_dir,
+        prepared.suite.name,
         [t.id for t in prepared.tickets],
         config.repetitions,
         [t.id for t in prepared.suite.tickets],
+        sealed=sealed,
     )
     # The agent's model: the config's, else what the answer phase recorded it answered with.
     agent_model = config.agent.model or (manifest.model if manifest else None)

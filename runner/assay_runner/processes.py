@@ -1,0 +1,213 @@
+"""The processes Assay starts, and the ones agents leave behind: found, and killed, before they can act.
+
+An agent is a program, and a program can outlive its cell: a daemon that calls setsid() escapes the cell's
+process-group kill, finds another cell's files and rewrites them. So the phases that run agents make the
+runner a *child subreaper* (prctl PR_SET_CHILD_SUBREAPER, no privilege needed): a process whose parent
+dies is re-parented to the runner instead of to init. Two facts follow, and they are what this module
+uses:
+
+- everything an agent started is, until it dies, either in the agent's process tree or a child of the
+  runner;
+- the runner knows every child it started itself (agents, code-judge workers: `OWN.spawning()`), so every
+  other child of the runner is a process some agent left behind (a stray).
+
+At a cell's end its whole tree is killed (not just its process group), then the strays are; the phase ends
+with a last sweep. Only then is a cell sealed (`run.seal`) and, at the end, the answers tree's manifest
+written: no agent process is alive to rewrite either.
+
+Standard library only (`/proc`, `ctypes` for prctl): the judges' code workers register here too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+PR_SET_CHILD_SUBREAPER = 36
+KILL_ROUNDS = 20  # a fork bomb re-spawns while it is killed; each round kills what the last one missed
+
+
+class OwnChildren:
+    """The children this process started itself. A child being started (forked, not yet registered: on a
+    thread, or across an await) would look like a stray, so while any start is under way no sweep runs;
+    the next one, or the phase's last, catches what it would have."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._pids: set[int] = set()
+        self._starting = 0
+
+    @contextlib.contextmanager
+    def spawning(self) -> Iterator[set[int]]:
+        """Around a fork: add the new child's pid to the yielded set before leaving the block."""
+        with self.lock:
+            self._starting += 1
+        started: set[int] = set()
+        try:
+            yield started
+        finally:
+            with self.lock:
+                self._pids |= started
+                self._starting -= 1
+
+    @property
+    def starting(self) -> bool:
+        return self._starting > 0
+
+    def forget(self, pid: int) -> None:
+        with self.lock:
+            self._pids.discard(pid)
+
+    def pids(self) -> frozenset[int]:
+        with self.lock:
+            return frozenset(self._pids)
+
+    @property
+    def held(self) -> set[int]:
+        """The pids, for a caller that holds `lock`."""
+        return self._pids
+
+
+OWN = OwnChildren()
+
+
+class Containment:
+    """Whether this process owns every child it has, and so may treat a child it did not start as a stray.
+
+    Only the `assay` command itself owns its process (its entry point says so: `owner`); a program that
+    calls `main()` in-process — a test harness with servers or a kubelet of its own — has children Assay did
+    not start and must never sweep them. The phases that run agents call `contain()`."""
+
+    def __init__(self) -> None:
+        self.owner = False
+        self.active = False
+
+    def contain(self) -> bool:
+        """Become the subreaper of everything this process starts, if it owns its process; returns whether
+        strays are swept from now on."""
+        if self.owner and not self.active:
+            self.active = become_subreaper()
+        return self.active
+
+
+CONTAINMENT = Containment()
+
+
+def become_subreaper() -> bool:
+    """Adopt the orphans of every descendant (Linux 3.4+). False where the call is not available."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return False
+    try:
+        libc = ctypes.CDLL(name, use_errno=True)
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _stat(pid: str) -> tuple[str, int] | None:
+    """(state, parent pid) of a process, None when it is gone."""
+    try:
+        stat = Path("/proc", pid, "stat").read_text()
+    except OSError:
+        return None
+    # The command name may hold spaces and parentheses: the fields follow the last ")".
+    fields = stat.rsplit(")", 1)[-1].split()
+    return (fields[0], int(fields[1])) if len(fields) > 1 else None
+
+
+def process_table() -> dict[int, int]:
+    """pid -> parent pid, for every live (not zombie) process this one can see."""
+    table: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and (found := _stat(entry.name)) is not None and found[0] != "Z":
+            table[int(entry.name)] = found[1]
+    return table
+
+
+def reap_orphans() -> None:
+    """Collect the exit status of dead children this process did not start: orphans re-parented to it
+    and killed. Its own children are left alone (the event loop or a Popen waits for those) — and so is
+    everything while one of its own is being started: that child may already be dead, and not registered
+    yet; taking its exit status would leave its waiter with none (asyncio reports 255)."""
+    me = os.getpid()
+    with OWN.lock:
+        if OWN.starting:
+            return
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit() or int(entry.name) in OWN.held:
+                continue
+            found = _stat(entry.name)
+            if found is not None and found == ("Z", me):
+                with contextlib.suppress(ChildProcessError, OSError):
+                    os.waitpid(int(entry.name), os.WNOHANG)
+
+
+def tree(root: int, table: dict[int, int]) -> set[int]:
+    """`root` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in table.items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        if pid in found or pid not in table:
+            continue
+        found.add(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def _kill(pids: set[int]) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def kill_tree(root: int, *, spare_root: bool = False) -> set[int]:
+    """Kill everything below the live process `root` (and `root`, unless spared: its waiter may want to
+    end it gently), again until nothing is left; returns what was killed. Only for a root known to be
+    alive: a dead one's pid may already name another process."""
+    killed: set[int] = set()
+    for _ in range(KILL_ROUNDS):
+        alive = tree(root, process_table()) - {os.getpid()} - ({root} if spare_root else set())
+        if not alive:
+            break
+        _kill(alive)
+        killed |= alive
+    reap_orphans()
+    return killed
+
+
+def strays(own: frozenset[int]) -> set[int]:
+    """Children of this process not among `own` (the children it started itself) — so orphans some agent
+    left — and all below them."""
+    me = os.getpid()
+    table = process_table()
+    left = {pid for pid, parent in table.items() if parent == me and pid not in own}
+    return set().union(*(tree(pid, table) for pid in left)) if left else set()
+
+
+def sweep() -> set[int] | None:
+    """Kill every stray (see `strays`) until none is left; returns what was killed, or None when the
+    sweep did not run (this process does not own its children, or one of its own is being started)."""
+    if not CONTAINMENT.active:
+        return None
+    killed: set[int] = set()
+    for _ in range(KILL_ROUNDS):
+        with OWN.lock:
+            if OWN.starting:
+                return killed or None
+            found = strays(frozenset(OWN.held))
+            _kill(found)
+        if not found:
+            break
+        killed |= found
+    reap_orphans()
+    return killed
