@@ -28,6 +28,8 @@ class Workspace:
     """The ticket as a prompt: the question and where the brain and KB are."""
     answer_file: Path
     """Where the agent must write its answer (markdown)."""
+    gateway: str | None = None
+    """This cell's own gateway URL (the metering proxy's, `gateway.metering`); None: the run's gateway."""
 
 
 @dataclass(frozen=True)

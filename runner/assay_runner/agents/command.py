@@ -94,7 +94,7 @@ class CommandAgent:
             "brain": str(workspace.brain),
             "kb": str(workspace.kb),
             "model": self.model,
-            "gateway": self.gateway,
+            "gateway": workspace.gateway or self.gateway,
             "ticket_id": ticket.id,
             "repetition": str(repetition),
         }
@@ -110,12 +110,13 @@ class CommandAgent:
             "HOME": str(home),
             "TMPDIR": str(home),
             "LANG": "C.UTF-8",
-            "ASSAY_GATEWAY_URL": self.gateway,
+            "ASSAY_GATEWAY_URL": values["gateway"],
             "ASSAY_MODEL": self.model,
             "ASSAY_WORKSPACE": str(workspace.root),
             "ASSAY_ANSWER_FILE": str(workspace.answer_file),
         }
-        env.update({name: os.environ[name] for name in self.spec.pass_env if name in os.environ})
+        if workspace.gateway is None:  # behind the metering proxy the agent holds no token: the proxy does
+            env.update({name: os.environ[name] for name in self.spec.pass_env if name in os.environ})
         env.update({key: value.format(**values) for key, value in self.spec.env.items()})
         return env
 

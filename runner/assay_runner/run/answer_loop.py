@@ -10,6 +10,7 @@ finished cell; the unfinished ones come back as None.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,9 @@ from typing import TypeVar
 from assay_runner.agents.factory import build_agent
 from assay_runner.agents.workspace import WorkspaceFactory
 from assay_runner.gateway.access import ModelAccess
+from assay_runner.gateway.metering.exchanges import Exchanges
+from assay_runner.gateway.metering.ledger import Ledger
+from assay_runner.gateway.metering.proxy import MeteringProxy
 from assay_runner.processes import sweep
 from assay_runner.run.answer_step import AnswerStep, Tally
 from assay_runner.run.cell import Answered, Cell
@@ -26,6 +30,7 @@ from assay_runner.run.scheduler import CellPool
 from assay_runner.run.spending import PricedAgent, Spending
 from assay_runner.suite.models import Ticket
 from assay_runner.views.progress import Counts
+from assay_runner.vocabulary import PROGRAM_KINDS
 
 R = TypeVar("R")
 Then = Callable[[Ticket, int, Answered], Awaitable[R]]
@@ -48,8 +53,11 @@ async def answer_cells(
     """Answer every cell and hand each answer to `then(pool)` (given the pool, for its file-work thread).
     Each cell maps to what `then` returned, the exception the cell raised, or None if it did not finish."""
     config = prepared.config
-    spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd)
-    agent = PricedAgent(build_agent(config, access.client), spending)
+    agent = build_agent(config, access.client)
+    proxy = metering_proxy(prepared) if agent.kind in PROGRAM_KINDS else None
+    ledger = proxy.ledger if proxy is not None else None
+    spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd, ledger)
+    agent = PricedAgent(agent, spending)
     workspaces = WorkspaceFactory(
         Path(config.output.workspace_root) if config.output.workspace_root else None,
         Path(config.brain) if config.brain else None,
@@ -61,8 +69,11 @@ async def answer_cells(
     pool = CellPool(
         workspaces, order, slots=config.concurrency, keep_workspaces=config.output.keep_workspaces
     )
-    async with pool:
-        step = AnswerStep(pool, agent, spending, tally)
+    async with contextlib.AsyncExitStack() as stack:
+        if proxy is not None:
+            await stack.enter_async_context(proxy)
+        await stack.enter_async_context(pool)
+        step = AnswerStep(pool, agent, spending, tally, proxy)
         after = then(pool)
 
         async def cell(ticket: Ticket, repetition: int) -> R:
@@ -72,5 +83,25 @@ async def answer_cells(
             return outcome
 
         ran = await pool.run(cell, control.stop)
-    sweep()  # the last agent's leftovers: nothing an agent started outlives the loop
+        sweep()  # the last agent's leftovers: nothing an agent started outlives the loop
     return ran
+
+
+def metering_proxy(prepared: Prepared) -> MeteringProxy | None:
+    """The proxy a program agent's model calls go through: the run's gateway (and its token, which only
+    this process holds), the run's prices and budget, and its cassettes. None when there is no gateway to
+    reach (and nothing to replay): such an agent calls no model through Assay."""
+    config = prepared.config
+    cassettes = config.cassettes
+    mode = cassettes.mode if cassettes else "off"
+    if config.gateway is None and mode != "replay":
+        return None
+    from assay_runner.gateway.http import gateway_token
+
+    return MeteringProxy(
+        config.gateway,
+        Ledger(prepared.prices, config.max_cost_usd),
+        token=gateway_token("agent"),
+        exchanges=Exchanges(Path(cassettes.dir)) if cassettes else None,
+        mode=mode,
+    )

@@ -8,16 +8,21 @@ agent that changed its read-only brain/ or kb/ files has its cell blocked.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay_runner.agents.base import Agent
+from assay_runner.contract import Usage
+from assay_runner.gateway.metering.proxy import MeteringProxy
 from assay_runner.run.cell import Answered, no_answer_left, unanswered
 from assay_runner.run.scheduler import CellPool
+from assay_runner.run.seal import cell_key
 from assay_runner.run.spending import Spending
 from assay_runner.suite.models import Ticket
 from assay_runner.views.progress import Counts
 
 MODIFIED_READ_ONLY = "the agent modified its read-only brain/ or kb/ files"
+SETTLE_SECONDS = 30.0
+"""How long a cell's last model reply may take to be read to its end after the agent is gone."""
 
 
 @dataclass
@@ -47,23 +52,42 @@ class Tally:
 
 
 class AnswerStep:
-    def __init__(self, pool: CellPool, agent: Agent, spending: Spending | None, tally: Tally) -> None:
+    def __init__(
+        self,
+        pool: CellPool,
+        agent: Agent,
+        spending: Spending | None,
+        tally: Tally,
+        proxy: MeteringProxy | None = None,
+    ) -> None:
+        """`proxy`: the agent's model traffic goes through it, on a URL of the cell's own, and the cell's
+        usage is what it counted (else what the agent reported)."""
         self.pool = pool
         self.agent = agent
         self.spending = spending
         self.tally = tally
+        self.proxy = proxy
 
     async def answer(self, ticket: Ticket, repetition: int) -> Answered:
+        cell = cell_key(ticket.id, repetition)
         async with self.pool.seat(ticket, repetition) as seat:
             if self.spending is not None and self.spending.exhausted():
                 return unanswered(self.spending.not_started())  # the seat discards the untouched workspace
+            workspace = seat.workspace
+            if self.proxy is not None:
+                workspace = replace(workspace, gateway=self.proxy.open_cell(cell))
             self.tally.running(+1)
             try:
                 started_at = time.time()
-                outcome = await self.agent.run(ticket, repetition, seat.workspace)
+                outcome = await self.agent.run(ticket, repetition, workspace)
             finally:
                 self.tally.running(-1)
-        error = outcome.error
+                if self.proxy is not None:
+                    self.proxy.close_cell(cell)
+        usage, error = outcome.usage, outcome.error
+        if self.proxy is not None:
+            usage, metering = await self._metered(cell)
+            error = error or metering
         if not seat.intact:
             error = MODIFIED_READ_ONLY
         elif outcome.answer is None and error is None:
@@ -78,5 +102,19 @@ class AnswerStep:
             files=outcome.files,
             wall_seconds=round(outcome.wall_seconds, 3),
             started_at=started_at,
-            usage=outcome.usage,
+            usage=usage,
         )
+
+    async def _metered(self, cell: str) -> tuple[Usage, str | None]:
+        """The cell's usage as the proxy counted it, once its last reply was read to its end; and why it
+        cannot be trusted, if it cannot (it blocks the cell)."""
+        assert self.proxy is not None
+        ledger = self.proxy.ledger
+        settled = await ledger.quiet(cell, SETTLE_SECONDS)
+        spend = ledger.cell(cell)
+        if not settled:
+            return spend.usage(), (
+                f"a model call was still in flight {SETTLE_SECONDS:g} s after the cell ended: its usage "
+                "was not counted"
+            )
+        return spend.usage(), spend.error

@@ -41,7 +41,6 @@ async def run_evaluation(prepared: Prepared, control: Control) -> Result:
     usage = total_usage(
         access.meter.usage(),
         (c.usage for c in cells.values()),
-        prepared.agent_price,
         agent_metered=config.agent.kind == "chat",
     )
     return prepared.verdict(cells, started=started, usage=usage)

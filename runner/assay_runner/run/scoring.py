@@ -64,7 +64,6 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
     usage = total_usage(
         access.meter.usage(),
         (c.usage for c in judged),
-        prepared.prices.get(agent_model or ""),
         agent_metered=False,
     )
     result = prepared.verdict(

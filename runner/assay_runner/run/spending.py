@@ -17,25 +17,31 @@ from dataclasses import dataclass, field, replace
 
 from assay_runner.agents.base import Agent, AgentOutcome, Workspace
 from assay_runner.contract import PriceConfig, Usage
+from assay_runner.gateway.metering.ledger import Ledger
 from assay_runner.gateway.usage import UsageMeter
 from assay_runner.suite.models import Ticket
 
 
 @dataclass
 class Spending:
-    """Money spent so far by the agent's CLI (cells) and by Assay's own gateway calls (the meter)."""
+    """Money spent so far: by program agents through the metering proxy (its ledger), by agents that report
+    their own usage (cells), and by Assay's own gateway calls (the meter)."""
 
     meter: UsageMeter
     agent_price: PriceConfig | None
     max_cost_usd: float | None = None
+    ledger: Ledger | None = None
     agent_cost_usd: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def spent(self) -> float:
         with self._lock:
-            return self.agent_cost_usd + self.meter.cost_usd
+            proxied = self.ledger.spent if self.ledger is not None else 0.0
+            return self.agent_cost_usd + self.meter.cost_usd + proxied
 
     def exhausted(self) -> bool:
+        if self.ledger is not None and self.ledger.stopped is not None:
+            return True
         return self.max_cost_usd is not None and self.spent() >= self.max_cost_usd
 
     def not_started(self) -> str:
@@ -65,20 +71,21 @@ class PricedAgent:
 
     async def run(self, ticket: Ticket, repetition: int, workspace: Workspace) -> AgentOutcome:
         outcome = await self.inner.run(ticket, repetition, workspace)
-        # The chat agent's calls go through the metered gateway client: counted there already.
-        usage = self.spending.priced(outcome.usage, metered=self.kind == "chat")
+        # The chat agent's calls go through the metered gateway client, a program agent's through the
+        # metering proxy (workspace.gateway): counted there already.
+        metered = self.kind == "chat" or workspace.gateway is not None
+        usage = self.spending.priced(outcome.usage, metered=metered)
         return replace(outcome, usage=usage)
 
 
-def total_usage(
-    metered: Usage, cells: Iterable[Usage | None], agent_price: PriceConfig | None, *, agent_metered: bool
-) -> Usage:
+def total_usage(metered: Usage, cells: Iterable[Usage | None], *, agent_metered: bool) -> Usage:
     """A run's usage: Assay's own metered gateway calls (model judges, and the chat agent when it ran in
-    this process: `agent_metered`), plus the agent's usage recorded per cell, priced from its tokens."""
+    this process: `agent_metered`), plus the agent's usage recorded per cell, priced where it was counted
+    (the metering proxy, by the model each call named; else at the agent's price)."""
     total = metered
     if agent_metered:
         return total
     for usage in cells:
         if usage is not None:
-            total = total.plus(usage.priced(agent_price))
+            total = total.plus(usage)
     return total

@@ -1,0 +1,155 @@
+"""What the agents spent, cell by cell, counted from the upstream's own usage — and the budget that caps it.
+
+A request is admitted, forwarded, then settled with the tokens its reply states (`usage.UsageReader`),
+priced by the model the request names (`contract.PriceConfig.cost_usd`). With a budget (`maxCostUsd`):
+
+- no request is admitted once the money spent reaches it;
+- while requests are in flight each holds a reservation, the cost of the largest request settled so far,
+  and a new one is admitted only while what is spent and reserved stays under the budget (the first
+  request of a run, whose cost is unknown, goes alone); so the budget is overshot by at most the requests
+  in flight when it is crossed, and once it is near, by one;
+- a model without a price, or a reply whose usage cannot be counted, stops the run's spending: what cannot
+  be priced or counted cannot be capped.
+
+Without a budget everything is admitted and counted all the same; a reply without countable usage is an
+error of its cell (it blocks), never zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from assay_runner.contract import PriceConfig, Usage
+from assay_runner.gateway.metering.usage import Counted
+
+
+class Refused(Exception):
+    """A request the budget does not allow (the agent gets an error reply saying why)."""
+
+
+@dataclass
+class CellSpend:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    requests: int = 0
+    error: str | None = None
+    """Why this cell's spending could not be counted (it blocks)."""
+
+    def usage(self) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens, output_tokens=self.output_tokens, cost_usd=round(self.cost_usd, 6)
+        )
+
+
+@dataclass
+class Reservation:
+    cell: str
+    price: PriceConfig | None
+    amount: float
+
+
+@dataclass
+class Ledger:
+    prices: Mapping[str, PriceConfig] = field(default_factory=dict)
+    budget: float | None = None
+    cells: dict[str, CellSpend] = field(default_factory=dict)
+    spent: float = 0.0
+    stopped: str | None = None
+    """Why no request is admitted any more (the budget is spent, or cannot be kept)."""
+    _largest: float | None = None
+    _in_flight: list[Reservation] = field(default_factory=list)
+    _changed: asyncio.Condition | None = None
+
+    def __post_init__(self) -> None:
+        if self.budget is not None and not (math.isfinite(self.budget) and self.budget > 0):
+            raise ValueError(f"the budget must be a finite amount above 0, got {self.budget}")
+
+    def cell(self, cell: str) -> CellSpend:
+        return self.cells.setdefault(cell, CellSpend())
+
+    def total(self) -> Usage:
+        total = Usage()
+        for spend in self.cells.values():
+            total = total.plus(spend.usage())
+        return total
+
+    @property
+    def exhausted(self) -> bool:
+        return self.stopped is not None or (self.budget is not None and self.spent >= self.budget)
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    async def admit(self, cell: str, model: str | None) -> Reservation:
+        """Admit a request of `cell` for `model`, waiting while the requests in flight might spend the
+        rest of the budget; raises Refused when the budget does not allow it."""
+        price = self.prices.get(model or "")
+        if self.budget is None:
+            return self._hold(Reservation(cell, price, 0.0))
+        if price is None:
+            self._stop(f"no price for model {model!r}: a budget cannot be kept on what cannot be priced")
+        async with self._condition():
+            while True:
+                if self.stopped is not None:
+                    raise Refused(self.stopped)
+                if self.spent >= self.budget:
+                    self._stop(f"the budget is spent (maxCostUsd {self.budget:g}, ${self.spent:.6f} spent)")
+                reserve = self._largest if self._largest is not None else math.inf
+                reserved = sum(r.amount for r in self._in_flight)
+                if not self._in_flight or self.spent + reserved + reserve < self.budget:
+                    finite = reserve if math.isfinite(reserve) else 0.0
+                    return self._hold(Reservation(cell, price, finite))
+                await self._condition().wait()
+
+    def _hold(self, reservation: Reservation) -> Reservation:
+        self._in_flight.append(reservation)
+        return reservation
+
+    def _stop(self, reason: str) -> None:
+        self.stopped = self.stopped or reason
+        raise Refused(self.stopped)
+
+    async def quiet(self, cell: str, within: float) -> bool:
+        """Wait until no request of `cell` is in flight (a killed agent's last reply is still being read to
+        its end); False when one still is after `within` seconds."""
+
+        async def settled() -> None:
+            async with self._condition():
+                await self._condition().wait_for(lambda: all(r.cell != cell for r in self._in_flight))
+
+        try:
+            await asyncio.wait_for(settled(), within)
+        except TimeoutError:
+            return False
+        return True
+
+    async def settle(
+        self, reservation: Reservation, counted: Counted | None, error: str | None = None
+    ) -> None:
+        """The reply ended: its tokens counted (or, with `error`, not countable)."""
+        spend = self.cell(reservation.cell)
+        spend.requests += 1
+        if counted is not None:
+            cost = (
+                reservation.price.cost_usd(counted.input_tokens, counted.output_tokens)
+                if reservation.price
+                else 0.0
+            )
+            spend.input_tokens += counted.input_tokens
+            spend.output_tokens += counted.output_tokens
+            spend.cost_usd += cost
+            self.spent += cost
+            self._largest = max(self._largest or 0.0, cost)
+        if error is not None:
+            spend.error = spend.error or f"the gateway's usage could not be counted: {error}"
+            if self.budget is not None:
+                self.stopped = self.stopped or f"spending cannot be capped: {error}"
+        async with self._condition():
+            self._in_flight.remove(reservation)
+            self._condition().notify_all()
