@@ -122,6 +122,8 @@ class RepetitionResult(WireModel):
     judges: dict[str, JudgeVerdict] = Field(default_factory=dict)
     answer: str | None = None
     """The answer text, kept so results can be re-gated and reported without the answers directory."""
+    answer_digest: str | None = None
+    """sha256 of the answer's UTF-8 bytes: `assay gate --verify --answers DIR` checks it against the tree."""
     transcript: str | None = None
     """The tail of the agent's transcript (stdout, stderr), for the report and debugging."""
     started_at: float | None = None
@@ -213,6 +215,9 @@ class Inputs(WireModel):
     """The suite's public part as mounted (suite.yaml, questions, judge code), when the suite came split."""
     key_digest: str | None = None
     """The answer-key file as mounted, when the suite came split."""
+    answers_digest: str | None = None
+    """The answers judged: the sealed tree's digest (`answers.json` treeDigest) when judged from a tree,
+    else a digest over every cell's answer digest."""
 
 
 class MlflowRef(WireModel):
@@ -257,6 +262,14 @@ class ResultConfig(WireModel):
     pass_criterion: PassCriterion
 
 
+class RunRequest(WireModel):
+    """What the run was asked to cover, before the suite resolved it: `assay gate --verify` checks the
+    selection against the suite with it (or with the RunConfig it is given)."""
+
+    tickets: Selection | list[str]
+    repetitions: int
+
+
 class Result(WireModel):
     """The full result of one evaluation (`result.json`)."""
 
@@ -278,6 +291,8 @@ class Result(WireModel):
     config: ResultConfig
     selection: list[str] = Field(default_factory=list)
     """The ticket ids the verdict covers, in order (their digest is `inputs.ticketsDigest`)."""
+    request: RunRequest | None = None
+    """The selection and repetitions the run was asked for (None: online judging, older results)."""
     warnings: list[str] = Field(default_factory=list)
     """What does not block but weakens the verdict (a judge model equal to the agent's model)."""
     started_at: str | None = None

@@ -235,6 +235,8 @@ class InputsStatus(ApiModel):
     """The suite's public part the answer phase mounted (questions, KB list, judges)."""
     key_digest: str | None = None
     """The answer keys the judge phase mounted."""
+    answers_digest: str | None = None
+    """The answers the verdict was made on: the answer phase's sealed tree."""
 
 
 class MlflowStatus(ApiModel):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,6 +62,14 @@ def add_parser(commands: Subcommands) -> None:
         help="promote only when no judge's mean falls below the incumbent's by more than this, e.g. 0.05",
     )
     compare.add_argument("--seed", type=int, help="seed of the bootstrap and sampled permutation tests")
+    compare.add_argument(
+        "--verify",
+        action="store_true",
+        help="judge every candidate's stored answers again and check its selection against the suite and "
+        "its request (as `assay gate --verify`); a candidate that does not verify is bad input",
+    )
+    compare.add_argument("--suite", help="the suite the candidates were evaluated on (for --verify)")
+    compare.add_argument("--keys", help="its answer-key file, when --suite is only the public part")
     compare.add_argument("--json", action="store_true", help="print the decision as JSON")
     compare.add_argument("--html", type=Path, metavar="PAGE.html", help="also write the comparison page")
     compare.set_defaults(handler=run)
@@ -109,6 +118,7 @@ def _standings(args: argparse.Namespace) -> tuple[list[Standing], Standing | Non
     from assay_runner.views.report.comparison import GridLayout
 
     layout = None
+    check = _verifier(args)
     incumbent_path = None if args.incumbent is None else Path(args.incumbent)
     candidates = []
     if args.grid is not None:
@@ -119,27 +129,47 @@ def _standings(args: argparse.Namespace) -> tuple[list[Standing], Standing | Non
         grid = read_grid(args.grid)
         for cell in grid.cells:
             path = grid.result_path(cell)
-            candidates.append(standing(cell.name, _release(read_result(path), path)))
+            candidates.append(standing(cell.name, _release(read_result(path), path, check)))
         incumbent_path = incumbent_path or grid.incumbent_path()
         layout = GridLayout(axes=grid.axes, cells={cell.name: dict(cell.coordinates) for cell in grid.cells})
     else:
         if not args.results:
             raise InputError("give one RESULT.json per candidate, or --grid GRID.yaml")
         for path in map(Path, args.results):
-            result = _release(read_result(path), path)
+            result = _release(read_result(path), path, check)
             candidates.append(standing(candidate_name(result, path), result))
     names = [c.name for c in candidates]
     if len(set(names)) != len(names):
         raise InputError(f"candidate names must differ (they come from runName or the folder): {names}")
     incumbent = None
     if incumbent_path is not None:
-        result = _release(read_result(incumbent_path), incumbent_path)
+        result = _release(read_result(incumbent_path), incumbent_path, check)
         incumbent = standing(candidate_name(result, incumbent_path), result)
     return candidates, incumbent, layout
 
 
-def _release(result: Result, path: Path) -> Result:
-    """Only release results compete: an online result (assay judge) is never promoted."""
+def _release(result: Result, path: Path, check: Verifier | None = None) -> Result:
+    """Only release results compete: an online result (assay judge) is never promoted; with --verify, only
+    results that verify."""
     if result.mode != "release":
         raise InputError([Problem(str(path), "mode", "an online result (assay judge) is never a release")])
+    if check is not None and (problems := check(result)):
+        shown = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
+        raise InputError([Problem(str(path), "verify", f"does not verify against the suite: {shown}")])
     return result
+
+
+Verifier = Callable[["Result"], list[str]]
+
+
+def _verifier(args: argparse.Namespace) -> Verifier | None:
+    if not args.verify:
+        if args.suite or args.keys:
+            raise InputError("--suite and --keys are what --verify checks against: add --verify")
+        return None
+    import asyncio
+
+    from assay_runner.run.verify import against, verify
+
+    target = against(args.suite, args.keys, None, None)
+    return lambda result: asyncio.run(verify(result, target))

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
 from assay_runner.commands.options import Subcommands
 from assay_runner.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from assay_runner.run.verify import Against
 
 # Said with every plain re-gate: its Pass rests on verdicts a hand could have edited consistently.
 NOT_REJUDGED = (
@@ -29,15 +33,35 @@ def add_parser(commands: Subcommands) -> None:
     gate.add_argument("--ticket-floor", type=options.unit_float)
     gate.add_argument("--min-pass-hat-k", type=options.unit_float)
     gate.add_argument("--threshold", type=options.threshold, action="append", metavar="JUDGE=VALUE")
-    gate.add_argument(
-        "--verify",
-        action="store_true",
-        help="re-run the deterministic judges on the stored answers (needs --suite); block on disagreement",
-    )
-    gate.add_argument("--suite", help="the suite the result was made with (for --verify)")
+    add_verify_options(gate)
     gate.add_argument("--out", type=Path)
     gate.add_argument("--quiet", "-q", action="store_true")
     gate.set_defaults(handler=run)
+
+
+def add_verify_options(parser: argparse.ArgumentParser) -> None:
+    """`--verify` and what it verifies against: the same for `assay gate` and `assay compare`."""
+    add = parser.add_argument
+    add(
+        "--verify",
+        action="store_true",
+        help="judge the stored answers again (code judges included) and check the selection and the answers "
+        "against the suite, the request and the tree; block on any disagreement (needs --suite or --config)",
+    )
+    add("--suite", help="the suite the result was made with (for --verify)")
+    add("--keys", help="its answer-key file, when --suite is only the public part")
+    add("--config", type=Path, help="the RunConfig the run read (for --verify: suite, overrides, request)")
+    add("--answers", type=Path, help="the answers tree the result was judged from (for --verify)")
+
+
+def verification(args: argparse.Namespace) -> Against | None:
+    from assay_runner.run.verify import against
+
+    if not args.verify:
+        if args.suite or args.config or args.answers:
+            raise InputError("--suite, --config and --answers are what --verify checks against: add --verify")
+        return None
+    return against(args.suite, args.keys, args.config, args.answers)
 
 
 def run(args: argparse.Namespace) -> options.Finished:
@@ -47,8 +71,7 @@ def run(args: argparse.Namespace) -> options.Finished:
     from assay_runner.io.results import read_result
     from assay_runner.views.table import print_result
 
-    if args.verify and not args.suite:
-        raise InputError("--verify needs --suite DIR (the suite the result was made with)")
+    checks = verification(args)
     stored = read_result(Path(args.result))
     if stored.mode != "release":
         raise InputError(
@@ -61,11 +84,10 @@ def run(args: argparse.Namespace) -> options.Finished:
         thresholds=dict(args.threshold or []),
         min_pass_hat_k=args.min_pass_hat_k,
     )
-    if args.verify:
-        from assay_runner.run.verify import disagreements, verified
-        from assay_runner.suite import load_suite
+    if checks is not None:
+        from assay_runner.run.verify import verified, verify
 
-        result = verified(result, asyncio.run(disagreements(stored, load_suite(args.suite))))
+        result = verified(result, asyncio.run(verify(stored, checks)))
     else:
         result = result.model_copy(update={"warnings": [*result.warnings, NOT_REJUDGED]})
     finished = options.Finished(options.finish(result, out=args.out))

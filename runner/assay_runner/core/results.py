@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Literal
@@ -15,6 +17,7 @@ from assay_runner.contract import (
     RepetitionResult,
     Result,
     ResultConfig,
+    RunRequest,
     TicketResult,
     Usage,
 )
@@ -44,6 +47,16 @@ def result_config(suite: Suite, gate: GateSettings | None = None) -> ResultConfi
     return ResultConfig(judges=judges, gate=gate or suite.spec.gate, pass_criterion=suite.spec.pass_criterion)
 
 
+def answer_digest(answer: str | None) -> str | None:
+    return None if answer is None else f"sha256:{hashlib.sha256(answer.encode()).hexdigest()}"
+
+
+def answers_digest(cells: Mapping[tuple[str, int], RepetitionResult]) -> str:
+    """The answers a verdict was made on, when no sealed tree names them (`assay run`)."""
+    listing = {f"{ticket}/{rep}": cell.answer_digest for (ticket, rep), cell in sorted(cells.items())}
+    return f"sha256:{hashlib.sha256(json.dumps(listing, sort_keys=True).encode()).hexdigest()}"
+
+
 def repetition_result(
     index: int,
     verdicts: dict[str, JudgeVerdict],
@@ -68,6 +81,7 @@ def repetition_result(
         error=error,
         judges=verdicts,
         answer=answer,
+        answer_digest=answer_digest(answer),
         transcript=transcript or None,
         started_at=started_at,
         wall_seconds=wall_seconds,
@@ -108,6 +122,7 @@ def build_result(
     mlflow: MlflowRef | None = None,
     gate: GateSettings | None = None,
     mode: Literal["release", "online"] = "release",
+    request: RunRequest | None = None,
 ) -> Result:
     config = result_config(suite, gate)
     card = assemble(tickets, config, k, mlflow)
@@ -120,6 +135,7 @@ def build_result(
         mlflow=mlflow or MlflowRef(),
         config=config,
         selection=[ticket.id for ticket in tickets],
+        request=request,
         started_at=started_at,
         finished_at=now_iso(),
         **card.as_update(),

@@ -19,12 +19,13 @@ from assay_runner.contract import (
     RepetitionResult,
     Result,
     RunConfig,
+    RunRequest,
     Usage,
     digest_files,
     threshold_problem,
 )
 from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
-from assay_runner.core.results import build_result, ticket_results
+from assay_runner.core.results import answers_digest, build_result, ticket_results
 from assay_runner.errors import InputError, Problem
 from assay_runner.run.cell import Cell
 from assay_runner.suite.loader import Suite, load_suite
@@ -61,20 +62,24 @@ class Prepared:
         started: str,
         usage: Usage,
         run_name: str | None = None,
+        answers: str | None = None,
     ) -> Result:
-        """The cells reduced to the result and its verdict: every phase that judges ends here."""
+        """The cells reduced to the result and its verdict: every phase that judges ends here. `answers`:
+        the digest of the sealed tree the cells were read from (else one is made over the answers)."""
+        config = self.config
         return build_result(
             self.suite,
             ticket_results(self.tickets, cells),
-            self.config.repetitions,
-            self.inputs(),
+            config.repetitions,
+            self.inputs(answers or answers_digest(cells)),
             started_at=started,
-            run_name=run_name or self.config.run_name,
+            run_name=run_name or config.run_name,
             usage=usage,
             gate=self.gate,
+            request=RunRequest(tickets=config.tickets, repetitions=config.repetitions),
         )
 
-    def inputs(self) -> Inputs:
+    def inputs(self, answers: str | None = None) -> Inputs:
         """The digests a verdict is bound to: brain, suite (and its parts as mounted when split), the judges
         with the effective gate, and the resolved ticket selection."""
         config = self.config
@@ -85,6 +90,7 @@ class Prepared:
             tickets_digest=tickets_digest([t.id for t in self.tickets]),
             public_digest=tree_digest(Path(config.suite)) if config.keys is not None else None,
             key_digest=digest_files({KEYS_FILE: Path(config.keys).read_bytes()}) if config.keys else None,
+            answers_digest=answers,
         )
 
 

@@ -66,8 +66,8 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
         (c.usage for c in judged),
         agent_metered=False,
     )
-    result = prepared.verdict(
-        cells, started=started, usage=usage, run_name=config.run_name or answers_dir.name
-    )
+    run_name = config.run_name or answers_dir.name
+    sealed_tree = manifest.tree_digest if manifest is not None else None
+    result = prepared.verdict(cells, started=started, usage=usage, run_name=run_name, answers=sealed_tree)
     warnings = judge_model_warnings(prepared.suite, config.judge_model, agent_model)
     return result.model_copy(update={"warnings": [*result.warnings, *warnings]})

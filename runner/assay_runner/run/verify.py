@@ -1,21 +1,33 @@
-"""`assay gate --verify --suite DIR`: judge the stored answers again and compare with the stored verdicts.
+"""`assay gate --verify --suite DIR [--config RUNCONFIG] [--answers DIR]`: judge the stored answers again
+and check the result against everything it claims to be bound to.
 
-A result.json keeps every answer, so the deterministic judges (kb_citation, must_mention, policy, format,
-abstention, exit_code) can be re-run on it; a verdict edited by hand (a policy score moved from 0 to 1)
-disagrees with the fresh one. The suite must be the one the result was made with (same suite and judges
-digests), and the result's judges must be the suite's. Code judges (which may read files the result does
-not keep) and the model judge (not deterministic) are not re-run; their stored verdicts are checked for
-range and shape only (`assay_runner.core.integrity`).
+- Provenance: the suite and judges digests are the suite's (with the RunConfig's overrides when given),
+  and the result's judges are the suite's.
+- Selection: the tickets and repetitions are what the request gives on this suite — the RunConfig's when
+  given, else the request the result records — so tickets dropped from `tickets` and `selection` (with
+  `ticketsDigest` recomputed to match) show.
+- Answers: each stored answer matches its digest; with `--answers DIR`, the tree is the sealed tree the
+  result names (`answersDigest`), every seal holds, and every stored answer and exit code is the tree's.
+- Verdicts: every deterministic judge, code judges included (on the tree's files when it is given), is
+  run again on the stored answers; a verdict edited by hand disagrees with the fresh one. Only the model
+  judge (sampled) is not re-run: its stored verdicts are checked for range and shape
+  (`assay_runner.core.integrity`).
 """
 
 from __future__ import annotations
 
-from assay_runner.contract import JudgeVerdict, Result, RuleResult
-from assay_runner.core.digests import judges_digest, suite_digest
-from assay_runner.core.results import result_config
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay_runner.contract import GateSettings, JudgeVerdict, Result, RuleResult, RunRequest
+from assay_runner.core.digests import judges_digest, suite_digest, tickets_digest
+from assay_runner.core.results import answer_digest, result_config
+from assay_runner.errors import InputError
 from assay_runner.judges import Case, build_judge
 from assay_runner.judges.judging import judge_cell
-from assay_runner.suite.loader import Suite
+from assay_runner.run.cell import Answered, Cell
+from assay_runner.run.recorded import read_cells
+from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.vocabulary import GateRule
 
 TOLERANCE = 1e-9
@@ -30,9 +42,9 @@ def _same(stored: JudgeVerdict, fresh: JudgeVerdict) -> bool:
     return abs(stored.score - fresh.score) <= TOLERANCE
 
 
-def _provenance(result: Result, suite: Suite) -> list[str]:
+def _provenance(result: Result, suite: Suite, gate: GateSettings | None) -> list[str]:
     problems = []
-    if result.inputs.judges_digest != judges_digest(suite):
+    if result.inputs.judges_digest != judges_digest(suite, gate):
         problems.append("the judges digest differs from the suite's (other judges, or the config was edited)")
     if result.inputs.suite_digest != suite_digest(suite):
         problems.append("the suite digest differs from the suite's (other tickets or KB)")
@@ -47,18 +59,89 @@ def _provenance(result: Result, suite: Suite) -> list[str]:
     return problems
 
 
-async def disagreements(result: Result, suite: Suite) -> list[str]:
-    """Everything that does not match when the deterministic judges look at the stored answers again."""
-    problems = _provenance(result, suite)
+def _selection(result: Result, suite: Suite, request: RunRequest | None) -> list[str]:
+    if request is None:
+        return ["the result records no request (tickets, repetitions): give --config RUNCONFIG"]
+    problems = []
+    try:
+        expected = [t.id for t in suite.select(request.tickets)]
+    except InputError as exc:
+        return [f"the request's selection does not resolve on this suite: {exc}"]
+    if result.selection != expected:
+        problems.append(
+            f"the selection is not what the request ({request.tickets}) gives on this suite: "
+            f"{len(result.selection)} ticket(s) instead of {len(expected)} (tickets dropped or added)"
+        )
+    if [t.id for t in result.tickets] != result.selection:
+        problems.append("the result's tickets are not its selection")
+    if result.inputs.tickets_digest != tickets_digest(expected):
+        problems.append("the tickets digest is not the requested selection's")
+    if result.repetitions.k != request.repetitions:
+        problems.append(f"k={result.repetitions.k}, but {request.repetitions} repetitions were asked for")
+    return problems
+
+
+def _answers(result: Result, suite: Suite, answers: Path | None) -> tuple[list[str], dict[Cell, Answered]]:
+    """The stored answers against their digests and, given the tree, against the tree."""
+    problems = [
+        f"{t.id} #{rep.index}: the stored answer does not match its digest"
+        for t in result.tickets
+        for rep in t.repetitions
+        if rep.answer_digest is not None and rep.answer_digest != answer_digest(rep.answer)
+    ]
+    if answers is None:
+        return problems, {}
+    ids = [t.id for t in result.tickets]
+    tree, manifest = read_cells(
+        answers, suite.name, ids, result.repetitions.k, [t.id for t in suite.tickets], sealed=False
+    )
+    sealed = manifest.tree_digest if manifest is not None else None
+    named = result.inputs.answers_digest
+    if named is not None and sealed is not None and sealed != named:
+        problems.append("the answers tree is not the one the result was made from (answersDigest differs)")
+    for ticket in result.tickets:
+        for rep in ticket.repetitions:
+            cell = tree.get((ticket.id, rep.index))
+            if cell is None:
+                problems.append(f"{ticket.id} #{rep.index}: not in the answers tree")
+            elif cell.error is not None and (cell.error.startswith("refused") or "seal" in cell.error):
+                problems.append(f"{ticket.id} #{rep.index}: {cell.error}")
+            elif (cell.answer, cell.exit_code) != (rep.answer, rep.exit_code):
+                problems.append(f"{ticket.id} #{rep.index}: the stored answer or exit code is not the tree's")
+    return problems, tree
+
+
+async def disagreements(
+    result: Result,
+    suite: Suite,
+    *,
+    gate: GateSettings | None = None,
+    request: RunRequest | None = None,
+    answers: Path | None = None,
+) -> list[str]:
+    """Everything that does not match (see the module's docstring). `gate` and `request`: the RunConfig's
+    effective gate and request, when one is given (else the suite's gate and the result's own request)."""
+    problems = _provenance(result, suite, gate)
     if problems:
         return problems
-    judges = [build_judge(spec, suite) for spec in suite.spec.judges if spec.deterministic]
+    problems += _selection(result, suite, request or result.request)
+    found, tree = _answers(result, suite, answers)
+    problems += found
+    judges = [build_judge(s, suite) for s in suite.spec.judges if s.deterministic or s.type_name() == "code"]
     for ticket_result in result.tickets:
         ticket = suite.ticket(ticket_result.id)
         for rep in ticket_result.repetitions:
             if rep.answer is None or rep.error is not None:
                 continue
-            case = Case(ticket=ticket, repetition=rep.index, answer=rep.answer, exit_code=rep.exit_code)
+            recorded = tree.get((ticket.id, rep.index))
+            case = Case(
+                ticket=ticket,
+                repetition=rep.index,
+                answer=rep.answer,
+                exit_code=rep.exit_code,
+                transcript=recorded.transcript if recorded is not None else (rep.transcript or ""),
+                files=recorded.files if recorded is not None else {},
+            )
             fresh = await judge_cell(judges, case)
             for name, verdict in fresh.items():
                 stored = rep.judges.get(name)
@@ -69,6 +152,37 @@ async def disagreements(result: Result, suite: Suite) -> list[str]:
                         f"{verdict.score} ({verdict.reason})"
                     )
     return problems
+
+
+@dataclass(frozen=True)
+class Against:
+    """What a stored result is verified against: the suite as the run saw it (with the RunConfig's
+    threshold overrides), the effective gate and the request, when a RunConfig is given; the tree."""
+
+    suite: Suite
+    gate: GateSettings | None = None
+    request: RunRequest | None = None
+    answers: Path | None = None
+
+
+def against(suite: str | None, keys: str | None, config: Path | None, answers: Path | None) -> Against:
+    """From `--suite DIR [--keys FILE]` or `--config RUNCONFIG` (which names its suite and keys)."""
+    if config is not None:
+        from assay_runner.io.runconfig import read_run_config
+        from assay_runner.run.preparation import prepare
+
+        prepared = prepare(read_run_config(config))
+        request = RunRequest(tickets=prepared.config.tickets, repetitions=prepared.config.repetitions)
+        return Against(prepared.suite, prepared.gate, request, answers)
+    if suite is None:
+        raise InputError("--verify needs --suite DIR (the suite the result was made with) or --config FILE")
+    return Against(load_suite(suite, keys=keys), answers=answers)
+
+
+async def verify(result: Result, against: Against) -> list[str]:
+    return await disagreements(
+        result, against.suite, gate=against.gate, request=against.request, answers=against.answers
+    )
 
 
 def verified(result: Result, problems: list[str]) -> Result:
