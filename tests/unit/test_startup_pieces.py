@@ -30,15 +30,18 @@ class RecordingFactory(WorkspaceFactory):
         self.created: list[str] = []
         self.discarded: list[str] = []
         self.fail_on = fail_on
+        self.tickets: dict[Path, str] = {}  # workspaces are named at random: which ticket each is for
 
     def create(self, ticket: Ticket, repetition: int) -> Workspace:
         if ticket.id == self.fail_on:
             raise OSError("No space left on device")
         self.created.append(ticket.id)
-        return super().create(ticket, repetition)
+        workspace = super().create(ticket, repetition)
+        self.tickets[workspace.root] = ticket.id
+        return workspace
 
     def discard(self, workspace: Workspace) -> None:
-        self.discarded.append(workspace.root.name.split("-1-")[0])
+        self.discarded.append(self.tickets[workspace.root])
         super().discard(workspace)
 
 
@@ -75,6 +78,7 @@ def test_untaken_workspaces_are_discarded_and_a_failed_one_reaches_its_cell(tmp_
     factory = asyncio.run(scenario())
     assert factory.created == ["T-0", "T-2"]
     assert sorted(factory.discarded) == ["T-0", "T-2"]
+    factory.close()  # the run's own folder goes once nothing is left in it
     assert list(tmp_path.iterdir()) == []
 
 
@@ -107,6 +111,7 @@ def test_a_workspace_still_being_made_when_the_prefetch_closes_is_discarded(tmp_
     factory = asyncio.run(scenario())
     assert factory.created == ["T-0", "T-2"]
     assert sorted(factory.discarded) == ["T-0", "T-2"]
+    factory.close()  # the run's own folder goes once nothing is left in it
     assert list(tmp_path.iterdir()) == []
 
 

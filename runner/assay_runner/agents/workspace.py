@@ -9,6 +9,7 @@ digest is checked again after the agent ran: an agent that changed them gets a c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import stat
@@ -26,6 +27,7 @@ INSTRUCTIONS_FILE = "AGENTS.md"
 HOME_DIR = ".home"  # the agent's HOME and TMPDIR
 READ_ONLY_FILE = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 READ_ONLY_DIR = READ_ONLY_FILE | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
+UNLISTED_DIR = stat.S_IRWXU | stat.S_IXGRP | stat.S_IXOTH  # 0711: others may enter, not list
 
 
 def prompt_text(ticket: Ticket) -> str:
@@ -58,16 +60,45 @@ def _make_writable(root: Path) -> None:
 
 
 class WorkspaceFactory:
+    """Workspaces under a folder of the run's own (`assay-run-*` in the system's temporary folder, or in the
+    configured workspace root): it can be entered but not listed, and each workspace has a random name
+    that says nothing of its ticket, so one cell's agent cannot list the others' folders to find them."""
+
     def __init__(self, base: Path | None, brain: Path | None, kb: Mapping[str, str]) -> None:
-        self.base = base or Path(tempfile.gettempdir()) / "assay-work"
+        self.parent = base or Path(tempfile.gettempdir())
+        self._base: Path | None = None
         self.brain = brain
         self.kb = kb
         self._pristine: str | None = None
         self._lock = threading.Lock()
+        self._base_lock = threading.Lock()  # its own: `reference` creates a workspace under `_lock`
+
+    @property
+    def base(self) -> Path:
+        with self._base_lock:
+            if self._base is None:
+                self.parent.mkdir(parents=True, exist_ok=True)
+                self._base = Path(tempfile.mkdtemp(prefix="assay-run-", dir=self.parent))
+                os.chmod(self._base, UNLISTED_DIR)
+            return self._base
+
+    def close(self, keep: bool = False) -> None:
+        """The run is over: remove its folder, and any workspace a stopped run left in it — unless
+        workspaces are kept (then only an empty folder goes)."""
+        with self._base_lock:
+            if self._base is None:
+                return
+            if not keep:
+                for left in self._base.iterdir():
+                    for folder in (left / "brain", left / "kb"):
+                        if folder.exists():
+                            _make_writable(folder)
+                    shutil.rmtree(left, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                self._base.rmdir()
 
     def create(self, ticket: Ticket, repetition: int) -> Workspace:
-        self.base.mkdir(parents=True, exist_ok=True)
-        root = Path(tempfile.mkdtemp(prefix=f"{ticket.id}-{repetition}-", dir=self.base))
+        root = Path(tempfile.mkdtemp(prefix="cell-", dir=self.base))
         brain_dir, kb_dir = root / "brain", root / "kb"
         if self.brain is not None:
             shutil.copytree(self.brain, brain_dir, ignore=_not_brain_files)

@@ -108,7 +108,10 @@ class CellPool:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._preparing
             self._making.shutdown(wait=False)
-            self._checking.shutdown(wait=False)
+            # The last workspaces are still being checked and discarded: let that finish, then remove the
+            # run's own folder (it stays when workspaces are kept).
+            await asyncio.get_running_loop().run_in_executor(None, self._checking.shutdown)
+            self.workspaces.close(keep=self.keep)
 
     @contextlib.asynccontextmanager
     async def seat(self, ticket: Ticket, repetition: int) -> AsyncIterator[Seat]:
