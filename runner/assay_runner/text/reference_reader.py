@@ -1,0 +1,72 @@
+"""The plain reference policy reader: every sentence, every rule, every clause, read the simplest way.
+
+It takes none of the fast reader's shortcuts (`text.policy_reader`): no candidate test, no words shared
+with the whole answer, no match placed from the sentence into its clauses, no sentence read once for
+two. Each sentence's words and each clause's words are read again from their own text, and every clause
+is searched for every rule. It is slow (quadratic in places) and meant to be obviously faithful to the
+reading model; the fast reader must find exactly what it finds (tests/unit/test_policy_reading_paths.py,
+property tests over generated answers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay_runner.text.clauses import clauses_of
+from assay_runner.text.forbidden import ForbiddenRule, Violation
+from assay_runner.text.markdown import normalize
+from assay_runner.text.match import Token, find_phrase, tokenize
+from assay_runner.text.negation import ClauseView, carried_negation, negated, reported
+from assay_runner.text.patterns import compile_pattern
+from assay_runner.text.sentences import sentences_of_plain
+
+__all__ = ["reference_violations"]
+
+
+def reference_violations(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
+    """What `policy_reader.find_violations` must return for `answer`, in the same order."""
+    found: list[tuple[int, int, int, Violation]] = []
+    for si, sentence in enumerate(sentences_of_plain(normalize(answer))):
+        text, added = sentence.text, sentence.added
+        clauses = clauses_of(text, si)
+        views = [ClauseView(c.text, tokenize(c.text), 0, c.opener, c.subordinate) for c in clauses]
+        carried = carried_negation(views, clauses)
+        question = text.rstrip().endswith("?")
+        for ri, rule in enumerate(rules):
+            for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):
+                for s, e, cs, ce in _matches(rule, view.text, view.tokens, max(0, added - clause.start)):
+                    if rule.allow_negated and reported(view, s, e, question):
+                        continue
+                    if not (rule.allow_negated and negated(view, s, e, carried[ci])):
+                        shown = clause.text[max(0, added - clause.start) :].strip()
+                        found.append((si, ci, ri, Violation(rule, shown, si, view.text[cs:ce])))
+                        break
+            # A match that no one clause holds is read against the whole sentence.
+            whole = ClauseView(text, tokenize(text))
+            for s, e, cs, ce in _matches(rule, text, whole.tokens, added):
+                if any(c.start <= cs and ce <= c.end for c in clauses):
+                    continue
+                if not (rule.allow_negated and negated(whole, s, e, False)):
+                    violation = Violation(rule, text[added:].strip(), si, text[cs:ce])
+                    found.append((si, len(clauses), ri, violation))
+                    break
+    found.sort(key=lambda item: item[:3])
+    return [violation for *_, violation in found]
+
+
+def _matches(
+    rule: ForbiddenRule, text: str, tokens: Sequence[Token], skip: int
+) -> list[tuple[int, int, int, int]]:
+    """(start token, end token, start char, end char) of each match in `text` (whose words are `tokens`)
+    that does not start in its first `skip` characters (words the reader put in front)."""
+    if rule.phrase is not None:
+        spans = [(s, e, tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(tokens, rule.phrase)]
+        return [m for m in spans if m[2] >= skip]
+    found = []
+    for m in compile_pattern(rule.pattern or "").finditer(text, skip):
+        if m.end() == m.start():
+            continue
+        first = next((i for i, t in enumerate(tokens) if t.end > m.start()), len(tokens))
+        stop = next((i for i, t in enumerate(tokens) if t.start >= m.end()), len(tokens))
+        found.append((first, max(first, stop), m.start(), m.end()))
+    return found
