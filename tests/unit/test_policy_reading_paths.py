@@ -33,7 +33,7 @@ WORDS = [
     *("never", "no", "without", "instead", "of", "rather", "than", "avoid", "if", "unless", "then"),
     *("but", "and", "or", "so", "because", "when", "please", "just", "it", "you", "we", "app", "cache"),
     *("what-if", "it'if", "customer", "already", "reinstalled", "is", "necessary", "unnecessary"),
-    *("hard", "nothing", "short", "why", "shouldn't"),
+    *("hard", "nothing", "short", "why", "shouldn't", "r3install", "\u202ellatsnier", "rein\u202estall"),
 ]
 SEPARATORS = [
     *(" ", " ", " ", "-", "'", ", ", "; ", ": ", " - ", " -- ", ". ", "? ", "! ", " (", ") ", "\n"),

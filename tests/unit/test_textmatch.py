@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import sys
 import threading
 
@@ -107,6 +109,8 @@ def _tokenize_word_by_word(text: str) -> list[Token]:
     previous_end, previous = -2, ""
     for m in _TOKEN.finditer(text):
         word = m.group().casefold().replace("\u2019", "'")
+        if re.search(r"[^\W\d_]\d|\d[^\W\d_]", word):  # leetspeak: a letter next to a digit
+            word = word.translate(str.maketrans("013457", "oieast"))
         gap = text[m.start() - 1] if m.start() else ""
         joined = m.start() - previous_end == 1 and (
             gap in "-_\u2010\u2011" or (previous == "re" and gap in " \n")

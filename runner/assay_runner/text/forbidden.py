@@ -75,6 +75,9 @@ class Violation:
     sentence_index: int
     match: str = ""
     """The words that matched."""
+    uncertain: str | None = None
+    """Why a rule-based reading cannot tell whether this recommends the item (a quotation, a reported
+    suggestion, a question left unanswered, ...); None when it plainly does."""
 
     @property
     def reason(self) -> str:

@@ -94,7 +94,9 @@ class _Html:
         self.comment = re2.compile(r"(?s)<!--.*?-->")
         self.heading = re2.compile(r"(?is)<h[1-6](?:\s[^>]*)?>(.*?)</h[1-6]\s*>")
         self.block_tag = re2.compile(
-            r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|hr|blockquote|pre|dd|dt|dl|section)"
+            r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|tfoot|caption|hr|blockquote|pre|dd|dt"
+            r"|dl|section|article|aside|header|footer|nav|main|figure|figcaption|details|summary|address"
+            r"|fieldset|legend|form|center|menu|dialog)"
             r"(?:\s[^<>]*)?/?>"
         )
         self.tag = re2.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")

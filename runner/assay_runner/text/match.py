@@ -92,6 +92,8 @@ def tokenize(text: str) -> list[Token]:
     words = list(map(_GROUP, matches))
     if not text.isascii():  # ASCII text was lowered whole, which is its case-fold
         words = [w.casefold().replace("\u2019", "'") for w in words]
+    if _LETTER_BY_DIGIT.search(text):
+        words = [_unleet(w) for w in words]
     starts = list(map(_START_OF, matches))
     ends = list(map(_END_OF, matches))
     joined = [False] * len(words)
@@ -99,6 +101,19 @@ def tokenize(text: str) -> list[Token]:
         joined[i] = True
     fields = zip(words, map(stem, words), starts, ends, joined, strict=True)
     return list(map(_new_tuple, repeat(Token), fields))
+
+
+# Leetspeak: in a word that mixes letters and digits ("r3install", "d0n't", "4pp"), the digits that
+# stand for letters are read as those letters. A word of digits alone (1003, 10:30) is left alone, and
+# so are the digits with no usual letter (2, 6, 8, 9): "kb2210" stays "kb22io", on both sides of a match.
+_LETTER_BY_DIGIT = re.compile(r"[^\W\d_]\d|\d[^\W\d_]")
+_LEET = str.maketrans("013457", "oieast")
+
+
+def _unleet(word: str) -> str:
+    if word.isalpha() or word.isdigit() or not _LETTER_BY_DIGIT.search(word):
+        return word
+    return word.translate(_LEET)
 
 
 _GROUP, _START_OF, _END_OF = re.Match.group, re.Match.start, re.Match.end

@@ -120,6 +120,16 @@ class PolicyReading:
     sentences_read: int
     """How many sentence readings were built (a sentence said again is read once)."""
 
+    @property
+    def violations(self) -> list[Violation]:
+        """What plainly recommends a forbidden item."""
+        return [v for v in self.found if v.uncertain is None]
+
+    @property
+    def uncertain(self) -> list[Violation]:
+        """What a rule-based reading cannot decide (`Violation.uncertain`)."""
+        return [v for v in self.found if v.uncertain is not None]
+
 
 def find_violations(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) -> list[Violation]:
     """Every (rule, clause) where the answer states forbidden content that is not negated.
@@ -131,8 +141,20 @@ def find_violations(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) ->
 
 
 def read_policy(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
-    """`find_violations` with what the reading cost (`PolicyReading`)."""
+    """`find_violations` with what the reading cost (`PolicyReading`). An answer with a right-to-left
+    override is read twice, as written and as displayed (`AnswerView.displayed`): what either reading
+    finds counts."""
     view = AnswerView(answer) if isinstance(answer, str) else answer
+    reading = _read(view, rules)
+    if view.displayed is None:
+        return reading
+    shown = _read(view.displayed, rules)
+    seen = {(v.rule, v.clause) for v in reading.found}
+    extra = [v for v in shown.found if (v.rule, v.clause) not in seen]
+    return PolicyReading(reading.found + extra, reading.sentences_read + shown.sentences_read)
+
+
+def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
     sentences, words = view.sentences, view.words
     candidates = CANDIDATES.get(view)
     if candidates is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay_runner.text.clauses import clauses_of
+from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.markdown import normalize
 from assay_runner.text.match import Token, find_phrase, tokenize
@@ -24,7 +25,17 @@ __all__ = ["reference_violations"]
 
 
 def reference_violations(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
-    """What `policy_reader.find_violations` must return for `answer`, in the same order."""
+    """What `policy_reader.find_violations` must return for `answer`, in the same order: the answer as
+    written, then what only its displayed form (a right-to-left override's run reversed) adds."""
+    found = _as_written(answer, rules)
+    shown = displayed(answer)
+    if shown is not None:
+        seen = {(v.rule, v.clause) for v in found}
+        found += [v for v in _as_written(shown, rules) if (v.rule, v.clause) not in seen]
+    return found
+
+
+def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
     found: list[tuple[int, int, int, Violation]] = []
     for si, sentence in enumerate(sentences_of_plain(normalize(answer))):
         text, added = sentence.text, sentence.added

@@ -9,6 +9,7 @@ each. Every part is computed on first use and is linear in the answer's length.
 - `tokens`: the words of `plain`.
 - `words`: `tokens` indexed for phrase search, shared by every phrase of every judge.
 - `sentences`: the policy reader's sentences (`text.sentences`), each placed in `plain`.
+- `displayed`: the answer as a right-to-left override shows it, when it has one.
 - `headings`: the headings a renderer shows (from the same parse); `word_count`: the words the format
   judge counts (`text.structure`).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from functools import cached_property, lru_cache
 
+from assay_runner.text.fold import displayed
 from assay_runner.text.markdown import Rendered, render
 from assay_runner.text.match import Token, Words, tokenize
 from assay_runner.text.sentences import Sentence, sentences_of_plain
@@ -55,6 +57,13 @@ class AnswerView:
     @cached_property
     def headings(self) -> list[str]:
         return list(self.rendered.headings)
+
+    @cached_property
+    def displayed(self) -> AnswerView | None:
+        """The answer as a renderer shows a right-to-left override (its run reversed, `fold.displayed`),
+        when it has one: the policy reader reads both this and the text as written."""
+        text = displayed(self.raw)
+        return None if text is None else AnswerView(text)
 
     @cached_property
     def word_count(self) -> int:
