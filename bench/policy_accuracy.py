@@ -43,7 +43,7 @@ def corpus_rows(part: str) -> list[Row]:
     """The rows of one part of the corpus, each with the forbidden items of its kind."""
     data = yaml.safe_load((CORPUS / f"{part}.yaml").read_text("utf-8"))
     default = tuple(ForbiddenRule.from_spec(item) for item in data["forbidden"])
-    rows = []
+    rows: list[Row] = []
     for kind, body in data["kinds"].items():
         items, rules = body, default
         if isinstance(body, dict):
