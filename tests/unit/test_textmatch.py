@@ -186,7 +186,9 @@ def test_nested_markup_reads_as_commonmark_renders_it() -> None:
     # A link cannot contain a link: the inner one is the link, the outer brackets stay text.
     assert normalize("[[a](b)](c)") == "[a](c)"
     assert normalize("**[~~KB-1003~~ KB-1004](https://x.example/KB-1005)**") == "KB-1004"
-    assert normalize("> quoted **[link](https://x.example/hidden)** text") == "quoted link text"
+    assert (
+        normalize("> quoted **[link](https://x.example/hidden)** text") == "> quoted link text"
+    )  # a block quote keeps its marker
 
 
 # -------------------------------------------------------------------------------------------- mentions
