@@ -70,9 +70,10 @@ def test_a_sentence_said_again_reads_as_it_did_the_first_time(answer: str, betwe
 
 
 def test_a_sentence_said_again_is_read_once() -> None:
-    reading = read_policy(AnswerView("Do not reinstall the app. Reinstall the app.\n\n" * 50), RULES)
+    answer = "Do not reinstall the app. Reinstall the app. Clear the cache.\n\n" * 50
+    reading = read_policy(AnswerView(answer), [ForbiddenRule(phrase="reinstall")])
     assert reading.sentences_read == 2
-    assert [v.sentence_index for v in reading.found] == list(range(1, 100, 2))  # each at its own place
+    assert [v.sentence_index for v in reading.found] == list(range(1, 150, 3))  # each at its own place
 
 
 def test_sentences_without_forbidden_words_are_not_read() -> None:

@@ -92,6 +92,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from assay_runner.text.advice import Facts, facts_of
 from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
@@ -166,10 +167,12 @@ def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
     read: dict[object, list[tuple[int, int, Violation]]] = {}
     for si in sorted(wanted):
         sentence = sentences[si]
-        key = reading_key(sentence, wanted[si])
+        following = sentences[si + 1].text if si + 1 < len(sentences) else None
+        facts = facts_of(sentence.text, sentence.quoted, sentence.column, sentence.row, following)
+        key = reading_key(sentence, facts, wanted[si])
         violations = read.get(key)
         if violations is None:
-            reading = SentenceReading(sentence, si, *sentence_words(sentence, words))
+            reading = SentenceReading(sentence, si, *sentence_words(sentence, words), facts)
             violations = read[key] = [
                 (ci, ri, v) for ri, known in wanted[si] for ci, v in reading.violations(rules[ri], known)
             ]
@@ -181,11 +184,13 @@ def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
     return PolicyReading([violation for *_, violation in found], len(read))
 
 
-def reading_key(sentence: Sentence, wanted: list[tuple[int, Known]]) -> object:
-    """What a sentence's reading depends on: its text (with the words the reader put in front), and the
-    rules with their matches in it (offsets in the sentence, so equal for equal sentences)."""
+def reading_key(sentence: Sentence, facts: Facts, wanted: list[tuple[int, Known]]) -> object:
+    """What a sentence's reading depends on: its text (with the words the reader put in front), what its
+    neighbours and its place say (`advice.Facts`), and the rules with their matches in it (offsets in
+    the sentence, so equal for equal sentences)."""
     return (
         sentence.text,
         sentence.added,
+        facts,
         tuple((ri, None if known is None else tuple(known)) for ri, known in wanted),
     )

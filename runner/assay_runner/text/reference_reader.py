@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assay_runner.text.advice import facts_of
 from assay_runner.text.clauses import clauses_of
 from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.markdown import normalize
 from assay_runner.text.match import Token, find_phrase, tokenize
-from assay_runner.text.negation import ClauseView, carried_negation, negated, reported
+from assay_runner.text.negation import ClauseView, carried_negation
 from assay_runner.text.patterns import compile_pattern
+from assay_runner.text.sentence_reading import first_violation
 from assay_runner.text.sentences import sentences_of_plain
 
 __all__ = ["reference_violations"]
@@ -37,30 +39,37 @@ def reference_violations(answer: str, rules: Sequence[ForbiddenRule]) -> list[Vi
 
 def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
     found: list[tuple[int, int, int, Violation]] = []
-    for si, sentence in enumerate(sentences_of_plain(normalize(answer))):
+    sentences = sentences_of_plain(normalize(answer))
+    for si, sentence in enumerate(sentences):
         text, added = sentence.text, sentence.added
+        following = sentences[si + 1].text if si + 1 < len(sentences) else None
+        facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following)
         clauses = clauses_of(text, si)
         views = [ClauseView(c.text, tokenize(c.text), 0, c.opener, c.subordinate) for c in clauses]
         carried = carried_negation(views, clauses)
         question = text.rstrip().endswith("?")
         for ri, rule in enumerate(rules):
             for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):
-                for s, e, cs, ce in _matches(rule, view.text, view.tokens, max(0, added - clause.start)):
-                    if rule.allow_negated and reported(view, s, e, question):
-                        continue
-                    if not (rule.allow_negated and negated(view, s, e, carried[ci])):
-                        shown = clause.text[max(0, added - clause.start) :].strip()
-                        found.append((si, ci, ri, Violation(rule, shown, si, view.text[cs:ce])))
-                        break
+                matches = _matches(rule, view.text, view.tokens, max(0, added - clause.start))
+                chosen = first_violation(
+                    rule, view, matches, clause.start, carried[ci], question, text, facts
+                )
+                if chosen is not None:
+                    (cs, ce), uncertain = chosen
+                    shown = clause.text[max(0, added - clause.start) :].strip()
+                    found.append((si, ci, ri, Violation(rule, shown, si, view.text[cs:ce], uncertain)))
             # A match that no one clause holds is read against the whole sentence.
             whole = ClauseView(text, tokenize(text))
-            for s, e, cs, ce in _matches(rule, text, whole.tokens, added):
-                if any(c.start <= cs and ce <= c.end for c in clauses):
-                    continue
-                if not (rule.allow_negated and negated(whole, s, e, False)):
-                    violation = Violation(rule, text[added:].strip(), si, text[cs:ce])
-                    found.append((si, len(clauses), ri, violation))
-                    break
+            crossing = [
+                m
+                for m in _matches(rule, text, whole.tokens, added)
+                if not any(c.start <= m[2] and m[3] <= c.end for c in clauses)
+            ]
+            chosen = first_violation(rule, whole, crossing, 0, False, question, text, facts)
+            if chosen is not None:
+                (cs, ce), uncertain = chosen
+                violation = Violation(rule, text[added:].strip(), si, text[cs:ce], uncertain)
+                found.append((si, len(clauses), ri, violation))
     found.sort(key=lambda item: item[:3])
     return [violation for *_, violation in found]
 

@@ -12,6 +12,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 
+from assay_runner.text.advice import ADVISES, Facts, Outcome, facts_of, rhetorical_advice, weigh
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.match import Token, find_phrase
@@ -26,7 +27,17 @@ from assay_runner.text.negation import (
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.sentences import Sentence
 
-__all__ = ["Known", "Match", "SentenceReading", "anchored", "by_clause", "placed", "rule_matches"]
+__all__ = [
+    "Known",
+    "Match",
+    "SentenceReading",
+    "anchored",
+    "by_clause",
+    "first_violation",
+    "judge_match",
+    "placed",
+    "rule_matches",
+]
 
 Match = tuple[int, int, int, int]  # start token, end token, start char, end char (in the text read)
 # A rule's matches in one sentence found by the whole-answer search, in the sentence's own words and
@@ -39,8 +50,11 @@ class SentenceReading:
     a clause's view (its words and negation cues) is built only when a match lies in it, or when a
     negated list may carry over. `tokens` have offsets where the sentence starts at `base`."""
 
-    def __init__(self, sentence: Sentence, index: int, tokens: list[Token], base: int) -> None:
+    def __init__(
+        self, sentence: Sentence, index: int, tokens: list[Token], base: int, facts: Facts | None = None
+    ) -> None:
         self.text = text = sentence.text
+        self.facts = facts or facts_of(text, sentence.quoted, sentence.column, sentence.row, None)
         self.added = sentence.added
         self.index = index
         self.question = text.rstrip().endswith("?")
@@ -94,19 +108,24 @@ class SentenceReading:
             sentence_matches = known
         per_clause, crossing = self._clause_matches(rule, sentence_matches)
         for ci, matches in per_clause.items():
-            view = self.view(ci)
-            for s, e, cs, ce in matches:
-                if rule.allow_negated and reported(view, s, e, self.question):
-                    continue
-                if not (rule.allow_negated and negated(view, s, e, self.carried(ci))):
-                    found.append((ci, Violation(rule, self._shown(ci), self.index, view.text[cs:ce])))
-                    break
-        for s, e, cs, ce in crossing:
+            view, start = self.view(ci), self.clauses[ci].start
+            chosen = first_violation(
+                rule, view, matches, start, self.carried(ci), self.question, self.text, self.facts
+            )
+            if chosen is not None:
+                (cs, ce), uncertain = chosen
+                found.append((ci, Violation(rule, self._shown(ci), self.index, view.text[cs:ce], uncertain)))
+        if crossing:
             self._whole = self._whole or ClauseView(self.text, self.tokens, self.base)
-            if not (rule.allow_negated and negated(self._whole, s, e, False)):
-                violation = Violation(rule, self.text[self.added :].strip(), self.index, self.text[cs:ce])
-                found.append((len(self.clauses), violation))
-                break
+            chosen = first_violation(
+                rule, self._whole, crossing, 0, False, self.question, self.text, self.facts
+            )
+            if chosen is not None:
+                (cs, ce), uncertain = chosen
+                shown = self.text[self.added :].strip()
+                found.append(
+                    (len(self.clauses), Violation(rule, shown, self.index, self.text[cs:ce], uncertain))
+                )
         return sorted(found, key=lambda item: item[0])
 
     def _shown(self, ci: int) -> str:
@@ -151,6 +170,65 @@ class SentenceReading:
             first = max(0, bisect_right(starts, cs) - 1)
             touched.update(range(first, max(0, bisect_right(starts, max(cs, ce - 1)) - 1) + 1))
         return sorted(touched)
+
+
+def first_violation(
+    rule: ForbiddenRule,
+    view: ClauseView,
+    matches: Sequence[Match],
+    offset: int,
+    carried: bool,
+    question: bool,
+    text: str,
+    facts: Facts,
+) -> tuple[tuple[int, int], str | None] | None:
+    """The clause's violation, if any: its first match that plainly advises the forbidden item, else its
+    first uncertain one (with why). `matches` are in the clause `view`, which starts at `offset` of its
+    sentence `text`. Shared by the fast and the reference reader."""
+    unsure: tuple[tuple[int, int], str | None] | None = None
+    for s, e, cs, ce in matches:
+        outcome = judge_match(rule, view, s, e, offset + cs, carried, question, text, facts)
+        if outcome is None:
+            continue
+        if outcome.kind == "advises":
+            return (cs, ce), None
+        if unsure is None:
+            unsure = (cs, ce), outcome.reason
+    return unsure
+
+
+def judge_match(
+    rule: ForbiddenRule,
+    view: ClauseView,
+    start: int,
+    end: int,
+    at: int,
+    carried: bool,
+    question: bool,
+    text: str,
+    facts: Facts,
+) -> Outcome | None:
+    """One match: None when it does not count (negated, a report of the past, cleared by its shape),
+    else whether it plainly advises the item or leaves it uncertain (`text.advice`)."""
+    if not rule.allow_negated:
+        return ADVISES
+    if rhetorical_advice(text[:at]):
+        return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
+    if reported(view, start, end, question) or negated(view, start, end, carried):
+        return None
+    outcome = weigh(
+        view.words,
+        start,
+        end,
+        view.body_start,
+        view.opener,
+        view.subordinate,
+        text,
+        at,
+        facts,
+        rule.pattern is not None,
+    )
+    return None if outcome.kind == "clears" else outcome
 
 
 def rule_matches(
