@@ -74,7 +74,7 @@ def _cues(*patterns: str) -> re.Pattern[str]:
 # ------------------------------------------------------------------------------------ stance of a text
 
 _NO = _cues(
-    r"^(?:no|nope|non|nein|never|jamais|nunca|nie|not)\b",
+    r"^(?:no|nope|non|nein|never|jamais|nunca|nie|not|nothing|none|rien|nada|nichts)\b",
     r"^(?:absolutely|certainly|definitely|of course|unfortunately|sadly|probably|really|surely),? not\b",
     r"^not (?:at all|really|needed|necessary|required)\b",
     r"^(?:it|that|this) (?:can'?t|cannot|won'?t|doesn'?t|does not|will not|isn'?t)\b",
@@ -301,7 +301,6 @@ _WARNING = _cues(
     r"effacera|supprimera|perdrez|perdra|perderá|perderás|eliminará|borrará|entfernen|entfernt|"
     r"verlieren|gelöscht)\b"
 )
-_NEUTRAL_SUBJECT_HEAD = _words("a an the any your this that these those our my one")
 
 
 def _is_subject(words: Sequence[str], start: int, end: int, before: Sequence[str]) -> bool:
@@ -309,7 +308,7 @@ def _is_subject(words: Sequence[str], start: int, end: int, before: Sequence[str
     a verb ("Reinstall is not needed")?"""
     if any(w in _TAKES_A_GERUND for w in before):
         return False  # "try resetting": the object of the instruction
-    if words[start].endswith("ing") or any(w in _NEUTRAL_SUBJECT_HEAD for w in before):
+    if words[start].endswith("ing") or any(w in _BEFORE_A_SUBJECT for w in before):
         return True
     after = words[end] if end < len(words) else ""
     return after in _VERBS or after.endswith("n't")
@@ -359,31 +358,43 @@ def weigh(
         if facts.reply in ("no", "reject"):
             return CLEARS
         return Outcome("uncertain", "a question the answer leaves unanswered")
+    subject = _is_subject(words, start, end, before)
+    if subordinate and opener in _HYPOTHETICAL:
+        if any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before)):
+            return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
     if _REPORTING.search(before_text) or _reported_later(text, at):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
-        stance = _stance_of(_other_clauses(text, at)) or facts.reply
+        stance = _stance_of(_other_clauses(text, at) + " " + before_text) or facts.reply
         if stance in ("yes", "endorse"):
             return ADVISES
         if stance in ("no", "reject"):
             return CLEARS
         return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
-    if subordinate and opener in _HYPOTHETICAL:
-        if any(w in _SUBJECTS for w in before) or (start == body and words[start].endswith("ing")):
-            return CLEARS  # "If you reinstall, ..." states a hypothesis, it does not advise
-    if all(w in _LEAD_IN for w in before):
-        if not _is_subject(words, start, end, before):
+    if _only_lead_in(before):
+        if not subject:
             return ADVISES  # "Reinstall the app", "Please just reinstall"
         return _predicate(words, end, text, at, facts)
     if body < len(words) and words[body] in _IMPERATIVE and not words[body].endswith("ing"):
         return ADVISES  # "Run `x` to delete the profile"
     if _FRAME.search(before_text):
         return ADVISES
-    if facts.reply == "reject":
-        return CLEARS  # "You might think of reinstalling. Don't."
     if pattern:
         return ADVISES
+    stance = _stance_of(text[:at] + " " + text[at + 1 :]) or facts.reply
+    if stance in ("no", "reject"):
+        return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
+
+
+# What may stand before a subject at the head of its clause: "Note that reinstalling ...", "A reinstall".
+_BEFORE_A_SUBJECT = _words(
+    "a an the any your this that these those our my note be aware keep in mind warning caution"
+)
+
+
+def _only_lead_in(before: Sequence[str]) -> bool:
+    return all(w in _LEAD_IN or w in _BEFORE_A_SUBJECT for w in before)
 
 
 def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts) -> Outcome:

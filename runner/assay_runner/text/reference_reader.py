@@ -46,7 +46,8 @@ def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
         facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following)
         clauses = clauses_of(text, si)
         views = [ClauseView(c.text, tokenize(c.text), 0, c.opener, c.subordinate) for c in clauses]
-        carried = carried_negation(views, clauses)
+        # An item under a negating introduction ("Do not:") is negated in every clause.
+        carried = [ci > 0 and (bool(added) or c) for ci, c in enumerate(carried_negation(views, clauses))]
         question = text.rstrip().endswith("?")
         for ri, rule in enumerate(rules):
             for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):

@@ -92,6 +92,8 @@ class SentenceReading:
     def carried(self, ci: int) -> bool:
         if ci == 0:
             return False  # nothing before the first clause to carry a negation from
+        if self.added:
+            return True  # an item under "Do not:" is negated in every clause ("wiping, deleting")
         if self._carried is None and not may_hold_cues(self.text, map(_TEXT, self.tokens)):
             self._carried = [False] * len(self.clauses)  # no negation to carry: no clause view needed
         if self._carried is None:
