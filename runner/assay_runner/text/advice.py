@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 from typing import Literal, NamedTuple
 
 __all__ = ["ADVISES", "CLEARS", "Facts", "Outcome", "facts_of", "reply_of", "rhetorical_advice", "weigh"]
@@ -258,8 +259,9 @@ _IMPERATIVE = _words(
 )
 # Advice frames: one of these before the match in its clause makes the clause advice.
 _FRAME = _cues(
-    r"\b(?:you|u|y'all|one) (?:should|must|need to|needs to|have to|has to|can|could|may want to|might want to|"
-    r"will want to|'ll want to|will need to|'ll need to|'d better|had better|ought to|want to|are advised to)\b",
+    r"\b(?:you|u|y'all|one) (?:should|must|need to|needs to|have to|has to|can|could|may want to|"
+    r"might want to|will want to|'ll want to|will need to|'ll need to|'d better|had better|ought to|want to|"
+    r"are advised to)\b",
     r"\b(?:we|i) (?:recommend|suggest|advise|would|'d|urge|propose)\b",
     r"\b(?:our|my|support'?s|the) (?:advice|recommendation|suggestion) (?:is|was)\b",
     r"\b(?:it is|it's|it'?d be|it would be) (?:best|better|safest|advisable|wise|time|worth) (?:to|trying)\b",
@@ -276,9 +278,10 @@ _FRAME = _cues(
 )
 # A third party reporting a suggestion: "Some forums recommend ...", "Older guides tell you to ...".
 _REPORTING = _cues(
-    r"\b(?:recommends?|recommended|suggests?|suggested|says?|said|tells? (?:you|people|users)|told (?:you|me|us)|"
-    r"advises?|advised|claims?|claimed|proposes?|proposed|insists?|insisted|mentions?|mentioned|"
-    r"asks? you|asked you|be asked|read (?:online )?that|hear that|heard that|posts?|posted|writes?|wrote)\b"
+    r"\b(?:recommends?|recommended|suggests?|suggested|says?|said|tells? (?:you|people|users)|"
+    r"told (?:you|me|us)|advises?|advised|claims?|claimed|proposes?|proposed|insists?|insisted|mentions?|"
+    r"mentioned|asks? you|asked you|be asked|read (?:online )?that|hear that|heard that|posts?|posted|"
+    r"writes?|wrote)\b"
 )
 _FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
@@ -359,9 +362,9 @@ def weigh(
             return CLEARS
         return Outcome("uncertain", "a question the answer leaves unanswered")
     subject = _is_subject(words, start, end, before)
-    if subordinate and opener in _HYPOTHETICAL:
-        if any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before)):
-            return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
+    hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
+    if subordinate and opener in _HYPOTHETICAL and hypothesis:
+        return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
     if _REPORTING.search(before_text) or _reported_later(text, at):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
@@ -440,7 +443,7 @@ _CLAUSE_CUT = re.compile(r"[,;:\u2014\u2013]|\s-\s|\bbut\b|\band\b|\bwhich\b", r
 def _other_clauses(text: str, at: int) -> str:
     """The sentence without the stretch (between two cuts) that holds the match."""
     cuts = [0, *(m.start() for m in _CLAUSE_CUT.finditer(text)), len(text)]
-    for left, right in zip(cuts, cuts[1:], strict=False):
+    for left, right in pairwise(cuts):
         if left <= at < right:
             return text[:left] + " " + text[right:]
     return text
@@ -448,8 +451,4 @@ def _other_clauses(text: str, at: int) -> str:
 
 def _reported_later(text: str, at: int) -> bool:
     """ "Roll back the firmware, some say": a report frame in a later clause."""
-    rest = text[at:]
-    for piece in re.split(r"[,;:]", rest)[1:]:
-        if _LATER_REPORT.search(piece.strip().casefold()):
-            return True
-    return False
+    return any(_LATER_REPORT.search(piece.strip().casefold()) for piece in re.split(r"[,;:]", text[at:])[1:])
