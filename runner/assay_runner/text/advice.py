@@ -62,6 +62,8 @@ class Facts(NamedTuple):
     """A table cell: what a verdict cell in its row says ("Yes", "Not recommended")."""
     reply: Stance
     """What the next sentence says about this one."""
+    language: str = "en"
+    """The answer's language (`text.language`)."""
 
 
 def _words(text: str) -> frozenset[str]:
@@ -114,6 +116,8 @@ _REJECT = _cues(
     r"\bnever (?:do|the answer|a good idea)\b",
     r"\b(?:that|this|it) (?:loses|erases|deletes|wipes|destroys)\b",
     r"\bonly for\b",
+    r"\b(?:ne )?sert à rien\b|\best inutile\b|\bno sirve de nada\b|\bes inútil\b",
+    r"\bbringt nichts\b|\bist unnötig\b",
 )
 _ENDORSE = _cues(
     r"\bplease (?:do|follow)\b",
@@ -197,7 +201,14 @@ def row_stance(cells: Sequence[str]) -> Stance:
 _QUOTE = re.compile(r"\"[^\"]+\"|(?<![\w])'[^']+'(?![\w])")
 
 
-def facts_of(text: str, quoted: bool, column: str, row: Sequence[str], following: str | None) -> Facts:
+def facts_of(
+    text: str,
+    quoted: bool,
+    column: str,
+    row: Sequence[str],
+    following: str | None,
+    language: str = "en",
+) -> Facts:
     return Facts(
         question=text.rstrip().endswith("?"),
         quotes=tuple(m.span() for m in _QUOTE.finditer(text)) if ('"' in text or "'" in text) else (),
@@ -205,6 +216,7 @@ def facts_of(text: str, quoted: bool, column: str, row: Sequence[str], following
         column=column_stance(column),
         row=row_stance(row),
         reply=reply_of(following) if following else None,
+        language=language,
     )
 
 
@@ -274,7 +286,7 @@ _FRAME = _cues(
     r"\bvous (?:pouvez|devez|devriez)\b",
     r"\b(?:la (?:seule )?solution est de|essayez de|pensez à|merci de)\b",
     r"\b(?:debe|debería|deberías|hay que|tiene que|tienes que|puede|puedes|la solución es|intente|pruebe)\b",
-    r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest)\b",
+    r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte)\b",
 )
 # A third party reporting a suggestion: "Some forums recommend ...", "Older guides tell you to ...".
 _REPORTING = _cues(
@@ -306,9 +318,14 @@ _WARNING = _cues(
 )
 
 
-def _is_subject(words: Sequence[str], start: int, end: int, before: Sequence[str]) -> bool:
-    """Is the match the subject of its clause: a gerund, a noun after a determiner, or a word followed by
-    a verb ("Reinstall is not needed")?"""
+def _is_subject(
+    words: Sequence[str], start: int, end: int, before: Sequence[str], language: str = "en"
+) -> bool:
+    """Is the match the subject of its clause: a gerund, a noun after a determiner, a word followed by a
+    verb ("Reinstall is not needed"), or in French and Spanish an infinitive ("Supprimer le profil
+    effacera vos notes"; the imperative is "Supprimez")?"""
+    if language in ("fr", "es") and not before and words[start].endswith(("er", "ir", "re", "ar")):
+        return True
     if any(w in _TAKES_A_GERUND for w in before):
         return False  # "try resetting": the object of the instruction
     if words[start].endswith("ing") or any(w in _BEFORE_A_SUBJECT for w in before):
@@ -361,7 +378,7 @@ def weigh(
         if facts.reply in ("no", "reject"):
             return CLEARS
         return Outcome("uncertain", "a question the answer leaves unanswered")
-    subject = _is_subject(words, start, end, before)
+    subject = _is_subject(words, start, end, before, facts.language)
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
@@ -384,7 +401,7 @@ def weigh(
         return ADVISES
     if pattern:
         return ADVISES
-    stance = _stance_of(text[:at] + " " + text[at + 1 :]) or facts.reply
+    stance = _stance_of(_other_clauses(text, at)) or facts.reply
     if stance in ("no", "reject"):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")

@@ -52,6 +52,9 @@ class Candidates:
 
     def hits(self, rule: ForbiddenRule) -> dict[int, Known]:
         """The sentences that can hold a match of the rule, with their matches where already known."""
+        if rule.phrase is not None and self.words.language == "de":
+            # German word order ("Löschen Sie das Profil") is matched clause by clause only.
+            return dict.fromkeys(range(len(self.sentences)))
         if rule.phrase is not None:
             found = self._place(find_phrase(self.words, rule.phrase))
             found.update(dict.fromkeys(self._phrase_extras()))
@@ -169,7 +172,7 @@ def sentence_words(sentence: Sentence, words: Words) -> tuple[list[Token], int]:
     """A sentence's words and the offset its text starts at in their frame: the answer's own words
     when the sentence is a slice of the visible text, else the words of its text read again."""
     if sentence.base is None or not sentence.placed:
-        return tokenize(sentence.text), 0
+        return tokenize(sentence.text, words.language), 0
     starts = words.starts
     first = bisect_left(starts, sentence.base)
     tokens = words.tokens[first : bisect_left(starts, sentence.base + len(sentence.text))]

@@ -46,7 +46,13 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from assay_runner.text.fold import fold
+from assay_runner.text.language import foreign_stem
 from assay_runner.text.markdown import normalize
+
+
+def _set_of(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
 
 __all__ = [
     "Token",
@@ -64,7 +70,12 @@ __all__ = [
 
 _WORD = r"[^\W_]+"
 # Apostrophes join contractions; `.`, `,` and `:` join only digits (1.5, 10:30, 1,000).
-_TOKEN = re.compile(rf"{_WORD}(?:(?:['\u2019]|(?<=\d)[.,:](?=\d)){_WORD})*")
+# A French elision ("l'", "n'", "qu'") is a word of its own: "n'effacez" is "n'" + "effacez".
+_ELISION = r"(?<![^\W_])(?i:[ldnjstcm]|qu|jusqu|lorsqu|puisqu)['\u2019](?=[^\W\d_])"
+_TOKEN = re.compile(rf"{_ELISION}|{_WORD}(?:(?:['\u2019]|(?<=\d)[.,:](?=\d)){_WORD})*")
+# Pronouns a hyphen attaches to a French or Spanish imperative ("réinstallez-la", "reconnectez-vous"):
+# they do not make a compound, so the verb is matched on its own.
+_CLITICS = _set_of("la le les moi toi vous nous lui leur en y")
 _JOINERS = frozenset("-_\u2010\u2011")
 _PREFIXES = frozenset({"re"})
 
@@ -82,8 +93,9 @@ class Token(NamedTuple):
     """True when a single hyphen or underscore attaches it to the previous word (a compound part)."""
 
 
-def tokenize(text: str) -> list[Token]:
-    """The words of `text` in order. Offsets index `text` itself (no normalisation happens here)."""
+def tokenize(text: str, language: str = "en") -> list[Token]:
+    """The words of `text` in order. Offsets index `text` itself (no normalisation happens here).
+    `language` chooses the inflection key (`stem`, or `language.foreign_stem` for fr, es, de)."""
     # An answer has a token per word: each step below runs over all of them in C (map, zip), and only
     # the rare joined words are looked at one by one in Python.
     matches = list(_TOKEN.finditer(text.lower() if text.isascii() else text))
@@ -99,7 +111,8 @@ def tokenize(text: str) -> list[Token]:
     joined = [False] * len(words)
     for i in _joined_words(text, words, starts, ends):
         joined[i] = True
-    fields = zip(words, map(stem, words), starts, ends, joined, strict=True)
+    stems = map(stem, words) if language == "en" else (foreign_stem(w, language) for w in words)
+    fields = zip(words, stems, starts, ends, joined, strict=True)
     return list(map(_new_tuple, repeat(Token), fields))
 
 
@@ -128,6 +141,12 @@ def _joined_words(text: str, words: list[str], starts: list[int], ends: list[int
     for m in _JOINER.finditer(text):
         i = bisect_left(starts, m.end())
         if 0 < i < len(starts) and starts[i] == m.end() and ends[i - 1] == m.start():
+            if (
+                words[i] in _CLITICS
+                and m.group() == "-"
+                and not (i + 1 < len(starts) and starts[i + 1] == ends[i] + 1 and text[ends[i]] in "-_")
+            ):
+                continue  # "réinstallez-la": a pronoun, not a compound
             yield i
     for prefix in _PREFIXES:
         for i in _occurrences(words, prefix):
@@ -230,10 +249,11 @@ def _tidy(w: str, cut: bool) -> str:
 
 
 @lru_cache(maxsize=2048)
-def phrase_tokens(phrase: str) -> tuple[Token, ...]:
+def phrase_tokens(phrase: str, language: str = "en") -> tuple[Token, ...]:
     """The folded words of a key phrase (plain text, not markdown: "1. Open" or "# of seats" are words
-    to find). Raises ValueError when it has none (a configuration error)."""
-    tokens = tuple(tokenize(fold(phrase)))
+    to find), with the inflection keys of `language`. Raises ValueError when it has none (a
+    configuration error)."""
+    tokens = tuple(tokenize(fold(phrase), language))
     if not tokens:
         raise ValueError(f"phrase {phrase!r} has no words to match")
     return tokens
@@ -244,8 +264,10 @@ class Words:
     stems and compound keys as flat lists that a phrase's first word is looked up in without a Python
     loop over the words."""
 
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: list[Token], language: str = "en") -> None:
         self.tokens = tokens
+        self.language = language
+        """The language whose inflection keys the tokens carry (`tokenize`)."""
 
     @cached_property
     def stem_lookup(self) -> _Lookup:
@@ -351,14 +373,19 @@ def _occurrences(keys: Sequence[str | None], key: str) -> Iterator[int]:
         yield position
 
 
-def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, int]]:
+def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en") -> list[tuple[int, int]]:
     """Where the phrase occurs in the words, as sorted (start, end) token-index spans, end exclusive.
 
     Two readings are tried (see the module docstring): word by word with stems equal and the span on
     compound boundaries, and compound by compound with each compound's parts written together. A long
-    text is best given as `Words` (indexed once for many phrases); a short one as its tokens.
+    text is best given as `Words` (indexed once for many phrases; its own language counts); a short one
+    as its tokens, read in `language`. In German, a phrase in its dictionary order ("Profil löschen",
+    "neu installieren", "zurücksetzen") also matches a clause that starts with its verb ("Löschen Sie das
+    Profil", "Installieren Sie die App neu", "Setzen Sie das Gerät zurück"): `verb_first`.
     """
-    wanted = phrase_tokens(phrase)
+    if isinstance(text, Words):
+        language = text.language
+    wanted = phrase_tokens(phrase, language)
     if isinstance(text, Words):
         spans = set(_match_stems(text, [t.stem for t in wanted]))
         if _has_compound(wanted) or text.compound:
@@ -367,7 +394,58 @@ def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, i
     spans = set(_match_words(text, wanted))
     if _has_compound(wanted) or _has_compound(text):
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
+    if language == "de":
+        spans.update(verb_first(text, wanted))
     return sorted(spans)
+
+
+# German: words a clause may start with before its verb, and the particles of separable verbs.
+_GERMAN_LEAD = _set_of("bitte am besten dann danach anschließend einfach zuerst jetzt nun sofort")
+_PARTICLES = (
+    "zurück",
+    "durch",
+    "nach",
+    "weg",
+    "auf",
+    "aus",
+    "ein",
+    "mit",
+    "vor",
+    "los",
+    "neu",
+    "ab",
+    "an",
+    "um",
+)
+
+
+def verb_first(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple[int, int]]:
+    """A German phrase in dictionary order (objects, then the verb: "Profil löschen", "neu installieren",
+    or a separable verb: "zurücksetzen") as a clause that starts with the verb and has the other words,
+    in order, after it within ten words ("Löschen Sie das Profil", "Setzen Sie das Gerät zurück")."""
+    verb = wanted[-1].stem
+    rest = [t.stem for t in wanted[:-1]]
+    if not rest:
+        word = wanted[-1].text
+        particle = next((p for p in _PARTICLES if word.startswith(p) and len(word) > len(p) + 3), None)
+        if particle is None:
+            return []
+        verb, rest = foreign_stem(word[len(particle) :], "de"), [particle]
+    spans = []
+    for i, token in enumerate(tokens[:4]):
+        if token.stem != verb or not all(t.text in _GERMAN_LEAD for t in tokens[:i]):
+            continue
+        position = i + 1
+        for stem_wanted in rest:
+            found = next(
+                (k for k in range(position, min(len(tokens), i + 11)) if tokens[k].stem == stem_wanted), None
+            )
+            if found is None:
+                break
+            position = found + 1
+        else:
+            spans.append((i, position))
+    return spans
 
 
 def mentions(text: str, phrase: str) -> bool:

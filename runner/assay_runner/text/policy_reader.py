@@ -168,7 +168,9 @@ def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
     for si in sorted(wanted):
         sentence = sentences[si]
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
-        facts = facts_of(sentence.text, sentence.quoted, sentence.column, sentence.row, following)
+        facts = facts_of(
+            sentence.text, sentence.quoted, sentence.column, sentence.row, following, view.language
+        )
         key = reading_key(sentence, facts, wanted[si])
         violations = read.get(key)
         if violations is None:

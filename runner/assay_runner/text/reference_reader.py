@@ -16,6 +16,7 @@ from assay_runner.text.advice import facts_of
 from assay_runner.text.clauses import clauses_of
 from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
+from assay_runner.text.language import detect
 from assay_runner.text.markdown import normalize
 from assay_runner.text.match import Token, find_phrase, tokenize
 from assay_runner.text.negation import ClauseView, carried_negation
@@ -39,19 +40,21 @@ def reference_violations(answer: str, rules: Sequence[ForbiddenRule]) -> list[Vi
 
 def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
     found: list[tuple[int, int, int, Violation]] = []
-    sentences = sentences_of_plain(normalize(answer))
+    plain = normalize(answer)
+    language = detect(plain)
+    sentences = sentences_of_plain(plain)
     for si, sentence in enumerate(sentences):
         text, added = sentence.text, sentence.added
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
-        facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following)
+        facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following, language)
         clauses = clauses_of(text, si)
-        views = [ClauseView(c.text, tokenize(c.text), 0, c.opener, c.subordinate) for c in clauses]
+        views = [ClauseView(c.text, tokenize(c.text, language), 0, c.opener, c.subordinate) for c in clauses]
         # An item under a negating introduction ("Do not:") is negated in every clause.
         carried = [ci > 0 and (bool(added) or c) for ci, c in enumerate(carried_negation(views, clauses))]
         question = text.rstrip().endswith("?")
         for ri, rule in enumerate(rules):
             for ci, (clause, view) in enumerate(zip(clauses, views, strict=True)):
-                matches = _matches(rule, view.text, view.tokens, max(0, added - clause.start))
+                matches = _matches(rule, view.text, view.tokens, max(0, added - clause.start), language)
                 chosen = first_violation(
                     rule, view, matches, clause.start, carried[ci], question, text, facts
                 )
@@ -60,10 +63,10 @@ def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
                     shown = clause.text[max(0, added - clause.start) :].strip()
                     found.append((si, ci, ri, Violation(rule, shown, si, view.text[cs:ce], uncertain)))
             # A match that no one clause holds is read against the whole sentence.
-            whole = ClauseView(text, tokenize(text))
+            whole = ClauseView(text, tokenize(text, language))
             crossing = [
                 m
-                for m in _matches(rule, text, whole.tokens, added)
+                for m in _matches(rule, text, whole.tokens, added, language)
                 if not any(c.start <= m[2] and m[3] <= c.end for c in clauses)
             ]
             chosen = first_violation(rule, whole, crossing, 0, False, question, text, facts)
@@ -76,12 +79,14 @@ def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
 
 
 def _matches(
-    rule: ForbiddenRule, text: str, tokens: Sequence[Token], skip: int
+    rule: ForbiddenRule, text: str, tokens: Sequence[Token], skip: int, language: str
 ) -> list[tuple[int, int, int, int]]:
     """(start token, end token, start char, end char) of each match in `text` (whose words are `tokens`)
     that does not start in its first `skip` characters (words the reader put in front)."""
     if rule.phrase is not None:
-        spans = [(s, e, tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(tokens, rule.phrase)]
+        spans = [
+            (s, e, tokens[s].start, tokens[e - 1].end) for s, e in find_phrase(tokens, rule.phrase, language)
+        ]
         return [m for m in spans if m[2] >= skip]
     found = []
     for m in compile_pattern(rule.pattern or "").finditer(text, skip):

@@ -20,6 +20,7 @@ from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
     clause_tokens,
+    german_negation,
     may_hold_cues,
     negated,
     reported,
@@ -55,6 +56,7 @@ class SentenceReading:
     ) -> None:
         self.text = text = sentence.text
         self.facts = facts or facts_of(text, sentence.quoted, sentence.column, sentence.row, None)
+        self.language = self.facts.language
         self.added = sentence.added
         self.index = index
         self.question = text.rstrip().endswith("?")
@@ -85,7 +87,7 @@ class SentenceReading:
         view = self._views[ci]
         if view is None:
             clause = self.clauses[ci]
-            words, base = clause_tokens(self.tokens, self.starts, self.base, clause)
+            words, base = clause_tokens(self.tokens, self.starts, self.base, clause, self.language)
             view = self._views[ci] = ClauseView(clause.text, words, base, clause.opener, clause.subordinate)
         return view
 
@@ -105,7 +107,9 @@ class SentenceReading:
         `known`: the rule's matches in this sentence, when the whole-answer search found them."""
         found: list[tuple[int, Violation]] = []
         if known is None:
-            sentence_matches = rule_matches(rule, self.text, self.tokens, self.base, self.added)
+            sentence_matches = rule_matches(
+                rule, self.text, self.tokens, self.base, self.added, self.language
+            )
         else:
             sentence_matches = known
         per_clause, crossing = self._clause_matches(rule, sentence_matches)
@@ -146,8 +150,8 @@ class SentenceReading:
         or every clause for an anchored pattern, and for a phrase every clause. Also the sentence-level
         matches that no one clause holds."""
         inside, crossing = by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
-        if rule.phrase is not None and self.aligned:
-            return inside, crossing
+        if rule.phrase is not None and self.aligned and self.language != "de":
+            return inside, crossing  # (German word order is matched clause by clause: `verb_first`)
         per_clause: dict[int, list[Match]] = {}
         if rule.phrase is not None or (rule.pattern is not None and anchored(rule.pattern)):
             searched: Iterable[int] = range(len(self.clauses))
@@ -160,7 +164,7 @@ class SentenceReading:
         for ci in searched:
             view = self.view(ci)
             skip = max(0, self.added - self.clauses[ci].start)
-            if matches := rule_matches(rule, view.text, view.tokens, view.base, skip):
+            if matches := rule_matches(rule, view.text, view.tokens, view.base, skip, self.language):
                 per_clause[ci] = matches
         return dict(sorted(per_clause.items())), crossing
 
@@ -218,6 +222,8 @@ def judge_match(
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
     if reported(view, start, end, question) or negated(view, start, end, carried):
         return None
+    if facts.language == "de" and german_negation(view.words):
+        return None
     outcome = weigh(
         view.words,
         start,
@@ -234,13 +240,13 @@ def judge_match(
 
 
 def rule_matches(
-    rule: ForbiddenRule, text: str, tokens: Sequence[Token], base: int, skip: int = 0
+    rule: ForbiddenRule, text: str, tokens: Sequence[Token], base: int, skip: int = 0, language: str = "en"
 ) -> list[Match]:
     """(start token, end token, start char, end char) of each match of the rule in text, whose words
     `tokens` have offsets where `text` starts at `base`. Nothing that starts in the first `skip`
     characters matches (the words the reader put in front of a sentence, `Sentence.added`)."""
     if rule.phrase is not None:
-        spans = find_phrase(tokens, rule.phrase)
+        spans = find_phrase(tokens, rule.phrase, language)
         found = [(s, e, tokens[s].start - base, tokens[e - 1].end - base) for s, e in spans]
         return [m for m in found if m[2] >= skip] if skip else found
     matches = compile_pattern(rule.pattern or "").finditer(text, skip)
