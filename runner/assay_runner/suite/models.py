@@ -151,6 +151,12 @@ class PolicyJudge(JudgeBase):
     forbidden: list[Forbidden] = Field(default_factory=list)
     """Suite-wide forbidden items; each ticket's key may add its own."""
     key_required: ClassVar[bool] = False  # the suite-wide list applies to any answer; tickets add to it
+    uncertain: Literal["block", "model"] = "block"
+    """What to do when the rule-based reading cannot tell whether a mention recommends a forbidden item
+    (a quotation or report with no stance, an unanswered question): `block` (a judge error, which
+    blocks), or `model` (ask the judge model for a second reading of each such sentence)."""
+    model: str | None = None
+    """The model for the second reading (`uncertain: model`); the run's judge model when omitted."""
 
 
 class FormatJudge(JudgeBase):
