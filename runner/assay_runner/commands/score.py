@@ -84,6 +84,7 @@ def _flag_config(args: argparse.Namespace) -> RunConfig:
 def run(args: argparse.Namespace) -> Finished:
     import asyncio
 
+    from assay_runner.io.destinations import check_destinations
     from assay_runner.io.runconfig import read_run_config
     from assay_runner.run.scoring import judge_phase
     from assay_runner.views.table import print_result
@@ -92,12 +93,15 @@ def run(args: argparse.Namespace) -> Finished:
         if args.suite is not None:
             raise InputError("give either a SUITE and flags, or --config FILE, not both")
         config = read_run_config(args.config)
+        check_destinations(Path(config.output.dir), config.output.summary_path)
         if args.answers is not None:
             config = config.model_copy(update={"answers_dir": str(Path(args.answers).absolute())})
         finished = options.finish_run(asyncio.run(judge_phase(config)), config)
     else:
+        check_destinations(args.out, out_setting="--out")
         result = asyncio.run(judge_phase(_flag_config(args), sealed=False))
         finished = options.Finished(options.finish(result, out=args.out, mlflow=_mlflow_info(args)))
+
     if not args.quiet:
         print_result(finished.result)
     return finished

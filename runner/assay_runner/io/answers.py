@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,7 +108,9 @@ def _text_files(folder: Path) -> dict[str, str]:
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or path.name in (EXIT_CODE_FILE, TRANSCRIPT_FILE, CELL_FILE):
             continue
-        relative = str(path.relative_to(folder))
+        # A name that is not UTF-8 reaches Python with surrogates, which no result can hold: its bytes
+        # are shown as escapes ("bad\\xff.txt").
+        relative = os.fsencode(path.relative_to(folder)).decode("utf-8", "backslashreplace")
         if relative.split("/", 1)[0].isdigit():
             continue  # a repetition folder of its own
         if path.stat().st_size > MAX_FILE_BYTES:
