@@ -175,7 +175,7 @@ def sentence_words(sentence: Sentence, words: Words) -> tuple[list[Token], int]:
         return tokenize(sentence.text, words.language), 0
     starts = words.starts
     first = bisect_left(starts, sentence.base)
-    tokens = words.tokens[first : bisect_left(starts, sentence.base + len(sentence.text))]
+    tokens = list(words.tokens[first : bisect_left(starts, sentence.base + len(sentence.text))])
     if tokens and tokens[0].joined:
         tokens[0] = tokens[0]._replace(joined=False)  # nothing before a sentence's first word joins it
     return tokens, sentence.base

@@ -37,13 +37,15 @@ Other documented limits
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import itemgetter
-from typing import NamedTuple
+from sys import intern
+from typing import NamedTuple, overload
 
 from assay_runner.text.fold import fold
 from assay_runner.text.language import foreign_stem
@@ -56,6 +58,7 @@ def _set_of(words: str) -> frozenset[str]:
 
 __all__ = [
     "Token",
+    "TokenColumns",
     "Unit",
     "Words",
     "compound_units",
@@ -63,6 +66,7 @@ __all__ = [
     "mentions",
     "phrase_tokens",
     "stem",
+    "token_columns",
     "tokenize",
 ]
 
@@ -96,24 +100,77 @@ class Token(NamedTuple):
 def tokenize(text: str, language: str = "en") -> list[Token]:
     """The words of `text` in order. Offsets index `text` itself (no normalisation happens here).
     `language` chooses the inflection key (`stem`, or `language.foreign_stem` for fr, es, de)."""
-    # An answer has a token per word: each step below runs over all of them in C (map, zip), and only
-    # the rare joined words are looked at one by one in Python.
-    matches = list(_TOKEN.finditer(text.lower() if text.isascii() else text))
-    if not matches:
-        return []
-    words = list(map(_GROUP, matches))
-    if not text.isascii():  # ASCII text was lowered whole, which is its case-fold
+    return list(token_columns(text, language))
+
+
+class TokenColumns(Sequence[Token]):
+    """The words of a long text (`tokenize`), kept column by column: a word and its key as shared
+    strings, offsets in machine integers, the joined flags in bytes. A `Token` is made when one is asked
+    for. An answer of a megabyte has some 170,000 words: as tuples of Python objects they cost about
+    150 bytes each, as columns about 35 (`bench/judges_cost.py` prints the memory per MB of answer)."""
+
+    __slots__ = ("ends", "flags", "starts", "stems", "words")
+
+    def __init__(
+        self, words: list[str], stems: list[str], starts: array[int], ends: array[int], flags: bytearray
+    ):
+        self.words = words
+        self.stems = stems
+        self.starts = starts
+        self.ends = ends
+        self.flags = flags
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def _token(self, i: int) -> Token:
+        return _new_tuple(
+            Token, (self.words[i], self.stems[i], self.starts[i], self.ends[i], bool(self.flags[i]))
+        )
+
+    @overload
+    def __getitem__(self, index: int) -> Token: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Token]: ...
+
+    def __getitem__(self, index: int | slice) -> Token | list[Token]:
+        if isinstance(index, slice):
+            return [self._token(i) for i in range(*index.indices(len(self.words)))]
+        if index < 0:
+            index += len(self.words)
+        if not 0 <= index < len(self.words):
+            raise IndexError("token index out of range")
+        return self._token(index)
+
+    def __iter__(self) -> Iterator[Token]:
+        fields = zip(self.words, self.stems, self.starts, self.ends, map(bool, self.flags), strict=True)
+        return map(_new_tuple, repeat(Token), fields)
+
+
+def token_columns(text: str, language: str = "en") -> TokenColumns:
+    """`tokenize`, kept as columns (`TokenColumns`): how a whole answer's words are held."""
+    # An answer has a token per word: each step below runs over all of them in C (map, extend), and only
+    # the rare joined words are looked at one by one in Python. The regex's match objects are taken a
+    # chunk at a time (a list of all of them would cost more memory than the tokens), and each word is
+    # interned: an answer repeats its words, and one string per distinct word is what they need.
+    words: list[str] = []
+    starts, ends = array("q"), array("q")
+    found = _TOKEN.finditer(text.lower() if text.isascii() else text)
+    while chunk := list(islice(found, _CHUNK)):
+        words.extend(map(_GROUP, chunk))
+        starts.extend(map(_START_OF, chunk))
+        ends.extend(map(_END_OF, chunk))
+    if words and not text.isascii():  # ASCII text was lowered whole, which is its case-fold
         words = [w.casefold().replace("\u2019", "'") for w in words]
-    if _LETTER_BY_DIGIT.search(text):
+    if words and _LETTER_BY_DIGIT.search(text):
         words = [_unleet(w) for w in words]
-    starts = list(map(_START_OF, matches))
-    ends = list(map(_END_OF, matches))
-    joined = [False] * len(words)
+    words = list(map(intern, words))
+    flags = bytearray(len(words))
     for i in _joined_words(text, words, starts, ends):
-        joined[i] = True
-    stems = map(stem, words) if language == "en" else (foreign_stem(w, language) for w in words)
-    fields = zip(words, stems, starts, ends, joined, strict=True)
-    return list(map(_new_tuple, repeat(Token), fields))
+        flags[i] = 1
+    stems = list(map(stem, words)) if language == "en" else [foreign_stem(w, language) for w in words]
+    return TokenColumns(words, stems, starts, ends, flags)
 
 
 # Leetspeak: in a word that mixes letters and digits ("r3install", "d0n't", "4pp"), the digits that
@@ -130,11 +187,12 @@ def _unleet(word: str) -> str:
 
 
 _GROUP, _START_OF, _END_OF = re.Match.group, re.Match.start, re.Match.end
+_CHUNK = 8192
 _new_tuple = tuple.__new__  # builds a Token from its fields without NamedTuple's Python-level wrapper
 _JOINER = re.compile("[" + "".join(map(re.escape, sorted(_JOINERS))) + "]")
 
 
-def _joined_words(text: str, words: list[str], starts: list[int], ends: list[int]) -> Iterator[int]:
+def _joined_words(text: str, words: list[str], starts: Sequence[int], ends: Sequence[int]) -> Iterator[int]:
     """The words a single joiner (hyphen, underscore) or the "re " prefix rule attaches to the word
     before: "re install" is "re-install", a prefix split off by a space (or a soft line break, which a
     renderer shows as a space) is still part of the word."""
@@ -264,7 +322,7 @@ class Words:
     stems and compound keys as flat lists that a phrase's first word is looked up in without a Python
     loop over the words."""
 
-    def __init__(self, tokens: list[Token], language: str = "en") -> None:
+    def __init__(self, tokens: Sequence[Token], language: str = "en") -> None:
         self.tokens = tokens
         self.language = language
         """The language whose inflection keys the tokens carry (`tokenize`)."""
@@ -278,8 +336,10 @@ class Words:
         return _Lookup(self.unit_keys)
 
     @cached_property
-    def starts(self) -> list[int]:
+    def starts(self) -> Sequence[int]:
         """Each token's start offset, for bisection."""
+        if isinstance(self.tokens, TokenColumns):
+            return self.tokens.starts
         return list(map(_START_OF_TOKEN, self.tokens))
 
     @cached_property
@@ -294,6 +354,8 @@ class Words:
 
     @cached_property
     def stems(self) -> list[str]:
+        if isinstance(self.tokens, TokenColumns):
+            return self.tokens.stems
         return list(map(_STEM, self.tokens))
 
     @cached_property
@@ -492,7 +554,8 @@ def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple
 
 def _joined(tokens: Sequence[Token]) -> list[int]:
     # The first token is never part of an earlier compound, whatever its flag says (a slice of words).
-    joined = list(compress(range(len(tokens)), map(_JOINED, tokens)))  # in C: an answer has many words
+    flags = tokens.flags if isinstance(tokens, TokenColumns) else map(_JOINED, tokens)
+    joined = list(compress(range(len(tokens)), flags))  # in C: an answer has many words
     return joined[1:] if joined and joined[0] == 0 else joined
 
 

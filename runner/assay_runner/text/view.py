@@ -22,7 +22,7 @@ from functools import cached_property, lru_cache
 from assay_runner.text.fold import displayed
 from assay_runner.text.language import detect
 from assay_runner.text.markdown import Rendered, render
-from assay_runner.text.match import Token, Words, tokenize
+from assay_runner.text.match import TokenColumns, Words, token_columns
 from assay_runner.text.sentences import Sentence, sentences_of_plain
 
 
@@ -50,8 +50,8 @@ class AnswerView:
         return detect(self.plain)
 
     @cached_property
-    def tokens(self) -> list[Token]:
-        return tokenize(self.plain, self.language)
+    def tokens(self) -> TokenColumns:
+        return token_columns(self.plain, self.language)
 
     @cached_property
     def words(self) -> Words:
