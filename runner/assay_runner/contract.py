@@ -428,6 +428,16 @@ class OutputConfig(ConfigModel):
     workspace_root: NonBlank | None = None
 
 
+class LimitsConfig(ConfigModel):
+    """The largest files the judge phase reads per cell: bigger ones are a cell error (Blocked), never
+    read, so one answer cannot exhaust the judge's memory (about 30 MB per MB of answer is judged)."""
+
+    max_answer_bytes: int = Field(default=8 << 20, ge=1, le=1 << 30)
+    """`answer.md`."""
+    max_side_file_bytes: int = Field(default=1 << 20, ge=1, le=1 << 30)
+    """Each other file of a cell (code judges' `outputs.files`), and the transcript's tail."""
+
+
 TicketId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")]
 
 
@@ -466,6 +476,7 @@ class RunConfig(ConfigModel):
     answer_deadline_seconds: Finite | None = Field(default=None, gt=0)
     """The answer phase stops itself after this long (unfinished cells are recorded as incomplete), so
     the judge phase still has time to give a verdict before the Job's deadline."""
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
 
     @field_validator("tickets")
     @classmethod

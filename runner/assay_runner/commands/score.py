@@ -32,6 +32,12 @@ def add_parser(commands: Subcommands) -> None:
         "--tickets", type=options.tickets, default="all", help="training | validation | all | ids"
     )
     score.add_argument("--concurrency", type=options.positive_int, default=4)
+    score.add_argument(
+        "--max-answer-bytes",
+        type=options.positive_int,
+        default=8 << 20,
+        help="an answer.md larger than this is a cell error, never read (default 8 MiB)",
+    )
     score.add_argument("--out", type=Path, help="write result.json and summary.json here")
     score.add_argument("--run-name", help="name of this candidate (default: the answers folder's name)")
     score.add_argument(
@@ -77,6 +83,7 @@ def _flag_config(args: argparse.Namespace) -> RunConfig:
             "gateway": args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
             "judge_model": args.judge_model,
             "cassettes": cassettes,
+            "limits": {"max_answer_bytes": args.max_answer_bytes},
         }
     )
 
