@@ -138,6 +138,23 @@ _ENDORSE = _cues(
 )
 
 
+# Every branch of `_REJECT` and `_ENDORSE` needs one of these words: a sentence with none of them is not
+# searched (most sentences of a long answer), and the stance is read in one pass over its words.
+_STANCE_WORDS = _words(
+    """don't dont do never no we i ignore skip advice mistake wrong outdated obsolete misleading fake
+    phishing scam scammers fraud retired overkill longer rarely won't wont will doesn't doesnt does didn't
+    didnt did can't cant cannot wouldn't wouldnt would not against say yours hold there's there removed
+    withdrawn dropped loses erases deletes wipes destroys only sert inutile sirve inútil bringt unnötig
+    please follow agree concur right correct applies fix solution answer exactly too recommend same works
+    ahead official everyone"""
+)
+_WORD = re.compile(r"[\w']+")
+
+
+def _may_take_a_stance(folded: str) -> bool:
+    return not _STANCE_WORDS.isdisjoint(_WORD.findall(folded))
+
+
 @lru_cache(maxsize=4096)
 def reply_of(text: str) -> Stance:
     """What a sentence says about the one before it: an answer (yes/no) or a stance (endorse/reject)."""
@@ -146,6 +163,8 @@ def reply_of(text: str) -> Stance:
         return "no"
     if _YES.search(folded):
         return "yes"
+    if not _may_take_a_stance(folded):
+        return None
     if _REJECT.search(folded) or (len(folded.split()) <= 4 and _BARE_REFUSAL.search(folded)):
         return "reject"
     if _ENDORSE.search(folded):
@@ -156,6 +175,8 @@ def reply_of(text: str) -> Stance:
 def _stance_of(text: str) -> Stance:
     """The stance of the rest of a sentence (outside the match's clause or quotation)."""
     folded = " ".join(text.casefold().replace("\u2019", "'").split())
+    if not _may_take_a_stance(folded):
+        return None
     if _REJECT.search(folded):
         return "reject"
     if _ENDORSE.search(folded):

@@ -9,7 +9,7 @@ from weakref import WeakKeyDictionary
 
 from assay_runner.text.clauses import glued_conjunction
 from assay_runner.text.forbidden import ForbiddenRule
-from assay_runner.text.match import Token, Words, find_phrase, tokenize
+from assay_runner.text.match import Token, TokenColumns, Words, find_phrase, tokenize
 from assay_runner.text.patterns import Pattern, compile_pattern
 from assay_runner.text.sentence_reading import Known, Match, anchored, placed
 from assay_runner.text.sentences import Sentence
@@ -69,11 +69,14 @@ class Candidates:
         match there. A sentence is found by bisection, and kept for the matches after it that it holds:
         a suite with fifty phrases places each one's matches, not fifty walks of the answer."""
         tokens = self.words.tokens
+        # Offsets straight from the columns: a Token made per match would cost more than the search.
+        starts_of = tokens.starts if isinstance(tokens, TokenColumns) else [t.start for t in tokens]
+        ends_of = tokens.ends if isinstance(tokens, TokenColumns) else [t.end for t in tokens]
         found: dict[int, Known] = {}
         si: int | None = None
         base = end_of = first = 0
         for s, e in spans:
-            start, end = tokens[s].start, tokens[e - 1].end
+            start, end = starts_of[s], ends_of[e - 1]
             if si is None or not base <= start < end_of:
                 si = self._sentence_at(start)
                 if si is None:

@@ -523,12 +523,13 @@ def _has_compound(tokens: Sequence[Token]) -> bool:
 def _match_stems(words: Words, wanted: list[str]) -> list[tuple[int, int]]:
     """`_match_words` over indexed words: tried where the rarest stem is, compared as list slices."""
     tokens, stems = words.tokens, words.stems
+    flags = tokens.flags if isinstance(tokens, TokenColumns) else [t.joined for t in tokens]
     n, count = len(wanted), len(tokens)
     spans = []
     for i in _starts(words, wanted):
         if i + n > count:
             break
-        if tokens[i].joined or (i + n < count and tokens[i + n].joined):
+        if flags[i] or (i + n < count and flags[i + n]):
             continue  # starts or ends inside a compound
         if stems[i : i + n] == wanted:
             spans.append((i, i + n))

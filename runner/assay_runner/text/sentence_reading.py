@@ -15,7 +15,7 @@ from operator import itemgetter
 from assay_runner.text.advice import ADVISES, Facts, Outcome, facts_of, rhetorical_advice, weigh
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.match import Token, find_phrase
+from assay_runner.text.match import Token, TokenColumns, find_phrase
 from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
@@ -260,6 +260,12 @@ def placed(
     matches, word indexes counted from `lo` (a sentence's words within the answer's)."""
     hi = len(tokens) if hi is None else hi
     found = []
+    if isinstance(tokens, TokenColumns):  # bisect the offset columns in C, no Token made per probe
+        starts, ends = tokens.starts, tokens.ends
+        for cs, ce in spans:
+            s = bisect_right(ends, cs + base, lo, hi)
+            found.append((s - lo, max(s, bisect_left(starts, ce + base, lo, hi)) - lo, cs, ce))
+        return found
     for cs, ce in spans:
         s = bisect_right(tokens, cs + base, lo, hi, key=_END)  # the first token ending after it starts
         found.append((s - lo, max(s, bisect_left(tokens, ce + base, lo, hi, key=_START)) - lo, cs, ce))
