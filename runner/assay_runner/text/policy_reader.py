@@ -82,9 +82,12 @@ Known limits (by design, a deterministic reader, no parser)
   it") the earlier negation stays in force. A comma or "so"/"then"/"just" splits it.
 - "and" between two bare verbs does not cut the clause: "Don't close the app and reinstall it" is read as
   negating both.
-- Irony, hedges and hypotheticals ("you could reinstall, but it won't help"), questions, quoted text,
-  presuppositions ("before you reinstall, export your notes") and double negation beyond the forms
-  above are read literally: the forbidden words count.
+- A match that is not negated is then weighed by the shape of its clause and sentence (`text.advice`):
+  an instruction or advice counts, a warning, a hypothesis, a rejected report or quotation, a question
+  answered "no" or a Don't column does not, and a report, quotation or question with no stance is
+  *uncertain* (`Violation.uncertain`), which the policy judge blocks or reads again with a model.
+  Presuppositions ("before you reinstall, export your notes") and double negation beyond the forms above
+  are read literally.
 """
 
 from __future__ import annotations
