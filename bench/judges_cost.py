@@ -263,7 +263,7 @@ def one_megabyte(judges: dict[str, Callable[[Case], object]]) -> None:
 def floor(answer: str) -> None:
     import pyromark
 
-    from assay_runner.text.match import _TOKEN
+    from assay_runner.text.tokens import _TOKEN
 
     for _ in pyromark.events(answer):
         pass

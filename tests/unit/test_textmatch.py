@@ -12,16 +12,8 @@ from hypothesis import strategies as st
 
 from assay_runner.text.fold import fold
 from assay_runner.text.markdown import normalize
-from assay_runner.text.match import (
-    _TOKEN,
-    Token,
-    Words,
-    find_phrase,
-    mentions,
-    phrase_tokens,
-    stem,
-    tokenize,
-)
+from assay_runner.text.match import Words, find_phrase, mentions, phrase_tokens
+from assay_runner.text.tokens import _TOKEN, Token, stem, tokenize
 
 # ------------------------------------------------------------------------------------------------ stem
 
