@@ -5,6 +5,7 @@ read when a judge asks for them, and the transcript only up to its limit."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import yaml
@@ -60,20 +61,30 @@ def test_a_side_file_over_the_limit_is_a_cell_error_that_blocks(tmp_path: Path) 
 
 
 def test_the_limits_are_configurable_in_the_run_config(tmp_path: Path) -> None:
-    answers = tmp_path / "answers"
-    (answers / "T-1" / "1").mkdir(parents=True)
-    (answers / "T-1" / "1" / "answer.md").write_text("Clear the cache and sign in again.")
-    config = tmp_path / "config.yaml"
+    # The split run: the answer phase writes (and seals) the tree, the judge phase reads it with the
+    # RunConfig's limits.
+    brain = tmp_path / "brain"
+    brain.mkdir()
+    (brain / "AGENTS.md").write_text("Answer briefly.")
+    writer = "import sys; open(sys.argv[1], 'w').write('Clear the cache and sign in again. ' * 3)"
     document = {
         "suite": str(_suite(tmp_path)),
-        "answersDir": str(answers),
+        "brain": str(brain),
+        "agent": {
+            "kind": "command",
+            "model": "m",
+            "command": [sys.executable, "-c", writer, "{answer_file}"],
+        },
+        "answersDir": str(tmp_path / "answers"),
         "mlflow": {"enabled": False},
         "output": {"dir": str(tmp_path / "out")},
-        "limits": {"maxAnswerBytes": 10},
     }
+    config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(document))
+    assert main(["answer", "--config", str(config), "-q"]) == 0
+    config.write_text(yaml.safe_dump({**document, "limits": {"maxAnswerBytes": 10}}))
     assert main(["score", "--config", str(config), "-q"]) == 1
-    assert "over the limit of 10 (limits.maxAnswerBytes)" in _error(tmp_path / "out")
+    assert "answer.md is 105 bytes, over the limit of 10 (limits.maxAnswerBytes)" in _error(tmp_path / "out")
 
 
 def test_side_files_are_read_when_asked_for_not_when_the_cell_is_read(tmp_path: Path) -> None:
