@@ -9,8 +9,14 @@ itself (default 10 MB; about five minutes in all) and prints the slope of log(ti
 about 1 is linear, 2 quadratic. The time for all text judges on one 1 MB answer of each shape, against a
 floor measured in the same run, comes first.
 
-    .venv/bin/python bench/judges_cost.py              # 1 KB .. 10 MB
+Memory comes first: the peak RSS of judging one answer with every text judge, each size in a fresh
+process (so nothing freed by an earlier answer flatters a later one), against the answer's size: the
+figure per MB of answer and its slope (1 = linear); then what an answer over the limit gets instead
+(`io.answers.Limits`: a cell error, the file never read).
+
+    .venv/bin/python bench/judges_cost.py              # memory, then 1 KB .. 10 MB
     .venv/bin/python bench/judges_cost.py --max-mb 1   # quicker
+    .venv/bin/python bench/judges_cost.py --memory-only
 """
 
 from __future__ import annotations
@@ -18,8 +24,13 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import resource
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from assay_runner.collector import paused as gc_paused
 from assay_runner.judges.abstention import DEFAULT_REFUSALS
@@ -147,7 +158,15 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--max-mb", type=float, default=10.0)
+    parser.add_argument("--memory-only", action="store_true")
+    parser.add_argument("--peak-of", nargs=2, metavar=("SHAPE", "BYTES"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.peak_of:  # a child process of `memory`: one answer judged, its peak RSS growth printed
+        print(peak_growth(args.peak_of[0], int(args.peak_of[1])))
+        return
+    memory()
+    if args.memory_only:
+        return
     largest = int(args.max_mb * 1024 * 1024)
     sizes = [1024 * 4**i for i in range(12) if 1024 * 4**i < largest] + [largest]
     judges = text_judges()
@@ -155,6 +174,54 @@ def main() -> None:
     # (their heap and page faults linger), which would measure the order of this script, not the judges.
     one_megabyte(judges)
     slopes(judges, sizes)
+
+
+MEMORY_SIZES_MB = (1, 2, 4, 8)
+
+
+def peak_growth(shape: str, size: int) -> int:
+    """Bytes of peak RSS that judging one answer of `size` adds, in this (fresh) process."""
+    judges = text_judges()
+    answer = SHAPES[shape](size)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with gc_paused():  # as the runner calls a cell's judges
+        for judge in judges.values():
+            judge(Case(TICKET, 1, answer))
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+
+
+def memory() -> None:
+    print("memory: peak RSS of all text judges on one answer, each size in a fresh process:")
+    print(f"  {'shape':<10} " + " ".join(f"{mb:>4} MB" for mb in MEMORY_SIZES_MB) + "   per MB  slope")
+    for shape in ("normal", "prose"):
+        points: list[tuple[int, float]] = []
+        for mb in MEMORY_SIZES_MB:
+            size = mb * 1024 * 1024
+            child = [sys.executable, __file__, "--peak-of", shape, str(size)]
+            points.append(
+                (size, int(subprocess.run(child, capture_output=True, text=True, check=True).stdout))
+            )
+        per_mb = max(grown for _, grown in points) / (MEMORY_SIZES_MB[-1] * 1024 * 1024)
+        cells = " ".join(f"{grown / 2**20:5.0f}M" for _, grown in points)
+        print(f"  {shape:<10} {cells}   {per_mb:5.1f}x  {slope(points):5.2f}")
+    print("  (per MB: the largest answer's peak growth over its size; slope of log(peak) on log(size))")
+    over_the_limit()
+
+
+def over_the_limit() -> None:
+    from assay_runner.io.answers import DEFAULT_LIMITS, read_cell
+
+    with tempfile.TemporaryDirectory() as name:
+        cell = Path(name) / "T-1"
+        cell.mkdir()
+        with (cell / "answer.md").open("wb") as handle:
+            handle.truncate(200 * 1024 * 1024)  # sparse: 200 MB that reading would allocate
+        started = time.perf_counter()
+        recorded = read_cell(Path(name), "T-1", 1, 1)
+        took = time.perf_counter() - started
+    error = recorded.record.error if recorded.record else None
+    limit = DEFAULT_LIMITS.max_answer_bytes
+    print(f"an answer over the limit ({limit / 2**20:g} MiB) is not read: {error!r} ({took * 1000:.1f} ms)")
 
 
 def slopes(judges: dict[str, Callable[[Case], object]], sizes: list[int]) -> None:
@@ -196,7 +263,7 @@ def one_megabyte(judges: dict[str, Callable[[Case], object]]) -> None:
 def floor(answer: str) -> None:
     import pyromark
 
-    from assay_runner.text.match import _TOKEN
+    from assay_runner.text.tokens import _TOKEN
 
     for _ in pyromark.events(answer):
         pass

@@ -1,48 +1,143 @@
-"""The policy judge on its adversarial table (tests/data/policy_adversarial.yaml): accuracy per class.
+"""The policy reader on its labelled corpus: accuracy, false negatives and false positives per kind.
 
-.venv/bin/python bench/policy_accuracy.py            # accuracy per class, false negatives and positives
-.venv/bin/python bench/policy_accuracy.py --list     # also every wrong row
+Two parts (tests/data/policy_corpus/): `development` (rules may be tuned on it) and `heldout` (written
+before the reader was changed for issue 29, never tuned on). The project's older adversarial table
+(tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled
+`violates` when a careful reader sees it recommend a forbidden action.
+
+The reader gives one of three outcomes per answer: a violation, fine, or `uncertain` (a rule-based
+reading cannot decide: the gate blocks or asks the model judge, as the suite configures). Here an
+uncertain row is counted as the suite's default treats it, a block: right on a forbidden row, a false
+positive on a fine one; its count is printed apart (`unc`).
+
+    .venv/bin/python bench/policy_accuracy.py                 # both parts, per kind
+    .venv/bin/python bench/policy_accuracy.py --part development --list   # also every wrong row
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from assay_runner.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 
-TABLE = Path(__file__).resolve().parents[1] / "tests/data/policy_adversarial.yaml"
-RULES = [ForbiddenRule(phrase=p) for p in ("reinstall", "disable selinux", "disable the firewall")]
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+CORPUS = DATA / "policy_corpus"
+PARTS = ("development", "heldout")
+ADVERSARIAL = DATA / "policy_adversarial.yaml"
+ADVERSARIAL_RULES = ("reinstall", "disable selinux", "disable the firewall")
 
 
-def rows() -> list[tuple[str, str, bool]]:
-    data = yaml.safe_load(TABLE.read_text("utf-8"))
-    return [(c, row["text"], row["violates"]) for c, items in data["cases"].items() for row in items]
+@dataclass(frozen=True)
+class Row:
+    kind: str
+    text: str
+    violates: bool
+    rules: tuple[ForbiddenRule, ...]
+
+
+def corpus_rows(part: str) -> list[Row]:
+    """The rows of one part of the corpus, each with the forbidden items of its kind."""
+    data = yaml.safe_load((CORPUS / f"{part}.yaml").read_text("utf-8"))
+    default = tuple(ForbiddenRule.from_spec(item) for item in data["forbidden"])
+    rows: list[Row] = []
+    for kind, body in data["kinds"].items():
+        items, rules = body, default
+        if isinstance(body, dict):
+            items = body["rows"]
+            rules = tuple(ForbiddenRule.from_spec(item) for item in body["forbidden"])
+        rows.extend(Row(kind, item["text"], item["violates"], rules) for item in items)
+    return rows
+
+
+def adversarial_rows() -> list[Row]:
+    data = yaml.safe_load(ADVERSARIAL.read_text("utf-8"))
+    rules = tuple(ForbiddenRule(phrase=p) for p in ADVERSARIAL_RULES)
+    return [Row(k, r["text"], r["violates"], rules) for k, items in data["cases"].items() for r in items]
+
+
+def outcome(row: Row) -> str:
+    """ "violation", "uncertain" or "fine"."""
+    reading = read_policy(row.text, row.rules)
+    if reading.violations:
+        return "violation"
+    return "uncertain" if reading.uncertain else "fine"
+
+
+@dataclass
+class Tally:
+    rows: int = 0
+    right: int = 0
+    false_negatives: int = 0
+    false_positives: int = 0
+    uncertain: int = 0
+    forbidden: int = 0
+    wrong: list[tuple[str, Row]] = field(default_factory=list)
+
+    def add(self, row: Row, got: str) -> None:
+        self.rows += 1
+        self.forbidden += row.violates
+        self.uncertain += got == "uncertain"
+        blocks = got != "fine"  # an uncertain reading blocks by default
+        if blocks == row.violates:
+            self.right += 1
+        elif row.violates:
+            self.false_negatives += 1
+            self.wrong.append(("FN", row))
+        else:
+            self.false_positives += 1
+            self.wrong.append(("FP", row))
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.rows if self.rows else 0.0
+
+
+def measure(rows: list[Row]) -> tuple[dict[str, Tally], Tally]:
+    by_kind: dict[str, Tally] = {}
+    total = Tally()
+    for row in rows:
+        got = outcome(row)
+        by_kind.setdefault(row.kind, Tally()).add(row, got)
+        total.add(row, got)
+    return by_kind, total
+
+
+def report(name: str, rows: list[Row], listing: bool) -> Tally:
+    by_kind, total = measure(rows)
+    print(f"\n{name}: {total.rows} rows, {total.forbidden} forbidden")
+    print(f"  {'kind':<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
+    for kind, tally in by_kind.items():
+        print(
+            f"  {kind:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
+            f"{tally.false_negatives:>3} {tally.false_positives:>3} {tally.uncertain:>4}"
+        )
+    lowest = min(by_kind.items(), key=lambda item: item[1].accuracy)
+    fn_share = total.false_negatives / total.forbidden if total.forbidden else 0.0
+    print(
+        f"  overall {total.right}/{total.rows} = {total.accuracy:.1%}; lowest kind {lowest[0]} "
+        f"{lowest[1].accuracy:.1%}; FN {total.false_negatives} = {fn_share:.1%} of forbidden rows; "
+        f"FP {total.false_positives}; uncertain {total.uncertain}"
+    )
+    if listing:
+        for label, row in total.wrong:
+            print(f"    [{row.kind}] {label}: {row.text!r}")
+    return total
 
 
 def main() -> None:
-    table = rows()
-    by_class: dict[str, list[int]] = {}
-    wrong = []
-    for cls, text, expected in table:
-        got = bool(find_violations(text, RULES))
-        counts = by_class.setdefault(cls, [0, 0, 0])  # right, false negatives, false positives
-        if got == expected:
-            counts[0] += 1
-        else:
-            counts[1 if expected else 2] += 1
-            wrong.append((cls, text, expected))
-    print(f"{'class':<18} {'right':>7} {'FN':>3} {'FP':>3}")
-    for cls, (right, fn, fp) in by_class.items():
-        total = right + fn + fp
-        print(f"{cls:<18} {right:>3}/{total:<3} {fn:>3} {fp:>3}")
-    correct = sum(v[0] for v in by_class.values())
-    print(f"overall: {correct}/{len(table)} = {correct / len(table):.1%}")
-    if "--list" in sys.argv:
-        for cls, text, expected in wrong:
-            print(f"  [{cls}] {'FN' if expected else 'FP'}: {text!r}")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--part", choices=(*PARTS, "adversarial"), action="append")
+    parser.add_argument("--list", action="store_true", help="print every wrong row")
+    args = parser.parse_args()
+    for part in args.part or [*PARTS, "adversarial"]:
+        rows = adversarial_rows() if part == "adversarial" else corpus_rows(part)
+        report(part, rows, args.list)
 
 
 if __name__ == "__main__":

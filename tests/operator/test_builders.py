@@ -142,6 +142,7 @@ def test_job_is_exactly_the_expected_object() -> None:
                             "env": [
                                 *env,
                                 {"name": "MLFLOW_TRACKING_URI", "value": "http://mlflow.mlops:5000"},
+                                {"name": "ASSAY_JOB", "value": "1"},
                             ],
                             "resources": RESOURCES,
                             "volumeMounts": [

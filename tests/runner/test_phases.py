@@ -196,18 +196,23 @@ def test_a_deadline_still_ends_in_a_verdict(suite: Path, brain: Path, tmp_path: 
 
 
 def test_the_judge_phase_in_a_job_exits_0_on_blocked_only_with_a_written_summary(
-    suite: Path, brain: Path, tmp_path: Path
+    suite: Path, brain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # In a Job only "could not run" may fail the pod (blockedExitCode 0): a Blocked verdict exits 0 and
-    # travels in the RunSummary. Without that setting, Blocked is exit 1 as on a terminal.
+    # travels in the RunSummary. Without that setting, Blocked is exit 1 as on a terminal; and the setting
+    # counts only in the operator's Job (ASSAY_JOB=1), never from a command line.
     public, keys = split(suite, tmp_path)
     agent = {"kind": "command", "model": "agent-m", "command": agent_command("sleep", 30).split()}
     common = {"brain": str(brain), "agent": {**agent, "timeoutSeconds": 1}, "mlflow": {"enabled": False}}
     answers = tmp_path / "answers"
     answer = _config(tmp_path, suite=str(public), answersDir=str(answers), tickets=["T-1"], **common)
     assert main(["answer", "--config", str(answer), "-q"]) == 0
-    for blocked_exit_code, expected in ((0, 0), (1, 1)):
-        out = tmp_path / f"out-{blocked_exit_code}"
+    for in_job, blocked_exit_code, expected in ((True, 0, 0), (True, 1, 1), (False, 0, 1)):
+        if in_job:
+            monkeypatch.setenv("ASSAY_JOB", "1")
+        else:
+            monkeypatch.delenv("ASSAY_JOB", raising=False)
+        out = tmp_path / f"out-{blocked_exit_code}-{in_job}"
         judge = _config(
             tmp_path,
             suite=str(public),
@@ -216,13 +221,13 @@ def test_the_judge_phase_in_a_job_exits_0_on_blocked_only_with_a_written_summary
             tickets=["T-1"],
             output={
                 "dir": str(out),
-                "summaryPath": str(tmp_path / f"termination-log-{blocked_exit_code}"),
+                "summaryPath": str(tmp_path / f"termination-log-{blocked_exit_code}-{in_job}"),
                 "blockedExitCode": blocked_exit_code,
             },
             **common,
         )
         assert main(["score", "--config", str(judge), "-q"]) == expected
-        summary = (tmp_path / f"termination-log-{blocked_exit_code}").read_text()
+        summary = (tmp_path / f"termination-log-{blocked_exit_code}-{in_job}").read_text()
         assert RunSummary.model_validate_json(summary).verdict == "Blocked"
 
 

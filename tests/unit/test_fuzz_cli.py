@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the CLI over suites, answer trees and result files.
+"""Property-based fuzzing of the CLI over suites, answer trees, result files and RunConfig files.
 
 Whatever the input: no traceback, exit 0 only with a written result whose verdict is Pass, and exit 2
 (bad input) names the file it is about. Bounded for `make test` (a few tens of seconds); a larger run:
@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -194,3 +196,153 @@ def test_fuzzed_result_files(
         _check(code, capsys.readouterr().err, out, [str(path)])
         code = main(["compare", str(path)])
         _check(code, capsys.readouterr().err, None, [str(path)])
+
+
+# ------------------------------------------------------------------------------------- RunConfig files
+
+RUN_CONFIG_VALUES = st.one_of(
+    ODD_VALUES,
+    st.sampled_from(["4", "true", "yes", "1e3", "inf", "/dev/full", "/dev/null/x", "all", "T-1", "chat"]),
+    st.sampled_from([0, 1, 2, 64, 65, 100, 101, 0.5, 1.5, -1, 86401, 1e-9]),
+    st.lists(st.sampled_from(["T-1", "T-2", "T-9", "", "T-1"]), max_size=3),
+)
+ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
+
+
+def _base_config(root: Path, suite: Path, answers: Path) -> dict[str, Any]:
+    return {
+        "schemaVersion": 1,
+        "runName": "fuzz",
+        "suite": str(suite),
+        "tickets": ["T-1", "T-2"],
+        "agent": {"kind": "replay", "answers": str(answers), "timeoutSeconds": 30},
+        "repetitions": 1,
+        "concurrency": 2,
+        "mlflow": {"enabled": False, "experiment": "assay"},
+        "gate": {"minScore": 0.5, "ticketFloor": 0.5},
+        "prices": {"m": {"inputPerMillion": 1.0, "outputPerMillion": 2.0}},
+        "maxCostUsd": 10.0,
+        "output": {"dir": str(root / "out"), "blockedExitCode": 1, "keepWorkspaces": False},
+        "answerDeadlineSeconds": 600.0,
+    }
+
+
+def _number(value: Any, low: float, high: float, *, integer: bool = False, low_open: bool = False) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int if integer else int | float):
+        return False
+    if not math.isfinite(value):
+        return False
+    return (low < value if low_open else low <= value) and value <= high
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+KNOWN = {
+    "schemaVersion": lambda v: v == 1 and not isinstance(v, bool) and isinstance(v, int),
+    "runName": lambda v: v is None or _text(v),
+    "suite": _text,
+    "tickets": lambda v: (
+        v in ("all", "training", "validation")
+        or (
+            isinstance(v, list)
+            and bool(v)
+            and all(isinstance(t, str) and ID.match(t) for t in v)
+            and len(set(v)) == len(v)
+        )
+    ),
+    "repetitions": lambda v: _number(v, 1, 100, integer=True),
+    "concurrency": lambda v: _number(v, 1, 64, integer=True),
+    "maxCostUsd": lambda v: v is None or _number(v, 0, math.inf, low_open=True),
+    "answerDeadlineSeconds": lambda v: v is None or _number(v, 0, math.inf, low_open=True),
+}
+NESTED = {
+    "agent": {
+        "kind": lambda v: v in ("chat", "opencode", "claude-code", "codex", "command", "replay"),
+        "answers": lambda v: v is None or _text(v),
+        "timeoutSeconds": lambda v: _number(v, 0, 86400, low_open=True),
+    },
+    "mlflow": {"enabled": lambda v: isinstance(v, bool), "experiment": _text},
+    "gate": {
+        "minScore": lambda v: v is None or _number(v, 0, 1),
+        "ticketFloor": lambda v: v is None or _number(v, 0, 1),
+    },
+    "output": {
+        "dir": _text,
+        "blockedExitCode": lambda v: _number(v, 0, 1, integer=True),
+        "keepWorkspaces": lambda v: isinstance(v, bool),
+    },
+}
+
+
+def _invalid(document: Any) -> str | None:
+    """Why a RunConfig document is invalid, by the contract's own words (an oracle written apart from
+    the models): types without coercion, ranges, finite numbers, unique ticket ids, no unknown key."""
+    if not isinstance(document, dict):
+        return "not a mapping"
+    if "suite" not in document:
+        return "suite is missing"
+    for key, value in document.items():
+        if key in KNOWN:
+            if not KNOWN[key](value):
+                return f"{key}={value!r}"
+        elif key in NESTED:
+            if not isinstance(value, dict):
+                return f"{key} is not a mapping"
+            for inner, inner_value in value.items():
+                check = NESTED[key].get(inner)
+                if check is None or not check(inner_value):
+                    return f"{key}.{inner}={inner_value!r}"
+        elif key == "prices":
+            if not isinstance(value, dict):
+                return "prices is not a mapping"
+            for model, price in value.items():
+                if (
+                    not _text(model)
+                    or not isinstance(price, dict)
+                    or set(price)
+                    != {
+                        "inputPerMillion",
+                        "outputPerMillion",
+                    }
+                ):
+                    return f"prices.{model!r}"
+                if not all(_number(p, 0, math.inf) for p in price.values()):
+                    return f"prices.{model}={price!r}"
+        else:
+            return f"unknown key {key!r}"
+    return None
+
+
+@FUZZ
+@given(data=st.data(), count=st.integers(min_value=1, max_value=3))
+def test_fuzzed_run_configs(capsys: pytest.CaptureFixture[str], data: st.DataObject, count: int) -> None:
+    # 0 tracebacks, 0 hangs (the replay agent answers at once), and 0 invalid values accepted: a
+    # document the oracle above finds invalid must be refused as bad input (exit 2) before any work.
+    with _workdir() as root:
+        suite = _write_suite(root, BASE_SUITE)
+        answers = root / "answers"
+        for tid in ("T-1", "T-2"):
+            (answers / tid).mkdir(parents=True)
+            (answers / tid / "answer.md").write_text(GOOD_ANSWER)
+        document = _base_config(root, suite, answers)
+        for _ in range(count):
+            paths = [p for p in _paths(document) if p]
+            path = data.draw(st.sampled_from(paths))
+            parent = document
+            for part in path[:-1]:
+                parent = parent[part]
+            if data.draw(st.booleans()) and isinstance(parent, dict):
+                parent.pop(path[-1])
+            else:
+                parent[path[-1]] = data.draw(RUN_CONFIG_VALUES)
+        config = root / "config.yaml"
+        config.write_text(yaml.safe_dump(document, allow_unicode=True))
+        code = main(["run", "--config", str(config), "-q"])
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "could not run" not in err, err
+        assert code in (0, 1, 2)
+        why = _invalid(document)
+        if why is not None:
+            assert code == 2, f"invalid value accepted ({why}): exit {code}\n{err}"

@@ -13,7 +13,7 @@ from assay_runner.judges import policy
 from assay_runner.judges.selftest import run_selftest
 from assay_runner.suite import load_suite
 from assay_runner.suite.models import DETERMINISTIC_KINDS
-from assay_runner.text.policy_reader import ForbiddenRule, Violation
+from assay_runner.text.policy_reader import ForbiddenRule, PolicyReading, Violation
 from assay_runner.text.view import AnswerView
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-desk"
@@ -36,11 +36,11 @@ def test_a_judge_that_ignores_negation_fails_the_check(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A regression in the policy reader: any mention counts, "do not reinstall" included.
-    def naive(answer: AnswerView, rules: list[ForbiddenRule]) -> list[Violation]:
+    def naive(answer: AnswerView, rules: list[ForbiddenRule]) -> PolicyReading:
         found = [r for r in rules if r.phrase and r.phrase.lower() in answer.raw.lower()]
-        return [Violation(rule=r, clause=r.phrase or "", sentence_index=0) for r in found]
+        return PolicyReading([Violation(rule=r, clause=r.phrase or "", sentence_index=0) for r in found], 1)
 
-    monkeypatch.setattr(policy, "find_violations", naive)
+    monkeypatch.setattr(policy, "read_policy", naive)
     report = run_selftest(load_suite(str(EXAMPLE)))
     failed = [(o.probe, o.judge) for o in report.outcomes if not o.ok]
     assert failed == [("negated advice (fine)", "policy")]

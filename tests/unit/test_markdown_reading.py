@@ -35,7 +35,7 @@ VISIBLE = [
     pytest.param(
         "| step | do |\n|---|---|\n| 1 | reinstall |", "| step | do |\n| 1 | reinstall |", id="table"
     ),
-    pytest.param("> Do not\n> reinstall", "Do not\nreinstall", id="block-quote"),
+    pytest.param("> Do not\n> reinstall", "> Do not\nreinstall", id="block-quote"),
     pytest.param("1. open\n2. close\n   - nested", "1. open\n2. close\n- nested", id="lists"),
     pytest.param("Title\n=====\ntext", "# Title\n\ntext", id="setext-heading"),
     pytest.param("\uff2b\uff22-\uff11\uff10\uff10\uff13 re\u0456nstall", "KB-1003 reinstall", id="folded"),

@@ -71,7 +71,7 @@ def test_minimal_inline_suite(tmp_path: Path) -> None:
         (("type: kb_citation", "type: kb_cite"), "suite.yaml:3: judges[0]: Input tag 'kb_cite' found"),
         (
             ("threshold: 0.9", "threshold: 1.5"),
-            "judges[0]: threshold 1.5 is outside the judge's scale [0, 1]",
+            "suite.yaml:3: judges[0].threshold: threshold 1.5 is outside the judge's scale [0, 1]",
         ),
         (
             ("threshold: 0.9", "threshold: high"),
@@ -167,3 +167,49 @@ def test_copy_of_example_still_validates(tmp_path: Path) -> None:
 def test_fact_without_words_is_rejected(tmp_path: Path) -> None:
     write_suite(tmp_path, MINIMAL.replace("key: {kb: [KB-1]}", "key: {kb: [KB-1], mustMention: [' > ']}"))
     assert any("tickets[0].key.mustMention[0]: fact ' > ' has no words" in p for p in problems(tmp_path))
+
+
+def test_every_problem_of_a_suite_is_reported_in_one_pass(tmp_path: Path) -> None:
+    # Before: a threshold out of range and a ticketsFile outside the suite showed only once the type
+    # errors were fixed (a whole-judge check ran only on a valid judge, the tickets only on a valid suite).
+    suite = """\
+name: onepass
+judges:
+  - {name: kb, type: kb_citation, weight: "1", threshold: 1.5}
+  - {name: kb, type: must_mention, weight: true, threshold: 0.5}
+  - {name: c, type: code, weight: 0, threshold: 0, file: ../outside.py}
+ticketsFile: ../elsewhere.yaml
+"""
+    found = problems(write_suite(tmp_path, suite))
+    expected = [
+        "judges[0].weight: Input should be a valid number (got '1')",
+        "judges[0].threshold: threshold 1.5 is outside the judge's scale [0, 1]",
+        "judges[1].weight: Input should be a valid number (got True)",
+        "judges: judge names must be unique; repeated: kb",
+        "ticketsFile: '../elsewhere.yaml' must name a file inside the suite",
+        "judges[2].file: must stay inside the suite directory",
+    ]
+    assert all(any(e in p for p in found) for e in expected), found
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (("weight: 1,", 'weight: "1",'), "judges[0].weight: Input should be a valid number"),
+        (("weight: 1,", "weight: true,"), "judges[0].weight: Input should be a valid number"),
+        (("threshold: 0.9}", "threshold: .inf}"), "judges[0].threshold"),
+        (
+            ("key: {kb: [KB-1]}", "key: {kb: [KB-1], shouldAbstain: 1}"),
+            "shouldAbstain: Input should be a valid boolean",
+        ),
+        (
+            ("key: {kb: [KB-1]}", 'key: {kb: [KB-1], shouldAbstain: "true"}'),
+            "shouldAbstain: Input should be a valid boolean",
+        ),
+    ],
+    ids=["string-weight", "bool-weight", "infinite-threshold", "one-for-true", "string-for-true"],
+)
+def test_suite_values_are_not_coerced(tmp_path: Path, edit: tuple[str, str], expected: str) -> None:
+    write_suite(tmp_path, MINIMAL.replace(*edit))
+    found = problems(tmp_path)
+    assert any(expected in p for p in found), found

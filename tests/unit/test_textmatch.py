@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 
@@ -11,16 +12,8 @@ from hypothesis import strategies as st
 
 from assay_runner.text.fold import fold
 from assay_runner.text.markdown import normalize
-from assay_runner.text.match import (
-    _TOKEN,
-    Token,
-    Words,
-    find_phrase,
-    mentions,
-    phrase_tokens,
-    stem,
-    tokenize,
-)
+from assay_runner.text.match import Words, find_phrase, mentions, phrase_tokens
+from assay_runner.text.tokens import _TOKEN, Token, stem, tokenize
 
 # ------------------------------------------------------------------------------------------------ stem
 
@@ -107,6 +100,8 @@ def _tokenize_word_by_word(text: str) -> list[Token]:
     previous_end, previous = -2, ""
     for m in _TOKEN.finditer(text):
         word = m.group().casefold().replace("\u2019", "'")
+        if re.search(r"[^\W\d_]\d|\d[^\W\d_]", word):  # leetspeak: a letter next to a digit
+            word = word.translate(str.maketrans("013457", "oieast"))
         gap = text[m.start() - 1] if m.start() else ""
         joined = m.start() - previous_end == 1 and (
             gap in "-_\u2010\u2011" or (previous == "re" and gap in " \n")
@@ -183,7 +178,9 @@ def test_nested_markup_reads_as_commonmark_renders_it() -> None:
     # A link cannot contain a link: the inner one is the link, the outer brackets stay text.
     assert normalize("[[a](b)](c)") == "[a](c)"
     assert normalize("**[~~KB-1003~~ KB-1004](https://x.example/KB-1005)**") == "KB-1004"
-    assert normalize("> quoted **[link](https://x.example/hidden)** text") == "quoted link text"
+    assert (
+        normalize("> quoted **[link](https://x.example/hidden)** text") == "> quoted link text"
+    )  # a block quote keeps its marker
 
 
 # -------------------------------------------------------------------------------------------- mentions

@@ -409,6 +409,8 @@ def _phases(
     mlflow_uri = (spec.mlflow.tracking_uri if spec.mlflow else None) or settings.default_mlflow_uri
     if mlflow_uri:
         judge_env.append({"name": "MLFLOW_TRACKING_URI", "value": mlflow_uri})
+    # The judge phase exits 0 on a Blocked verdict only where this is set (output.blockedExitCode: 0).
+    judge_env.append({"name": "ASSAY_JOB", "value": "1"})
     phases = _Phases(volumes, answer_mounts, judge_mounts, answer_env, judge_env)
     _add_tokens(spec, settings, phases)
     return phases

@@ -7,6 +7,7 @@ it), never skipped.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -43,7 +44,7 @@ class AgentOutcome:
     timed_out: bool = False
     error: str | None = None
     """Why the cell cannot be judged at all (e.g. the agent modified the brain)."""
-    files: dict[str, str] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
     started_at: float | None = None
     """Seconds since the epoch when the agent started (set by the orchestrator)."""
 

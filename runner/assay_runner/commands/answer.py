@@ -58,8 +58,12 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from assay_runner.commands.run import until_stopped
+    from assay_runner.io.destinations import check_destinations
     from assay_runner.run.answering import answer_all, prepare_answers
 
-    prepared = prepare_answers(answer_config(args))
+    config = answer_config(args)
+    if config.answers_dir is not None:
+        check_destinations(Path(config.answers_dir), out_setting="answersDir")
+    prepared = prepare_answers(config)
     asyncio.run(until_stopped(prepared, args.quiet, answer_all))
     return ExitCode.PASS

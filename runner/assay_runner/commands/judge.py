@@ -58,12 +58,16 @@ def _log_trace(result: Result, args: argparse.Namespace) -> Result:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
+    from assay_runner.judges.judging import NEEDS_A_KEY
     from assay_runner.run.online import judge_online
     from assay_runner.suite import load_suite
     from assay_runner.views.table import print_result
 
     if not args.question.strip():
         raise InputError("--question: must not be empty")
+    from assay_runner.io.destinations import check_destinations
+
+    check_destinations(args.out, out_setting="--out")
     suite = load_suite(args.suite)
     try:
         answer = Path(args.answer).read_text(encoding="utf-8")
@@ -88,7 +92,10 @@ def run(args: argparse.Namespace) -> int:
     result = options.finish(result, out=args.out)
     if not args.quiet:
         print_result(result)
-        skipped = [n for n, s in result.judges.items() if s.applicable_tickets == 0]
+        # Only the judges skipped for want of a key: one that ran and found nothing to check (exit_code
+        # with no --exit-code) is not among them.
+        verdicts = result.tickets[0].repetitions[0].judges if result.tickets else {}
+        skipped = [n for n, v in verdicts.items() if not v.applicable and v.reason == NEEDS_A_KEY]
         if skipped:
             print(f"not run without an answer key: {', '.join(skipped)}")
     return ExitCode.ONLINE_PASS if result.verdict == "Pass" else ExitCode.BLOCKED

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -195,4 +196,23 @@ def finish_run(result: Result, config: RunConfig) -> Finished:
         summary_path=config.output.summary_path,
         mlflow=mlflow_info(config),
     )
-    return Finished(finished, config.output.blocked_exit_code)
+    return Finished(finished, blocked_exit_code(finished, config.output.blocked_exit_code))
+
+
+JOB_ENVIRONMENT = "ASSAY_JOB"
+"""Set to 1 by the operator in the Job's judge container: there, and only there, `output.blockedExitCode: 0`
+is honoured (a RunConfig file handed to `assay run --config` in CI must not turn a Blocked verdict into
+exit 0)."""
+
+
+def blocked_exit_code(result: Result, configured: int) -> int:
+    """`output.blockedExitCode` as it counts in this process: 0 only in the operator's Job."""
+    if configured != ExitCode.PASS or os.environ.get(JOB_ENVIRONMENT) == "1":
+        return configured
+    if result.verdict != "Pass" and result.mode == "release":
+        print(
+            "assay: warning: output.blockedExitCode 0 applies only in the operator's Job "
+            f"({JOB_ENVIRONMENT}=1); the Blocked verdict exits 1",
+            file=sys.stderr,
+        )
+    return ExitCode.BLOCKED

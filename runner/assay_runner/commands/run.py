@@ -148,9 +148,11 @@ def run(args: argparse.Namespace) -> Finished:
     import asyncio
 
     from assay_runner.core.independence import judge_model_warnings
+    from assay_runner.io.destinations import check_destinations
     from assay_runner.run.preparation import prepare
 
     config = run_config_from_args(args)
+    check_destinations(Path(config.output.dir), config.output.summary_path)
     prepared = prepare(config)
     # Checked before any agent runs: a suite that requires an independent judge fails fast.
     warnings = judge_model_warnings(prepared.suite, config.judge_model, config.agent.model)

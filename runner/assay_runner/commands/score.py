@@ -32,6 +32,12 @@ def add_parser(commands: Subcommands) -> None:
         "--tickets", type=options.tickets, default="all", help="training | validation | all | ids"
     )
     score.add_argument("--concurrency", type=options.positive_int, default=4)
+    score.add_argument(
+        "--max-answer-bytes",
+        type=options.positive_int,
+        default=8 << 20,
+        help="an answer.md larger than this is a cell error, never read (default 8 MiB)",
+    )
     score.add_argument("--out", type=Path, help="write result.json and summary.json here")
     score.add_argument("--run-name", help="name of this candidate (default: the answers folder's name)")
     score.add_argument(
@@ -77,6 +83,7 @@ def _flag_config(args: argparse.Namespace) -> RunConfig:
             "gateway": args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
             "judge_model": args.judge_model,
             "cassettes": cassettes,
+            "limits": {"max_answer_bytes": args.max_answer_bytes},
         }
     )
 
@@ -84,6 +91,7 @@ def _flag_config(args: argparse.Namespace) -> RunConfig:
 def run(args: argparse.Namespace) -> Finished:
     import asyncio
 
+    from assay_runner.io.destinations import check_destinations
     from assay_runner.io.runconfig import read_run_config
     from assay_runner.run.scoring import judge_phase
     from assay_runner.views.table import print_result
@@ -92,12 +100,15 @@ def run(args: argparse.Namespace) -> Finished:
         if args.suite is not None:
             raise InputError("give either a SUITE and flags, or --config FILE, not both")
         config = read_run_config(args.config)
+        check_destinations(Path(config.output.dir), config.output.summary_path)
         if args.answers is not None:
             config = config.model_copy(update={"answers_dir": str(Path(args.answers).absolute())})
         finished = options.finish_run(asyncio.run(judge_phase(config)), config)
     else:
+        check_destinations(args.out, out_setting="--out")
         result = asyncio.run(judge_phase(_flag_config(args), sealed=False))
         finished = options.Finished(options.finish(result, out=args.out, mlflow=_mlflow_info(args)))
+
     if not args.quiet:
         print_result(finished.result)
     return finished

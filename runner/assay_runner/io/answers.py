@@ -13,13 +13,21 @@ An answers tree that could be read two ways is bad input (exit 2) naming the pat
 folder for a ticket the suite does not have (a typo), a repetition folder outside 1..k (a stray `0`), a
 ticket with both a flat `answer.md` and repetition folders, an `answer.md` or `exit_code` that is not
 UTF-8 (a UTF-16 answer read as UTF-8 is garbage the judges would misread; write answers as UTF-8).
+
+Memory is bounded (`Limits`): an `answer.md` or a side file larger than its limit is not read (its size
+comes from the file system, so a sparse file of terabytes costs nothing) and the cell is recorded with
+an error saying so, which blocks; the transcript is read up to its limit (its tail). Side files are
+listed when a cell is read and read when a judge asks for one (`SideFiles`), so a tree of ten thousand
+cells is not held in memory at once.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import stat
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,8 +41,38 @@ EXIT_CODE_FILE = "exit_code"
 TRANSCRIPT_FILE = "transcript"
 CELL_FILE = "cell.json"
 MANIFEST_FILE = "answers.json"
-MAX_FILE_BYTES = 1 << 20  # files handed to code judges; larger ones are listed, not read
 NOT_REACHED = "the answer phase never reached this cell"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The largest files a cell may hold (`RunConfig.limits`): judging costs some 30 MB of memory per MB
+    of answer (bench/judges_cost.py), so these bound what one cell can take."""
+
+    max_answer_bytes: int = 8 << 20
+    """`answer.md`: a larger answer is a cell error (Blocked), never read."""
+    max_side_file_bytes: int = 1 << 20
+    """Each other file of the cell (`outputs.files` of code judges), and the transcript's tail."""
+
+
+DEFAULT_LIMITS = Limits()
+
+
+class SideFiles(Mapping[str, str]):
+    """A cell's other text files, by path relative to the cell: listed when the cell is read, each read
+    (as UTF-8, undecodable bytes replaced) only when a judge asks for it, and not kept."""
+
+    def __init__(self, paths: dict[str, Path]) -> None:
+        self._paths = paths
+
+    def __getitem__(self, name: str) -> str:
+        return self._paths[name].read_text(encoding="utf-8", errors="replace")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 class CellRecord(WireModel):
@@ -89,7 +127,7 @@ class RecordedAnswer:
     """None when answer.md is missing."""
     exit_code: int | None = 0
     transcript: str = ""
-    files: dict[str, str] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)
     source: str = ""
     record: CellRecord | None = None
     """The answer phase's `cell.json`, when the tree came from `assay answer`."""
@@ -102,19 +140,36 @@ def cell_dir(root: Path, ticket_id: str, repetition: int, k: int) -> Path:
     return flat / str(repetition)
 
 
-def _text_files(folder: Path) -> dict[str, str]:
-    files: dict[str, str] = {}
+def _side_files(folder: Path, limits: Limits) -> tuple[SideFiles, str | None]:
+    """The cell's other files, and why the cell cannot be judged when one is over its limit."""
+    files: dict[str, Path] = {}
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or path.name in (EXIT_CODE_FILE, TRANSCRIPT_FILE, CELL_FILE):
             continue
-        relative = str(path.relative_to(folder))
+        # A name that is not UTF-8 reaches Python with surrogates, which no result can hold: its bytes
+        # are shown as escapes ("bad\\xff.txt").
+        relative = os.fsencode(path.relative_to(folder)).decode("utf-8", "backslashreplace")
         if relative.split("/", 1)[0].isdigit():
             continue  # a repetition folder of its own
-        if path.stat().st_size > MAX_FILE_BYTES:
-            files[relative] = f"<{path.stat().st_size} bytes, not read>"
-            continue
-        files[relative] = path.read_text(encoding="utf-8", errors="replace")
-    return files
+        size = path.stat().st_size
+        if size > limits.max_side_file_bytes and relative != ANSWER_FILE:  # the answer has its own limit
+            return SideFiles({}), _over(relative, size, limits.max_side_file_bytes, "maxSideFileBytes")
+        files[relative] = path
+    return SideFiles(files), None
+
+
+def _over(name: str, size: int, limit: int, setting: str) -> str:
+    return f"{name} is {size:,} bytes, over the limit of {limit:,} (limits.{setting}); it was not read"
+
+
+def _tail(path: Path, limit: int) -> str:
+    """The last `limit` bytes of a text file (a transcript's end is where a crash shows)."""
+    with path.open("rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        handle.seek(max(0, size - limit))
+        data = handle.read(limit)
+    text = data.decode("utf-8", errors="replace")
+    return text if size <= limit else f"[first {size - limit:,} bytes not read]\n{text}"
 
 
 class Refused(Exception):
@@ -193,7 +248,9 @@ def _utf8(path: Path) -> str:
         ) from None
 
 
-def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAnswer:
+def read_cell(
+    root: Path, ticket_id: str, repetition: int, k: int, limits: Limits = DEFAULT_LIMITS
+) -> RecordedAnswer:
     folder = cell_dir(root, ticket_id, repetition, k)
     answer_path = folder / ANSWER_FILE
     tampered = _not_plain(root, folder)
@@ -210,30 +267,41 @@ def read_cell(root: Path, ticket_id: str, repetition: int, k: int) -> RecordedAn
         refused = CellRecord(error=f"refused: {exc}")
         return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
     transcript_path = folder / TRANSCRIPT_FILE
-    transcript = (
-        transcript_path.read_text(encoding="utf-8", errors="replace") if transcript_path.is_file() else ""
-    )
+    transcript = _tail(transcript_path, limits.max_side_file_bytes) if transcript_path.is_file() else ""
+    size = answer_path.stat().st_size
+    files, too_large = _side_files(folder, limits)
+    if size > limits.max_answer_bytes:
+        too_large = _over(ANSWER_FILE, size, limits.max_answer_bytes, "maxAnswerBytes")
+    if too_large is not None:
+        refused = (record or CellRecord()).model_copy(update={"error": too_large})
+        return RecordedAnswer(
+            ticket_id, repetition, None, exit_code, transcript, source=str(answer_path), record=refused
+        )
     return RecordedAnswer(
         ticket_id=ticket_id,
         repetition=repetition,
         answer=_utf8(answer_path).removeprefix("\ufeff"),
         exit_code=exit_code,
         transcript=transcript,
-        files=_text_files(folder),
+        files=files,
         source=str(answer_path),
         record=record,
     )
 
 
 def load_answers(
-    root: Path, ticket_ids: list[str], k: int, suite_ids: list[str] | None = None
+    root: Path,
+    ticket_ids: list[str],
+    k: int,
+    suite_ids: list[str] | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[RecordedAnswer]:
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "answers directory not found")])
     problems = ambiguities(root, ticket_ids, k, suite_ids if suite_ids is not None else ticket_ids)
     if problems:
         raise InputError(problems)
-    return [read_cell(root, tid, rep, k) for tid in ticket_ids for rep in range(1, k + 1)]
+    return [read_cell(root, tid, rep, k, limits) for tid in ticket_ids for rep in range(1, k + 1)]
 
 
 def write_cell(

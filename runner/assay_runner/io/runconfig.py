@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -12,14 +13,26 @@ from assay_runner.suite.yamlsource import YamlDocument
 
 
 def read_run_config(path: Path) -> RunConfig:
-    doc = YamlDocument(path, str(path))  # JSON is YAML, so one reader serves both
-    if not isinstance(doc.data, dict):
+    doc = YamlDocument(path, str(path))  # JSON is YAML, so one reader serves both (and gives the lines)
+    data = _json_numbers(path, doc.data)
+    if not isinstance(data, dict):
         raise InputError([Problem(str(path), "", "a run configuration must be a mapping")])
     try:
-        config = RunConfig.model_validate(doc.data)
+        config = RunConfig.model_validate(data)
     except ValidationError as exc:
         raise InputError(list(doc.problems(exc))) from None
     return resolve_paths(config, path.parent)
+
+
+def _json_numbers(path: Path, data: object) -> object:
+    """A JSON file's own reading: JSON writers spell a non-finite number NaN or Infinity, which YAML
+    reads as words; read as JSON they are numbers, refused as such by the checks of range (a word is
+    refused as not a number, with no coercion)."""
+    try:
+        parsed = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return data  # not JSON: YAML's reading stands
+    return parsed if isinstance(parsed, dict) else data
 
 
 def resolve_paths(config: RunConfig, base: Path) -> RunConfig:

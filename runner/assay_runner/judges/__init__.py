@@ -43,9 +43,11 @@ def build_judge(
 
             return MustMention(spec)
         case PolicyJudge():
-            from assay_runner.judges.policy import Policy
+            from assay_runner.judges.policy import Policy, PolicySecondReading
 
-            return Policy(spec)
+            return (
+                PolicySecondReading(spec, client, judge_model) if spec.uncertain == "model" else Policy(spec)
+            )
         case FormatJudge():
             from assay_runner.judges.format import Format
 

@@ -196,14 +196,32 @@ def _setup(spec: CodeJudge, suite_root: Path) -> dict[str, Any]:
     }
 
 
+def printable(text: str) -> str:
+    """`text` as UTF-8 can hold it: a file name that is not UTF-8 reaches judge code with surrogates
+    (Python's file-system decoding), which the result's JSON cannot encode; its bytes are shown as
+    escapes ("bad\\xff.txt")."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape" if _escapable(text) else "backslashreplace").decode(
+            "utf-8", "backslashreplace"
+        )
+    return text
+
+
+def _escapable(text: str) -> bool:
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in text)
+
+
 def _verdict(reply: dict[str, Any]) -> JudgeVerdict:
     """A worker's reply as a verdict; anything unexpected is an error, never a score."""
     kind = reply.get("kind")
     reason = reply.get("reason")
     if kind == "not_applicable" and isinstance(reason, str):
-        return not_applicable(reason)
+        return not_applicable(printable(reason))
     score = reply.get("score")
     if kind == "score" and isinstance(score, int | float) and not isinstance(score, bool):
-        return scored(float(score), reason if isinstance(reason, str) else "")
+        return scored(float(score), printable(reason) if isinstance(reason, str) else "")
     error = reply.get("error")
-    return failed(error if isinstance(error, str) else f"unexpected reply from the judge worker: {reply!r}")
+    shown = error if isinstance(error, str) else f"unexpected reply from the judge worker: {reply!r}"
+    return failed(printable(shown))

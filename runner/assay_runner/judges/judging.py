@@ -34,9 +34,12 @@ def budget_of(judge: AnyJudge) -> float:
     return float(budget) if isinstance(budget, int | float) else default
 
 
+NEEDS_A_KEY = "needs an answer key; online judging has none"
+
+
 def skipped(judge: AnyJudge, case: Case) -> JudgeVerdict | None:
     if case.online and judge.needs_key:
-        return not_applicable("needs an answer key; online judging has none")
+        return not_applicable(NEEDS_A_KEY)
     return None
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from assay_runner.contract import Result
 from assay_runner.core.summary import encode, summarise
+from assay_runner.errors import InputError, Problem
 
 if TYPE_CHECKING:
     from assay_runner.io.tracking import RunInfo
@@ -21,7 +22,17 @@ RESULT_FILE, SUMMARY_FILE, REPORT_FILE = "result.json", "summary.json", "report.
 
 
 def write_outputs(result: Result, out: Path | None, summary_path: str | None = None) -> None:
-    """result.json, summary.json and report.html in `out`; the summary also at `summary_path`."""
+    """result.json, summary.json and report.html in `out`; the summary also at `summary_path`. The
+    destinations were checked before any work (`io.destinations`); what still fails to write (a disk
+    filled meanwhile) is bad input naming the path, not a traceback."""
+    try:
+        _write_outputs(result, out, summary_path)
+    except OSError as exc:
+        where = exc.filename if isinstance(exc.filename, str) else str(out)
+        raise InputError([Problem(where, "", f"cannot write: {exc.strerror or exc}")]) from None
+
+
+def _write_outputs(result: Result, out: Path | None, summary_path: str | None) -> None:
     summary = encode(summarise(result))
     if summary_path is not None:
         Path(summary_path).write_bytes(summary)

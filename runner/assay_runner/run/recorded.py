@@ -14,16 +14,24 @@ from assay_runner.run.cell import Answered, Cell, no_answer_left, unanswered
 
 
 def read_cells(
-    answers_dir: Path, suite: str, ticket_ids: list[str], k: int, suite_ids: list[str], *, sealed: bool
+    answers_dir: Path,
+    suite: str,
+    ticket_ids: list[str],
+    k: int,
+    suite_ids: list[str],
+    *,
+    sealed: bool,
+    limits: answer_store.Limits = answer_store.DEFAULT_LIMITS,
 ) -> tuple[dict[Cell, Answered], answer_store.AnswersManifest | None]:
     """Every ticket x repetition of the selection, answered or with the reason it is not; and the tree's
     manifest, when the answer phase wrote one.
 
     `sealed`: the tree must be this run's sealed tree (the judge phase of a split run): its manifest is
     checked against `suite`, the tickets and k, and every cell against its seal. A tree that carries seals
-    is checked against them even when `sealed` is not asked for (a hand-made tree carries none)."""
+    is checked against them even when `sealed` is not asked for (a hand-made tree carries none). `limits`
+    bound the files a cell may hold."""
     manifest = answer_store.read_manifest(answers_dir)
-    recorded = answer_store.load_answers(answers_dir, ticket_ids, k, suite_ids)
+    recorded = answer_store.load_answers(answers_dir, ticket_ids, k, suite_ids, limits)
     cells = {(r.ticket_id, r.repetition): _answered(r, manifest) for r in recorded}
     if not sealed and (manifest is None or manifest.cells is None):
         return cells, manifest

@@ -16,6 +16,7 @@ from assay_runner.core.independence import judge_model_warnings
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
+from assay_runner.io.answers import Limits
 from assay_runner.judges import build_judges
 from assay_runner.run.judge_step import JudgeStep
 from assay_runner.run.preparation import prepare
@@ -39,6 +40,7 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
         config.repetitions,
         [t.id for t in prepared.suite.tickets],
         sealed=sealed,
+        limits=Limits(config.limits.max_answer_bytes, config.limits.max_side_file_bytes),
     )
     # The agent's model: the config's, else what the answer phase recorded it answered with.
     agent_model = config.agent.model or (manifest.model if manifest else None)

@@ -81,54 +81,97 @@ class Suite:
 
 def load_suite(path: str | Path, kb_dir: str | Path | None = None, keys: str | Path | None = None) -> Suite:
     """`kb_dir` overrides `<suite>/kb` (on the cluster the articles come from their own ConfigMap); `keys`
-    names the answer-key file of a split suite (`path` then holds only the public part)."""
+    names the answer-key file of a split suite (`path` then holds only the public part).
+
+    Every problem is reported in one pass: a suite.yaml that does not validate is still read for what can
+    be checked without it (its tickets file, its judge code files, its articles), so one run of `assay
+    validate` lists everything to fix. Validation is strict: no value is coerced ("0.9" is not a number,
+    1 is not true)."""
     root = Path(path)
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "suite directory not found")])
     suite_doc = YamlDocument(root / SUITE_FILE, str(root / SUITE_FILE))
     if not isinstance(suite_doc.data, dict):
         raise InputError([Problem(suite_doc.display, "", "must be a mapping with name, judges and tickets")])
+    raw: dict[str, object] = suite_doc.data
+    problems: list[Problem] = []
+    spec: SuiteSpec | None = None
     try:
-        spec = SuiteSpec.model_validate(suite_doc.data)
+        spec = SuiteSpec.model_validate(raw, strict=True)
     except ValidationError as exc:
-        raise InputError(list(suite_doc.problems(exc, transparent=TRANSPARENT))) from None
+        problems.extend(suite_doc.problems(exc, transparent=TRANSPARENT))
+        problems.extend(_raw_coherence(raw, suite_doc))
 
     files: dict[str, bytes] = {SUITE_FILE: (root / SUITE_FILE).read_bytes()}
-    problems: list[Problem] = []
-    tickets, tickets_doc = _load_tickets(root, spec, suite_doc, problems, files)
+    tickets, tickets_doc = _load_tickets(root, spec, raw, suite_doc, problems, files)
     if keys is not None and tickets_doc is not None:
         tickets = _merge_keys(Path(keys), tickets, problems)
     kb = _load_kb(Path(kb_dir) if kb_dir is not None else root / KB_DIR, problems, files)
     if tickets_doc is not None:
-        problems.extend(_cross_check(spec, tickets, kb, tickets_doc, root))
-    problems.extend(_check_code_files(spec, root, suite_doc, files))
-    if problems:
+        problems.extend(_cross_check(tickets, kb, tickets_doc, root))
+    problems.extend(_check_code_files(raw, root, suite_doc, files))
+    if problems or spec is None:
         raise InputError(problems)
     return Suite(spec=spec, root=root, tickets=tickets, kb=kb, files=files)
 
 
+def _raw_coherence(raw: dict[str, object], doc: YamlDocument) -> list[Problem]:
+    """What `SuiteSpec`'s own check says of a whole suite, read from the raw file when some other field
+    does not validate (pydantic runs that check only on a valid model): so it is not reported a run
+    later."""
+    problems: list[Problem] = []
+    judges = raw.get("judges")
+    if isinstance(judges, list):
+        names = [str(j["name"]) for j in judges if isinstance(j, dict) and isinstance(j.get("name"), str)]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            message = f"judge names must be unique; repeated: {', '.join(repeated)}"
+            problems.append(Problem(doc.display, "judges", message, doc.line_of(("judges",))))
+    if ("tickets" in raw) == ("ticketsFile" in raw):
+        problems.append(Problem(doc.display, "", "give exactly one of 'tickets' or 'ticketsFile'"))
+    return problems
+
+
 def _load_tickets(
-    root: Path, spec: SuiteSpec, suite_doc: YamlDocument, problems: list[Problem], files: dict[str, bytes]
+    root: Path,
+    spec: SuiteSpec | None,
+    raw: dict[str, object],
+    suite_doc: YamlDocument,
+    problems: list[Problem],
+    files: dict[str, bytes],
 ) -> tuple[list[Ticket], YamlDocument | None]:
-    if spec.tickets is not None:
+    if spec is not None and spec.tickets is not None:
         return spec.tickets, suite_doc
-    assert spec.tickets_file is not None
-    tickets_path = root / spec.tickets_file
+    if spec is None:
+        inline = raw.get("tickets")
+        if isinstance(inline, list):  # their problems are among the suite's; read them for the cross-check
+            try:
+                return TicketsFile.model_validate({"tickets": inline}, strict=True).tickets, suite_doc
+            except ValidationError:
+                return [], None
+    tickets_file = spec.tickets_file if spec is not None else raw.get("ticketsFile")
+    if not isinstance(tickets_file, str):
+        return [], None
+    tickets_path = root / tickets_file
     resolved = tickets_path.resolve()
     where = Problem(suite_doc.display, "ticketsFile", "", suite_doc.line_of(("ticketsFile",)))
     if root.resolve() not in resolved.parents:
-        problems.append(replace(where, message=f"{spec.tickets_file!r} must name a file inside the suite"))
+        problems.append(replace(where, message=f"{tickets_file!r} must name a file inside the suite"))
         return [], None
     if not resolved.exists():
         problems.append(Problem(str(tickets_path), "", "file not found"))
         return [], None
     if not resolved.is_file():
-        problems.append(replace(where, message=f"{spec.tickets_file!r} is not a file in the suite"))
+        problems.append(replace(where, message=f"{tickets_file!r} is not a file in the suite"))
         return [], None
-    doc = YamlDocument(tickets_path, str(tickets_path))
-    files[spec.tickets_file] = tickets_path.read_bytes()
     try:
-        return TicketsFile.model_validate(doc.data).tickets, doc
+        doc = YamlDocument(tickets_path, str(tickets_path))
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return [], None
+    files[tickets_file] = tickets_path.read_bytes()
+    try:
+        return TicketsFile.model_validate(doc.data, strict=True).tickets, doc
     except ValidationError as exc:
         problems.extend(doc.problems(exc, transparent=TRANSPARENT))
         return [], None
@@ -140,9 +183,13 @@ def _merge_keys(path: Path, tickets: list[Ticket], problems: list[Problem]) -> l
     if not path.is_file():
         problems.append(Problem(str(path), "", "answer-key file not found"))
         return tickets
-    doc = YamlDocument(path, str(path))
     try:
-        keys = KeysFile.model_validate(doc.data).keys
+        doc = YamlDocument(path, str(path))
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return tickets
+    try:
+        keys = KeysFile.model_validate(doc.data, strict=True).keys
     except ValidationError as exc:
         problems.extend(doc.problems(exc, transparent=TRANSPARENT))
         return tickets
@@ -177,9 +224,7 @@ def _load_kb(kb_dir: Path, problems: list[Problem], files: dict[str, bytes]) -> 
     return kb
 
 
-def _cross_check(
-    spec: SuiteSpec, tickets: list[Ticket], kb: dict[str, str], doc: YamlDocument, root: Path
-) -> list[Problem]:
+def _cross_check(tickets: list[Ticket], kb: dict[str, str], doc: YamlDocument, root: Path) -> list[Problem]:
     """What one model cannot see alone: ids unique, key articles exist in kb/."""
     problems: list[Problem] = []
     base: tuple[str | int, ...] = ("tickets",)
@@ -247,12 +292,15 @@ def has_words(phrase: str) -> bool:
 
 
 def _check_code_files(
-    spec: SuiteSpec, root: Path, doc: YamlDocument, files: dict[str, bytes]
+    raw: dict[str, object], root: Path, doc: YamlDocument, files: dict[str, bytes]
 ) -> list[Problem]:
+    """The code judges' files, read from the raw judges (so they are checked even when another field of
+    suite.yaml does not validate)."""
     problems: list[Problem] = []
-    for index, judge in enumerate(spec.judges):
-        source = getattr(judge, "file", None)
-        if judge.type_name() != "code" or source is None:
+    judges = raw.get("judges")
+    for index, judge in enumerate(judges if isinstance(judges, list) else []):
+        source = judge.get("file") if isinstance(judge, dict) and judge.get("type") == "code" else None
+        if not isinstance(source, str):
             continue
         path = (root / source).resolve()
         if root.resolve() not in path.parents:

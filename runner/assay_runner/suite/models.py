@@ -10,7 +10,7 @@ import re
 import typing
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from assay_runner.contract import (
     MODEL_SCALE,
@@ -101,11 +101,28 @@ class JudgeBase(WireModel):
 
     @model_validator(mode="after")
     def _bounds_on_scale(self) -> JudgeBase:
+        # A model judge's scale is one of its fields: its threshold is checked once the judge is valid.
+        if self.unit_scale:
+            return self  # checked field by field (`_on_unit_scale`)
         for label, value in (("threshold", self.threshold), ("floor", self.floor)):
             problem = None if value is None else threshold_problem(label, value, self.scale_bounds())
             if problem is not None:
                 raise ValueError(problem)
         return self
+
+    unit_scale: ClassVar[bool] = True
+    """Thresholds on [0, 1] (a model judge's are on its own scale, checked with the scale)."""
+
+    @field_validator("threshold", "floor")
+    @classmethod
+    def _on_unit_scale(cls, value: float | None, info: ValidationInfo) -> float | None:
+        # A field check, not a check of the whole judge: reported in the same pass as any other problem of
+        # the judge (a whole-model check runs only once every field is valid).
+        if cls.unit_scale and value is not None:
+            problem = threshold_problem(str(info.field_name), value, judge_scale("unit"))
+            if problem is not None:
+                raise ValueError(problem)
+        return value
 
     def scale_bounds(self) -> tuple[float, float]:
         """The scale the threshold and floor are on (`contract.judge_scale`)."""
@@ -151,6 +168,12 @@ class PolicyJudge(JudgeBase):
     forbidden: list[Forbidden] = Field(default_factory=list)
     """Suite-wide forbidden items; each ticket's key may add its own."""
     key_required: ClassVar[bool] = False  # the suite-wide list applies to any answer; tickets add to it
+    uncertain: Literal["block", "model"] = "block"
+    """What to do when the rule-based reading cannot tell whether a mention recommends a forbidden item
+    (a quotation or report with no stance, an unanswered question): `block` (a judge error, which
+    blocks), or `model` (ask the judge model for a second reading of each such sentence)."""
+    model: str | None = None
+    """The model for the second reading (`uncertain: model`); the run's judge model when omitted."""
 
 
 class FormatJudge(JudgeBase):
@@ -225,6 +248,8 @@ class CodeJudge(JudgeBase):
 class ModelJudge(JudgeBase):
     """A model grades the answer against a rubric, sampled several times; the median counts."""
 
+    unit_scale: ClassVar[bool] = False
+
     type: Literal["model"]
     rubric: str = Field(min_length=1)
     scale: tuple[int, int] = MODEL_SCALE
@@ -238,6 +263,12 @@ class ModelJudge(JudgeBase):
     """Sampling temperature: above 0 so that samples are independent draws (each with its own seed)."""
     deterministic: ClassVar[bool] = False  # sampled
     key_required: ClassVar[bool] = False  # the rubric alone can grade an ad-hoc answer
+
+    @field_validator("scale", mode="before")
+    @classmethod
+    def _pair(cls, scale: object) -> object:
+        # YAML has no tuples: `[1, 5]` is the pair (suites are validated strictly, which refuses a list).
+        return tuple(scale) if isinstance(scale, list) else scale
 
     @field_validator("scale")
     @classmethod

@@ -17,8 +17,9 @@ What a reader sees (`Rendered.plain`), after `fold` (NFKC, homoglyphs, quotes):
 
 The block structure stays in the text, one block per line group, so the policy reader can cut sentences
 without reading markdown again: a heading is written "# text", a list item "- text" (or "3. text"),
-a table row "| a | b |", each line of a code block is a block of its own, and blocks are separated by a
-blank line. The text is a rendering for the judges, not markdown to be parsed again.
+a table row "| a | b |" (an HTML table's rows too), a block in a block quote "> text", each line of a code
+block and each block-level HTML element is a block of its own, and blocks are separated by a blank line.
+The text is a rendering for the judges, not markdown to be parsed again.
 
 Headings (`Rendered.headings`, for the format judge), normalised and case-folded:
 
@@ -40,6 +41,10 @@ from typing import Any
 from assay_runner.text.fold import fold
 
 __all__ = ["Rendered", "normalize", "render"]
+
+# Marks a table row inside an HTML block until the block's lines are emitted (a private-use character,
+# never in an answer's visible text: `fold` keeps it, so it is removed where it is read).
+TABLE_ROW_MARK = "\ue000"
 
 
 @dataclass(frozen=True)
@@ -94,18 +99,31 @@ class _Html:
         self.comment = re2.compile(r"(?s)<!--.*?-->")
         self.heading = re2.compile(r"(?is)<h[1-6](?:\s[^>]*)?>(.*?)</h[1-6]\s*>")
         self.block_tag = re2.compile(
-            r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|hr|blockquote|pre|dd|dt|dl|section)"
+            r"(?i)</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|th|table|thead|tbody|tfoot|caption|hr|blockquote|pre|dd|dt"
+            r"|dl|section|article|aside|header|footer|nav|main|figure|figcaption|details|summary|address"
+            r"|fieldset|legend|form|center|menu|dialog)"
             r"(?:\s[^<>]*)?/?>"
         )
         self.tag = re2.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+        self.row = re2.compile(r"(?is)<tr(?:\s[^>]*)?>(.*?)</tr\s*>")
+        self.cell = re2.compile(r"(?is)<t[dh](?:\s[^>]*)?>(.*?)</t[dh]\s*>")
         self.heading_open = re2.compile(r"(?i)^<h[1-6](?:\s[^>]*)?>$")
         self.heading_close = re2.compile(r"(?i)^</h[1-6]\s*>$")
 
     def visible(self, raw: str) -> str:
-        """The text of a block of raw HTML: comments and tags dropped, block tags as line breaks."""
+        """The text of a block of raw HTML: comments and tags dropped, block tags as line breaks, and a
+        table's rows as the rows of a markdown table ("| a | b |"), so cells keep their column."""
         text = self.comment.sub("", raw)
+        if "<tr" in text.lower():
+            text = self.row.sub(self._row, text)
         text = self.block_tag.sub("\n", text)
         return html.unescape(self.tag.sub("", text))
+
+    def _row(self, row: Any) -> str:
+        cells = [
+            " ".join(self.tag.sub(" ", cell.group(1)).split()) for cell in self.cell.finditer(row.group(1))
+        ]
+        return "\n" + TABLE_ROW_MARK + "| " + " | ".join(cells) + " |\n"
 
     def is_block_tag(self, tag: str) -> bool:
         return self.block_tag.fullmatch(tag.strip()) is not None
@@ -136,6 +154,7 @@ class _Reader:
         self.cell: list[str] | None = None
         self.code = False  # inside a code block
         self.newlines = 0  # how many line breaks end the output so far
+        self.quotes = 0  # open block quotes: their lines start with "> " (the sentence reader marks them)
 
     # ------------------------------------------------------------------ output
 
@@ -154,6 +173,10 @@ class _Reader:
             self.html_heading.append(text)
 
     def _append(self, text: str) -> None:
+        # A block in a block quote starts with "> " (its later lines do not: a sentence must stay one
+        # slice of the text).
+        if self.quotes and text[0] != "\n" and (not self.parts or self.newlines >= 2):
+            self.parts.append("> ")
         self.parts.append(text)
         if text[-1] != "\n":
             self.newlines = 0
@@ -241,6 +264,7 @@ class _Reader:
         elif name in {"BlockQuote", "Table"}:
             self.end_block()
             self.containers += 1
+            self.quotes += name == "BlockQuote"
         elif name in {"TableHead", "TableRow"}:
             self.row = []
         elif name == "TableCell":
@@ -275,6 +299,7 @@ class _Reader:
                 self.end_block()
         elif name in {"BlockQuote", "Table"}:
             self.containers -= 1
+            self.quotes -= name == "BlockQuote"
             self.end_block()
         elif name == "TableCell":
             cell, self.cell = self.cell or [], None
@@ -290,9 +315,12 @@ class _Reader:
             reader = _html()
             self.headings.extend(reader.heading.findall(reader.comment.sub("", raw)))
             for line in reader.visible(raw).split("\n"):
-                if line.strip():
-                    self.emit(line.strip())
+                if line.strip().startswith(TABLE_ROW_MARK):  # rows of one table stay together
+                    self.emit(line.strip().removeprefix(TABLE_ROW_MARK))
                     self.end_line()
+                elif line.strip():  # every other block-level element is a paragraph of its own
+                    self.emit(line.strip())
+                    self.end_block()
             self.end_block()
         elif name == "Strikethrough":
             self.hidden -= 1

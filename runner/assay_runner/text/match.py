@@ -36,20 +36,25 @@ Other documented limits
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property, lru_cache
-from itertools import compress, repeat
+from itertools import compress
 from operator import itemgetter
-from typing import NamedTuple
 
 from assay_runner.text.fold import fold
+from assay_runner.text.language import foreign_stem
 from assay_runner.text.markdown import normalize
+from assay_runner.text.tokens import Token, TokenColumns, occurrences, stem, token_columns, tokenize
+
+
+def _set_of(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
 
 __all__ = [
     "Token",
+    "TokenColumns",
     "Unit",
     "Words",
     "compound_units",
@@ -57,168 +62,19 @@ __all__ = [
     "mentions",
     "phrase_tokens",
     "stem",
+    "token_columns",
     "tokenize",
 ]
-
-# ---------------------------------------------------------------------------------------------- tokenise
-
-_WORD = r"[^\W_]+"
-# Apostrophes join contractions; `.`, `,` and `:` join only digits (1.5, 10:30, 1,000).
-_TOKEN = re.compile(rf"{_WORD}(?:(?:['\u2019]|(?<=\d)[.,:](?=\d)){_WORD})*")
-_JOINERS = frozenset("-_\u2010\u2011")
-_PREFIXES = frozenset({"re"})
-
-
-class Token(NamedTuple):
-    """One word of a text, with its offsets in the string it was read from."""
-
-    text: str
-    """The word, case-folded, with a straight apostrophe."""
-    stem: str
-    """Its inflection key (`stem`)."""
-    start: int
-    end: int
-    joined: bool = False
-    """True when a single hyphen or underscore attaches it to the previous word (a compound part)."""
-
-
-def tokenize(text: str) -> list[Token]:
-    """The words of `text` in order. Offsets index `text` itself (no normalisation happens here)."""
-    # An answer has a token per word: each step below runs over all of them in C (map, zip), and only
-    # the rare joined words are looked at one by one in Python.
-    matches = list(_TOKEN.finditer(text.lower() if text.isascii() else text))
-    if not matches:
-        return []
-    words = list(map(_GROUP, matches))
-    if not text.isascii():  # ASCII text was lowered whole, which is its case-fold
-        words = [w.casefold().replace("\u2019", "'") for w in words]
-    starts = list(map(_START_OF, matches))
-    ends = list(map(_END_OF, matches))
-    joined = [False] * len(words)
-    for i in _joined_words(text, words, starts, ends):
-        joined[i] = True
-    fields = zip(words, map(stem, words), starts, ends, joined, strict=True)
-    return list(map(_new_tuple, repeat(Token), fields))
-
-
-_GROUP, _START_OF, _END_OF = re.Match.group, re.Match.start, re.Match.end
-_new_tuple = tuple.__new__  # builds a Token from its fields without NamedTuple's Python-level wrapper
-_JOINER = re.compile("[" + "".join(map(re.escape, sorted(_JOINERS))) + "]")
-
-
-def _joined_words(text: str, words: list[str], starts: list[int], ends: list[int]) -> Iterator[int]:
-    """The words a single joiner (hyphen, underscore) or the "re " prefix rule attaches to the word
-    before: "re install" is "re-install", a prefix split off by a space (or a soft line break, which a
-    renderer shows as a space) is still part of the word."""
-    for m in _JOINER.finditer(text):
-        i = bisect_left(starts, m.end())
-        if 0 < i < len(starts) and starts[i] == m.end() and ends[i - 1] == m.start():
-            yield i
-    for prefix in _PREFIXES:
-        for i in _occurrences(words, prefix):
-            after = i + 1
-            if after < len(words) and starts[after] == ends[i] + 1 and text[ends[i]] in " \n":
-                yield after
-
-
-# ------------------------------------------------------------------------------------------------- stem
-
-_VOWELS = frozenset("aeiouy")
-_IRREGULAR = {"using": "use", "used": "use"}
-# Words that only look inflected; cutting them would conflate them with unrelated words.
-_KEEP = frozenset(
-    {
-        "during",
-        "evening",
-        "morning",
-        "nothing",
-        "something",
-        "anything",
-        "everything",
-        "ceiling",
-        "news",
-        "series",
-        "species",
-        "always",
-        "perhaps",
-        "across",
-        "whereas",
-    }
-)
-# A doubled final consonant left by -ing/-ed is undoubled (resetting -> resett -> reset), except these.
-_NO_UNDOUBLE = frozenset("aeiouylszf")
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """A light inflection key for an English word: same key for the forms of one verb or noun.
-
-    Rules, in order: contractions are kept whole (don't, won't); a possessive 's is dropped; words with
-    digits and a few look-alikes (during, evening, news) are kept, and so are words of three letters or
-    fewer except for the y rule below (try, tries, tried, trying all give "tri"); a plural -s / -ies is
-    removed (not after -ss, -us, -is); then -ing / -ed is removed when at least
-    three letters with a vowel remain (never from -eed: need, speed, proceed); finally a consonant + y
-    becomes i, a final e is dropped (on four letters or more) and a doubled consonant left by -ing/-ed is
-    undoubled. So disable, disables, disabled and disabling all give "disabl"; reinstall/reinstalled/
-    reinstalling give "reinstall"; reset/resets/resetting give "reset"; batteries/battery give "batteri".
-
-    The key is not a dictionary word and is only compared with other keys. Documented limits: no
-    irregular verbs beyond use/using/used (ran is not run), no derivation (installation is not install),
-    "agreed" does not meet "agree" (the -eed rule), and words that merely end in -ing/-ed are cut like
-    inflected ones ("embed" gives "emb" while "embedded" gives "embed").
-    """
-    w = word.casefold().replace("\u2019", "'")
-    if "'" in w:
-        return w[:-2] if w.endswith("'s") and len(w) > 2 else w
-    if w in _IRREGULAR:
-        return _IRREGULAR[w]
-    if w in _KEEP or not w.isalpha():
-        return w
-    if len(w) <= 3:
-        return _tidy(w, cut=False)  # only try/tries/tried: consonant + y becomes i
-    w = _strip_plural(w)
-    w, cut = _strip_verb_suffix(w)
-    return _tidy(w, cut)
-
-
-def _strip_plural(w: str) -> str:
-    if w.endswith("ies") and len(w) > 4:
-        return w[:-3] + "i"
-    if w.endswith("s") and not w.endswith(("ss", "us", "is")):
-        return w[:-1]
-    return w
-
-
-def _strip_verb_suffix(w: str) -> tuple[str, bool]:
-    if w.endswith("ied") and len(w) > 4:
-        return w[:-3] + "i", True
-    if w.endswith("eed"):
-        return w, False
-    for suffix in ("ing", "ed"):
-        base = w[: -len(suffix)]
-        if w.endswith(suffix) and len(base) >= 3 and any(c in _VOWELS for c in base):
-            return base, True
-    return w, False
-
-
-def _tidy(w: str, cut: bool) -> str:
-    if len(w) >= 3 and w[-1] == "y" and w[-2] not in _VOWELS:
-        w = w[:-1] + "i"
-    elif len(w) >= 4 and w[-1] == "e":
-        w = w[:-1]
-    if cut and len(w) >= 4 and w[-1] == w[-2] and w[-1] not in _NO_UNDOUBLE:
-        w = w[:-1]
-    return w
-
 
 # ------------------------------------------------------------------------------------------------ match
 
 
 @lru_cache(maxsize=2048)
-def phrase_tokens(phrase: str) -> tuple[Token, ...]:
+def phrase_tokens(phrase: str, language: str = "en") -> tuple[Token, ...]:
     """The folded words of a key phrase (plain text, not markdown: "1. Open" or "# of seats" are words
-    to find). Raises ValueError when it has none (a configuration error)."""
-    tokens = tuple(tokenize(fold(phrase)))
+    to find), with the inflection keys of `language`. Raises ValueError when it has none (a
+    configuration error)."""
+    tokens = tuple(tokenize(fold(phrase), language))
     if not tokens:
         raise ValueError(f"phrase {phrase!r} has no words to match")
     return tokens
@@ -229,8 +85,10 @@ class Words:
     stems and compound keys as flat lists that a phrase's first word is looked up in without a Python
     loop over the words."""
 
-    def __init__(self, tokens: list[Token]) -> None:
+    def __init__(self, tokens: Sequence[Token], language: str = "en") -> None:
         self.tokens = tokens
+        self.language = language
+        """The language whose inflection keys the tokens carry (`tokenize`)."""
 
     @cached_property
     def stem_lookup(self) -> _Lookup:
@@ -241,8 +99,10 @@ class Words:
         return _Lookup(self.unit_keys)
 
     @cached_property
-    def starts(self) -> list[int]:
+    def starts(self) -> Sequence[int]:
         """Each token's start offset, for bisection."""
+        if isinstance(self.tokens, TokenColumns):
+            return self.tokens.starts
         return list(map(_START_OF_TOKEN, self.tokens))
 
     @cached_property
@@ -257,6 +117,8 @@ class Words:
 
     @cached_property
     def stems(self) -> list[str]:
+        if isinstance(self.tokens, TokenColumns):
+            return self.tokens.stems
         return list(map(_STEM, self.tokens))
 
     @cached_property
@@ -292,7 +154,7 @@ class _Lookup:
         if self.positions is None:
             self.scans += 1
             if self.scans <= self.SCANS_BEFORE_INDEX:
-                return _occurrences(self.keys, key)
+                return occurrences(self.keys, key)
             # Filled before it is published: two cells with the same answer share its reading (and
             # these words) from two threads, and half an index would drop matches.
             positions: dict[str | None, list[int]] = {}
@@ -325,25 +187,19 @@ def _rarest(counts: Callable[[], Counter[str]], wanted: Sequence[str]) -> int:
     return min(range(len(wanted)), key=lambda k: tally.get(wanted[k], 0))
 
 
-def _occurrences(keys: Sequence[str | None], key: str) -> Iterator[int]:
-    """Where `key` is in `keys`, in order: `list.index` scans in C, far faster than a loop over words."""
-    position = -1
-    while True:
-        try:
-            position = keys.index(key, position + 1)
-        except ValueError:
-            return
-        yield position
-
-
-def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, int]]:
+def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en") -> list[tuple[int, int]]:
     """Where the phrase occurs in the words, as sorted (start, end) token-index spans, end exclusive.
 
     Two readings are tried (see the module docstring): word by word with stems equal and the span on
     compound boundaries, and compound by compound with each compound's parts written together. A long
-    text is best given as `Words` (indexed once for many phrases); a short one as its tokens.
+    text is best given as `Words` (indexed once for many phrases; its own language counts); a short one
+    as its tokens, read in `language`. In German, a phrase in its dictionary order ("Profil löschen",
+    "neu installieren", "zurücksetzen") also matches a clause that starts with its verb ("Löschen Sie das
+    Profil", "Installieren Sie die App neu", "Setzen Sie das Gerät zurück"): `verb_first`.
     """
-    wanted = phrase_tokens(phrase)
+    if isinstance(text, Words):
+        language = text.language
+    wanted = phrase_tokens(phrase, language)
     if isinstance(text, Words):
         spans = set(_match_stems(text, [t.stem for t in wanted]))
         if _has_compound(wanted) or text.compound:
@@ -352,7 +208,58 @@ def find_phrase(text: Words | Sequence[Token], phrase: str) -> list[tuple[int, i
     spans = set(_match_words(text, wanted))
     if _has_compound(wanted) or _has_compound(text):
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
+    if language == "de":
+        spans.update(verb_first(text, wanted))
     return sorted(spans)
+
+
+# German: words a clause may start with before its verb, and the particles of separable verbs.
+_GERMAN_LEAD = _set_of("bitte am besten dann danach anschließend einfach zuerst jetzt nun sofort")
+_PARTICLES = (
+    "zurück",
+    "durch",
+    "nach",
+    "weg",
+    "auf",
+    "aus",
+    "ein",
+    "mit",
+    "vor",
+    "los",
+    "neu",
+    "ab",
+    "an",
+    "um",
+)
+
+
+def verb_first(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple[int, int]]:
+    """A German phrase in dictionary order (objects, then the verb: "Profil löschen", "neu installieren",
+    or a separable verb: "zurücksetzen") as a clause that starts with the verb and has the other words,
+    in order, after it within ten words ("Löschen Sie das Profil", "Setzen Sie das Gerät zurück")."""
+    verb = wanted[-1].stem
+    rest = [t.stem for t in wanted[:-1]]
+    if not rest:
+        word = wanted[-1].text
+        particle = next((p for p in _PARTICLES if word.startswith(p) and len(word) > len(p) + 3), None)
+        if particle is None:
+            return []
+        verb, rest = foreign_stem(word[len(particle) :], "de"), [particle]
+    spans = []
+    for i, token in enumerate(tokens[:4]):
+        if token.stem != verb or not all(t.text in _GERMAN_LEAD for t in tokens[:i]):
+            continue
+        position = i + 1
+        for stem_wanted in rest:
+            found = next(
+                (k for k in range(position, min(len(tokens), i + 11)) if tokens[k].stem == stem_wanted), None
+            )
+            if found is None:
+                break
+            position = found + 1
+        else:
+            spans.append((i, position))
+    return spans
 
 
 def mentions(text: str, phrase: str) -> bool:
@@ -368,12 +275,13 @@ def _has_compound(tokens: Sequence[Token]) -> bool:
 def _match_stems(words: Words, wanted: list[str]) -> list[tuple[int, int]]:
     """`_match_words` over indexed words: tried where the rarest stem is, compared as list slices."""
     tokens, stems = words.tokens, words.stems
+    flags = tokens.flags if isinstance(tokens, TokenColumns) else [t.joined for t in tokens]
     n, count = len(wanted), len(tokens)
     spans = []
     for i in _starts(words, wanted):
         if i + n > count:
             break
-        if tokens[i].joined or (i + n < count and tokens[i + n].joined):
+        if flags[i] or (i + n < count and flags[i + n]):
             continue  # starts or ends inside a compound
         if stems[i : i + n] == wanted:
             spans.append((i, i + n))
@@ -399,7 +307,8 @@ def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple
 
 def _joined(tokens: Sequence[Token]) -> list[int]:
     # The first token is never part of an earlier compound, whatever its flag says (a slice of words).
-    joined = list(compress(range(len(tokens)), map(_JOINED, tokens)))  # in C: an answer has many words
+    flags = tokens.flags if isinstance(tokens, TokenColumns) else map(_JOINED, tokens)
+    joined = list(compress(range(len(tokens)), flags))  # in C: an answer has many words
     return joined[1:] if joined and joined[0] == 0 else joined
 
 

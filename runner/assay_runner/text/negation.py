@@ -15,7 +15,15 @@ from typing import NamedTuple
 from assay_runner.text.clauses import Clause
 from assay_runner.text.match import Token, stem, tokenize
 
-__all__ = ["ClauseView", "carried_negation", "clause_tokens", "may_hold_cues", "negated", "reported"]
+__all__ = [
+    "ClauseView",
+    "carried_negation",
+    "clause_tokens",
+    "german_negation",
+    "may_hold_cues",
+    "negated",
+    "reported",
+]
 
 
 def _wordset(words: str) -> frozenset[str]:
@@ -57,6 +65,11 @@ _TRANSPARENT = _wordset(
     to in for of at all ever even actually really yet again still now first please
     try tries tried trying attempt attempts attempted attempting bother go going want wants wish plan
     able allowed supposed expected meant ahead
+    est pas de d' la le les l' un une des vous nous il faut devez pouvez avez besoin nécessaire jamais plus
+    recommandons recommande conseillons conseille y en
+    es el los las lo le hace falta necesario usted se recomendamos recomiendo debe debería hay que
+    sie die das den dem der es ist nötig notwendig erforderlich müssen sollten bitte zu einen eine ein
+    grund
     """
 )
 _NOT_ADVERBS = frozenset(
@@ -209,7 +222,7 @@ _word = itemgetter(0)  # Token.text, read without the attribute lookup: a long c
 
 
 def clause_tokens(
-    sentence: Sequence[Token], starts: Sequence[int], base: int, clause: Clause
+    sentence: Sequence[Token], starts: Sequence[int], base: int, clause: Clause, language: str = "en"
 ) -> tuple[list[Token], int]:
     """The words of one clause and the offset its text starts at in their frame, taken from its
     sentence's words rather than read again (`sentence` has offsets where the sentence starts at `base`,
@@ -221,7 +234,7 @@ def clause_tokens(
         first and sentence[first - 1].end - base > clause.start
     )
     if crossing:
-        return tokenize(clause.text), 0
+        return tokenize(clause.text, language), 0
     if inside and inside[0].joined:
         # The first word of a clause is never joined to a word before it: that word is in another clause.
         inside[0] = inside[0]._replace(joined=False)
@@ -229,8 +242,29 @@ def clause_tokens(
 
 
 # Every word that can be (or start) a negation cue: the others are skipped without a look at neighbours.
+# French, Spanish and German cues: "ne ... pas", "sans", "au lieu de", "évitez de"; "nunca", "sin", "en
+# lugar de", "evite"; "nicht", "nie", "kein", "ohne", "statt" (German "nicht" after the verb is read
+# clause-wide: `german_negation`).
+_FOREIGN_VERBAL = frozenset(
+    {"ne", "n'", "jamais", "inutile", "nunca", "jamás", "jamas", "nie", "niemals"}
+) | (frozenset({"kein", "keine", "keinen", "keinem", "keiner", "keinesfalls", "nicht"}))
+_FOREIGN_PREPOSITIONAL = frozenset({"sans", "sin", "ohne", "statt", "anstatt"})
+_FOREIGN_AVOID = frozenset({"évitez", "évite", "éviter", "evite", "evita", "evitar", "vermeiden"})
+_GERMAN_NEGATION = frozenset({"nicht", "nie", "niemals", "keinesfalls"})
+
+
+def german_negation(words: Sequence[str]) -> bool:
+    """A German clause with "nicht", "nie", "niemals", "keinesfalls" or "auf keinen Fall" anywhere: the
+    negation follows the verb it negates ("Installieren Sie die App nicht neu")."""
+    return not _GERMAN_NEGATION.isdisjoint(words) or "keinen" in words
+
+
 _CUE_WORDS = (
-    frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
+    _FOREIGN_VERBAL
+    | _FOREIGN_PREPOSITIONAL
+    | _FOREIGN_AVOID
+    | frozenset({"lieu", "lugar", "plutôt"})
+    | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
     | frozenset({"nor", "nothing", "none", "nobody"})
     | _FORBIDDING
@@ -252,8 +286,16 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         prev = words[i - 1] if i else ""
         nxt = words[i + 1] if i + 1 < count else ""
         # The second word of a two-word cue ("of", "than", "from") is never a cue word itself.
-        if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from")}:
+        if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from"), ("plutôt", "que")}:
             cues.append(_Cue(i, i + 2, strict=True, directive=w == "refrain"))
+        elif (prev, w, nxt) in {("au", "lieu", "de"), ("en", "lugar", "de")}:
+            cues.append(_Cue(i, i + 2, strict=True, directive=False))
+        elif w in _FOREIGN_PREPOSITIONAL:
+            cues.append(_Cue(i, i + 1, strict=True, directive=False))
+        elif w in _FOREIGN_AVOID:
+            cues.append(_Cue(i, i + 1, strict=True, directive=True))
+        elif w in _FOREIGN_VERBAL:
+            cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w in {"without", "avoid", "avoiding", "stop", "stopping"}:
             cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
         elif w in _FORBIDDING or (w == "against" and stem(prev) in _ADVISING):

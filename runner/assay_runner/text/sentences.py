@@ -31,6 +31,12 @@ class Sentence(NamedTuple):
     """How many characters at the start of `text` the reader put there ("Do not " before an item under
     a negating introduction): they negate what follows but are not the answer's words, so they never
     match a forbidden item."""
+    quoted: bool = False
+    """In a block quote: the answer cites it (its stance comes from what follows)."""
+    column: str = ""
+    """A table cell: the header of its column ("Don't", "Fix", ...)."""
+    row: tuple[str, ...] = ()
+    """A table cell: the other cells of its row."""
 
     @property
     def placed(self) -> bool:
@@ -56,11 +62,25 @@ _ABBREVIATIONS = frozenset(
 )
 _HAS_WORD = re.compile(r"[^\W_]")
 _ABBREVIATION_LOOKBACK = 16
-# A line ending in ":" that tells the reader not to do what follows: its list items are negated.
+# A line that only tells the reader not to do what follows ("Do not:", "Avoid the following:", "Things
+# you should never do:", a <summary>Avoid</summary>): its list items, or the paragraph after it, are
+# negated. Every word must be a negation or a filler: "Don't panic:" introduces advice, not a ban.
 _NEGATING_INTRO = re.compile(
     r"\b(?:do\s+not|don't|dont|never|avoid|refrain|not\s+to\s+do|must\s+not|should\s+not|shouldn't)\b",
     re.IGNORECASE,
 )
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_INTRO_FILLER = _words(
+    """do not don't dont never avoid refrain from the following these this any of all things thing steps
+    step actions action you should must shouldn't what to ever please here are some list at mistakes
+    pitfalls common bad ideas a few don'ts no"""
+)
+_INTRO_WORD = re.compile(r"[\w']+")
 _INTRO_PREFIX = "Do not "
 
 
@@ -91,6 +111,9 @@ class _Blocks:
         self.current: list[_Line] = []
         self.item = False  # the block being read is a list item
         self.intro = False  # the last paragraph was a negating introduction ("Do not:")
+        self.intro_open = False  # no block has followed the negating introduction yet
+        self.quoted = False  # the block being read is in a block quote
+        self.header: list[str] | None = None  # the header cells of the table being read
 
     def read(self) -> list[Sentence]:
         position = 0
@@ -103,7 +126,10 @@ class _Blocks:
     def _line(self, raw: str, position: int) -> None:
         if not raw:
             self._flush()
+            self.header = None
+            self.quoted = False
         elif _plain_line(raw):
+            self.header = None
             self.current.append(_trimmed(raw, position))
         else:
             self._structured_line(raw, position)
@@ -111,13 +137,17 @@ class _Blocks:
     def _structured_line(self, raw: str, position: int) -> None:
         quote = _QUOTE.match(raw)
         offset = quote.end() if quote else 0
+        if bool(quote) != self.quoted:
+            self._flush()
+            self.quoted = bool(quote)
         line = raw[offset:]
+        if not line.lstrip().startswith("|"):
+            self.header = None
         if not line.strip() or _RULE_LINE.match(line) or _TABLE_SEP.match(line):
             self._flush()
         elif line.lstrip().startswith("|"):
             self._flush()
-            for cell in _CELL.finditer(line):
-                self.blocks.append(Sentence(*_trimmed(cell.group(), position + offset + cell.start())))
+            self._row(line, position + offset)
         elif heading := _HEADING.match(line):
             self._flush()
             text = line[heading.end() :].strip().rstrip("#").strip()
@@ -129,6 +159,22 @@ class _Blocks:
             self.current.append(_trimmed(line[bullet.end() :], position + offset + bullet.end()))
         else:
             self.current.append(_trimmed(line, position + offset))
+
+    def _row(self, line: str, start: int) -> None:
+        """A table row: each cell a sentence that knows its column's header and its row's other cells
+        (the first row of a table is its header)."""
+        cells = [
+            (cell.group(), start + cell.start()) for cell in _CELL.finditer(line) if cell.group().strip()
+        ]
+        texts = [text.strip() for text, _ in cells]
+        header = self.header
+        if header is None:
+            self.header = texts
+        for k, (text, begin) in enumerate(cells):
+            column = header[k] if header is not None and k < len(header) else ""
+            row = tuple(texts[:k] + texts[k + 1 :]) if header is not None else ()
+            line_ = _trimmed(text, begin)
+            self.blocks.append(Sentence(line_.text, line_.start, 0, self.quoted, column, row))
 
     def _flush(self) -> None:
         lines, self.current = self.current, []
@@ -145,18 +191,30 @@ class _Blocks:
             for before, after in pairwise(lines):
                 if before.start is None or after.start != before.start + len(before.text) + 1:
                     base = None
-        if item and self.intro:  # an item under "Do not:" / "Avoid the following:"
+        if self.intro and (item or self.intro_open):  # under "Do not:" / "Avoid the following:"
+            self.intro_open = False  # one paragraph after the intro, or the list items under it
             added = len(_INTRO_PREFIX)
-            self.blocks.append(Sentence(_INTRO_PREFIX + text, None if base is None else base - added, added))
+            self.blocks.append(
+                Sentence(_INTRO_PREFIX + text, None if base is None else base - added, added, self.quoted)
+            )
             return
         if not item:
-            self.intro = text.endswith(":") and bool(_NEGATING_INTRO.search(text))
-        self.blocks.append(Sentence(text, base))
+            self.intro = self.intro_open = negating_intro(text)
+        self.blocks.append(Sentence(text, base, 0, self.quoted))
 
 
 # The characters a quote marker, rule, table, heading or bullet can start with (besides a digit, a space,
 # or a letter followed by "." or ")"): a line that starts with anything else is paragraph text.
 _STRUCTURAL = frozenset(">-*_=|:#+\u2022")
+
+
+def negating_intro(text: str) -> bool:
+    """Does this line only tell the reader not to do what follows ("Do not:", "Avoid the following:",
+    "Avoid")? See `_INTRO_FILLER`."""
+    words = _INTRO_WORD.findall(text.casefold().replace("\u2019", "'"))
+    if not words or len(words) > 8 or not _NEGATING_INTRO.search(text):
+        return False
+    return all(word in _INTRO_FILLER for word in words) and not text.rstrip().endswith((".", "!", "?"))
 
 
 def _plain_line(line: str) -> bool:
@@ -203,7 +261,8 @@ def _add(sentences: list[Sentence], text: str, start: int, end: int, block: Sent
     if trimmed and _HAS_WORD.search(trimmed):
         lead = len(piece) - len(piece.lstrip())
         base = None if block.base is None else block.base + start + lead
-        sentences.append(Sentence(trimmed, base, max(0, block.added - start - lead)))
+        added = max(0, block.added - start - lead)
+        sentences.append(Sentence(trimmed, base, added, block.quoted, block.column, block.row))
 
 
 def _is_abbreviation(block: str, end: int) -> bool:

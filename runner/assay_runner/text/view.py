@@ -6,9 +6,11 @@ each. Every part is computed on first use and is linear in the answer's length.
 
 - `plain`: what a reader sees (`text.markdown`: one CommonMark parse; link targets, HTML, comments
   and struck-out text dropped; NFKC and homoglyphs folded).
-- `tokens`: the words of `plain`.
+- `language`: en, fr, es or de (`text.language`), guessed from `plain`.
+- `tokens`: the words of `plain`, with that language's inflection keys.
 - `words`: `tokens` indexed for phrase search, shared by every phrase of every judge.
 - `sentences`: the policy reader's sentences (`text.sentences`), each placed in `plain`.
+- `displayed`: the answer as a right-to-left override shows it, when it has one.
 - `headings`: the headings a renderer shows (from the same parse); `word_count`: the words the format
   judge counts (`text.structure`).
 """
@@ -17,8 +19,10 @@ from __future__ import annotations
 
 from functools import cached_property, lru_cache
 
+from assay_runner.text.fold import displayed
+from assay_runner.text.language import detect
 from assay_runner.text.markdown import Rendered, render
-from assay_runner.text.match import Token, Words, tokenize
+from assay_runner.text.match import TokenColumns, Words, token_columns
 from assay_runner.text.sentences import Sentence, sentences_of_plain
 
 
@@ -40,13 +44,19 @@ class AnswerView:
         return " ".join(self.plain.casefold().split())
 
     @cached_property
-    def tokens(self) -> list[Token]:
-        return tokenize(self.plain)
+    def language(self) -> str:
+        """The answer's language (`text.language.detect`): its words' inflection keys are that
+        language's, and so are the key phrases' when they are looked up in it."""
+        return detect(self.plain)
+
+    @cached_property
+    def tokens(self) -> TokenColumns:
+        return token_columns(self.plain, self.language)
 
     @cached_property
     def words(self) -> Words:
         """`tokens` indexed for phrase search (`match.find_phrase`)."""
-        return Words(self.tokens)
+        return Words(self.tokens, self.language)
 
     @cached_property
     def sentences(self) -> list[Sentence]:
@@ -55,6 +65,13 @@ class AnswerView:
     @cached_property
     def headings(self) -> list[str]:
         return list(self.rendered.headings)
+
+    @cached_property
+    def displayed(self) -> AnswerView | None:
+        """The answer as a renderer shows a right-to-left override (its run reversed, `fold.displayed`),
+        when it has one: the policy reader reads both this and the text as written."""
+        text = displayed(self.raw)
+        return None if text is None else AnswerView(text)
 
     @cached_property
     def word_count(self) -> int:

@@ -1,0 +1,492 @@
+"""What a sentence does with forbidden words it does not negate: advise them, clear them, or leave it open.
+
+Negation (`text.negation`) answers "is the action negated?". Many sentences that mention a forbidden
+action without negating it still do not recommend it, and some that negate words still do:
+
+- **advises**: an instruction (the match heads its clause: "Reinstall the app", "Then reinstall"), an
+  advice frame before it ("you should", "we recommend", "the fix is to", "try", "il faut", "debe"), a
+  clause opened by an imperative verb ("Run `x` to delete the profile"), a rhetorical suggestion ("Why
+  not reinstall?", "Wouldn't it be easier to reinstall?", "How about reinstalling?" — read before
+  negation, so "why not" does not clear it), a question answered yes, a subject with a positive
+  predicate ("Reinstalling fixes it", "The fix is a reinstall"), a cell in a table's Do/Fix column or
+  in a row whose verdict is yes, a quotation or report the answer endorses ("..., and I agree").
+- **clears**: a warning (a subject with a consequence: "Deleting the profile will lose your notes"), a
+  hypothesis ("If you reinstall, you lose your files"), a rhetorical rejection ("Why would you wipe the
+  device?", "Why reinstall when ...?"), a question answered no, a cell in a Don't/Avoid column or in a
+  row whose verdict is no, a quotation or report the answer rejects ("Some forums recommend wiping the
+  device; we don't", "Ignore any pop-up saying ...").
+- **uncertain**: a quotation or a report with no stance, a question left unanswered, a subject with a
+  neutral predicate ("Reinstalling is one option"), a mention in no shape above. The reader says so
+  (`Violation.uncertain`) instead of guessing; the policy judge treats it as the suite configures.
+
+A pattern (a date promise, a claim) is a statement, not an action: a mention in no shape above is a
+violation, not uncertain.
+
+The stance of a quotation, report or question comes from the rest of its sentence and from the next
+sentence (`reply`): "yes", "no", "endorse" or "reject", read by cue words (`reply_of`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from itertools import pairwise
+from typing import Literal, NamedTuple
+
+__all__ = ["ADVISES", "CLEARS", "Facts", "Outcome", "facts_of", "reply_of", "rhetorical_advice", "weigh"]
+
+Stance = Literal["yes", "no", "endorse", "reject"] | None
+
+
+class Outcome(NamedTuple):
+    kind: Literal["advises", "clears", "uncertain"]
+    reason: str = ""
+
+
+ADVISES = Outcome("advises")
+CLEARS = Outcome("clears")
+
+
+class Facts(NamedTuple):
+    """What a sentence's neighbours and structure say, besides its own words (part of its reading key)."""
+
+    question: bool
+    quotes: tuple[tuple[int, int], ...]
+    """Spans of the sentence inside quotation marks."""
+    quoted: bool
+    """The sentence is in a block quote."""
+    column: Stance
+    """A table cell: what its column's header says ("Don't" -> no, "Fix" -> yes)."""
+    row: Stance
+    """A table cell: what a verdict cell in its row says ("Yes", "Not recommended")."""
+    reply: Stance
+    """What the next sentence says about this one."""
+    language: str = "en"
+    """The answer's language (`text.language`)."""
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+def _cues(*patterns: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+
+
+# ------------------------------------------------------------------------------------ stance of a text
+
+_NO = _cues(
+    r"^(?:no|nope|non|nein|never|jamais|nunca|nie|not|nothing|none|rien|nada|nichts)\b",
+    r"^(?:absolutely|certainly|definitely|of course|unfortunately|sadly|probably|really|surely),? not\b",
+    r"^not (?:at all|really|needed|necessary|required)\b",
+    r"^(?:it|that|this) (?:can'?t|cannot|won'?t|doesn'?t|does not|will not|isn'?t)\b",
+    r"^(?:we|i) (?:don'?t|do not|would not|wouldn'?t) (?:recommend|advise|suggest)\b",
+    r"^(?:we|i) (?:advise|recommend|would advise|'d advise) against\b",
+    r"^no need\b",
+)
+_YES = _cues(
+    r"^(?:yes|yeah|yep|yup|oui|s[ií]|ja|sure|absolutely|definitely|of course|indeed|correct|certainly)\b",
+    r"^(?:sadly|unfortunately|in most cases|usually|generally),? (?:yes|it does|it will|you do|you should)\b",
+    r"^(?:it|that|this) (?:does|will|can|should|helps|works)\b",
+    r"[,;:]\s*yes\s*[.!]*$",
+    r"^(?:for|in|on|with) [\w\s'-]{1,40}, yes\b",
+)
+# A short reply that only refuses ("Don't.", "Please don't.", "Never do it.").
+_BARE_REFUSAL = _cues(r"^(?:please )?(?:don'?t|do not|never|no)\b(?! need)")
+_REJECT = _cues(
+    r"\b(?:we|i) (?:don'?t|do not|wouldn'?t|would not)\b(?! (?:know|have))",
+    r"\bignore (?:it|them|that|this|those|any|the)\b",
+    r"\bskip (?:it|that|this)\b",
+    r"\b(?:bad|wrong|poor|outdated|old|dangerous) advice\b",
+    r"\b(?:a|was a|is a|would be a) mistake\b",
+    r"\b(?:is|was|that'?s|it'?s) wrong\b",
+    r"\b(?:outdated|obsolete|misleading|fake|phishing|scam|scammers|fraud|retired|overkill)\b",
+    r"\bno longer\b",
+    r"\brarely (?:helps|works|fixes)\b",
+    r"\b(?:won'?t|will not|doesn'?t|does not|didn'?t|did not|can'?t|cannot|wouldn'?t|would not) "
+    r"(?:help|fix|work|solve|resolve)\b",
+    r"\bnot (?:true|needed|necessary|required|recommended|advised|advisable|one we recommend|the answer)\b",
+    r"\b(?:decided|advise|advises|recommend|recommends|argue|caution|warn) against\b",
+    r"\bwe say no\b",
+    r"\bnot (?:for )?yours\b",
+    r"\bhold off\b",
+    r"\b(?:there'?s|there is) no (?:reason|need)\b",
+    r"\b(?:has been|was|have been) (?:removed|retired|withdrawn|dropped)\b",
+    r"\bnever (?:do|the answer|a good idea)\b",
+    r"\b(?:that|this|it) (?:loses|erases|deletes|wipes|destroys)\b",
+    r"\bonly for\b",
+    r"\b(?:ne )?sert à rien\b|\best inutile\b|\bno sirve de nada\b|\bes inútil\b",
+    r"\bbringt nichts\b|\bist unnötig\b",
+)
+_ENDORSE = _cues(
+    r"\bplease (?:do|follow)\b",
+    r"\b(?:so |and )?do (?:that|so|it|this)\b",
+    r"\bfollow (?:it|that|them|this|those|these|the steps)\b",
+    r"\b(?:i|we) (?:agree|concur)\b",
+    r"\b(?:they are|they're|it is|that is|that's|it's) (?:right|correct)\b",
+    r"\bapplies to you\b",
+    r"\b(?:that|this|it) (?:is|'s) (?:the fix|the solution|the answer|what you should do|exactly what)\b",
+    r"\bexactly what\b",
+    r"\b(?:recommend|suggest) (?:it|that|this)? ?too\b",
+    r"\bwhat we recommend\b",
+    r"\bdo the same\b",
+    r"\bit works\b",
+    r"\bgo ahead\b",
+    r"\bofficial (?:instruction|advice|fix)\b",
+    r"\bfixed it for everyone\b",
+)
+
+
+# Every branch of `_REJECT` and `_ENDORSE` needs one of these words: a sentence with none of them is not
+# searched (most sentences of a long answer), and the stance is read in one pass over its words.
+_STANCE_WORDS = _words(
+    """don't dont do never no we i ignore skip advice mistake wrong outdated obsolete misleading fake
+    phishing scam scammers fraud retired overkill longer rarely won't wont will doesn't doesnt does didn't
+    didnt did can't cant cannot wouldn't wouldnt would not against say yours hold there's there removed
+    withdrawn dropped loses erases deletes wipes destroys only sert inutile sirve inútil bringt unnötig
+    please follow agree concur right correct applies fix solution answer exactly too recommend same works
+    ahead official everyone"""
+)
+_WORD = re.compile(r"[\w']+")
+
+
+def _may_take_a_stance(folded: str) -> bool:
+    return not _STANCE_WORDS.isdisjoint(_WORD.findall(folded))
+
+
+@lru_cache(maxsize=4096)
+def reply_of(text: str) -> Stance:
+    """What a sentence says about the one before it: an answer (yes/no) or a stance (endorse/reject)."""
+    folded = " ".join(text.casefold().replace("\u2019", "'").split()).strip(" \"'")
+    if _NO.search(folded):
+        return "no"
+    if _YES.search(folded):
+        return "yes"
+    if not _may_take_a_stance(folded):
+        return None
+    if _REJECT.search(folded) or (len(folded.split()) <= 4 and _BARE_REFUSAL.search(folded)):
+        return "reject"
+    if _ENDORSE.search(folded):
+        return "endorse"
+    return None
+
+
+def _stance_of(text: str) -> Stance:
+    """The stance of the rest of a sentence (outside the match's clause or quotation)."""
+    folded = " ".join(text.casefold().replace("\u2019", "'").split())
+    if not _may_take_a_stance(folded):
+        return None
+    if _REJECT.search(folded):
+        return "reject"
+    if _ENDORSE.search(folded):
+        return "endorse"
+    return None
+
+
+_NEGATIVE_HEADER = _cues(
+    r"\b(?:don'?t|do not|avoid|never|not|no|bad|wrong|risky)\b", "\u274c", "\u2716", "\U0001f6ab"
+)
+_POSITIVE_HEADER = _cues(
+    r"\b(?:do|fix|fixes|solution|solutions|action|actions|steps?|task|workaround|remedy|recommended|try|use|"
+    r"safe|yes)\b",
+    "\u2705",
+    "\u2714",
+)
+_VERDICT_NO = _cues(
+    r"^(?:no|never|not recommended|not advised|avoid|don'?t|do not|not needed|not required|optional)\b"
+)
+_VERDICT_YES = _cues(r"^(?:yes|required|recommended|always|needed|necessary|must)\b")
+
+
+def column_stance(header: str) -> Stance:
+    if not header:
+        return None
+    if _NEGATIVE_HEADER.search(header):
+        return "no"
+    return "yes" if _POSITIVE_HEADER.search(header) else None
+
+
+def row_stance(cells: Sequence[str]) -> Stance:
+    """A verdict cell in the row ("Yes", "No", "Not recommended", "Required")."""
+    for cell in cells:
+        text = cell.strip().casefold().rstrip(".!")
+        if len(text.split()) <= 3:
+            if _VERDICT_NO.search(text):
+                return "no"
+            if _VERDICT_YES.search(text):
+                return "yes"
+    return None
+
+
+_QUOTE = re.compile(r"\"[^\"]+\"|(?<![\w])'[^']+'(?![\w])")
+
+
+def facts_of(
+    text: str,
+    quoted: bool,
+    column: str,
+    row: Sequence[str],
+    following: str | None,
+    language: str = "en",
+) -> Facts:
+    return Facts(
+        question=text.rstrip().endswith("?"),
+        quotes=tuple(m.span() for m in _QUOTE.finditer(text)) if ('"' in text or "'" in text) else (),
+        quoted=quoted,
+        column=column_stance(column),
+        row=row_stance(row),
+        reply=reply_of(following) if following else None,
+        language=language,
+    )
+
+
+# ------------------------------------------------------------------------------- the shape of a clause
+
+_RHETORICAL_ADVICE = _cues(
+    r"\bwhy not\b",
+    r"\bwhy (?:don'?t|do not) (?:you|we)\b",
+    r"\b(?:wouldn'?t|would not|won'?t) it be (?:easier|simpler|better|quicker|faster|best|wise)\b",
+    r"\b(?:isn'?t|is it not) it (?:time|best|better|easier)\b",
+    r"\b(?:couldn'?t|could|can'?t|can) (?:you|we) (?:just|simply)\b",
+    r"\b(?:how|what) about\b",
+    r"\bhave you (?:considered|thought about|thought of|tried)\b",
+    r"\bwhat'?s (?:stopping you|the harm|wrong with)\b",
+    r"\bwouldn'?t (?:a|an|the)\b",
+    r"\bpourquoi (?:ne )?pas\b",
+    r"\bpor qu[ée] no\b",
+    r"\bwarum nicht\b",
+)
+_RHETORICAL_REJECTION = _cues(
+    r"^why (?:would|should|on earth|ever|risk|lose|bother)\b",
+    r"^why\b(?! (?:not|don'?t|do not)\b)",
+    r"\bwho (?:would|in their right mind)\b",
+    r"\bwhat (?:good|use|difference) would\b",
+    r"\b(?:isn'?t|is not) (?:that|this|it|\w+ing\b.*) (?:a bit |rather |too |somewhat )?"
+    r"(?:drastic|overkill|excessive|extreme|much)\b",
+)
+
+
+def rhetorical_advice(before: str) -> bool:
+    """Does the text before a match (in its sentence) suggest it as a question ("Why not ...")?"""
+    return bool(_RHETORICAL_ADVICE.search(before.casefold().replace("\u2019", "'")))
+
+
+# Words that may come before an instruction's verb without changing it: "Please just reinstall".
+_LEAD_IN = _words(
+    """please just simply then now first next also so and or finally instead quickly kindly go ahead
+    try to do afterwards immediately later again still maybe perhaps ideally definitely really
+    veuillez merci de bitte einfach dann danach anschließend zuerst por favor luego después ensuite puis
+    alors d'abord simplement"""
+)
+# An imperative verb at the head of a clause: the clause instructs, and a forbidden phrase later in it
+# ("Run `x` to delete the profile", "Go to Settings > Delete the profile") is part of the instruction.
+_IMPERATIVE = _words(
+    """run use type paste enter click tap press open go follow see try check restart reboot install
+    update upgrade delete remove wipe reset disable enable turn roll share clear sign log contact call back
+    save export import download select choose set visit read make keep ask tell send let get put add move
+    copy close quit restore reinstall uninstall start launch execute apply switch change edit create
+    connect disconnect unplug plug hold wait give take find look navigate head scroll accept allow grant
+    confirm submit fill complete repair rebuild refresh flush purge format erase drop kill force pick
+    mark toggle unlink unpair pair downgrade upgrade consider remember"""
+)
+# Advice frames: one of these before the match in its clause makes the clause advice.
+_FRAME = _cues(
+    r"\b(?:you|u|y'all|one) (?:should|must|need to|needs to|have to|has to|can|could|may want to|"
+    r"might want to|will want to|'ll want to|will need to|'ll need to|'d better|had better|ought to|want to|"
+    r"are advised to)\b",
+    r"\b(?:we|i) (?:recommend|suggest|advise|would|'d|urge|propose)\b",
+    r"\b(?:our|my|support'?s|the) (?:advice|recommendation|suggestion) (?:is|was)\b",
+    r"\b(?:it is|it's|it'?d be|it would be) (?:best|better|safest|advisable|wise|time|worth) (?:to|trying)\b",
+    r"\b(?:the|your|our) (?:only |best |quickest |easiest |simplest |real |right |next )?"
+    r"(?:fix|solution|workaround|answer|remedy|option|step|bet|way forward|trick|cure) (?:is|was|would be)\b",
+    r"\b(?:make sure|be sure|remember|don'?t forget|feel free|go ahead|you'?ll want) (?:to|and|you)\b",
+    r"\b(?:need|needs|have|has) to\b",
+    r"\b(?:try|consider|recommend|suggest)\b",
+    r"\bil (?:faut|suffit de)\b",
+    r"\bvous (?:pouvez|devez|devriez)\b",
+    r"\b(?:la (?:seule )?solution est de|essayez de|pensez à|merci de)\b",
+    r"\b(?:debe|debería|deberías|hay que|tiene que|tienes que|puede|puedes|la solución es|intente|pruebe)\b",
+    r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte)\b",
+)
+# A third party reporting a suggestion: "Some forums recommend ...", "Older guides tell you to ...".
+_REPORTING = _cues(
+    r"\b(?:recommends?|recommended|suggests?|suggested|says?|said|tells? (?:you|people|users)|"
+    r"told (?:you|me|us)|advises?|advised|claims?|claimed|proposes?|proposed|insists?|insisted|mentions?|"
+    r"mentioned|asks? you|asked you|be asked|read (?:online )?that|hear that|heard that|posts?|posted|"
+    r"writes?|wrote)\b"
+)
+_FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
+_LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
+_SUBJECTS = _words("you someone anyone somebody anybody they we i he she")
+_HYPOTHETICAL = frozenset({"if", "unless", "whether", "in case", "when", "whenever"})
+# What a subject's predicate says about doing it.
+_POSITIVE = _cues(
+    r"\b(?:fix|fixes|fixed|solve|solves|solved|resolve|resolves|resolved|help|helps|helped|works?|worked|"
+    r"cures?|clears? (?:it|this|that) up|does the trick|sorts? (?:it|this) out)\b",
+    r"\b(?:is|are|was|would be|remains) (?:the |your |a |an |our )?(?:fix|solution|answer|way forward|"
+    r"best|only|quickest|easiest|simplest|safest|recommended|right|next step|trick|cure|way to go|"
+    r"necessary|required|needed|safe|fine|ok|okay|the way)\b",
+    r"\b(?:recommended|necessary|required|needed|advisable|your best bet)\b",
+)
+_WARNING = _cues(
+    r"\b(?:los(?:e|es|ing)|lost|eras(?:e|es|ing)|delet(?:e|es|ing)|remov(?:e|es|ing)|wip(?:e|es|ing)|"
+    r"resets?|resetting|signs? you out|logs? you out|signs? out|voids?|expos(?:e|es|ing)|exposed|"
+    r"weakens?|bricks?|breaks?|destroys?|undone|permanent|irreversible|destructive|dangerous|risky|"
+    r"drastic|full access|cannot be reversed|can'?t be reversed|wipes? out|clears? (?:all|your|every)|"
+    r"effacera|supprimera|perdrez|perdra|perderá|perderás|eliminará|borrará|entfernen|entfernt|"
+    r"verlieren|gelöscht)\b"
+)
+
+
+def _is_subject(
+    words: Sequence[str], start: int, end: int, before: Sequence[str], language: str = "en"
+) -> bool:
+    """Is the match the subject of its clause: a gerund, a noun after a determiner, a word followed by a
+    verb ("Reinstall is not needed"), or in French and Spanish an infinitive ("Supprimer le profil
+    effacera vos notes"; the imperative is "Supprimez")?"""
+    if language in ("fr", "es") and not before and words[start].endswith(("er", "ir", "re", "ar")):
+        return True
+    if any(w in _TAKES_A_GERUND for w in before):
+        return False  # "try resetting": the object of the instruction
+    if words[start].endswith("ing") or any(w in _BEFORE_A_SUBJECT for w in before):
+        return True
+    after = words[end] if end < len(words) else ""
+    return after in _VERBS or after.endswith("n't")
+
+
+_TAKES_A_GERUND = _words("try consider keep start go recommend suggest")
+_VERBS = _words(
+    """is are was were will would can could may might does did has have had should must won't isn't
+    wasn't usually always often never rarely ne n' no nicht est es ist"""
+)
+
+
+def weigh(
+    words: Sequence[str],
+    start: int,
+    end: int,
+    body: int,
+    opener: str | None,
+    subordinate: bool,
+    text: str,
+    at: int,
+    facts: Facts,
+    pattern: bool,
+) -> Outcome:
+    """What the clause `words` (opened by `opener`; its own words from `body` on) does with the match
+    `words[start:end]`, which lies at offset `at` of its sentence `text`. Negation was read before."""
+    before = words[body:start]
+    before_text = " ".join(before)
+    # A table cell: its row's verdict, else its column's.
+    if facts.row is not None or facts.column is not None:
+        table = facts.row if facts.row is not None else facts.column
+        return ADVISES if table == "yes" else CLEARS
+    quoted = facts.quoted or any(s <= at < e for s, e in facts.quotes)
+    if quoted:
+        rest = _outside_quotes(text, facts.quotes)
+        stance = _stance_of(rest) or facts.reply
+        if stance in ("yes", "endorse"):
+            return ADVISES
+        if stance in ("no", "reject"):
+            return CLEARS
+        return Outcome("uncertain", "a quotation the answer neither endorses nor rejects")
+    if facts.question:
+        if _RHETORICAL_REJECTION.search(_sentence_head(text, at)):
+            return CLEARS
+        if facts.reply in ("yes", "endorse"):
+            return ADVISES
+        if facts.reply in ("no", "reject"):
+            return CLEARS
+        return Outcome("uncertain", "a question the answer leaves unanswered")
+    subject = _is_subject(words, start, end, before, facts.language)
+    hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
+    if subordinate and opener in _HYPOTHETICAL and hypothesis:
+        return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
+    if _REPORTING.search(before_text) or _reported_later(text, at):
+        if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
+            return ADVISES
+        stance = _stance_of(_other_clauses(text, at) + " " + before_text) or facts.reply
+        if stance in ("yes", "endorse"):
+            return ADVISES
+        if stance in ("no", "reject"):
+            return CLEARS
+        return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
+    if _only_lead_in(before):
+        if not subject:
+            return ADVISES  # "Reinstall the app", "Please just reinstall"
+        return _predicate(words, end, text, at, facts)
+    if body < len(words) and words[body] in _IMPERATIVE and not words[body].endswith("ing"):
+        return ADVISES  # "Run `x` to delete the profile"
+    if _FRAME.search(before_text):
+        return ADVISES
+    if pattern:
+        return ADVISES
+    stance = _stance_of(_other_clauses(text, at)) or facts.reply
+    if stance in ("no", "reject"):
+        return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
+    return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
+
+
+# What may stand before a subject at the head of its clause: "Note that reinstalling ...", "A reinstall".
+_BEFORE_A_SUBJECT = _words(
+    "a an the any your this that these those our my note be aware keep in mind warning caution"
+)
+
+
+def _only_lead_in(before: Sequence[str]) -> bool:
+    return all(w in _LEAD_IN or w in _BEFORE_A_SUBJECT for w in before)
+
+
+def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts) -> Outcome:
+    """A match that is its clause's subject: what the rest of the clause says about doing it."""
+    after = " ".join(words[end : end + 8])
+    warning = _WARNING.search(after)
+    if warning:
+        # "won't delete your notes" reassures: a negated consequence encourages it.
+        negated_warning = re.search(
+            r"\b(?:won'?t|will not|doesn'?t|does not|can'?t|cannot|never)\b", after[: warning.start()]
+        )
+        if not negated_warning:
+            return CLEARS
+        if "undone" not in warning.group() and "reversed" not in warning.group():
+            return ADVISES
+        return CLEARS
+    if _POSITIVE.search(after):
+        return ADVISES
+    stance = _stance_of(text[at:]) or facts.reply
+    if stance in ("yes", "endorse"):
+        return ADVISES
+    if stance in ("no", "reject"):
+        return CLEARS
+    return Outcome("uncertain", "says what it is or does, not whether to do it")
+
+
+def _outside_quotes(text: str, quotes: Sequence[tuple[int, int]]) -> str:
+    parts, position = [], 0
+    for start, end in quotes:
+        parts.append(text[position:start])
+        position = end
+    parts.append(text[position:])
+    return " ".join(parts)
+
+
+def _sentence_head(text: str, at: int) -> str:
+    return " ".join(text[:at].casefold().replace("\u2019", "'").split()) + " " + text[at:].casefold()
+
+
+_CLAUSE_CUT = re.compile(r"[,;:\u2014\u2013]|\s-\s|\bbut\b|\band\b|\bwhich\b", re.IGNORECASE)
+
+
+def _other_clauses(text: str, at: int) -> str:
+    """The sentence without the stretch (between two cuts) that holds the match."""
+    cuts = [0, *(m.start() for m in _CLAUSE_CUT.finditer(text)), len(text)]
+    for left, right in pairwise(cuts):
+        if left <= at < right:
+            return text[:left] + " " + text[right:]
+    return text
+
+
+def _reported_later(text: str, at: int) -> bool:
+    """ "Roll back the firmware, some say": a report frame in a later clause."""
+    return any(_LATER_REPORT.search(piece.strip().casefold()) for piece in re.split(r"[,;:]", text[at:])[1:])
