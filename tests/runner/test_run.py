@@ -292,3 +292,20 @@ def test_sigterm_stops_cleanly_keeps_finished_cells_and_blocks(
         ["pgrep", "-f", "fake_agent.py hang"], capture_output=True, text=True, check=False
     )
     assert leftover.stdout.strip() == ""  # every agent process group was killed
+
+
+def test_an_answer_over_the_limit_is_never_read_in_a_local_run(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """A runaway agent's 200 MB answer.md (sparse: it costs no disk) is the cell's error, not an OOM."""
+    big = f"{sys.executable} -c \"open('answer.md','wb').truncate(200 << 20)\""
+    code = main(
+        ["run", "--no-mlflow", "-q", str(suite), "--brain", str(brain), "--agent", "command", "--model", "m",
+         "--command", big, "--tickets", "T-1", "--out", str(tmp_path / "out")]
+    )  # fmt: skip
+    result = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    cell = result.tickets[0].repetitions[0]
+    assert code == 1 and cell.answer is None
+    assert "answer.md is 209,715,200 bytes, over the limit of 8,388,608 (limits.maxAnswerBytes)" in (
+        cell.error or ""
+    )

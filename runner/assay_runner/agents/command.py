@@ -78,9 +78,18 @@ def check_template(spec: CommandSpec) -> None:
 class CommandAgent:
     kind = "command"
 
-    def __init__(self, spec: CommandSpec, *, model: str, gateway: str, timeout: float) -> None:
+    def __init__(
+        self,
+        spec: CommandSpec,
+        *,
+        model: str,
+        gateway: str,
+        timeout: float,
+        max_answer_bytes: int = 8 << 20,
+    ) -> None:
         check_template(spec)
         self.spec = spec
+        self.max_answer_bytes = max_answer_bytes
         self._uses_prompt = "prompt" in used_placeholders(spec)
         self.model = model
         self.gateway = gateway
@@ -136,8 +145,19 @@ class CommandAgent:
             answer, usage = self.spec.parse_output(done.stdout)
         elif self.spec.answer_from == "stdout":
             answer = done.stdout if done.stdout.strip() else None
+        error = None
         if self.spec.answer_from == "file" and workspace.answer_file.is_file():
-            answer = workspace.answer_file.read_text(encoding="utf-8", errors="replace")
+            size = workspace.answer_file.stat().st_size
+            if size > self.max_answer_bytes:  # never read: a huge answer is the cell's error, not an OOM
+                answer, error = (
+                    None,
+                    (
+                        f"answer.md is {size:,} bytes, over the limit of {self.max_answer_bytes:,} "
+                        "(limits.maxAnswerBytes); it was not read"
+                    ),
+                )
+            else:
+                answer = workspace.answer_file.read_text(encoding="utf-8", errors="replace")
         transcript = f"$ {' '.join(argv)}\n--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}"
         if done.timed_out:
             transcript += f"\n--- killed after {self.timeout:g} s ---"
@@ -148,4 +168,5 @@ class CommandAgent:
             wall_seconds=done.wall_seconds,
             usage=usage,
             timed_out=done.timed_out,
+            error=error,
         )

@@ -47,4 +47,10 @@ def build_agent(config: RunConfig, client: ChatClient | None) -> Agent:
     replaying = config.cassettes is not None and config.cassettes.mode == "replay"
     if config.gateway is None and agent.kind != "command" and not replaying:
         raise InputError(f"agent preset {agent.kind!r} needs a gateway URL (gateway / --gateway)")
-    return CommandAgent(spec, model=agent.model, gateway=config.gateway or "", timeout=agent.timeout_seconds)
+    return CommandAgent(
+        spec,
+        model=agent.model,
+        gateway=config.gateway or "",
+        timeout=agent.timeout_seconds,
+        max_answer_bytes=config.limits.max_answer_bytes,
+    )
