@@ -1,10 +1,12 @@
 """An agent that calls its model through the gateway URL it is given, for the metering tests.
 
-Usage: python caller.py PROTOCOL CALLS [stream|plain] [then-hang]
+Usage: python caller.py PROTOCOL CALLS [stream|plain] [then-hang] [URL]
   PROTOCOL  chat | responses | messages: the wire protocol of each call (as OpenCode, Codex, Claude Code)
   CALLS     how many calls to make, one after another
   then-hang after the first reply's first bytes, stop reading and sleep until killed (a cell killed at
             its timeout in the middle of a reply)
+  URL       call this base URL instead of the one the runner gives (bench/proxy_overhead.py: the same
+            agent straight to the upstream, to compare)
 It writes the replies' lengths and the names of every environment variable it sees into answer.md, and
 answers with a good support answer, so a cell that made its calls passes the example judges.
 """
@@ -39,7 +41,8 @@ def main() -> int:
     protocol, calls = sys.argv[1], int(sys.argv[2])
     stream = len(sys.argv) > 3 and sys.argv[3] == "stream"
     hang = "then-hang" in sys.argv[4:]
-    base = os.environ["ASSAY_GATEWAY_URL"].rstrip("/")
+    given = [arg for arg in sys.argv[4:] if arg.startswith("http")]
+    base = (given[0] if given else os.environ["ASSAY_GATEWAY_URL"]).rstrip("/")
     if protocol == "messages":
         base = base.removesuffix("/v1") + "/v1"  # as Claude Code: {base}/v1/messages
     lengths = []

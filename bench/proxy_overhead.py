@@ -1,0 +1,165 @@
+"""Benchmark: what the metering proxy costs, per model call and on a whole run.
+
+Every program agent's model call goes through the runner's metering proxy (runner/assay_runner/gateway/
+metering): the proxy relays the request, streams the reply back and reads its usage on the way. Measured
+here against the same calls made straight to the upstream, in the same run of this script:
+
+1. Per call: `--calls` sequential chat-completions calls from one client, streamed and not, to a loopback
+   upstream that answers at once (so what is measured is the relay, not a model): the median added
+   milliseconds per call, and the ratio through-proxy / direct.
+2. On a whole run: `assay run` over `--tickets` tickets with an agent (tests/support/agents/caller.py)
+   making `--turns` streamed calls per cell to an upstream that takes `--model-seconds` per reply (a
+   model's latency) — once through the proxy as Assay runs it, once with the agent sent straight to the
+   upstream (its URL passed on the command line, bypassing the proxy). The difference in wall time, as a
+   share of the run's wall time, is the proxy's share of a run; the goal is under 1%.
+
+Each figure is the median of `--runs` runs. Run: `.venv/bin/python bench/proxy_overhead.py [--calls 300]
+[--tickets 24] [--turns 4] [--model-seconds 0.25] [--runs 3]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from assay_dev.servers.loopback import LoopbackServer, QuietHandler
+from assay_runner.gateway.metering.ledger import Ledger
+from assay_runner.gateway.metering.proxy import MeteringProxy
+
+ROOT = Path(__file__).resolve().parents[1]
+CALLER = ROOT / "tests" / "support" / "agents" / "caller.py"
+SUITE = """\
+name: bench
+judges:
+  - {name: nonempty, type: code, weight: 1, threshold: 1.0, code: "return 1.0 if outputs['answer'] else 0.0"}
+tickets:
+"""
+
+
+class Upstream(LoopbackServer):
+    """Chat completions, streamed (a few chunks and the usage) or not, after `delay` seconds."""
+
+    def __init__(self, delay: float) -> None:
+        class Handler(QuietHandler):
+            def setup(self) -> None:
+                super().setup()
+                # Headers and body go out as separate writes: without this, a delayed ACK holds each reply.
+                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))) or b"{}")
+                if delay:
+                    time.sleep(delay)
+                usage = {"prompt_tokens": 300, "completion_tokens": 20}
+                if not body.get("stream"):
+                    reply = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}}]}
+                    self.send(200, json.dumps({**reply, "usage": usage}).encode(), {}, "application/json")
+                    return
+                chunks = [{"choices": [{"index": 0, "delta": {"content": f"part {i} "}}]} for i in range(8)]
+                chunks.append({"choices": [], "usage": usage})
+                payload = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+                self.send(200, payload.encode(), {}, "text/event-stream")
+
+        super().__init__(Handler, prefix="/v1")
+
+
+def _body(stream: bool) -> bytes:
+    return json.dumps(
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": stream}
+    ).encode()
+
+
+async def _timed_calls(base: str, calls: int, stream: bool) -> list[float]:
+    times = []
+    # No Nagle in the client either (the proxy sets it upstream): else every call waits for a delayed ACK.
+    nodelay = httpx.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+    async with httpx.AsyncClient(transport=nodelay) as client:
+        for _ in range(calls):
+            started = time.perf_counter()
+            reply = await client.post(f"{base}/chat/completions", content=_body(stream))
+            reply.read()
+            times.append(time.perf_counter() - started)
+    return times
+
+
+async def per_call(calls: int, stream: bool) -> tuple[float, float]:
+    """Median seconds per call: straight to the upstream, and through the proxy."""
+    with Upstream(0.0) as upstream:
+        direct = await _timed_calls(upstream.url, calls, stream)
+        async with MeteringProxy(upstream.url, Ledger()) as proxy:
+            proxied = await _timed_calls(proxy.open_cell("T-1/1"), calls, stream)
+    return statistics.median(direct), statistics.median(proxied)
+
+
+def whole_run(tickets: int, turns: int, model_seconds: float, direct: bool) -> float:
+    root = Path(tempfile.mkdtemp(prefix="assay-bench-proxy-"))
+    try:
+        suite = root / "suite"
+        suite.mkdir()
+        rows = "".join(
+            f"  - {{id: T-{i:03d}, split: validation, question: 'q{i}'}}\n" for i in range(tickets)
+        )
+        (suite / "suite.yaml").write_text(SUITE + rows)
+        with Upstream(model_seconds) as upstream:
+            agent = f"{sys.executable} {CALLER} chat {turns} stream"
+            if direct:
+                agent += f" - {upstream.url}"
+            argv = [str(Path(sys.executable).with_name("assay")), "run", "--no-mlflow", "-q", str(suite)]
+            argv += ["--agent", "command", "--model", "m", "--command", agent, "--gateway", upstream.url]
+            argv += ["--out", str(root / "out"), "-j", "4"]
+            started = time.perf_counter()
+            done = subprocess.run(argv, capture_output=True, text=True, check=False)
+            wall = time.perf_counter() - started
+        if done.returncode != 0:
+            raise SystemExit(f"assay run failed ({done.returncode}): {done.stderr[-2000:]}")
+        return wall
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--tickets", type=int, default=24)
+    parser.add_argument("--turns", type=int, default=4)
+    parser.add_argument("--model-seconds", type=float, default=0.25)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    print(f"per call ({args.calls} sequential calls, an upstream that answers at once):")
+    for stream in (False, True):
+        direct, proxied = asyncio.run(per_call(args.calls, stream))
+        print(
+            f"  {'streamed' if stream else 'one body':>8}: direct {1000 * direct:6.2f} ms, through the proxy "
+            f"{1000 * proxied:6.2f} ms: +{1000 * (proxied - direct):5.2f} ms, ratio {proxied / direct:.2f}"
+        )
+    print(
+        f"whole run ({args.tickets} tickets x {args.turns} streamed calls, {args.model_seconds:g} s per "
+        f"reply, concurrency 4; median of {args.runs}):"
+    )
+    proxied = statistics.median(
+        whole_run(args.tickets, args.turns, args.model_seconds, False) for _ in range(args.runs)
+    )
+    direct = statistics.median(
+        whole_run(args.tickets, args.turns, args.model_seconds, True) for _ in range(args.runs)
+    )
+    share = (proxied - direct) / proxied
+    print(
+        f"  direct {direct:.2f} s, through the proxy {proxied:.2f} s: "
+        f"the proxy's share of the run {share:+.2%}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
