@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from assay_runner.vocabulary import AgentKind, CassetteMode, Selection, Verdict
@@ -439,6 +439,33 @@ class LimitsConfig(ConfigModel):
 
 
 TicketId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")]
+SHARD_INDEX_ENV = "JOB_COMPLETION_INDEX"
+"""Where an answer pod of an Indexed Job finds its shard (the Job controller sets it)."""
+SHARD_DIR = "shard-{index}"
+"""The judge phase reads shard i's tree from `answersDir/shard-i` when the answers come in shards."""
+
+
+class ShardConfig(ConfigModel):
+    """The answers come in `count` shards: cell j of the repetition-major order belongs to shard j % count.
+
+    The answer phase answers its own shard: `index`, or the Indexed Job's `JOB_COMPLETION_INDEX` when
+    `index` is not given (one RunConfig serves every pod). The judge phase (no `index`) reads every shard's
+    tree, `answersDir/shard-<i>`."""
+
+    count: int = Field(ge=1, le=1000)
+    index: int | None = Field(default=None, ge=0)
+    failed: dict[str, NonBlank] = Field(default_factory=dict)
+    """Judge phase: shards that failed for good (index as text -> why, as the operator saw it); their cells
+    block with that reason."""
+
+    @model_validator(mode="after")
+    def _index_in_range(self) -> ShardConfig:
+        if self.index is not None and self.index >= self.count:
+            raise ValueError(f"shard index {self.index} is not below the count {self.count}")
+        wrong = [i for i in self.failed if not i.isdigit() or int(i) >= self.count]
+        if wrong:
+            raise ValueError(f"failed shard(s) {', '.join(wrong)} are not shards of {self.count}")
+        return self
 
 
 class RunConfig(ConfigModel):
@@ -477,6 +504,12 @@ class RunConfig(ConfigModel):
     """The answer phase stops itself after this long (unfinished cells are recorded as incomplete), so
     the judge phase still has time to give a verdict before the Job's deadline."""
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    shard: ShardConfig | None = None
+    """The answers in shards (an Indexed Job of answer pods): which one this answer phase answers, or how
+    many the judge phase reads."""
+    resume: bool = False
+    """The answer phase keeps the cells a previous attempt on the same inputs answered (sealed, no error)
+    and answers only the missing or errored ones."""
 
     @field_validator("tickets")
     @classmethod

@@ -113,6 +113,11 @@ class AnswersManifest(WireModel):
     """None while the phase runs; a tree without it was cut short (killed, out of memory)."""
     stopped: str | None = None
     """Why the phase ended before every cell was answered (deadline, signal, error)."""
+    shard: tuple[int, int] | None = None
+    """(index, count) when the answers come in shards; None for a whole run's tree."""
+    inputs_digest: str | None = None
+    """What the cells were answered from (brain, suite, selection, agent, shard): a resumed answer phase
+    keeps cells only when it is the same."""
     cells: dict[str, dict[str, str]] | None = None
     """The seals: `<ticket>/<repetition>` -> {file name: sha256}, written when the phase ends (run.seal)."""
     tree_digest: str | None = None
