@@ -16,6 +16,8 @@ from assay_dev.servers.model_server.requests import (
     text_of,
     tool_call,
     tool_names,
+    tool_parameters,
+    tool_results,
     working_directory,
 )
 from assay_dev.servers.model_server.script import (
@@ -24,6 +26,7 @@ from assay_dev.servers.model_server.script import (
     Say,
     Script,
     ScriptChooser,
+    Then,
     Usage,
     step_usage,
 )
@@ -158,6 +161,11 @@ class ModelServer(LoopbackServer):
                     self._fail(record, protocol, 400, f"turn {turn} is past the script's {len(script)} steps")
                     return
                 step = script[turn]
+                if isinstance(step, Then):
+                    step = step.decide(tool_results(protocol, body))
+                    if isinstance(step, Then):
+                        self._fail(record, protocol, 400, f"turn {turn}: a Then step decided on another Then")
+                        return
                 if isinstance(step, Fail):
                     headers = {} if step.retry_after is None else {"retry-after": f"{step.retry_after:g}"}
                     message = f"scripted failure {step.status}"
@@ -181,6 +189,13 @@ class ModelServer(LoopbackServer):
                     call = tool_call(protocol, offered, working_directory(text), step)
                 except LookupError as error:
                     self._fail(record, protocol, 400, f"POST {self.path}: {error}")
+                    return
+                declared = tool_parameters(protocol, body, call.name)
+                unknown = sorted(set(call.arguments) - declared) if declared is not None else []
+                if unknown:
+                    declares = sorted(declared or ())
+                    message = f"{call.name} does not declare argument(s) {', '.join(unknown)}: {declares}"
+                    self._fail(record, protocol, 400, f"POST {self.path}: {message}")
                     return
                 self._ok(record, reply(model, None, call, usage, stream), usage, stream)
 
