@@ -70,7 +70,8 @@ EXPECTED_ARGV = {
         "-c " + CLAUDE_SH,
         "claude",
         "-p {prompt}",
-        "--output-format json",
+        "--output-format stream-json",
+        "--verbose",
         "--model {model}",
         "--permission-mode acceptEdits",
         "--max-turns 30",
@@ -93,6 +94,7 @@ EXPECTED_ARGV = {
         '-c web_search="disabled"',
         "-c check_for_update_on_startup=false",
         "-c analytics.enabled=false",
+        "-c features.plugins=false",
         "{prompt}",
     ),
     "opencode": args(
@@ -117,6 +119,7 @@ EXPECTED_ENV = {
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1",
         "CLAUDE_CODE_MAX_RETRIES": "4",
+        "USE_BUILTIN_RIPGREP": "0",
     },
     "codex": {},
     "opencode": {
@@ -153,6 +156,15 @@ EXPECTED_OPENCODE_CONFIG = {
     "share": "disabled",
     "autoupdate": False,
     "snapshot": False,
+}
+
+
+OPENCODE_NO_INSTALL = {
+    ".home/.config/opencode/package.json": {"dependencies": {"@opencode-ai/plugin": "*"}},
+    ".home/.config/opencode/package-lock.json": {
+        "lockfileVersion": 3,
+        "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}},
+    },
 }
 
 
@@ -213,8 +225,14 @@ def test_files_after_templating(tmp_path: Path) -> None:
     }
     assert rendered["claude-code"] == {"CLAUDE.md": "@AGENTS.md\n"}
     assert rendered["codex"] == {}
-    assert list(rendered["opencode"]) == ["opencode.json"]
+    modules = ".home/.config/opencode/node_modules/.assay"
+    assert list(rendered["opencode"]) == ["opencode.json", *OPENCODE_NO_INSTALL, modules]
     assert json.loads(rendered["opencode"]["opencode.json"]) == EXPECTED_OPENCODE_CONFIG
+    # The global config folder's npm install of @opencode-ai/plugin finds nothing to do (no registry call).
+    assert {k: json.loads(v) for k, v in rendered["opencode"].items() if k.endswith(".json")} == {
+        "opencode.json": EXPECTED_OPENCODE_CONFIG,
+        **OPENCODE_NO_INSTALL,
+    }
 
 
 def test_the_runner_token_is_passed_through_the_environment_only(
