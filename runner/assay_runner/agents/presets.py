@@ -71,6 +71,7 @@ CODEX_NO_SANDBOX_NOTE = (
 )
 _CODEX_PRELUDE = (
     _TOKEN_PRELUDE
+    + 'export ASSAY_AGENT_PATH="$PATH"; '
     + 'sandbox=workspace-write; if ! "$0" sandbox -- true >/dev/null 2>&1; then '
     + f'sandbox=danger-full-access; echo "{CODEX_NO_SANDBOX_NOTE}" >&2; fi; '
     + 'sub="$1"; shift; exec "$0" "$sub" --sandbox "$sandbox" "$@"'
@@ -180,13 +181,26 @@ _CODEX_ARGS: list[tuple[str, ...]] = [
 ]
 
 
+# Codex runs the model's commands in login shells (`bash -lc`), and a system profile may reset PATH there
+# (Debian's does, for every user): the agent's PATH (the project's ripgrep first) would be lost, and `rg`
+# with it, unless Codex's shell snapshot happened to be ready first. The login shell's own profile, in the
+# agent's HOME, puts back the PATH the prelude saw.
+CODEX_PROFILE = (
+    "# Written by Assay (agents/presets.py): a login shell keeps the agent's PATH, which /etc/profile may\n"
+    "# reset.\n"
+    'if [ -n "${ASSAY_AGENT_PATH:-}" ]; then PATH="$ASSAY_AGENT_PATH"; export PATH; fi\n'
+)
+
+
 def codex() -> CommandSpec:
     return CommandSpec(
         argv=_via_prelude(_CODEX_PRELUDE, "codex", "exec", *_flat(_CODEX_ARGS), "{prompt}"),
         answer_from="file",
         parse_output=parse_codex,
         parse_trajectory=codex_steps.parse,
+        files={f"{HOME_DIR}/.profile": _literal(CODEX_PROFILE)},
         pass_env=PASS_ENV,
+        path_prefix=ripgrep_folder,  # for the model's `rg` in its shell commands (Codex adds its own too)
     )
 
 

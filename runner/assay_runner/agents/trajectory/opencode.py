@@ -99,7 +99,10 @@ class _Reader:
         start = self.seconds(timing.get("start"))
         failed = state.get("status") == "error"
         if self.turn is not None and self.turn.end is None:
-            self.turn.end = start  # the reply that asked for the tool ended before the tool began
+            # The reply that asked for the tool ended before the tool began (OpenCode's clock against the
+            # runner's: never before the turn's own start).
+            begun = self.turn.start
+            self.turn.end = max(start, begun) if start is not None and begun is not None else start
         paths = [
             relative(str(arguments[k]), self.root)
             for k in PATH_ARGUMENTS
