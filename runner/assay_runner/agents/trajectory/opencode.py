@@ -59,7 +59,7 @@ class _Reader:
         """An epoch-millisecond time as seconds from the agent's start."""
         if self.anchor is None or not isinstance(value, int | float) or isinstance(value, bool):
             return None
-        return round(value / 1000 - self.anchor, 3)
+        return max(0.0, round(value / 1000 - self.anchor, 3))
 
     def event(self, event: dict[str, Any], when: float | None) -> None:
         stamp = event.get("timestamp")
