@@ -246,6 +246,9 @@ def test_server_failing_mid_conversation_is_a_judged_failure(
     assert result.verdict == "Blocked"
     failed = [r for r in conversation(record) if r["status"] == status]
     assert failed, "the scripted failure was never requested"
+    # How long each CLI keeps trying before it gives up (docs/agents.md quotes these lines); the bound is
+    # the test's --timeout, checked above by the exit code.
+    print(f"{agent} against {status}: gave up after {cell.wall_seconds:.1f} s and {len(failed)} requests")
 
 
 # --- reading before answering ------------------------------------------------------------------------------
