@@ -386,6 +386,10 @@ class SuiteSpec(WireModel):
     """Path, relative to the suite directory, of a YAML file with a `tickets:` list."""
     require_distinct_judge_model: bool = False
     """A model judge on the agent's own model is an error, not only a warning in the result."""
+    model_aliases: dict[str, str] = Field(default_factory=dict)
+    """Names that are the same model (`{fast: acme-large-2026-05-01, acme-large: acme-large-2026-05-01}`), as
+    the gateway routes them: a model judge on an alias of the agent's model is the agent's model. A name is
+    also read without its provider prefix, a trailing date or `-latest`."""
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     """USD per million input and output tokens, by model (`{inputPerMillion, outputPerMillion}`): usage
     becomes cost. A RunConfig's (or Evaluation's) prices override these model by model."""
