@@ -237,6 +237,9 @@ def test_long_texts_are_cut_and_long_runs_keep_their_first_steps() -> None:
         ("find kb -name '*.md'", "list", ["kb"]),
         ("/bin/bash -lc \"printf '%s' 'x y' > answer.md\"", "write", ["answer.md"]),
         ("cat kb/a.md && echo hi > b.md", "shell", ["kb/a.md", "b.md"]),
+        # Separators inside quotes are text: one write (the demo's answers hold `|` and `;`).
+        ("/bin/bash -lc \"printf '%s' 'A | b; c && d' > answer.md\"", "write", ["answer.md"]),
+        ("echo hi >> b.md", "write", ["b.md"]),
         ("python3 -c 'print(1)'", "shell", []),
         ("cat /etc/passwd", "read", ["/etc/passwd"]),
     ],

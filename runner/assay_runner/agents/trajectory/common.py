@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -74,7 +73,6 @@ _READ = {"cat", "head", "tail", "less", "more", "nl", "wc", "bat", "sed", "awk"}
 _SEARCH = {"rg", "grep", "egrep", "ag", "ack"}
 _WRITE = {"tee", "cp", "mv", "mkdir", "touch", "rm", "apply_patch", "patch"}
 _SCRIPTED = {"sed", "awk"}  # their first operand is a script, not a file
-_SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
 _WRAPPER = ("bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "/bin/zsh")
 _VALUED = {
     "head": {"-n", "-c"},
@@ -134,19 +132,32 @@ def _segment(words: list[str], root: str) -> tuple[ToolAction, list[str]]:
     return "shell", []
 
 
+_OPERATORS = {"&&", "||", ";", "|", "&", ";;", "|&"}
+
+
+def _words(command: str) -> list[list[str]]:
+    """The simple commands of a shell list or pipeline, each as its words (quotes respected: a `|` or `;`
+    inside a quoted argument is text)."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    segments: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token in _OPERATORS:
+                segments.append([])
+            else:
+                segments[-1].append(token)
+    except ValueError:  # unbalanced quotes: read it as plain words
+        return [command.split()]
+    return [words for words in segments if words]
+
+
 def shell_action(command: str, root: str) -> tuple[ToolAction, list[str]]:
     """What a shell command did (one action when every part of a pipeline or list agrees, else `shell`)
     and the paths it named, relative to the workspace."""
-    inner = unwrap_shell(command)
     actions: set[ToolAction] = set()
     paths: list[str] = []
-    for segment in _SEPARATORS.split(inner):
-        try:
-            words = shlex.split(segment)
-        except ValueError:
-            words = segment.split()
-        if not words:
-            continue
+    for words in _words(unwrap_shell(command)):
         action, named = _segment(words, root)
         actions.add(action)
         paths.extend(named)
