@@ -276,7 +276,13 @@ def read_cell(
         if not answer_path.is_file():
             code = record.exit_code if record is not None else None
             return RecordedAnswer(
-                ticket_id, repetition, None, code, source=str(answer_path), record=record, trajectory=trajectory
+                ticket_id,
+                repetition,
+                None,
+                code,
+                source=str(answer_path),
+                record=record,
+                trajectory=trajectory,
             )
         exit_code = _exit_code(folder, record)
     except Refused as exc:
