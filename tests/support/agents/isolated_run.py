@@ -117,10 +117,15 @@ def main() -> int:
         )
         done = threading.Event()
 
+        runner_argv = [*spec["assay"], *gateway]
+
         def watch() -> None:
             while not done.is_set():
                 for pid, info in processes_in(work).items():
-                    seen.setdefault(pid, info)
+                    # A child the runner has forked but not yet exec'd has the runner's own argv and
+                    # environment (and already the workspace as cwd): it is not the CLI; its exec'd self is.
+                    if info["argv"] != runner_argv:
+                        seen.setdefault(pid, info)
                 time.sleep(0.05)
 
         watcher = threading.Thread(target=watch, daemon=True)
