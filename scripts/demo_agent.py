@@ -8,7 +8,9 @@ the KB, and only when the tools returned those articles writes the example's han
 answer.md (otherwise an answer saying it found nothing, which the judges block). What the demo shows is
 everything around the model: the workspace, the CLI's real protocol and tools, its trajectory (in the report's
 ticket panel), usage and cost from the CLI's own report, the judges (the trajectory judges included, the
-model judge replayed from the example's cassettes) and the gate, in out/demo-agent/<agent>/ (result.json,
+model judge replayed from a copy of the example's cassettes, where the agent's own exchanges with the
+scripted model are recorded, so the example's files stay as they are) and the gate, in
+out/demo-agent/<agent>/ (result.json,
 report.html).
 
 Usage: python scripts/demo_agent.py [opencode|claude-code|codex]
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from assay_dev.servers.model_server import KbLookup, ModelServer, Results, Script
@@ -61,14 +65,18 @@ def main() -> int:
     agent = sys.argv[1] if len(sys.argv) > 1 else "opencode"
     out = REPO / "out" / "demo-agent" / agent
     env = {**os.environ, "PATH": f"{AGENTS_BIN}{os.pathsep}{os.environ['PATH']}"}
-    with ModelServer(script_for, model=MODEL) as server:
+    scratch = tempfile.TemporaryDirectory(prefix="assay-demo-agent-")
+    cassettes = Path(scratch.name) / "cassettes"
+    shutil.copytree(EXAMPLE / "cassettes", cassettes)
+    with scratch, ModelServer(script_for, model=MODEL) as server:
         print(f"== {agent} against the scripted model server at {server.url}", flush=True)
         done = subprocess.run(
             [
                 sys.executable, "-m", "assay_runner.cli", "run", str(EXAMPLE),
                 "--brain", str(EXAMPLE / "brains" / "v1"), "--agent", agent, "--model", MODEL,
                 "--gateway", server.url, "--timeout", "120", "--judge-model", "example-judge",
-                "--cassettes", str(EXAMPLE / "cassettes"), "--run-name", f"support-desk-{agent}",
+                "--cassettes", str(cassettes), "--cassette-mode", "replay-or-record",
+                "--run-name", f"support-desk-{agent}",
                 "--no-mlflow", "--out", str(out),
             ],
             env=env,
