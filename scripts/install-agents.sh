@@ -15,6 +15,9 @@ if ! command -v npm >/dev/null 2>&1; then
   echo "install-agents.sh: npm not found; install Node.js (>= 20) and npm" >&2
   exit 1
 fi
+# Only on a platform the lockfile pins every CLI's native binary for (agents/platforms.js): elsewhere npm
+# would install one the lockfile does not hold, with no integrity check.
+node platforms.js
 # Optional dependencies carry each CLI's native binary for this platform; the install scripts of
 # @anthropic-ai/claude-code and opencode-ai put it in place of their bin stubs. `npm install --no-save`
 # rather than `npm ci`: npm leaves opencode-ai's other-platform packages out of the lockfile it writes, and

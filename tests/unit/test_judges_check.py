@@ -23,9 +23,24 @@ def test_the_example_judges_pass_every_probe(capsys: pytest.CaptureFixture[str])
     report = run_selftest(load_suite(str(EXAMPLE)))
     assert report.ok
     tested = {o.judge for o in report.outcomes}
-    assert tested == {"kb_citation", "must_mention", "policy", "format", "abstention", "exit_code"}
+    assert tested == {
+        *("kb_citation", "must_mention", "policy", "format", "abstention", "exit_code"),
+        *("read_before_citing", "tool_use"),  # the trajectory judges
+    }
     probes = {o.probe for o in report.outcomes}
     assert {"good answer", "forbidden advice", "negated advice (fine)", "correct refusal"} <= probes
+    aimed = {
+        (o.probe, o.judge): o.expected
+        for o in report.outcomes
+        if o.judge in ("read_before_citing", "tool_use")
+    }
+    assert aimed == {
+        ("good answer", "read_before_citing"): "full",
+        ("good answer", "tool_use"): "full",
+        ("read_before_citing: cites an article it never read", "read_before_citing"): "fail",
+        ("tool_use: calls a tool outside allowedTools", "tool_use"): "fail",
+        ("tool_use: more than maxToolCalls", "tool_use"): "fail",
+    }
     assert report.skipped == ["quality (model): not self-tested"]
     assert main(["judges", "check", str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
@@ -54,8 +69,10 @@ def test_what_cannot_be_probed_is_said(tmp_path: Path) -> None:
     text = (suite / "suite.yaml").read_text()
     start, end = text.index("    forbidden:\n"), text.index("  - name: format")
     (suite / "suite.yaml").write_text(text[:start] + text[end:])
-    report = run_selftest(load_suite(str(suite)))
+    loaded = load_suite(str(suite))
+    report = run_selftest(loaded)
     assert report.ok
     assert "forbidden advice: the policy judge has no suite-wide phrase to probe with" in report.skipped
     assert not [o for o in report.outcomes if o.probe == "forbidden advice"]
-    assert {o.judge for o in report.outcomes} <= DETERMINISTIC_KINDS
+    kinds = {judge.name: judge.type_name() for judge in loaded.spec.judges}
+    assert {kinds[o.judge] for o in report.outcomes} <= DETERMINISTIC_KINDS

@@ -55,6 +55,8 @@ def test_example_suite_loads() -> None:
         "quality": 0.20,
         "abstention": 0.0,
         "exit_code": 0.0,
+        "read_before_citing": 0.0,
+        "tool_use": 0.0,
     }
 
 

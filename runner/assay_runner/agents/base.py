@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from assay_runner.contract import Usage
+from assay_runner.contract import Trajectory, Usage
 from assay_runner.suite.models import Ticket
 
 EXIT_TIMEOUT = 124  # what coreutils' timeout(1) reports; the exit-code judge names it "timed out"
@@ -47,6 +47,8 @@ class AgentOutcome:
     files: Mapping[str, str] = field(default_factory=dict)
     started_at: float | None = None
     """Seconds since the epoch when the agent started (set by the orchestrator)."""
+    trajectory: Trajectory | None = None
+    """The agent's steps, read from its transcript (CLI presets), or replayed with its answer."""
 
 
 class Agent(Protocol):

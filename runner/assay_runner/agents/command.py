@@ -17,6 +17,7 @@ from typing import Literal
 
 from assay_runner.agents.base import AgentOutcome, Workspace
 from assay_runner.agents.process import run_process
+from assay_runner.agents.trajectory import TrajectoryParser
 from assay_runner.agents.workspace import HOME_DIR
 from assay_runner.contract import Usage
 from assay_runner.errors import InputError
@@ -52,6 +53,10 @@ class CommandSpec:
     """Files to write into the workspace before the run (templated), e.g. a CLI's config file."""
     pass_env: Sequence[str] = ()
     """Names of the runner's environment variables the agent may see (e.g. a gateway token)."""
+    parse_trajectory: TrajectoryParser | None = None
+    """stdout (each line stamped with when it was read) -> the agent's steps, for CLIs that print them."""
+    path_prefix: Callable[[], Sequence[str]] | None = None
+    """Folders put first on the CLI's PATH, found when the agent is built (the ripgrep its tools run)."""
 
 
 def placeholders_in(template: str) -> set[str]:
@@ -94,6 +99,7 @@ class CommandAgent:
         self.model = model
         self.gateway = gateway
         self.timeout = timeout
+        self._path_prefix = list(spec.path_prefix()) if spec.path_prefix is not None else []
 
     def values(self, ticket: Ticket, repetition: int, workspace: Workspace) -> dict[str, str]:
         values = {
@@ -114,8 +120,9 @@ class CommandAgent:
     def environment(self, values: Mapping[str, str], workspace: Workspace) -> dict[str, str]:
         home = workspace.root / HOME_DIR
         home.mkdir(exist_ok=True)
+        path = os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin")
         env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "PATH": os.pathsep.join([*self._path_prefix, path]) if self._path_prefix else path,
             "HOME": str(home),
             "TMPDIR": str(home),
             "LANG": "C.UTF-8",
@@ -137,7 +144,11 @@ class CommandAgent:
             target.write_text(template.format(**values), encoding="utf-8")
         argv = [part.format(**values) for part in self.spec.argv]
         done = await run_process(
-            argv, cwd=workspace.root, env=self.environment(values, workspace), timeout=self.timeout
+            argv,
+            cwd=workspace.root,
+            env=self.environment(values, workspace),
+            timeout=self.timeout,
+            stamp_lines=self.spec.parse_trajectory is not None,
         )
         answer: str | None = None
         usage: Usage | None = None
@@ -158,6 +169,9 @@ class CommandAgent:
                 )
             else:
                 answer = workspace.answer_file.read_text(encoding="utf-8", errors="replace")
+        trajectory = None
+        if self.spec.parse_trajectory is not None:
+            trajectory = self.spec.parse_trajectory(done.stdout, done.line_times, str(workspace.root))
         transcript = f"$ {' '.join(argv)}\n--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}"
         if done.timed_out:
             transcript += f"\n--- killed after {self.timeout:g} s ---"
@@ -169,4 +183,5 @@ class CommandAgent:
             usage=usage,
             timed_out=done.timed_out,
             error=error,
+            trajectory=trajectory,
         )

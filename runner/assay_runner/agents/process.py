@@ -4,6 +4,10 @@ Once the agent has exited (or timed out, or its cell was cancelled) everything i
 its outputs are read: its process group, whatever is still below it in the process tree, and the strays
 agents left behind (`assay_runner.processes`). CLIs such as Node-based agents start helpers that would
 otherwise outlive their ticket, and a hostile agent's daemon would rewrite other cells.
+
+On request (`stamp_lines`), each line of standard output is stamped with when the runner read it: CLIs that
+print one JSON event per step (tool started, tool done, model replied) do not all say when, and the stamps
+are the one clock a trajectory can use for all of them.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from assay_runner.processes import OWN, kill_tree, sweep
 
 KILL_GRACE_SECONDS = 2.0
 TRANSCRIPT_LIMIT = 1 << 20  # keep at most 1 MiB of each stream
+MAX_STAMPS = 100_000  # stdout lines stamped; later lines have none (a trajectory keeps far fewer steps)
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,10 @@ class ProcessResult:
     stderr: str
     wall_seconds: float
     timed_out: bool
+    line_times: tuple[float | None, ...] = ()
+    """With `stamp_lines`: seconds from the start to when each line of `stdout` was read, line for line
+    (`stdout.splitlines()`); None for a line with no stamp (the marker of dropped output, an unfinished
+    last line, lines past MAX_STAMPS)."""
 
 
 @contextlib.contextmanager
@@ -77,19 +86,59 @@ async def _terminate(process: asyncio.subprocess.Process) -> None:
         await process.wait()
 
 
+DROPPED = "[... earlier output dropped ...]\n"
+
+
 def _tail(stream: BinaryIO) -> str:
     """The last TRANSCRIPT_LIMIT bytes of a captured stream, decoded."""
     size = stream.seek(0, os.SEEK_END)
     stream.seek(max(0, size - TRANSCRIPT_LIMIT))
     text = stream.read().decode("utf-8", errors="replace")
-    return text if size <= TRANSCRIPT_LIMIT else "[... earlier output dropped ...]\n" + text
+    return text if size <= TRANSCRIPT_LIMIT else DROPPED + text
+
+
+@dataclass
+class _Stamps:
+    """Where each line of a stream ended (byte offset) and when it was read."""
+
+    ends: list[tuple[int, float]]
+    size: int = 0
+
+
+async def _pump(reader: asyncio.StreamReader, sink: BinaryIO, stamps: _Stamps, started: float) -> None:
+    """Copy the stream into `sink` as it comes (memory stays bounded), stamping each line's end."""
+    while chunk := await reader.read(1 << 16):
+        now = round(time.monotonic() - started, 3)  # milliseconds are all a trajectory shows
+        sink.write(chunk)
+        start = 0
+        while len(stamps.ends) < MAX_STAMPS and (found := chunk.find(b"\n", start)) >= 0:
+            stamps.ends.append((stamps.size + found, now))
+            start = found + 1
+        stamps.size += len(chunk)
+
+
+def _line_times(stamps: _Stamps, stdout: str) -> tuple[float | None, ...]:
+    """The stamps of the lines `_tail` kept, aligned with `stdout.splitlines()`."""
+    kept_from = max(0, stamps.size - TRANSCRIPT_LIMIT)
+    # The first kept line may have begun before the cut: it is still the line that ends at its newline.
+    times: list[float | None] = [when for end, when in stamps.ends if end >= kept_from]
+    if stdout.startswith(DROPPED):
+        times.insert(0, None)
+    lines = len(stdout.splitlines())
+    return tuple(times[:lines] + [None] * (lines - len(times)))
 
 
 async def run_process(
-    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    stamp_lines: bool = False,
 ) -> ProcessResult:
     """Run to exit or timeout. stdout and stderr go to unnamed temporary files, not pipes: memory stays
-    bounded however much an agent prints, and its exit is one event for the loop instead of three."""
+    bounded however much an agent prints, and its exit is one event for the loop instead of three. With
+    `stamp_lines`, stdout goes through a pipe the loop copies into its file, stamping each line."""
     started = time.monotonic()
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         try:
@@ -100,7 +149,7 @@ async def run_process(
                     env=dict(env),
                     start_new_session=True,
                     stdin=asyncio.subprocess.DEVNULL,
-                    stdout=stdout,
+                    stdout=asyncio.subprocess.PIPE if stamp_lines else stdout,
                     stderr=stderr,
                 )
                 spawned.add(process.pid)
@@ -109,6 +158,11 @@ async def run_process(
             return ProcessResult(
                 127, "", f"cannot start {argv[0]!r}: {exc}", time.monotonic() - started, False
             )
+        stamps = _Stamps([])
+        pump = None
+        if stamp_lines:
+            assert process.stdout is not None
+            pump = asyncio.ensure_future(_pump(process.stdout, stdout, stamps, started))
         timed_out = False
         try:
             async with asyncio.timeout(timeout):  # no extra task, unlike wait_for
@@ -119,11 +173,24 @@ async def run_process(
         except asyncio.CancelledError:
             await _terminate(process)
             _end_everything_it_started(process)
+            if pump is not None:
+                pump.cancel()
             raise
         wall_seconds = time.monotonic() - started
         _end_everything_it_started(process)
+        if pump is not None:
+            await _drain(pump)  # after the kill: nothing is left to hold the pipe open
         exit_code = EXIT_TIMEOUT if timed_out else _exit_code(process.returncode)
-        return ProcessResult(exit_code, _tail(stdout), _tail(stderr), wall_seconds, timed_out)
+        out = _tail(stdout)
+        times = _line_times(stamps, out) if stamp_lines else ()
+        return ProcessResult(exit_code, out, _tail(stderr), wall_seconds, timed_out, times)
+
+
+async def _drain(pump: asyncio.Future[None]) -> None:
+    """The rest of the pipe, once the group is killed: a grandchild that kept it open is gone, so the end of
+    the stream comes at once; should one have escaped the group, the output stops after a grace period."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(pump, KILL_GRACE_SECONDS)
 
 
 def _end_everything_it_started(process: asyncio.subprocess.Process) -> None:

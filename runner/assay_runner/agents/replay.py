@@ -30,4 +30,5 @@ class ReplayAgent:
             answer=recorded.answer,
             transcript=recorded.transcript,
             files=recorded.files,
+            trajectory=recorded.trajectory,
         )

@@ -19,6 +19,7 @@ from assay_runner.contract import (
     ResultConfig,
     RunRequest,
     TicketResult,
+    Trajectory,
     Usage,
 )
 from assay_runner.core.scorecard import assemble
@@ -69,6 +70,7 @@ def repetition_result(
     transcript: str | None = None,
     started_at: float | None = None,
     judge_seconds: float | None = None,
+    trajectory: Trajectory | None = None,
 ) -> RepetitionResult:
     # score and passed are placeholders: `assemble` derives them from the verdicts.
     if transcript is not None and len(transcript) > TRANSCRIPT_KEPT:
@@ -87,6 +89,7 @@ def repetition_result(
         wall_seconds=wall_seconds,
         judge_seconds=judge_seconds,
         usage=usage,
+        trajectory=trajectory,
     )
 
 

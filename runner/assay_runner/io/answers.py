@@ -1,7 +1,8 @@
 """Answers already on disk: `DIR/<ticket-id>/answer.md`, or `DIR/<ticket-id>/<rep>/answer.md` with k > 1.
 
-Next to each answer, an optional `exit_code` file (an integer; 0 when absent) and an optional `transcript`.
-Other text files in the cell folder are passed to code judges as `outputs.files`. A missing answer is not
+Next to each answer, an optional `exit_code` file (an integer; 0 when absent), an optional `transcript` and
+an optional `trajectory.json` (the agent's steps, `contract.Trajectory`). Other text files in the cell folder
+are passed to code judges as `outputs.files`. A missing answer is not
 skipped: the cell is recorded with an error, which blocks the verdict.
 
 `assay answer` (the answer phase) writes this layout, always with repetition folders, plus two optional
@@ -33,12 +34,13 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError, field_validator
 
-from assay_runner.contract import Usage, WireModel
+from assay_runner.contract import Trajectory, Usage, WireModel
 from assay_runner.errors import InputError, Problem
 
 ANSWER_FILE = "answer.md"
 EXIT_CODE_FILE = "exit_code"
 TRANSCRIPT_FILE = "transcript"
+TRAJECTORY_FILE = "trajectory.json"
 CELL_FILE = "cell.json"
 MANIFEST_FILE = "answers.json"
 NOT_REACHED = "the answer phase never reached this cell"
@@ -136,6 +138,7 @@ class RecordedAnswer:
     source: str = ""
     record: CellRecord | None = None
     """The answer phase's `cell.json`, when the tree came from `assay answer`."""
+    trajectory: Trajectory | None = None
 
 
 def cell_dir(root: Path, ticket_id: str, repetition: int, k: int) -> Path:
@@ -149,7 +152,7 @@ def _side_files(folder: Path, limits: Limits) -> tuple[SideFiles, str | None]:
     """The cell's other files, and why the cell cannot be judged when one is over its limit."""
     files: dict[str, Path] = {}
     for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.name in (EXIT_CODE_FILE, TRANSCRIPT_FILE, CELL_FILE):
+        if not path.is_file() or path.name in (EXIT_CODE_FILE, TRANSCRIPT_FILE, CELL_FILE, TRAJECTORY_FILE):
             continue
         # A name that is not UTF-8 reaches Python with surrogates, which no result can hold: its bytes
         # are shown as escapes ("bad\\xff.txt").
@@ -211,6 +214,16 @@ def _exit_code(folder: Path, record: CellRecord | None) -> int | None:
     return code
 
 
+def _read_trajectory(folder: Path) -> Trajectory | None:
+    path = folder / TRAJECTORY_FILE
+    if not path.is_file():
+        return None
+    try:
+        return Trajectory.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        raise InputError([Problem(str(path), "", f"not a trajectory: {exc.errors()[0]['msg']}")]) from None
+
+
 def _not_plain(root: Path, folder: Path) -> str | None:
     """Why a cell folder cannot be trusted, if it cannot: a symbolic link (or a pipe, a device, a hard link)
     on the way from the tree's root or inside it. The answer phase's agents can write into the tree, and a
@@ -264,9 +277,18 @@ def read_cell(
         return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
     try:
         record = _read_record(folder)
+        trajectory = _read_trajectory(folder)
         if not answer_path.is_file():
             code = record.exit_code if record is not None else None
-            return RecordedAnswer(ticket_id, repetition, None, code, source=str(answer_path), record=record)
+            return RecordedAnswer(
+                ticket_id,
+                repetition,
+                None,
+                code,
+                source=str(answer_path),
+                record=record,
+                trajectory=trajectory,
+            )
         exit_code = _exit_code(folder, record)
     except Refused as exc:
         refused = CellRecord(error=f"refused: {exc}")
@@ -291,6 +313,7 @@ def read_cell(
         files=files,
         source=str(answer_path),
         record=record,
+        trajectory=trajectory,
     )
 
 
@@ -317,6 +340,7 @@ def write_cell(
     answer: str | None,
     transcript: str,
     record: CellRecord,
+    trajectory: Trajectory | None = None,
 ) -> dict[str, bytes]:
     """One cell of an answer phase's tree (always `<ticket>/<rep>/`, which `read_cell` reads for any k);
     returns what it wrote, file name -> bytes (the cell's seal is made from these, not read back)."""
@@ -327,6 +351,8 @@ def write_cell(
         written[ANSWER_FILE] = answer.encode("utf-8")
     if transcript:
         written[TRANSCRIPT_FILE] = transcript.encode("utf-8")
+    if trajectory is not None:
+        written[TRAJECTORY_FILE] = (trajectory.to_json() + "\n").encode()
     if record.exit_code is not None:
         written[EXIT_CODE_FILE] = f"{record.exit_code}\n".encode()
     # Written last: its presence says the cell is complete.

@@ -5,7 +5,9 @@ What a person finds in the run:
 - tags: the verdict, each rule's outcome, the digests of brain, suite and judge configuration;
 - metrics: score, each judge's mean (and raw mean), pass rate, pass@k, pass^k, tokens, cost, duration;
 - artifacts: result.json, summary.json and the HTML report;
-- traces: one per ticket x repetition, linked to the run, with a span for the agent and one per judge, each
+- traces: one per ticket x repetition, linked to the run, with a span for the agent (and under it one span
+  per step of the agent's trajectory: LLM spans for model turns, TOOL spans for tool calls with their
+  arguments and results, errors as failed spans) and one per judge, each
   judge's verdict as feedback (value, rationale, source CODE or LLM_JUDGE, error when it failed), and the
   answer key as an expectation. What the Traces list shows as a trace's request and response is the
   question and the agent's answer (what a reviewer scans): the root span holds them as one user and one
@@ -32,7 +34,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assay_runner.contract import JudgeConfigSummary, MlflowRef, RepetitionResult, Result, TicketResult
+from assay_runner.contract import (
+    AgentError,
+    JudgeConfigSummary,
+    MlflowRef,
+    ModelTurn,
+    RepetitionResult,
+    Result,
+    TicketResult,
+    ToolCall,
+    Trajectory,
+)
 
 DEFAULT_EXPERIMENT = "assay"
 MODEL_JUDGE_TYPES = {"model"}
@@ -240,6 +252,8 @@ class MlflowLogger:
             start_time_ns=_ns(start),
         )
         agent_failed = cell.error is not None or cell.exit_code not in (0, None)
+        if cell.trajectory is not None:
+            self.log_steps(trace_id, agent.span_id, cell.trajectory, start, agent_end)
         self.client.end_span(
             trace_id,
             agent.span_id,
@@ -275,6 +289,33 @@ class MlflowLogger:
             end_time_ns=_ns(end),
         )
         return str(trace_id)
+
+    def log_steps(self, trace_id: str, parent: str, trajectory: Trajectory, start: float, end: float) -> None:
+        """One child span of the agent's per step, at its time (seconds from the agent's start; a step the
+        CLI did not time sits at the previous step's end)."""
+        last = start
+        for index, step in enumerate(trajectory.steps, 1):
+            begin = start + step.start if step.start is not None else last
+            finish = max(begin, start + step.end if step.end is not None else begin)
+            begin, finish = min(max(begin, start), end), min(max(finish, start), end)
+            name, kind, inputs, outputs, ok = _span_of(step)
+            span = self.client.start_span(
+                f"{index:03d} {name}",
+                trace_id,
+                parent,
+                span_type=kind,
+                inputs=inputs,
+                attributes={"assay.step": index, "assay.agent": trajectory.agent},
+                start_time_ns=_ns(begin),
+            )
+            self.client.end_span(
+                trace_id,
+                span.span_id,
+                outputs=outputs,
+                status="OK" if ok else "ERROR",
+                end_time_ns=_ns(finish),
+            )
+            last = finish
 
     def log_online(self, result: Result) -> MlflowRef:
         """Each judged answer of an online result as a trace of its own, with no run."""
@@ -350,6 +391,19 @@ class MlflowLogger:
             self.client.set_terminated(run_id, status="FAILED")
             return ref.model_copy(update={"error": f"logging stopped part-way: {exc!r}"[:500]})
         return ref.model_copy(update={"logged": True})
+
+
+def _span_of(
+    step: ModelTurn | ToolCall | AgentError,
+) -> tuple[str, str, dict[str, Any], dict[str, Any], bool]:
+    """(name, span type, inputs, outputs, ok) of one trajectory step."""
+    if isinstance(step, ToolCall):
+        inputs = {"arguments": step.arguments, "action": step.action, "paths": step.paths}
+        return f"tool:{step.tool}", "TOOL", inputs, {"result": step.result, "ok": step.ok}, step.ok
+    if isinstance(step, ModelTurn):
+        tokens = {"inputTokens": step.input_tokens, "outputTokens": step.output_tokens}
+        return "model", "LLM", {}, {"text": step.text, **tokens}, True
+    return "error", "UNKNOWN", {}, {"message": step.message}, False
 
 
 def _as_chat(role: str, text: str) -> list[dict[str, str]]:

@@ -19,6 +19,7 @@ from assay_runner.suite.models import (
     ModelJudge,
     MustMentionJudge,
     PolicyJudge,
+    TrajectoryJudge,
 )
 
 if TYPE_CHECKING:
@@ -68,6 +69,10 @@ def build_judge(
             from assay_runner.judges.model import Model
 
             return Model(spec, client, judge_model)
+        case TrajectoryJudge():
+            from assay_runner.judges.trajectory import TrajectoryChecks
+
+            return TrajectoryChecks(spec, suite.kb)
     raise TypeError(f"no judge implements {type(spec).__name__}")
 
 

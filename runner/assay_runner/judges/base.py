@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from assay_runner.contract import JudgeVerdict
+from assay_runner.contract import JudgeVerdict, Trajectory
 from assay_runner.suite.models import JudgeBase, Ticket
 
 
@@ -29,6 +29,8 @@ class Case:
     transcript: str = ""
     files: Mapping[str, str] = field(default_factory=dict)
     """Text files the agent left in its workspace (path -> text)."""
+    trajectory: Trajectory | None = None
+    """What the agent did, step by step (None when its kind of agent keeps no trajectory)."""
     online: bool = False
     """Judging an ad-hoc answer without an answer key."""
 

@@ -4,15 +4,18 @@ A good answer (every expected article cited, every fact stated, the sections pre
 advice) must get full marks from every deterministic judge; each kind of bad answer must make the judge it
 targets fail — and the one trap, advice that is negated ("do not reinstall"), must NOT be flagged. Model and
 code judges are listed as not self-tested: the first needs a gateway, the second is the author's own code.
+Trajectory judges get a trajectory with each answer: the good one lists kb/, reads every article the answer
+cites and writes answer.md; each of their checks gets its own bad trajectory.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assay_runner.contract import ModelTurn, ToolCall, Trajectory
 from assay_runner.judges import Case, Judge, build_judges
 from assay_runner.suite.loader import Suite
-from assay_runner.suite.models import DETERMINISTIC_KINDS, FormatJudge, PolicyJudge, Ticket
+from assay_runner.suite.models import DETERMINISTIC_KINDS, FormatJudge, PolicyJudge, Ticket, TrajectoryJudge
 
 FULL, FAIL = "full", "fail"
 
@@ -25,6 +28,9 @@ class Probe:
     expect: dict[str, str]
     """judge type -> FULL or FAIL; types not named are not checked on this probe."""
     exit_code: int = 0
+    trajectory: Trajectory | None = None
+    only: str | None = None
+    """When set, only the judge of this name is checked on this probe (a probe aimed at one of its checks)."""
 
 
 @dataclass
@@ -70,6 +76,106 @@ def _refusal(ticket: Ticket, sections: list[str]) -> str:
     )
 
 
+def _read(article: str) -> ToolCall:
+    return ToolCall(
+        tool="read", action="read", arguments={"filePath": f"kb/{article}.md"}, paths=[f"kb/{article}.md"]
+    )
+
+
+def _good_trajectory(ticket: Ticket, answer: str) -> Trajectory:
+    """List kb/, read every article the key expects, write answer.md, say so."""
+    steps: list[ModelTurn | ToolCall] = [ModelTurn()]
+    steps.append(ToolCall(tool="glob", action="list", arguments={"path": "kb"}, paths=["kb"]))
+    steps += [_read(article) for article in ticket.key.kb]
+    steps.append(ToolCall(tool="write", action="write", arguments={"content": answer}, paths=["answer.md"]))
+    steps.append(ModelTurn(text="I wrote my reply to answer.md."))
+    return Trajectory(agent="selftest", steps=steps)
+
+
+def _trajectory_probes(suite: Suite, ticket: Ticket, good: str) -> tuple[list[Probe], list[str]]:
+    """One bad trajectory per check each trajectory judge makes, aimed at that judge."""
+    probes: list[Probe] = []
+    skipped: list[str] = []
+    trajectory = _good_trajectory(ticket, good)
+    for spec in (j for j in suite.spec.judges if isinstance(j, TrajectoryJudge)):
+        fail = {"trajectory": FAIL}
+        if spec.cited_articles_read:
+            if ticket.key.kb:
+                unread = trajectory.model_copy(
+                    update={
+                        "steps": [
+                            s
+                            for s in trajectory.steps
+                            if not (isinstance(s, ToolCall) and s.action == "read")
+                        ]
+                    }
+                )
+                probes.append(
+                    Probe(
+                        f"{spec.name}: cites an article it never read",
+                        ticket,
+                        good,
+                        fail,
+                        trajectory=unread,
+                        only=spec.name,
+                    )
+                )
+            else:
+                skipped.append(
+                    f"{spec.name}: cites an article it never read: the chosen ticket expects no article"
+                )
+        if spec.allowed_tools is not None:
+            outside = sorted(
+                {"list", "read", "search", "write", "edit", "shell", "web", "delegate", "other"}
+                - set(spec.allowed_tools)
+            )
+            if outside:
+                call = ToolCall(tool="probe", action=outside[0], arguments={})
+                extra = trajectory.model_copy(update={"steps": [*trajectory.steps, call]})
+                probes.append(
+                    Probe(
+                        f"{spec.name}: calls a tool outside allowedTools",
+                        ticket,
+                        good,
+                        fail,
+                        trajectory=extra,
+                        only=spec.name,
+                    )
+                )
+        if spec.max_tool_calls is not None:
+            many = [
+                _read(ticket.key.kb[0] if ticket.key.kb else "KB-0") for _ in range(spec.max_tool_calls + 1)
+            ]
+            busy = trajectory.model_copy(update={"steps": [*trajectory.steps, *many]})
+            probes.append(
+                Probe(
+                    f"{spec.name}: more than maxToolCalls",
+                    ticket,
+                    good,
+                    fail,
+                    trajectory=busy,
+                    only=spec.name,
+                )
+            )
+        if spec.max_failed_tool_calls is not None:
+            broken = [
+                ToolCall(tool="read", action="read", ok=False, result="no such file")
+                for _ in range(spec.max_failed_tool_calls + 1)
+            ]
+            failing = trajectory.model_copy(update={"steps": [*trajectory.steps, *broken]})
+            probes.append(
+                Probe(
+                    f"{spec.name}: more failed tool calls than allowed",
+                    ticket,
+                    good,
+                    fail,
+                    trajectory=failing,
+                    only=spec.name,
+                )
+            )
+    return probes, skipped
+
+
 def _pick(suite: Suite) -> tuple[Ticket | None, Ticket | None]:
     answerable = [t for t in suite.tickets if not t.key.should_abstain]
     rich = sorted(answerable, key=lambda t: (-len(t.key.kb) - len(t.key.must_mention), t.id))
@@ -91,7 +197,7 @@ def build_probes(suite: Suite) -> tuple[list[Probe], list[str]]:
         return [], ["no answerable ticket to build probes from"]
     good = _good_answer(ticket, sections)
     all_full = dict.fromkeys(DETERMINISTIC_KINDS, FULL)
-    probes = [Probe("good answer", ticket, good, all_full)]
+    probes = [Probe("good answer", ticket, good, all_full, trajectory=_good_trajectory(ticket, good))]
     probes.append(Probe("empty", ticket, "", {"kb_citation": FAIL, "must_mention": FAIL, "format": FAIL}))
     others = [a for a in suite.kb if a not in ticket.key.kb]
     if ticket.key.kb and others:
@@ -147,7 +253,8 @@ def build_probes(suite: Suite) -> tuple[list[Probe], list[str]]:
         probes.append(Probe("correct refusal", abstain, _refusal(abstain, sections), {"abstention": FULL}))
     else:
         skipped.append("answer where a refusal was due: no ticket has shouldAbstain: true")
-    return probes, skipped
+    aimed, not_aimed = _trajectory_probes(suite, ticket, good)
+    return probes + aimed, skipped + not_aimed
 
 
 def run_selftest(suite: Suite) -> SelfTestReport:
@@ -160,8 +267,16 @@ def run_selftest(suite: Suite) -> SelfTestReport:
         if not spec.deterministic
     ]
     for probe in probes:
-        case = Case(ticket=probe.ticket, repetition=1, answer=probe.answer, exit_code=probe.exit_code)
+        case = Case(
+            ticket=probe.ticket,
+            repetition=1,
+            answer=probe.answer,
+            exit_code=probe.exit_code,
+            trajectory=probe.trajectory,
+        )
         for judge in judges:
+            if probe.only is not None and judge.name != probe.only:
+                continue
             expected = probe.expect.get(judge.spec.type_name())
             if expected is None:
                 continue

@@ -103,6 +103,7 @@ class AnswerStep:
             wall_seconds=round(outcome.wall_seconds, 3),
             started_at=started_at,
             usage=usage,
+            trajectory=outcome.trajectory,
         )
 
     async def _metered(self, cell: str) -> tuple[Usage, str | None]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from assay_runner.contract import Usage
+from assay_runner.contract import Trajectory, Usage
 
 Cell = tuple[str, int]
 """(ticket id, repetition)."""
@@ -38,6 +38,8 @@ class Answered:
     started_at: float | None = None
     """When the agent started (seconds since the epoch)."""
     usage: Usage | None = None
+    trajectory: Trajectory | None = None
+    """The agent's steps (model turns, tool calls with results, errors), when its transcript tells them."""
 
     @property
     def ok(self) -> bool:

@@ -39,6 +39,7 @@ class JudgeStep:
             exit_code=answered.exit_code,
             transcript=answered.transcript,
             files=answered.files,
+            trajectory=answered.trajectory,
             online=self.online,
         )
         async with self._limit or contextlib.nullcontext():
@@ -70,4 +71,5 @@ def _result(
         started_at=answered.started_at,
         usage=answered.usage,
         judge_seconds=judge_seconds,
+        trajectory=answered.trajectory,
     )

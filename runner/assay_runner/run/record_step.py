@@ -1,8 +1,8 @@
 """The record step: one answered cell written into an answers tree (`io.answers`), off the event loop, and
 sealed (`run.seal`): the digests of what was written stay in this process's memory until the phase ends.
 
-What the judge phase needs to judge the cell later: the answer, the transcript, the exit code and the
-cell's record (`cell.json`: the reason a cell has no answer, wall time, start time, usage).
+What the judge phase needs to judge the cell later: the answer, the transcript, the trajectory, the exit
+code and the cell's record (`cell.json`: the reason a cell has no answer, wall time, start time, usage).
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class RecordStep:
             answer=answered.answer,
             transcript=answered.transcript,
             record=record,
+            trajectory=answered.trajectory,
         )
         with self._lock:
             self._seals[cell_key(ticket_id, repetition)] = seal_of(written)

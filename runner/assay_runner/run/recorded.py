@@ -64,6 +64,7 @@ def _answered(
         wall_seconds=record.wall_seconds,
         started_at=record.started_at,
         usage=record.usage,
+        trajectory=recorded.trajectory,
     )
 
 

@@ -141,6 +141,7 @@ async def disagreements(
                 exit_code=rep.exit_code,
                 transcript=recorded.transcript if recorded is not None else (rep.transcript or ""),
                 files=recorded.files if recorded is not None else {},
+                trajectory=recorded.trajectory if recorded is not None else rep.trajectory,
             )
             fresh = await judge_cell(judges, case)
             for name, verdict in fresh.items():

@@ -17,6 +17,7 @@ from assay_runner.contract import (
     GateSettings,
     PassCriterion,
     PriceConfig,
+    ToolAction,
     WireModel,
     judge_scale,
     threshold_problem,
@@ -245,6 +246,44 @@ class CodeJudge(JudgeBase):
         return self
 
 
+class TrajectoryJudge(JudgeBase):
+    """Reads what the agent did, not only what it answered: each check it is given must hold on the cell's
+    trajectory (`contract.Trajectory`); score = share of its checks that hold. Not applicable to a cell
+    with no trajectory (agents whose transcript tells no steps: `chat`, `command`, `replay` of answers
+    recorded without one)."""
+
+    type: Literal["trajectory"]
+    cited_articles_read: bool = False
+    """Every KB article the answer cites was read by a tool call that succeeded (a read of its file, or a
+    shell command that read it): an answer must not cite what the agent never opened."""
+    allowed_tools: list[ToolAction] | None = None
+    """Only tool calls of these kinds (`list`, `read`, `search`, `write`, `edit`, `shell`, `web`,
+    `delegate`, `other`), whichever CLI made them."""
+    max_tool_calls: int | None = Field(default=None, ge=0)
+    """At most this many tool calls."""
+    max_failed_tool_calls: int | None = Field(default=None, ge=0)
+    """At most this many tool calls that failed (the tool reported an error)."""
+    key_required: ClassVar[bool] = False  # the checks read the answer, the KB and the trajectory
+
+    @classmethod
+    def may_not_apply(cls, key: AnswerKey, exit_code: int | None) -> bool:
+        return True  # a cell without a trajectory
+
+    @model_validator(mode="after")
+    def _some_check(self) -> TrajectoryJudge:
+        checks = (
+            self.cited_articles_read,
+            self.allowed_tools,
+            self.max_tool_calls,
+            self.max_failed_tool_calls,
+        )
+        if not any(check is not None and check is not False for check in checks):
+            raise ValueError(
+                "give at least one check: citedArticlesRead, allowedTools, maxToolCalls or maxFailedToolCalls"
+            )
+        return self
+
+
 class ModelJudge(JudgeBase):
     """A model grades the answer against a rubric, sampled several times; the median counts."""
 
@@ -286,7 +325,8 @@ JudgeSpec = Annotated[
     | AbstentionJudge
     | ExitCodeJudge
     | CodeJudge
-    | ModelJudge,
+    | ModelJudge
+    | TrajectoryJudge,
     Field(discriminator="type"),
 ]
 
@@ -346,6 +386,10 @@ class SuiteSpec(WireModel):
     """Path, relative to the suite directory, of a YAML file with a `tickets:` list."""
     require_distinct_judge_model: bool = False
     """A model judge on the agent's own model is an error, not only a warning in the result."""
+    model_aliases: dict[str, str] = Field(default_factory=dict)
+    """Names that are the same model (`{fast: acme-large-2026-05-01, acme-large: acme-large-2026-05-01}`), as
+    the gateway routes them: a model judge on an alias of the agent's model is the agent's model. A name is
+    also read without its provider prefix, a trailing date or `-latest`."""
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     """USD per million input and output tokens, by model (`{inputPerMillion, outputPerMillion}`): usage
     becomes cost. A RunConfig's (or Evaluation's) prices override these model by model."""

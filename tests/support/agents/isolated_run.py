@@ -1,13 +1,16 @@
 """`assay run` with a real agent CLI and the scripted model server, both in a network namespace of their own.
 
-Usage: unshare --net python isolated_run.py SPEC.json  (as root). The namespace has only a loopback
-interface, brought up here: the CLI can reach the scripted server and nothing else, so "the CLI contacted no
-other host" holds by construction (a CLI that needs another host fails, and its test with it).
+Usage: unshare --net --mount python isolated_run.py SPEC.json  (as root). The namespace has a loopback
+interface, brought up here, and with `"blackhole": true` the blackhole of blackhole.py: every packet that
+tries to leave loopback is recorded (`attempts`) and never answered. The CLI can reach the scripted server
+and nothing else.
 
-SPEC.json: {"model", "script": [step, ...], "assay": [argv after `assay run`, without --gateway], "env":
-{runner environment}, "work": workspace base, "record": where to write what happened}. A step is
-{"write": [path, text]}, {"shell": command}, {"say": text}, {"fail": [status, retry_after or null]} or
-{"hang": seconds}.
+SPEC.json: {"model", "script": [step, ...] or {"conversation": name, ...}, "assay": [argv after `assay
+run`, without --gateway], "env": {runner environment}, "work": workspace base, "record": where to write what
+happened, "blackhole": bool, "break": [paths]}. A step is {"write": [path, text]}, {"shell": command},
+{"say": text}, {"fail": [status, retry_after or null]} or {"hang": seconds}; a named conversation is one of
+conversations.py's (they decide steps from the tool results). Each path in "break" gets a stand-in
+bind-mounted over it (this mount namespace only) that fails like a broken install: a tool that runs it fails.
 
 While `assay run` runs, every process whose working directory is inside the workspace base (the CLI and
 everything it starts) is noted with its environment's variable names; afterwards the record says which of
@@ -26,7 +29,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from assay_dev.servers.model_server import Fail, Hang, ModelServer, Say, Shell, Step, WriteFile
+from assay_dev.servers.model_server import Fail, Hang, ModelServer, Say, Script, Shell, Step, WriteFile
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+from tests.support.agents.blackhole import Blackhole
+from tests.support.agents.conversations import conversation
+
+BROKEN = '#!/bin/sh\necho "$0: broken for this test (exit 2)" >&2\nexit 2\n'
 
 
 def step_of(raw: dict[str, Any]) -> Step:
@@ -41,6 +50,20 @@ def step_of(raw: dict[str, Any]) -> Step:
     if "hang" in raw:
         return Hang(raw["hang"])
     raise ValueError(f"unknown step {raw!r}")
+
+
+def script_of(raw: list[dict[str, Any]] | dict[str, Any]) -> Script:
+    if isinstance(raw, dict):
+        return conversation(**raw)
+    return [step_of(step) for step in raw]
+
+
+def break_paths(paths: list[str], scratch: Path) -> None:
+    stand_in = scratch / "broken-tool"
+    stand_in.write_text(BROKEN)
+    stand_in.chmod(0o755)
+    for path in paths:
+        subprocess.run(["mount", "--bind", str(stand_in), path], check=True)
 
 
 def processes_in(work: Path) -> dict[int, dict[str, Any]]:
@@ -75,12 +98,18 @@ def main() -> int:
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
     work = Path(spec["work"])
     work.mkdir(parents=True, exist_ok=True)
-    script = [step_of(raw) for raw in spec["script"]]
+    script = script_of(spec["script"])
+    break_paths(spec.get("break", []), work.parent)
+    blackhole = Blackhole()
+    if spec.get("blackhole"):
+        blackhole.open(work.parent / "resolv.conf")
     seen: dict[int, dict[str, Any]] = {}
+    started = time.monotonic()
     with ModelServer(script, model=spec["model"]) as server:
         env = {**spec["env"], "TMPDIR": str(work)}  # the runner's workspaces go under TMPDIR/assay-work
+        gateway = [] if spec.get("no_gateway") else ["--gateway", server.url]
         process = subprocess.Popen(
-            [*spec["assay"], "--gateway", server.url],
+            [*spec["assay"], *gateway],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -88,15 +117,21 @@ def main() -> int:
         )
         done = threading.Event()
 
+        runner_argv = [*spec["assay"], *gateway]
+
         def watch() -> None:
             while not done.is_set():
                 for pid, info in processes_in(work).items():
-                    seen.setdefault(pid, info)
+                    # A child the runner has forked but not yet exec'd has the runner's own argv and
+                    # environment (and already the workspace as cwd): it is not the CLI; its exec'd self is.
+                    if info["argv"] != runner_argv:
+                        seen.setdefault(pid, info)
                 time.sleep(0.05)
 
         watcher = threading.Thread(target=watch, daemon=True)
         watcher.start()
         stdout, stderr = process.communicate(timeout=spec.get("deadline", 240))
+        wall = time.monotonic() - started
         done.set()
         watcher.join()
         survivors = [pid for pid in seen if alive(pid) and pid != process.pid]
@@ -120,6 +155,8 @@ def main() -> int:
             "reported_usage": [server.reported_usage().prompt_tokens, server.reported_usage().output_tokens],
             "processes": {str(pid): info for pid, info in seen.items()},
             "survivors": survivors,
+            "attempts": [str(a) for a in blackhole.close()] if spec.get("blackhole") else None,
+            "wall_seconds": round(wall, 2),
         }
     Path(spec["record"]).write_text(json.dumps(record))
     return 0

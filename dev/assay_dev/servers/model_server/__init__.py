@@ -8,28 +8,35 @@ each streamed as server-sent events when the request asks for `stream` (all thre
 body otherwise, with tool calls, and token usage in each protocol's own fields. `GET .../models` lists the
 one model the server knows.
 
-A test gives a `Script`, a list of `Step`s per conversation: "write answer.md with this text through your own
-write tool", then "end with this final message". The step to play is the number of tool results already in
-the request's history, so the server keeps no session state and a CLI's retries replay the same step.
-Requests without tools (OpenCode's title generation, Claude Code's side calls) get a short plain reply.
+A test gives a `Script`, a list of `Step`s per conversation: "list kb/ with your own listing tool", "read
+the article that listing named" (a `Then`, decided from the tool results the CLI sent back), "search the KB",
+"write answer.md with what the article said", then "end with this final message" (`KbLookup` builds such a
+conversation). The step to play is the number of tool results already in the request's history, so the
+server keeps no session state and a CLI's retries replay the same step. Requests without tools (OpenCode's
+title generation, Claude Code's side calls) get a short plain reply.
 
 Everything is recorded (`requests`: path, headers with secrets redacted, body, protocol) and every problem is
 kept in `problems`: an unknown path, a request shape the protocol does not have, a tool the script needs that
-the CLI did not offer. Tests assert `problems == []`, so a CLI upgrade that changes its protocol fails
-loudly instead of passing by accident.
+the CLI did not offer, an argument its tool does not declare. Tests assert `problems == []`, so a CLI
+upgrade that changes its protocol fails loudly instead of passing by accident.
 """
 
 from __future__ import annotations
 
+from assay_dev.servers.model_server.conversations import KbLookup, Results, listed_articles
 from assay_dev.servers.model_server.script import (
     CACHED_PROMPT_TOKENS,
     Fail,
     Hang,
+    ListFiles,
+    ReadFile,
     Say,
     Script,
     ScriptChooser,
+    Search,
     Shell,
     Step,
+    Then,
     Usage,
     WriteFile,
     step_usage,
@@ -40,14 +47,21 @@ __all__ = [
     "CACHED_PROMPT_TOKENS",
     "Fail",
     "Hang",
+    "KbLookup",
+    "ListFiles",
     "ModelServer",
+    "ReadFile",
     "Recorded",
+    "Results",
     "Say",
     "Script",
     "ScriptChooser",
+    "Search",
     "Shell",
     "Step",
+    "Then",
     "Usage",
     "WriteFile",
+    "listed_articles",
     "step_usage",
 ]

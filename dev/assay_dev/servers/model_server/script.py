@@ -1,5 +1,11 @@
 """What the scripted model does, turn by turn: the steps a test gives per conversation, and the usage
-it reports."""
+it reports.
+
+Most steps are fixed ("write answer.md with this text"). `Then` is the step that makes a conversation depend
+on what the tools returned: it is decided when its turn comes, from the results of the tool calls played so
+far (as the CLI sent them back), so a script can read the file a listing named and answer with what the file
+said — and a tool that did not run, or whose result never came back, changes the conversation.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,31 @@ class WriteFile:
 
     path: str
     text: str
+
+
+@dataclass(frozen=True)
+class ListFiles:
+    """Call the CLI's own tool for listing the files under `directory` (relative to its working directory):
+    OpenCode's `glob`, Claude Code's `Glob`, Codex's shell (`rg --files`). All three run ripgrep."""
+
+    directory: str
+
+
+@dataclass(frozen=True)
+class ReadFile:
+    """Call the CLI's own file-reading tool on `path` (relative to its working directory): OpenCode's
+    `read`, Claude Code's `Read`, Codex's shell (`cat`)."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class Search:
+    """Call the CLI's own search tool for the regular expression `pattern` under `directory`: OpenCode's
+    `grep`, Claude Code's `Grep`, Codex's shell (`rg -n`). All three run ripgrep."""
+
+    pattern: str
+    directory: str
 
 
 @dataclass(frozen=True)
@@ -44,7 +75,16 @@ class Hang:
     seconds: float = 3600.0
 
 
-Step = WriteFile | Shell | Say | Fail | Hang
+@dataclass(frozen=True)
+class Then:
+    """A step decided when its turn comes: `decide(results)` gets the text of every tool result in the
+    conversation so far, oldest first, and returns the step to play (never another `Then`)."""
+
+    decide: Callable[[Sequence[str]], Step]
+
+
+ToolStep = WriteFile | ListFiles | ReadFile | Search | Shell
+Step = ToolStep | Say | Fail | Hang | Then
 Script = Sequence[Step]
 ScriptChooser = Callable[[str], Script]
 """The request's text (every message joined) -> the script of its conversation, e.g. chosen by ticket id."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,8 @@ from assay_dev.servers.model_server.requests import (
     text_of,
     tool_call,
     tool_names,
+    tool_parameters,
+    tool_results,
     working_directory,
 )
 from assay_dev.servers.model_server.script import (
@@ -24,6 +27,7 @@ from assay_dev.servers.model_server.script import (
     Say,
     Script,
     ScriptChooser,
+    Then,
     Usage,
     step_usage,
 )
@@ -58,9 +62,19 @@ def protocol_of(path: str) -> Protocol | None:
 class ModelServer(LoopbackServer):
     """`with ModelServer(script, model="m") as server:` serves on `server.url` (`http://127.0.0.1:PORT/v1`)."""
 
-    def __init__(self, script: Script | ScriptChooser, *, model: str, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        script: Script | ScriptChooser,
+        *,
+        model: str,
+        host: str = "127.0.0.1",
+        side_faults: Sequence[int] = (),
+    ) -> None:
+        """`side_faults`: what the first requests without tools (a preflight, a title) get instead of a
+        reply, one each: an HTTP status, or 0 for a connection closed without an answer (a reset)."""
         self.choose: ScriptChooser = script if callable(script) else (lambda _text: script)
         self.model = model
+        self.side_faults = list(side_faults)
         self.requests: list[Recorded] = []
         self.problems: list[str] = []
         self._lock = threading.Lock()
@@ -147,7 +161,16 @@ class ModelServer(LoopbackServer):
                     )
                     return
                 reply = REPLIES[protocol]
-                if not offered:  # a side request: title, summary
+                if not offered:  # a side request: title, summary, a preflight
+                    with server._lock:
+                        fault = server.side_faults.pop(0) if server.side_faults else None
+                    if fault == 0:
+                        self.close_connection = True
+                        return
+                    if fault is not None:
+                        body = error_body(protocol, fault, f"scripted failure {fault}")
+                        self._send(record, fault, body, "application/json")
+                        return
                     usage = Usage(prompt_tokens=300, output_tokens=5)
                     self._ok(record, reply(model, TITLE_REPLY, None, usage, stream), usage, stream)
                     return
@@ -158,6 +181,11 @@ class ModelServer(LoopbackServer):
                     self._fail(record, protocol, 400, f"turn {turn} is past the script's {len(script)} steps")
                     return
                 step = script[turn]
+                if isinstance(step, Then):
+                    step = step.decide(tool_results(protocol, body))
+                    if isinstance(step, Then):
+                        self._fail(record, protocol, 400, f"turn {turn}: a Then step decided on another Then")
+                        return
                 if isinstance(step, Fail):
                     headers = {} if step.retry_after is None else {"retry-after": f"{step.retry_after:g}"}
                     message = f"scripted failure {step.status}"
@@ -181,6 +209,13 @@ class ModelServer(LoopbackServer):
                     call = tool_call(protocol, offered, working_directory(text), step)
                 except LookupError as error:
                     self._fail(record, protocol, 400, f"POST {self.path}: {error}")
+                    return
+                declared = tool_parameters(protocol, body, call.name)
+                unknown = sorted(set(call.arguments) - declared) if declared is not None else []
+                if unknown:
+                    declares = sorted(declared or ())
+                    message = f"{call.name} does not declare argument(s) {', '.join(unknown)}: {declares}"
+                    self._fail(record, protocol, 400, f"POST {self.path}: {message}")
                     return
                 self._ok(record, reply(model, None, call, usage, stream), usage, stream)
 

@@ -156,6 +156,19 @@ details.rep>summary{cursor:pointer;font-weight:600;padding:.3rem 0}
 .jt td:last-child{overflow-wrap:anywhere}
 .key dd ul{margin:0;padding-left:1.1rem}
 .pre{white-space:pre-wrap}
+.traj{list-style:none;margin:.3rem 0;padding:0;border-left:3px solid var(--line)}
+.traj>li{margin:0 0 .45rem;padding:.1rem 0 .1rem .7rem;position:relative}
+.traj>li.s-tool::before,.traj>li.s-model::before,.traj>li.s-error::before{position:absolute;left:-.62rem;
+top:.15rem;width:.9rem;text-align:center;background:#fff;font-size:.8rem}
+.traj>li.s-model::before{content:"◆";color:var(--accent)}
+.traj>li.s-tool::before{content:"▸";color:var(--muted)}
+.traj>li.s-error::before,.traj>li.bad::before{content:"!";color:var(--ko);font-weight:700}
+.traj .st-head{font-size:.9rem}
+.traj .st-head b{font-weight:600}
+.traj .st-when{color:var(--muted);font-size:.82rem;margin-left:.4rem}
+.traj li.bad .st-head b,.traj li.s-error .st-head b{color:var(--ko)}
+.traj .text{font-size:.85rem;max-height:14rem;margin-top:.2rem}
+.traj details>summary{cursor:pointer;color:var(--muted);font-size:.85rem}
 noscript p{margin:0;color:var(--muted)}
 footer{color:var(--muted);font-size:.85rem;text-align:center;padding:0 1rem 2rem}
 @media print{.panel,.filter{display:none}.tile{break-inside:avoid}}
@@ -220,6 +233,28 @@ JS = """
     return dl;
   }
 
+  function trajectory(tj) {
+    var wrap = el("section", "trajectory");
+    add(wrap, el("h4", null, "Trajectory"));
+    add(wrap, el("p", "muted", tj.sum));
+    var list = add(wrap, el("ol", "traj"));
+    tj.steps.forEach(function (s) {
+      var item = add(list, el("li", "s-" + s[0] + (s[1] ? "" : " bad")));
+      var head = add(item, el("div", "st-head"));
+      add(head, el("b", null, (s[1] ? "" : "✘ ") + s[2]));
+      if (s[3]) add(head, el("span", "st-when", s[3]));
+      if (s[0] === "tool") {
+        if (s[5]) add(item, el("div", "muted mono", s[5]));
+        var result = add(item, el("details"));
+        add(result, el("summary", null, s[1] ? "Result" : "Error"));
+        add(result, text(s[4], "(empty)"));
+      } else if (s[4]) {
+        add(item, el("div", "text", s[4]));
+      }
+    });
+    return wrap;
+  }
+
   function repetition(rep, open) {
     var line = "Repetition " + rep.n + " — " + (rep.ok ? "✔ passes" : "✘ does not pass") +
       " — score " + rep.score + (rep.exit === null ? "" : " — exit code " + rep.exit);
@@ -237,6 +272,7 @@ JS = """
     add(box, text(rep.a, "No answer recorded."));
     add(box, el("h4", null, "Judges"));
     add(box, judgesTable(rep));
+    if (rep.tj) add(box, trajectory(rep.tj));
     if (rep.tr) {
       var tr = add(box, el("details"));
       add(tr, el("summary", null, "Transcript (tail)"));

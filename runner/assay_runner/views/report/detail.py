@@ -10,7 +10,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from assay_runner.contract import JudgeVerdict, RepetitionResult, Result, TicketResult
+from assay_runner.contract import (
+    AgentError,
+    JudgeVerdict,
+    ModelTurn,
+    RepetitionResult,
+    Result,
+    TicketResult,
+    ToolCall,
+    Trajectory,
+)
 from assay_runner.views.report.marks import cell_mark
 from assay_runner.views.report.markup import compact, num
 from assay_runner.views.report.tiles import ticket_status
@@ -18,6 +27,9 @@ from assay_runner.views.report.tiles import ticket_status
 # Bounds that keep a 300 x 5 page at a few MB: a result keeps up to 16 KiB of transcript per cell.
 ANSWER_CHARS = 20_000
 TRANSCRIPT_CHARS = 1_000
+STEP_CHARS = 600
+"""Of each trajectory step's text (a tool result, a model turn's text), what the page shows."""
+ARGUMENT_CHARS = 300
 
 KEY_LABELS = {
     "kb": "KB articles to cite",
@@ -81,6 +93,54 @@ def _tail(text: str | None, limit: int) -> str | None:
     return f"[… {len(text) - limit:,} earlier characters in result.json]\n\n" + text[-limit:]
 
 
+def _when(start: float | None, end: float | None) -> str:
+    if start is None and end is None:
+        return ""
+    if start is None or end is None or abs(end - start) < 0.0005:
+        return f"{(end if start is None else start):.2f} s"
+    return f"{start:.2f}–{end:.2f} s"
+
+
+def _step(step: ModelTurn | ToolCall | AgentError) -> list[object]:
+    """[kind, ok, label, when, text, more]: what the panel shows of one step."""
+    when = _when(step.start, step.end)
+    if isinstance(step, ToolCall):
+        target = f" {', '.join(step.paths)}" if step.paths else ""
+        arguments = _head(json.dumps(step.arguments, ensure_ascii=False), ARGUMENT_CHARS) or ""
+        return [
+            "tool",
+            step.ok,
+            f"{step.tool} · {step.action}{target}",
+            when,
+            _head(step.result, STEP_CHARS),
+            arguments,
+        ]
+    if isinstance(step, ModelTurn):
+        tokens = [
+            f"{n:,} {what}"
+            for n, what in ((step.input_tokens, "in"), (step.output_tokens, "out"))
+            if n is not None
+        ]
+        label = "model" + (f" · tokens {' / '.join(tokens)}" if tokens else "")
+        return ["model", True, label, when, _head(step.text, STEP_CHARS), ""]
+    return ["error", False, "error", when, _head(step.message, STEP_CHARS), ""]
+
+
+def trajectory_entry(trajectory: Trajectory | None) -> dict[str, object] | None:
+    if trajectory is None:
+        return None
+    calls = trajectory.tool_calls()
+    failed = sum(1 for call in calls if not call.ok)
+    parts = [f"{trajectory.agent}", f"{len(trajectory.steps)} steps", f"{len(calls)} tool calls"]
+    if failed:
+        parts.append(f"{failed} failed")
+    if trajectory.input_tokens is not None or trajectory.output_tokens is not None:
+        parts.append(f"tokens {trajectory.input_tokens or 0:,} in / {trajectory.output_tokens or 0:,} out")
+    if trajectory.dropped_steps:
+        parts.append(f"{trajectory.dropped_steps} later steps not kept")
+    return {"sum": " · ".join(parts), "steps": [_step(step) for step in trajectory.steps]}
+
+
 def _rep(rep: RepetitionResult, judges: list[str]) -> dict[str, object]:
     return {
         "n": rep.index,
@@ -90,6 +150,7 @@ def _rep(rep: RepetitionResult, judges: list[str]) -> dict[str, object]:
         "err": rep.error,
         "a": _head(rep.answer, ANSWER_CHARS),
         "tr": _tail(rep.transcript, TRANSCRIPT_CHARS),
+        "tj": trajectory_entry(rep.trajectory),
         "j": [_judge_entry(rep, name) for name in judges],
     }
 

@@ -1,0 +1,96 @@
+"""`trajectory`: judges what the agent did, from its trajectory, not only its answer.
+
+Checks, each optional (the suite names the ones it wants), score = share that hold:
+- `citedArticlesRead`: every KB article the answer cites (read as `kb_citation` reads it) was read by a
+  tool call that succeeded — a read of `kb/<id>.md`, or a shell command that read that file. A search hit
+  is not a read: it shows a line, not the article.
+- `allowedTools`: no tool call outside these kinds.
+- `maxToolCalls`, `maxFailedToolCalls`: bounds on the calls, and on the calls that failed.
+
+Not applicable to a cell without a trajectory: its kind of agent keeps none (replayed answers, the chat
+agent), so there is nothing to check rather than a free pass — the other judges still apply.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from assay_runner.contract import JudgeVerdict, Trajectory
+from assay_runner.judges.base import Case, SpecJudge, not_applicable, scored, share
+from assay_runner.judges.kb_citation import KbCitation
+from assay_runner.suite.models import KbCitationJudge, TrajectoryJudge
+
+KB_FOLDER = "kb"
+
+
+def articles_read(trajectory: Trajectory) -> set[str]:
+    """Ids of the KB articles a successful read opened (`kb/KB-1001.md` -> `KB-1001`)."""
+    found: set[str] = set()
+    for call in trajectory.tool_calls():
+        if call.action != "read" or not call.ok:
+            continue
+        for path in call.paths:
+            folder, name = posixpath.split(posixpath.normpath(path))
+            if folder == KB_FOLDER and name.endswith(".md"):
+                found.add(name.removesuffix(".md").upper())
+    return found
+
+
+class TrajectoryChecks(SpecJudge[TrajectoryJudge]):
+    def __init__(self, spec: TrajectoryJudge, kb_ids: Iterable[str]) -> None:
+        super().__init__(spec)
+        # Citations are read exactly as the kb_citation judge reads them.
+        self._citations = KbCitation(
+            KbCitationJudge(name="citations", type="kb_citation", weight=0, threshold=0), kb_ids
+        )
+
+    def judge(self, case: Case) -> JudgeVerdict:
+        trajectory = case.trajectory
+        if trajectory is None:
+            return not_applicable("this agent kept no trajectory (its transcript tells no steps)")
+        spec = self.spec
+        calls = trajectory.tool_calls()
+        unseen = trajectory.dropped_steps  # past the kept steps: fail closed on what they may hold
+        checks: list[tuple[bool, str]] = []
+        if spec.cited_articles_read:
+            cited = sorted(self._citations.cited(case.answer))
+            read = articles_read(trajectory)
+            unread = [article for article in cited if article.upper() not in read]
+            checks.append(
+                (not unread, f"cites {', '.join(unread)} without having read it")
+                if unread
+                else (True, f"read every article it cites ({', '.join(cited) or 'none'})")
+            )
+        if spec.allowed_tools is not None:
+            allowed = set(spec.allowed_tools)
+            outside = list(dict.fromkeys(f"{c.tool} ({c.action})" for c in calls if c.action not in allowed))
+            if unseen:
+                outside.append(f"{unseen} step(s) not kept")
+            checks.append(
+                (False, f"called {', '.join(outside)}, outside {sorted(allowed)}")
+                if outside
+                else (True, "only allowed tools")
+            )
+        if spec.max_tool_calls is not None:
+            count = len(calls) + unseen
+            more = f" (and {unseen} step(s) not kept)" if unseen else ""
+            checks.append(
+                (
+                    count <= spec.max_tool_calls,
+                    f"{len(calls)} tool call(s){more}, at most {spec.max_tool_calls}",
+                )
+            )
+        if spec.max_failed_tool_calls is not None:
+            failed = [c.tool for c in calls if not c.ok]
+            named = f" ({', '.join(failed)})" if failed else ""
+            allowed_failures = spec.max_failed_tool_calls
+            checks.append(
+                (
+                    len(failed) <= allowed_failures,
+                    f"{len(failed)} failed tool call(s){named}, at most {allowed_failures}",
+                )
+            )
+        failing = [text for ok, text in checks if not ok]
+        reason = "; ".join(failing or [text for _, text in checks])
+        return scored(share(len(checks) - len(failing), len(checks)), reason)
