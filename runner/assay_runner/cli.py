@@ -40,8 +40,6 @@ from assay_runner.errors import AssayError, ExitCode, InputError
 Handler = Callable[[argparse.Namespace], "int | Finished"]
 COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report)
 VERDICT_COMMANDS = frozenset({"score", "run", "gate"})
-READER_GONE = 141
-"""128 + SIGPIPE: what a shell reports for a command whose reader closed the pipe."""
 
 
 def _stdout_is_devnull() -> bool:
@@ -60,7 +58,7 @@ def _reader_gone() -> int:
         os.close(devnull)
     except (OSError, ValueError):
         pass
-    return READER_GONE
+    return ExitCode.READER_GONE
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,6 +18,9 @@ class ExitCode(IntEnum):
     """Bad input, or the evaluation could not run: a retry of the same input cannot help."""
     ONLINE_PASS = 3
     """`assay judge` found nothing wrong with an ad-hoc answer (online, never a release verdict)."""
+    READER_GONE = 141
+    """128 + SIGPIPE: the command's reader closed the pipe (`assay validate SUITE | head -1`), as a shell
+    reports a command killed by SIGPIPE; no verdict is claimed."""
 
 
 EXIT_TIMEOUT = 124
