@@ -29,6 +29,17 @@ def add_parser(commands: Subcommands) -> None:
     add("--config", type=Path, help="a RunConfig file (YAML or JSON), as the operator renders it")
     add("--answers-out", help="the answers tree to write (must be empty); default: the config's answersDir")
     add("--deadline", type=float, help="stop the whole phase after this many seconds")
+    add(
+        "--shard",
+        type=shard,
+        metavar="I/N",
+        help="answer only shard I of N (0-based; the judge phase reads them all)",
+    )
+    add(
+        "--resume",
+        action="store_true",
+        help="keep the cells an earlier attempt on the same inputs answered; answer only the rest",
+    )
     options.add_agent_options(parser)
     # What `assay run`'s config builder reads and the answer phase has no use for.
     parser.set_defaults(
@@ -42,6 +53,13 @@ def add_parser(commands: Subcommands) -> None:
     )
 
 
+def shard(text: str) -> tuple[int, int]:
+    index, sep, count = text.partition("/")
+    if not sep or not index.isdigit() or not count.isdigit() or not int(index) < int(count):
+        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, e.g. 2/4; got {text!r}")
+    return int(index), int(count)
+
+
 def answer_config(args: argparse.Namespace) -> RunConfig:
     from assay_runner.commands.run import run_config_from_args
 
@@ -51,6 +69,13 @@ def answer_config(args: argparse.Namespace) -> RunConfig:
         update["answers_dir"] = str(Path(args.answers_out).absolute())
     if args.deadline is not None:
         update["answer_deadline_seconds"] = args.deadline
+    if args.shard is not None:
+        from assay_runner.contract import ShardConfig
+
+        index, count = args.shard
+        update["shard"] = ShardConfig(index=index, count=count)
+    if args.resume:
+        update["resume"] = True
     return config.model_copy(update=update) if update else config
 
 

@@ -15,6 +15,7 @@ import os
 import shlex
 import signal
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -47,6 +48,12 @@ def add_parser(commands: Subcommands) -> None:
     add("--experiment", default="assay", help="MLflow experiment (default: assay)")
     add("--no-mlflow", action="store_true", help="do not log to MLflow")
     add("--require-mlflow", action="store_true", help="block the verdict when logging fails")
+    add(
+        "--resume",
+        type=Path,
+        metavar="DIR",
+        help="an earlier run's --out folder: keep its cells judged without error (same inputs), run the rest",
+    )
     options.add_agent_options(run_parser)
     run_parser.set_defaults(handler=run)
 
@@ -159,7 +166,13 @@ def run(args: argparse.Namespace) -> Finished:
     preflight_usage = _preflight(config)
     from assay_runner.run.evaluation import run_evaluation
 
-    result = asyncio.run(until_stopped(prepared, args.quiet, run_evaluation))
+    earlier = None
+    if args.resume is not None:
+        from assay_runner.io.results import read_result
+
+        earlier = read_result(args.resume / "result.json" if args.resume.is_dir() else args.resume)
+    phase = partial(run_evaluation, resume=earlier)
+    result = asyncio.run(until_stopped(prepared, args.quiet, phase))
     result = result.model_copy(update={"warnings": [*result.warnings, *warnings]})
     if preflight_usage is not None:
         # The preflight call is the run's too: its tokens (and their price) join the run's usage.

@@ -323,13 +323,16 @@ def load_answers(
     k: int,
     suite_ids: list[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    cells: list[tuple[str, int]] | None = None,
 ) -> list[RecordedAnswer]:
+    """Every ticket x repetition's cell (or only `cells`: one shard's), in order."""
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "answers directory not found")])
     problems = ambiguities(root, ticket_ids, k, suite_ids if suite_ids is not None else ticket_ids)
     if problems:
         raise InputError(problems)
-    return [read_cell(root, tid, rep, k, limits) for tid in ticket_ids for rep in range(1, k + 1)]
+    wanted = cells if cells is not None else [(tid, rep) for tid in ticket_ids for rep in range(1, k + 1)]
+    return [read_cell(root, tid, rep, k, limits) for tid, rep in wanted]
 
 
 def write_cell(

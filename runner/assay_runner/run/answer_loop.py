@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -27,6 +27,7 @@ from assay_runner.run.answer_step import AnswerStep, Tally
 from assay_runner.run.cell import Answered, Cell
 from assay_runner.run.preparation import Prepared
 from assay_runner.run.scheduler import CellPool
+from assay_runner.run.shards import cells_of
 from assay_runner.run.spending import PricedAgent, Spending
 from assay_runner.suite.models import Ticket
 from assay_runner.views.progress import Counts
@@ -49,9 +50,11 @@ async def answer_cells(
     access: ModelAccess,
     control: Control,
     then: Callable[[CellPool], Then[R]],
+    order: Sequence[tuple[Ticket, int]] | None = None,
 ) -> dict[Cell, R | BaseException | None]:
-    """Answer every cell and hand each answer to `then(pool)` (given the pool, for its file-work thread).
-    Each cell maps to what `then` returned, the exception the cell raised, or None if it did not finish."""
+    """Answer every cell (or those of `order`, in that order: a shard's, the ones a resumed phase still
+    needs) and hand each answer to `then(pool)` (given the pool, for its file-work thread). Each cell maps
+    to what `then` returned, the exception the cell raised, or None if it did not finish."""
     config = prepared.config
     agent = build_agent(config, access.client)
     proxy = metering_proxy(prepared) if agent.kind in PROGRAM_KINDS else None
@@ -63,7 +66,7 @@ async def answer_cells(
         Path(config.brain) if config.brain else None,
         prepared.suite.kb,
     )
-    order = [(t, r) for r in range(1, config.repetitions + 1) for t in prepared.tickets]
+    order = list(order) if order is not None else cells_of(prepared.tickets, config.repetitions)
     tally = Tally(control.counts)
     tally.starting(len(order))
     pool = CellPool(

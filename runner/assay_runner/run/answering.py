@@ -10,11 +10,14 @@ not. Only bad input (exit 2) leaves no tree, so the judge phase always has somet
 from __future__ import annotations
 
 import asyncio
+import json
+import shutil
 import sys
 import time
 from pathlib import Path
 
 from assay_runner.contract import RunConfig
+from assay_runner.core.digests import tree_digest as tree_digest_of
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
@@ -23,7 +26,9 @@ from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, unanswered
 from assay_runner.run.preparation import Prepared, prepare
 from assay_runner.run.record_step import RecordStep
-from assay_runner.run.seal import tree_digest
+from assay_runner.run.seal import Seal, cell_key, cell_problem, digest, tree_digest
+from assay_runner.run.shards import cells_of, shard_index, shard_of
+from assay_runner.suite.models import Ticket
 
 DEADLINE_REACHED = "the answer phase reached its deadline ({seconds:g} s) before this cell finished"
 STOPPED = "the answer phase was stopped (signal) before every cell finished"
@@ -39,6 +44,8 @@ def check_answer_config(config: RunConfig) -> Path:
     if config.answers_dir is None:
         raise InputError("give the answers directory (--answers-out DIR, or answersDir in the config)")
     answers_dir = Path(config.answers_dir)
+    if config.resume:
+        return answers_dir  # what is there is checked against the inputs (resumable) when the phase starts
     if answers_dir.exists() and any(p for p in answers_dir.iterdir() if not p.name.startswith(".")):
         raise InputError(f"{answers_dir}: must be empty; the answer phase writes a fresh answers tree")
     return answers_dir
@@ -61,6 +68,16 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
             "operator mounts only the public part where agents run)",
             file=sys.stderr,
         )
+    order = cells_of(prepared.tickets, config.repetitions)
+    shard = None
+    if config.shard is not None:
+        shard = (shard_index(config.shard), config.shard.count)
+        order = shard_of(order, *shard)
+    inputs = answer_inputs_digest(prepared, shard)
+    record = RecordStep(answers_dir)
+    kept = resumable(answers_dir, inputs, order) if config.resume else {}
+    for cell, seal in kept.items():
+        record.keep(cell, seal)
     manifest = answer_store.AnswersManifest(
         suite=prepared.suite.name,
         tickets=[t.id for t in prepared.tickets],
@@ -68,8 +85,11 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
         agent=config.agent.kind,
         model=config.agent.model,
         started_at=now_iso(),
+        shard=shard,
+        inputs_digest=inputs,
     )
     answer_store.write_manifest(answers_dir, manifest)
+    to_answer = [(t, r) for t, r in order if cell_key(t.id, r) not in kept]
     cassettes = config.cassettes
     access = model_access(
         config.gateway,
@@ -81,9 +101,8 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
     started = time.monotonic()
     stopped: str | None = None
     ran: dict[Cell, Path | BaseException | None] = {}
-    record = RecordStep(answers_dir)
     try:
-        ran = await answer_cells(prepared, access, control, lambda pool: record.on(pool.file_work))
+        ran = await answer_cells(prepared, access, control, lambda pool: record.on(pool.file_work), to_answer)
     except (InputError, asyncio.CancelledError):
         raise
     except Exception as exc:  # the judge phase still gives a verdict: every unwritten cell says why
@@ -95,11 +114,7 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
         stopped = DEADLINE_REACHED.format(seconds=config.answer_deadline_seconds)
     elif stopped is None and control.stop.is_set():
         stopped = STOPPED
-    unwritten = [
-        cell
-        for cell in ((t.id, r) for r in range(1, config.repetitions + 1) for t in prepared.tickets)
-        if not record.sealed(*cell)
-    ]
+    unwritten = [(t.id, r) for t, r in order if not record.sealed(t.id, r)]
     for ticket_id, repetition in unwritten:
         outcome = ran.get((ticket_id, repetition))
         reason = stopped or (f"could not run this cell: {outcome!r}" if outcome is not None else STOPPED)
@@ -108,12 +123,67 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
     seals = record.seals()
     update = {"finished_at": now_iso(), "stopped": stopped, "cells": seals, "tree_digest": tree_digest(seals)}
     answer_store.write_manifest(answers_dir, manifest.model_copy(update=update))
+    resumed = f" ({len(kept)} kept from an earlier attempt)" if kept else ""
     print(
-        f"answered {prepared.cells - len(unwritten)} of {prepared.cells} cell(s) in "
+        f"answered {len(order) - len(unwritten)} of {len(order)} cell(s){resumed} in "
         f"{time.monotonic() - started:.1f} s into {answers_dir}",
         file=sys.stderr,
     )
     return manifest.model_copy(update=update)
+
+
+def answer_inputs_digest(prepared: Prepared, shard: tuple[int, int] | None) -> str:
+    """What a tree's cells were answered from: the brain, the suite's public part (and KB) as read, the
+    selection and repetitions, the agent (kind, model, command, timeout) and the shard. A resumed phase
+    keeps an earlier attempt's cells only when this is the same."""
+    config = prepared.config
+    facts = {
+        "brain": prepared.inputs().brain_digest,
+        "suite": tree_digest_of(Path(config.suite)),
+        "kb": tree_digest_of(Path(config.kb)) if config.kb else None,
+        "tickets": [t.id for t in prepared.tickets],
+        "repetitions": config.repetitions,
+        "agent": config.agent.to_wire(),
+        "shard": shard,
+    }
+    return digest(json.dumps(facts, sort_keys=True).encode())
+
+
+def resumable(answers_dir: Path, inputs: str, order: list[tuple[Ticket, int]]) -> dict[str, Seal]:
+    """The cells of an earlier attempt a resumed phase keeps: answered from the same inputs, sealed, their
+    files as sealed and their record without an error. Everything else in the tree is removed (an earlier
+    attempt on other inputs, all of it), to be answered again."""
+    if not answers_dir.is_dir():
+        return {}
+    earlier = answer_store.read_manifest(answers_dir)
+    kept: dict[str, Seal] = {}
+    seals = earlier.cells if earlier is not None and earlier.inputs_digest == inputs else None
+    if seals is not None and earlier is not None and earlier.tree_digest == tree_digest(seals):
+        for ticket, number in order:
+            key = cell_key(ticket.id, number)
+            folder = answers_dir / ticket.id / str(number)
+            if cell_problem(folder, seals.get(key)) is None and _clean(folder):
+                kept[key] = seals[key]
+    for entry in answers_dir.iterdir():
+        if not entry.is_dir():
+            if entry.name != answer_store.MANIFEST_FILE:
+                entry.unlink()
+            continue
+        for cell in list(entry.iterdir()):
+            if f"{entry.name}/{cell.name}" not in kept:
+                shutil.rmtree(cell, ignore_errors=True) if cell.is_dir() else cell.unlink()
+        if not any(entry.iterdir()):
+            entry.rmdir()
+    return kept
+
+
+def _clean(folder: Path) -> bool:
+    """A cell answered without an error of its own (a timeout or a missing answer is answered again)."""
+    try:
+        record = answer_store.CellRecord.model_validate_json((folder / answer_store.CELL_FILE).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return record.error is None and record.exit_code == 0
 
 
 class _Deadline:

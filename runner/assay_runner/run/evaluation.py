@@ -11,20 +11,26 @@ from pathlib import Path
 
 from assay_runner.contract import RepetitionResult, Result
 from assay_runner.core.results import now_iso
+from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
 from assay_runner.judges import build_judges
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, unanswered
 from assay_runner.run.judge_step import JudgeStep, unjudged
 from assay_runner.run.preparation import Prepared
+from assay_runner.run.shards import cells_of
 from assay_runner.run.spending import total_usage
 
 INCOMPLETE = "incomplete: the run stopped before this cell finished"
 
 
-async def run_evaluation(prepared: Prepared, control: Control) -> Result:
+async def run_evaluation(prepared: Prepared, control: Control, resume: Result | None = None) -> Result:
+    """`resume`: an earlier result of the same inputs; its cells judged without an error are kept, and only
+    the others run (`assay run --resume DIR`)."""
     started = now_iso()
     config = prepared.config
+    kept = resumable(prepared, resume) if resume is not None else {}
+    order = [(t, r) for t, r in cells_of(prepared.tickets, config.repetitions) if (t.id, r) not in kept]
     cassettes = config.cassettes
     access = model_access(
         config.gateway,
@@ -34,10 +40,10 @@ async def run_evaluation(prepared: Prepared, control: Control) -> Result:
     )
     try:
         step = JudgeStep(build_judges(prepared.suite, access.client, config.judge_model))
-        ran = await answer_cells(prepared, access, control, lambda _pool: step.judge)
+        ran = await answer_cells(prepared, access, control, lambda _pool: step.judge, order)
     finally:
         await access.aclose()
-    cells = {cell: settled(cell, outcome) for cell, outcome in ran.items()}
+    cells = {**kept, **{cell: settled(cell, outcome) for cell, outcome in ran.items()}}
     usage = total_usage(
         access.meter.usage(),
         (c.usage for c in cells.values()),
@@ -52,3 +58,26 @@ def settled(cell: Cell, outcome: RepetitionResult | BaseException | None) -> Rep
         return outcome
     error = f"could not run this cell: {outcome!r}" if outcome is not None else INCOMPLETE
     return unjudged(cell[1], unanswered(error))
+
+
+def resumable(prepared: Prepared, earlier: Result) -> dict[Cell, RepetitionResult]:
+    """The cells of an earlier result a resumed run keeps: judged without an error, and only when the
+    earlier run had the same brain, suite, judges (with the gate), selection and repetitions."""
+    now, then = prepared.inputs(), earlier.inputs
+    differ = [
+        name
+        for name in ("brain_digest", "suite_digest", "judges_digest", "tickets_digest")
+        if getattr(now, name) != getattr(then, name)
+    ]
+    if earlier.repetitions.k != prepared.config.repetitions:
+        differ.append("repetitions")
+    if differ:
+        raise InputError(
+            f"--resume: the earlier run's inputs differ ({', '.join(differ)}): nothing of it can be kept"
+        )
+    return {
+        (ticket.id, rep.index): rep
+        for ticket in earlier.tickets
+        for rep in ticket.repetitions
+        if rep.error is None
+    }

@@ -36,6 +36,11 @@ class RecordStep:
 
         return record
 
+    def keep(self, cell: str, seal: Seal) -> None:
+        """A cell an earlier attempt wrote and sealed, kept as it is (a resumed phase)."""
+        with self._lock:
+            self._seals[cell] = seal
+
     def sealed(self, ticket_id: str, repetition: int) -> bool:
         with self._lock:
             return cell_key(ticket_id, repetition) in self._seals

@@ -22,6 +22,8 @@ def read_cells(
     *,
     sealed: bool,
     limits: answer_store.Limits = answer_store.DEFAULT_LIMITS,
+    shard: tuple[int, int] | None = None,
+    cells: list[Cell] | None = None,
 ) -> tuple[dict[Cell, Answered], answer_store.AnswersManifest | None]:
     """Every ticket x repetition of the selection, answered or with the reason it is not; and the tree's
     manifest, when the answer phase wrote one.
@@ -29,23 +31,25 @@ def read_cells(
     `sealed`: the tree must be this run's sealed tree (the judge phase of a split run): its manifest is
     checked against `suite`, the tickets and k, and every cell against its seal. A tree that carries seals
     is checked against them even when `sealed` is not asked for (a hand-made tree carries none). `limits`
-    bound the files a cell may hold."""
+    bound the files a cell may hold. `shard` (index, count) and `cells`: the tree is one shard's, holding
+    those cells only."""
     manifest = answer_store.read_manifest(answers_dir)
-    recorded = answer_store.load_answers(answers_dir, ticket_ids, k, suite_ids, limits)
-    cells = {(r.ticket_id, r.repetition): _answered(r, manifest) for r in recorded}
+    recorded = answer_store.load_answers(answers_dir, ticket_ids, k, suite_ids, limits, cells)
+    read = {(r.ticket_id, r.repetition): _answered(r, manifest) for r in recorded}
     if not sealed and (manifest is None or manifest.cells is None):
-        return cells, manifest
-    whole = seal.manifest_problems(manifest, suite, ticket_ids, k)
-    for ticket_id, repetition in list(cells):
+        return read, manifest
+    keys = [seal.cell_key(*cell) for cell in cells] if cells is not None else None
+    whole = seal.manifest_problems(manifest, suite, ticket_ids, k, shard, keys)
+    for ticket_id, repetition in list(read):
         problem = whole
         if problem is None:
             assert manifest is not None and manifest.cells is not None
             folder = answer_store.cell_dir(answers_dir, ticket_id, repetition, k)
             problem = seal.cell_problem(folder, manifest.cells.get(seal.cell_key(ticket_id, repetition)))
-        refused = (cells[(ticket_id, repetition)].error or "").startswith("refused")
+        refused = (read[(ticket_id, repetition)].error or "").startswith("refused")
         if problem is not None and not refused:  # a refusal names the link or the record: more precise
-            cells[(ticket_id, repetition)] = unanswered(problem)
-    return cells, manifest
+            read[(ticket_id, repetition)] = unanswered(problem)
+    return read, manifest
 
 
 def _answered(

@@ -9,18 +9,22 @@ given) and binds the verdict to the digests of what was mounted.
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
-from assay_runner.contract import Result, RunConfig
+from assay_runner.contract import SHARD_DIR, Result, RunConfig
 from assay_runner.core.independence import judge_model_warnings
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
-from assay_runner.io.answers import Limits
+from assay_runner.io.answers import AnswersManifest, Limits
 from assay_runner.judges import build_judges
+from assay_runner.run.cell import Answered, Cell, unanswered
 from assay_runner.run.judge_step import JudgeStep
-from assay_runner.run.preparation import prepare
+from assay_runner.run.preparation import Prepared, prepare
 from assay_runner.run.recorded import read_cells
+from assay_runner.run.seal import digest
+from assay_runner.run.shards import cells_of, shard_of
 from assay_runner.run.spending import total_usage
 
 
@@ -33,17 +37,10 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
     answers_dir = Path(config.answers_dir)
     started = now_iso()
     prepared = prepare(config)
-    recorded, manifest = read_cells(
-        answers_dir,
-        prepared.suite.name,
-        [t.id for t in prepared.tickets],
-        config.repetitions,
-        [t.id for t in prepared.suite.tickets],
-        sealed=sealed,
-        limits=Limits(config.limits.max_answer_bytes, config.limits.max_side_file_bytes),
-    )
+    recorded, manifests = read_recorded(prepared, answers_dir, sealed=sealed)
+    manifest = manifests[0] if len(manifests) == 1 else None
     # The agent's model: the config's, else what the answer phase recorded it answered with.
-    agent_model = config.agent.model or (manifest.model if manifest else None)
+    agent_model = config.agent.model or next((m.model for m in manifests if m is not None), None)
     cassettes = config.cassettes
     access = model_access(
         config.gateway,
@@ -69,7 +66,60 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
         agent_metered=False,
     )
     run_name = config.run_name or answers_dir.name
-    sealed_tree = manifest.tree_digest if manifest is not None else None
+    sealed_tree = manifest.tree_digest if manifest is not None else shards_digest(manifests)
     result = prepared.verdict(cells, started=started, usage=usage, run_name=run_name, answers=sealed_tree)
     warnings = judge_model_warnings(prepared.suite, config.judge_model, agent_model)
     return result.model_copy(update={"warnings": [*result.warnings, *warnings]})
+
+
+def read_recorded(
+    prepared: Prepared, answers_dir: Path, *, sealed: bool
+) -> tuple[dict[Cell, Answered], list[AnswersManifest | None]]:
+    """Every cell of the run, from one tree or, with the answers in shards, from each shard's tree
+    (`answersDir/shard-<i>`), each checked against its own seal; the cells of a shard that failed for good
+    (or wrote no tree) block with the reason. In the run's order."""
+    config = prepared.config
+    ids = [t.id for t in prepared.tickets]
+    suite_ids = [t.id for t in prepared.suite.tickets]
+    limits = Limits(config.limits.max_answer_bytes, config.limits.max_side_file_bytes)
+    shard = config.shard
+    if shard is None or (shard.count == 1 and not shard.failed):
+        recorded, manifest = read_cells(
+            answers_dir, prepared.suite.name, ids, config.repetitions, suite_ids, sealed=sealed, limits=limits
+        )
+        return recorded, [manifest]
+    order = cells_of(prepared.tickets, config.repetitions)
+    found: dict[Cell, Answered] = {}
+    manifests: list[AnswersManifest | None] = []
+    for index in range(shard.count):
+        cells = [(t.id, r) for t, r in shard_of(order, index, shard.count)]
+        tree = answers_dir / SHARD_DIR.format(index=index)
+        why = shard.failed.get(str(index))
+        if why is None and not tree.is_dir():
+            why = f"it wrote no answers tree ({tree} is missing)"
+        if why is not None:
+            found.update({cell: unanswered(f"answer shard {index} failed: {why}") for cell in cells})
+            manifests.append(None)
+            continue
+        recorded, manifest = read_cells(
+            tree,
+            prepared.suite.name,
+            ids,
+            config.repetitions,
+            suite_ids,
+            sealed=sealed,
+            limits=limits,
+            shard=(index, shard.count),
+            cells=cells,
+        )
+        found.update(recorded)
+        manifests.append(manifest)
+    return {(t.id, r): found[(t.id, r)] for t, r in order}, manifests
+
+
+def shards_digest(manifests: list[AnswersManifest | None]) -> str | None:
+    """The answers judged, over every shard's sealed tree (None when a shard has none)."""
+    digests = [m.tree_digest if m is not None else None for m in manifests]
+    if len(digests) < 2 or any(d is None for d in digests):
+        return None
+    return digest(json.dumps(digests).encode())

@@ -52,8 +52,14 @@ def expected_cells(ticket_ids: list[str], repetitions: int) -> list[str]:
 
 
 def manifest_problems(
-    manifest: answer_store.AnswersManifest | None, suite: str, ticket_ids: list[str], repetitions: int
+    manifest: answer_store.AnswersManifest | None,
+    suite: str,
+    ticket_ids: list[str],
+    repetitions: int,
+    shard: tuple[int, int] | None = None,
+    cells: list[str] | None = None,
 ) -> str | None:
+    """`shard` and `cells`: the shard this tree must be, and its cells (default: every cell of the run)."""
     """Why the tree is not the sealed tree of this run, or None when it is."""
     if manifest is None:
         return f"the answers tree has no {answer_store.MANIFEST_FILE}: it was not sealed by the answer phase"
@@ -67,12 +73,14 @@ def manifest_problems(
             ("suite", suite, manifest.suite),
             ("tickets", ticket_ids, manifest.tickets),
             ("repetitions", repetitions, manifest.repetitions),
+            ("shard", shard, manifest.shard),
         )
         if mine != theirs
     ]
     if differences:
         return "the answers tree was made for another run: this run has " + "; ".join(differences)
-    if sorted(manifest.cells) != sorted(expected_cells(ticket_ids, repetitions)):
+    expected = cells if cells is not None else expected_cells(ticket_ids, repetitions)
+    if sorted(manifest.cells) != sorted(expected):
         return "the answers manifest does not seal exactly this run's cells"
     return None
 

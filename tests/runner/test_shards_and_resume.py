@@ -1,0 +1,160 @@
+"""Answers in shards give the one-tree verdict by construction, a shard that failed blocks its cells with the
+reason, and a resumed phase answers only what is missing or errored — unless its inputs changed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay_runner.cli import main
+from assay_runner.contract import Result
+from tests.runner.conftest import agent_command
+
+# T-2 and T-5 fail (no answer) unless the marker file exists: a flaky agent, for resuming.
+FLAKY = """\
+import os, pathlib, re, sys
+ticket = re.search(r"ticket (\\S+)", pathlib.Path("prompt.md").read_text()).group(1)
+with open(sys.argv[1], "a") as log:
+    log.write(ticket + "\\n")
+if ticket in ("T-2", "T-5") and not os.path.exists(sys.argv[2]):
+    sys.exit(3)
+answer = "## Summary\\nSee [KB-1].\\n## Steps\\n1. Open Settings > Export.\\n## Next\\nOk.\\n"
+pathlib.Path("answer.md").write_text(answer)
+"""
+
+
+def judge(tmp_path: Path, suite: Path, answers: Path, name: str, **extra: object) -> Result:
+    config = tmp_path / f"{name}.json"
+    body = {"suite": str(suite), "answersDir": str(answers), "repetitions": 2, "mlflow": {"enabled": False}}
+    config.write_text(json.dumps({**body, "output": {"dir": str(tmp_path / name)}, **extra}))
+    main(["score", "--config", str(config), "-q"])
+    return Result.model_validate_json((tmp_path / name / "result.json").read_text())
+
+
+def answer(suite: Path, brain: Path, out: Path, command: str, *extra: str) -> None:
+    args = ["answer", str(suite), "--brain", str(brain), "--agent", "command", "--model", "m", "-k", "2"]
+    assert main([*args, "--command", command, "--answers-out", str(out), "-q", *extra]) == 0
+
+
+def test_four_shards_give_the_one_tree_verdict(suite: Path, brain: Path, tmp_path: Path) -> None:
+    command = agent_command("good")
+    answer(suite, brain, tmp_path / "whole", command)
+    for index in range(4):
+        answer(suite, brain, tmp_path / "sharded" / f"shard-{index}", command, "--shard", f"{index}/4")
+    # Each shard holds its own cells only: 12 cells, round-robin over the repetition-major order.
+    counts = [len(list((tmp_path / "sharded" / f"shard-{i}").glob("*/*/cell.json"))) for i in range(4)]
+    assert counts == [3, 3, 3, 3]
+    one = judge(tmp_path, suite, tmp_path / "whole", "one")
+    four = judge(tmp_path, suite, tmp_path / "sharded", "four", shard={"count": 4})
+    assert (four.verdict, four.score, four.reasons) == (one.verdict, one.score, one.reasons)
+    assert {n: j.mean for n, j in four.judges.items()} == {n: j.mean for n, j in one.judges.items()}
+    for field in ("brain_digest", "suite_digest", "judges_digest", "tickets_digest"):
+        assert getattr(four.inputs, field) == getattr(one.inputs, field)
+    assert four.inputs.answers_digest and one.inputs.answers_digest  # each bound to the trees it read
+
+
+def test_a_shard_that_failed_blocks_its_cells_with_the_reason(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    for index in (0, 1, 3):
+        answer(
+            suite,
+            brain,
+            tmp_path / "sharded" / f"shard-{index}",
+            agent_command("good"),
+            "--shard",
+            f"{index}/4",
+        )
+    failed = {"count": 4, "failed": {"2": "BackoffLimitExceeded: the pod was killed 3 times"}}
+    result = judge(tmp_path, suite, tmp_path / "sharded", "failed", shard=failed)
+    errors = [rep.error for t in result.tickets for rep in t.repetitions if rep.error]
+    assert result.verdict == "Blocked" and len(errors) == 3
+    assert all("answer shard 2 failed: BackoffLimitExceeded" in e for e in errors)
+    missing = judge(tmp_path, suite, tmp_path / "sharded", "missing", shard={"count": 4})
+    assert (
+        sum("wrote no answers tree" in (r.error or "") for t in missing.tickets for r in t.repetitions) == 3
+    )
+
+
+def test_a_shard_tree_in_another_shards_place_is_refused(suite: Path, brain: Path, tmp_path: Path) -> None:
+    for index in range(2):
+        answer(
+            suite,
+            brain,
+            tmp_path / "sharded" / f"shard-{index}",
+            agent_command("good"),
+            "--shard",
+            f"{index}/2",
+        )
+    (tmp_path / "sharded" / "shard-0").rename(tmp_path / "sharded" / "swap")
+    (tmp_path / "sharded" / "shard-1").rename(tmp_path / "sharded" / "shard-0")
+    (tmp_path / "sharded" / "swap").rename(tmp_path / "sharded" / "shard-1")
+    result = judge(tmp_path, suite, tmp_path / "sharded", "swapped", shard={"count": 2})
+    assert all("made for another run" in (r.error or "") for t in result.tickets for r in t.repetitions)
+
+
+@pytest.fixture
+def flaky(tmp_path: Path) -> tuple[str, Path, Path]:
+    agent = tmp_path / "flaky.py"
+    agent.write_text(FLAKY)
+    log, marker = tmp_path / "calls.log", tmp_path / "fixed"
+    return f"{sys.executable} {agent} {log} {marker}", log, marker
+
+
+def test_a_resumed_answer_phase_answers_only_the_missing_or_errored(
+    suite: Path, brain: Path, tmp_path: Path, flaky: tuple[str, Path, Path]
+) -> None:
+    command, log, marker = flaky
+    answers = tmp_path / "answers"
+    answer(suite, brain, answers, command)
+    assert judge(tmp_path, suite, answers, "first").verdict == "Blocked"
+    assert len(log.read_text().split()) == 12
+    marker.touch()
+    log.write_text("")
+    answer(suite, brain, answers, command, "--resume")
+    assert sorted(log.read_text().split()) == ["T-2", "T-2", "T-5", "T-5"]  # the four that failed
+    resumed = judge(tmp_path, suite, answers, "resumed")
+    assert resumed.verdict == "Pass", resumed.reasons
+
+
+def test_a_resume_on_other_inputs_answers_everything_again(
+    suite: Path, brain: Path, tmp_path: Path, flaky: tuple[str, Path, Path]
+) -> None:
+    command, log, marker = flaky
+    answers = tmp_path / "answers"
+    answer(suite, brain, answers, command)
+    marker.touch()
+    log.write_text("")
+    (brain / "AGENTS.md").write_text((brain / "AGENTS.md").read_text() + "A new line of the brain.\n")
+    answer(suite, brain, answers, command, "--resume")
+    assert len(log.read_text().split()) == 12  # another brain: nothing of the earlier attempt is kept
+    assert judge(tmp_path, suite, answers, "again").verdict == "Pass"
+
+
+def test_assay_run_resumes_from_an_earlier_result(
+    suite: Path, brain: Path, tmp_path: Path, flaky: tuple[str, Path, Path]
+) -> None:
+    command, log, marker = flaky
+    args = [
+        "run",
+        str(suite),
+        "--brain",
+        str(brain),
+        "--agent",
+        "command",
+        "--model",
+        "m",
+        "--command",
+        command,
+    ]
+    args += ["--no-mlflow", "-q", "-k", "2"]
+    assert main([*args, "--out", str(tmp_path / "first")]) == 1
+    marker.touch()
+    log.write_text("")
+    assert main([*args, "--out", str(tmp_path / "second"), "--resume", str(tmp_path / "first")]) == 0
+    assert sorted(log.read_text().split()) == ["T-2", "T-2", "T-5", "T-5"]
+    (brain / "style.md").write_text("Be brisk.\n")
+    assert main([*args, "--out", str(tmp_path / "third"), "--resume", str(tmp_path / "second")]) == 2
