@@ -98,6 +98,8 @@ EXPECTED_ARGV = {
         "-c check_for_update_on_startup=false",
         "-c analytics.enabled=false",
         "-c features.plugins=false",
+        "-c sandbox_workspace_write.exclude_slash_tmp=true",
+        "-c sandbox_workspace_write.exclude_tmpdir_env_var=false",
         "{prompt}",
     ),
     "opencode": args(
@@ -696,3 +698,10 @@ def test_codex_login_shells_keep_the_agents_path(tmp_path: Path) -> None:
         ["bash", "-lc", 'printf %s "$PATH"'], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout == wanted
+
+
+def test_codex_may_write_in_its_workspace_only() -> None:
+    """Not in the shared /tmp (another cell's workspace is there): its own TMPDIR lives in the workspace."""
+    argv = " ".join(preset("codex").argv)
+    assert "sandbox_workspace_write.exclude_slash_tmp=true" in argv
+    assert "sandbox_workspace_write.exclude_tmpdir_env_var=false" in argv

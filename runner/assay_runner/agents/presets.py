@@ -178,6 +178,10 @@ _CODEX_ARGS: list[tuple[str, ...]] = [
     ("-c", "analytics.enabled=false"),
     # No plugins: at start Codex syncs its curated plugin marketplace (`git ls-remote` against GitHub).
     ("-c", "features.plugins=false"),
+    # Writable: the workspace and the cell's own TMPDIR (inside it), never the shared /tmp, where another
+    # cell's workspace or answer lives and where concurrent sandboxes raced on /tmp/.codex.
+    ("-c", "sandbox_workspace_write.exclude_slash_tmp=true"),
+    ("-c", "sandbox_workspace_write.exclude_tmpdir_env_var=false"),
 ]
 
 
