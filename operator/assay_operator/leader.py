@@ -39,6 +39,18 @@ class Election:
     retry_seconds: float = 2.0
 
 
+def timings(namespace: str, identity: str, lease_seconds: int) -> Election:
+    """The election for a lease of `lease_seconds`: a leader gives up after two thirds of it without a
+    renewal (before any standby may take it), and every replica looks at the lease several times per lease."""
+    return Election(
+        namespace=namespace,
+        identity=identity,
+        lease_seconds=lease_seconds,
+        renew_seconds=lease_seconds * 2 / 3,
+        retry_seconds=max(0.5, lease_seconds / 7.5),
+    )
+
+
 def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 

@@ -18,8 +18,9 @@ import pytest
 import yaml
 
 from assay_operator import rbac
-from assay_operator.evaluation import builders
 from assay_operator.evaluation.api import EvaluationSpec
+from assay_operator.evaluation.job import build_job
+from assay_operator.evaluation.snapshots import Snapshots
 from assay_operator.settings import ENV, Settings, from_environment
 from tests.chart.conftest import CHART, ROOT, VALUES, Helm
 
@@ -226,8 +227,8 @@ def test_network_policy_selects_exactly_the_runner_pods(helm: Helm) -> None:
     policy = rendered.one("NetworkPolicy")
     selector = policy["spec"]["podSelector"]["matchLabels"]
     settings = Settings(runner_image="runner:1")
-    snapshots = builders.Snapshots("ev-brain-0123456789", "sha256:0123456789")
-    job = builders.build_job(RUNNER_SPEC, "ev", "assay-system", 1, snapshots, settings)
+    snapshots = Snapshots("ev-brain-0123456789", "sha256:0123456789")
+    job = build_job(RUNNER_SPEC, "ev", "assay-system", 1, snapshots, settings).body()
     runner_labels = job["spec"]["template"]["metadata"]["labels"]
     assert selector.items() <= runner_labels.items()
     assert selector == {

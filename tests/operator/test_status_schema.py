@@ -16,7 +16,9 @@ import yaml
 from pydantic import ValidationError
 
 from assay_operator.campaign import plan as campaign
+from assay_operator.campaign import status as campaign_status
 from assay_operator.campaign.api import CampaignSpec, CampaignStatus
+from assay_operator.campaign.children import parse_children
 from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import EvaluationStatus, TicketsStatus
 from assay_runner.contract import (
@@ -139,10 +141,10 @@ def campaign_shapes() -> dict[str, CampaignStatus]:
     }
     empty = CampaignStatus()
     return {
-        "progress": campaign.campaign_status(spec, wanted, {}, 1, empty),
-        "decided": campaign.campaign_status(spec, wanted, finished, 1, empty),
-        "conflict": campaign.conflict_status(empty, 1, "an Evaluation named release-a already exists"),
-        "invalid": campaign.invalid_status(empty, 1, "invalid spec: candidates: too short"),
+        "progress": campaign_status.campaign_status(spec, wanted, {}, 1, empty),
+        "decided": campaign_status.campaign_status(spec, wanted, parse_children(finished.values()), 1, empty),
+        "conflict": campaign_status.conflict_status(empty, 1, "an Evaluation named release-a already exists"),
+        "invalid": campaign_status.invalid_status(empty, 1, "invalid spec: candidates: too short"),
     }
 
 

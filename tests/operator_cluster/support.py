@@ -31,7 +31,7 @@ from assay_dev.cluster.podspec import DEFAULT_PATH
 from assay_dev.cluster.ports import free_port
 from assay_dev.cluster.wait import wait_until
 from assay_operator import rbac
-from assay_operator.evaluation import builders
+from assay_operator.evaluation import names
 from assay_runner.contract import (
     Inputs,
     RunSummary,
@@ -539,8 +539,8 @@ def get_or_none(api: KubeApi, path: str) -> Obj | None:
 
 def jobs_of(api: KubeApi, namespace: str, evaluation_name: str) -> list[Obj]:
     """The Jobs labelled for `evaluation_name` (the label value as the operator writes it)."""
-    label = builders.labels(evaluation_name)[builders.LABEL_EVALUATION]
-    items: list[Obj] = api.get(jobs_path(namespace), labelSelector=f"{builders.LABEL_EVALUATION}={label}")[
+    label = names.evaluation_label(evaluation_name)
+    items: list[Obj] = api.get(jobs_path(namespace), labelSelector=f"{names.LABEL_EVALUATION}={label}")[
         "items"
     ]
     return items
@@ -747,7 +747,7 @@ def jobs_per_generation(recorder: Recorder) -> dict[tuple[str, str], set[str]]:
     for e in recorder.snapshot():
         meta = e.object["metadata"]
         owner = next((r["name"] for r in meta.get("ownerReferences") or [] if r["kind"] == "Evaluation"), "?")
-        key = (owner, (meta.get("labels") or {}).get(builders.LABEL_GENERATION, "?"))
+        key = (owner, (meta.get("labels") or {}).get(names.LABEL_GENERATION, "?"))
         seen.setdefault(key, set()).add(meta["uid"])
     return seen
 

@@ -30,9 +30,11 @@ from pydantic import ValidationError
 from assay_operator import kube, metrics
 from assay_operator.campaign import api as campaign_api
 from assay_operator.campaign import plan as campaign
+from assay_operator.campaign import status as campaign_status
+from assay_operator.campaign.children import Child, parse_children
 from assay_operator.evaluation import api
 from assay_operator.evaluation.api import GROUP, VERSION
-from assay_operator.evaluation.handlers import RETRY_SECONDS
+from assay_operator.startup import RETRY_SECONDS
 
 log = logging.getLogger("assay.operator.campaign")
 _locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
@@ -44,8 +46,9 @@ def _lock(namespace: str, name: str) -> threading.Lock:
         return _locks[(namespace, name)]
 
 
-def _children(namespace: str, owner: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The Campaign's own Evaluations (owner reference, not just the label: a label proves nothing)."""
+def _children(namespace: str, owner: dict[str, Any]) -> dict[str, Child]:
+    """The Campaign's own Evaluations (owner reference, not just the label: a label proves nothing), each
+    parsed once."""
     selector = f"{campaign.LABEL_CAMPAIGN}={campaign.campaign_label(owner['metadata']['name'])}"
     listed = cast(
         dict[str, Any],
@@ -54,7 +57,7 @@ def _children(namespace: str, owner: dict[str, Any]) -> dict[str, dict[str, Any]
         ),
     )
     uid = owner["metadata"]["uid"]
-    return {item["metadata"]["name"]: item for item in listed.get("items", []) if kube.owned_by(item, uid)}
+    return parse_children(item for item in listed.get("items", []) if kube.owned_by(item, uid))
 
 
 def _patch_status(namespace: str, name: str, status: campaign_api.CampaignStatus) -> None:
@@ -110,25 +113,25 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             return
         generation = int(owner["metadata"]["generation"])
         stored = dict(owner.get("status") or {})
-        current = campaign.parse_status(stored)
+        current = campaign_status.parse_status(stored)
         try:
             spec = campaign_api.CampaignSpec.model_validate(owner.get("spec") or {})
             wanted = campaign.entries(name, spec)
         except (ValidationError, ValueError) as exc:
             detail = api.problems(exc) if isinstance(exc, ValidationError) else str(exc)
             message = f"invalid spec: {detail}"
-            _patch_status(namespace, name, campaign.invalid_status(current, generation, message))
+            _patch_status(namespace, name, campaign_status.invalid_status(current, generation, message))
             raise kopf.PermanentError(message) from exc
         existing = _children(namespace, owner)
         problem = _apply(namespace, owner, campaign.plan(wanted, existing, spec.max_parallel))
         if problem is not None:
-            _patch_status(namespace, name, campaign.conflict_status(current, generation, problem))
+            _patch_status(namespace, name, campaign_status.conflict_status(current, generation, problem))
             _event(owner, "Warning", "NameConflict", problem)
             # The other object's deletion wakes nothing of ours: look again later.
             raise kopf.TemporaryError(problem, delay=30)
         annotations = owner["metadata"].get("annotations") or {}
         approved_by = annotations.get(campaign_api.APPROVED_BY)
-        status = campaign.campaign_status(
+        status = campaign_status.campaign_status(
             spec, wanted, _children(namespace, owner), generation, current, approved_by
         )
         if approved_by is not None:
@@ -197,7 +200,7 @@ def _approval_events(
         message = f"promotion of {approval.winner} approved by {approval.approved_by}"
         _event(owner, "Normal", "Approved", message)
     elif approval.state == campaign_api.AWAITING_APPROVAL and current.approval != approval:
-        message = f"promotion of {approval.winner} awaits approval: annotate {campaign.APPROVAL_HINT}"
+        message = f"promotion of {approval.winner} awaits approval: annotate {campaign_status.APPROVAL_HINT}"
         _event(owner, "Normal", campaign_api.AWAITING_APPROVAL, message)
 
 

@@ -1,7 +1,6 @@
 """kopf handlers for Evaluations: thin glue between the cluster and the pure builders and reconciler.
 
-Run with `kopf run -m assay_operator.evaluation.handlers --liveness=http://0.0.0.0:8080/healthz` (or
-`assay-operator`, which adds the namespaces from the settings). Two flows:
+Run by `assay-operator` (assay_operator.startup configures kopf first). Two flows:
 
 - `ensure_run` (create / resume / spec update): snapshot the brain, render the RunConfig, create the
   generation's Job — each idempotently (409 means it is already there: adopt it) — delete superseded Jobs,
@@ -23,50 +22,27 @@ from datetime import UTC, datetime
 from typing import Any, NoReturn, cast
 
 import kopf
-from kubernetes import config
 from kubernetes.client.exceptions import ApiException
 from pydantic import ValidationError
 
 from assay_operator import conditions, kube, metrics
-from assay_operator.evaluation import api, builders, reconcile, state
+from assay_operator.evaluation import api, names, reconcile, state
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec, EvaluationStatus
-from assay_operator.evaluation.suite_split import threshold_override_problems
-from assay_operator.settings import PRESET_KINDS, Settings, from_environment
+from assay_operator.evaluation.job import build_job
+from assay_operator.evaluation.runconfig import build_run_config_map
+from assay_operator.evaluation.snapshots import (
+    Snapshots,
+    brain_digest,
+    build_brain_snapshot,
+    build_suite_snapshot,
+    text_digest,
+)
+from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite, threshold_override_problems
+from assay_operator.objects import ConfigMap, Job
+from assay_operator.settings import PRESET_KINDS, Settings
+from assay_operator.startup import RETRY_SECONDS, settings
 
 log = logging.getLogger("assay.operator")
-# An unexpected error (the apiserver briefly unavailable, a conflict) is retried after this long, not after
-# kopf's default minute: a user watching `kubectl get` should not wait a minute for a transient blip.
-RETRY_SECONDS = 10
-
-
-@functools.cache
-def settings() -> Settings:
-    return from_environment()
-
-
-@kopf.on.startup()
-def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
-    operator = globals()["settings"]()  # validate the environment first: a bad setting stops the start
-    settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix="assay.dev")
-    settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
-        prefix="assay.dev", key="last-handled-configuration"
-    )
-    settings.persistence.finalizer = "assay.dev/kopf-finalizer"
-    settings.peering.standalone = True  # one replica (Recreate): no peering objects, no extra RBAC
-    # The namespaces are explicit (--namespace) and the CRD is installed before the operator: no cluster-wide
-    # list/watch of namespaces and CRDs, which a namespaced Role forbids (kopf would retry them for ~40 s at
-    # start, logging errors, before serving anything).
-    settings.scanning.disabled = True
-    # kopf turns its own log lines of this level and above into Events: only problems. Our own Events go
-    # through _normal_event/kopf.warn, which this level does not filter (kopf.info would be dropped by it).
-    settings.posting.level = logging.WARNING
-    settings.watching.server_timeout = 300
-    settings.watching.client_timeout = 330
-    try:
-        config.load_incluster_config()  # type: ignore[no-untyped-call]
-    except config.ConfigException:
-        config.load_kube_config()  # type: ignore[no-untyped-call]
-    metrics.serve(operator.metrics_port)
 
 
 def _patch_status(namespace: str, name: str, status: EvaluationStatus) -> None:
@@ -92,7 +68,7 @@ class Request:
 
     @property
     def job(self) -> str:
-        return builders.job_name(self.name, self.generation, self.rerun)
+        return names.job_name(self.name, self.generation, self.rerun)
 
 
 def _invalid(request: Request, message: str) -> NoReturn:
@@ -153,7 +129,7 @@ def _brain_files(request: Request, evaluation: EvaluationSpec) -> tuple[dict[str
     return dict(brain.data or {}), dict(brain.binary_data or {})
 
 
-def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple[str, dict[str, Any], str]]:
+def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple[str, ConfigMap, str]]:
     """A ConfigMap suite split at its trust boundary into two immutable snapshots: (part, body, digest) for
     the public part (`suite`) and the answer keys (`key`). A bundled suite is split in the pod instead."""
     ref = evaluation.suite.config_map
@@ -164,27 +140,28 @@ def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple
         _wait_for(request, "Suite", ref.name)
     data = dict(found.data or {})
     try:
-        public, key = builders.split_suite(data)
+        public, key = split_suite(data)
         overrides = threshold_override_problems(
             data, (evaluation.gate.thresholds or {}) if evaluation.gate else {}
         )
-    except builders.SuiteSplitError as exc:
+    except SuiteSplitError as exc:
         _invalid(request, f"suite ConfigMap {ref.name!r} cannot be split into questions and keys: {exc}")
     if overrides:
         _invalid(request, f"suite ConfigMap {ref.name!r}: " + "; ".join(overrides))
     parts = []
     for part, data in (("suite", public), ("key", key)):
-        digest = builders.text_digest(data)
-        parts.append((part, builders.build_suite_snapshot(request.name, part, data, digest), digest))
+        digest = text_digest(data)
+        parts.append((part, build_suite_snapshot(request.name, part, data, digest), digest))
     return parts
 
 
-def _create_children(request: Request, children: list[dict[str, Any]]) -> bool:
-    """Create the brain snapshot, the RunConfig and the Job, each adopted and idempotent; True when the Job
-    was created now (False: it was there already, from an earlier attempt of this reconcile)."""
+def _create_children(request: Request, config_map_objects: list[ConfigMap], job: Job) -> bool:
+    """Create the snapshots, the RunConfig and the Job, each adopted and idempotent; True when the Job was
+    created now (False: it was there already, from an earlier attempt of this reconcile)."""
     core, batch = kube.core(), kube.batch()
-    *config_maps, job_body = children
-    for child in children:
+    config_maps = [child.body() for child in config_map_objects]  # serialised once, here
+    job_body = job.body()
+    for child in [*config_maps, job_body]:
         kopf.adopt(child, owner=request.body)
     for child in config_maps:
         if not kube.create(core.create_namespaced_config_map, request.namespace, child):
@@ -205,7 +182,7 @@ def _create_children(request: Request, children: list[dict[str, Any]]) -> bool:
     GROUP,
     VERSION,
     PLURAL,
-    field=("metadata", "annotations", builders.RERUN_ANNOTATION),
+    field=("metadata", "annotations", names.RERUN_ANNOTATION),
     backoff=RETRY_SECONDS,
 )
 def ensure_run(
@@ -220,7 +197,7 @@ def ensure_run(
 ) -> None:
     assert namespace is not None  # Evaluations are namespaced
     started = time.monotonic()
-    rerun = (meta.get("annotations") or {}).get(builders.RERUN_ANNOTATION) or None
+    rerun = (meta.get("annotations") or {}).get(names.RERUN_ANNOTATION) or None
     current = reconcile.parse_status(status)
     request = Request(body, namespace, name, int(meta["generation"]), retry, current, rerun)
     if reconcile.run_started(request.current, request.generation, request.job, rerun):
@@ -232,25 +209,25 @@ def ensure_run(
         _stall_without_agent(request, kind, operator)
         return
     data, binary = _brain_files(request, evaluation)
-    digest = builders.brain_digest(data, binary)
-    snapshot = builders.build_brain_snapshot(name, request.generation, data, binary, digest)
+    digest = brain_digest(data, binary)
+    snapshot = build_brain_snapshot(name, data, binary, digest)
     suite_parts = _suite_snapshots(request, evaluation)
-    parts = {part: (body["metadata"]["name"], part_digest) for part, body, part_digest in suite_parts}
-    snapshots = builders.Snapshots(
-        brain=snapshot["metadata"]["name"],
+    parts = {part: (child.metadata.name, part_digest) for part, child, part_digest in suite_parts}
+    snapshots = Snapshots(
+        brain=snapshot.metadata.name,
         brain_digest=digest,
         suite=parts["suite"][0] if parts else None,
         suite_digest=parts["suite"][1] if parts else None,
         key=parts["key"][0] if parts else None,
         key_digest=parts["key"][1] if parts else None,
     )
-    children = [
+    config_maps = [
         snapshot,
-        *(body for _, body, _ in suite_parts),
-        builders.build_run_config_map(evaluation, name, namespace, request.generation, operator),
-        builders.build_job(evaluation, name, namespace, request.generation, snapshots, operator, rerun),
+        *(child for _, child, _ in suite_parts),
+        build_run_config_map(evaluation, name, namespace, request.generation, operator),
     ]
-    created = _create_children(request, children)
+    job = build_job(evaluation, name, namespace, request.generation, snapshots, operator, rerun)
+    created = _create_children(request, config_maps, job)
     _delete_superseded(namespace, body, request.job)
     if created:
         metrics.JOBS_CREATED.inc()
@@ -308,7 +285,7 @@ def _normal_event(body: kopf.Body, *, reason: str, message: str) -> None:
 def _delete_superseded(namespace: str, owner: kopf.Body, keep: str) -> None:
     """Delete this Evaluation's other Jobs: earlier generations, and earlier runs of this one (a rerun)."""
     evaluation = owner["metadata"]["name"]
-    selector = f"{builders.LABEL_EVALUATION}={builders.labels(evaluation)[builders.LABEL_EVALUATION]}"
+    selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(evaluation)}"
     for item in kube.batch().list_namespaced_job(namespace, label_selector=selector).items:
         job = kube.plain(item)
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
@@ -372,7 +349,7 @@ _running: set[str] = set()
     "batch",
     "v1",
     "jobs",
-    labels={builders.LABEL_MANAGED_BY: "assay-operator", builders.LABEL_EVALUATION: kopf.PRESENT},
+    labels={names.LABEL_MANAGED_BY: names.MANAGED_BY, names.LABEL_EVALUATION: kopf.PRESENT},
 )
 def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
     assert namespace is not None
@@ -382,7 +359,7 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
         metrics.JOBS_RUNNING.set(len(_running))
         return
     owner = next((r for r in body["metadata"].get("ownerReferences") or [] if r.get("kind") == KIND), None)
-    generation = (body["metadata"].get("labels") or {}).get(builders.LABEL_GENERATION)
+    generation = (body["metadata"].get("labels") or {}).get(names.LABEL_GENERATION)
     if owner is None or generation is None:
         return
     finished = any(

@@ -26,14 +26,8 @@ from assay_operator.evaluation.api import (
     TicketsStatus,
     UsageStatus,
 )
-from assay_operator.evaluation.builders import (
-    ANNOTATION_BRAIN,
-    ANNOTATION_KEY,
-    ANNOTATION_PUBLIC,
-    ANSWER_CONTAINER,
-    JUDGE_CONTAINER,
-    SPLIT_CONTAINER,
-)
+from assay_operator.evaluation.layout import ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER
+from assay_operator.evaluation.names import ANNOTATION_BRAIN, ANNOTATION_KEY, ANNOTATION_PUBLIC
 from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary
 
 MAX_MESSAGE = 1024
