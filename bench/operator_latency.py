@@ -8,7 +8,7 @@ What is timed (all from watch events received by this process, so the clocks agr
 over --runs sequential Evaluations (p50/p95). Then a burst of --burst Evaluations created at once: time until
 every verdict is in, whether every one arrived, Jobs per generation (must be 1), and the operator's peak
 memory (VmHWM from /proc). The runner is a stand-in that writes a valid RunSummary built with
-assay_runner.contract and exits 0 (tests/operator_cluster/support.py), so the figures are the operator's,
+assay_runner.contract and exits 0 (assay_dev.operator_support), so the figures are the operator's,
 the Job controller's and the local kubelet's, not the scoring's.
 
 Then high availability (--kills, default 10): two replicas with leader election (--lease seconds); the
@@ -36,13 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.controlplane import running_control_plane
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # the operator tests' support module is not a package of its own
-
-from tests.operator_cluster import support  # noqa: E402
 
 Obj = dict[str, Any]
 NAMESPACE = "bench"

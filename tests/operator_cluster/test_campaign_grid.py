@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.wait import wait_until
-from tests.operator_cluster import support
-from tests.operator_cluster.support import OperatorProcess, condition, get_or_none
+from assay_dev.operator_support import OperatorProcess, condition, get_or_none
 from tests.operator_cluster.test_campaign import campaign, unfinished_peak, wait_for_decision
 
 pytestmark = pytest.mark.cluster

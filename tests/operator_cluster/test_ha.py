@@ -10,13 +10,13 @@ from collections.abc import Callable
 
 import httpx
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
 from assay_dev.cluster.wait import wait_until
+from assay_dev.operator_support import OperatorProcess, replay_spec
 from assay_operator import rbac
 from assay_operator.leader import LEASE_NAME
-from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import OperatorProcess, replay_spec
 
 LEASE_SECONDS = 6
 

@@ -23,12 +23,12 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
 from assay_dev.cluster.wait import wait_until
+from assay_dev.operator_support import OperatorProcess, replay_spec
 from tests.chart.conftest import ROOT, Helm, helm, k8s_bin
-from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import OperatorProcess, replay_spec
 
 __all__ = ["helm", "k8s_bin"]  # fixtures used below
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane
-from tests.operator_cluster import support
 
 pytestmark = pytest.mark.cluster
 

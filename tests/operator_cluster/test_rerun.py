@@ -9,12 +9,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
 from assay_dev.cluster.wait import wait_until
+from assay_dev.operator_support import replay_spec
 from assay_operator.evaluation import names
-from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import replay_spec
 
 RERUN = names.RERUN_ANNOTATION
 

@@ -1,8 +1,9 @@
 """Helpers for running the real operator against the real control plane: the CRD, the runner "images", the
 operator process with its own ServiceAccount and Role, Evaluation manifests, waits and watch recorders.
 
-Shared by tests/operator_cluster and bench/operator_latency.py. Nothing here knows the operator's internals:
-it talks to the apiserver and reads the operator's log, as a user would.
+Shared by tests/operator_cluster and the operator's benchmarks (bench/operator_latency.py, bench/takeover.py).
+Nothing here knows the operator's internals: it talks to the apiserver and reads the operator's log, as a
+user would.
 """
 
 from __future__ import annotations
