@@ -237,3 +237,38 @@ def test_min_confidence_reads_the_per_ticket_scores_in_the_status() -> None:
     status = decide(s, wanted, other, 1, CampaignStatus())
     row = next(r for r in status.candidates or [] if r.name == wanted[1].candidate.name)
     assert row.vs_incumbent is not None and row.vs_incumbent.confidence is None
+
+
+def test_a_full_grid_with_a_mute_agent_decides_within_the_schema() -> None:
+    """64 brains x 4 agents where one agent writes no answer: 64 cells are incomplete and one more is Blocked
+    by its gate, so 65 cells are ineligible and each gives a reason. The status still fits the CRD (its
+    reasons list is bounded, ending with a summary line) and decides."""
+    from tests.operator.test_status_schema import status_schema, violations
+
+    raw = grid(64, 4, 0)
+    del raw["models"]
+    raw["agents"][3]["name"] = "mute"
+    s = grid_spec(grid=raw)
+    wanted = campaign.entries("bench", s)
+    existing = {}
+    for i, entry in enumerate(wanted):
+        name = entry.candidate.name
+        if name.endswith("-mute"):
+            evaluation = finished_evaluation(
+                entry, score=0.0, fully_resolved=0, verdict="Blocked", coverage=0.0
+            )
+        elif name == "b7-a1":
+            evaluation = finished_evaluation(entry, score=0.6, fully_resolved=1, verdict="Blocked")
+        else:
+            evaluation = finished_evaluation(entry, score=0.80 + (i % 17) / 100, fully_resolved=i % 4)
+        existing[entry.evaluation] = evaluation
+    status = decide(s, wanted, existing, 1, CampaignStatus())
+    patch = status.to_patch()
+    assert status.progress == "257/257" and status.winner is not None and status.promote is not None
+    ineligible = [r for r in status.candidates or [] if not r.eligible]
+    assert len(ineligible) >= 65
+    reasons = status.reasons or []
+    assert len(reasons) == 40 and "more" in reasons[-1], reasons[-3:]
+    assert violations(patch, status_schema("campaigns")) == []
+    completed = next(c for c in status.conditions or [] if c.type == "Completed")
+    assert (completed.status, completed.reason) == ("True", "Decided")

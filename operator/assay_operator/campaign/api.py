@@ -41,6 +41,7 @@ CANDIDATE_NAME = r"^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$"
 # A grid cell is named by its axis values joined with "-": three of these stay within a label value (63).
 AXIS_NAME = r"^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$"
 MAX_CELLS = 256
+MAX_REASONS, MAX_REASON_LENGTH, MAX_MESSAGE_LENGTH = 40, 1024, 4096
 Approval = Literal["Automatic", "Manual"]
 APPROVED_BY = "assay.dev/approved-by"
 """The annotation a person sets to approve a decided promotion (its value: who approved)."""
@@ -265,9 +266,12 @@ class CampaignStatus(ApiModel):
     """The release-key winner among candidates with complete coverage."""
     promote: bool | None = None
     """Whether the winner may replace the incumbent (Ready mirrors it)."""
-    reasons: list[Annotated[str, Field(max_length=1024)]] | None = Field(default=None, max_length=40)
-    """Why, one line each — even when the labels agree."""
-    message: str | None = Field(default=None, max_length=4096)
+    reasons: list[Annotated[str, Field(max_length=MAX_REASON_LENGTH)]] | None = Field(
+        default=None, max_length=MAX_REASONS
+    )
+    """Why, one line each — even when the labels agree; past MAX_REASONS, a last line counts the rest
+    (every candidate's own row says whether it is eligible)."""
+    message: str | None = Field(default=None, max_length=MAX_MESSAGE_LENGTH)
     conditions: list[Condition] | None = Field(default=None, max_length=16)
 
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from assay_operator import conditions
+from assay_operator import bounded, conditions, status_writer
 from assay_operator.campaign.api import (
     AWAITING_APPROVAL,
+    MAX_MESSAGE_LENGTH,
+    MAX_REASON_LENGTH,
+    MAX_REASONS,
     ApprovalStatus,
     CampaignSpec,
     CampaignStatus,
@@ -28,7 +31,7 @@ from assay_runner.core.decision import PromotionRules, decide
 from assay_runner.core.decision_report import DecisionReport, report_of
 from assay_runner.core.standing import NotComparable
 
-MAX_REASON = 1024
+REASONS_ELSEWHERE = "each candidate's row in status.candidates says whether it is eligible"
 
 
 def grid_status(grid: GridSpec | None) -> GridStatus | None:
@@ -147,13 +150,13 @@ def campaign_status(
         except NotComparable as exc:
             message = f"no promotion: {exc}"
             status.promote = False
-            status.reasons = [message[:MAX_REASON]]
+            status.reasons = [bounded.text(message, MAX_REASON_LENGTH)]
             desired = decided(False, "NotComparable", message)
         else:
             status.highest_mean = report.highest_mean
             status.winner = report.winner
             status.promote = report.promote
-            status.reasons = [r[:MAX_REASON] for r in report.reasons]
+            status.reasons = bounded.lines(report.reasons, MAX_REASONS, MAX_REASON_LENGTH, REASONS_ELSEWHERE)
             message = report.verdict
             reason = "Promote" if report.promote else "NoPromotion" if report.winner else "NoWinner"
             desired = decided(report.promote, reason, message)
@@ -166,7 +169,7 @@ def campaign_status(
     rows = [_row(e, children.get(e.evaluation), report) for e in wanted]
     status.candidates = [r for r in rows if r.role == "candidate"]
     status.incumbent = next((r for r in rows if r.role == "incumbent"), None)
-    status.message = message[:4096]
+    status.message = bounded.text(message, MAX_MESSAGE_LENGTH)
     status.conditions = conditions.merge(current.conditions, desired, generation)
     return status
 
@@ -186,8 +189,22 @@ def _undecided(
     return CampaignStatus(
         observed_generation=generation,
         promote=False,
-        message=message[:4096],
+        message=bounded.text(message, MAX_MESSAGE_LENGTH),
         conditions=conditions.merge(current.conditions, desired, generation),
+    )
+
+
+def refused_status(current: CampaignStatus, generation: int, problem: str) -> CampaignStatus:
+    """The status the operator meant to write was refused or could not be made: Stalled with the reason, so
+    nobody waits for a decision that never comes. The conditions are replaced whole."""
+    message = bounded.text(
+        f"the operator could not write this Campaign's status: {problem}", MAX_REASON_LENGTH
+    )
+    desired = conditions.waiting(status_writer.REASON, message, stalled=True)
+    return CampaignStatus(
+        observed_generation=generation,
+        message=message,
+        conditions=conditions.merge(None, desired, generation),
     )
 
 

@@ -29,6 +29,8 @@ SHORT_NAMES = ["eval", "evals"]
 # Relative, every segment starting with a letter or digit: no "..", no absolute path, no empty segment, so a
 # bundled path cannot leave the runner image's bundled root.
 BUNDLED_PATH = r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$"
+# The status's bounds, which the status builders cut to (assay_operator.bounded) so a status always fits.
+MAX_RULES, MAX_DETAIL, MAX_FAILING, MAX_PAIRED, MAX_MESSAGE_LENGTH = 16, 512, 10, 500, 4096
 
 
 class ConfigMapRef(ApiModel):
@@ -194,7 +196,7 @@ class RuleStatus(ApiModel):
     name: str
     """Gate rule (score, judges, ticketFloor, judgeFloors, repetitions, complete, mlflow)."""
     passed: bool
-    detail: str = Field(max_length=512)
+    detail: str = Field(max_length=MAX_DETAIL)
     value: float | None = None
     """The number the rule was decided on (the score, the lowest ticket score, the coverage, ...)."""
 
@@ -204,7 +206,7 @@ class TicketsStatus(ApiModel):
     passed: int
     summary: str
     """"passed/total", for the printer column."""
-    failing: list[str] = Field(default_factory=list, max_length=10)
+    failing: list[str] = Field(default_factory=list, max_length=MAX_FAILING)
     """The first failing ticket ids."""
 
 
@@ -251,9 +253,9 @@ class PairedStatus(ApiModel):
 
     tickets_digest: str = Field(max_length=80)
     """sha256 of the sorted ticket ids."""
-    scores: list[float] = Field(max_length=500)
+    scores: list[float] = Field(max_length=MAX_PAIRED)
     """Each ticket's score (mean over repetitions)."""
-    resolved: str = Field(max_length=500, pattern=r"^[01]*$")
+    resolved: str = Field(max_length=MAX_PAIRED, pattern=r"^[01]*$")
     """1 per ticket passing in every repetition, else 0."""
 
 
@@ -268,7 +270,7 @@ class EvaluationStatus(ApiModel):
     """Each judge's mean over the tickets where it applied, in [0, 1] (null when it applied nowhere)."""
     judges_passing: int | None = None
     """How many judges are at or above their thresholds."""
-    rules: list[RuleStatus] | None = Field(default=None, max_length=16)
+    rules: list[RuleStatus] | None = Field(default=None, max_length=MAX_RULES)
     tickets: TicketsStatus | None = None
     repetitions: RepetitionsStatus | None = None
     usage: UsageStatus | None = None
@@ -279,7 +281,7 @@ class EvaluationStatus(ApiModel):
     """The rerun.assay.dev/token annotation this run answers; none for a generation's first run."""
     start_time: str | None = None
     completion_time: str | None = None
-    message: str | None = Field(default=None, max_length=4096)
+    message: str | None = Field(default=None, max_length=MAX_MESSAGE_LENGTH)
     """What happened, for a person."""
     conditions: list[Condition] | None = Field(default=None, max_length=16)
     paired: PairedStatus | None = None
