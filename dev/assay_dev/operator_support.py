@@ -35,6 +35,7 @@ from assay_operator import rbac
 from assay_operator.evaluation import names
 from assay_runner.contract import (
     Inputs,
+    RepetitionFigures,
     RunSummary,
     SummaryCounts,
     SummaryRule,
@@ -148,7 +149,9 @@ FAKE_RUNNER = r"""#!/bin/sh
 # A stand-in for the runner: `assay split` and `assay answer` (the init containers) do nothing; `assay score
 # --config FILE` writes a canned termination message chosen by the Evaluation's name (the RunConfig's runName
 # is "namespace/name") and exits as told. A canned summary is bound to the snapshots the pod mounted (as the
-# real judge phase reports them), except `foreign-*`'s, which names another brain.
+# real judge phase reports them), except `foreign-*`'s, which names another brain. A Campaign's cells are
+# named `<campaign>-<brain>-<agent>`: an agent named `mute` wrote no answer (incomplete, Blocked); cell
+# b7-okay is Blocked by its gate. `queued-*` holds its pod (and so its queue's quota) for 6 s first.
 case "$1" in split|answer) exit 0 ;; esac
 here=$(dirname "$0")
 name=$(sed -n 's/.*"runName": *"[^/"]*\/\([^"]*\)".*/\1/p' /etc/assay/run/config.json)
@@ -161,6 +164,9 @@ case "$name" in
   foreign-*) cat "$here/pass.json" > /dev/termination-log ;;
   crash-*)  python "$here/bind.py" "$here/pass.json" > /dev/termination-log
             echo "runner crashed" >&2; exit 1 ;;
+  queued-*) sleep 6; python "$here/bind.py" "$here/pass.json" > /dev/termination-log ;;
+  *-mute)   python "$here/bind.py" "$here/incomplete.json" > /dev/termination-log ;;
+  *-b7-okay) python "$here/bind.py" "$here/blocked.json" > /dev/termination-log ;;
   *)        python "$here/bind.py" "$here/pass.json" > /dev/termination-log ;;
 esac
 exit 0
@@ -183,20 +189,38 @@ print(json.dumps(summary), end="")
 """
 
 
-def canned_summary(verdict: str = "Pass", schema_version: int = 1) -> RunSummary:
-    """A valid RunSummary, as the real runner would write it for a 4-ticket suite."""
-    passed = verdict == "Pass"
+def canned_summary(verdict: str = "Pass", schema_version: int = 1, complete: bool = True) -> RunSummary:
+    """A valid RunSummary, as the real runner would write it for a 4-ticket suite, one repetition;
+    `complete=False`: no cell was answered (the agent wrote nothing), so the run is Blocked."""
+    passed = verdict == "Pass" and complete
+    score = 0.95 if passed else (0.6 if complete else 0.0)
     return RunSummary(
         schema_version=schema_version,
         verdict="Pass" if passed else "Blocked",
-        score=0.95 if passed else 0.6,
+        score=score,
         judges={"must_mention": 1.0 if passed else 0.5, "format": 0.9},
         rules=[
-            SummaryRule(name="score", passed=passed, detail=f"score {0.95 if passed else 0.6:.3f} vs 0.900"),
+            SummaryRule(name="score", passed=passed, detail=f"score {score:.3f} vs 0.900", value=score),
             SummaryRule(name="judges", passed=True, detail="all 2 judges at or above their thresholds"),
+            SummaryRule(name="ticketFloor", passed=passed, detail="lowest ticket", value=score),
+            SummaryRule(
+                name="complete",
+                passed=complete,
+                detail="4/4 cells judged" if complete else "0/4 cells answered: the agent wrote no answer",
+                value=1.0 if complete else 0.0,
+            ),
         ],
-        counts=SummaryCounts(tickets=4, passed_tickets=4 if passed else 2, cells=4, errors=0),
+        counts=SummaryCounts(tickets=4, passed_tickets=4 if passed else 2 * complete, cells=4, errors=0),
         failing_tickets=[] if passed else ["T-003", "T-004"],
+        repetitions=RepetitionFigures(
+            k=1,
+            cells=4,
+            passing_cells=4 if passed else 0,
+            pass_rate=1.0 if passed else 0.0,
+            pass_at_k=1.0 if passed else 0.0,
+            pass_hat_k=1.0 if passed else 0.0,
+            fully_resolved=4 if passed else 0,
+        ),
         inputs=Inputs(
             brain_digest="sha256:" + "0" * 64, suite_digest="sha256:" + "1" * 64, judges_digest="x"
         ),
@@ -230,6 +254,7 @@ def make_fake_runner(base: Path) -> Path:
         ("pass.json", canned_summary("Pass")),
         ("blocked.json", canned_summary("Blocked")),
         ("future.json", canned_summary("Pass", schema_version=2)),
+        ("incomplete.json", canned_summary("Blocked", complete=False)),
     ):
         (directory / file).write_text(json.dumps(summary.to_wire()))
         (directory / file).chmod(0o644)

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from assay_operator import approvals
 from assay_operator.evaluation.api import (
     AgentSpec,
     ApiModel,
@@ -43,8 +44,9 @@ AXIS_NAME = r"^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$"
 MAX_CELLS = 256
 MAX_REASONS, MAX_REASON_LENGTH, MAX_MESSAGE_LENGTH = 40, 1024, 4096
 Approval = Literal["Automatic", "Manual"]
-APPROVED_BY = "assay.dev/approved-by"
-"""The annotation a person sets to approve a decided promotion (its value: who approved)."""
+APPROVED_BY = approvals.APPROVED_BY
+"""The annotation a person sets to approve a decided promotion (its value: who approved, which the chart's
+admission policy checks is the requesting user; see assay_operator.approvals)."""
 AWAITING_APPROVAL = "AwaitingApproval"
 
 
@@ -169,8 +171,8 @@ class CampaignSpec(ApiModel):
     max_judge_drop: float | None = Field(default=None, ge=0, le=1)
     """Promote only when no judge's mean is below the incumbent's by more than this, e.g. 0.05."""
     approval: Approval = "Automatic"
-    """`Manual`: a decided promotion waits (AwaitingApproval) until a person sets the annotation
-    `assay.dev/approved-by: <who>`; `Automatic`: it is promoted when decided."""
+    """`Manual`: a decided promotion waits (AwaitingApproval) until a person allowed to approve sets the
+    annotation `assay.dev/approved-by: <their user name>`; `Automatic`: it is promoted when decided."""
     gate: GateOverrides | None = None
     """Overrides of the suite's gate, for every Evaluation."""
     gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")

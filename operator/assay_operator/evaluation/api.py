@@ -259,6 +259,23 @@ class PairedStatus(ApiModel):
     """1 per ticket passing in every repetition, else 0."""
 
 
+class OverrideStatus(ApiModel):
+    """A person's override of this generation's verdict (annotations override.assay.dev/*, checked at
+    admission: see assay_operator.approvals)."""
+
+    verdict: Verdict
+    """The verdict the person set; status.verdict shows it."""
+    gate_verdict: Verdict
+    """The verdict the gate gave."""
+    reason: str = Field(max_length=1024)
+    """Why, in the person's words."""
+    by: str = Field(max_length=253)
+    """The user who overrode, as the apiserver authenticated the request."""
+    at: str
+    generation: int
+    """The generation whose verdict was overridden (a new run clears the override)."""
+
+
 class EvaluationStatus(ApiModel):
     observed_generation: int | None = None
     """The generation this status describes."""
@@ -286,6 +303,8 @@ class EvaluationStatus(ApiModel):
     conditions: list[Condition] | None = Field(default=None, max_length=16)
     paired: PairedStatus | None = None
     """Per-ticket figures for a Campaign's paired tests (absent when the summary had no room)."""
+    override: OverrideStatus | None = None
+    """Set when a person overrode the gate's verdict of this generation."""
 
 
 def printer_columns() -> list[dict[str, Any]]:

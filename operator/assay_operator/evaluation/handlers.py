@@ -2,10 +2,12 @@
 
 - `ensure_run` (create / resume / spec update / rerun annotation): start the generation's run (run.py).
   Status writes never re-trigger it (it reacts to `spec` and the rerun annotation only).
-- `job_changed` (a watch on the runner Jobs): when a Job finishes, write the verdict (finish.py).
+- `job_changed` (a watch on the runner Jobs): a queued Job's admission (admission.py); when a Job finishes,
+  the verdict (finish.py).
 - `config_map_seen` (a watch on ConfigMaps): a ConfigMap an Evaluation waits for wakes it (wakeups.py).
 - `pod_seen`, `pod_event_seen` (watches on the runner pods and Warning Events): a pod that cannot start is
   reported, then the run stopped (pod_start.py).
+- `override_requested`: a person's verdict override is recorded (override.py).
 - `evaluation_seen`: the cluster-state gauges.
 
 No finalizers: there are no delete handlers, timers or daemons on Evaluations, so deleting one never waits
@@ -19,8 +21,8 @@ from typing import Any
 import kopf
 from kubernetes.client.exceptions import ApiException
 
-from assay_operator import metrics
-from assay_operator.evaluation import finish, names, pod_start, run, state
+from assay_operator import approvals, metrics
+from assay_operator.evaluation import admission, finish, names, override, pod_start, run, state
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
 from assay_operator.evaluation.wakeups import WAKEUPS
 from assay_operator.retries import Retries
@@ -70,6 +72,8 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
     )
     (_running.discard if finished else _running.add)(uid)
     metrics.JOBS_RUNNING.set(len(_running))
+    if not finished:
+        admission.job_seen(dict(body), namespace, owner["name"], int(generation))
     if finished:
         job, evaluation = dict(body), owner["name"]
 
@@ -113,6 +117,13 @@ def pod_event_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None,
     if namespace is None or event["type"] == "DELETED":
         return
     pod_start.event_seen(body, namespace)
+
+
+@kopf.on.event(GROUP, VERSION, PLURAL, annotations={approvals.OVERRIDE_VERDICT: kopf.PRESENT})
+def override_requested(body: kopf.Body, namespace: str | None, name: str, **_: Any) -> None:
+    """A person overrides the verdict (admitted only with a checked identity): record it, spend it."""
+    assert namespace is not None
+    override.take(body, namespace, name)
 
 
 @kopf.on.event(GROUP, VERSION, PLURAL)

@@ -21,6 +21,7 @@ from assay_operator.evaluation.api import (
     EvaluationStatus,
     InputsStatus,
     MlflowStatus,
+    OverrideStatus,
     PairedStatus,
     RepetitionsStatus,
     RuleStatus,
@@ -28,7 +29,7 @@ from assay_operator.evaluation.api import (
     UsageStatus,
 )
 from assay_operator.evaluation.outcome import Outcome
-from assay_runner.contract import RunSummary
+from assay_runner.contract import RunSummary, Verdict
 
 MAX_MESSAGE = 1024
 
@@ -164,6 +165,7 @@ def running_status(
         repetitions=None,
         usage=None,
         mlflow=None,
+        override=None,
         message=message,
         inputs=InputsStatus(
             brain_digest=brain_digest, public_digest=suite_digests[0], key_digest=suite_digests[1]
@@ -200,6 +202,39 @@ def invalid_status(current: EvaluationStatus, generation: int, message: str) -> 
         conditions=conditions.merge(
             current.conditions, conditions.finished("Blocked", "InvalidSpec", message), generation
         ),
+    )
+
+
+def overridden_status(
+    current: EvaluationStatus, generation: int, verdict: Verdict, reason: str, by: str, at: str
+) -> EvaluationStatus:
+    """A person overrode the verdict of `generation`: the verdict and the conditions follow the override
+    (Ready, Stalled: what GitOps tools act on), the status says who, why and what the gate said."""
+    gate = current.override.gate_verdict if current.override is not None else current.verdict or "Blocked"
+    message = bounded.text(
+        f"{verdict} by override of {by}: {reason} (the gate's verdict: {gate}: {current.message or ''})",
+        MAX_MESSAGE,
+    )
+    override = OverrideStatus(
+        verdict=verdict,
+        gate_verdict=gate,
+        reason=bounded.text(reason, 1024),
+        by=bounded.text(by, 253),
+        at=at,
+        generation=generation,
+    )
+    passed = verdict == "Pass"
+    desired = [
+        conditions.Desired(conditions.READY, "True" if passed else "False", "Overridden", message),
+        conditions.Desired(conditions.COMPLETED, "True", "Overridden", message),
+        conditions.Desired(conditions.RECONCILING, "False", "Completed", "the run finished"),
+        conditions.Desired(conditions.STALLED, "False" if passed else "True", "Overridden", message),
+    ]
+    return EvaluationStatus(
+        verdict=verdict,
+        override=override,
+        message=message,
+        conditions=conditions.merge(current.conditions, desired, generation),
     )
 
 

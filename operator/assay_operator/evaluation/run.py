@@ -24,7 +24,7 @@ import kopf
 from pydantic import ValidationError
 
 from assay_operator import conditions, events, kube, metrics
-from assay_operator.evaluation import api, finish, names, reconcile
+from assay_operator.evaluation import admission, api, finish, names, reconcile
 from assay_operator.evaluation.api import KIND, PLURAL, EvaluationSpec, EvaluationStatus
 from assay_operator.evaluation.job import build_job
 from assay_operator.evaluation.publish import write_status
@@ -290,6 +290,7 @@ def _start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None
     # event may have come and gone, or written a verdict the write above just replaced. Look once more.
     latest = finish.read_job(request.job, namespace)
     if latest is not None:
+        admission.job_seen(latest, namespace, name, request.generation)  # a queued Job may wait already
         finish.finish_if_done(latest, namespace, name, request.generation)
     metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
 
