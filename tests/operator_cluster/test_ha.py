@@ -1,7 +1,7 @@
 """Two replicas with leader election (assay_operator.leader): exactly one reconciles; when the leader is
 killed (SIGKILL, no cleanup) during a burst of Evaluations the standby takes over once the lease expires;
 still exactly one Job per generation and every verdict right. The takeover time is printed (the benchmark,
-bench/operator_latency.py --takeover, measures it over ten kills)."""
+bench/takeover.py, measures it over several kills during bursts)."""
 
 from __future__ import annotations
 
