@@ -29,7 +29,8 @@ from assay_operator.evaluation.api import (
     UsageStatus,
 )
 from assay_operator.evaluation.outcome import Outcome
-from assay_runner.contract import RunSummary, Verdict
+from assay_runner.contract import RunSummary
+from assay_runner.vocabulary import Verdict
 
 MAX_MESSAGE = 1024
 
