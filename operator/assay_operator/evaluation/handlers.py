@@ -16,6 +16,9 @@ for the operator; children go through ownerReferences and the garbage collector.
 
 from __future__ import annotations
 
+import functools
+import logging
+from collections.abc import Callable
 from typing import Any
 
 import kopf
@@ -29,6 +32,7 @@ from assay_operator.retries import Retries
 from assay_operator.startup import RETRY_SECONDS
 
 RETRIES = Retries()
+log = logging.getLogger("assay.operator")
 
 
 @kopf.on.create(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
@@ -72,24 +76,32 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
     )
     (_running.discard if finished else _running.add)(uid)
     metrics.JOBS_RUNNING.set(len(_running))
+    job, evaluation = dict(body), owner["name"]
     if not finished:
-        admission.job_seen(dict(body), namespace, owner["name"], int(generation))
-    if finished:
-        job, evaluation = dict(body), owner["name"]
+        _retried(
+            ("Admission", namespace, job["metadata"]["name"]),
+            lambda: admission.job_seen(job, namespace, evaluation, int(generation)),
+        )
+        return
+    _retried(
+        ("Job", namespace, job["metadata"]["name"]),
+        lambda: finish.finish_if_done(job, namespace, evaluation, int(generation)),
+        lambda last: finish.cannot_finish(namespace, evaluation, int(generation), last),
+    )
 
-        def step() -> None:
-            finish.finish_if_done(job, namespace, evaluation, int(generation))
 
-        try:
-            step()
-        except ApiException as error:  # kopf would drop it: try again, then say so in the status
-            metrics.ERRORS.labels("api").inc()
-            RETRIES.failed(
-                ("Job", namespace, job["metadata"]["name"]),
-                step,
-                error,
-                lambda last: finish.cannot_finish(namespace, evaluation, int(generation), last),
-            )
+def _retried(
+    key: tuple[str, str, str],
+    step: Callable[[], None],
+    give_up: Callable[[BaseException], None] | None = None,
+) -> None:
+    """Run a step a watch event asked for; one the apiserver fails is run again later (kopf would drop it:
+    no later event may come), then reported: `give_up`, or an error in the log and assay_errors_total."""
+    try:
+        step()
+    except ApiException as error:
+        metrics.ERRORS.labels("api").inc()
+        RETRIES.failed(key, step, error, give_up or (lambda last: log.error("%s gave up: %s", key, last)))
 
 
 @kopf.on.event("", "v1", "configmaps", labels={names.LABEL_MANAGED_BY: kopf.ABSENT})
@@ -99,7 +111,7 @@ def config_map_seen(event: kopf.RawEvent, namespace: str | None, name: str, **_:
     if namespace is None or event["type"] == "DELETED":
         return
     for evaluation in WAKEUPS.appeared(namespace, name):
-        run.wake(namespace, evaluation)
+        _retried(("Wake", namespace, evaluation), functools.partial(run.wake, namespace, evaluation))
 
 
 @kopf.on.event(
@@ -108,7 +120,8 @@ def config_map_seen(event: kopf.RawEvent, namespace: str | None, name: str, **_:
 def pod_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
     if namespace is None or event["type"] == "DELETED":
         return
-    pod_start.pod_seen(body, namespace)
+    pod = dict(body)
+    _retried(("Pod", namespace, pod["metadata"]["name"]), lambda: pod_start.pod_seen(pod, namespace))
 
 
 @kopf.on.event("", "v1", "events", field="type", value="Warning")
@@ -116,14 +129,18 @@ def pod_event_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None,
     """The kubelet's Warning Events: FailedMount is the only report of a missing Secret volume."""
     if namespace is None or event["type"] == "DELETED":
         return
-    pod_start.event_seen(body, namespace)
+    event_body = dict(body)
+    _retried(
+        ("Event", namespace, event_body["metadata"]["name"]),
+        lambda: pod_start.event_seen(event_body, namespace),
+    )
 
 
 @kopf.on.event(GROUP, VERSION, PLURAL, annotations={approvals.OVERRIDE_VERDICT: kopf.PRESENT})
-def override_requested(body: kopf.Body, namespace: str | None, name: str, **_: Any) -> None:
+def override_requested(namespace: str | None, name: str, **_: Any) -> None:
     """A person overrides the verdict (admitted only with a checked identity): record it, spend it."""
     assert namespace is not None
-    override.take(body, namespace, name)
+    _retried(("Override", namespace, name), functools.partial(override.take_latest, namespace, name))
 
 
 @kopf.on.event(GROUP, VERSION, PLURAL)

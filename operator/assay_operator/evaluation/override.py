@@ -18,6 +18,13 @@ from assay_operator.evaluation.publish import write_status
 log = logging.getLogger("assay.operator.override")
 
 
+def take_latest(namespace: str, name: str) -> None:
+    """`take` on the Evaluation as it is now (a retry must not act on the body of an older event)."""
+    body = kube.get_custom(PLURAL, namespace, name)
+    if body is not None:
+        take(body, namespace, name)
+
+
 def take(body: Mapping[str, Any], namespace: str, name: str) -> None:
     annotations = body["metadata"].get("annotations") or {}
     verdict = annotations.get(approvals.OVERRIDE_VERDICT)
