@@ -177,7 +177,7 @@ def burst(
 
 
 def run(
-    plane: ControlPlane, scratch: Path, runs: int, size: int, timeout: float
+    plane: ControlPlane, scratch: Path, runs: int, size: int, timeout: float, source: Path | None = None
 ) -> tuple[float, Sequential, Burst]:
     api = plane.api
     support.install_crd(api)
@@ -185,7 +185,11 @@ def run(
     api.create(support.config_maps_path(NAMESPACE), support.brain_config_map("brain", "v1"))
     support.grant_operator(api, NAMESPACE)
     operator = support.OperatorProcess(
-        plane, [NAMESPACE], scratch / "operator.log", image=support.FAKE_RUNNER_IMAGE
+        plane,
+        [NAMESPACE],
+        scratch / "operator.log",
+        image=support.FAKE_RUNNER_IMAGE,
+        env=support.other_checkout(source),
     )
     operator.start()
     try:
@@ -244,13 +248,18 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=15, help="sequential Evaluations for the latencies")
     parser.add_argument("--burst", type=int, default=200, help="Evaluations created at once")
     parser.add_argument("--timeout", type=float, default=900, help="seconds to wait for the burst's verdicts")
+    parser.add_argument(
+        "--operator-source", type=Path, help="run another version of the operator (see bench/takeover.py)"
+    )
     args = parser.parse_args()
     with running_control_plane() as plane, tempfile.TemporaryDirectory(prefix="assay-bench-") as scratch:
         kubelet = plane.local_kubelet()
         kubelet.start()
         try:
             support.register_images(kubelet, Path("/tmp"))
-            rtt, latencies, crowd = run(plane, Path(scratch), args.runs, args.burst, args.timeout)
+            rtt, latencies, crowd = run(
+                plane, Path(scratch), args.runs, args.burst, args.timeout, args.operator_source
+            )
         finally:
             kubelet.stop()
     report(rtt, latencies, crowd)

@@ -100,8 +100,7 @@ def run(
     api.create(support.config_maps_path(NAMESPACE), support.brain_config_map("brain", "v1"))
     support.grant_operator(api, NAMESPACE, [*rbac.role_rules(), *rbac.leader_election_rules()])
     env = {"ASSAY_LEADER_ELECTION": "true", "POD_NAMESPACE": NAMESPACE, "ASSAY_LEASE_SECONDS": str(lease)}
-    if source is not None:  # another checkout's operator package, for a before/after comparison
-        env["PYTHONPATH"] = f"{source}:{source.parent / 'runner'}"  # its runner's contract beside it
+    env.update(support.other_checkout(source))  # another version, for a before/after comparison
     replicas = {
         name: support.OperatorProcess(
             plane,

@@ -336,6 +336,15 @@ def grant_operator(api: KubeApi, namespace: str, rules: Sequence[Obj] | None = N
         api.create(f"{rbac_base}/rolebindings", binding)
 
 
+def other_checkout(operator_dir: Path | None) -> dict[str, str]:
+    """Environment that runs another version of the operator (a directory holding assay_operator/, with
+    its runner/ beside it, e.g. from `git archive main operator runner | tar -x -C /tmp/main`), for a
+    benchmark's before/after in one run; empty for this checkout's."""
+    if operator_dir is None:
+        return {}
+    return {"PYTHONPATH": f"{operator_dir}:{operator_dir.parent / 'runner'}"}
+
+
 class OperatorProcess:
     """`assay-operator` (kopf) as a subprocess, authenticated with its ServiceAccount's token."""
 

@@ -22,6 +22,7 @@ import kopf
 from kubernetes import config
 
 from assay_operator import leader, metrics
+from assay_operator.evaluation import names
 from assay_operator.settings import Settings, from_environment
 
 # An unexpected error (the apiserver briefly unavailable, a conflict) is retried after this long, not after
@@ -61,8 +62,22 @@ def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     settings.posting.level = logging.WARNING
     settings.watching.server_timeout = 300
     settings.watching.client_timeout = 330
+    select_on_the_server(settings)
     login()
     metrics.serve(operator.metrics_port)
+
+
+def select_on_the_server(settings: kopf.OperatorSettings) -> None:
+    """The apiserver sends only what a handler can use from the busy kinds (every pod, Event and ConfigMap of
+    a watched namespace would otherwise cost kopf a few milliseconds each): the runner Jobs and pods, the
+    Warning Events about pods, the ConfigMaps that are not the operator's own snapshots."""
+    ours = f"{names.LABEL_MANAGED_BY}={names.MANAGED_BY}"
+    settings.watching.label_selectors["batch", "v1", "jobs"] = f"{ours},{names.LABEL_EVALUATION}"
+    settings.watching.label_selectors["", "v1", "pods"] = f"{ours},{names.LABEL_EVALUATION}"
+    settings.watching.field_selectors["", "v1", "events"] = "type=Warning,involvedObject.kind=Pod"
+    settings.watching.label_selectors["", "v1", "configmaps"] = (
+        f"{names.LABEL_MANAGED_BY}!={names.MANAGED_BY}"
+    )
 
 
 def prepare_standby() -> None:

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 
 import httpx
+import pytest
 
 from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
@@ -19,6 +20,8 @@ from assay_operator.leader import LEASE_NAME
 from tests.operator_cluster.conftest import StartOperator
 
 LEASE_SECONDS = 6
+
+pytestmark = pytest.mark.cluster
 
 
 def holder(admin: KubeApi, namespace: str) -> str | None:

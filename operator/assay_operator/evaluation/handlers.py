@@ -25,7 +25,7 @@ import kopf
 from kubernetes.client.exceptions import ApiException
 
 from assay_operator import approvals, metrics
-from assay_operator.evaluation import admission, finish, names, override, pod_start, run, state
+from assay_operator.evaluation import admission, finish, names, override, pod_start, run, starting, state
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
 from assay_operator.evaluation.wakeups import WAKEUPS
 from assay_operator.retries import Retries
@@ -104,10 +104,24 @@ def _retried(
         RETRIES.failed(key, step, error, give_up or (lambda last: log.error("%s gave up: %s", key, last)))
 
 
-@kopf.on.event("", "v1", "configmaps", labels={names.LABEL_MANAGED_BY: kopf.ABSENT})
+def _awaited(name: str, namespace: str | None, **_: Any) -> bool:
+    return namespace is not None and bool(WAKEUPS.waiting_for(namespace, name))
+
+
+def _pod_worth_a_look(body: kopf.Body, namespace: str | None, **_: Any) -> bool:
+    return namespace is not None and pod_start.worth_a_look(body, namespace)
+
+
+def _event_about_a_pod(body: kopf.Body, **_: Any) -> bool:
+    return starting.concerns_a_pod(body)
+
+
+# The apiserver filters these watches first (startup.select_on_the_server); the `when` filters are cheap and
+# let through only what can matter, so the rest costs no handler call (nor its log line).
+@kopf.on.event("", "v1", "configmaps", when=_awaited)
 def config_map_seen(event: kopf.RawEvent, namespace: str | None, name: str, **_: Any) -> None:
-    """Users' ConfigMaps (the operator's own snapshots are labelled and not watched here): one an Evaluation
-    waits for wakes it now."""
+    """Users' ConfigMaps (the operator's own snapshots are not sent: startup.select_on_the_server): one an
+    Evaluation waits for wakes it now."""
     if namespace is None or event["type"] == "DELETED":
         return
     for evaluation in WAKEUPS.appeared(namespace, name):
@@ -115,7 +129,11 @@ def config_map_seen(event: kopf.RawEvent, namespace: str | None, name: str, **_:
 
 
 @kopf.on.event(
-    "", "v1", "pods", labels={names.LABEL_MANAGED_BY: names.MANAGED_BY, names.LABEL_EVALUATION: kopf.PRESENT}
+    "",
+    "v1",
+    "pods",
+    labels={names.LABEL_MANAGED_BY: names.MANAGED_BY, names.LABEL_EVALUATION: kopf.PRESENT},
+    when=_pod_worth_a_look,
 )
 def pod_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
     if namespace is None or event["type"] == "DELETED":
@@ -124,7 +142,7 @@ def pod_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: 
     _retried(("Pod", namespace, pod["metadata"]["name"]), lambda: pod_start.pod_seen(pod, namespace))
 
 
-@kopf.on.event("", "v1", "events", field="type", value="Warning")
+@kopf.on.event("", "v1", "events", when=_event_about_a_pod)
 def pod_event_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
     """The kubelet's Warning Events: FailedMount is the only report of a missing Secret volume."""
     if namespace is None or event["type"] == "DELETED":

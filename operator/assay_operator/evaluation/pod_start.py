@@ -195,6 +195,17 @@ def _stop(
     log.info("Evaluation %s/%s: stopped Job %s: %s", namespace, evaluation, job, problem.message)
 
 
+def worth_a_look(pod: Mapping[str, Any], namespace: str) -> bool:
+    """Whether a pod's event can change anything here: it shows a problem, or a run reported blocked
+    started. Cheap, and run on every pod event (the watch's filter), so the others cost nothing more."""
+    if starting.from_pod(pod) is not None:
+        return True
+    run = _job_of(pod)
+    with _lock:
+        known = run is not None and (namespace, run[0]) in _blocked
+    return known and starting.started(pod)
+
+
 def pod_seen(pod: Mapping[str, Any], namespace: str) -> None:
     run = _job_of(pod)
     if run is None:

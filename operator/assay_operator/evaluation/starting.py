@@ -124,14 +124,22 @@ def from_pod(pod: Mapping[str, Any]) -> StartProblem | None:
     return None
 
 
+def concerns_a_pod(event: Mapping[str, Any]) -> bool:
+    """The Event may say why a pod cannot start (cheap: what the watch filter runs on every Event)."""
+    involved = event.get("involvedObject") or event.get("regarding") or {}
+    return (
+        event.get("type") == "Warning"
+        and event.get("reason") in EVENT_REASONS
+        and involved.get("kind") == "Pod"
+    )
+
+
 def from_event(event: Mapping[str, Any], pod: Mapping[str, Any] | None = None) -> StartProblem | None:
     """The problem a kubelet or scheduler Warning Event on a pod reports (FailedMount is the only report
     of a missing Secret volume), or None. `pod`, when given, names the Secret behind a volume."""
-    if event.get("type") != "Warning" or event.get("reason") not in EVENT_REASONS:
+    if not concerns_a_pod(event):
         return None
     involved = event.get("involvedObject") or event.get("regarding") or {}
-    if involved.get("kind") != "Pod":
-        return None
     pod_name = str(involved.get("name") or "?")
     message = str(event.get("message") or event.get("note") or "")
     if event.get("reason") == "FailedScheduling":
