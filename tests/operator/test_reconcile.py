@@ -184,3 +184,27 @@ def test_transition_time_changes_only_on_flip() -> None:
     done = conditions.merge(again, conditions.finished("Pass", "Passed", "ok"), 1, at="T3")
     times = {c.type: c.last_transition_time for c in done}
     assert times == {"Ready": "T3", "Completed": "T3", "Reconciling": "T3", "Stalled": "T1"}
+
+
+def test_an_override_records_who_why_and_what_the_gate_said() -> None:
+    blocked = reconcile.finished_status(
+        job_outcome.Outcome("failed", "DeadlineExceeded", "too slow"), EvaluationStatus(), 2, "t", "e-g2"
+    )
+    passed = reconcile.overridden_status(blocked, 2, "Pass", "known flaky ticket", "alice", "t2")
+    assert passed.verdict == "Pass" and passed.override is not None
+    assert (passed.override.by, passed.override.gate_verdict, passed.override.generation) == (
+        "alice",
+        "Blocked",
+        2,
+    )
+    conditions_by_type = {c.type: c for c in passed.conditions or []}
+    assert (conditions_by_type["Ready"].status, conditions_by_type["Ready"].reason) == ("True", "Overridden")
+    assert conditions_by_type["Stalled"].status == "False"
+    assert "by override of alice: known flaky ticket" in (passed.message or "")
+    assert "the gate's verdict: Blocked" in (passed.message or "")
+    # Overriding again keeps what the gate itself said; a new run clears the override.
+    merged = EvaluationStatus.model_validate({**blocked.to_patch(), **passed.to_patch()})
+    again = reconcile.overridden_status(merged, 2, "Blocked", "on second thought", "bob", "t3")
+    assert again.override is not None and again.override.gate_verdict == "Blocked"
+    running = reconcile.running_status(merged, 3, "e-g3", "sha256:b", "t4")
+    assert running.to_patch()["override"] is None
