@@ -65,8 +65,9 @@ browser:
 k8s:
 	bash scripts/build-k8s.sh
 
-# kstatus, the operator-framework's bundle validator and promtool, each built from its helper module in
-# tools/ (Go module proxy) into ~/.cache/assay/go-tools; a no-op when cached. Cold: see docs/control-plane.md.
+# kstatus, the operator-framework's bundle validator, promtool and the Kueue controller, each built from its
+# helper module in tools/ (Go module proxy) into ~/.cache/assay/go-tools; a no-op when cached. Cold: see
+# docs/control-plane.md.
 go-tools:
 	bash scripts/build-go-tools.sh
 

@@ -8,18 +8,15 @@ What is timed (all from watch events received by this process, so the clocks agr
 over --runs sequential Evaluations (p50/p95). Then a burst of --burst Evaluations created at once: time until
 every verdict is in, whether every one arrived, Jobs per generation (must be 1), and the operator's peak
 memory (VmHWM from /proc). The runner is a stand-in that writes a valid RunSummary built with
-assay_runner.contract and exits 0 (tests/operator_cluster/support.py), so the figures are the operator's,
+assay_runner.contract and exits 0 (assay_dev.operator_support), so the figures are the operator's,
 the Job controller's and the local kubelet's, not the scoring's.
 
-Then high availability (--kills, default 10): two replicas with leader election (--lease seconds); the
-leader is SIGKILLed --kills times, an Evaluation created at each kill. Timed: kill -> the standby holds the
-Lease, and kill -> that Evaluation's Job (the standby has started kopf and reconciled); p50 and max. The
-killed replica comes back as the standby each time. Also each replica's RSS (leader and standby).
+A takeover by a standby replica is measured by bench/takeover.py.
 
 Prints figures and ratios; asserts nothing about time (exit 1 only if a verdict is missing or a generation
 got two Jobs).
 Run: `ASSAY_K8S_BIN_DIR=$(bash scripts/build-k8s.sh | tail -1) .venv/bin/python bench/operator_latency.py
-[--runs 15] [--burst 200] [--kills 10] [--lease 15]`.
+[--runs 15] [--burst 200]`.
 """
 
 from __future__ import annotations
@@ -36,13 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.controlplane import running_control_plane
-
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # the operator tests' support module is not a package of its own
-
-from tests.operator_cluster import support  # noqa: E402
 
 Obj = dict[str, Any]
 NAMESPACE = "bench"
@@ -184,7 +177,7 @@ def burst(
 
 
 def run(
-    plane: ControlPlane, scratch: Path, runs: int, size: int, timeout: float
+    plane: ControlPlane, scratch: Path, runs: int, size: int, timeout: float, source: Path | None = None
 ) -> tuple[float, Sequential, Burst]:
     api = plane.api
     support.install_crd(api)
@@ -192,7 +185,11 @@ def run(
     api.create(support.config_maps_path(NAMESPACE), support.brain_config_map("brain", "v1"))
     support.grant_operator(api, NAMESPACE)
     operator = support.OperatorProcess(
-        plane, [NAMESPACE], scratch / "operator.log", image=support.FAKE_RUNNER_IMAGE
+        plane,
+        [NAMESPACE],
+        scratch / "operator.log",
+        image=support.FAKE_RUNNER_IMAGE,
+        env=support.other_checkout(source),
     )
     operator.start()
     try:
@@ -210,107 +207,6 @@ def run(
     finally:
         operator.stop()
     return rtt, latencies, crowd
-
-
-HA_NAMESPACE = "bench-ha"
-
-
-@dataclass
-class Takeover:
-    lease_seconds: int
-    to_lease: list[float] = field(default_factory=list)
-    to_job: list[float] = field(default_factory=list)
-    rss_kib: dict[str, int] = field(default_factory=dict)
-    duplicates: dict[tuple[str, str], int] = field(default_factory=dict)
-    missing: list[str] = field(default_factory=list)
-
-
-def lease_holder(api: KubeApi) -> str | None:
-    path = f"/apis/coordination.k8s.io/v1/namespaces/{HA_NAMESPACE}/leases/assay-operator"
-    try:
-        return (api.get(path).get("spec") or {}).get("holderIdentity")
-    except Exception:
-        return None
-
-
-def takeover(plane: ControlPlane, scratch: Path, kills: int, lease: int) -> Takeover:
-    from assay_operator import rbac
-
-    api = plane.api
-    plane.create_namespace(HA_NAMESPACE)
-    api.create(support.config_maps_path(HA_NAMESPACE), support.brain_config_map("brain", "v1"))
-    support.grant_operator(api, HA_NAMESPACE, [*rbac.role_rules(), *rbac.leader_election_rules()])
-    env = {"ASSAY_LEADER_ELECTION": "true", "POD_NAMESPACE": HA_NAMESPACE, "ASSAY_LEASE_SECONDS": str(lease)}
-    replicas = {
-        name: support.OperatorProcess(
-            plane,
-            [HA_NAMESPACE],
-            scratch / f"{name}.log",
-            image=support.FAKE_RUNNER_IMAGE,
-            env={**env, "POD_NAME": name},
-        )
-        for name in ("replica-a", "replica-b")
-    }
-    out = Takeover(lease)
-    clock = Clock()
-    replicas["replica-a"].start()
-    wait_for("replica-a to lead", lambda: lease_holder(api) == "replica-a", 60)
-    replicas["replica-b"].start()
-    try:
-        with support.recording(plane, support.jobs_path(HA_NAMESPACE), clock.on_job) as jobs:
-            time.sleep(2)
-            out.rss_kib = {
-                ("leader" if name == "replica-a" else "standby"): p.memory_kib()[0]
-                for name, p in replicas.items()
-            }
-            for i in range(kills):
-                leader = lease_holder(api)
-                assert leader in replicas, leader
-                standby = next(n for n in replicas if n != leader)
-                name = f"kill-{i}"
-                replicas[leader].kill()
-                killed = time.monotonic()
-                support.create_evaluation(api, HA_NAMESPACE, name, support.replay_spec("brain"))
-                wait_for("the takeover", lambda: lease_holder(api) == standby, 4 * lease + 30)  # noqa: B023
-                out.to_lease.append(time.monotonic() - killed)
-                wait_for(f"the Job of {name}", lambda: name in clock.job_added, 120)  # noqa: B023
-                out.to_job.append(clock.job_added[name] - killed)
-                replicas[leader].start()  # back as the standby
-            items = api.get(support.evaluations_path(HA_NAMESPACE))["items"]
-            verdicts = {o["metadata"]["name"] for o in items if support.has_verdict()(o)}
-            deadline = time.monotonic() + 60
-            while len(verdicts) < kills and time.monotonic() < deadline:
-                time.sleep(0.5)
-                items = api.get(support.evaluations_path(HA_NAMESPACE))["items"]
-                verdicts = {o["metadata"]["name"] for o in items if support.has_verdict()(o)}
-            out.missing = [f"kill-{i}" for i in range(kills) if f"kill-{i}" not in verdicts]
-            out.duplicates = {k: len(v) for k, v in support.jobs_per_generation(jobs).items() if len(v) != 1}
-    finally:
-        for replica in replicas.values():
-            if replica.alive():
-                replica.stop()
-    return out
-
-
-def report_takeover(ha: Takeover) -> None:
-    print(
-        f"high availability: 2 replicas, lease {ha.lease_seconds} s, "
-        f"{len(ha.to_lease)} SIGKILLs of the leader"
-    )
-    for label, values in (
-        ("kill -> standby holds the lease", ha.to_lease),
-        ("kill -> next Job created", ha.to_job),
-    ):
-        if values:
-            print(
-                f"  {label:32s} p50 {percentile(values, 0.5):5.1f} s   max {max(values):5.1f} s "
-                f"({percentile(values, 0.5) / ha.lease_seconds:.2f} x lease at p50)"
-            )
-    for role, kib in ha.rss_kib.items():
-        print(f"  RSS of the {role}: {kib / 1024:.0f} MiB")
-    print(f"  generations with other than one Job: {ha.duplicates or 'none'}")
-    if ha.missing:
-        print(f"  NO VERDICT for {ha.missing}")
 
 
 def report(rtt: float, latencies: Sequential, crowd: Burst) -> None:
@@ -353,25 +249,21 @@ def main() -> int:
     parser.add_argument("--burst", type=int, default=200, help="Evaluations created at once")
     parser.add_argument("--timeout", type=float, default=900, help="seconds to wait for the burst's verdicts")
     parser.add_argument(
-        "--kills", type=int, default=10, help="SIGKILLs of the leader of two replicas (0: skip)"
+        "--operator-source", type=Path, help="run another version of the operator (see bench/takeover.py)"
     )
-    parser.add_argument("--lease", type=int, default=15, help="lease seconds for the HA part")
     args = parser.parse_args()
-    ha: Takeover | None = None
     with running_control_plane() as plane, tempfile.TemporaryDirectory(prefix="assay-bench-") as scratch:
         kubelet = plane.local_kubelet()
         kubelet.start()
         try:
             support.register_images(kubelet, Path("/tmp"))
-            rtt, latencies, crowd = run(plane, Path(scratch), args.runs, args.burst, args.timeout)
-            if args.kills:
-                ha = takeover(plane, Path(scratch), args.kills, args.lease)
+            rtt, latencies, crowd = run(
+                plane, Path(scratch), args.runs, args.burst, args.timeout, args.operator_source
+            )
         finally:
             kubelet.stop()
     report(rtt, latencies, crowd)
-    if ha is not None:
-        report_takeover(ha)
-    ok = not crowd.missing and not crowd.duplicates and (ha is None or not (ha.missing or ha.duplicates))
+    ok = not crowd.missing and not crowd.duplicates
     return 0 if ok else 1
 
 

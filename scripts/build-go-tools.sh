@@ -4,14 +4,16 @@
 #   kstatus       sigs.k8s.io/cli-utils/pkg/kstatus/status, what Flux's controllers judge health with
 #   olm-validate  github.com/operator-framework/api's bundle validation (operator-sdk bundle validate)
 #   promtool      Prometheus's promtool (check rules, test rules), without service-discovery plugins
+#   kueue         the Kueue controller (sigs.k8s.io/kueue/cmd/kueue), with its CRDs and webhook manifests
+#                 copied from the same module version into kueue-<key>/config/
 #
-# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all three)
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all four)
 #   KSTATUS=$(scripts/build-go-tools.sh kstatus)
 # A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
 set -euo pipefail
 
-ALL=(kstatus olm-validate promtool)
+ALL=(kstatus olm-validate promtool kueue)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
 mkdir -p "$cache"
@@ -23,6 +25,7 @@ export GOFLAGS="-mod=readonly -buildvcs=false"
 package_of() {  # what `go build` builds in the tool's module
   case $1 in
     promtool) echo github.com/prometheus/prometheus/cmd/promtool ;;
+    kueue) echo sigs.k8s.io/kueue/cmd/kueue ;;
     *) echo . ;;
   esac
 }
@@ -31,6 +34,19 @@ tags_of() {
   case $1 in
     promtool) echo remove_all_sd ;;  # the service-discovery plugins: half the build, unused by check/test
     *) echo "" ;;
+  esac
+}
+
+copy_manifests() {  # a controller's CRDs and webhook manifests, from the very module version built
+  case $1 in
+    kueue)
+      local src
+      src=$(cd "$2" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
+      mkdir -p "$3/config"
+      cp -r "$src/config/components/crd/bases" "$3/config/crd"
+      cp -r "$src/config/components/webhook" "$3/config/webhook"
+      chmod -R u+w "$3/config"
+      ;;
   esac
 }
 
@@ -58,6 +74,7 @@ build_one() {
       return 1
     fi
     echo "built $tool in $((SECONDS - start)) s" >&2
+    copy_manifests "$tool" "$dir" "$tmp"
     mv -T "$tmp" "$final"
   fi
   exec 9>&-

@@ -4,6 +4,8 @@
   what the handlers touch). The chart's Role or ClusterRole includes it verbatim.
 - charts/assay/files/leader-election-rules.yaml: the Lease rules (rbac.LEADER_ELECTION), for the Role in the
   release namespace when operator.replicas > 1.
+- charts/assay/files/approval-policy.yaml and approver-rules.yaml: the ValidatingAdmissionPolicy's spec and
+  the approver role's rules, from assay_operator.approvals.
 - charts/assay/crds/*.yaml: copies of crds/*.yaml (themselves generated from the operator's API models by
   `make crds`), which Helm installs before the first release.
 
@@ -18,12 +20,15 @@ from pathlib import Path
 import yaml
 
 from assay_dev.generated import diffs, write_or_check
+from assay_operator import approvals
 from assay_operator.rbac import LEADER_ELECTION, PERMISSIONS, Permission, leader_election_rules, role_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "charts" / "assay"
 RULES = CHART / "files" / "operator-rules.yaml"
 LEADER_RULES = CHART / "files" / "leader-election-rules.yaml"
+APPROVAL_POLICY = CHART / "files" / "approval-policy.yaml"
+APPROVER_RULES = CHART / "files" / "approver-rules.yaml"
 CRD_SOURCES = sorted((ROOT / "crds").glob("*.yaml"))
 
 
@@ -52,9 +57,16 @@ def crd_copy(source: Path) -> str:
     return header + source.read_text()
 
 
+def generated_yaml(source: str, data: object) -> str:
+    header = f"# GENERATED from {source} by scripts/gen_chart_files.py. Do not edit.\n"
+    return header + yaml.safe_dump(data, sort_keys=False, width=200)
+
+
 def expected() -> dict[Path, str]:
     return {
         RULES: rules_yaml(),
+        APPROVAL_POLICY: generated_yaml("assay_operator.approvals.policy()", approvals.policy()),
+        APPROVER_RULES: generated_yaml("assay_operator.approvals.APPROVER_RULES", approvals.APPROVER_RULES),
         LEADER_RULES: rules_yaml(LEADER_ELECTION, leader_election_rules()),
         **{CHART / "crds" / src.name: crd_copy(src) for src in CRD_SOURCES},
     }

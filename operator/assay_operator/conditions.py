@@ -6,6 +6,7 @@ every condition carries the generation it describes, so kstatus and `kubectl wai
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,11 +14,20 @@ from typing import Literal
 
 from pydantic import Field
 
+from assay_operator import bounded
 from assay_operator.schema import ApiModel
 
 Status = Literal["True", "False", "Unknown"]
+REASON = re.compile(r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
+MAX_CONDITION_MESSAGE = 2048
 READY, COMPLETED, RECONCILING, STALLED = "Ready", "Completed", "Reconciling", "Stalled"
 ORDER = (READY, COMPLETED, RECONCILING, STALLED)
+QUEUED = "Queued"
+"""True while the run waits in its Kueue queue (reason Queued, naming the queue); False once admitted."""
+START_BLOCKED = "StartBlocked"
+"""True while the run's pod cannot start (a missing Secret, an image that cannot be pulled, no node with
+room), naming what is missing; False once it started. Present only on Evaluations that met one."""
+RUN_PROGRESS = (QUEUED, START_BLOCKED)
 
 
 def now() -> str:
@@ -31,7 +41,7 @@ class Condition(ApiModel):
     status: Status
     observed_generation: int | None = None
     last_transition_time: str
-    reason: str = Field(max_length=1024, pattern=r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$")
+    reason: str = Field(max_length=1024, pattern=REASON.pattern)
     message: str = Field(max_length=32768)
 
 
@@ -61,11 +71,21 @@ def merge(
             last_transition_time=stamp
             if old is None or old.status != want.status
             else old.last_transition_time,
-            reason=want.reason,
-            message=want.message[:32768],
+            reason=safe_reason(want.reason),
+            message=bounded.text(want.message, MAX_CONDITION_MESSAGE),
         )
     ordered = [by_type.pop(t) for t in ORDER if t in by_type]
     return ordered + [by_type[t] for t in sorted(by_type)]
+
+
+def safe_reason(reason: str) -> str:
+    """A reason as metav1.Condition allows it (CamelCase letters, digits, `_`, `,` and `:`): one from outside
+    (a Job's failure reason) is cleaned of what the schema would refuse, rather than break the status."""
+    if REASON.match(reason) and len(reason) <= 1024:
+        return reason
+    cleaned = "".join(part[:1].upper() + part[1:] for part in re.split(r"[^A-Za-z0-9_]+", reason))
+    cleaned = cleaned.lstrip("0123456789_")[:1024].rstrip(",:")
+    return cleaned or "Unknown"
 
 
 def find(conditions: Sequence[Condition] | None, kind: str) -> Condition | None:
@@ -76,6 +96,12 @@ def holds(conditions: Sequence[Condition] | None, kind: str, generation: int) ->
     """The condition is True and describes `generation` (a stale True of an older spec does not count)."""
     found = find(conditions, kind)
     return found is not None and found.status == "True" and found.observed_generation == generation
+
+
+def settled(current: Sequence[Condition] | None, reason: str, message: str) -> list[Desired]:
+    """The run-progress conditions (RUN_PROGRESS) the list holds, set False: a new run starts, or the run
+    ended, so none of them describes what is happening any more."""
+    return [Desired(c.type, "False", reason, message) for c in current or [] if c.type in RUN_PROGRESS]
 
 
 def running(generation_message: str) -> list[Desired]:

@@ -5,6 +5,10 @@ a standby) rather than reconcile beside a new leader; one stopped cleanly hands 
 
 Expiry is judged by the standby's own clock (how long the record has not changed), never by comparing
 clocks across nodes. Takeover after a leader dies takes up to lease_seconds + retry_seconds.
+
+Safety does not rest on the renewal loop being on time: every Lease request has a timeout shorter than a
+retry, and a watchdog thread stops the leader once renew_seconds have passed since its last successful
+renewal even if a request hangs, so a leader always stops before a standby may take its lease.
 """
 
 from __future__ import annotations
@@ -39,6 +43,18 @@ class Election:
     retry_seconds: float = 2.0
 
 
+def timings(namespace: str, identity: str, lease_seconds: int) -> Election:
+    """The election for a lease of `lease_seconds`: a leader gives up after two thirds of it without a
+    renewal (before any standby may take it), and every replica looks at the lease ten times per lease."""
+    return Election(
+        namespace=namespace,
+        identity=identity,
+        lease_seconds=lease_seconds,
+        renew_seconds=lease_seconds * 2 / 3,
+        retry_seconds=max(0.25, lease_seconds / 10),
+    )
+
+
 def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
@@ -53,33 +69,45 @@ def _micro_time(value: object) -> str | None:
 
 
 class Leases:
-    """The one Lease, read and written as the API's JSON (optimistic concurrency on resourceVersion)."""
+    """The one Lease, read and written as the API's JSON (optimistic concurrency on resourceVersion); every
+    request gives up after `timeout` seconds (a hung request must not outlive the leader's deadline)."""
 
-    def __init__(self, namespace: str) -> None:
+    def __init__(self, namespace: str, timeout: float = 5.0) -> None:
         try:
             config.load_incluster_config()  # type: ignore[no-untyped-call]
         except config.ConfigException:
             config.load_kube_config()  # type: ignore[no-untyped-call]
         self.api: Any = client.CoordinationV1Api()
         self.namespace = namespace
+        self.timeout = timeout
 
     def read(self) -> dict[str, Any] | None:
-        return kube.if_present(lambda: kube.plain(self.api.read_namespaced_lease(LEASE_NAME, self.namespace)))
+        return kube.if_present(
+            lambda: kube.plain(
+                self.api.read_namespaced_lease(LEASE_NAME, self.namespace, _request_timeout=self.timeout)
+            )
+        )
 
     def create(self, body: dict[str, Any]) -> dict[str, Any]:
-        return kube.plain(self.api.create_namespaced_lease(self.namespace, body))
+        return kube.plain(
+            self.api.create_namespaced_lease(self.namespace, body, _request_timeout=self.timeout)
+        )
 
     def replace(self, body: dict[str, Any]) -> dict[str, Any]:
-        return kube.plain(self.api.replace_namespaced_lease(LEASE_NAME, self.namespace, body))
+        return kube.plain(
+            self.api.replace_namespaced_lease(LEASE_NAME, self.namespace, body, _request_timeout=self.timeout)
+        )
 
     def patch(self, body: dict[str, Any]) -> dict[str, Any]:
-        return kube.plain(self.api.patch_namespaced_lease(LEASE_NAME, self.namespace, body))
+        return kube.plain(
+            self.api.patch_namespaced_lease(LEASE_NAME, self.namespace, body, _request_timeout=self.timeout)
+        )
 
 
 class Elector:
     def __init__(self, election: Election, leases: Leases | None = None) -> None:
         self.election = election
-        self.leases = leases or Leases(election.namespace)
+        self.leases = leases or Leases(election.namespace, timeout=max(1.0, election.retry_seconds * 2))
         self._seen: tuple[Any, ...] | None = None
         self._seen_at = 0.0
         self._version: str | None = None
@@ -154,26 +182,36 @@ class Elector:
 
     def keep(self, lost: Callable[[], None]) -> threading.Thread:
         """Renew in the background; call `lost` (which must stop the process) when renewal fails for
-        renew_seconds or another replica holds the lease."""
+        renew_seconds or another replica holds the lease. A watchdog thread enforces the deadline even
+        while a renewal request hangs."""
+        renewed = [time.monotonic()]
+        stop = threading.Event()
+
+        def give_up(reason: str) -> None:
+            if not stop.is_set():
+                stop.set()
+                log.error("leadership lost: %s", reason)
+                lost()
 
         def renew() -> None:
-            last = time.monotonic()
-            while True:
-                time.sleep(self.election.retry_seconds)
+            while not stop.wait(self.election.retry_seconds):
                 try:
                     if self.try_acquire() and self._seen is not None:
-                        last = time.monotonic()
+                        renewed[0] = time.monotonic()
                     elif self._seen and self._seen[0] not in (None, self.election.identity):
-                        log.error("leadership lost to %s", self._seen[0])
-                        lost()
+                        give_up(f"{self._seen[0]} holds the lease")
                         return
                 except Exception as error:
                     log.warning("leader election: cannot renew: %s", error)
-                if time.monotonic() - last > self.election.renew_seconds:
-                    log.error("leadership lost: not renewed for %.0f s", time.monotonic() - last)
-                    lost()
+
+        def watchdog() -> None:
+            while not stop.wait(min(0.2, self.election.retry_seconds)):
+                silent = time.monotonic() - renewed[0]
+                if silent > self.election.renew_seconds:
+                    give_up(f"not renewed for {silent:.1f} s")
                     return
 
+        threading.Thread(target=watchdog, name="lease-watchdog", daemon=True).start()
         thread = threading.Thread(target=renew, name="lease-renewal", daemon=True)
         thread.start()
         return thread

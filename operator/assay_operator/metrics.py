@@ -47,7 +47,7 @@ VERDICT_REASONS = (
     ("Blocked", "ResultUnreadable"),
     ("Blocked", "JobFailed"),
 )
-ERROR_KINDS = ("api",)
+ERROR_KINDS = ("api", "status")  # an API call failed; a status could not be written (Stalled instead)
 CAMPAIGN_OUTCOMES = ("promote", "keep")
 
 # (phase, verdict) of one Evaluation's current generation; every pair is exported, zeros included.

@@ -45,9 +45,19 @@ PERMISSIONS: tuple[Permission, ...] = (
         "", ("pods",), ("get", "list", "watch"), "read the runner's termination message and exit state"
     ),
     Permission(
-        "", ("configmaps",), ("get", "create"), "read brains and suites; create snapshots and run configs"
+        "",
+        ("configmaps",),
+        ("get", "list", "watch", "create"),
+        "read brains and suites (watched: one appearing wakes an Evaluation waiting for it); create "
+        "snapshots and run configs",
     ),
-    Permission("", ("events",), ("create", "patch"), "Events on Evaluations (kopf posts and aggregates)"),
+    Permission(
+        "",
+        ("events",),
+        ("create", "patch", "list", "watch"),
+        "Events on Evaluations (kopf posts and aggregates); the kubelet's Warning Events on runner pods (a "
+        "missing Secret volume shows only there)",
+    ),
     Permission("events.k8s.io", ("events",), ("create", "patch"), "Events through the events.k8s.io API"),
 )
 

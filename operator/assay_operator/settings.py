@@ -63,11 +63,17 @@ class Settings(BaseModel):
     missing before the Evaluation reads Stalled (Failed to Flux, Degraded to Argo CD); it still proceeds if
     the ConfigMap appears later."""
 
+    pod_start_grace_seconds: int = Field(default=180, ge=0, le=86400)
+    """ASSAY_POD_START_GRACE_SECONDS: how long a run's pod may fail to start for a reason that does not heal
+    by itself (a missing Secret or key, an image that cannot be pulled) before the run ends Stalled with that
+    reason and its Job is stopped; reported in the StartBlocked condition within seconds meanwhile."""
+
     leader_election: bool = False
     """ASSAY_LEADER_ELECTION: run as one of several replicas; only the holder of the Lease assay-operator (in
     POD_NAMESPACE) reconciles, the others stand by (the chart sets it when operator.replicas > 1)."""
-    lease_seconds: int = Field(default=15, ge=3, le=120)
-    """ASSAY_LEASE_SECONDS: how long a leader's lease lasts unrenewed; a standby takes over after it."""
+    lease_seconds: int = Field(default=6, ge=3, le=120)
+    """ASSAY_LEASE_SECONDS: how long a leader's lease lasts unrenewed; a standby takes over after it. A leader
+    that has not renewed for two thirds of it stops; renewals come every tenth of it."""
 
     @field_validator("namespaces")
     @classmethod
@@ -94,6 +100,7 @@ ENV = {
     "default_mlflow_token_secret": "ASSAY_DEFAULT_MLFLOW_TOKEN_SECRET",
     "runner_agent_presets": "ASSAY_RUNNER_AGENT_PRESETS",
     "stall_after_retries": "ASSAY_STALL_AFTER_RETRIES",
+    "pod_start_grace_seconds": "ASSAY_POD_START_GRACE_SECONDS",
     "leader_election": "ASSAY_LEADER_ELECTION",
     "lease_seconds": "ASSAY_LEASE_SECONDS",
 }

@@ -17,8 +17,9 @@ import yaml
 
 from assay_dev.cluster import ControlPlane
 from assay_dev.cluster.crds import wait_established
-from assay_operator.evaluation import builders
 from assay_operator.evaluation.api import EvaluationSpec
+from assay_operator.evaluation.job import build_job
+from assay_operator.evaluation.snapshots import Snapshots
 from assay_operator.settings import Settings
 from tests.chart.conftest import CHART, VALUES, Helm
 
@@ -252,10 +253,10 @@ def test_operator_and_runner_pods_are_admitted_under_restricted(
             "mlflow": {"trackingUri": "http://mlflow:5000", "tokenSecretRef": {"name": "mlflow"}},
         }
     )
-    snapshots = builders.Snapshots(
+    snapshots = Snapshots(
         "probe-brain-0123456789", "sha256:0123456789", "probe-suite-1", "sha256:1", "probe-key-2", "sha256:2"
     )
-    job = builders.build_job(spec, "probe", namespace, 1, snapshots, Settings(runner_image="r:1"))
+    job = build_job(spec, "probe", namespace, 1, snapshots, Settings(runner_image="r:1")).body()
     runner_pod = pod_from_template("runner-probe", job["spec"]["template"])
 
     for obj in (deployment, job, operator_pod, runner_pod):

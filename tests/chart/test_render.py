@@ -18,8 +18,9 @@ import pytest
 import yaml
 
 from assay_operator import rbac
-from assay_operator.evaluation import builders
 from assay_operator.evaluation.api import EvaluationSpec
+from assay_operator.evaluation.job import build_job
+from assay_operator.evaluation.snapshots import Snapshots
 from assay_operator.settings import ENV, Settings, from_environment
 from tests.chart.conftest import CHART, ROOT, VALUES, Helm
 
@@ -55,6 +56,14 @@ class Rendered:
         found = self.all(kind)
         assert len(found) == 1, f"{len(found)} {kind} objects"
         return found[0]
+
+    def operators(self, kind: str) -> list[Obj]:
+        """The operator's own objects of `kind` (not the approvals' role: tests/chart/test_approvals.py)."""
+        return [
+            o
+            for o in self.all(kind)
+            if o["metadata"]["labels"].get("app.kubernetes.io/component") != "approvals"
+        ]
 
 
 def render(helm: Helm, name: str, namespace: str = "assay-system") -> Rendered:
@@ -107,11 +116,16 @@ def test_helm_lint_strict(helm: Helm, values: str) -> None:
 
 def test_default_objects(helm: Helm) -> None:
     rendered = render(helm, "default")
+    cluster_scoped = ["ClusterRole", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
     assert rendered.kinds() == sorted(
-        ["Deployment", "NetworkPolicy", "Role", "RoleBinding", "Service", "ServiceAccount"]
+        # The cluster-scoped three are the approvals' (the approver role is bound to nobody by default).
+        ["Deployment", "NetworkPolicy", "Role", "RoleBinding", "Service", "ServiceAccount", *cluster_scoped]
     )
     for obj in rendered.objects:
-        assert obj["metadata"]["namespace"] == "assay-system", obj["kind"]
+        if obj["kind"] in cluster_scoped:
+            assert "namespace" not in obj["metadata"] and obj["metadata"]["name"].endswith("assay-system")
+        else:
+            assert obj["metadata"]["namespace"] == "assay-system", obj["kind"]
 
 
 def test_deployment_is_one_recreated_replica_with_probes(helm: Helm) -> None:
@@ -206,7 +220,7 @@ def test_rbac_is_the_operator_table(helm: Helm) -> None:
     assert binding["subjects"] == [
         {"kind": "ServiceAccount", "name": "assay-operator", "namespace": "assay-system"}
     ]
-    assert not rendered.all("ClusterRole") and not rendered.all("ClusterRoleBinding")
+    assert not rendered.operators("ClusterRole") and not rendered.operators("ClusterRoleBinding")
     flat = json.dumps(role["rules"])
     assert '"*"' not in flat and "secrets" not in flat and "pods/exec" not in flat
 
@@ -226,8 +240,8 @@ def test_network_policy_selects_exactly_the_runner_pods(helm: Helm) -> None:
     policy = rendered.one("NetworkPolicy")
     selector = policy["spec"]["podSelector"]["matchLabels"]
     settings = Settings(runner_image="runner:1")
-    snapshots = builders.Snapshots("ev-brain-0123456789", "sha256:0123456789")
-    job = builders.build_job(RUNNER_SPEC, "ev", "assay-system", 1, snapshots, settings)
+    snapshots = Snapshots("ev-brain-0123456789", "sha256:0123456789")
+    job = build_job(RUNNER_SPEC, "ev", "assay-system", 1, snapshots, settings).body()
     runner_labels = job["spec"]["template"]["metadata"]["labels"]
     assert selector.items() <= runner_labels.items()
     assert selector == {
@@ -251,7 +265,7 @@ def test_network_policy_selects_exactly_the_runner_pods(helm: Helm) -> None:
 def test_cluster_wide_rbac(helm: Helm) -> None:
     rendered = render(helm, "cluster-wide", namespace="assay")
     assert not rendered.all("Role") and not rendered.all("RoleBinding")
-    role = rendered.one("ClusterRole")
+    (role,) = rendered.operators("ClusterRole")
     assert role["metadata"]["name"] == "assay-operator-assay"
     assert role["rules"] == rbac.role_rules()
     binding = rendered.one("ClusterRoleBinding")
@@ -274,7 +288,7 @@ def test_namespaced_rbac_in_each_watched_namespace(helm: Helm) -> None:
         assert binding["subjects"] == [
             {"kind": "ServiceAccount", "name": "assay-operator", "namespace": "assay"}
         ]
-    assert not rendered.all("ClusterRole")
+    assert not rendered.operators("ClusterRole")
 
 
 def test_service_monitor(helm: Helm) -> None:
@@ -496,7 +510,7 @@ def test_two_replicas_elect_a_leader_spread_and_keep_one(helm: Helm) -> None:
     }
     env = env_of(rendered, "assay-system")
     settings = from_environment({**env, "POD_NAMESPACE": "assay-system"})
-    assert settings.leader_election and settings.lease_seconds == 15 and settings.all_namespaces
+    assert settings.leader_election and settings.lease_seconds == 6 and settings.all_namespaces
     names = [e["name"] for e in container(rendered)["env"]]
     assert "POD_NAME" in names
     pod = deployment["spec"]["template"]["spec"]
@@ -512,7 +526,7 @@ def test_two_replicas_elect_a_leader_spread_and_keep_one(helm: Helm) -> None:
     )
     assert lease_role["metadata"]["namespace"] == "assay-system"
     assert lease_role["rules"] == rbac.leader_election_rules()
-    assert rendered.one("ClusterRole")["rules"] == rbac.role_rules()
+    assert rendered.operators("ClusterRole")[0]["rules"] == rbac.role_rules()
 
 
 def test_one_replica_has_no_election_no_budget(helm: Helm) -> None:

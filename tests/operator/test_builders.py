@@ -5,11 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from assay_operator.evaluation import api, builders
+from assay_operator.evaluation import api, names, runconfig, snapshots
 from assay_operator.evaluation.api import EvaluationSpec
+from assay_operator.evaluation.job import build_job as build_job_object
+from assay_operator.evaluation.job import spec_hash
+from assay_operator.evaluation.layout import RUN_CONFIG_KEY
+from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite
 from assay_operator.settings import Settings
 from assay_runner.io.runconfig import read_run_config
 
@@ -32,7 +37,16 @@ SPEC = EvaluationSpec.model_validate(
 )
 
 
-SNAPSHOTS = builders.Snapshots(
+def build_job(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The Job as the operator sends it: built from typed objects, serialised once."""
+    return build_job_object(*args, **kwargs).body()
+
+
+def build_run_config_map(*args: Any) -> dict[str, Any]:
+    return runconfig.build_run_config_map(*args).body()
+
+
+SNAPSHOTS = snapshots.Snapshots(
     brain="release-42-brain-0123456789",
     brain_digest="sha256:0123456789",
     suite="release-42-suite-aaaaaaaaaa",
@@ -50,7 +64,7 @@ RESOURCES = {"requests": {"cpu": "6", "memory": "6Gi"}, "limits": {"cpu": "6", "
 
 
 def test_job_is_exactly_the_expected_object() -> None:
-    job = builders.build_job(SPEC, "release-42", "team-a", 3, SNAPSHOTS, SETTINGS)
+    job = build_job(SPEC, "release-42", "team-a", 3, SNAPSHOTS, SETTINGS)
     labels = {
         "app.kubernetes.io/name": "assay",
         "app.kubernetes.io/component": "runner",
@@ -76,7 +90,7 @@ def test_job_is_exactly_the_expected_object() -> None:
             "name": "release-42-g3",
             "labels": labels,
             "annotations": {
-                "assay.dev/spec-hash": builders.spec_hash(SPEC),
+                "assay.dev/spec-hash": spec_hash(SPEC),
                 "assay.dev/brain-digest": "sha256:0123456789",
                 "assay.dev/suite-public-digest": "sha256:aaaaaaaaaa",
                 "assay.dev/suite-key-digest": "sha256:bbbbbbbbbb",
@@ -205,7 +219,7 @@ def test_the_keys_and_the_agents_never_share_a_container() -> None:
     spec = SPEC.model_copy(
         update={"agent": SPEC.agent.model_copy(update={"kind": "command", "command": ["x"]})}
     )
-    pod = builders.build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)["spec"]["template"]["spec"]
+    pod = build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)["spec"]["template"]["spec"]
     answer, judge = _mounts(pod["initContainers"][0]), _mounts(pod["containers"][0])
     assert "key" not in answer and judge["key"] == "/etc/assay/key"
     # Not even the judge's RunConfig (which names where the keys are mounted) reaches the answer phase.
@@ -226,7 +240,7 @@ def test_tokens_are_secrets_mounted_only_where_needed() -> None:
         }
     )
     settings = SETTINGS.model_copy(update={"default_judge_gateway_token_secret": "judge/tk"})
-    pod = builders.build_job(spec, "e", "ns", 1, SNAPSHOTS, settings)["spec"]["template"]["spec"]
+    pod = build_job(spec, "e", "ns", 1, SNAPSHOTS, settings)["spec"]["template"]["spec"]
     secrets = {v["name"]: v["secret"] for v in pod["volumes"] if "secret" in v}
     assert secrets == {
         "gateway-token": {
@@ -263,7 +277,7 @@ def test_a_suite_config_map_splits_into_its_public_part_and_its_key(tmp_path: Pa
 
     example = Path(__file__).resolve().parents[2] / "examples" / "support-desk"
     data = {name: (example / name).read_text() for name in ("suite.yaml", "tickets.yaml")}
-    public, key = builders.split_suite(data)
+    public, key = split_suite(data)
     assert set(public) == {"suite.yaml", "questions.yaml"} and set(key) == {"keys.yaml"}
     assert "mustMention" not in "".join(public.values()) and "mustMention" in key["keys.yaml"]
     for name, text in public.items():
@@ -272,13 +286,13 @@ def test_a_suite_config_map_splits_into_its_public_part_and_its_key(tmp_path: Pa
     (tmp_path / "keys.yaml").write_text(key["keys.yaml"])
     joined = load_suite(tmp_path / "public", example / "kb", keys=tmp_path / "keys.yaml")
     assert suite_digest(joined) == suite_digest(load_suite(example))  # the same suite, carried in two parts
-    assert tree_digest(tmp_path / "public") == builders.text_digest(public)  # what the runner will report
-    with pytest.raises(builders.SuiteSplitError, match="ticketsFile"):
-        builders.split_suite({"suite.yaml": data["suite.yaml"]})
+    assert tree_digest(tmp_path / "public") == snapshots.text_digest(public)  # what the runner will report
+    with pytest.raises(SuiteSplitError, match="ticketsFile"):
+        split_suite({"suite.yaml": data["suite.yaml"]})
 
 
 def test_pod_spec_has_nothing_users_could_choose() -> None:
-    job = builders.build_job(SPEC, "e", "ns", 1, SNAPSHOTS, SETTINGS)
+    job = build_job(SPEC, "e", "ns", 1, SNAPSHOTS, SETTINGS)
     pod = job["spec"]["template"]["spec"]
     assert "serviceAccountName" not in pod and pod["automountServiceAccountToken"] is False
     env_text = json.dumps([c["env"] for c in [*pod["initContainers"], *pod["containers"]]]).lower()
@@ -287,11 +301,11 @@ def test_pod_spec_has_nothing_users_could_choose() -> None:
 
 
 def test_run_config_validates_as_the_runner_reads_it(tmp_path: Path) -> None:
-    config_map = builders.build_run_config_map(SPEC, "release-42", "team-a", 3, SETTINGS)
-    path = tmp_path / builders.RUN_CONFIG_KEY
-    path.write_text(config_map["data"][builders.RUN_CONFIG_KEY])
+    config_map = build_run_config_map(SPEC, "release-42", "team-a", 3, SETTINGS)
+    path = tmp_path / RUN_CONFIG_KEY
+    path.write_text(config_map["data"][RUN_CONFIG_KEY])
     parsed = read_run_config(path)  # exactly what `assay run --config` does in the pod
-    assert parsed == builders.build_run_config(SPEC, "release-42", "team-a", SETTINGS)
+    assert parsed == runconfig.build_run_config(SPEC, "release-42", "team-a", SETTINGS)
     assert (
         parsed.suite == "/etc/assay/suite"
         and parsed.kb == "/etc/assay/kb"
@@ -316,14 +330,14 @@ def test_bundled_suite_replay_and_cassettes() -> None:
             "repetitions": 2,
         }
     )
-    config = builders.build_run_config(spec, "e", "ns", Settings(runner_image="x"))
+    config = runconfig.build_run_config(spec, "e", "ns", Settings(runner_image="x"))
     # Split in the pod (init container `split`) into the same places a ConfigMap suite is mounted.
     assert (
         config.suite == "/etc/assay/suite" and config.keys == "/etc/assay/key/keys.yaml" and config.kb is None
     )
-    pod = builders.build_job(
-        spec, "e", "ns", 1, builders.Snapshots("b", "sha256:b"), Settings(runner_image="x")
-    )["spec"]["template"]["spec"]
+    pod = build_job(spec, "e", "ns", 1, snapshots.Snapshots("b", "sha256:b"), Settings(runner_image="x"))[
+        "spec"
+    ]["template"]["spec"]
     split = pod["initContainers"][0]
     assert split["name"] == "split" and split["command"] == [
         "assay", "split", "/opt/assay/examples/support-desk", "--public", "/etc/assay/suite", "--keys",
@@ -360,22 +374,22 @@ def _hash(name: str) -> str:
     ],
 )
 def test_job_names_are_deterministic_and_short(name: str, generation: int, expected: str) -> None:
-    assert builders.job_name(name, generation) == expected
-    assert len(builders.job_name(name, generation)) <= 63
+    assert names.job_name(name, generation) == expected
+    assert len(names.job_name(name, generation)) <= 63
 
 
 def test_long_names_sharing_a_prefix_get_distinct_children_and_labels() -> None:
     first, second = "p" * 70 + "-alpha", "p" * 70 + "-beta"
-    assert builders.job_name(first, 1) != builders.job_name(second, 1)
-    assert builders.run_config_name(first + "x" * 200, 1) != builders.run_config_name(second + "x" * 200, 1)
-    one, two = (builders.labels(n)[builders.LABEL_EVALUATION] for n in (first, second))
+    assert names.job_name(first, 1) != names.job_name(second, 1)
+    assert names.run_config_name(first + "x" * 200, 1) != names.run_config_name(second + "x" * 200, 1)
+    one, two = (names.labels(n)[names.LABEL_EVALUATION] for n in (first, second))
     assert one != two and len(one) <= 63 and len(two) <= 63
-    assert builders.labels("short")[builders.LABEL_EVALUATION] == "short"
+    assert names.labels("short")[names.LABEL_EVALUATION] == "short"
 
 
 def test_kueue_queue_suspends_the_job() -> None:
     spec = SPEC.model_copy(update={"queue_name": "team-queue"})
-    job = builders.build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)
+    job = build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)
     assert (
         job["spec"]["suspend"] is True
         and job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-queue"
@@ -386,9 +400,9 @@ def test_brain_snapshot_is_immutable_and_digest_matches_the_runner() -> None:
     from assay_runner.contract import digest_files
 
     data = {"AGENTS.md": "Be kind.\n", "style.md": "Short.\n"}
-    digest = builders.brain_digest(data)
+    digest = snapshots.brain_digest(data)
     assert digest == digest_files({k: v.encode() for k, v in data.items()})
-    snapshot = builders.build_brain_snapshot("e", 1, data, None, digest)
+    snapshot = snapshots.build_brain_snapshot("e", data, None, digest).body()
     assert snapshot["immutable"] is True and snapshot["data"] == data
     assert snapshot["metadata"]["name"] == f"e-brain-{digest[7:17]}"
 
@@ -400,13 +414,13 @@ def test_prices_and_budget_reach_the_run_config(tmp_path: Path) -> None:
             "max_cost_usd": 12.5,
         }
     )
-    config_map = builders.build_run_config_map(spec, "e", "ns", 1, SETTINGS)
-    path = tmp_path / builders.RUN_CONFIG_KEY
-    path.write_text(config_map["data"][builders.RUN_CONFIG_KEY])
+    config_map = build_run_config_map(spec, "e", "ns", 1, SETTINGS)
+    path = tmp_path / RUN_CONFIG_KEY
+    path.write_text(config_map["data"][RUN_CONFIG_KEY])
     parsed = read_run_config(path)
     assert parsed.prices["gpt-small"].input_per_million == 0.5
     assert parsed.prices["gpt-small"].output_per_million == 1.5
     assert parsed.max_cost_usd == 12.5
     # Without them the runner gets none: no price table, no budget.
-    plain = builders.build_run_config(SPEC, "e", "ns", SETTINGS)
+    plain = runconfig.build_run_config(SPEC, "e", "ns", SETTINGS)
     assert plain.prices == {} and plain.max_cost_usd is None

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from assay_operator.campaign import plan as campaign
 from assay_operator.campaign.api import CampaignSpec, CampaignStatus
-from tests.operator.test_campaign import REPLAY, finished_evaluation
+from tests.operator.test_campaign import REPLAY, decide, finished_evaluation
 
 Obj = dict[str, Any]
 
@@ -44,7 +44,7 @@ def test_a_grid_is_the_product_of_its_axes() -> None:
     assert last.candidate.name == "b3-a3-m3" and last.evaluation == "bench-b3-a3-m3"
     assert last.spec["brain"] == {"configMap": {"name": "brain-3"}}
     assert last.spec["agent"]["model"] == "vendor/model-3.5" and last.spec["agent"]["timeoutSeconds"] == 63
-    status = campaign.campaign_status(grid_spec(), wanted, {}, 1, CampaignStatus())
+    status = decide(grid_spec(), wanted, {}, 1, CampaignStatus())
     assert status.grid is not None and status.grid.cells == 64
     assert status.grid.axes["model"] == ["m0", "m1", "m2", "m3"]
     assert status.progress == "0/65"
@@ -115,13 +115,13 @@ def two_cells(**overrides: Any) -> tuple[CampaignSpec, list[campaign.Entry], dic
 
 def test_the_regression_rule_blocks_in_the_status() -> None:
     s, wanted, existing = two_cells()
-    free = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    free = decide(s, wanted, existing, 1, CampaignStatus())
     assert free.winner == "b0-a0" and free.promote
     row = next(r for r in free.candidates or [] if r.name == "b0-a0")
     assert row.vs_incumbent is not None and row.vs_incumbent.judges_fallen is None
 
     s, wanted, existing = two_cells(maxJudgeDrop=0.05)
-    blocked = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    blocked = decide(s, wanted, existing, 1, CampaignStatus())
     assert blocked.winner == "b0-a0" and not blocked.promote
     assert any("judge policy regressed: 0.500 vs the incumbent's 0.700" in r for r in blocked.reasons or [])
     row = next(r for r in blocked.candidates or [] if r.name == "b0-a0")
@@ -133,14 +133,14 @@ def test_the_regression_rule_blocks_in_the_status() -> None:
 def test_min_confidence_fails_closed_without_per_ticket_scores() -> None:
     # An Evaluation's status carries totals, not per-ticket scores: no paired test, so no promotion.
     s, wanted, existing = two_cells(minConfidence=0.9)
-    status = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    status = decide(s, wanted, existing, 1, CampaignStatus())
     assert status.winner == "b0-a0" and not status.promote
     assert any("minConfidence needs per-ticket results" in r for r in status.reasons or [])
 
 
 def test_manual_approval_waits_then_records_who() -> None:
     s, wanted, existing = two_cells(approval="Manual")
-    waiting = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    waiting = decide(s, wanted, existing, 1, CampaignStatus())
     assert waiting.promote and waiting.approval is not None
     assert (waiting.approval.state, waiting.approval.winner) == ("AwaitingApproval", "b0-a0")
     by_type = {c.type: c for c in waiting.conditions or []}
@@ -149,10 +149,10 @@ def test_manual_approval_waits_then_records_who() -> None:
     assert "assay.dev/approved-by" in by_type["AwaitingApproval"].message
 
     # Reconciled again without the annotation: still waiting.
-    again = campaign.campaign_status(s, wanted, existing, 1, waiting)
+    again = decide(s, wanted, existing, 1, waiting)
     assert again.approval is not None and again.approval.state == "AwaitingApproval"
 
-    approved = campaign.campaign_status(s, wanted, existing, 1, waiting, approved_by="alice")
+    approved = decide(s, wanted, existing, 1, waiting, approved_by="alice")
     assert approved.approval is not None and approved.approval.state == "Approved"
     assert approved.approval.approved_by == "alice" and approved.approval.approved_at
     by_type = {c.type: c for c in approved.conditions or []}
@@ -161,7 +161,7 @@ def test_manual_approval_waits_then_records_who() -> None:
     assert "approved by alice" in (approved.message or "")
 
     # The annotation is gone after that; the approval stays for this generation and winner...
-    kept = campaign.campaign_status(s, wanted, existing, 1, approved)
+    kept = decide(s, wanted, existing, 1, approved)
     assert kept.approval == approved.approval
     # ...but a new generation's decision waits for a new approval.
     existing2 = {}
@@ -172,13 +172,13 @@ def test_manual_approval_waits_then_records_who() -> None:
         for c in bumped["status"]["conditions"]:
             c["observedGeneration"] = 2
         existing2[name] = bumped
-    later = campaign.campaign_status(s, wanted, existing2, 2, approved)
+    later = decide(s, wanted, existing2, 2, approved)
     assert later.approval is not None and later.approval.state == "AwaitingApproval"
 
 
 def test_automatic_approval_keeps_todays_behaviour() -> None:
     s, wanted, existing = two_cells()
-    status = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus(), approved_by="alice")
+    status = decide(s, wanted, existing, 1, CampaignStatus(), approved_by="alice")
     assert status.promote and status.approval is None
     ready = next(c for c in status.conditions or [] if c.type == "Ready")
     assert (ready.status, ready.reason) == ("True", "Promote")
@@ -190,7 +190,7 @@ def test_a_full_grid_status_stays_small() -> None:
     figures = {
         e.candidate.name: (0.5 + (i % 50) / 100, i % 4, {"q": 0.7, "p": 0.6}) for i, e in enumerate(wanted)
     }
-    status = campaign.campaign_status(s, wanted, finished_all(wanted, figures), 1, CampaignStatus())
+    status = decide(s, wanted, finished_all(wanted, figures), 1, CampaignStatus())
     assert len(status.candidates or []) == 256 and status.winner is not None
     size = len(json.dumps(status.to_patch()))
     # etcd's default request limit is 1.5 MiB; the whole Campaign object must stay far below it.
@@ -220,7 +220,7 @@ def test_min_confidence_reads_the_per_ticket_scores_in_the_status() -> None:
         )
         for e in wanted
     }
-    status = campaign.campaign_status(s, wanted, existing, 1, CampaignStatus())
+    status = decide(s, wanted, existing, 1, CampaignStatus())
     # b0-a0 gains 3 fully resolved tickets, loses none: McNemar p = 2/8 = 0.25, x2 (Holm, two candidates).
     assert status.winner == "b0-a0" and not status.promote
     row = next(r for r in status.candidates or [] if r.name == "b0-a0")
@@ -234,6 +234,41 @@ def test_min_confidence_reads_the_per_ticket_scores_in_the_status() -> None:
     other = dict(existing)
     name = wanted[1].evaluation
     other[name] = with_paired(json.loads(json.dumps(existing[name])), [1.0] * 4, digest="sha256:other")
-    status = campaign.campaign_status(s, wanted, other, 1, CampaignStatus())
+    status = decide(s, wanted, other, 1, CampaignStatus())
     row = next(r for r in status.candidates or [] if r.name == wanted[1].candidate.name)
     assert row.vs_incumbent is not None and row.vs_incumbent.confidence is None
+
+
+def test_a_full_grid_with_a_mute_agent_decides_within_the_schema() -> None:
+    """64 brains x 4 agents where one agent writes no answer: 64 cells are incomplete and one more is Blocked
+    by its gate, so 65 cells are ineligible and each gives a reason. The status still fits the CRD (its
+    reasons list is bounded, ending with a summary line) and decides."""
+    from tests.operator.test_status_schema import status_schema, violations
+
+    raw = grid(64, 4, 0)
+    del raw["models"]
+    raw["agents"][3]["name"] = "mute"
+    s = grid_spec(grid=raw)
+    wanted = campaign.entries("bench", s)
+    existing = {}
+    for i, entry in enumerate(wanted):
+        name = entry.candidate.name
+        if name.endswith("-mute"):
+            evaluation = finished_evaluation(
+                entry, score=0.0, fully_resolved=0, verdict="Blocked", coverage=0.0
+            )
+        elif name == "b7-a1":
+            evaluation = finished_evaluation(entry, score=0.6, fully_resolved=1, verdict="Blocked")
+        else:
+            evaluation = finished_evaluation(entry, score=0.80 + (i % 17) / 100, fully_resolved=i % 4)
+        existing[entry.evaluation] = evaluation
+    status = decide(s, wanted, existing, 1, CampaignStatus())
+    patch = status.to_patch()
+    assert status.progress == "257/257" and status.winner is not None and status.promote is not None
+    ineligible = [r for r in status.candidates or [] if not r.eligible]
+    assert len(ineligible) >= 65
+    reasons = status.reasons or []
+    assert len(reasons) == 40 and "more" in reasons[-1], reasons[-3:]
+    assert violations(patch, status_schema("campaigns")) == []
+    completed = next(c for c in status.conditions or [] if c.type == "Completed")
+    assert (completed.status, completed.reason) == ("True", "Decided")

@@ -5,6 +5,7 @@ test_ha.py."""
 from __future__ import annotations
 
 import copy
+import threading
 from typing import Any
 
 import pytest
@@ -102,3 +103,39 @@ def test_release_leaves_someone_elses_lease_alone(clock: list[float]) -> None:
     assert a.try_acquire()
     b.release()
     assert store.lease is not None and store.lease["spec"]["holderIdentity"] == "a"
+
+
+class HangingLeases(MemoryLeases):
+    """The apiserver stops answering: every write hangs (far longer than the leader's deadline)."""
+
+    def __init__(self, release: threading.Event) -> None:
+        super().__init__()
+        self.release_hang = release
+
+    def replace(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.release_hang.wait(60)
+        return super().replace(body)
+
+
+def test_a_leader_whose_renewal_hangs_stops_at_its_deadline() -> None:
+    """Safety must not depend on a request returning: the watchdog stops the leader renew_seconds after its
+    last renewal even while the renewal hangs (a standby takes the lease only after lease_seconds)."""
+    unblock = threading.Event()
+    store = HangingLeases(unblock)
+    election = Election("ns", "a", lease_seconds=3, renew_seconds=0.6, retry_seconds=0.05)
+    first = Elector(election, leases=store)  # type: ignore[arg-type]
+    assert first.try_acquire()
+    lost = threading.Event()
+    first.keep(lost.set)
+    try:
+        assert lost.wait(30)  # stopped while the renewal still hangs (it would for 60 s)
+        assert not unblock.is_set()
+    finally:
+        unblock.set()
+
+
+def test_timings_keep_the_leader_inside_its_lease() -> None:
+    for seconds in (3, 6, 15, 120):
+        election = leader.timings("ns", "a", seconds)
+        assert election.renew_seconds < election.lease_seconds
+        assert election.retry_seconds * 4 <= election.renew_seconds

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay_operator import conditions
+from assay_operator.evaluation import outcome as job_outcome
 from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import EvaluationStatus
 from assay_runner.contract import Inputs, RunSummary, SummaryCounts, SummaryRule
@@ -40,55 +41,57 @@ def pod(phase: str, exit_code: int, message: str = "", reason: str = "Completed"
 
 
 def test_running() -> None:
-    assert reconcile.classify(job(None), []).state == "running"
+    assert job_outcome.classify(job(None), []).state == "running"
 
 
 def test_success_with_valid_summary() -> None:
-    outcome = reconcile.classify(
+    outcome = job_outcome.classify(
         job("Complete"), [pod("Succeeded", 0, summary().model_dump_json(by_alias=True))]
     )
     assert outcome.state == "succeeded" and outcome.summary is not None and outcome.summary.verdict == "Pass"
 
 
 def test_success_without_summary_is_unreadable() -> None:
-    outcome = reconcile.classify(job("Complete"), [pod("Succeeded", 0, "")])
+    outcome = job_outcome.classify(job("Complete"), [pod("Succeeded", 0, "")])
     assert (outcome.state, outcome.reason) == ("failed", "ResultUnreadable")
     assert "no summary" in outcome.message
 
 
 def test_a_summary_of_another_schema_version_is_unreadable() -> None:
     future = summary().model_copy(update={"schema_version": 2}).model_dump_json(by_alias=True)
-    outcome = reconcile.classify(job("Complete"), [pod("Succeeded", 0, future)])
+    outcome = job_outcome.classify(job("Complete"), [pod("Succeeded", 0, future)])
     assert (outcome.state, outcome.reason) == ("failed", "ResultUnreadable")
     assert "schemaVersion 2" in outcome.message
 
 
 def test_garbage_summary_is_unreadable() -> None:
-    outcome = reconcile.classify(job("Complete"), [pod("Succeeded", 0, '{"verdict": "Pass"}')])
+    outcome = job_outcome.classify(job("Complete"), [pod("Succeeded", 0, '{"verdict": "Pass"}')])
     assert outcome.reason == "ResultUnreadable" and "not a valid RunSummary" in outcome.message
 
 
 def test_pass_claim_from_a_failed_container_is_not_accepted() -> None:
-    outcome = reconcile.classify(
+    outcome = job_outcome.classify(
         job("Complete"), [pod("Succeeded", 1, summary().model_dump_json(by_alias=True))]
     )
     assert outcome.reason == "ResultUnreadable"
 
 
 def test_deadline() -> None:
-    outcome = reconcile.classify(
+    outcome = job_outcome.classify(
         job("Failed", "DeadlineExceeded", "Job was active longer than specified"), []
     )
     assert outcome.reason == "DeadlineExceeded" and "spec.deadlineSeconds" in outcome.message
 
 
 def test_oom_is_named() -> None:
-    outcome = reconcile.classify(job("Failed", "BackoffLimitExceeded"), [pod("Failed", 137, "", "OOMKilled")])
+    outcome = job_outcome.classify(
+        job("Failed", "BackoffLimitExceeded"), [pod("Failed", 137, "", "OOMKilled")]
+    )
     assert outcome.reason == "OOMKilled" and "OOMKilled" in outcome.message and "memory" in outcome.message
 
 
 def test_bad_input_carries_the_runners_message() -> None:
-    outcome = reconcile.classify(
+    outcome = job_outcome.classify(
         job("Failed", "PodFailurePolicy"),
         [pod("Failed", 2, "assay: error: bad input\nsuite.yaml:3: judges[0]...", "Error")],
     )
@@ -107,13 +110,13 @@ def test_a_summary_bound_to_the_mounted_snapshots_is_accepted() -> None:
     bound = summary()
     bound.inputs.public_digest, bound.inputs.key_digest = "sha256:p", "sha256:k"
     message = bound.model_dump_json(by_alias=True)
-    outcome = reconcile.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, message)])
+    outcome = job_outcome.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, message)])
     assert outcome.state == "succeeded"
 
 
 def test_a_foreign_brain_digest_blocks() -> None:
     message = summary().model_dump_json(by_alias=True)  # brain sha256:b
-    outcome = reconcile.classify(mounted(brain="sha256:other"), [pod("Succeeded", 0, message)])
+    outcome = job_outcome.classify(mounted(brain="sha256:other"), [pod("Succeeded", 0, message)])
     assert (outcome.state, outcome.reason) == ("failed", "ResultUnreadable")
     assert "brain digest sha256:b is not the snapshot's sha256:other" in outcome.message
 
@@ -122,10 +125,10 @@ def test_a_foreign_suite_part_blocks() -> None:
     bound = summary()
     bound.inputs.public_digest, bound.inputs.key_digest = "sha256:p", "sha256:forged"
     message = bound.model_dump_json(by_alias=True)
-    outcome = reconcile.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, message)])
+    outcome = job_outcome.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, message)])
     assert outcome.reason == "ResultUnreadable" and "answer key digest sha256:forged" in outcome.message
     unbound = summary().model_dump_json(by_alias=True)  # no suite digests at all: not accepted either
-    outcome = reconcile.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, unbound)])
+    outcome = job_outcome.classify(mounted(public="sha256:p", key="sha256:k"), [pod("Succeeded", 0, unbound)])
     assert outcome.reason == "ResultUnreadable" and "(none)" in outcome.message
 
 
@@ -137,12 +140,12 @@ def test_an_oom_in_the_answer_phase_is_named() -> None:
             "initContainerStatuses": [{"name": "answer", "state": {"terminated": killed}}],
         }
     }
-    outcome = reconcile.classify(job("Failed", "BackoffLimitExceeded"), [failed])
+    outcome = job_outcome.classify(job("Failed", "BackoffLimitExceeded"), [failed])
     assert outcome.reason == "OOMKilled" and "the answer container was OOMKilled" in outcome.message
 
 
 def test_finished_status_pass() -> None:
-    outcome = reconcile.Outcome("succeeded", "Completed", "", summary())
+    outcome = job_outcome.Outcome("succeeded", "Completed", "", summary())
     status = reconcile.finished_status(
         outcome, EvaluationStatus(), 4, "2026-12-02T00:00:00Z", "e-g4"
     ).to_patch()
@@ -154,7 +157,7 @@ def test_finished_status_pass() -> None:
 
 
 def test_finished_status_blocked_is_stalled_with_reason() -> None:
-    outcome = reconcile.Outcome("succeeded", "Completed", "", summary("Blocked"))
+    outcome = job_outcome.Outcome("succeeded", "Completed", "", summary("Blocked"))
     status = reconcile.finished_status(outcome, EvaluationStatus(), 1, "t", "e-g1").to_patch()
     stalled, completed = (
         next(c for c in status["conditions"] if c["type"] == t) for t in ("Stalled", "Completed")
@@ -166,7 +169,7 @@ def test_finished_status_blocked_is_stalled_with_reason() -> None:
 
 def test_failure_status_blocks() -> None:
     status = reconcile.finished_status(
-        reconcile.Outcome("failed", "OOMKilled", "boom"), EvaluationStatus(), 2, "t", "e-g2"
+        job_outcome.Outcome("failed", "OOMKilled", "boom"), EvaluationStatus(), 2, "t", "e-g2"
     ).to_patch()
     assert status["verdict"] == "Blocked" and "OOMKilled" in status["message"]
     assert next(c for c in status["conditions"] if c["type"] == "Stalled")["reason"] == "OOMKilled"
@@ -181,3 +184,27 @@ def test_transition_time_changes_only_on_flip() -> None:
     done = conditions.merge(again, conditions.finished("Pass", "Passed", "ok"), 1, at="T3")
     times = {c.type: c.last_transition_time for c in done}
     assert times == {"Ready": "T3", "Completed": "T3", "Reconciling": "T3", "Stalled": "T1"}
+
+
+def test_an_override_records_who_why_and_what_the_gate_said() -> None:
+    blocked = reconcile.finished_status(
+        job_outcome.Outcome("failed", "DeadlineExceeded", "too slow"), EvaluationStatus(), 2, "t", "e-g2"
+    )
+    passed = reconcile.overridden_status(blocked, 2, "Pass", "known flaky ticket", "alice", "t2")
+    assert passed.verdict == "Pass" and passed.override is not None
+    assert (passed.override.by, passed.override.gate_verdict, passed.override.generation) == (
+        "alice",
+        "Blocked",
+        2,
+    )
+    conditions_by_type = {c.type: c for c in passed.conditions or []}
+    assert (conditions_by_type["Ready"].status, conditions_by_type["Ready"].reason) == ("True", "Overridden")
+    assert conditions_by_type["Stalled"].status == "False"
+    assert "by override of alice: known flaky ticket" in (passed.message or "")
+    assert "the gate's verdict: Blocked" in (passed.message or "")
+    # Overriding again keeps what the gate itself said; a new run clears the override.
+    merged = EvaluationStatus.model_validate({**blocked.to_patch(), **passed.to_patch()})
+    again = reconcile.overridden_status(merged, 2, "Blocked", "on second thought", "bob", "t3")
+    assert again.override is not None and again.override.gate_verdict == "Blocked"
+    running = reconcile.running_status(merged, 3, "e-g3", "sha256:b", "t4")
+    assert running.to_patch()["override"] is None

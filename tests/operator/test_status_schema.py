@@ -8,6 +8,8 @@ the generated CRDs, so a model and its schema cannot drift apart either.
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,10 @@ import yaml
 from pydantic import ValidationError
 
 from assay_operator.campaign import plan as campaign
+from assay_operator.campaign import status as campaign_status
 from assay_operator.campaign.api import CampaignSpec, CampaignStatus
+from assay_operator.campaign.children import parse_children
+from assay_operator.evaluation import outcome as job_outcome
 from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import EvaluationStatus, TicketsStatus
 from assay_runner.contract import (
@@ -48,7 +53,8 @@ def status_schema(plural: str) -> Obj:
 
 def violations(value: Any, schema: Obj, path: str = "status") -> list[str]:
     """Where `value` breaks the structural schema: undeclared fields (what the apiserver would prune), wrong
-    types, values outside an enum, missing required fields, null where null is not allowed."""
+    types, values outside an enum, missing required fields, null where null is not allowed — and the bounds
+    the apiserver refuses a whole patch for (maxItems, maxLength, maxProperties, pattern)."""
     if value is None:
         return [] if schema.get("nullable") else [f"{path}: null is not allowed"]
     expected = TYPES[schema["type"]]
@@ -57,6 +63,11 @@ def violations(value: Any, schema: Obj, path: str = "status") -> list[str]:
     found: list[str] = []
     if "enum" in schema and value not in schema["enum"]:
         found.append(f"{path}: {value!r} is not one of {schema['enum']}")
+    for bound, size in (("maxItems", len), ("maxLength", len), ("maxProperties", len)):
+        if bound in schema and size(value) > schema[bound]:
+            found.append(f"{path}: {size(value)} over {bound} {schema[bound]}")
+    if "pattern" in schema and isinstance(value, str) and not re.search(schema["pattern"], value):
+        found.append(f"{path}: {value!r} does not match {schema['pattern']}")
     if schema["type"] == "array":
         for index, item in enumerate(value):
             found += violations(item, schema["items"], f"{path}[{index}]")
@@ -94,14 +105,14 @@ def full_summary(verdict: str = "Blocked") -> RunSummary:
 def evaluation_shapes() -> dict[str, EvaluationStatus]:
     empty = EvaluationStatus()
     running = reconcile.running_status(empty, 2, "e-g2", "sha256:brain", "2026-12-03T00:00:00Z")
-    finished = reconcile.Outcome("succeeded", "Completed", "", full_summary())
+    finished = job_outcome.Outcome("succeeded", "Completed", "", full_summary())
     return {
         "waiting": reconcile.waiting_status(empty, 1, "BrainNotFound", "no brain", stalled=True),
         "invalid": reconcile.invalid_status(empty, 1, "invalid spec: brain: Field required"),
         "running": running,
         "finished": reconcile.finished_status(finished, running, 2, "2026-12-03T00:10:00Z", "e-g2"),
         "failed": reconcile.finished_status(
-            reconcile.Outcome("failed", "OOMKilled", "raise memory"), running, 2, "t", "e-g2"
+            job_outcome.Outcome("failed", "OOMKilled", "raise memory"), running, 2, "t", "e-g2"
         ),
     }
 
@@ -128,7 +139,7 @@ def campaign_shapes() -> dict[str, CampaignStatus]:
             "metadata": {"name": entry.evaluation, "generation": 1},
             "spec": entry.spec,
             "status": reconcile.finished_status(
-                reconcile.Outcome("succeeded", "Completed", "", full_summary("Pass")),
+                job_outcome.Outcome("succeeded", "Completed", "", full_summary("Pass")),
                 EvaluationStatus(),
                 1,
                 "t",
@@ -139,10 +150,10 @@ def campaign_shapes() -> dict[str, CampaignStatus]:
     }
     empty = CampaignStatus()
     return {
-        "progress": campaign.campaign_status(spec, wanted, {}, 1, empty),
-        "decided": campaign.campaign_status(spec, wanted, finished, 1, empty),
-        "conflict": campaign.conflict_status(empty, 1, "an Evaluation named release-a already exists"),
-        "invalid": campaign.invalid_status(empty, 1, "invalid spec: candidates: too short"),
+        "progress": campaign_status.campaign_status(spec, wanted, {}, 1, empty),
+        "decided": campaign_status.campaign_status(spec, wanted, parse_children(finished.values()), 1, empty),
+        "conflict": campaign_status.conflict_status(empty, 1, "an Evaluation named release-a already exists"),
+        "invalid": campaign_status.invalid_status(empty, 1, "invalid spec: candidates: too short"),
     }
 
 
@@ -181,3 +192,51 @@ def test_the_schema_walk_finds_what_the_apiserver_would_prune() -> None:
         "status.rules[0].detail: required",
         "status.tickets.failng: not in the CRD schema (the apiserver would prune it)",
     ]
+
+
+HUGE = "x" * 20_000
+
+
+def extreme_summary() -> RunSummary:
+    """A RunSummary at and past every bound the status has: more rules than the status may list, long
+    details, many failing tickets, more per-ticket scores than the status holds."""
+    from assay_runner.contract import PairedTickets
+
+    summary = full_summary("Blocked")
+    rules = [SummaryRule(name=f"rule{i}", passed=i % 3 != 0, detail=HUGE, value=0.5) for i in range(40)]
+    paired = PairedTickets(tickets_digest="sha256:t", scores=[0.5] * 900, resolved="0" * 900)
+    return summary.model_copy(
+        update={"rules": rules, "failing_tickets": [f"T-{i}" for i in range(300)], "paired": paired}
+    )
+
+
+def extreme_evaluation_shapes() -> dict[str, EvaluationStatus]:
+    empty = EvaluationStatus()
+    running = reconcile.running_status(empty, 2, "e-g2", "sha256:brain", "t", rerun=HUGE)
+    return {
+        "waiting": reconcile.waiting_status(empty, 1, "BrainNotFound", HUGE, stalled=True),
+        "invalid": reconcile.invalid_status(empty, 1, HUGE),
+        "finished": reconcile.finished_status(
+            job_outcome.Outcome("succeeded", "Completed", "", extreme_summary()), running, 2, "t", "e-g2"
+        ),
+        "odd-job-reason": reconcile.finished_status(
+            job_outcome.Outcome("failed", "not a valid/reason 42!", HUGE), running, 2, "t", "e-g2"
+        ),
+    }
+
+
+@pytest.mark.parametrize("shape", sorted(extreme_evaluation_shapes()))
+def test_an_evaluation_status_at_the_limits_still_fits(shape: str) -> None:
+    """Built from inputs past every bound, the status is cut to fit by construction (and says so) instead
+    of being refused by the apiserver."""
+    patch = extreme_evaluation_shapes()[shape].to_patch()
+    assert violations(patch, status_schema("evaluations")) == []
+    assert len(json.dumps(patch)) < 64 * 1024
+
+
+def test_a_cut_rules_list_keeps_the_failed_rules_and_counts_the_rest() -> None:
+    status = extreme_evaluation_shapes()["finished"]
+    rules = status.rules or []
+    assert len(rules) == 16 and all(not r.passed for r in rules[:14])  # 14 of the 40 rules failed
+    assert rules[-1].name == "more" and "25 more rules" in rules[-1].detail and status.paired is None
+    assert status.rules is not None and status.rules[0].detail.endswith("…")

@@ -20,9 +20,9 @@ from typing import Any, Protocol
 
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
-from tests.operator_cluster import support
-from tests.operator_cluster.support import Images, OperatorProcess
+from assay_dev.operator_support import Images, OperatorProcess
 
 _OPERATORS = pytest.StashKey[list[OperatorProcess]]()
 _POD_LOGS = pytest.StashKey[tuple[LocalKubelet, list[str]]]()

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ApiError, ControlPlane, KubeApi
 from assay_dev.cluster.wait import wait_until
-from tests.operator_cluster import support
-from tests.operator_cluster.support import OperatorProcess, condition, get_or_none
+from assay_dev.operator_support import OperatorProcess, condition, get_or_none
 
 pytestmark = pytest.mark.cluster
 Obj = dict[str, Any]

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.wait import wait_until
-from tests.operator_cluster import support
-from tests.operator_cluster.support import OperatorProcess, condition, get_or_none
+from assay_dev.operator_support import OperatorProcess, condition, get_or_none
+from tests.operator_cluster.conftest import StartOperator
 from tests.operator_cluster.test_campaign import campaign, unfinished_peak, wait_for_decision
 
 pytestmark = pytest.mark.cluster
@@ -150,3 +151,43 @@ def test_a_64_cell_grid_decides_and_waits_for_approval(
         "wait", "-n", namespace, "--for=condition=Ready", "campaign/bench", "--timeout=30s"
     )
     assert "condition met" in ok.stdout
+
+
+def mute_grid_spec(brain: str) -> Obj:
+    """64 brains x 4 agents, one of which (`mute`) writes no answer: 64 incomplete cells, and cell b7-okay
+    Blocked by its gate (the fake runner's canned summaries, chosen by the cell's name)."""
+    agent = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
+    return {
+        "suite": {"bundled": "support-desk"},
+        "resources": dict(support.SMALL),
+        "repetitions": 1,
+        "maxParallel": 16,
+        "incumbent": {"name": "live", "brain": {"configMap": {"name": brain}}, "agent": agent},
+        "grid": {
+            "brains": [{"name": f"b{i}", "brain": {"configMap": {"name": brain}}} for i in range(64)],
+            "agents": [{"name": name, "agent": agent} for name in ("good", "fine", "okay", "mute")],
+        },
+    }
+
+
+@pytest.mark.timeout(3600)
+def test_a_256_cell_grid_with_a_mute_agent_decides(
+    admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
+) -> None:
+    """The largest grid, 65 cells ineligible, each with a reason line: the status stays within the CRD (the
+    reasons list ends with a count line) and the Campaign decides — before, the apiserver refused the status
+    and the Campaign read "255/257 ... waiting for the rest" for ever. The runner is the fake one: the
+    figures are the canned summaries', the operator's work is real."""
+    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    admin.create(support.campaigns_path(namespace), campaign("grid", mute_grid_spec(brains("v1"))))
+    done = wait_for_decision(admin, namespace, "grid", operator, timeout=3300)
+    status = done["status"]
+    assert status["progress"] == "257/257" and status["grid"]["cells"] == 256
+    rows = {r["name"]: r for r in status["candidates"]}
+    ineligible = [name for name, row in rows.items() if not row.get("eligible")]
+    assert len(ineligible) == 65 and all(n.endswith("-mute") for n in ineligible if n != "b7-okay")
+    assert status["winner"] is not None and not status["winner"].endswith("-mute")
+    reasons = status["reasons"]
+    assert len(reasons) == 40 and reasons[-1].startswith("… and ") and "more" in reasons[-1]
+    support.assert_conditions(done, {"Completed": "True", "Reconciling": "False"}, 1)
+    assert not any("StatusRefused" in str(c) for c in status["conditions"])

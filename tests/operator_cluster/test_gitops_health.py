@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
+from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
+from assay_dev.operator_support import condition_status, replay_spec
 from tests.gitops import real_kstatus
 from tests.gitops.test_argocd_health import health
-from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import condition_status, replay_spec
+
+pytestmark = pytest.mark.cluster
 
 
 def test_flux_and_argo_cd_read_real_evaluations(

@@ -1,7 +1,7 @@
 """Two replicas with leader election (assay_operator.leader): exactly one reconciles; when the leader is
 killed (SIGKILL, no cleanup) during a burst of Evaluations the standby takes over once the lease expires;
 still exactly one Job per generation and every verdict right. The takeover time is printed (the benchmark,
-bench/operator_latency.py --takeover, measures it over ten kills)."""
+bench/takeover.py, measures it over several kills during bursts)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,19 @@ import time
 from collections.abc import Callable
 
 import httpx
+import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
 from assay_dev.cluster.wait import wait_until
+from assay_dev.operator_support import OperatorProcess, replay_spec
 from assay_operator import rbac
 from assay_operator.leader import LEASE_NAME
-from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import OperatorProcess, replay_spec
 
 LEASE_SECONDS = 6
+
+pytestmark = pytest.mark.cluster
 
 
 def holder(admin: KubeApi, namespace: str) -> str | None:

@@ -9,10 +9,10 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ApiError, ControlPlane, KubeApi
+from assay_dev.operator_support import OperatorProcess, condition, evaluation, replay_spec
 from assay_runner.contract import RunSummary, digest_files
-from tests.operator_cluster import support
-from tests.operator_cluster.support import OperatorProcess, condition, evaluation, replay_spec
 
 pytestmark = pytest.mark.cluster
 

@@ -8,12 +8,12 @@ from collections.abc import Callable
 
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.wait import wait_until
+from assay_dev.operator_support import HANGING_AGENT, Obj, OperatorProcess, condition, replay_spec
 from assay_operator import rbac
-from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import HANGING_AGENT, Obj, OperatorProcess, condition, replay_spec
 
 pytestmark = pytest.mark.cluster
 

@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ApiError, ControlPlane, KubeApi
+from assay_dev.operator_support import Obj, OperatorProcess
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.settings import PRESET_KINDS
-from tests.operator_cluster import support
-from tests.operator_cluster.support import Obj, OperatorProcess
 
 pytestmark = pytest.mark.cluster
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import ImageSpec, KubeApi, LocalKubelet
 from assay_dev.cluster.podspec import DEFAULT_PATH
+from assay_dev.operator_support import evaluation
 from assay_dev.servers.model_server import ModelServer, Say, Script, WriteFile
 from tests.agents.conftest import AGENTS_BIN, CLIS
-from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import evaluation
 
 pytestmark = pytest.mark.cluster
 

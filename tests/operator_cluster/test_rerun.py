@@ -9,14 +9,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
 from assay_dev.cluster.wait import wait_until
-from assay_operator.evaluation import builders
-from tests.operator_cluster import support
+from assay_dev.operator_support import replay_spec
+from assay_operator.evaluation import names
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import replay_spec
 
-RERUN = builders.RERUN_ANNOTATION
+RERUN = names.RERUN_ANNOTATION
 
 
 def annotate(admin: KubeApi, namespace: str, name: str, token: str | None) -> None:
@@ -56,7 +56,7 @@ def test_a_new_token_reruns_the_same_generation(
     assert first["status"]["jobName"] == "pass-rerun-g1" and "rerun" not in first["status"]
 
     annotate(admin, namespace, "pass-rerun", "after-judge-fix")
-    second_job = builders.job_name("pass-rerun", 1, "after-judge-fix")
+    second_job = names.job_name("pass-rerun", 1, "after-judge-fix")
     second = wait_for_run(admin, namespace, "pass-rerun", second_job, operator)
     assert second["metadata"]["generation"] == 1  # an annotation is not a spec change
     assert second["status"]["rerun"] == "after-judge-fix"
@@ -90,7 +90,7 @@ def test_a_rerun_while_running_replaces_the_run(
     support.create_evaluation(admin, namespace, "busy", replay_spec(brain, agent=support.slow_agent(3)))
     support.running_pod(admin, namespace, "busy-g1")
     annotate(admin, namespace, "busy", "now")
-    rerun_job = builders.job_name("busy", 1, "now")
+    rerun_job = names.job_name("busy", 1, "now")
     done = wait_for_run(admin, namespace, "busy", rerun_job, operator)
     assert done["status"]["verdict"] == "Pass" and done["status"]["rerun"] == "now"
     wait_until(lambda: job_names(admin, namespace, "busy") == [rerun_job], timeout=60, what="one Job")

@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
+from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi, LocalKubelet
+from assay_dev.operator_support import OperatorProcess, evaluation, replay_spec
 from assay_dev.servers.auth_proxy import AuthProxy
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_dev.servers.mlflow_server import mlflow_server
-from tests.operator_cluster import support
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.support import OperatorProcess, evaluation, replay_spec
 
 pytestmark = pytest.mark.cluster
 

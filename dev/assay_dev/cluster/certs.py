@@ -31,6 +31,8 @@ class Certs:
     apiserver_cert: Path
     apiserver_key: Path
     client_ca: Path
+    client_ca_key: Path
+    """Signs users' client certificates (users.py): a user's name is its CN, its groups its O attributes."""
     admin_cert: Path
     admin_key: Path
     sa_private_key: Path
@@ -153,8 +155,27 @@ def write_certs(directory: Path) -> Certs:
         apiserver_cert=_write_cert(directory / "apiserver.crt", apiserver[0]),
         apiserver_key=_write_key(directory / "apiserver.key", apiserver[1]),
         client_ca=_write_cert(directory / "client-ca.crt", client_ca[0]),
+        client_ca_key=_write_key(directory / "client-ca.key", client_ca[1]),
         admin_cert=_write_cert(directory / "admin.crt", admin[0]),
         admin_key=_write_key(directory / "admin.key", admin[1]),
         sa_private_key=_write_key(directory / "sa.key", sa_key),
         sa_public_key=sa_public,
+    )
+
+
+def write_loopback_serving_cert(directory: Path, common_name: str) -> tuple[Path, Path, Path]:
+    """A fresh CA and a serving certificate for 127.0.0.1 / localhost it signs, written as ca.crt, tls.crt
+    and tls.key under `directory` (the names controller-runtime's webhook server reads): for a webhook the
+    apiserver calls on loopback. Returns (ca, cert, key)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ca = _ca(f"{common_name}-ca")
+    sans: list[x509.GeneralName] = [
+        x509.DNSName("localhost"),
+        x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+    ]
+    cert, key = _leaf(ca, _name(common_name), ExtendedKeyUsageOID.SERVER_AUTH, sans)
+    return (
+        _write_cert(directory / "ca.crt", ca[0]),
+        _write_cert(directory / "tls.crt", cert),
+        _write_key(directory / "tls.key", key),
     )

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import fcntl
+import functools
 import json
 import logging
 import os
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from . import waiting
 from .kubeapi import ApiError, KubeApi, pods_path
 from .podspec import ConfigError, ImageSpec, container_argv, container_env, identity, pod_hostname
 from .volumes import MountError, materialize
@@ -473,6 +475,7 @@ class _PodWorker:
         self._gone = threading.Event()
         self._wake = threading.Event()
         self._evict_message: str | None = None
+        self.events = waiting.PodEvents(kubelet.api, pod, kubelet.node_name)
         self._lock = threading.Lock()
         self._thread = threading.Thread(
             target=self._run, name=f"pod-{self.namespace}/{self.name}", daemon=True
@@ -618,20 +621,21 @@ class _PodWorker:
                     pod = self.pod
                 volumes_dir = self.dir / "volumes"
                 shutil.rmtree(volumes_dir, ignore_errors=True)
-                return {
-                    v["name"]: materialize(
-                        pod,
-                        v,
-                        volumes_dir,
-                        objects=self.kubelet,
-                        tokens=self.kubelet.token,
-                        allocatable=self.kubelet.allocatable,
-                    )
-                    for v in pod["spec"].get("volumes") or []
-                }
-            except (MountError, _UnknownImage) as error:
-                reason = "ErrImagePull" if isinstance(error, _UnknownImage) else "ContainerCreating"
-                self._set_waiting(reason, str(error))
+                mount = functools.partial(
+                    materialize,
+                    pod,
+                    volumes_dir=volumes_dir,
+                    objects=self.kubelet,
+                    tokens=self.kubelet.token,
+                    allocatable=self.kubelet.allocatable,
+                )
+                return waiting.mount_all(pod["spec"].get("volumes") or [], mount)
+            except waiting.FailedMount as error:  # as kubelet: default waiting reasons, the why in an Event
+                self.events.warning("FailedMount", str(error))
+                self._set_waiting(waiting.default_waiting(pod)["waiting"]["reason"], "")
+                self._sleep(1.0)
+            except _UnknownImage as error:
+                self._set_waiting("ErrImagePull", str(error))
                 self._sleep(1.0)
         return None
 
@@ -646,9 +650,9 @@ class _PodWorker:
     def _set_waiting(self, reason: str, message: str) -> None:
         changed = False
         for c in self.containers:
-            waiting = {"waiting": {"reason": reason, "message": message}}
-            if c.process is None and c.state != waiting:
-                c.state = waiting
+            state = {"waiting": {"reason": reason, **({"message": message} if message else {})}}
+            if c.process is None and c.state != state:
+                c.state = state
                 changed = True
         if changed:
             log.warning("local kubelet: pod %s/%s: %s: %s", self.namespace, self.name, reason, message)

@@ -67,7 +67,12 @@ def _keyed_files(obj: Obj | None, kind: str, source: Obj, default_mode: int) -> 
         if item["key"] not in data:
             if source.get("optional"):
                 continue
-            raise MountError(f"configmap references non-existent config key: {item['key']}")
+            what = (
+                "configmap references non-existent config key"
+                if kind == "ConfigMap"
+                else ("references non-existent secret key")
+            )
+            raise MountError(f"{what}: {item['key']}")  # kubelet's own words
         files[item["path"]] = (data[item["key"]], _mode(item, default_mode))
     return files
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from assay_operator import approvals
 from assay_operator.evaluation.api import (
     AgentSpec,
     ApiModel,
@@ -41,9 +42,11 @@ CANDIDATE_NAME = r"^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$"
 # A grid cell is named by its axis values joined with "-": three of these stay within a label value (63).
 AXIS_NAME = r"^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$"
 MAX_CELLS = 256
+MAX_REASONS, MAX_REASON_LENGTH, MAX_MESSAGE_LENGTH = 40, 1024, 4096
 Approval = Literal["Automatic", "Manual"]
-APPROVED_BY = "assay.dev/approved-by"
-"""The annotation a person sets to approve a decided promotion (its value: who approved)."""
+APPROVED_BY = approvals.APPROVED_BY
+"""The annotation a person sets to approve a decided promotion (its value: who approved, which the chart's
+admission policy checks is the requesting user; see assay_operator.approvals)."""
 AWAITING_APPROVAL = "AwaitingApproval"
 
 
@@ -168,8 +171,8 @@ class CampaignSpec(ApiModel):
     max_judge_drop: float | None = Field(default=None, ge=0, le=1)
     """Promote only when no judge's mean is below the incumbent's by more than this, e.g. 0.05."""
     approval: Approval = "Automatic"
-    """`Manual`: a decided promotion waits (AwaitingApproval) until a person sets the annotation
-    `assay.dev/approved-by: <who>`; `Automatic`: it is promoted when decided."""
+    """`Manual`: a decided promotion waits (AwaitingApproval) until a person allowed to approve sets the
+    annotation `assay.dev/approved-by: <their user name>`; `Automatic`: it is promoted when decided."""
     gate: GateOverrides | None = None
     """Overrides of the suite's gate, for every Evaluation."""
     gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")
@@ -265,9 +268,12 @@ class CampaignStatus(ApiModel):
     """The release-key winner among candidates with complete coverage."""
     promote: bool | None = None
     """Whether the winner may replace the incumbent (Ready mirrors it)."""
-    reasons: list[Annotated[str, Field(max_length=1024)]] | None = Field(default=None, max_length=40)
-    """Why, one line each — even when the labels agree."""
-    message: str | None = Field(default=None, max_length=4096)
+    reasons: list[Annotated[str, Field(max_length=MAX_REASON_LENGTH)]] | None = Field(
+        default=None, max_length=MAX_REASONS
+    )
+    """Why, one line each — even when the labels agree; past MAX_REASONS, a last line counts the rest
+    (every candidate's own row says whether it is eligible)."""
+    message: str | None = Field(default=None, max_length=MAX_MESSAGE_LENGTH)
     conditions: list[Condition] | None = Field(default=None, max_length=16)
 
 

@@ -17,7 +17,6 @@ annotation with nothing awaiting approval is removed with a Warning Event saying
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import threading
@@ -27,14 +26,18 @@ from typing import Any, cast
 import kopf
 from pydantic import ValidationError
 
-from assay_operator import kube, metrics
+from assay_operator import bounded, events, kube, metrics, status_writer
 from assay_operator.campaign import api as campaign_api
 from assay_operator.campaign import plan as campaign
+from assay_operator.campaign import status as campaign_status
+from assay_operator.campaign.children import Child, parse_children
 from assay_operator.evaluation import api
 from assay_operator.evaluation.api import GROUP, VERSION
-from assay_operator.evaluation.handlers import RETRY_SECONDS
+from assay_operator.retries import Retries
+from assay_operator.startup import RETRY_SECONDS
 
 log = logging.getLogger("assay.operator.campaign")
+RETRIES = Retries()
 _locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
 _locks_guard = threading.Lock()
 
@@ -44,8 +47,9 @@ def _lock(namespace: str, name: str) -> threading.Lock:
         return _locks[(namespace, name)]
 
 
-def _children(namespace: str, owner: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The Campaign's own Evaluations (owner reference, not just the label: a label proves nothing)."""
+def _children(namespace: str, owner: dict[str, Any]) -> dict[str, Child]:
+    """The Campaign's own Evaluations (owner reference, not just the label: a label proves nothing), each
+    parsed once."""
     selector = f"{campaign.LABEL_CAMPAIGN}={campaign.campaign_label(owner['metadata']['name'])}"
     listed = cast(
         dict[str, Any],
@@ -54,12 +58,53 @@ def _children(namespace: str, owner: dict[str, Any]) -> dict[str, dict[str, Any]
         ),
     )
     uid = owner["metadata"]["uid"]
-    return {item["metadata"]["name"]: item for item in listed.get("items", []) if kube.owned_by(item, uid)}
+    return parse_children(item for item in listed.get("items", []) if kube.owned_by(item, uid))
 
 
-def _patch_status(namespace: str, name: str, status: campaign_api.CampaignStatus) -> None:
-    if not kube.patch_status(campaign_api.PLURAL, namespace, name, status.to_patch()):
+def _patch_status(
+    owner: dict[str, Any], current: campaign_api.CampaignStatus, status: campaign_api.CampaignStatus
+) -> bool:
+    """Write the status; False when it was not written as built (the Campaign is gone, or the status was
+    refused and Stalled with the reason was written instead)."""
+    namespace, name = owner["metadata"]["namespace"], owner["metadata"]["name"]
+    generation = int(owner["metadata"]["generation"])
+    written = status_writer.write(
+        campaign_api.PLURAL,
+        namespace,
+        name,
+        lambda: status,
+        lambda problem: campaign_status.refused_status(current, generation, problem),
+        lambda message: events.warning(owner, status_writer.REASON, message),
+    )
+    if written is None:
         log.info("Campaign %s/%s is gone; status not written", namespace, name)
+    return written is not None and written.refused is None
+
+
+def _cannot_reconcile(namespace: str, name: str, error: BaseException) -> None:
+    """A reconcile failed again and again: say so in the status (Stalled), never leave it silent."""
+    owner = kube.get_custom(campaign_api.PLURAL, namespace, name)
+    if owner is None:
+        return
+    current = campaign_status.parse_status(owner.get("status"))
+    problem = bounded.text(f"the operator cannot reconcile it: {error}", 400)
+    generation = int(owner["metadata"]["generation"])
+    _patch_status(owner, current, campaign_status.refused_status(current, generation, problem))
+
+
+def _reconcile_from_event(namespace: str, name: str) -> None:
+    """A reconcile an event asked for: one that fails is retried later (kopf would drop it)."""
+    try:
+        reconcile_campaign(namespace, name)
+    except (kopf.PermanentError, kopf.TemporaryError):
+        pass  # reported in the Campaign's status by then; its own handler retries what can be retried
+    except Exception as error:  # the apiserver away, a conflict: try again, then report
+        RETRIES.failed(
+            ("Campaign", namespace, name),
+            lambda: reconcile_campaign(namespace, name),
+            error,
+            lambda last: _cannot_reconcile(namespace, name, last),
+        )
 
 
 def _event(owner: dict[str, Any], kind: str, reason: str, message: str) -> None:
@@ -110,33 +155,38 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             return
         generation = int(owner["metadata"]["generation"])
         stored = dict(owner.get("status") or {})
-        current = campaign.parse_status(stored)
+        current = campaign_status.parse_status(stored)
         try:
             spec = campaign_api.CampaignSpec.model_validate(owner.get("spec") or {})
             wanted = campaign.entries(name, spec)
         except (ValidationError, ValueError) as exc:
             detail = api.problems(exc) if isinstance(exc, ValidationError) else str(exc)
             message = f"invalid spec: {detail}"
-            _patch_status(namespace, name, campaign.invalid_status(current, generation, message))
+            _patch_status(owner, current, campaign_status.invalid_status(current, generation, message))
             raise kopf.PermanentError(message) from exc
         existing = _children(namespace, owner)
         problem = _apply(namespace, owner, campaign.plan(wanted, existing, spec.max_parallel))
         if problem is not None:
-            _patch_status(namespace, name, campaign.conflict_status(current, generation, problem))
+            _patch_status(owner, current, campaign_status.conflict_status(current, generation, problem))
             _event(owner, "Warning", "NameConflict", problem)
             # The other object's deletion wakes nothing of ours: look again later.
             raise kopf.TemporaryError(problem, delay=30)
         annotations = owner["metadata"].get("annotations") or {}
         approved_by = annotations.get(campaign_api.APPROVED_BY)
-        status = campaign.campaign_status(
-            spec, wanted, _children(namespace, owner), generation, current, approved_by
-        )
+        try:
+            status = campaign_status.campaign_status(
+                spec, wanted, _children(namespace, owner), generation, current, approved_by
+            )
+        except ValidationError as error:  # a bound the status model enforces: Stalled, saying which
+            problem = f"the operator built a status its schema refuses: {api.problems(error)}"
+            status = campaign_status.refused_status(current, generation, bounded.text(problem, 400))
         if approved_by is not None:
             _take_approval(owner, current, status, approved_by)
         patch = status.to_patch()
         if all(stored.get(k) == v for k, v in patch.items()):
             return  # nothing changed: no write, no event
-        _patch_status(namespace, name, status)
+        if not _patch_status(owner, current, status):
+            return
         _approval_events(owner, current, status)
         newly_decided = status.promote is not None and (
             current.promote is None or current.observed_generation != generation
@@ -197,7 +247,7 @@ def _approval_events(
         message = f"promotion of {approval.winner} approved by {approval.approved_by}"
         _event(owner, "Normal", "Approved", message)
     elif approval.state == campaign_api.AWAITING_APPROVAL and current.approval != approval:
-        message = f"promotion of {approval.winner} awaits approval: annotate {campaign.APPROVAL_HINT}"
+        message = f"promotion of {approval.winner} awaits approval: annotate {campaign_status.APPROVAL_HINT}"
         _event(owner, "Normal", campaign_api.AWAITING_APPROVAL, message)
 
 
@@ -205,8 +255,7 @@ def _approval_events(
 def campaign_approved(namespace: str | None, name: str, **_: Any) -> None:
     """A person approved (or tried to): reconcile now, which records it and removes the annotation."""
     assert namespace is not None
-    with contextlib.suppress(kopf.PermanentError, kopf.TemporaryError):
-        reconcile_campaign(namespace, name)
+    _reconcile_from_event(namespace, name)
 
 
 @kopf.on.create(GROUP, VERSION, campaign_api.PLURAL, backoff=RETRY_SECONDS)
@@ -226,6 +275,4 @@ def campaign_evaluation_changed(body: kopf.Body, namespace: str | None, **_: Any
     )
     if owner is None:
         return
-    # Reported in the Campaign's status by then; its own handler retries what can be retried.
-    with contextlib.suppress(kopf.PermanentError, kopf.TemporaryError):
-        reconcile_campaign(namespace, owner["name"])
+    _reconcile_from_event(namespace, owner["name"])

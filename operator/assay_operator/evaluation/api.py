@@ -29,6 +29,8 @@ SHORT_NAMES = ["eval", "evals"]
 # Relative, every segment starting with a letter or digit: no "..", no absolute path, no empty segment, so a
 # bundled path cannot leave the runner image's bundled root.
 BUNDLED_PATH = r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$"
+# The status's bounds, which the status builders cut to (assay_operator.bounded) so a status always fits.
+MAX_RULES, MAX_DETAIL, MAX_FAILING, MAX_PAIRED, MAX_MESSAGE_LENGTH = 16, 512, 10, 500, 4096
 
 
 class ConfigMapRef(ApiModel):
@@ -194,7 +196,7 @@ class RuleStatus(ApiModel):
     name: str
     """Gate rule (score, judges, ticketFloor, judgeFloors, repetitions, complete, mlflow)."""
     passed: bool
-    detail: str = Field(max_length=512)
+    detail: str = Field(max_length=MAX_DETAIL)
     value: float | None = None
     """The number the rule was decided on (the score, the lowest ticket score, the coverage, ...)."""
 
@@ -204,7 +206,7 @@ class TicketsStatus(ApiModel):
     passed: int
     summary: str
     """"passed/total", for the printer column."""
-    failing: list[str] = Field(default_factory=list, max_length=10)
+    failing: list[str] = Field(default_factory=list, max_length=MAX_FAILING)
     """The first failing ticket ids."""
 
 
@@ -251,10 +253,27 @@ class PairedStatus(ApiModel):
 
     tickets_digest: str = Field(max_length=80)
     """sha256 of the sorted ticket ids."""
-    scores: list[float] = Field(max_length=500)
+    scores: list[float] = Field(max_length=MAX_PAIRED)
     """Each ticket's score (mean over repetitions)."""
-    resolved: str = Field(max_length=500, pattern=r"^[01]*$")
+    resolved: str = Field(max_length=MAX_PAIRED, pattern=r"^[01]*$")
     """1 per ticket passing in every repetition, else 0."""
+
+
+class OverrideStatus(ApiModel):
+    """A person's override of this generation's verdict (annotations override.assay.dev/*, checked at
+    admission: see assay_operator.approvals)."""
+
+    verdict: Verdict
+    """The verdict the person set; status.verdict shows it."""
+    gate_verdict: Verdict
+    """The verdict the gate gave."""
+    reason: str = Field(max_length=1024)
+    """Why, in the person's words."""
+    by: str = Field(max_length=253)
+    """The user who overrode, as the apiserver authenticated the request."""
+    at: str
+    generation: int
+    """The generation whose verdict was overridden (a new run clears the override)."""
 
 
 class EvaluationStatus(ApiModel):
@@ -268,7 +287,7 @@ class EvaluationStatus(ApiModel):
     """Each judge's mean over the tickets where it applied, in [0, 1] (null when it applied nowhere)."""
     judges_passing: int | None = None
     """How many judges are at or above their thresholds."""
-    rules: list[RuleStatus] | None = Field(default=None, max_length=16)
+    rules: list[RuleStatus] | None = Field(default=None, max_length=MAX_RULES)
     tickets: TicketsStatus | None = None
     repetitions: RepetitionsStatus | None = None
     usage: UsageStatus | None = None
@@ -279,11 +298,13 @@ class EvaluationStatus(ApiModel):
     """The rerun.assay.dev/token annotation this run answers; none for a generation's first run."""
     start_time: str | None = None
     completion_time: str | None = None
-    message: str | None = Field(default=None, max_length=4096)
+    message: str | None = Field(default=None, max_length=MAX_MESSAGE_LENGTH)
     """What happened, for a person."""
     conditions: list[Condition] | None = Field(default=None, max_length=16)
     paired: PairedStatus | None = None
     """Per-ticket figures for a Campaign's paired tests (absent when the summary had no room)."""
+    override: OverrideStatus | None = None
+    """Set when a person overrode the gate's verdict of this generation."""
 
 
 def printer_columns() -> list[dict[str, Any]]:

@@ -1,13 +1,14 @@
-"""kopf handlers for Evaluations: thin glue between the cluster and the pure builders and reconciler.
+"""kopf handlers for Evaluations: which cluster changes start which step. The steps are their own modules.
 
-Run with `kopf run -m assay_operator.evaluation.handlers --liveness=http://0.0.0.0:8080/healthz` (or
-`assay-operator`, which adds the namespaces from the settings). Two flows:
-
-- `ensure_run` (create / resume / spec update): snapshot the brain, render the RunConfig, create the
-  generation's Job — each idempotently (409 means it is already there: adopt it) — delete superseded Jobs,
-  and mark the Evaluation Reconciling. Status writes never re-trigger it (it reacts to `spec` only).
-- `job_changed` (a watch on the runner Jobs): when a Job finishes, read its pod's termination message,
-  validate it as a RunSummary and write the verdict, or Blocked with the precise reason.
+- `ensure_run` (create / resume / spec update / rerun annotation): start the generation's run (run.py).
+  Status writes never re-trigger it (it reacts to `spec` and the rerun annotation only).
+- `job_changed` (a watch on the runner Jobs): a queued Job's admission (admission.py); when a Job finishes,
+  the verdict (finish.py).
+- `config_map_seen` (a watch on ConfigMaps): a ConfigMap an Evaluation waits for wakes it (wakeups.py).
+- `pod_seen`, `pod_event_seen` (watches on the runner pods and Warning Events): a pod that cannot start is
+  reported, then the run stopped (pod_start.py).
+- `override_requested`: a person's verdict override is recorded (override.py).
+- `evaluation_seen`: the cluster-state gauges.
 
 No finalizers: there are no delete handlers, timers or daemons on Evaluations, so deleting one never waits
 for the operator; children go through ownerReferences and the garbage collector.
@@ -17,185 +18,21 @@ from __future__ import annotations
 
 import functools
 import logging
-import time
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, NoReturn, cast
+from collections.abc import Callable
+from typing import Any
 
 import kopf
-from kubernetes import config
 from kubernetes.client.exceptions import ApiException
-from pydantic import ValidationError
 
-from assay_operator import conditions, kube, metrics
-from assay_operator.evaluation import api, builders, reconcile, state
-from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION, EvaluationSpec, EvaluationStatus
-from assay_operator.evaluation.suite_split import threshold_override_problems
-from assay_operator.settings import PRESET_KINDS, Settings, from_environment
+from assay_operator import approvals, metrics
+from assay_operator.evaluation import admission, finish, names, override, pod_start, run, starting, state
+from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
+from assay_operator.evaluation.wakeups import WAKEUPS
+from assay_operator.retries import Retries
+from assay_operator.startup import RETRY_SECONDS
 
+RETRIES = Retries()
 log = logging.getLogger("assay.operator")
-# An unexpected error (the apiserver briefly unavailable, a conflict) is retried after this long, not after
-# kopf's default minute: a user watching `kubectl get` should not wait a minute for a transient blip.
-RETRY_SECONDS = 10
-
-
-@functools.cache
-def settings() -> Settings:
-    return from_environment()
-
-
-@kopf.on.startup()
-def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
-    operator = globals()["settings"]()  # validate the environment first: a bad setting stops the start
-    settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix="assay.dev")
-    settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
-        prefix="assay.dev", key="last-handled-configuration"
-    )
-    settings.persistence.finalizer = "assay.dev/kopf-finalizer"
-    settings.peering.standalone = True  # one replica (Recreate): no peering objects, no extra RBAC
-    # The namespaces are explicit (--namespace) and the CRD is installed before the operator: no cluster-wide
-    # list/watch of namespaces and CRDs, which a namespaced Role forbids (kopf would retry them for ~40 s at
-    # start, logging errors, before serving anything).
-    settings.scanning.disabled = True
-    # kopf turns its own log lines of this level and above into Events: only problems. Our own Events go
-    # through _normal_event/kopf.warn, which this level does not filter (kopf.info would be dropped by it).
-    settings.posting.level = logging.WARNING
-    settings.watching.server_timeout = 300
-    settings.watching.client_timeout = 330
-    try:
-        config.load_incluster_config()  # type: ignore[no-untyped-call]
-    except config.ConfigException:
-        config.load_kube_config()  # type: ignore[no-untyped-call]
-    metrics.serve(operator.metrics_port)
-
-
-def _patch_status(namespace: str, name: str, status: EvaluationStatus) -> None:
-    if not kube.patch_status(PLURAL, namespace, name, status.to_patch()):
-        log.info("Evaluation %s/%s is gone; status not written", namespace, name)
-
-
-def _config_map(namespace: str, name: str) -> Any | None:
-    return kube.if_present(lambda: kube.core().read_namespaced_config_map(name, namespace))
-
-
-@dataclass(frozen=True)
-class Request:
-    """One reconcile of one Evaluation's generation: who asks, and what its status said."""
-
-    body: kopf.Body
-    namespace: str
-    name: str
-    generation: int
-    retry: int
-    current: EvaluationStatus
-    rerun: str | None
-
-    @property
-    def job(self) -> str:
-        return builders.job_name(self.name, self.generation, self.rerun)
-
-
-def _invalid(request: Request, message: str) -> NoReturn:
-    _patch_status(
-        request.namespace,
-        request.name,
-        reconcile.invalid_status(request.current, request.generation, message),
-    )
-    kopf.warn(request.body, reason="InvalidSpec", message=message)
-    metrics.EVALUATIONS.labels("Blocked", "InvalidSpec").inc()
-    raise kopf.PermanentError(message)
-
-
-def _wait_for(request: Request, kind: str, config_map: str) -> NoReturn:
-    reason = f"{kind}NotFound"
-    message = (
-        f"ConfigMap {config_map!r} ({kind.lower()}) not found in namespace {request.namespace}; "
-        "retrying until it exists"
-    )
-    stalled = request.retry >= settings().stall_after_retries
-    status = reconcile.waiting_status(request.current, request.generation, reason, message, stalled)
-    _patch_status(request.namespace, request.name, status)
-    if request.retry == 0:
-        kopf.warn(request.body, reason=reason, message=message)
-    raise kopf.TemporaryError(message, delay=min(5 * 2**request.retry, 120))
-
-
-def _stall_without_agent(request: Request, kind: str, operator: Settings) -> None:
-    """The spec names a CLI preset the runner image does not have: no Job (it could only crash), a Stalled
-    condition that says why, and the handler is done (no retry: nothing changes until the spec or the
-    operator's settings do, and either reconciles again)."""
-    have = ", ".join(operator.runner_agent_presets) or "none"
-    message = (
-        f"agent preset {kind!r} is not in the runner image {operator.runner_image} (its presets: {have}); "
-        "use an image built with AGENT_CLIS and list its presets in the chart's runner.agentPresets "
-        "(ASSAY_RUNNER_AGENT_PRESETS)"
-    )
-    status = reconcile.waiting_status(request.current, request.generation, "AgentNotInImage", message, True)
-    _patch_status(request.namespace, request.name, status)
-    kopf.warn(request.body, reason="AgentNotInImage", message=message)
-
-
-def _validated_spec(request: Request, spec: kopf.Spec) -> EvaluationSpec:
-    try:
-        return EvaluationSpec.model_validate(dict(spec))
-    except ValidationError as exc:
-        _invalid(request, f"invalid spec: {api.problems(exc)}")
-
-
-def _brain_files(request: Request, evaluation: EvaluationSpec) -> tuple[dict[str, str], dict[str, str]]:
-    """The brain's files (text, binary); waits while the brain or a suite ConfigMap does not exist."""
-    brain = _config_map(request.namespace, evaluation.brain.config_map.name)
-    if brain is None:
-        _wait_for(request, "Brain", evaluation.brain.config_map.name)
-    for ref in (evaluation.suite.config_map, evaluation.suite.kb_config_map):
-        if ref is not None and _config_map(request.namespace, ref.name) is None:
-            _wait_for(request, "Suite", ref.name)
-    return dict(brain.data or {}), dict(brain.binary_data or {})
-
-
-def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple[str, dict[str, Any], str]]:
-    """A ConfigMap suite split at its trust boundary into two immutable snapshots: (part, body, digest) for
-    the public part (`suite`) and the answer keys (`key`). A bundled suite is split in the pod instead."""
-    ref = evaluation.suite.config_map
-    if ref is None:
-        return []
-    found = _config_map(request.namespace, ref.name)
-    if found is None:
-        _wait_for(request, "Suite", ref.name)
-    data = dict(found.data or {})
-    try:
-        public, key = builders.split_suite(data)
-        overrides = threshold_override_problems(
-            data, (evaluation.gate.thresholds or {}) if evaluation.gate else {}
-        )
-    except builders.SuiteSplitError as exc:
-        _invalid(request, f"suite ConfigMap {ref.name!r} cannot be split into questions and keys: {exc}")
-    if overrides:
-        _invalid(request, f"suite ConfigMap {ref.name!r}: " + "; ".join(overrides))
-    parts = []
-    for part, data in (("suite", public), ("key", key)):
-        digest = builders.text_digest(data)
-        parts.append((part, builders.build_suite_snapshot(request.name, part, data, digest), digest))
-    return parts
-
-
-def _create_children(request: Request, children: list[dict[str, Any]]) -> bool:
-    """Create the brain snapshot, the RunConfig and the Job, each adopted and idempotent; True when the Job
-    was created now (False: it was there already, from an earlier attempt of this reconcile)."""
-    core, batch = kube.core(), kube.batch()
-    *config_maps, job_body = children
-    for child in children:
-        kopf.adopt(child, owner=request.body)
-    for child in config_maps:
-        if not kube.create(core.create_namespaced_config_map, request.namespace, child):
-            _refuse_stale(core.read_namespaced_config_map, request.namespace, child, request.body)
-    if kube.create(batch.create_namespaced_job, request.namespace, job_body):
-        return True
-    _refuse_stale(batch.read_namespaced_job, request.namespace, job_body, request.body)
-    existing = kube.plain(batch.read_namespaced_job(request.job, request.namespace))
-    if not kube.owned_by(existing, request.body["metadata"]["uid"]):
-        _invalid(request, f"a Job named {request.job} already exists and is not owned by this Evaluation")
-    return False
 
 
 @kopf.on.create(GROUP, VERSION, PLURAL, backoff=RETRY_SECONDS)
@@ -205,164 +42,12 @@ def _create_children(request: Request, children: list[dict[str, Any]]) -> bool:
     GROUP,
     VERSION,
     PLURAL,
-    field=("metadata", "annotations", builders.RERUN_ANNOTATION),
+    field=("metadata", "annotations", names.RERUN_ANNOTATION),
     backoff=RETRY_SECONDS,
 )
-def ensure_run(
-    body: kopf.Body,
-    spec: kopf.Spec,
-    meta: kopf.Meta,
-    status: kopf.Status,
-    namespace: str | None,
-    name: str,
-    retry: int,
-    **_: Any,
-) -> None:
+def ensure_run(body: kopf.Body, namespace: str | None, name: str, retry: int, **_: Any) -> None:
     assert namespace is not None  # Evaluations are namespaced
-    started = time.monotonic()
-    rerun = (meta.get("annotations") or {}).get(builders.RERUN_ANNOTATION) or None
-    current = reconcile.parse_status(status)
-    request = Request(body, namespace, name, int(meta["generation"]), retry, current, rerun)
-    if reconcile.run_started(request.current, request.generation, request.job, rerun):
-        return  # resumed after a restart: the Job exists; its watch brings the verdict
-    evaluation = _validated_spec(request, spec)
-    operator = settings()
-    kind = evaluation.agent.kind
-    if kind in PRESET_KINDS and kind not in operator.runner_agent_presets:
-        _stall_without_agent(request, kind, operator)
-        return
-    data, binary = _brain_files(request, evaluation)
-    digest = builders.brain_digest(data, binary)
-    snapshot = builders.build_brain_snapshot(name, request.generation, data, binary, digest)
-    suite_parts = _suite_snapshots(request, evaluation)
-    parts = {part: (body["metadata"]["name"], part_digest) for part, body, part_digest in suite_parts}
-    snapshots = builders.Snapshots(
-        brain=snapshot["metadata"]["name"],
-        brain_digest=digest,
-        suite=parts["suite"][0] if parts else None,
-        suite_digest=parts["suite"][1] if parts else None,
-        key=parts["key"][0] if parts else None,
-        key_digest=parts["key"][1] if parts else None,
-    )
-    children = [
-        snapshot,
-        *(body for _, body, _ in suite_parts),
-        builders.build_run_config_map(evaluation, name, namespace, request.generation, operator),
-        builders.build_job(evaluation, name, namespace, request.generation, snapshots, operator, rerun),
-    ]
-    created = _create_children(request, children)
-    _delete_superseded(namespace, body, request.job)
-    if created:
-        metrics.JOBS_CREATED.inc()
-        _normal_event(
-            body,
-            reason="JobCreated",
-            message=f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})"
-            + (f", rerun {rerun[:64]!r}" if rerun else ""),
-        )
-    running = reconcile.running_status(
-        request.current,
-        request.generation,
-        request.job,
-        digest,
-        conditions.now(),
-        (snapshots.suite_digest, snapshots.key_digest),
-        rerun,
-    )
-    _patch_status(namespace, name, running)
-    # The Job may have finished before that write (adopted after a restart, or a very fast runner): its watch
-    # event may have come and gone, or written a verdict the write above just replaced. Look once more.
-    latest = _read_job(request.job, namespace)
-    if latest is not None:
-        _finish_if_done(latest, namespace, name, request.generation)
-    metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
-
-
-def _refuse_stale(read: Any, namespace: str, child: dict[str, Any], owner: kopf.Body) -> None:
-    """A child name was taken (409). When the holder belongs to a deleted Evaluation of the same name (a
-    delete and re-create, common under GitOps) it is garbage the collector has not removed yet: adopting it
-    would mount the old run's config, and its Job's verdict would land on this Evaluation. Wait for it."""
-    kind, child_name = child["kind"], child["metadata"]["name"]
-    found = kube.if_present(lambda: read(child_name, namespace))
-    existing = None if found is None else kube.plain(found)  # None: collected meanwhile, create again
-    refs = (existing or {}).get("metadata", {}).get("ownerReferences") or []
-    stale = existing is None or any(
-        ref.get("kind") == KIND
-        and ref.get("name") == owner["metadata"]["name"]
-        and ref.get("uid") != owner["metadata"]["uid"]
-        for ref in refs
-    )
-    if stale:
-        raise kopf.TemporaryError(
-            f"{kind} {child_name} of a deleted Evaluation named {owner['metadata']['name']} is still there; "
-            "waiting for the garbage collector to remove it",
-            delay=2,
-        )
-
-
-def _normal_event(body: kopf.Body, *, reason: str, message: str) -> None:
-    """A Normal Event. Not kopf.info: that one is silently dropped below settings.posting.level."""
-    kopf.event(body, type="Normal", reason=reason, message=message)
-
-
-def _delete_superseded(namespace: str, owner: kopf.Body, keep: str) -> None:
-    """Delete this Evaluation's other Jobs: earlier generations, and earlier runs of this one (a rerun)."""
-    evaluation = owner["metadata"]["name"]
-    selector = f"{builders.LABEL_EVALUATION}={builders.labels(evaluation)[builders.LABEL_EVALUATION]}"
-    for item in kube.batch().list_namespaced_job(namespace, label_selector=selector).items:
-        job = kube.plain(item)
-        # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if kube.owned_by(job, owner["metadata"]["uid"]) and job["metadata"]["name"] != keep:
-            # Background: without a propagation policy a deleted Job leaves its pods behind.
-            delete = kube.batch().delete_namespaced_job
-            kube.delete_if_present(
-                functools.partial(delete, job["metadata"]["name"], namespace, propagation_policy="Background")
-            )
-
-
-def _read_job(name: str, namespace: str) -> dict[str, Any] | None:
-    job = kube.if_present(lambda: kube.batch().read_namespaced_job(name, namespace))
-    return None if job is None else kube.plain(job)
-
-
-def _pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
-    pods = kube.core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
-    return [kube.plain(p) for p in pods]
-
-
-def _finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
-    job_name = job["metadata"]["name"]
-    if reconcile.classify(job, []).state == "running":
-        return  # the Job's conditions say it all: no need to list its pods
-    outcome = reconcile.classify(job, _pods_of(namespace, job_name))
-    current = kube.get_custom(PLURAL, namespace, evaluation)
-    if current is None:
-        return
-    if int(current["metadata"]["generation"]) != generation:
-        return  # a newer spec superseded this Job
-    if not kube.owned_by(job, current["metadata"]["uid"]):
-        return  # the Job of a deleted Evaluation that had this name: not this one's verdict
-    status = reconcile.parse_status(current.get("status"))
-    if reconcile.verdict_written(status, generation, job_name):
-        return
-    if reconcile.superseded_run(status, generation, job_name):
-        return  # an earlier run of this generation; a rerun replaced it
-    finished = reconcile.finished_status(outcome, status, generation, conditions.now(), job_name)
-    _patch_status(namespace, evaluation, finished)
-    verdict = finished.verdict or "Blocked"
-    reason = outcome.reason if outcome.summary is None else ("Passed" if verdict == "Pass" else "GateBlocked")
-    metrics.EVALUATIONS.labels(verdict, reason).inc()
-    started = (job.get("status") or {}).get("startTime")
-    if started:
-        metrics.EVALUATION_SECONDS.observe(reconcile.seconds_between(str(started), datetime.now(UTC)))
-    event = cast(
-        kopf.Body, {"kind": KIND, "apiVersion": f"{GROUP}/{VERSION}", "metadata": current["metadata"]}
-    )
-    message = finished.message or ""
-    if verdict == "Pass":
-        _normal_event(event, reason="Completed", message=message)
-    else:
-        kopf.warn(event, reason="Blocked", message=message)
+    run.start(body, namespace, name, retry)
 
 
 _running: set[str] = set()
@@ -372,7 +57,7 @@ _running: set[str] = set()
     "batch",
     "v1",
     "jobs",
-    labels={builders.LABEL_MANAGED_BY: "assay-operator", builders.LABEL_EVALUATION: kopf.PRESENT},
+    labels={names.LABEL_MANAGED_BY: names.MANAGED_BY, names.LABEL_EVALUATION: kopf.PRESENT},
 )
 def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
     assert namespace is not None
@@ -382,7 +67,7 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
         metrics.JOBS_RUNNING.set(len(_running))
         return
     owner = next((r for r in body["metadata"].get("ownerReferences") or [] if r.get("kind") == KIND), None)
-    generation = (body["metadata"].get("labels") or {}).get(builders.LABEL_GENERATION)
+    generation = (body["metadata"].get("labels") or {}).get(names.LABEL_GENERATION)
     if owner is None or generation is None:
         return
     finished = any(
@@ -391,12 +76,89 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
     )
     (_running.discard if finished else _running.add)(uid)
     metrics.JOBS_RUNNING.set(len(_running))
-    if finished:
-        try:
-            _finish_if_done(dict(body), namespace, owner["name"], int(generation))
-        except ApiException:
-            metrics.ERRORS.labels("api").inc()
-            raise
+    job, evaluation = dict(body), owner["name"]
+    if not finished:
+        _retried(
+            ("Admission", namespace, job["metadata"]["name"]),
+            lambda: admission.job_seen(job, namespace, evaluation, int(generation)),
+        )
+        return
+    _retried(
+        ("Job", namespace, job["metadata"]["name"]),
+        lambda: finish.finish_if_done(job, namespace, evaluation, int(generation)),
+        lambda last: finish.cannot_finish(namespace, evaluation, int(generation), last),
+    )
+
+
+def _retried(
+    key: tuple[str, str, str],
+    step: Callable[[], None],
+    give_up: Callable[[BaseException], None] | None = None,
+) -> None:
+    """Run a step a watch event asked for; one the apiserver fails is run again later (kopf would drop it:
+    no later event may come), then reported: `give_up`, or an error in the log and assay_errors_total."""
+    try:
+        step()
+    except ApiException as error:
+        metrics.ERRORS.labels("api").inc()
+        RETRIES.failed(key, step, error, give_up or (lambda last: log.error("%s gave up: %s", key, last)))
+
+
+def _awaited(name: str, namespace: str | None, **_: Any) -> bool:
+    return namespace is not None and bool(WAKEUPS.waiting_for(namespace, name))
+
+
+def _pod_worth_a_look(body: kopf.Body, namespace: str | None, **_: Any) -> bool:
+    return namespace is not None and pod_start.worth_a_look(body, namespace)
+
+
+def _event_about_a_pod(body: kopf.Body, **_: Any) -> bool:
+    return starting.concerns_a_pod(body)
+
+
+# The apiserver filters these watches first (startup.select_on_the_server); the `when` filters are cheap and
+# let through only what can matter, so the rest costs no handler call (nor its log line).
+@kopf.on.event("", "v1", "configmaps", when=_awaited)
+def config_map_seen(event: kopf.RawEvent, namespace: str | None, name: str, **_: Any) -> None:
+    """Users' ConfigMaps (the operator's own snapshots are not sent: startup.select_on_the_server): one an
+    Evaluation waits for wakes it now."""
+    if namespace is None or event["type"] == "DELETED":
+        return
+    for evaluation in WAKEUPS.appeared(namespace, name):
+        _retried(("Wake", namespace, evaluation), functools.partial(run.wake, namespace, evaluation))
+
+
+@kopf.on.event(
+    "",
+    "v1",
+    "pods",
+    labels={names.LABEL_MANAGED_BY: names.MANAGED_BY, names.LABEL_EVALUATION: kopf.PRESENT},
+    when=_pod_worth_a_look,
+)
+def pod_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
+    if namespace is None or event["type"] == "DELETED":
+        return
+    pod = dict(body)
+    _retried(("Pod", namespace, pod["metadata"]["name"]), lambda: pod_start.pod_seen(pod, namespace))
+
+
+@kopf.on.event("", "v1", "events", when=_event_about_a_pod)
+def pod_event_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
+    """The kubelet's Warning Events: FailedMount is the only report of a missing Secret volume."""
+    if namespace is None or event["type"] == "DELETED":
+        return
+    event_body = dict(body)
+    _retried(
+        ("Event", namespace, event_body["metadata"]["name"]),
+        lambda: pod_start.event_seen(event_body, namespace),
+    )
+
+
+@kopf.on.event(GROUP, VERSION, PLURAL, annotations={approvals.OVERRIDE_VERDICT: kopf.PRESENT})
+def override_requested(namespace: str | None, name: str, **_: Any) -> None:
+    """A person overrides the verdict (admitted only with a checked identity): record it, spend it."""
+    assert namespace is not None
+    _retried(("Override", namespace, name), functools.partial(override.take_latest, namespace, name))
 
 
 @kopf.on.event(GROUP, VERSION, PLURAL)

@@ -1,173 +1,38 @@
-"""Pure reconciliation: from what the cluster shows (the Job, its pods) to the Evaluation's status.
+"""Pure reconciliation: from what the cluster shows (the run's outcome, outcome.py) to the Evaluation's
+status.
 
-Every shape the status takes — waiting for a dependency, invalid, running, finished — is built here, once,
-as a typed `EvaluationStatus`; the handlers only patch it. Fail closed everywhere: a Job that failed, ran out
-of time, was OOM-killed, or finished without a summary that validates gives verdict Blocked with
-Stalled=True and the precise reason — never Pass, never silence. The summary is accepted only from a
-container that exited 0 (the runner exits 0 for both verdicts in a Job; non-zero means it could not run).
+Every shape the status takes — waiting for a dependency, invalid, running, finished, refused — is built here,
+once, as a typed `EvaluationStatus` cut to the schema's bounds (assay_operator.bounded); the handlers only
+patch it. Fail closed everywhere: a failed run gives verdict Blocked with Stalled=True and the precise
+reason — never Pass, never silence.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pydantic import ValidationError
-
-from assay_operator import conditions
+from assay_operator import bounded, conditions, status_writer
 from assay_operator.evaluation.api import (
+    MAX_DETAIL,
+    MAX_FAILING,
+    MAX_PAIRED,
+    MAX_RULES,
     EvaluationStatus,
     InputsStatus,
     MlflowStatus,
+    OverrideStatus,
     PairedStatus,
     RepetitionsStatus,
     RuleStatus,
     TicketsStatus,
     UsageStatus,
 )
-from assay_operator.evaluation.builders import (
-    ANNOTATION_BRAIN,
-    ANNOTATION_KEY,
-    ANNOTATION_PUBLIC,
-    ANSWER_CONTAINER,
-    JUDGE_CONTAINER,
-    SPLIT_CONTAINER,
-)
-from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary
+from assay_operator.evaluation.outcome import Outcome
+from assay_runner.contract import RunSummary
+from assay_runner.vocabulary import Verdict
 
 MAX_MESSAGE = 1024
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What became of a Job."""
-
-    state: str
-    """running | succeeded | failed"""
-    reason: str = ""
-    message: str = ""
-    summary: RunSummary | None = None
-
-
-def _condition(job: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    for condition in (job.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == kind and condition.get("status") == "True":
-            return dict(condition)
-    return None
-
-
-def _terminated(pod: dict[str, Any], name: str = JUDGE_CONTAINER) -> dict[str, Any] | None:
-    status = pod.get("status") or {}
-    for container in [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]:
-        if container.get("name") == name:
-            state = container.get("state") or {}
-            return state.get("terminated") or (container.get("lastState") or {}).get("terminated")
-    return None
-
-
-def _phases_terminated(pod: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Each phase's container that terminated, the pod's order (the answer phase first)."""
-    found = []
-    for name in (SPLIT_CONTAINER, ANSWER_CONTAINER, JUDGE_CONTAINER):
-        terminated = _terminated(pod, name)
-        if terminated is not None:
-            found.append((name, terminated))
-    return found
-
-
-def _oom(pods: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
-    for pod in pods:
-        for name, terminated in _phases_terminated(pod):
-            if terminated.get("reason") == "OOMKilled" or terminated.get("exitCode") == 137:
-                return name, terminated
-    return None
-
-
-def digest_mismatch(job: dict[str, Any], summary: RunSummary) -> str:
-    """Empty when the RunSummary is bound to what this Job mounted: the brain snapshot, and for a ConfigMap
-    suite the public part and the key. A summary that names other inputs is not this Job's verdict."""
-    annotations = (job.get("metadata") or {}).get("annotations") or {}
-    reported = summary.inputs
-    checks = (
-        ("brain", ANNOTATION_BRAIN, reported.brain_digest),
-        ("suite's public part", ANNOTATION_PUBLIC, reported.public_digest),
-        ("answer key", ANNOTATION_KEY, reported.key_digest),
-    )
-    for what, annotation, value in checks:
-        expected = annotations.get(annotation)
-        if expected is not None and value != expected:
-            return (
-                f"the RunSummary's {what} digest {value or '(none)'} is not the snapshot's {expected}: the "
-                "verdict is not bound to what this Job mounted"
-            )
-    return ""
-
-
-def parse_summary(message: str) -> tuple[RunSummary | None, str]:
-    if not message.strip():
-        return None, "the runner wrote no summary to its termination message"
-    try:
-        summary = RunSummary.model_validate_json(message)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        return None, f"the termination message is not a valid RunSummary: {where}: {first['msg']}"
-    if summary.schema_version != SUMMARY_SCHEMA_VERSION:
-        # Fail closed: a newer runner's summary may mean something this operator cannot read.
-        return None, (
-            f"the RunSummary has schemaVersion {summary.schema_version}; this operator reads "
-            f"{SUMMARY_SCHEMA_VERSION}: run a runner image that matches the operator"
-        )
-    return summary, ""
-
-
-def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
-    complete = _condition(job, "Complete")
-    failed = _condition(job, "Failed")
-    if complete is None and failed is None:
-        return Outcome("running")
-    if failed is not None:
-        reason = failed.get("reason") or "JobFailed"
-        message = failed.get("message") or ""
-        oom = _oom(pods)
-        if oom is not None:
-            container, killed = oom
-            return Outcome(
-                "failed",
-                "OOMKilled",
-                f"the {container} container was OOMKilled (exit code {killed.get('exitCode')}): raise "
-                f"spec.resources.memory or lower spec.concurrency. Job: {reason}: {message}",
-            )
-        hints = {
-            "DeadlineExceeded": "the evaluation ran past spec.deadlineSeconds (or its pod never started): "
-            "raise the deadline, lower the ticket count or raise concurrency",
-            "BackoffLimitExceeded": "the runner pod failed and its retries are used up; see the pod's logs",
-            "PodFailurePolicy": "the runner could not run (bad input); its message says what is wrong",
-        }
-        failures = [
-            t for pod in pods for _, t in _phases_terminated(pod) if t.get("message") and t.get("exitCode")
-        ]
-        terminal = failures[0] if failures else None
-        detail = f": {terminal['message'].strip()[:400]}" if terminal else ""
-        return Outcome("failed", reason, f"{hints.get(reason, 'the Job failed')} ({message}){detail}")
-    succeeded = [p for p in pods if (p.get("status") or {}).get("phase") == "Succeeded"]
-    terminated = next((t for t in map(_terminated, succeeded) if t is not None), None)
-    if terminated is None:
-        return Outcome(
-            "failed",
-            "ResultUnreadable",
-            "the Job completed but no runner pod with a termination message was found (pods gone?)",
-        )
-    if terminated.get("exitCode") != 0:
-        return Outcome("failed", "ResultUnreadable", f"the runner exited {terminated.get('exitCode')}")
-    summary, problem = parse_summary(terminated.get("message") or "")
-    if summary is None:
-        return Outcome("failed", "ResultUnreadable", problem)
-    mismatch = digest_mismatch(job, summary)
-    if mismatch:
-        return Outcome("failed", "ResultUnreadable", mismatch)
-    return Outcome("succeeded", "Completed", "", summary)
 
 
 def _round(value: float | None) -> float | None:
@@ -182,16 +47,13 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
         verdict=summary.verdict,
         score=_round(summary.score),
         judges={name: _round(mean) for name, mean in summary.judges.items()},
-        rules=[
-            RuleStatus(name=r.name, passed=r.passed, detail=r.detail[:512], value=r.value)
-            for r in summary.rules
-        ],
+        rules=_rules(summary),
         judges_passing=counts.judges_passing,
         tickets=TicketsStatus(
             total=counts.tickets,
             passed=counts.passed_tickets,
             summary=f"{counts.passed_tickets}/{counts.tickets}",
-            failing=list(summary.failing_tickets)[:10],
+            failing=list(summary.failing_tickets)[:MAX_FAILING],
         ),
         usage=UsageStatus(
             input_tokens=summary.usage.input_tokens,
@@ -199,7 +61,7 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             cost_usd=round(summary.usage.cost_usd, 6),
         ),
         inputs=InputsStatus.model_validate(summary.inputs.model_dump()),
-        paired=PairedStatus.model_validate(summary.paired.model_dump()) if summary.paired else None,
+        paired=_paired(summary),
         mlflow=MlflowStatus(
             tracking_uri=summary.mlflow.tracking_uri,
             experiment_id=summary.mlflow.experiment_id,
@@ -222,9 +84,33 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
     )
 
 
+def _rules(summary: RunSummary) -> list[RuleStatus]:
+    """The gate's rules, at most MAX_RULES: failed rules first when there are more, the last line counting
+    the rules left out (the full list is in the result on MLflow)."""
+    rules = [
+        RuleStatus(name=r.name, passed=r.passed, detail=bounded.text(r.detail, MAX_DETAIL), value=r.value)
+        for r in summary.rules
+    ]
+    if len(rules) <= MAX_RULES:
+        return rules
+    ordered = sorted(rules, key=lambda r: r.passed)  # stable: failed rules first, each group in order
+    kept, left = ordered[: MAX_RULES - 1], ordered[MAX_RULES - 1 :]
+    detail = f"{len(left)} more rules ({sum(not r.passed for r in left)} failed): see the full result"
+    return [*kept, RuleStatus(name="more", passed=all(r.passed for r in left), detail=detail)]
+
+
+def _paired(summary: RunSummary) -> PairedStatus | None:
+    """Per-ticket figures for a Campaign's paired tests; left out past MAX_PAIRED tickets (a Campaign then
+    compares those Evaluations by their reductions only, as when the summary had no room)."""
+    paired = summary.paired
+    if paired is None or len(paired.scores) > MAX_PAIRED or len(paired.resolved) > MAX_PAIRED:
+        return None
+    return PairedStatus.model_validate(paired.model_dump())
+
+
 def blocked_reasons(summary: RunSummary) -> str:
     failed = [f"{r.name}: {r.detail}" for r in summary.rules if not r.passed]
-    return "; ".join(failed)[:MAX_MESSAGE]
+    return bounded.text("; ".join(failed), MAX_MESSAGE)
 
 
 def finished_status(
@@ -241,14 +127,15 @@ def finished_status(
             message = f"Blocked: {blocked_reasons(summary)}"
             desired = conditions.finished("Blocked", "GateBlocked", message)
     else:
-        message = f"Blocked: {outcome.reason}: {outcome.message}"[:MAX_MESSAGE]
+        message = bounded.text(f"Blocked: {outcome.reason}: {outcome.message}", MAX_MESSAGE)
         status = EvaluationStatus(verdict="Blocked", score=None)
         desired = conditions.finished("Blocked", outcome.reason, message)
     status.observed_generation = generation
     status.job_name = job_name
     status.completion_time = completion_time
     status.message = message
-    status.conditions = conditions.merge(current.conditions, desired, generation)
+    ended = conditions.settled(current.conditions, "RunEnded", "the run ended")
+    status.conditions = conditions.merge(current.conditions, [*desired, *ended], generation)
     return status
 
 
@@ -279,11 +166,16 @@ def running_status(
         repetitions=None,
         usage=None,
         mlflow=None,
+        override=None,
         message=message,
         inputs=InputsStatus(
             brain_digest=brain_digest, public_digest=suite_digests[0], key_digest=suite_digests[1]
         ),
-        conditions=conditions.merge(current.conditions, conditions.running(message), generation),
+        conditions=conditions.merge(
+            current.conditions,
+            [*conditions.running(message), *conditions.settled(current.conditions, "NewRun", message)],
+            generation,
+        ),
     )
 
 
@@ -291,6 +183,7 @@ def waiting_status(
     current: EvaluationStatus, generation: int, reason: str, message: str, stalled: bool
 ) -> EvaluationStatus:
     """A dependency (the brain's or the suite's ConfigMap) does not exist yet."""
+    message = bounded.text(message, MAX_MESSAGE)
     return EvaluationStatus(
         observed_generation=generation,
         message=message,
@@ -302,6 +195,7 @@ def waiting_status(
 
 def invalid_status(current: EvaluationStatus, generation: int, message: str) -> EvaluationStatus:
     """The spec cannot be run: Blocked at once, no Job."""
+    message = bounded.text(message, MAX_MESSAGE)
     return EvaluationStatus(
         observed_generation=generation,
         verdict="Blocked",
@@ -309,6 +203,52 @@ def invalid_status(current: EvaluationStatus, generation: int, message: str) -> 
         conditions=conditions.merge(
             current.conditions, conditions.finished("Blocked", "InvalidSpec", message), generation
         ),
+    )
+
+
+def overridden_status(
+    current: EvaluationStatus, generation: int, verdict: Verdict, reason: str, by: str, at: str
+) -> EvaluationStatus:
+    """A person overrode the verdict of `generation`: the verdict and the conditions follow the override
+    (Ready, Stalled: what GitOps tools act on), the status says who, why and what the gate said."""
+    gate = current.override.gate_verdict if current.override is not None else current.verdict or "Blocked"
+    message = bounded.text(
+        f"{verdict} by override of {by}: {reason} (the gate's verdict: {gate}: {current.message or ''})",
+        MAX_MESSAGE,
+    )
+    override = OverrideStatus(
+        verdict=verdict,
+        gate_verdict=gate,
+        reason=bounded.text(reason, 1024),
+        by=bounded.text(by, 253),
+        at=at,
+        generation=generation,
+    )
+    passed = verdict == "Pass"
+    desired = [
+        conditions.Desired(conditions.READY, "True" if passed else "False", "Overridden", message),
+        conditions.Desired(conditions.COMPLETED, "True", "Overridden", message),
+        conditions.Desired(conditions.RECONCILING, "False", "Completed", "the run finished"),
+        conditions.Desired(conditions.STALLED, "False" if passed else "True", "Overridden", message),
+    ]
+    return EvaluationStatus(
+        verdict=verdict,
+        override=override,
+        message=message,
+        conditions=conditions.merge(current.conditions, desired, generation),
+    )
+
+
+def refused_status(current: EvaluationStatus, generation: int, problem: str) -> EvaluationStatus:
+    """The status the operator meant to write was refused (assay_operator.status_writer): Stalled with the
+    reason, so nobody waits for a status that never comes. The conditions are replaced whole: only what
+    this says is certain."""
+    message = bounded.text(f"the operator could not write this Evaluation's status: {problem}", MAX_MESSAGE)
+    desired = conditions.waiting(status_writer.REASON, message, stalled=True)
+    return EvaluationStatus(
+        observed_generation=generation,
+        message=message,
+        conditions=conditions.merge(None, desired, generation),
     )
 
 

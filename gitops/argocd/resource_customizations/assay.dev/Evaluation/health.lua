@@ -51,6 +51,11 @@ if ready ~= nil and ready.status == "True" then
   if obj.status.tickets ~= nil and obj.status.tickets.summary ~= nil then
     hs.message = hs.message .. ", tickets " .. obj.status.tickets.summary
   end
+  if obj.status.override ~= nil and obj.status.override.by ~= nil then
+    -- a person overrode the gate: say who, so a sync never passes on it silently
+    hs.message = hs.message .. " (overridden by " .. obj.status.override.by .. "; the gate said " ..
+      (obj.status.override.gateVerdict or "?") .. ")"
+  end
   return hs
 end
 

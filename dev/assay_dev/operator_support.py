@@ -1,8 +1,9 @@
 """Helpers for running the real operator against the real control plane: the CRD, the runner "images", the
 operator process with its own ServiceAccount and Role, Evaluation manifests, waits and watch recorders.
 
-Shared by tests/operator_cluster and bench/operator_latency.py. Nothing here knows the operator's internals:
-it talks to the apiserver and reads the operator's log, as a user would.
+Shared by tests/operator_cluster and the operator's benchmarks (bench/operator_latency.py, bench/takeover.py).
+Nothing here knows the operator's internals: it talks to the apiserver and reads the operator's log, as a
+user would.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ from assay_dev.cluster.podspec import DEFAULT_PATH
 from assay_dev.cluster.ports import free_port
 from assay_dev.cluster.wait import wait_until
 from assay_operator import rbac
-from assay_operator.evaluation import builders
+from assay_operator.evaluation import names
 from assay_runner.contract import (
     Inputs,
+    RepetitionFigures,
     RunSummary,
     SummaryCounts,
     SummaryRule,
@@ -147,7 +149,9 @@ FAKE_RUNNER = r"""#!/bin/sh
 # A stand-in for the runner: `assay split` and `assay answer` (the init containers) do nothing; `assay score
 # --config FILE` writes a canned termination message chosen by the Evaluation's name (the RunConfig's runName
 # is "namespace/name") and exits as told. A canned summary is bound to the snapshots the pod mounted (as the
-# real judge phase reports them), except `foreign-*`'s, which names another brain.
+# real judge phase reports them), except `foreign-*`'s, which names another brain. A Campaign's cells are
+# named `<campaign>-<brain>-<agent>`: an agent named `mute` wrote no answer (incomplete, Blocked); cell
+# b7-okay is Blocked by its gate. `queued-*` holds its pod (and so its queue's quota) for 6 s first.
 case "$1" in split|answer) exit 0 ;; esac
 here=$(dirname "$0")
 name=$(sed -n 's/.*"runName": *"[^/"]*\/\([^"]*\)".*/\1/p' /etc/assay/run/config.json)
@@ -160,6 +164,9 @@ case "$name" in
   foreign-*) cat "$here/pass.json" > /dev/termination-log ;;
   crash-*)  python "$here/bind.py" "$here/pass.json" > /dev/termination-log
             echo "runner crashed" >&2; exit 1 ;;
+  queued-*) sleep 6; python "$here/bind.py" "$here/pass.json" > /dev/termination-log ;;
+  *-mute)   python "$here/bind.py" "$here/incomplete.json" > /dev/termination-log ;;
+  *-b7-okay) python "$here/bind.py" "$here/blocked.json" > /dev/termination-log ;;
   *)        python "$here/bind.py" "$here/pass.json" > /dev/termination-log ;;
 esac
 exit 0
@@ -182,20 +189,38 @@ print(json.dumps(summary), end="")
 """
 
 
-def canned_summary(verdict: str = "Pass", schema_version: int = 1) -> RunSummary:
-    """A valid RunSummary, as the real runner would write it for a 4-ticket suite."""
-    passed = verdict == "Pass"
+def canned_summary(verdict: str = "Pass", schema_version: int = 1, complete: bool = True) -> RunSummary:
+    """A valid RunSummary, as the real runner would write it for a 4-ticket suite, one repetition;
+    `complete=False`: no cell was answered (the agent wrote nothing), so the run is Blocked."""
+    passed = verdict == "Pass" and complete
+    score = 0.95 if passed else (0.6 if complete else 0.0)
     return RunSummary(
         schema_version=schema_version,
         verdict="Pass" if passed else "Blocked",
-        score=0.95 if passed else 0.6,
+        score=score,
         judges={"must_mention": 1.0 if passed else 0.5, "format": 0.9},
         rules=[
-            SummaryRule(name="score", passed=passed, detail=f"score {0.95 if passed else 0.6:.3f} vs 0.900"),
+            SummaryRule(name="score", passed=passed, detail=f"score {score:.3f} vs 0.900", value=score),
             SummaryRule(name="judges", passed=True, detail="all 2 judges at or above their thresholds"),
+            SummaryRule(name="ticketFloor", passed=passed, detail="lowest ticket", value=score),
+            SummaryRule(
+                name="complete",
+                passed=complete,
+                detail="4/4 cells judged" if complete else "0/4 cells answered: the agent wrote no answer",
+                value=1.0 if complete else 0.0,
+            ),
         ],
-        counts=SummaryCounts(tickets=4, passed_tickets=4 if passed else 2, cells=4, errors=0),
+        counts=SummaryCounts(tickets=4, passed_tickets=4 if passed else 2 * complete, cells=4, errors=0),
         failing_tickets=[] if passed else ["T-003", "T-004"],
+        repetitions=RepetitionFigures(
+            k=1,
+            cells=4,
+            passing_cells=4 if passed else 0,
+            pass_rate=1.0 if passed else 0.0,
+            pass_at_k=1.0 if passed else 0.0,
+            pass_hat_k=1.0 if passed else 0.0,
+            fully_resolved=4 if passed else 0,
+        ),
         inputs=Inputs(
             brain_digest="sha256:" + "0" * 64, suite_digest="sha256:" + "1" * 64, judges_digest="x"
         ),
@@ -229,6 +254,7 @@ def make_fake_runner(base: Path) -> Path:
         ("pass.json", canned_summary("Pass")),
         ("blocked.json", canned_summary("Blocked")),
         ("future.json", canned_summary("Pass", schema_version=2)),
+        ("incomplete.json", canned_summary("Blocked", complete=False)),
     ):
         (directory / file).write_text(json.dumps(summary.to_wire()))
         (directory / file).chmod(0o644)
@@ -308,6 +334,15 @@ def grant_operator(api: KubeApi, namespace: str, rules: Sequence[Obj] | None = N
     }
     with contextlib.suppress(ApiError):
         api.create(f"{rbac_base}/rolebindings", binding)
+
+
+def other_checkout(operator_dir: Path | None) -> dict[str, str]:
+    """Environment that runs another version of the operator (a directory holding assay_operator/, with
+    its runner/ beside it, e.g. from `git archive main operator runner | tar -x -C /tmp/main`), for a
+    benchmark's before/after in one run; empty for this checkout's."""
+    if operator_dir is None:
+        return {}
+    return {"PYTHONPATH": f"{operator_dir}:{operator_dir.parent / 'runner'}"}
 
 
 class OperatorProcess:
@@ -539,8 +574,8 @@ def get_or_none(api: KubeApi, path: str) -> Obj | None:
 
 def jobs_of(api: KubeApi, namespace: str, evaluation_name: str) -> list[Obj]:
     """The Jobs labelled for `evaluation_name` (the label value as the operator writes it)."""
-    label = builders.labels(evaluation_name)[builders.LABEL_EVALUATION]
-    items: list[Obj] = api.get(jobs_path(namespace), labelSelector=f"{builders.LABEL_EVALUATION}={label}")[
+    label = names.evaluation_label(evaluation_name)
+    items: list[Obj] = api.get(jobs_path(namespace), labelSelector=f"{names.LABEL_EVALUATION}={label}")[
         "items"
     ]
     return items
@@ -747,7 +782,7 @@ def jobs_per_generation(recorder: Recorder) -> dict[tuple[str, str], set[str]]:
     for e in recorder.snapshot():
         meta = e.object["metadata"]
         owner = next((r["name"] for r in meta.get("ownerReferences") or [] if r["kind"] == "Evaluation"), "?")
-        key = (owner, (meta.get("labels") or {}).get(builders.LABEL_GENERATION, "?"))
+        key = (owner, (meta.get("labels") or {}).get(names.LABEL_GENERATION, "?"))
         seen.setdefault(key, set()).add(meta["uid"])
     return seen
 

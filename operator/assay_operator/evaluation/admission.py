@@ -1,0 +1,47 @@
+"""A queued run's place in its Kueue queue, shown on the Evaluation: the Queued condition is True (reason
+Queued, naming the queue) while Kueue keeps the run's Job suspended, and turns False (reason Admitted) when
+Kueue admits the Job and resumes it. Read from the Job's watch events (queueing.queue_state): Kueue's own
+Workload objects are not read, so the operator needs no permission on them."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from assay_operator import conditions, kube
+from assay_operator.evaluation import progress, queueing, reconcile
+from assay_operator.evaluation.api import PLURAL
+from assay_operator.evaluation.publish import write_status
+
+_lock = threading.Lock()
+_shown: dict[tuple[str, str], bool] = {}
+"""(namespace, job) -> the admission last written, so a Job event that changes nothing costs no request."""
+
+
+def job_seen(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
+    state = queueing.queue_state(job)
+    if state is None:
+        return
+    name = job["metadata"]["name"]
+    with _lock:
+        if _shown.get((namespace, name)) == state.admitted:
+            return
+    obj = kube.get_custom(PLURAL, namespace, evaluation)
+    if obj is None or int(obj["metadata"]["generation"]) != generation:
+        return
+    status = reconcile.parse_status(obj.get("status"))
+    if status.job_name != name or conditions.holds(status.conditions, conditions.COMPLETED, generation):
+        return  # not the current run, or it already has its verdict
+    queued = conditions.find(status.conditions, conditions.QUEUED)
+    want = "False" if state.admitted else "True"
+    if queued is None or queued.status != want or queued.observed_generation != generation:
+        build = progress.admitted_status if state.admitted else progress.queued_status
+        if (
+            write_status(
+                namespace, evaluation, build(status, generation, name, state.queue), status, generation, obj
+            )
+            is None
+        ):
+            return
+    with _lock:
+        _shown[(namespace, name)] = state.admitted

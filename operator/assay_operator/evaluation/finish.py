@@ -1,0 +1,75 @@
+"""Finishing a run: when its Job is done, read the runner's termination message from its pod, and write the
+verdict — or Blocked with the precise reason (outcome.py) — onto the Evaluation, once per run."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from assay_operator import bounded, conditions, events, kube, metrics
+from assay_operator.evaluation import reconcile
+from assay_operator.evaluation.api import PLURAL
+from assay_operator.evaluation.outcome import classify
+from assay_operator.evaluation.publish import write_status
+
+
+def read_job(name: str, namespace: str) -> dict[str, Any] | None:
+    job = kube.if_present(lambda: kube.batch().read_namespaced_job(name, namespace))
+    return None if job is None else kube.plain(job)
+
+
+def pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
+    pods = kube.core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
+    return [kube.plain(p) for p in pods]
+
+
+def finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
+    job_name = job["metadata"]["name"]
+    if classify(job, []).state == "running":
+        return  # the Job's conditions say it all: no need to list its pods
+    outcome = classify(job, pods_of(namespace, job_name))
+    current = kube.get_custom(PLURAL, namespace, evaluation)
+    if current is None:
+        return
+    if int(current["metadata"]["generation"]) != generation:
+        return  # a newer spec superseded this Job
+    if not kube.owned_by(job, current["metadata"]["uid"]):
+        return  # the Job of a deleted Evaluation that had this name: not this one's verdict
+    status = reconcile.parse_status(current.get("status"))
+    if reconcile.verdict_written(status, generation, job_name):
+        return
+    if reconcile.superseded_run(status, generation, job_name):
+        return  # an earlier run of this generation; a rerun replaced it
+    finished = write_status(
+        namespace,
+        evaluation,
+        lambda: reconcile.finished_status(outcome, status, generation, conditions.now(), job_name),
+        status,
+        generation,
+        current,
+    )
+    if finished is None:
+        return
+    verdict = finished.verdict or "Blocked"
+    reason = outcome.reason if outcome.summary is None else ("Passed" if verdict == "Pass" else "GateBlocked")
+    metrics.EVALUATIONS.labels(verdict, reason).inc()
+    started = (job.get("status") or {}).get("startTime")
+    if started:
+        metrics.EVALUATION_SECONDS.observe(reconcile.seconds_between(str(started), datetime.now(UTC)))
+    message = finished.message or ""
+    if verdict == "Pass":
+        events.normal(current, "Completed", message)
+    else:
+        events.warning(current, "Blocked", message)
+
+
+def cannot_finish(namespace: str, evaluation: str, generation: int, error: BaseException) -> None:
+    """The verdict could not be read or written, again and again: Stalled with the reason, never silence."""
+    current = kube.get_custom(PLURAL, namespace, evaluation)
+    if current is None or int(current["metadata"]["generation"]) != generation:
+        return
+    status = reconcile.parse_status(current.get("status"))
+    problem = bounded.text(f"the operator cannot read or write the run's verdict: {error}", 400)
+    write_status(
+        namespace, evaluation, reconcile.refused_status(status, generation, problem), status, generation
+    )

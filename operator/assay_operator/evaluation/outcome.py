@@ -1,0 +1,149 @@
+"""What became of a run's Job, read from the Job and its pods (pure): still running, succeeded with a
+RunSummary bound to what the Job mounted, or failed with the precise reason.
+
+Fail closed: a Job that failed, ran out of time, was OOM-killed, or finished without a summary that validates
+is an outcome "failed" with the reason — never a Pass. The summary is accepted only from a container that
+exited 0 (the runner exits 0 for both verdicts in a Job; non-zero means it could not run).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from assay_operator.evaluation.layout import ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER
+from assay_operator.evaluation.names import ANNOTATION_BRAIN, ANNOTATION_KEY, ANNOTATION_PUBLIC
+from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a Job."""
+
+    state: str
+    """running | succeeded | failed"""
+    reason: str = ""
+    message: str = ""
+    summary: RunSummary | None = None
+
+
+def _condition(job: dict[str, Any], kind: str) -> dict[str, Any] | None:
+    for condition in (job.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == kind and condition.get("status") == "True":
+            return dict(condition)
+    return None
+
+
+def _terminated(pod: dict[str, Any], name: str = JUDGE_CONTAINER) -> dict[str, Any] | None:
+    status = pod.get("status") or {}
+    for container in [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]:
+        if container.get("name") == name:
+            state = container.get("state") or {}
+            return state.get("terminated") or (container.get("lastState") or {}).get("terminated")
+    return None
+
+
+def _phases_terminated(pod: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Each phase's container that terminated, the pod's order (the answer phase first)."""
+    found = []
+    for name in (SPLIT_CONTAINER, ANSWER_CONTAINER, JUDGE_CONTAINER):
+        terminated = _terminated(pod, name)
+        if terminated is not None:
+            found.append((name, terminated))
+    return found
+
+
+def _oom(pods: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
+    for pod in pods:
+        for name, terminated in _phases_terminated(pod):
+            if terminated.get("reason") == "OOMKilled" or terminated.get("exitCode") == 137:
+                return name, terminated
+    return None
+
+
+def digest_mismatch(job: dict[str, Any], summary: RunSummary) -> str:
+    """Empty when the RunSummary is bound to what this Job mounted: the brain snapshot, and for a ConfigMap
+    suite the public part and the key. A summary that names other inputs is not this Job's verdict."""
+    annotations = (job.get("metadata") or {}).get("annotations") or {}
+    reported = summary.inputs
+    checks = (
+        ("brain", ANNOTATION_BRAIN, reported.brain_digest),
+        ("suite's public part", ANNOTATION_PUBLIC, reported.public_digest),
+        ("answer key", ANNOTATION_KEY, reported.key_digest),
+    )
+    for what, annotation, value in checks:
+        expected = annotations.get(annotation)
+        if expected is not None and value != expected:
+            return (
+                f"the RunSummary's {what} digest {value or '(none)'} is not the snapshot's {expected}: the "
+                "verdict is not bound to what this Job mounted"
+            )
+    return ""
+
+
+def parse_summary(message: str) -> tuple[RunSummary | None, str]:
+    if not message.strip():
+        return None, "the runner wrote no summary to its termination message"
+    try:
+        summary = RunSummary.model_validate_json(message)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        return None, f"the termination message is not a valid RunSummary: {where}: {first['msg']}"
+    if summary.schema_version != SUMMARY_SCHEMA_VERSION:
+        # Fail closed: a newer runner's summary may mean something this operator cannot read.
+        return None, (
+            f"the RunSummary has schemaVersion {summary.schema_version}; this operator reads "
+            f"{SUMMARY_SCHEMA_VERSION}: run a runner image that matches the operator"
+        )
+    return summary, ""
+
+
+def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
+    complete = _condition(job, "Complete")
+    failed = _condition(job, "Failed")
+    if complete is None and failed is None:
+        return Outcome("running")
+    if failed is not None:
+        reason = failed.get("reason") or "JobFailed"
+        message = failed.get("message") or ""
+        oom = _oom(pods)
+        if oom is not None:
+            container, killed = oom
+            return Outcome(
+                "failed",
+                "OOMKilled",
+                f"the {container} container was OOMKilled (exit code {killed.get('exitCode')}): raise "
+                f"spec.resources.memory or lower spec.concurrency. Job: {reason}: {message}",
+            )
+        hints = {
+            "DeadlineExceeded": "the evaluation ran past spec.deadlineSeconds (or its pod never started): "
+            "raise the deadline, lower the ticket count or raise concurrency",
+            "BackoffLimitExceeded": "the runner pod failed and its retries are used up; see the pod's logs",
+            "PodFailurePolicy": "the runner could not run (bad input); its message says what is wrong",
+        }
+        failures = [
+            t for pod in pods for _, t in _phases_terminated(pod) if t.get("message") and t.get("exitCode")
+        ]
+        terminal = failures[0] if failures else None
+        detail = f": {terminal['message'].strip()[:400]}" if terminal else ""
+        return Outcome("failed", reason, f"{hints.get(reason, 'the Job failed')} ({message}){detail}")
+    succeeded = [p for p in pods if (p.get("status") or {}).get("phase") == "Succeeded"]
+    terminated = next((t for t in map(_terminated, succeeded) if t is not None), None)
+    if terminated is None:
+        return Outcome(
+            "failed",
+            "ResultUnreadable",
+            "the Job completed but no runner pod with a termination message was found (pods gone?)",
+        )
+    if terminated.get("exitCode") != 0:
+        return Outcome("failed", "ResultUnreadable", f"the runner exited {terminated.get('exitCode')}")
+    summary, problem = parse_summary(terminated.get("message") or "")
+    if summary is None:
+        return Outcome("failed", "ResultUnreadable", problem)
+    mismatch = digest_mismatch(job, summary)
+    if mismatch:
+        return Outcome("failed", "ResultUnreadable", mismatch)
+    return Outcome("succeeded", "Completed", "", summary)

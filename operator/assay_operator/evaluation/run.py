@@ -1,0 +1,306 @@
+"""Starting a run of an Evaluation's generation: snapshot the brain (and split a ConfigMap suite), render the
+RunConfig, create the Job — each idempotently, adopting what an earlier attempt created — delete superseded
+Jobs, and mark the Evaluation Reconciling.
+
+Called by kopf (create / resume / spec update / rerun, assay_operator.evaluation.handlers) and by the
+ConfigMap watch when a ConfigMap the Evaluation waits for appears (wakeups.py); runs of one Evaluation are
+serialised in this process, and two processes (a leader and a new one) still make one Job per generation:
+creation is idempotent and a 409 is adopted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NoReturn, cast
+
+import kopf
+from pydantic import ValidationError
+
+from assay_operator import conditions, events, kube, metrics
+from assay_operator.evaluation import admission, api, finish, names, reconcile
+from assay_operator.evaluation.api import KIND, PLURAL, EvaluationSpec, EvaluationStatus
+from assay_operator.evaluation.job import build_job
+from assay_operator.evaluation.publish import write_status
+from assay_operator.evaluation.runconfig import build_run_config_map
+from assay_operator.evaluation.snapshots import (
+    Snapshots,
+    brain_digest,
+    build_brain_snapshot,
+    build_suite_snapshot,
+    text_digest,
+)
+from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite, threshold_override_problems
+from assay_operator.evaluation.wakeups import WAKEUPS
+from assay_operator.objects import ConfigMap, Job
+from assay_operator.settings import PRESET_KINDS, Settings
+from assay_operator.startup import settings
+
+log = logging.getLogger("assay.operator")
+_locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
+_locks_guard = threading.Lock()
+
+
+def _lock(namespace: str, name: str) -> threading.Lock:
+    with _locks_guard:
+        return _locks[(namespace, name)]
+
+
+@dataclass(frozen=True)
+class Request:
+    """One reconcile of one Evaluation's generation: who asks, and what its status said."""
+
+    body: Mapping[str, Any]
+    namespace: str
+    name: str
+    generation: int
+    retry: int | None
+    """kopf's retry count; None when a ConfigMap's creation woke it."""
+    current: EvaluationStatus
+    rerun: str | None
+
+    @property
+    def job(self) -> str:
+        return names.job_name(self.name, self.generation, self.rerun)
+
+    def write(self, build: Callable[[], EvaluationStatus] | EvaluationStatus) -> None:
+        write_status(self.namespace, self.name, build, self.current, self.generation, self.body)
+
+
+def _config_map(namespace: str, name: str) -> Any | None:
+    return kube.if_present(lambda: kube.core().read_namespaced_config_map(name, namespace))
+
+
+def _invalid(request: Request, message: str) -> NoReturn:
+    request.write(lambda: reconcile.invalid_status(request.current, request.generation, message))
+    kopf.warn(cast(kopf.Body, request.body), reason="InvalidSpec", message=message[:1024])
+    metrics.EVALUATIONS.labels("Blocked", "InvalidSpec").inc()
+    raise kopf.PermanentError(message)
+
+
+def _wait_for(request: Request, kind: str, config_map: str) -> NoReturn:
+    reason = f"{kind}NotFound"
+    message = (
+        f"ConfigMap {config_map!r} ({kind.lower()}) not found in namespace {request.namespace}; "
+        "retrying until it exists"
+    )
+    WAKEUPS.wait(request.namespace, config_map, request.name)
+    if request.retry is None:  # woken by another ConfigMap: stalled or not as before
+        stalled = conditions.holds(request.current.conditions, conditions.STALLED, request.generation)
+    else:
+        stalled = request.retry >= settings().stall_after_retries
+    request.write(
+        lambda: reconcile.waiting_status(request.current, request.generation, reason, message, stalled)
+    )
+    if request.retry == 0:
+        events.warning(request.body, reason, message)
+    retry = request.retry or 0
+    raise kopf.TemporaryError(message, delay=min(5 * 2**retry, 120))
+
+
+def _stall_without_agent(request: Request, kind: str, operator: Settings) -> None:
+    """The spec names a CLI preset the runner image does not have: no Job (it could only crash), a Stalled
+    condition that says why, and the handler is done (no retry: nothing changes until the spec or the
+    operator's settings do, and either reconciles again)."""
+    have = ", ".join(operator.runner_agent_presets) or "none"
+    message = (
+        f"agent preset {kind!r} is not in the runner image {operator.runner_image} (its presets: {have}); "
+        "use an image built with AGENT_CLIS and list its presets in the chart's runner.agentPresets "
+        "(ASSAY_RUNNER_AGENT_PRESETS)"
+    )
+    request.write(
+        lambda: reconcile.waiting_status(
+            request.current, request.generation, "AgentNotInImage", message, True
+        )
+    )
+    events.warning(request.body, "AgentNotInImage", message)
+
+
+def _validated_spec(request: Request, spec: Mapping[str, Any]) -> EvaluationSpec:
+    try:
+        return EvaluationSpec.model_validate(dict(spec))
+    except ValidationError as exc:
+        _invalid(request, f"invalid spec: {api.problems(exc)}")
+
+
+def _brain_files(request: Request, evaluation: EvaluationSpec) -> tuple[dict[str, str], dict[str, str]]:
+    """The brain's files (text, binary); waits while the brain or a suite ConfigMap does not exist."""
+    brain = _config_map(request.namespace, evaluation.brain.config_map.name)
+    if brain is None:
+        _wait_for(request, "Brain", evaluation.brain.config_map.name)
+    for ref in (evaluation.suite.config_map, evaluation.suite.kb_config_map):
+        if ref is not None and _config_map(request.namespace, ref.name) is None:
+            _wait_for(request, "Suite", ref.name)
+    return dict(brain.data or {}), dict(brain.binary_data or {})
+
+
+def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple[str, ConfigMap, str]]:
+    """A ConfigMap suite split at its trust boundary into two immutable snapshots: (part, object, digest)
+    for the public part (`suite`) and the answer keys (`key`). A bundled suite is split in the pod."""
+    ref = evaluation.suite.config_map
+    if ref is None:
+        return []
+    found = _config_map(request.namespace, ref.name)
+    if found is None:
+        _wait_for(request, "Suite", ref.name)
+    data = dict(found.data or {})
+    try:
+        public, key = split_suite(data)
+        overrides = threshold_override_problems(
+            data, (evaluation.gate.thresholds or {}) if evaluation.gate else {}
+        )
+    except SuiteSplitError as exc:
+        _invalid(request, f"suite ConfigMap {ref.name!r} cannot be split into questions and keys: {exc}")
+    if overrides:
+        _invalid(request, f"suite ConfigMap {ref.name!r}: " + "; ".join(overrides))
+    parts = []
+    for part, data in (("suite", public), ("key", key)):
+        digest = text_digest(data)
+        parts.append((part, build_suite_snapshot(request.name, part, data, digest), digest))
+    return parts
+
+
+def _refuse_stale(
+    read: Callable[..., Any], namespace: str, child: dict[str, Any], owner: Mapping[str, Any]
+) -> None:
+    """A child name was taken (409). When the holder belongs to a deleted Evaluation of the same name (a
+    delete and re-create, common under GitOps) it is garbage the collector has not removed yet: adopting it
+    would mount the old run's config, and its Job's verdict would land on this Evaluation. Wait for it."""
+    kind, child_name = child["kind"], child["metadata"]["name"]
+    found = kube.if_present(lambda: read(child_name, namespace))
+    existing = None if found is None else kube.plain(found)  # None: collected meanwhile, create again
+    refs = (existing or {}).get("metadata", {}).get("ownerReferences") or []
+    stale = existing is None or any(
+        ref.get("kind") == KIND
+        and ref.get("name") == owner["metadata"]["name"]
+        and ref.get("uid") != owner["metadata"]["uid"]
+        for ref in refs
+    )
+    if stale:
+        raise kopf.TemporaryError(
+            f"{kind} {child_name} of a deleted Evaluation named {owner['metadata']['name']} is still there; "
+            "waiting for the garbage collector to remove it",
+            delay=2,
+        )
+
+
+def _create_children(request: Request, config_map_objects: list[ConfigMap], job: Job) -> bool:
+    """Create the snapshots, the RunConfig and the Job, each adopted and idempotent; True when the Job was
+    created now (False: it was there already, from an earlier attempt of this reconcile)."""
+    core, batch = kube.core(), kube.batch()
+    config_maps = [child.body() for child in config_map_objects]  # serialised once, here
+    job_body = job.body()
+    for child in [*config_maps, job_body]:
+        kopf.adopt(child, owner=cast(kopf.Body, request.body))
+    for child in config_maps:
+        if not kube.create(core.create_namespaced_config_map, request.namespace, child):
+            _refuse_stale(core.read_namespaced_config_map, request.namespace, child, request.body)
+    if kube.create(batch.create_namespaced_job, request.namespace, job_body):
+        return True
+    _refuse_stale(batch.read_namespaced_job, request.namespace, job_body, request.body)
+    existing = kube.plain(batch.read_namespaced_job(request.job, request.namespace))
+    if not kube.owned_by(existing, request.body["metadata"]["uid"]):
+        _invalid(request, f"a Job named {request.job} already exists and is not owned by this Evaluation")
+    return False
+
+
+def _delete_superseded(namespace: str, owner: Mapping[str, Any], keep: str) -> None:
+    """Delete this Evaluation's other Jobs: earlier generations, and earlier runs of this one (a rerun)."""
+    evaluation = owner["metadata"]["name"]
+    selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(evaluation)}"
+    for item in kube.batch().list_namespaced_job(namespace, label_selector=selector).items:
+        job = kube.plain(item)
+        # Only this Evaluation's own Jobs: a label value is not proof of ownership.
+        if kube.owned_by(job, owner["metadata"]["uid"]) and job["metadata"]["name"] != keep:
+            # Background: without a propagation policy a deleted Job leaves its pods behind.
+            delete = kube.batch().delete_namespaced_job
+            kube.delete_if_present(
+                functools.partial(delete, job["metadata"]["name"], namespace, propagation_policy="Background")
+            )
+
+
+def start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None) -> None:
+    """Start (or adopt) the run of the Evaluation's current generation; kopf.TemporaryError while a
+    ConfigMap it needs is missing, kopf.PermanentError when the spec cannot run."""
+    with _lock(namespace, name):
+        _start(body, namespace, name, retry)
+
+
+def _start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None) -> None:
+    started = time.monotonic()
+    meta = body["metadata"]
+    rerun = (meta.get("annotations") or {}).get(names.RERUN_ANNOTATION) or None
+    current = reconcile.parse_status(body.get("status"))
+    request = Request(body, namespace, name, int(meta["generation"]), retry, current, rerun)
+    if reconcile.run_started(request.current, request.generation, request.job, rerun):
+        return  # resumed after a restart: the Job exists; its watch brings the verdict
+    evaluation = _validated_spec(request, body.get("spec") or {})
+    operator = settings()
+    kind = evaluation.agent.kind
+    if kind in PRESET_KINDS and kind not in operator.runner_agent_presets:
+        _stall_without_agent(request, kind, operator)
+        return
+    data, binary = _brain_files(request, evaluation)
+    digest = brain_digest(data, binary)
+    snapshot = build_brain_snapshot(name, data, binary, digest)
+    suite_parts = _suite_snapshots(request, evaluation)
+    parts = {part: (child.metadata.name, part_digest) for part, child, part_digest in suite_parts}
+    snapshots = Snapshots(
+        brain=snapshot.metadata.name,
+        brain_digest=digest,
+        suite=parts["suite"][0] if parts else None,
+        suite_digest=parts["suite"][1] if parts else None,
+        key=parts["key"][0] if parts else None,
+        key_digest=parts["key"][1] if parts else None,
+    )
+    config_maps = [
+        snapshot,
+        *(child for _, child, _ in suite_parts),
+        build_run_config_map(evaluation, name, namespace, request.generation, operator),
+    ]
+    job = build_job(evaluation, name, namespace, request.generation, snapshots, operator, rerun)
+    created = _create_children(request, config_maps, job)
+    _delete_superseded(namespace, body, request.job)
+    if created:
+        metrics.JOBS_CREATED.inc()
+        events.normal(
+            body,
+            "JobCreated",
+            f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})"
+            + (f", rerun {rerun[:64]!r}" if rerun else ""),
+        )
+    request.write(
+        lambda: reconcile.running_status(
+            request.current,
+            request.generation,
+            request.job,
+            digest,
+            conditions.now(),
+            (snapshots.suite_digest, snapshots.key_digest),
+            rerun,
+        )
+    )
+    # The Job may have finished before that write (adopted after a restart, or a very fast runner): its watch
+    # event may have come and gone, or written a verdict the write above just replaced. Look once more.
+    latest = finish.read_job(request.job, namespace)
+    if latest is not None:
+        admission.job_seen(latest, namespace, name, request.generation)  # a queued Job may wait already
+        finish.finish_if_done(latest, namespace, name, request.generation)
+    metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
+
+
+def wake(namespace: str, name: str) -> None:
+    """A ConfigMap the Evaluation waited for appeared: try its run now rather than at kopf's next retry
+    (which still comes, and then finds the run started)."""
+    body = kube.get_custom(PLURAL, namespace, name)
+    if body is None:
+        return
+    log.info("Evaluation %s/%s: a ConfigMap it waited for appeared", namespace, name)
+    with contextlib.suppress(kopf.TemporaryError, kopf.PermanentError):  # reported in its status
+        start(body, namespace, name, retry=None)

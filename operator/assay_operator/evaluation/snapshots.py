@@ -1,0 +1,74 @@
+"""Immutable snapshots of an Evaluation's inputs: the brain, and a ConfigMap suite split at its trust boundary
+into the public part and the answer keys. Each is named by its digest, which the runner's RunSummary must
+report back (the verdict is bound to what the Job mounted)."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+from assay_operator.evaluation.names import (
+    ANNOTATION_BRAIN,
+    ANNOTATION_KEY,
+    ANNOTATION_PUBLIC,
+    brain_snapshot_name,
+    labels,
+    suite_snapshot_name,
+)
+from assay_operator.objects import ConfigMap, ObjectMeta
+from assay_runner.contract import digest_files, is_brain_file
+
+
+def brain_digest(data: dict[str, str], binary: dict[str, str] | None = None) -> str:
+    """The runner digests the mounted files; keys are file names, and both sides count a file as part of the
+    brain by the same rule (`contract.is_brain_file`), so the two agree byte for byte."""
+    files = {key: value.encode() for key, value in data.items()}
+    files.update({key: base64.b64decode(value) for key, value in (binary or {}).items()})
+    return digest_files({key: value for key, value in files.items() if is_brain_file(key)})
+
+
+def build_brain_snapshot(
+    evaluation: str, data: dict[str, str], binary: dict[str, str] | None, digest: str
+) -> ConfigMap:
+    return ConfigMap(
+        metadata=ObjectMeta(
+            name=brain_snapshot_name(evaluation, digest),
+            labels=labels(evaluation, component="brain-snapshot"),
+            annotations={ANNOTATION_BRAIN: digest},
+        ),
+        immutable=True,
+        data=dict(sorted(data.items())),
+        binary_data=dict(sorted(binary.items())) if binary else None,
+    )
+
+
+def text_digest(data: dict[str, str]) -> str:
+    """What the runner computes over the mounted files (file name -> bytes)."""
+    return digest_files({key: value.encode() for key, value in data.items()})
+
+
+def build_suite_snapshot(evaluation: str, part: str, data: dict[str, str], digest: str) -> ConfigMap:
+    """`part`: `suite` (the public part) or `key` (the answer keys) — immutable, named by its digest."""
+    annotation = ANNOTATION_PUBLIC if part == "suite" else ANNOTATION_KEY
+    return ConfigMap(
+        metadata=ObjectMeta(
+            name=suite_snapshot_name(evaluation, part, digest),
+            labels=labels(evaluation, component=f"{part}-snapshot"),
+            annotations={annotation: digest},
+        ),
+        immutable=True,
+        data=dict(sorted(data.items())),
+    )
+
+
+@dataclass(frozen=True)
+class Snapshots:
+    """The immutable ConfigMaps a Job mounts, with the digests its RunSummary must match."""
+
+    brain: str
+    brain_digest: str
+    suite: str | None = None
+    """The public part's ConfigMap; None for a bundled suite (split in the pod)."""
+    suite_digest: str | None = None
+    key: str | None = None
+    key_digest: str | None = None

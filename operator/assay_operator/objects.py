@@ -1,0 +1,177 @@
+"""Typed shapes of the Kubernetes objects the operator builds: ConfigMaps and the runner Job with its pod.
+
+Only the fields the operator sets are declared (`extra="forbid"`: a misspelt field is an error where the
+object is built, not a key the apiserver drops). Builders construct these; the handlers serialise each
+object once, with `body()`, into the API's JSON (camelCase, unset fields left out) just before it is sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+
+class KubeModel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+    def body(self) -> dict[str, Any]:
+        """The API's JSON for this object: camelCase keys, fields left unset (None) omitted."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class ObjectMeta(KubeModel):
+    name: str
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+
+
+class ConfigMap(KubeModel):
+    api_version: Literal["v1"] = "v1"
+    kind: Literal["ConfigMap"] = "ConfigMap"
+    metadata: ObjectMeta
+    immutable: bool | None = None
+    data: dict[str, str] | None = None
+    binary_data: dict[str, str] | None = None
+
+
+# --- the pod ---------------------------------------------------------------------------------------------
+
+
+class KeyToPath(KubeModel):
+    key: str
+    path: str
+
+
+class ConfigMapVolumeSource(KubeModel):
+    name: str
+    items: list[KeyToPath] | None = None
+    default_mode: int | None = None
+
+
+class SecretVolumeSource(KubeModel):
+    secret_name: str
+    items: list[KeyToPath] | None = None
+    default_mode: int | None = None
+
+
+class EmptyDirVolumeSource(KubeModel):
+    size_limit: str | None = None
+
+
+class Volume(KubeModel):
+    name: str
+    config_map: ConfigMapVolumeSource | None = None
+    secret: SecretVolumeSource | None = None
+    empty_dir: EmptyDirVolumeSource | None = None
+
+
+class VolumeMount(KubeModel):
+    name: str
+    mount_path: str
+    read_only: Literal[True] | None = None
+    """True, or left out (the API's default, false)."""
+
+
+class EnvVar(KubeModel):
+    name: str
+    value: str
+
+
+class ResourceRequirements(KubeModel):
+    requests: dict[str, str]
+    limits: dict[str, str]
+
+
+class Capabilities(KubeModel):
+    drop: list[str]
+
+
+class SecurityContext(KubeModel):
+    allow_privilege_escalation: bool
+    read_only_root_filesystem: bool
+    run_as_non_root: bool
+    capabilities: Capabilities
+
+
+class SeccompProfile(KubeModel):
+    type: Literal["RuntimeDefault"]
+
+
+class PodSecurityContext(KubeModel):
+    run_as_non_root: bool
+    seccomp_profile: SeccompProfile
+
+
+class Container(KubeModel):
+    name: str
+    image: str
+    command: list[str]
+    working_dir: str
+    env: list[EnvVar]
+    resources: ResourceRequirements
+    volume_mounts: list[VolumeMount]
+    termination_message_path: str
+    termination_message_policy: Literal["File", "FallbackToLogsOnError"]
+    security_context: SecurityContext
+
+
+class PodSpec(KubeModel):
+    restart_policy: Literal["Never"]
+    automount_service_account_token: bool
+    enable_service_links: bool
+    security_context: PodSecurityContext
+    init_containers: list[Container]
+    containers: list[Container]
+    volumes: list[Volume]
+    service_account_name: str | None = None
+
+
+class PodTemplateMeta(KubeModel):
+    labels: dict[str, str]
+
+
+class PodTemplateSpec(KubeModel):
+    metadata: PodTemplateMeta
+    spec: PodSpec
+
+
+# --- the Job ---------------------------------------------------------------------------------------------
+
+
+class PodConditionPattern(KubeModel):
+    type: str
+
+
+class ExitCodesRequirement(KubeModel):
+    container_name: str
+    operator: Literal["In", "NotIn"]
+    values: list[int]
+
+
+class PodFailurePolicyRule(KubeModel):
+    action: Literal["Ignore", "FailJob", "Count", "FailIndex"]
+    on_pod_conditions: list[PodConditionPattern] | None = None
+    on_exit_codes: ExitCodesRequirement | None = None
+
+
+class PodFailurePolicy(KubeModel):
+    rules: list[PodFailurePolicyRule]
+
+
+class JobSpec(KubeModel):
+    backoff_limit: int
+    active_deadline_seconds: int
+    ttl_seconds_after_finished: int
+    pod_failure_policy: PodFailurePolicy
+    template: PodTemplateSpec
+    suspend: bool | None = None
+    """True when a queue (Kueue) admits the Job: it starts when Kueue resumes it."""
+
+
+class Job(KubeModel):
+    api_version: Literal["batch/v1"] = "batch/v1"
+    kind: Literal["Job"] = "Job"
+    metadata: ObjectMeta
+    spec: JobSpec
