@@ -16,7 +16,7 @@ import pytest
 
 from assay_operator.settings import Settings
 from assay_runner.agents.presets import PRESET_CLIS, PRESETS
-from tests.images.containerfile import (
+from assay_dev.images.containerfile import (
     Containerfile,
     Stage,
     context_files,
