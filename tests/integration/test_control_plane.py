@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from assay_dev.cluster import ApiError, ControlPlane, ImageSpec, LocalKubelet
-from assay_dev.cluster.kubelet import LOG_TAIL_BYTES, LOG_TAIL_LINES
+from assay_dev.cluster import ApiError, ControlPlane, LocalKubelet, PullFault
+from assay_dev.cluster.pod import LOG_TAIL_BYTES, LOG_TAIL_LINES
 from assay_dev.cluster.wait import wait_until
-from tests.integration.conftest import PYTHON_IMAGE
+from assay_dev.images import buildah
+from tests.conftest import current_images
 
 pytestmark = pytest.mark.cluster
 
@@ -25,7 +26,7 @@ Obj = dict[str, Any]
 def python_container(script: str, **extra: Any) -> Obj:
     return {
         "name": "main",
-        "image": PYTHON_IMAGE,
+        "image": current_images().python,
         "command": ["python", "-c", textwrap.dedent(script)],
         **extra,
     }
@@ -451,19 +452,17 @@ def test_eviction_fails_the_pod_with_a_disruption_target(
 def test_images_that_start_late_never_or_are_unknown(
     control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
 ) -> None:
-    python = kubelet.images[PYTHON_IMAGE]
-    kubelet.register_image(
-        "smoke/stuck:1", ImageSpec(entrypoint=python.entrypoint, env=python.env, never_start=True)
-    )
-    kubelet.register_image(
-        "smoke/slow:1", ImageSpec(entrypoint=python.entrypoint, env=python.env, start_delay=3)
-    )
-    quick = ["-c", "print('hi')"]
+    # Two more names for the runner image, one pulling slowly and one never finishing its pull.
+    stuck_image, slow_image = "localhost/assay-test/stuck:1", "localhost/assay-test/slow:1"
+    buildah.tag(current_images().python, stuck_image, slow_image)
+    kubelet.fault_pull(stuck_image, PullFault(never=True))
+    kubelet.fault_pull(slow_image, PullFault(delay=3))
+    quick = ["python", "-c", "print('hi')"]
     control_plane.api.create(
-        pods_path(namespace), pod("stuck", [{"name": "main", "image": "smoke/stuck:1", "args": quick}])
+        pods_path(namespace), pod("stuck", [{"name": "main", "image": stuck_image, "command": quick}])
     )
     control_plane.api.create(
-        pods_path(namespace), pod("slow", [{"name": "main", "image": "smoke/slow:1", "args": quick}])
+        pods_path(namespace), pod("slow", [{"name": "main", "image": slow_image, "command": quick}])
     )
     control_plane.api.create(
         pods_path(namespace), pod("unknown", [{"name": "main", "image": "nope/missing:1"}])
@@ -513,11 +512,13 @@ def test_an_openshift_style_pod_runs_as_an_arbitrary_uid_on_a_read_only_root(
     }
     control_plane.api.create(pods_path(namespace), pod("restricted", [container], **spec))
     as_root = python_container("pass", securityContext={"runAsNonRoot": True})
+    as_root["image"] = current_images().root_base  # an image whose USER is root
     control_plane.api.create(pods_path(namespace), pod("as-root", [as_root]))
 
     finished = terminated_pod(control_plane, namespace, "restricted")
 
-    assert state(finished)["terminated"]["message"] == "EROFS|1000680000:0:[1000680000]|/"
+    # HOME: the image's own ENV (an arbitrary uid has no passwd entry, so the runner image sets /tmp).
+    assert state(finished)["terminated"]["message"] == "EROFS|1000680000:0:[1000680000]|/tmp"
     assert finished["status"]["phase"] == "Succeeded"
     refused = wait_until(
         lambda: state(control_plane.api.get(pods_path(namespace, "as-root"))).get("waiting"),
@@ -626,7 +627,7 @@ def test_init_containers_secrets_subpaths_downward_api_and_env_sources(
     """
     main = {
         "name": "main",
-        "image": PYTHON_IMAGE,
+        "image": current_images().python,
         "command": ["python", "-c", textwrap.dedent(script)],
         "args": ["$(GREETING)", "$$(GREETING)", "$(UNDEFINED)"],
         "envFrom": [{"configMapRef": {"name": "app"}, "prefix": "APP_"}],
@@ -650,7 +651,8 @@ def test_init_containers_secrets_subpaths_downward_api_and_env_sources(
             "downwardAPI": {"items": [{"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}}]},
         },
     ]
-    manifest = pod("full", [main], initContainers=[init], volumes=volumes)
+    # As root: the Secret's 0400 file is root's (no fsGroup here), as on a node.
+    manifest = pod("full", [main], initContainers=[init], volumes=volumes, securityContext={"runAsUser": 0})
     manifest["metadata"]["labels"] = {"app": "smoke", "tier": "test"}
     api.create(pods_path(namespace), manifest)
 

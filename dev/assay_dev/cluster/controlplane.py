@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,6 @@ from .certs import Certs, write_certs
 from .kubeapi import ApiError, Credentials, KubeApi
 from .kubeconfig import write_kubeconfig
 from .kubelet import LocalKubelet
-from .podspec import ImageSpec
 from .ports import free_port
 
 log = logging.getLogger(__name__)
@@ -338,7 +337,7 @@ class ControlPlane:
                     ) from error
             time.sleep(0.1)
 
-    def local_kubelet(self, images: Mapping[str, ImageSpec] | None = None) -> LocalKubelet:
+    def local_kubelet(self) -> LocalKubelet:
         """A LocalKubelet (not started) for this control plane, with its own admin client. Pods get the
         in-cluster variables pointing at this apiserver, so a pod with a token can reach it."""
         service_env = {
@@ -348,10 +347,7 @@ class ControlPlane:
             "KUBERNETES_PORT": f"tcp://127.0.0.1:{self.port}",
         }
         return LocalKubelet(
-            KubeApi(self.admin_credentials()),
-            work_dir=self.work_dir / "kubelet",
-            images=images,
-            service_env=service_env,
+            KubeApi(self.admin_credentials()), work_dir=self.work_dir / "kubelet", service_env=service_env
         )
 
     def logs_tail(self, lines: int = 20) -> str:

@@ -97,8 +97,18 @@ def _base_mounts() -> list[Obj]:
             "source": "shm",
             "options": ["nosuid", "noexec", "nodev", "mode=1777", f"size={DEV_SHM_SIZE}"],
         },
-        {"destination": "/dev/mqueue", "type": "mqueue", "source": "mqueue", "options": ["nosuid", "noexec", "nodev"]},
-        {"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["nosuid", "noexec", "nodev", "ro"]},
+        {
+            "destination": "/dev/mqueue",
+            "type": "mqueue",
+            "source": "mqueue",
+            "options": ["nosuid", "noexec", "nodev"],
+        },
+        {
+            "destination": "/sys",
+            "type": "sysfs",
+            "source": "sysfs",
+            "options": ["nosuid", "noexec", "nodev", "ro"],
+        },
         {
             "destination": "/sys/fs/cgroup",
             "type": "cgroup",

@@ -6,7 +6,9 @@ and the memory cgroup's OOM-kill counter, read as kubelet's runtime reports an O
 - cpu: requests.cpu becomes cpu.shares (1024 per core, at least 2), limits.cpu a CFS quota over a 100 ms
   period (at least 1 ms), as kubelet computes them;
 - pids: the node's per-pod cap (kubelet's --pod-max-pids) applied to each container;
-- oom_score_adj by QoS class: Guaranteed -997, BestEffort 1000, Burstable between (pkg/kubelet/qos).
+- oom_score_adj by QoS class: Guaranteed -997, BestEffort 1000, Burstable between (pkg/kubelet/qos),
+  never below the kubelet's own when it lacks CAP_SYS_RESOURCE (a kubelet itself in a container cannot
+  lower a score; the kernel refuses and runc fails to start the container).
 """
 
 from __future__ import annotations
@@ -57,7 +59,9 @@ def qos_class(pod: Obj) -> str:
         for resource in ("cpu", "memory"):
             if resource not in limits:
                 return "Burstable"
-            if resource in requests and parse_quantity(requests[resource]) != parse_quantity(limits[resource]):
+            if resource in requests and parse_quantity(requests[resource]) != parse_quantity(
+                limits[resource]
+            ):
                 return "Burstable"
     return "Guaranteed"
 
@@ -73,6 +77,20 @@ def oom_score_adj(pod: Obj, container: Obj, node_memory_bytes: int) -> int:
     request = int(parse_quantity(memory)) if memory is not None else 0
     adjust = 1000 - (1000 * request) // max(1, node_memory_bytes)
     return 999 if adjust >= 1000 else max(2, adjust)
+
+
+CAP_SYS_RESOURCE = 24
+
+
+def oom_score_floor() -> int:
+    """The lowest oom_score_adj this process may give its children: anything with CAP_SYS_RESOURCE, else
+    its own score."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("CapEff:") and int(line.split()[1], 16) & (1 << CAP_SYS_RESOURCE):
+                return -1000
+    with open("/proc/self/oom_score_adj") as own:
+        return int(own.read().strip())
 
 
 def swap_accounted(root: Path = MEMORY_ROOT) -> bool:

@@ -28,7 +28,9 @@ class RuncError(RuntimeError):
 def runc_path() -> str:
     found = shutil.which("runc")
     if found is None:
-        raise RuncError("runc is not installed: run `bash scripts/install-container-tools.sh` (make images does)")
+        raise RuncError(
+            "runc is not installed: run `bash scripts/install-container-tools.sh` (make images does)"
+        )
     return found
 
 
@@ -44,7 +46,9 @@ class Runc:
         return [*argv, *args]
 
     def _run(self, *args: str, check: bool = True, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        result = subprocess.run(self._argv(*args), capture_output=True, text=True, timeout=timeout, check=False)
+        result = subprocess.run(
+            self._argv(*args), capture_output=True, text=True, timeout=timeout, check=False
+        )
         if check and result.returncode != 0:
             raise RuncError(f"`runc {' '.join(args)}` exited {result.returncode}: {result.stderr.strip()}")
         return result
@@ -53,7 +57,9 @@ class Runc:
         bundle.mkdir(parents=True, exist_ok=True)
         (bundle / "config.json").write_text(json.dumps(config, indent=1))
 
-    def run(self, container_id: str, bundle: Path, output: IO[bytes], runc_log: Path) -> subprocess.Popen[bytes]:
+    def run(
+        self, container_id: str, bundle: Path, output: IO[bytes], runc_log: Path
+    ) -> subprocess.Popen[bytes]:
         """Start a container in the foreground; the Popen ends when the container does."""
         return subprocess.Popen(
             self._argv("run", "--keep", "--bundle", str(bundle), container_id, log=runc_log),
@@ -65,6 +71,8 @@ class Runc:
 
     def run_detached(self, container_id: str, bundle: Path, runc_log: Path) -> int:
         """Start a long-lived container (the sandbox) and return its init's PID on the host."""
+        runc_log.unlink(missing_ok=True)
+        self.delete(container_id)  # what a failed attempt left
         result = subprocess.run(
             self._argv("run", "--detach", "--bundle", str(bundle), container_id, log=runc_log),
             # Not a pipe: the detached process would hold it open, and runc's errors go to runc_log.

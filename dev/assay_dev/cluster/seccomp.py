@@ -27,7 +27,7 @@ class SeccompError(Exception):
 
 def _kernel_at_least(wanted: str) -> bool:
     def numbers(text: str) -> tuple[int, ...]:
-        return tuple(int(part) for part in text.split("-")[0].split(".")[:2] if part.isdigit())
+        return tuple(int(part) for part in text.split("-", maxsplit=1)[0].split(".")[:2] if part.isdigit())
 
     return numbers(os.uname().release) >= numbers(wanted)
 
@@ -68,7 +68,11 @@ def runtime_default(capabilities: Iterable[str], profile: Path = PROFILE) -> Obj
                 for a in rule["args"]
             ]
         syscalls.append(converted)
-    seccomp: Obj = {"defaultAction": source["defaultAction"], "architectures": architectures, "syscalls": syscalls}
+    seccomp: Obj = {
+        "defaultAction": source["defaultAction"],
+        "architectures": architectures,
+        "syscalls": syscalls,
+    }
     if source.get("defaultErrnoRet") is not None:
         seccomp["defaultErrnoRet"] = source["defaultErrnoRet"]
     return seccomp

@@ -88,7 +88,9 @@ def security(pod: Obj, container: Obj) -> Security:
     pod_context = pod["spec"].get("securityContext") or {}
     context = container.get("securityContext") or {}
     if context.get("privileged"):
-        raise ConfigError(f"container {container['name']}: privileged containers are not run by the local kubelet")
+        raise ConfigError(
+            f"container {container['name']}: privileged containers are not run by the local kubelet"
+        )
     capabilities = context.get("capabilities") or {}
     granted = set(DEFAULT_CAPABILITIES)
     drops = [str(c) for c in capabilities.get("drop") or []]
@@ -104,7 +106,9 @@ def security(pod: Obj, container: Obj) -> Security:
     profile = context.get("seccompProfile") or pod_context.get("seccompProfile") or {}
     kind = profile.get("type", "Unconfined")
     if kind not in ("RuntimeDefault", "Unconfined"):
-        raise ConfigError(f"container {container['name']}: seccomp profile type {kind!r} is not supported here")
+        raise ConfigError(
+            f"container {container['name']}: seccomp profile type {kind!r} is not supported here"
+        )
     escalation = context.get("allowPrivilegeEscalation")
     return Security(
         capabilities=tuple(sorted(granted)),

@@ -19,8 +19,12 @@ from .sbom import SbomError
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m assay_dev.images", description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help=f"images to build (default: {' '.join(DEFAULT_IMAGES)})")
-    parser.add_argument("--base", choices=PREFERENCES, default="auto", help="UBI, the Debian base, or UBI if it can be pulled")
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help=f"images to build (default: {' '.join(DEFAULT_IMAGES)})"
+    )
+    parser.add_argument(
+        "--base", choices=PREFERENCES, default="auto", help="UBI, the Debian base, or UBI if it can be pulled"
+    )
     parser.add_argument("--no-sbom", action="store_true", help="skip the SBOMs")
     args = parser.parse_args(argv)
     started = time.monotonic()

@@ -85,5 +85,7 @@ def choose(root: Path, preference: str, log: Callable[[str], None]) -> Bases:
         if found is not None:
             return found
         if preference == "ubi":
-            raise BaseError(f"UBI images ({UBI_PYTHON_BUILDER}, {UBI_BASE}) are not in the store and cannot be pulled")
+            raise BaseError(
+                f"UBI images ({UBI_PYTHON_BUILDER}, {UBI_BASE}) are not in the store and cannot be pulled"
+            )
     return debian_base(root, log)

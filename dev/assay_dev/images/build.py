@@ -75,6 +75,9 @@ class BuiltImage:
     id: str
     digest: str
     base: str
+    """`ubi` or `debian`."""
+    base_image: str
+    """The final stage's base (BASE): a plain image whose user is root."""
     seconds: float
     """Build time in this run; 0 when the key was already in the store."""
     sbom: str
@@ -104,7 +107,9 @@ def _secrets() -> list[str]:
     builder stages, and secrets land in no layer."""
     args: list[str] = []
     bundles = [os.environ.get(v, "") for v in ("PIP_CERT", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")]
-    bundle = next((b for b in [*bundles, "/etc/ssl/certs/ca-certificates.crt"] if b and Path(b).is_file()), "")
+    bundle = next(
+        (b for b in [*bundles, "/etc/ssl/certs/ca-certificates.crt"] if b and Path(b).is_file()), ""
+    )
     if bundle:
         args += ["--secret", f"id=ca-bundle,src={bundle}"]
     configs = [
@@ -119,7 +124,9 @@ def _secrets() -> list[str]:
     return args
 
 
-def _bud(root: Path, definition: ImageDef, build_args: dict[str, str], tag: str, key: str, log_file: Path) -> None:
+def _bud(
+    root: Path, definition: ImageDef, build_args: dict[str, str], tag: str, key: str, log_file: Path
+) -> None:
     argv = [
         "bud",
         "--isolation",
@@ -202,6 +209,7 @@ def build(
                 id=info.id,
                 digest=info.digest,
                 base=chosen.kind,
+                base_image=chosen.base,
                 seconds=round(seconds, 1),
                 sbom=str(sbom_file) if sbom_file.is_file() else "",
                 size=buildah.image_size(tag),
@@ -211,7 +219,9 @@ def build(
     return built
 
 
-def current(names: Sequence[str] = DEFAULT_IMAGES, *, root: Path = REPO, base: str = "auto") -> list[BuiltImage]:
+def current(
+    names: Sequence[str] = DEFAULT_IMAGES, *, root: Path = REPO, base: str = "auto"
+) -> list[BuiltImage]:
     """The images for this checkout as the store has them, building what is missing (warm: a second)."""
     return build(names, root=root, base=base, with_sbom=False, log=lambda _: None)
 
