@@ -3,12 +3,12 @@
 
 What it does, as kubelet does it:
 - registers a Ready Node and binds every unscheduled pod to it (the `binding` subresource);
-- per pod, a sandbox (catatonit, Kubernetes' pause) holding the pod's PID, IPC and UTS namespaces; per
-  container, a root filesystem from its image (a buildah working container: the image's layers plus a
-  private writable layer), run by runc in the sandbox's namespaces with its own mount and cgroup
-  namespaces, its securityContext (user and groups, capabilities, no_new_privs, read-only root, seccomp
-  RuntimeDefault), its resources as cgroup v1 limits and its volumes as bind mounts (see pod.py,
-  runtime.py, oci.py);
+- per pod, a sandbox (catatonit, Kubernetes' pause) holding the pod's IPC and UTS namespaces (and its PID
+  namespace, shared only under shareProcessNamespace); per container, a root filesystem from its image (a
+  buildah working container: the image's layers plus a private writable layer), run by runc in the
+  sandbox's namespaces with its own PID, mount and cgroup namespaces, its securityContext (user and
+  groups, capabilities, no_new_privs, read-only root, seccomp RuntimeDefault), its resources as cgroup v1
+  limits and its volumes as bind mounts (see pod.py, runtime.py, oci.py);
 - reports Pending/ContainerCreating, Running, then terminated {exitCode, reason, message, startedAt,
   finishedAt} and phase Succeeded/Failed through the `/status` subresource, reading the termination message
   exactly like kubelet (the file's last 4096 bytes; with FallbackToLogsOnError and a non-zero exit, the

@@ -1,12 +1,13 @@
 """The OCI runtime spec (runc's config.json) of a pod's containers and of its sandbox, as pure data.
 
-A pod is a sandbox process (catatonit -P, Kubernetes' "pause") that holds the pod's PID, IPC and UTS
-namespaces, and containers that join them; each container has its own mount and cgroup namespaces and its
-image's root filesystem. There is no network namespace: pods share the host's network (the node runs on
-loopback; see docs/runtime.md). What a container gets, as CRI-O gives it: /proc of the pod's PID namespace,
-a private /dev with the default devices, /sys and the cgroup tree read-only, CRI-O's masked and read-only
-/proc and /sys paths, its volumes as bind mounts, the capability set and seccomp profile of its
-securityContext, no_new_privs when escalation is off, and cgroup v1 limits.
+A pod is a sandbox process (catatonit -P, Kubernetes' "pause") that holds the pod's IPC and UTS namespaces
+(and its PID namespace, which containers join only under shareProcessNamespace), and containers that join
+them; each container has its own PID (by default), mount and cgroup namespaces and its image's root
+filesystem. There is no network namespace: pods share the host's network (the node runs on loopback; see
+docs/runtime.md). What a container gets, as CRI-O gives it: its own /proc, a private /dev with the default
+devices, /sys and the cgroup tree read-only, CRI-O's masked and read-only /proc and /sys paths, its
+volumes as bind mounts, the capability set and seccomp profile of its securityContext, no_new_privs when
+escalation is off, and cgroup v1 limits.
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ MASKED_PATHS = (
     "/sys/dev/block",
 )
 READONLY_PATHS = ("/proc/asound", "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger")
-SHARED_NAMESPACES = ("pid", "ipc", "uts")
-"""What a pod's containers share with its sandbox (shareProcessNamespace off still shares IPC and UTS, and
-one PID namespace per pod is what keeps other pods' processes out of sight)."""
+POD_NAMESPACES = ("pid", "ipc", "uts")
+"""The sandbox's namespaces. Containers always join its IPC and UTS namespaces; its PID namespace only with
+`shareProcessNamespace: true` — otherwise each container has its own, as Kubernetes gives it (CRI's
+NamespaceMode CONTAINER), and sees no other container's processes, its pod's included."""
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ def runtime_spec(spec: ContainerSpec) -> Obj:
     process = spec.process
     capabilities = list(spec.security.capabilities)
     namespaces: list[Obj] = []
-    for kind in (*SHARED_NAMESPACES, "mount", "cgroup"):
+    for kind in (*POD_NAMESPACES, "mount", "cgroup"):
         path = spec.namespace_paths.get(kind)
         namespaces.append({"type": kind, "path": path} if path else {"type": kind})
     linux: Obj = {

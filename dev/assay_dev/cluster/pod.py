@@ -393,7 +393,10 @@ class PodWorker:
         limits = resources.linux_resources(
             spec, self.kubelet.runtime.pids_limit, self.kubelet.runtime.swap_accounted
         )
-        return self.sandbox.create(container.name, container.image.id, process, context, limits, mounts)
+        share_pid = bool(pod["spec"].get("shareProcessNamespace"))
+        return self.sandbox.create(
+            container.name, container.image.id, process, context, limits, mounts, share_pid=share_pid
+        )
 
     def _mounts(self, container: Container, sources: Mapping[str, Path]) -> list[oci.Mount]:
         """The container's volume mounts (subPath resolved) and its termination-message file."""

@@ -3,8 +3,9 @@
 - NodeRuntime: one per kubelet — runc's state directory, the sandbox's root filesystem (catatonit alone),
   the cgroup subtree /assay-kubelet/<kubelet id>/ in every hierarchy, and the clean-up of what a kubelet
   that died left behind (its processes, cgroups and buildah working containers).
-- PodSandbox: one per pod — `catatonit -P` (Kubernetes' pause) holding the pod's PID, IPC and UTS
-  namespaces, started before the first container and removed after the last; /etc/hostname for the pod.
+- PodSandbox: one per pod — `catatonit -P` (Kubernetes' pause) holding the pod's IPC and UTS namespaces
+  (and the PID namespace containers share under shareProcessNamespace), started before the first
+  container and removed after the last; /etc/hostname for the pod.
 - ContainerHandle: one per container — a buildah working container of the image (its mounted overlay is
   the container's root: a private writable layer, read-only under readOnlyRootFilesystem), a runc bundle,
   and the foreground `runc run --keep` process; on exit, the exit code, whether runc itself failed to start
@@ -212,8 +213,9 @@ class PodSandbox:
         self.node.runc.write_bundle(bundle, oci.runtime_spec(spec))
         self.pid = self.node.runc.run_detached(self.id, bundle, bundle / "runc.log")
 
-    def namespace_paths(self) -> dict[str, str]:
-        return {kind: f"/proc/{self.pid}/ns/{kind}" for kind in oci.SHARED_NAMESPACES}
+    def namespace_paths(self, share_pid: bool) -> dict[str, str]:
+        kinds = [kind for kind in oci.POD_NAMESPACES if share_pid or kind != "pid"]
+        return {kind: f"/proc/{self.pid}/ns/{kind}" for kind in kinds}
 
     def host_mounts(self) -> list[oci.Mount]:
         mounts = [oci.Mount(str(self.dir / "hostname"), "/etc/hostname", read_only=True)]
@@ -228,6 +230,7 @@ class PodSandbox:
         security: Security,
         limits: dict[str, object],
         mounts: Sequence[oci.Mount],
+        share_pid: bool = False,
     ) -> ContainerHandle:
         """Check the image out and write the container's bundle; start() runs it."""
         handle = ContainerHandle(self, name)
@@ -241,7 +244,7 @@ class PodSandbox:
             resources=limits,
             seccomp=seccomp,
             mounts=[*self.host_mounts(), *mounts],
-            namespace_paths=self.namespace_paths(),
+            namespace_paths=self.namespace_paths(share_pid),
         )
         self.node.runc.write_bundle(handle.bundle, oci.runtime_spec(spec))
         self.containers.append(handle)
