@@ -22,6 +22,10 @@ Obj = dict[str, Any]
 
 # --- helpers ------------------------------------------------------------------------------------------
 
+SLEEPER = "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *_: sys.exit(143)); time.sleep(600)"
+"""A long-running container that stops on SIGTERM: as PID 1 of its own PID namespace it would otherwise
+ignore the signal (the kernel's rule for a namespace's init, as on a node) and wait out the grace period."""
+
 
 def python_container(script: str, **extra: Any) -> Obj:
     return {
@@ -270,7 +274,7 @@ def test_deleting_the_owner_collects_the_job_and_its_pods(
         "controller": True,
         "blockOwnerDeletion": True,
     }
-    sleeper = python_container("import time; time.sleep(600)")
+    sleeper = python_container(SLEEPER)
     control_plane.api.create(
         jobs_path(namespace), job("owned", [sleeper], metadata={"ownerReferences": [reference]})
     )
@@ -298,7 +302,7 @@ def test_a_namespace_with_running_pods_deletes_cleanly(
     control_plane.create_namespace(name)
     control_plane.api.create(
         pods_path(name),
-        pod("sleeper", [python_container("import time; time.sleep(600)")], terminationGracePeriodSeconds=5),
+        pod("sleeper", [python_container(SLEEPER)], terminationGracePeriodSeconds=5),
     )
     control_plane.api.create(
         f"/api/v1/namespaces/{name}/configmaps",
@@ -318,7 +322,7 @@ def test_a_namespace_with_running_pods_deletes_cleanly(
 def test_a_job_past_its_deadline_fails_with_deadline_exceeded(
     control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
 ) -> None:
-    sleeper = python_container("import time; time.sleep(600)")
+    sleeper = python_container(SLEEPER)
     control_plane.api.create(jobs_path(namespace), job("slow", [sleeper], activeDeadlineSeconds=3))
 
     failed = job_condition(control_plane, namespace, "slow", "Failed", timeout=90)
@@ -364,9 +368,7 @@ def test_fallback_to_logs_reports_the_log_tail(
 def test_oom_kill_reports_137_oomkilled(
     control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
 ) -> None:
-    control_plane.api.create(
-        pods_path(namespace), pod("hog", [python_container("import time; time.sleep(600)")])
-    )
+    control_plane.api.create(pods_path(namespace), pod("hog", [python_container(SLEEPER)]))
     running = running_pod(control_plane, namespace, "hog")
     assert "running" in state(running)
 
@@ -433,9 +435,7 @@ def test_a_serviceaccount_without_a_role_is_forbidden(control_plane: ControlPlan
 def test_eviction_fails_the_pod_with_a_disruption_target(
     control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
 ) -> None:
-    control_plane.api.create(
-        pods_path(namespace), pod("victim", [python_container("import time; time.sleep(600)")])
-    )
+    control_plane.api.create(pods_path(namespace), pod("victim", [python_container(SLEEPER)]))
     running_pod(control_plane, namespace, "victim")
 
     kubelet.evict(namespace, "victim")

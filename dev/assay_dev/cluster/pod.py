@@ -208,10 +208,31 @@ class PodWorker:
             self._live()
         except Stopped:
             pass
-        except Exception:
+        except Exception as error:
             log.exception("local kubelet: pod %s/%s failed unexpectedly", self.namespace, self.name)
+            self._give_up(error)
         finally:
             self._tear_down()
+
+    def _give_up(self, error: Exception) -> None:
+        """A bug in the kubelet must not leave a pod Pending forever and undeletable: fail it, saying why,
+        and still confirm its deletion."""
+        try:
+            self.kill_all(signal.SIGKILL)
+            self.phase = "Failed"
+            self.pod_reason, self.pod_message = "LocalKubeletError", f"{type(error).__name__}: {error}"
+            self._write_status()
+            while not self._deletion.is_set():
+                self._check_stop()
+                self._wake.wait(1)
+                self._wake.clear()
+            with self._lock:
+                pod = self.pod
+            self.kubelet.confirm_deletion(pod)
+        except Stopped:
+            pass
+        except Exception:
+            log.exception("local kubelet: pod %s/%s could not be failed either", self.namespace, self.name)
 
     def _tear_down(self) -> None:
         if self.sandbox is not None:

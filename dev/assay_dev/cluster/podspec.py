@@ -80,26 +80,37 @@ def container_argv(container: Obj, image: ImageSpec, env: Mapping[str, str]) -> 
     return argv
 
 
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([a-zA-Z]*)$")
+# Kubernetes' quantity grammar (apimachinery resource.Quantity): a signed decimal, then a binary suffix
+# (Ki ... Ei), a decimal one (n u m "" k M G T P E) or a decimal exponent (e3, E-2).
+_QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+)|([KMGTPE]i|[numkMGTPE])?)$")
 _SUFFIX = {
     "": Decimal(1),
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
     "m": Decimal("0.001"),
     "k": Decimal(10**3),
     "M": Decimal(10**6),
     "G": Decimal(10**9),
     "T": Decimal(10**12),
+    "P": Decimal(10**15),
+    "E": Decimal(10**18),
     "Ki": Decimal(2**10),
     "Mi": Decimal(2**20),
     "Gi": Decimal(2**30),
     "Ti": Decimal(2**40),
+    "Pi": Decimal(2**50),
+    "Ei": Decimal(2**60),
 }
 
 
 def parse_quantity(quantity: str | int | float) -> Decimal:
     match = _QUANTITY.match(str(quantity))
-    if not match or match.group(2) not in _SUFFIX:
+    if not match:
         raise ConfigError(f"unsupported quantity {quantity!r}")
-    return Decimal(match.group(1)) * _SUFFIX[match.group(2)]
+    number, exponent, suffix = match.groups()
+    if exponent is not None:
+        return Decimal(number).scaleb(int(exponent))
+    return Decimal(number) * _SUFFIX[suffix or ""]
 
 
 def resource_field(pod: Obj, ref: Obj, allocatable: Mapping[str, str]) -> str:
