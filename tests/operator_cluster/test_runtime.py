@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from assay_dev.cluster import KubeApi, LocalKubelet
+from assay_dev.cluster.wait import wait_until
 from tests.operator_cluster import support
 from tests.operator_cluster.support import OperatorProcess, evaluation, replay_spec
 
@@ -111,6 +112,21 @@ def restricted_v2_policy(namespace: str) -> tuple[dict[str, Any], dict[str, Any]
     return policy, binding
 
 
+def policy_applies(admin: KubeApi, namespace: str) -> bool:
+    """A server-side dry run of a bare pod comes back with the policy's uid (the apiserver loads a new
+    policy a moment after it is created)."""
+    probe = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "policy-probe"},
+        "spec": {"containers": [{"name": "c", "image": "probe"}]},
+    }
+    admitted = admin.request(
+        "POST", f"/api/v1/namespaces/{namespace}/pods", body=probe, params={"dryRun": "All"}
+    )
+    return bool((admitted["spec"].get("securityContext") or {}).get("runAsUser") == ARBITRARY_UID)
+
+
 def test_the_runner_runs_as_an_arbitrary_uid_with_gid_0_on_a_read_only_root(
     admin: KubeApi,
     namespace: str,
@@ -123,20 +139,18 @@ def test_the_runner_runs_as_an_arbitrary_uid_with_gid_0_on_a_read_only_root(
     admin.create(f"{base}/mutatingadmissionpolicies", policy)
     admin.create(f"{base}/mutatingadmissionpolicybindings", binding)
     try:
-        # The agent reports who it is and tries to write to the image's root, then gives the recorded answer.
+        wait_until(lambda: policy_applies(admin, namespace), timeout=60, what="the admission policy to apply")
+        # The agent gives the recorded answer, then appends who it ran as and what writing to the image's
+        # root gave.
         probe = (
-            "{ id; touch /opt/assay/probe; touch /probe; } > {answer_file}.id 2>&1;"
-            f" cp {support.ANSWERS_DIR}/v1/{{ticket_id}}/answer.md {{answer_file}}"
+            f"cp {support.ANSWERS_DIR}/v1/{{ticket_id}}/answer.md {{answer_file}};"
+            " (id; touch /opt/assay/probe; touch /probe) >> {answer_file} 2>&1"
         )
         spec = replay_spec(
             brains("v1"),
             agent={"kind": "command", "model": "recorded", "command": ["sh", "-c", probe]},
             tickets={"ids": ["T-001"]},
         )
-
-        def admitted() -> bool:  # the policy is enforced a moment after it is created
-            pods = support.pods_of_job(admin, namespace, "arbitrary-g1")
-            return bool(pods) and pods[0]["spec"]["securityContext"].get("runAsUser") == ARBITRARY_UID
 
         admin.create(support.evaluations_path(namespace), evaluation("arbitrary", spec))
         done = support.wait_for_verdict(admin, namespace, "arbitrary", operator=operator, timeout=240)
@@ -146,17 +160,17 @@ def test_the_runner_runs_as_an_arbitrary_uid_with_gid_0_on_a_read_only_root(
 
     assert done["status"]["verdict"] in ("Pass", "Blocked"), done["status"]
     pod = support.pods_of_job(admin, namespace, "arbitrary-g1")[0]
-    assert admitted(), pod["spec"].get("securityContext")
+    assert pod["spec"]["securityContext"].get("runAsUser") == ARBITRARY_UID, pod["spec"]["securityContext"]
     for container in [*pod["spec"]["initContainers"], *pod["spec"]["containers"]]:
         context = container.get("securityContext") or {}
         assert context.get("readOnlyRootFilesystem") is True, container["name"]
         assert "runAsUser" not in context and "runAsGroup" not in context  # the image and the policy decide
         assert terminated(pod, container["name"]).get("exitCode") == 0, container["name"]
     # The answer phase: the agent ran as the arbitrary uid, in group 0, and the image's root was read-only.
-    cell = pod_volume(kubelet, pod, "answers") / "T-001" / "1"
-    identity = (cell / "answer.md.id").read_text().splitlines()
-    assert identity[0] == f"uid={ARBITRARY_UID} gid=0(root) groups=0(root),{ARBITRARY_UID}", identity
-    writes = identity[1:]
+    answer = (pod_volume(kubelet, pod, "answers") / "T-001" / "1" / "answer.md").read_text().splitlines()
+    identity = [line for line in answer if line.startswith("uid=")]
+    assert identity == [f"uid={ARBITRARY_UID} gid=0(root) groups=0(root),{ARBITRARY_UID}"], answer[-5:]
+    writes = [line for line in answer if line.startswith("touch:")]
     assert len(writes) == 2 and all("Read-only file system" in line for line in writes), writes
     # The judge phase: what the runner container wrote is owned by that uid and group 0.
     result = pod_volume(kubelet, pod, "work") / "out" / "result.json"
