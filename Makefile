@@ -124,10 +124,11 @@ chart-check: setup k8s
 crds-check: setup
 	@$(BIN)/python -m assay_operator.crdgen --check crds
 
-# Re-pin every transitive dependency from pyproject.toml.
+# Re-pin every transitive dependency from pyproject.toml (and the images' dependency lists, images/deps/).
 lock: setup
 	$(BIN)/uv pip compile pyproject.toml --extra dev --extra runner --extra operator --python-version 3.11 \
 	  -o requirements/dev.lock --quiet --custom-compile-command "make lock"
+	$(BIN)/python -m assay_dev.images.requirements
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache

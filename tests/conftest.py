@@ -57,7 +57,10 @@ def current_images() -> ClusterImages:
 
 def _prepare_images(items: list[pytest.Item]) -> ClusterImages:
     names = ["operator", "runner"]
-    with_agents = any(AGENT_FIXTURES & set(getattr(item, "fixturenames", ())) for item in items)
+    with_agents = any(
+        AGENT_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("images")
+        for item in items
+    )
     if with_agents:
         names.append("runner-agents")
     built = {image.name: image for image in images_build.current(names)}
@@ -73,14 +76,16 @@ def _prepare_images(items: list[pytest.Item]) -> ClusterImages:
 @pytest.hookimpl(trylast=True)  # after -m/-k deselection: build only when a cluster test will run
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     cluster = [item for item in items if item.get_closest_marker("cluster")]
+    with_images = [item for item in items if item.get_closest_marker("images")]
     if cluster:
         # Here rather than in a fixture: a cold build takes longer than the per-test timeout.
         try:
             config.stash[_BIN_DIR] = locate_binaries()
         except ControlPlaneError as error:
             config.stash[_BIN_DIR] = error  # every cluster test errors with it, below
+    if cluster or with_images:
         try:
-            config.stash[_IMAGES] = _prepare_images(cluster)
+            config.stash[_IMAGES] = _prepare_images(cluster + with_images)
         except Exception as error:  # any failure to build is every cluster test's error, not a crash
             config.stash[_IMAGES] = error
 

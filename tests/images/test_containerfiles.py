@@ -259,11 +259,21 @@ def test_the_runner_image_bundles_the_examples_where_the_operator_looks() -> Non
     # Agent CLIs come from the node stage, only when asked for.
     assert containerfile.stage("agents").args["AGENT_CLIS"] == ""
     assert any(c.from_stage == "agents" for c in copies)
-    # The runner's dependencies (the core ones and the `runner` extra), from pyproject.toml by the lock.
+    # The runner's dependencies (the core ones and the `runner` extra), generated from pyproject.toml into
+    # images/deps/runner.txt, pinned by the lock; pyproject.toml itself reaches only the builder.
     install = " ".join(r.value for r in containerfile.stage("deps").of("RUN"))
-    assert (
-        "requirements.py pyproject.toml runner" in install and "--constraint requirements/dev.lock" in install
-    )
+    assert "-r deps/runner.txt" in install and "--constraint requirements/dev.lock" in install
+    deps_sources = {s for c in containerfile.copies(containerfile.stage("deps")) for s in c.sources}
+    assert "pyproject.toml" not in deps_sources
+
+
+def test_the_images_dependency_lists_are_generated_from_pyproject() -> None:
+    from assay_dev.images import requirements
+
+    assert requirements.drift() == []
+    listed = (ROOT / "images/deps/runner.txt").read_text().splitlines()[1:]
+    project = PYPROJECT["project"]
+    assert listed == [*project["dependencies"], *project["optional-dependencies"]["runner"]]
 
 
 def test_writable_paths_are_group_zero_with_g_equals_u() -> None:

@@ -82,7 +82,9 @@ def container_argv(container: Obj, image: ImageSpec, env: Mapping[str, str]) -> 
 
 # Kubernetes' quantity grammar (apimachinery resource.Quantity): a signed decimal, then a binary suffix
 # (Ki ... Ei), a decimal one (n u m "" k M G T P E) or a decimal exponent (e3, E-2).
-_QUANTITY = re.compile(r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+)|([KMGTPE]i|[numkMGTPE])?)$")
+_QUANTITY = re.compile(
+    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+)|([KMGTPE]i|[numkMGTPE])?)$"
+)
 _SUFFIX = {
     "": Decimal(1),
     "n": Decimal("1e-9"),

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import bases, buildah, node, sbom
+from . import bases, buildah, node, requirements, sbom
 from .keys import FileHashes, image_key
 
 Log = Callable[[str], None]
@@ -177,6 +177,12 @@ def build(
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ImageBuildError(f"unknown image(s) {unknown}: choose from {', '.join(known)}")
+    stale = requirements.drift(root)
+    if stale:
+        raise ImageBuildError(
+            "images/deps/ does not match pyproject.toml: run `python -m assay_dev.images.requirements`\n"
+            + "".join(stale)
+        )
     chosen = bases.choose(root, base, log)
     if any(known[n].needs_node for n in names):
         node.prepare(root)
