@@ -316,6 +316,35 @@ def test_a_namespace_with_running_pods_deletes_cleanly(
     assert not kubelet.is_running(name, "sleeper")
 
 
+# --- Indexed Jobs: several pods at once, each with its index ---------------------------------------------
+
+
+def test_each_pod_of_an_indexed_job_gets_its_completion_index(
+    control_plane: ControlPlane, namespace: str
+) -> None:
+    """The Job controller gives each pod of an Indexed Job its index as an annotation and as
+    JOB_COMPLETION_INDEX (a downward-API fieldRef it adds to every container), which the kubelet resolves."""
+    script = """
+        import os, time
+        time.sleep(1)
+        open("/dev/termination-log", "w").write(os.environ["JOB_COMPLETION_INDEX"])
+    """
+    indexed = job(
+        "indexed", [python_container(script)], completions=3, parallelism=3, completionMode="Indexed"
+    )
+    control_plane.api.create(jobs_path(namespace), indexed)
+
+    job_condition(control_plane, namespace, "indexed", "Complete", timeout=120)
+    pods = job_pods(control_plane, namespace, "indexed")
+    reported = {
+        p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]: state(p)["terminated"][
+            "message"
+        ]
+        for p in pods
+    }
+    assert reported == {"0": "0", "1": "1", "2": "2"}
+
+
 # --- (e) Job deadline -----------------------------------------------------------------------------------
 
 
