@@ -458,7 +458,9 @@ def brain_files(version: str) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-SMALL = {"cpu": "500m", "memory": "512Mi"}
+SMALL = {"cpu": "1", "memory": "512Mi"}
+"""A runner pod's resources in these tests. The runtime enforces them (a CFS quota, a memory cgroup): a
+whole core keeps the mostly single-threaded runner unthrottled, 512 MiB is well above what it uses."""
 
 
 def replay_spec(brain: str, answers: str = "v1", **overrides: Any) -> Obj:
