@@ -53,10 +53,10 @@ def _ubi(pull: bool, log: Callable[[str], None]) -> Bases | None:
             continue
         if not pull:
             return None
-        log(f"pulling {reference}")
         result = buildah.run(["pull", "--quiet", reference], timeout=600, check=False)
         if result.returncode != 0:
-            log(f"no UBI: {(result.stderr or result.stdout).strip().splitlines()[-1:]}")
+            reason = ((result.stderr or result.stdout).strip().splitlines() or ["no output"])[-1]
+            log(f"UBI cannot be pulled ({reason[-120:]}): the Debian base it is")
             return None
     return Bases("ubi", _pinned(UBI_PYTHON_BUILDER), _pinned(UBI_BASE))
 
