@@ -38,6 +38,7 @@ from typing import Any
 
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.controlplane import running_control_plane
+from assay_dev.images import build as images_build
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the operator tests' support module is not a package of its own
@@ -362,7 +363,8 @@ def main() -> int:
         kubelet = plane.local_kubelet()
         kubelet.start()
         try:
-            support.register_images(kubelet, Path("/tmp"))
+            # The runner image (make images; built here when missing) and the tests' images derived from it.
+            support.register_images(kubelet, images_build.current(["runner"])[0].reference)
             rtt, latencies, crowd = run(plane, Path(scratch), args.runs, args.burst, args.timeout)
             if args.kills:
                 ha = takeover(plane, Path(scratch), args.kills, args.lease)
