@@ -45,13 +45,15 @@ def terminated(pod: dict[str, Any], name: str) -> dict[str, Any]:
 def test_a_runner_past_its_memory_limit_is_oom_killed_and_the_evaluation_says_so(
     admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
 ) -> None:
-    # The agent writes a 600 MB answer; the runner reads answers whole, so its memory use passes 256 MiB.
-    # (The agent's own writes are page cache, which the kernel reclaims rather than kill for.)
-    huge = "head -c 600000000 /dev/zero | tr '\\0' a > {answer_file}"
+    # Sixteen agents at once, each holding 40 MB: the answer container's memory (its runner and its agents)
+    # passes 256 MiB, and the kernel's OOM killer in the container's memory cgroup ends the largest process,
+    # the runner itself (each agent is smaller), so the container ends with it. (An answer too large to
+    # read is refused before it is read: limits.maxAnswerBytes.)
+    hog = "python -c 'import time; held = b\"x\" * (40 << 20); time.sleep(60)'; echo late > {answer_file}"
     spec = replay_spec(
         brains("v1"),
-        agent={"kind": "command", "model": "none", "command": ["sh", "-c", huge], "timeoutSeconds": 300},
-        tickets={"ids": ["T-001"]},
+        agent={"kind": "command", "model": "none", "command": ["sh", "-c", hog], "timeoutSeconds": 300},
+        concurrency=16,
         resources={"cpu": "1", "memory": "256Mi"},
     )
     admin.create(support.evaluations_path(namespace), evaluation("hungry", spec))
