@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup agents demo-agent browser k8s go-tools k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup agents demo-agent browser k8s go-tools container-tools images k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
@@ -45,10 +45,11 @@ AGENT ?= opencode
 demo-agent: setup agents
 	$(BIN)/python scripts/demo_agent.py $(AGENT)
 
-# The real product on a local control plane: helm install, two Evaluations, `kubectl get evaluations` as
-# they run, the reports from MLflow; everything it starts is stopped at the end. Needs root; the first run
-# builds the control plane (about 30 minutes on 2 cores), later runs take about two minutes.
-demo: setup k8s
+# The real product on a local control plane: the operator and runner images (make images), helm install,
+# two Evaluations, `kubectl get evaluations` as they run, the reports from MLflow; everything it starts is
+# stopped at the end. Needs root; the first run builds the control plane (about 30 minutes on 2 cores) and
+# the images (about 3 minutes), later runs take about two minutes.
+demo: setup k8s images
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/demo_cluster.py
 
 # The agent CLIs pinned in agents/package-lock.json, into agents/node_modules (tests/agents, demo-agent);
@@ -65,19 +66,29 @@ browser:
 k8s:
 	bash scripts/build-k8s.sh
 
-# kstatus, the operator-framework's bundle validator, promtool and the Kueue controller, each built from its
-# helper module in tools/ (Go module proxy) into ~/.cache/assay/go-tools; a no-op when cached. Cold: see
+# kstatus, the operator-framework's bundle validator, promtool, syft and the Kueue controller, each built from
+# its helper module in tools/ (Go module proxy) into ~/.cache/assay/go-tools; a no-op when cached. Cold: see
 # docs/control-plane.md.
 go-tools:
 	bash scripts/build-go-tools.sh
 
-test: setup lint crds-check browser k8s go-tools chart-check agents
+# Debian's buildah, runc, mmdebstrap, umoci, uidmap and catatonit (skipped when installed).
+container-tools:
+	bash scripts/install-container-tools.sh
+
+# The operator and runner images (and the runner with the pinned agent CLIs), built with buildah from
+# images/*/Containerfile, cached by content, digests and SBOMs in out/images/ (docs/images.md). Cold: about
+# 3 minutes on 2 cores; warm: a few seconds.
+images: setup container-tools
+	$(BIN)/python -m assay_dev.images
+
+test: setup lint crds-check browser k8s go-tools chart-check agents images
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest
 
 test-unit: setup
 	$(BIN)/pytest tests/unit
 
-test-cluster: setup k8s agents
+test-cluster: setup k8s agents images
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest -m cluster
 
 # A control plane for poking at by hand: prints the KUBECONFIG export, runs until Ctrl-C.
@@ -113,10 +124,11 @@ chart-check: setup k8s
 crds-check: setup
 	@$(BIN)/python -m assay_operator.crdgen --check crds
 
-# Re-pin every transitive dependency from pyproject.toml.
+# Re-pin every transitive dependency from pyproject.toml (and the images' dependency lists, images/deps/).
 lock: setup
 	$(BIN)/uv pip compile pyproject.toml --extra dev --extra runner --extra operator --python-version 3.11 \
 	  -o requirements/dev.lock --quiet --custom-compile-command "make lock"
+	$(BIN)/python -m assay_dev.images.requirements
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache

@@ -36,6 +36,7 @@ from typing import Any
 from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.controlplane import running_control_plane
+from assay_dev.images import build as images_build
 
 Obj = dict[str, Any]
 NAMESPACE = "bench"
@@ -256,7 +257,8 @@ def main() -> int:
         kubelet = plane.local_kubelet()
         kubelet.start()
         try:
-            support.register_images(kubelet, Path("/tmp"))
+            # The runner image (make images; built here when missing) and the tests' images derived from it.
+            support.register_images(kubelet, images_build.current(["runner"])[0].reference)
             rtt, latencies, crowd = run(
                 plane, Path(scratch), args.runs, args.burst, args.timeout, args.operator_source
             )

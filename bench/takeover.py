@@ -35,6 +35,7 @@ from typing import Any
 from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.controlplane import running_control_plane
+from assay_dev.images import build as images_build
 from assay_operator import rbac
 from assay_operator.leader import LEASE_NAME
 
@@ -200,7 +201,8 @@ def main() -> int:
         kubelet = plane.local_kubelet()
         kubelet.start()
         try:
-            support.register_images(kubelet, Path("/tmp"))
+            # The runner image (make images; built here when missing) and the tests' images derived from it.
+            support.register_images(kubelet, images_build.current(["runner"])[0].reference)
             result = run(plane, Path(scratch), args.kills, args.lease, args.burst, args.operator_source)
         finally:
             kubelet.stop()

@@ -6,14 +6,15 @@
 #   promtool      Prometheus's promtool (check rules, test rules), without service-discovery plugins
 #   kueue         the Kueue controller (sigs.k8s.io/kueue/cmd/kueue), with its CRDs and webhook manifests
 #                 copied from the same module version into kueue-<key>/config/
+#   syft          Anchore's SBOM generator, for the images' SBOMs (make images)
 #
-# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all four)
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all five)
 #   KSTATUS=$(scripts/build-go-tools.sh kstatus)
 # A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
 set -euo pipefail
 
-ALL=(kstatus olm-validate promtool kueue)
+ALL=(kstatus olm-validate promtool kueue syft)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
 mkdir -p "$cache"
@@ -26,7 +27,15 @@ package_of() {  # what `go build` builds in the tool's module
   case $1 in
     promtool) echo github.com/prometheus/prometheus/cmd/promtool ;;
     kueue) echo sigs.k8s.io/kueue/cmd/kueue ;;
+    syft) echo github.com/anchore/syft/cmd/syft ;;
     *) echo . ;;
+  esac
+}
+
+ldflags_of() {  # a release's version stamp, read from the helper module's go.mod
+  case $1 in
+    syft) echo "-X main.version=$(awk '$1 == "github.com/anchore/syft" { print $2; exit }' "$repo/tools/syft/go.mod")" ;;
+    *) echo "" ;;
   esac
 }
 
@@ -54,7 +63,8 @@ build_one() {
   local tool=$1 dir="$repo/tools/$1"
   [[ -f "$dir/go.mod" ]] || { echo "no helper module tools/$tool" >&2; return 1; }
   local key
-  key=$( (go env GOVERSION; cat "$dir"/go.mod "$dir"/go.sum; cat "$dir"/*.go 2>/dev/null || true) \
+  key=$( (go env GOVERSION; cat "$dir"/go.mod "$dir"/go.sum; cat "$dir"/*.go 2>/dev/null || true
+    printf '%s' "$(ldflags_of "$tool")") \
     | sha256sum | cut -c1-16)
   local final="$cache/$tool-$key"
   if [[ -x "$final/$tool" ]]; then
@@ -68,7 +78,7 @@ build_one() {
     tmp=$(mktemp -d "$cache/.build-$tool.XXXXXX")
     chmod 755 "$tmp"
     echo "building $tool into $final" >&2
-    if ! (cd "$dir" && go build -p 2 -trimpath -tags "$(tags_of "$tool")" -ldflags "-s -w" \
+    if ! (cd "$dir" && go build -p 2 -trimpath -tags "$(tags_of "$tool")" -ldflags "-s -w $(ldflags_of "$tool")" \
       -o "$tmp/$tool" "$(package_of "$tool")") >&2; then
       rm -rf "$tmp"
       return 1

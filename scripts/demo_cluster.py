@@ -1,14 +1,16 @@
 """`make demo`: the real product on a local control plane, start to finish, then everything stopped.
 
-1. build (first time only, ~30 min on 2 cores) or find the control plane; start etcd, kube-apiserver, the
-   controller managers and the local kubelet, and a real MLflow server;
-2. `kubectl apply` the CRD and `helm install` the chart: the operator runs as the chart's Deployment;
+1. build (first time only, ~30 min on 2 cores) or find the control plane, and the operator and runner images
+   (`make images`; cached by content); start etcd, kube-apiserver, the controller managers, the local
+   kubelet (pods under runc) and a real MLflow server;
+2. `kubectl apply` the CRD and `helm install` the chart with the images by digest: the operator runs from
+   its image as the chart's Deployment, and each Evaluation's pod from the runner image;
 3. apply the example brains as ConfigMaps and create two Evaluations of the bundled support-desk suite
    (the replay agent with the example's answers; the model judge replayed from cassettes: offline);
 4. show `kubectl get evaluations` as they run and finish — one Pass, one Blocked;
 5. run a Campaign (v1 challenging the released v0) and show its decision;
 6. fetch each run's HTML report from MLflow and print where to look.
-Needs root (the local kubelet gives each pod a private mount namespace).
+Needs root (the local kubelet runs pods under runc).
 """
 
 from __future__ import annotations
@@ -26,12 +28,12 @@ import yaml
 from assay_dev.cluster import ControlPlane, locate_binaries
 from assay_dev.cluster.assay_install import (
     CRDS,
-    POST_RENDERER,
+    LocalImages,
     brain_config_map,
     example_campaign,
     example_evaluation,
     helm_install_args,
-    register_images,
+    local_images,
     workload_controllers,
 )
 from assay_dev.cluster.crds import wait_established
@@ -77,12 +79,15 @@ def watch(
 def main() -> int:
     if os.geteuid() != 0:
         print(
-            "make demo needs root: the local kubelet runs each pod in its own mount namespace",
+            "make demo needs root: the local kubelet runs pods under runc",
             file=sys.stderr,
         )
         return 2
     say("control plane binaries (built once, then cached)")
     bin_dir = locate_binaries()
+    say("the operator and runner images (make images; built once per content, then cached)")
+    images = local_images()
+    print(f"operator: {images.operator.reference}\nrunner:   {images.runner.reference}")
     shutil.rmtree(OUT, ignore_errors=True)
     OUT.mkdir(parents=True)
     work = Path(tempfile.mkdtemp(prefix="assay-demo-"))
@@ -91,10 +96,9 @@ def main() -> int:
             say("starting etcd, kube-apiserver, kube-controller-manager and the local kubelet")
             with ControlPlane(bin_dir, work) as cp, workload_controllers(cp):
                 kubelet = cp.local_kubelet()
-                register_images(kubelet)
                 kubelet.start()
                 try:
-                    run_demo(cp, bin_dir, work, mlflow_url)
+                    run_demo(cp, bin_dir, images, mlflow_url)
                 finally:
                     kubelet.stop()
     finally:
@@ -116,15 +120,12 @@ def install_crds(cp: ControlPlane, directory: Path = CRDS) -> None:
     wait_established(cp.api, names)
 
 
-def run_demo(cp: ControlPlane, bin_dir: Path, work: Path, mlflow_url: str) -> None:
+def run_demo(cp: ControlPlane, bin_dir: Path, images: LocalImages, mlflow_url: str) -> None:
     cp.create_namespace(NAMESPACE)
     say("kubectl apply --server-side -f crds/  &&  helm install assay charts/assay")
     install_crds(cp)
-    renderer = work / "post-renderer"
-    renderer.write_text(POST_RENDERER)
-    renderer.chmod(0o755)
     install = helm_install_args(
-        NAMESPACE, free_port(), free_port(), renderer, ("--set", f"defaults.mlflowTrackingUri={mlflow_url}")
+        NAMESPACE, free_port(), free_port(), images, ("--set", f"defaults.mlflowTrackingUri={mlflow_url}")
     )
     subprocess.run(
         [str(bin_dir / "helm"), *install], check=True, env={**os.environ, "KUBECONFIG": str(cp.kubeconfig)}

@@ -13,7 +13,14 @@ bundle/metadata/annotations.yaml   package, channel, media type
 The bundle is validated by the operator-framework's own library (tools/olm-validate) in
 tests/chart/test_olm_bundle.py.
 
+The committed bundle names the images by tag, so it does not claim disconnected support (a disconnected
+install mirrors images by digest: every image the operator runs must be pinned and listed in
+relatedImages). `--pinned IMAGES.json --out DIR` writes the release bundle instead: the images of a
+`make images` record (out/images/images.json, or a file of the same shape holding the digests pushed to a
+registry) by digest in the Deployment, in ASSAY_RUNNER_IMAGE and in relatedImages, and the claim made.
+
 Usage: python scripts/gen_olm_bundle.py [--check]
+       python scripts/gen_olm_bundle.py --pinned out/images/images.json --out out/bundle
 """
 
 from __future__ import annotations
@@ -251,10 +258,51 @@ def chart_meta() -> Obj:
     return meta
 
 
-def csv() -> Obj:
+@dataclass(frozen=True)
+class PinnedImages:
+    """Images by digest (`repository@sha256:...`), from a `make images` record."""
+
+    operator: str
+    runner: str
+    extra: tuple[tuple[str, str], ...] = ()
+    """Other images the record holds (the runner with agent CLIs), as (name, reference)."""
+
+
+def read_pinned(path: Path) -> PinnedImages:
+    records = json.loads(path.read_text()).get("images") or {}
+    references = {name: str(entry.get("reference", "")) for name, entry in records.items()}
+    for name in ("operator", "runner"):
+        if "@sha256:" not in references.get(name, ""):
+            raise SystemExit(f"{path}: no {name} image by digest (repository@sha256:...); run `make images`")
+    extra = tuple(
+        sorted((n, r) for n, r in references.items() if n not in ("operator", "runner") and "@sha256:" in r)
+    )
+    return PinnedImages(references["operator"], references["runner"], extra)
+
+
+def pin(entry: Obj, images: PinnedImages) -> Obj:
+    """The Deployment entry with the operator image and ASSAY_RUNNER_IMAGE by digest."""
+    pinned = copy.deepcopy(entry)
+    container = pinned["spec"]["template"]["spec"]["containers"][0]
+    container["image"] = images.operator
+    for env in container["env"]:
+        if env["name"] == "ASSAY_RUNNER_IMAGE":
+            env["value"] = images.runner
+    return pinned
+
+
+def csv(images: PinnedImages | None = None) -> Obj:
     meta = chart_meta()
     version = str(meta["appVersion"])
     entry, operator_image, runner_image = deployment()
+    related = [{"name": "operator", "image": operator_image}, {"name": "runner", "image": runner_image}]
+    if images is not None:
+        entry, operator_image, runner_image = pin(entry, images), images.operator, images.runner
+        related = [
+            {"name": "operator", "image": operator_image},
+            {"name": "runner", "image": runner_image},
+            *({"name": name, "image": reference} for name, reference in images.extra),
+        ]
     examples = [example_evaluation("support-desk-v1", "brain-v1", "v1"), example_campaign("brains")]
     icon = base64.b64encode(ICON.read_bytes()).decode()
     return {
@@ -273,7 +321,8 @@ def csv() -> Obj:
                 "support": "Assay",
                 "operatorframework.io/suggested-namespace": "assay-system",
                 "operators.openshift.io/valid-subscription": "[]",
-                "features.operators.openshift.io/disconnected": "true",
+                # True only when every image is pinned by digest and listed in relatedImages.
+                "features.operators.openshift.io/disconnected": "true" if images is not None else "false",
                 "features.operators.openshift.io/fips-compliant": "false",
                 "features.operators.openshift.io/proxy-aware": "false",
                 "features.operators.openshift.io/tls-profiles": "false",
@@ -312,10 +361,7 @@ def csv() -> Obj:
                     "deployments": [entry],
                 },
             },
-            "relatedImages": [
-                {"name": "operator", "image": operator_image},
-                {"name": "runner", "image": runner_image},
-            ],
+            "relatedImages": related,
         },
     }
 
@@ -373,11 +419,12 @@ def dump(obj: Obj) -> str:
     return HEADER + yaml.safe_dump(obj, sort_keys=False, width=120)
 
 
-def expected() -> dict[Path, str]:
-    manifests = BUNDLE / "manifests"
+def expected(bundle: Path | None = None, images: PinnedImages | None = None) -> dict[Path, str]:
+    bundle = bundle or BUNDLE
+    manifests = bundle / "manifests"
     files = {
-        manifests / f"{PACKAGE}.clusterserviceversion.yaml": dump(csv()),
-        BUNDLE / "metadata" / "annotations.yaml": dump(annotations()),
+        manifests / f"{PACKAGE}.clusterserviceversion.yaml": dump(csv(images)),
+        bundle / "metadata" / "annotations.yaml": dump(annotations()),
     }
     for kind in OWNED:
         files[manifests / kind.crd_file] = dump(_crd(kind))
@@ -395,7 +442,26 @@ def drift() -> list[str]:
     return notes + diffs(want, BUNDLE.parent)
 
 
+def write_pinned(images_file: Path, out: Path) -> int:
+    """The release bundle, images by digest, into `out` (never the committed bundle/)."""
+    if out.resolve() == BUNDLE.resolve():
+        raise SystemExit("--out must not be bundle/: the committed bundle names images by tag")
+    for path, text in expected(out, read_pinned(images_file)).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if "--pinned" in args:
+        import argparse
+
+        parser = argparse.ArgumentParser(description="the release bundle, images by digest")
+        parser.add_argument("--pinned", type=Path, required=True, help="a make images record (images.json)")
+        parser.add_argument("--out", type=Path, required=True, help="where to write the bundle")
+        parsed = parser.parse_args(args)
+        return write_pinned(parsed.pinned, parsed.out)
     return write_or_check(
         argv,
         description=__doc__.splitlines()[0],

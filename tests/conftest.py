@@ -1,40 +1,103 @@
-"""Fixtures shared by every test on the real control plane (tests/integration, tests/operator_cluster; see
-docs/control-plane.md).
+"""Fixtures shared by every test on the real control plane (tests/integration, tests/operator_cluster,
+tests/chart; see docs/control-plane.md and docs/runtime.md).
 
 `control_plane` (session): etcd + kube-apiserver + kube-controller-manager built by scripts/build-k8s.sh
-(or taken from $ASSAY_K8S_BIN_DIR). `kubelet` (session): the local kubelet that runs pods as processes.
-`namespace` (per test): a fresh namespace whose `default` ServiceAccount exists, deleted afterwards.
+(or taken from $ASSAY_K8S_BIN_DIR). `kubelet` (session): the local kubelet, which runs pods under runc from
+the images in the local store. `namespace` (per test): a fresh namespace whose `default` ServiceAccount
+exists, deleted afterwards. `cluster_images` (session): this checkout's images by digest (`make images`;
+built at collection time when missing, as the control plane is).
 
-Missing binaries fail the run; they never skip it, so a broken build cannot turn CI green.
+Missing binaries or images fail the run; they never skip it, so a broken build cannot turn CI green.
 """
 
 from __future__ import annotations
 
 import re
 import secrets
-import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from assay_dev.cluster import ControlPlane, ControlPlaneError, ImageSpec, LocalKubelet, locate_binaries
-from assay_dev.cluster.podspec import DEFAULT_PATH
-
-PYTHON_IMAGE = "assay-test/python:local"
-"""An image whose `python` is this interpreter (its venv's bin first on PATH)."""
+from assay_dev.cluster import ControlPlane, ControlPlaneError, LocalKubelet, locate_binaries
+from assay_dev.images import build as images_build
 
 _BIN_DIR = pytest.StashKey[Path | ControlPlaneError]()
+_IMAGES = pytest.StashKey["ClusterImages | Exception"]()
+AGENT_FIXTURES = {"agents_image"}
+"""Fixtures whose tests need the runner image with the agent CLIs (a large build: only when selected)."""
+
+
+@dataclass(frozen=True)
+class ClusterImages:
+    """The project's images as pods name them: `repository@sha256:...`."""
+
+    operator: str
+    runner: str
+    runner_agents: str | None
+    root_base: str
+    """The images' base (Debian or UBI), whose user is root."""
+
+    @property
+    def python(self) -> str:
+        """An image with `python` on PATH (the runner's virtualenv), for the harness's own test pods."""
+        return self.runner
+
+
+IMAGES: dict[str, ClusterImages] = {}
+"""Filled by the `cluster_images` fixture; `current_images()` reads it inside tests."""
+
+
+def current_images() -> ClusterImages:
+    if "images" not in IMAGES:
+        raise RuntimeError("the cluster images are not prepared: use the `cluster_images` fixture")
+    return IMAGES["images"]
+
+
+def _prepare_images(items: list[pytest.Item]) -> ClusterImages:
+    names = ["operator", "runner"]
+    with_agents = any(
+        AGENT_FIXTURES & set(getattr(item, "fixturenames", ())) or item.get_closest_marker("images")
+        for item in items
+    )
+    if with_agents:
+        names.append("runner-agents")
+    built = {image.name: image for image in images_build.current(names)}
+    agents = built.get("runner-agents")
+    return ClusterImages(
+        operator=built["operator"].reference,
+        runner=built["runner"].reference,
+        runner_agents=agents.reference if agents is not None else None,
+        root_base=built["runner"].base_image,
+    )
 
 
 @pytest.hookimpl(trylast=True)  # after -m/-k deselection: build only when a cluster test will run
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if any(item.get_closest_marker("cluster") for item in items):
+    cluster = [item for item in items if item.get_closest_marker("cluster")]
+    with_images = [item for item in items if item.get_closest_marker("images")]
+    if cluster:
         # Here rather than in a fixture: a cold build takes longer than the per-test timeout.
         try:
             config.stash[_BIN_DIR] = locate_binaries()
         except ControlPlaneError as error:
             config.stash[_BIN_DIR] = error  # every cluster test errors with it, below
+    if cluster or with_images:
+        try:
+            config.stash[_IMAGES] = _prepare_images(cluster + with_images)
+        except Exception as error:  # any failure to build is every cluster test's error, not a crash
+            config.stash[_IMAGES] = error
+
+
+@pytest.fixture(scope="session")
+def cluster_images(pytestconfig: pytest.Config) -> ClusterImages:
+    prepared = pytestconfig.stash.get(_IMAGES, None)
+    if isinstance(prepared, Exception):
+        pytest.fail(f"the project's images could not be built: {prepared}", pytrace=False)
+    found = prepared or _prepare_images([])
+    IMAGES["images"] = found
+    return found
 
 
 @pytest.fixture(scope="session")
@@ -47,10 +110,8 @@ def control_plane(pytestconfig: pytest.Config) -> Iterator[ControlPlane]:
 
 
 @pytest.fixture(scope="session")
-def kubelet(control_plane: ControlPlane) -> Iterator[LocalKubelet]:
-    python_bin = str(Path(sys.executable).parent)
-    images = {PYTHON_IMAGE: ImageSpec(entrypoint=("python",), env={"PATH": f"{python_bin}:{DEFAULT_PATH}"})}
-    local = control_plane.local_kubelet(images)
+def kubelet(control_plane: ControlPlane, cluster_images: ClusterImages) -> Iterator[LocalKubelet]:
+    local = control_plane.local_kubelet()
     local.start()
     yield local
     local.stop()

@@ -1,4 +1,4 @@
-"""Helpers for running the real operator against the real control plane: the CRD, the runner "images", the
+"""Helpers for running the real operator against the real control plane: the CRD, the runner images, the
 operator process with its own ServiceAccount and Role, Evaluation manifests, waits and watch recorders.
 
 Shared by tests/operator_cluster and the operator's benchmarks (bench/operator_latency.py, bench/takeover.py).
@@ -11,12 +11,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import signal
-import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -27,10 +24,12 @@ from typing import Any
 import httpx
 import yaml
 
-from assay_dev.cluster import ApiError, ControlPlane, Credentials, ImageSpec, KubeApi, LocalKubelet
+from assay_dev.cluster import ApiError, ControlPlane, Credentials, KubeApi, LocalKubelet, PullFault
 from assay_dev.cluster.podspec import DEFAULT_PATH
 from assay_dev.cluster.ports import free_port
 from assay_dev.cluster.wait import wait_until
+from assay_dev.images import buildah
+from assay_dev.images.derived import derived_image
 from assay_operator import rbac
 from assay_operator.evaluation import names
 from assay_runner.contract import (
@@ -54,12 +53,15 @@ OPERATOR_BIN = VENV_BIN / "assay-operator"
 GROUP, VERSION, PLURAL = "assay.dev", "v1alpha1", "evaluations"
 CRD_NAME = f"{PLURAL}.{GROUP}"
 
-RUNNER_IMAGE = "assay-test/runner:local"
-"""The real runner: `assay` from this virtualenv, as the runner image's USER 1001."""
-FAKE_RUNNER_IMAGE = "assay-test/fake-runner:local"
-"""A stand-in `assay` that writes a canned termination message chosen by the Evaluation's name prefix."""
-NEVER_STARTS_IMAGE = "assay-test/never-starts:local"
-"""An image whose pull never ends: the pod stays ContainerCreating."""
+TEST_ROOT = "/opt/assay-test"
+"""Where the test images keep what the tests add to the runner image (never the runner's own paths)."""
+AGENTS_DIR = f"{TEST_ROOT}/agents"
+"""tests/support/agents/*.py (the cheating agent, the fake agent) in the test runner image."""
+ANSWERS_DIR = f"{TEST_ROOT}/answers"
+"""The example's recorded answers, outside the bundled examples (which the answer phase hides from agents
+that run a program: they hold the suite's answer keys)."""
+FAKE_DIR = f"{TEST_ROOT}/fake"
+"""The stand-in `assay` of the fake runner image, first on its PATH."""
 IMAGE_USER = 1001
 
 OPERATOR_SA = "assay-operator"
@@ -227,80 +229,74 @@ def canned_summary(verdict: str = "Pass", schema_version: int = 1, complete: boo
     )
 
 
-RECORDED_ANSWERS: dict[str, Path] = {}
-"""`dir`: where register_images() copied the example's recorded answers for slow_agent()."""
+@dataclass(frozen=True)
+class Images:
+    """The runner images the operator tests put in Jobs, by digest."""
+
+    runner: str
+    """The runner image as `make images` builds it."""
+    test_runner: str
+    """The runner image plus the tests' agents and recorded answers under /opt/assay-test; same entrypoint,
+    user and environment. The `operator` fixture's default."""
+    fake_runner: str
+    """test_runner with a stand-in `assay` first on PATH that writes a canned termination message chosen by
+    the Evaluation's name prefix."""
+    never_starts: str
+    """The runner under a name whose pull never ends: the pod stays ContainerCreating."""
 
 
-def copy_recorded_answers(base: Path) -> Path:
-    directory = Path(tempfile.mkdtemp(prefix="assay-recorded-answers-", dir=base))
-    directory.chmod(0o755)
-    shutil.copytree(SUPPORT_DESK / "answers", directory / "answers")
-    _readable_like_a_checkout(directory)
-    for folder in [directory, *(p for p in directory.rglob("*") if p.is_dir())]:
-        folder.chmod(0o755)
-    return directory / "answers"
+IMAGES: dict[str, Images] = {}
 
 
-def make_fake_runner(base: Path) -> Path:
-    """A directory with a fake `assay` and its canned summaries, readable by any uid."""
-    directory = Path(tempfile.mkdtemp(prefix="assay-fake-runner-", dir=base))
-    directory.chmod(0o755)
-    script = directory / "assay"
-    script.write_text(FAKE_RUNNER)
-    script.chmod(0o755)
-    (directory / "bind.py").write_text(BIND_SUMMARY)
-    (directory / "bind.py").chmod(0o644)
-    for file, summary in (
+def images() -> Images:
+    """The images register_images() prepared (the `images` fixture)."""
+    if "images" not in IMAGES:
+        raise RuntimeError("the test images are not prepared: use the `images` fixture")
+    return IMAGES["images"]
+
+
+def _test_files() -> dict[str, tuple[bytes, int]]:
+    files: dict[str, tuple[bytes, int]] = {}
+    for agent in sorted((REPO / "tests" / "support" / "agents").glob("*.py")):
+        files[f"{AGENTS_DIR}/{agent.name}"] = (agent.read_bytes(), 0o644)
+    for answer in sorted((SUPPORT_DESK / "answers").rglob("*")):
+        if answer.is_file():
+            relative = answer.relative_to(SUPPORT_DESK / "answers").as_posix()
+            files[f"{ANSWERS_DIR}/{relative}"] = (answer.read_bytes(), 0o644)
+    return files
+
+
+def _fake_runner_files() -> dict[str, tuple[bytes, int]]:
+    files = {
+        f"{FAKE_DIR}/assay": (FAKE_RUNNER.encode(), 0o755),
+        f"{FAKE_DIR}/bind.py": (BIND_SUMMARY.encode(), 0o644),
+    }
+    for name, summary in (
         ("pass.json", canned_summary("Pass")),
         ("blocked.json", canned_summary("Blocked")),
         ("future.json", canned_summary("Pass", schema_version=2)),
         ("incomplete.json", canned_summary("Blocked", complete=False)),
     ):
-        (directory / file).write_text(json.dumps(summary.to_wire()))
-        (directory / file).chmod(0o644)
-    return directory
+        files[f"{FAKE_DIR}/{name}"] = (json.dumps(summary.to_wire()).encode(), 0o644)
+    return files
 
 
-@dataclass
-class Images:
-    runner: str
-    fake_runner: str
-    never_starts: str
-    fake_dir: Path
-
-
-def register_images(kubelet: LocalKubelet, base: Path) -> Images:
-    """Map the runner images in the local kubelet. The container's command is the operator's
-    `assay run --config ...`; PATH decides which `assay` it finds. Paths the pod must see under its
-    emptyDirs (/work, /tmp) are "in the image": the kubelet re-binds them (keep_paths)."""
-    fake_dir = make_fake_runner(base)
-    RECORDED_ANSWERS["dir"] = copy_recorded_answers(base)
-    _readable_like_a_checkout(EXAMPLES)
-    path = f"{VENV_BIN}:{DEFAULT_PATH}"
-    kubelet.register_image(
-        RUNNER_IMAGE, ImageSpec(entrypoint=("assay",), env={"PATH": path}, workdir="/work", user=IMAGE_USER)
+def register_images(kubelet: LocalKubelet, runner: str) -> Images:
+    """Derive the test images from the runner image (cached by content) and make one pull never end."""
+    test_files = _test_files()
+    test_runner = derived_image(runner, "localhost/assay-test/runner", test_files)
+    path = buildah.inspect_image(runner).env.get("PATH", DEFAULT_PATH)
+    fake_runner = derived_image(
+        runner,
+        "localhost/assay-test/fake-runner",
+        {**test_files, **_fake_runner_files()},
+        env={"PATH": f"{FAKE_DIR}:{path}"},
     )
-    kubelet.register_image(
-        FAKE_RUNNER_IMAGE,
-        ImageSpec(entrypoint=("assay",), env={"PATH": f"{fake_dir}:{path}"}, user=IMAGE_USER),
-    )
-    kubelet.register_image(
-        NEVER_STARTS_IMAGE, ImageSpec(entrypoint=("assay",), never_start=True, user=IMAGE_USER)
-    )
-    # The editable install's sources and the bundled examples live under /work, which the Job covers with
-    # an emptyDir; a real runner image carries them at /opt/... instead.
-    for kept in (str(REPO / "runner"), str(EXAMPLES), str(fake_dir), str(RECORDED_ANSWERS["dir"].parent)):
-        if kept not in kubelet.keep_paths:
-            kubelet.keep_paths.append(kept)
-    return Images(RUNNER_IMAGE, FAKE_RUNNER_IMAGE, NEVER_STARTS_IMAGE, fake_dir)
-
-
-def _readable_like_a_checkout(root: Path) -> None:
-    """Give files the mode git checks them out with (0644), whatever the umask of this checkout: an image's
-    arbitrary non-root user must read them."""
-    for path in root.rglob("*"):
-        if path.is_file() and not path.stat().st_mode & stat.S_IROTH:
-            path.chmod(path.stat().st_mode | stat.S_IRGRP | stat.S_IROTH)
+    never_starts = derived_image(runner, "localhost/assay-test/never-starts", {})
+    kubelet.fault_pull(never_starts, PullFault(never=True))
+    found = Images(runner=runner, test_runner=test_runner, fake_runner=fake_runner, never_starts=never_starts)
+    IMAGES["images"] = found
+    return found
 
 
 # --- the operator ------------------------------------------------------------------------------------------
@@ -354,14 +350,14 @@ class OperatorProcess:
         namespaces: Sequence[str],
         log_file: Path,
         *,
-        image: str = RUNNER_IMAGE,
+        image: str | None = None,
         env: Mapping[str, str] | None = None,
         kubeconfig: Path | None = None,
     ) -> None:
         self.control_plane = control_plane
         self.namespaces = list(namespaces)
         self.log_file = log_file
-        self.image = image
+        self.image = image or images().test_runner
         self.extra_env = dict(env or {})
         self.kubeconfig = kubeconfig or control_plane.token_kubeconfig(
             self.namespaces[0], OPERATOR_SA, path=log_file.with_suffix(".kubeconfig")
@@ -383,7 +379,6 @@ class OperatorProcess:
             "KUBECONFIG": str(self.kubeconfig),
             "ASSAY_RUNNER_IMAGE": self.image,
             "ASSAY_NAMESPACES": ",".join(self.namespaces),
-            "ASSAY_BUNDLED_ROOT": str(EXAMPLES),
             "ASSAY_METRICS_PORT": str(self.metrics_port),
             "ASSAY_LIVENESS": f"http://127.0.0.1:{self.liveness_port}/healthz",
             "PYTHONUNBUFFERED": "1",
@@ -498,7 +493,9 @@ def brain_files(version: str) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-SMALL = {"cpu": "500m", "memory": "512Mi"}
+SMALL = {"cpu": "1", "memory": "512Mi"}
+"""A runner pod's resources in these tests. The runtime enforces them (a CFS quota, a memory cgroup): a
+whole core keeps the mostly single-threaded runner unthrottled, 512 MiB is well above what it uses."""
 
 
 def replay_spec(brain: str, answers: str = "v1", **overrides: Any) -> Obj:
@@ -517,10 +514,9 @@ def replay_spec(brain: str, answers: str = "v1", **overrides: Any) -> Obj:
 
 def slow_agent(seconds: float, answers: str = "v1") -> Obj:
     """A command agent that takes `seconds` per ticket, then gives the recorded answer (same verdict as
-    replay). The answers come from a copy "in the image" outside the bundled examples, which the answer
+    replay). The answers come from the test runner image, outside the bundled examples, which the answer
     phase hides from agents that run a program (they hold the suite's answer keys)."""
-    assert "dir" in RECORDED_ANSWERS, "register_images() first (the `images` fixture)"
-    source = RECORDED_ANSWERS["dir"] / answers
+    source = f"{ANSWERS_DIR}/{answers}"
     script = f"sleep {seconds}; cp {source}/{{ticket_id}}/answer.md {{answer_file}}"
     return {"kind": "command", "model": "recorded", "command": ["sh", "-c", script], "timeoutSeconds": 3600}
 

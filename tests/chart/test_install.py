@@ -1,15 +1,14 @@
 """`helm install` of the chart on the real control plane, end to end: the Deployment's pod runs the REAL
 operator (with the chart's ServiceAccount and its token, RBAC, env, probes' port and arbitrary non-root UID),
 which turns the bundled example into runner Jobs whose pods run the REAL runner; the verdicts are read with
-`kubectl wait`, as users do. The install itself is dev/assay_dev/cluster/assay_install.py, shared with
-`make demo` (one deviation there, POST_RENDERER: the operator's root filesystem stays writable in local
-installs).
+`kubectl wait`, as users do. Both pods run from the project's images (`make images`), named by digest
+through the chart's `image.digest` values, under runc with the chart's securityContext unchanged. The
+install itself is dev/assay_dev/cluster/assay_install.py, shared with `make demo`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,8 +28,8 @@ def workload_controllers(control_plane: ControlPlane) -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def images(kubelet: LocalKubelet) -> None:
-    assay_install.register_images(kubelet)
+def images(kubelet: LocalKubelet) -> assay_install.LocalImages:
+    return assay_install.local_images()
 
 
 def operator_pods(cp: ControlPlane, namespace: str) -> list[dict[str, Any]]:
@@ -47,19 +46,17 @@ def test_helm_install_runs_the_bundled_example(
     helm: Helm,
     crd: None,
     workload_controllers: None,
-    images: None,
+    images: assay_install.LocalImages,
     namespace: str,
-    tmp_path: Path,
 ) -> None:
-    post_renderer = tmp_path / "post-renderer"
-    post_renderer.write_text(assay_install.POST_RENDERER)
-    post_renderer.chmod(0o755)
-    install = assay_install.helm_install_args(namespace, free_port(), free_port(), post_renderer)
+    install = assay_install.helm_install_args(namespace, free_port(), free_port(), images)
     helm.run(*install, kubeconfig=control_plane.kubeconfig)
     pods = operator_pods(control_plane, namespace)
     assert len(pods) == 1
     pod = pods[0]["metadata"]["name"]
     assert pods[0]["spec"]["serviceAccountName"] == "assay-operator"
+    assert pods[0]["spec"]["containers"][0]["image"] == images.operator.reference
+    assert pods[0]["spec"]["containers"][0]["securityContext"]["readOnlyRootFilesystem"] is True
     try:
         api = control_plane.api
         evaluations = f"/apis/assay.dev/v1alpha1/namespaces/{namespace}/evaluations"
@@ -86,7 +83,7 @@ def test_helm_install_runs_the_bundled_example(
         assert sorted(verdicts.stdout.split()) == ["support-v0=Blocked", "support-v1=Pass"]
         # The runner Job was built from the chart's settings.
         job = api.get(f"/apis/batch/v1/namespaces/{namespace}/jobs/support-v1-g1")
-        assert job["spec"]["template"]["spec"]["containers"][0]["image"] == assay_install.RUNNER_IMAGE
+        assert job["spec"]["template"]["spec"]["containers"][0]["image"] == images.runner.reference
     finally:
         logs = kubelet.logs(namespace, pod)
         helm.run(
@@ -102,17 +99,13 @@ def test_all_namespaces_mode_reconciles_namespaces_created_after_install(
     helm: Helm,
     crd: None,
     workload_controllers: None,
-    images: None,
+    images: assay_install.LocalImages,
     namespace: str,
-    tmp_path: Path,
 ) -> None:
     """`watchAllNamespaces=true`: one ClusterRole (the same rules), and Evaluations in two namespaces that did
     not exist at install time get their verdicts."""
-    post_renderer = tmp_path / "post-renderer"
-    post_renderer.write_text(assay_install.POST_RENDERER)
-    post_renderer.chmod(0o755)
     install = assay_install.helm_install_args(
-        namespace, free_port(), free_port(), post_renderer, ("--set", "watchAllNamespaces=true")
+        namespace, free_port(), free_port(), images, ("--set", "watchAllNamespaces=true")
     )
     helm.run(*install, kubeconfig=control_plane.kubeconfig)
     api = control_plane.api

@@ -156,6 +156,51 @@ def test_the_deployment_is_the_charts() -> None:
     assert images["runner"] == next(e["value"] for e in theirs_c["env"] if e["name"] == "ASSAY_RUNNER_IMAGE")
 
 
+def _record(path: Path, **references: str) -> Path:
+    path.write_text(json.dumps({"images": {name: {"reference": ref} for name, ref in references.items()}}))
+    return path
+
+
+def test_disconnected_support_is_claimed_only_by_the_bundle_pinned_by_digest(tmp_path: Path) -> None:
+    """The committed bundle names images by tag: no disconnected claim. The release bundle, written from a
+    `make images` record, names every image the operator runs by digest, lists each in relatedImages,
+    claims disconnected support, and passes the operator-framework's validation."""
+    annotations = csv()["metadata"]["annotations"]
+    assert annotations["features.operators.openshift.io/disconnected"] == "false"
+    assert not any("@sha256:" in i["image"] for i in csv()["spec"]["relatedImages"])
+
+    digest = "sha256:" + "ab" * 32
+    references = {
+        "operator": f"registry.example/assay-operator@{digest}",
+        "runner": f"registry.example/assay-runner@{digest}",
+        "runner-agents": f"registry.example/assay-runner-agents@{digest}",
+    }
+    out = tmp_path / "bundle"
+    assert (
+        load_generator().main(
+            ["--pinned", str(_record(tmp_path / "images.json", **references)), "--out", str(out)]
+        )
+        == 0
+    )
+    pinned: Obj = yaml.safe_load((out / "manifests" / CSV_FILE.name).read_text())
+    assert pinned["metadata"]["annotations"]["features.operators.openshift.io/disconnected"] == "true"
+    container = pinned["spec"]["install"]["spec"]["deployments"][0]["spec"]["template"]["spec"]["containers"][
+        0
+    ]
+    runner = next(e["value"] for e in container["env"] if e["name"] == "ASSAY_RUNNER_IMAGE")
+    related = {i["name"]: i["image"] for i in pinned["spec"]["relatedImages"]}
+    assert related == references
+    assert {container["image"], runner, pinned["metadata"]["annotations"]["containerImage"]} <= set(
+        related.values()
+    )
+    code, findings = validate(out)
+    assert (code, findings) == (0, [])
+
+    tagged = _record(tmp_path / "tagged.json", operator="assay-operator:1", runner=f"assay-runner@{digest}")
+    with pytest.raises(SystemExit, match="no operator image by digest"):
+        load_generator().main(["--pinned", str(tagged), "--out", str(tmp_path / "refused")])
+
+
 def test_the_console_shows_verdict_score_and_conditions() -> None:
     owned = {c["kind"]: c for c in csv()["spec"]["customresourcedefinitions"]["owned"]}
     assert set(owned) == {"Evaluation", "Campaign"}

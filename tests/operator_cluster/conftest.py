@@ -3,8 +3,9 @@
 `control_plane`, `kubelet` and `namespace` come from tests/conftest.py. Here:
 
 - `crd` (session): the committed CRD from crds/, installed once, Established.
-- `images` (session): the runner images in the local kubelet: the REAL runner (`assay` from this
-  virtualenv, USER 1001), a fake runner writing canned termination messages, an image that never starts.
+- `images` (session): the runner images, by digest: the REAL runner image (`make images`), the same plus
+  the tests' agents and recorded answers (the operator's default here), a fake runner writing canned
+  termination messages, and an image whose pull never ends. Pods run them under runc.
 - `operators` (per test): starts the REAL operator (`assay-operator`, i.e. kopf) as a subprocess with its
   own ServiceAccount, the Role from `assay_operator.rbac.role_rules()` and a TokenRequest kubeconfig, so a
   missing permission fails a test. Its log goes to a file, shown when the test fails; at the end it is
@@ -23,6 +24,7 @@ import pytest
 from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
 from assay_dev.operator_support import Images, OperatorProcess
+from tests.conftest import ClusterImages
 
 _OPERATORS = pytest.StashKey[list[OperatorProcess]]()
 _POD_LOGS = pytest.StashKey[tuple[LocalKubelet, list[str]]]()
@@ -34,15 +36,8 @@ def crd(control_plane: ControlPlane) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def images(kubelet: LocalKubelet, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Images]:
-    # Outside pytest's private (0700) temp root: pod processes run as uid 1001.
-    registered = support.register_images(kubelet, Path("/tmp"))
-    yield registered
-    import shutil
-
-    shutil.rmtree(registered.fake_dir, ignore_errors=True)
-    if "dir" in support.RECORDED_ANSWERS:
-        shutil.rmtree(support.RECORDED_ANSWERS["dir"].parent, ignore_errors=True)
+def images(kubelet: LocalKubelet, cluster_images: ClusterImages) -> Images:
+    return support.register_images(kubelet, cluster_images.runner)
 
 
 @pytest.fixture
@@ -55,7 +50,7 @@ class StartOperator(Protocol):
         self,
         namespace: str | Sequence[str],
         *,
-        image: str = ...,
+        image: str | None = ...,
         env: Mapping[str, str] | None = ...,
         rules: Sequence[dict[str, Any]] | None = ...,
         start: bool = ...,
@@ -81,7 +76,7 @@ def operators(
     def start(
         namespace: str | Sequence[str],
         *,
-        image: str = support.RUNNER_IMAGE,
+        image: str | None = None,
         env: Mapping[str, str] | None = None,
         rules: Sequence[dict[str, Any]] | None = None,
         start: bool = True,

@@ -66,7 +66,7 @@ def test_a_hanging_agent_is_judged_at_the_answer_deadline_and_a_pod_that_never_s
         brain = brains("v1")
         admin.create(support.config_maps_path(other), support.brain_config_map(brain, "v1"))
         real = operators(namespace)
-        stuck = operators(other, image=support.NEVER_STARTS_IMAGE)
+        stuck = operators(other, image=support.images().never_starts)
         support.create_evaluation(
             admin, namespace, "hangs", replay_spec(brain, agent=HANGING_AGENT, deadlineSeconds=60)
         )
@@ -122,7 +122,7 @@ def test_an_unreadable_summary_is_rejected_whatever_it_claims(
     admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
 ) -> None:
     """A fake runner exits 0 with a bad termination message (chosen by the name): never a Pass."""
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     brain = brains("v1")
     cases = {
         "junk-1": "the termination message is not a valid RunSummary",
@@ -148,7 +148,7 @@ def test_a_crashing_runner_uses_its_retry_then_blocks_even_with_a_pass_summary(
     admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
 ) -> None:
     """The fake runner writes a valid Pass summary and exits 1: a summary counts only on exit 0."""
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     support.create_evaluation(admin, namespace, "crash-1", replay_spec(brains("v1")))
     obj = support.wait_for_verdict(admin, namespace, "crash-1", operator=operator)
     assert_stalled(obj, "BackoffLimitExceeded", "retries are used up")

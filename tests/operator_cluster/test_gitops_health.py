@@ -22,7 +22,9 @@ pytestmark = pytest.mark.cluster
 def test_flux_and_argo_cd_read_real_evaluations(
     admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
 ) -> None:
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE, env={"ASSAY_STALL_AFTER_RETRIES": "1"})
+    operator = operators(
+        namespace, image=support.images().fake_runner, env={"ASSAY_STALL_AFTER_RETRIES": "1"}
+    )
     brain = brains("v1")
     support.create_evaluation(admin, namespace, "pass-1", replay_spec(brain))
     support.create_evaluation(admin, namespace, "blocked-1", replay_spec(brain))

@@ -52,11 +52,11 @@ def test_the_standby_takes_over_when_the_leader_dies_during_a_burst(
     }
     rules = [*rbac.role_rules(), *rbac.leader_election_rules()]
     first = operators(
-        namespace, image=support.FAKE_RUNNER_IMAGE, env={**env, "POD_NAME": "replica-a"}, rules=rules
+        namespace, image=support.images().fake_runner, env={**env, "POD_NAME": "replica-a"}, rules=rules
     )
     wait_until(lambda: holder(admin, namespace) == "replica-a", timeout=30, what="replica-a to lead")
     second = operators(
-        namespace, image=support.FAKE_RUNNER_IMAGE, env={**env, "POD_NAME": "replica-b"}, rules=rules
+        namespace, image=support.images().fake_runner, env={**env, "POD_NAME": "replica-b"}, rules=rules
     )
     # The standby answers /healthz (operators() waited for it) and says it does not lead.
     assert leader_gauge(first) == "1.0" and leader_gauge(second) == "0.0"
@@ -100,11 +100,11 @@ def test_a_clean_stop_hands_the_lease_over_at_once(
     env = {"ASSAY_LEADER_ELECTION": "true", "POD_NAMESPACE": namespace, "ASSAY_LEASE_SECONDS": "30"}
     rules = [*rbac.role_rules(), *rbac.leader_election_rules()]
     first = operators(
-        namespace, image=support.FAKE_RUNNER_IMAGE, env={**env, "POD_NAME": "replica-a"}, rules=rules
+        namespace, image=support.images().fake_runner, env={**env, "POD_NAME": "replica-a"}, rules=rules
     )
     wait_until(lambda: holder(admin, namespace) == "replica-a", timeout=30, what="replica-a to lead")
     second = operators(
-        namespace, image=support.FAKE_RUNNER_IMAGE, env={**env, "POD_NAME": "replica-b"}, rules=rules
+        namespace, image=support.images().fake_runner, env={**env, "POD_NAME": "replica-b"}, rules=rules
     )
     first.stop()  # SIGTERM, as in a rolling update
     stopped = time.monotonic()

@@ -195,7 +195,7 @@ def test_runner_pods_are_admitted_under_pod_security_restricted(
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": "plain"},
-        "spec": {"containers": [{"name": "c", "image": support.RUNNER_IMAGE}]},
+        "spec": {"containers": [{"name": "c", "image": support.images().runner}]},
     }
     with pytest.raises(ApiError) as refused:
         admin.create(support.pods_path(namespace), plain)

@@ -147,7 +147,7 @@ def alert(
 def test_series_exist_from_the_start_and_gauges_follow_the_cluster(
     admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
 ) -> None:
-    first = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    first = operators(namespace, image=support.images().fake_runner)
     at_start = scrape(first)
     # Every known label set, before any event.
     assert value(at_start, "assay_evaluations_total", verdict="Blocked", reason="GateBlocked") == 0
@@ -183,7 +183,7 @@ def test_series_exist_from_the_start_and_gauges_follow_the_cluster(
 
     # A new process: its counters start again at 0, the cluster's state is read back at once.
     first.stop()
-    second = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    second = operators(namespace, image=support.images().fake_runner)
     wait_until(
         lambda: gauges(second) == expected,
         timeout=30,
@@ -229,7 +229,7 @@ def test_the_alerts_fire_on_the_operators_real_series(
     """Scrape before and after three Blocked and one Pass; one Evaluation waits for a brain past its 60 s
     deadline. promtool evaluates each alert on those series: the Blocked rate and the overdue Evaluation fire,
     errors do not (until the error counter the operator exposes grows), and a missing `up` is OperatorDown."""
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     rules = rendered_rules(helm)
     support.create_evaluation(admin, namespace, "overdue", replay_spec("brain-missing", deadlineSeconds=60))
     created = time.monotonic()

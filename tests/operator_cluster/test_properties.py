@@ -28,7 +28,7 @@ pytestmark = pytest.mark.cluster
 TICKETS = [f"T-{i:03d}" for i in range(1, 17)]
 JUDGES = ["kb_citation", "must_mention", "policy", "format", "quality", "abstention", "exit_code"]
 COMMANDS = [
-    ["sh", "-c", f"cp {support.SUPPORT_DESK}/answers/v1/{{ticket_id}}/answer.md {{answer_file}}"],
+    ["sh", "-c", f"cp {support.ANSWERS_DIR}/v1/{{ticket_id}}/answer.md {{answer_file}}"],  # in the image
     ["sh", "-c", "echo 'I do not know.' > {answer_file}"],
     ["false"],
     ["sh", "-c", "printf %s {prompt_file} >/dev/null"],  # writes no answer
@@ -83,7 +83,9 @@ def specs(draw: st.DrawFn) -> Obj:
             )
         spec["gate"] = gate
     if draw(st.booleans()):
-        cpu = st.sampled_from(["10m", "500m", "1", "2.5", "1e1", "250000000n", "500000u", "64", 2])
+        # Every quantity form (m, n, u, exponent, plain, int), each at least half a core: the runtime enforces
+        # the limit as a CFS quota, and a runner held to 10m (1% of a core) takes half an hour.
+        cpu = st.sampled_from(["750m", "500m", "1", "2.5", "1e1", "500000000n", "500000u", "64", 2])
         memory = st.sampled_from(["64Mi", "512Mi", "1Gi", "1e9", "2G", "256Gi", 1073741824])
         spec["resources"] = {"cpu": draw(cpu), "memory": draw(memory)}
     if draw(st.booleans()):

@@ -1,47 +1,39 @@
 """The CLI presets on the cluster: an Evaluation with `agent.kind` set to a preset, the real operator, the
-runner pod on the local kubelet running the real, pinned CLI (agents/, `make agents`) against the scripted
-model server on loopback, ending in a verdict in status; and an Evaluation naming a preset the runner image
+runner pod on the local kubelet running the real, pinned CLI from the runner image built with them
+(`make images`: assay-runner-agents) against the scripted model server on loopback, ending in a verdict
+in status; and an Evaluation naming a preset the runner image
 lacks, which stalls with the reason instead of starting a Job. Cost: one ticket per preset, ~15 s each."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from assay_dev import operator_support as support
-from assay_dev.cluster import ImageSpec, KubeApi, LocalKubelet
-from assay_dev.cluster.podspec import DEFAULT_PATH
+from assay_dev.cluster import KubeApi
+from assay_dev.images import buildah
 from assay_dev.operator_support import evaluation
 from assay_dev.servers.model_server import ModelServer, Say, Script, WriteFile
-from tests.agents.conftest import AGENTS_BIN, CLIS
+from tests.agents.conftest import CLIS
+from tests.conftest import ClusterImages
 from tests.operator_cluster.conftest import StartOperator
 
 pytestmark = pytest.mark.cluster
 
-AGENTS_IMAGE = "assay-test/runner-agents:local"
-"""The real runner with the pinned agent CLIs on PATH: an image built with AGENT_CLIS."""
 PRESETS = ["opencode", "claude-code", "codex"]
 MODEL = "assay-scripted-model"
 TICKET = re.compile(r"# Support ticket (\S+)")
 
 
 @pytest.fixture(scope="session")
-def agents_image(kubelet: LocalKubelet, images: support.Images) -> str:
-    missing = [cli for cli in CLIS if not (AGENTS_BIN / cli).exists()]
-    if missing:
-        pytest.fail(f"agent CLIs not installed in {AGENTS_BIN}: {', '.join(missing)}; run `make agents`")
-    path = f"{AGENTS_BIN}:{support.VENV_BIN}:{DEFAULT_PATH}"
-    kubelet.register_image(
-        AGENTS_IMAGE,
-        ImageSpec(entrypoint=("assay",), env={"PATH": path}, workdir="/work", user=support.IMAGE_USER),
-    )
-    agents_dir = str(AGENTS_BIN.parents[1])  # under /work, which the Job covers with an emptyDir
-    if agents_dir not in kubelet.keep_paths:
-        kubelet.keep_paths.append(agents_dir)
-    return AGENTS_IMAGE
+def agents_image(cluster_images: ClusterImages, images: support.Images) -> str:
+    """The runner image with the pinned agent CLIs (built at collection time when this test is selected)."""
+    if cluster_images.runner_agents is None:
+        pytest.fail("the runner-agents image was not prepared", pytrace=False)
+    return cluster_images.runner_agents
 
 
 def write_the_recorded_answer(text: str) -> Script:
@@ -114,9 +106,21 @@ def test_a_preset_the_image_lacks_stalls_with_the_reason(
     assert (stalled.get("status") or {}).get("verdict") is None
 
 
-def test_agents_dir_is_readable_by_the_image_user() -> None:
-    # The runner pod runs as uid 1001: every directory on the way to the CLIs must be traversable by others.
-    for folder in [AGENTS_BIN, *AGENTS_BIN.parents]:
-        if folder == Path("/"):
-            break
-        assert folder.stat().st_mode & 0o005 == 0o005, f"{folder} is not readable by other users"
+def test_the_agent_clis_in_the_image_are_usable_by_any_uid(agents_image: str) -> None:
+    # Runner pods run as uid 1001 or an arbitrary one: the CLIs, node, and every directory on the way must
+    # be readable and executable by others.
+    name = f"assay-test-inspect-{os.getpid()}"
+    rootfs = buildah.checkout(buildah.inspect_image(agents_image).id, name)
+    try:
+        programs = [rootfs / "opt/agents/bin/node"] + [
+            rootfs / "opt/agents/node_modules/.bin" / c for c in CLIS
+        ]
+        for program in programs:
+            target = program.resolve()
+            assert target.is_relative_to(rootfs), f"{program} points outside the image"
+            assert target.stat().st_mode & 0o005 == 0o005, f"{target} is not executable by others"
+            for folder in target.relative_to(rootfs).parents:
+                mode = (rootfs / folder).stat().st_mode
+                assert mode & 0o005 == 0o005, f"/{folder} is not traversable by others"
+    finally:
+        buildah.release(name)

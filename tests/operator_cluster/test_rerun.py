@@ -49,7 +49,7 @@ def wait_for_run(
 def test_a_new_token_reruns_the_same_generation(
     admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
 ) -> None:
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     brain = brains("v1")
     support.create_evaluation(admin, namespace, "pass-rerun", replay_spec(brain))
     first = support.wait_for_verdict(admin, namespace, "pass-rerun", operator=operator)

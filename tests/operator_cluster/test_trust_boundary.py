@@ -3,7 +3,10 @@
 - a cheating agent that searches everything it can see finds none of the answer key (canaries planted in a
   ticket's notes, a must-mention fact and a forbidden item, none of which is in a question or the KB) and
   does not pass — the same agent run locally with `assay run` does find them (tests/runner/
-  test_cheater_local.py): a local run is not a trust boundary, the Job's two phases are;
+  test_cheater_local.py): a local run is not a trust boundary, the Job's two phases are. The pods run from
+  the runner image under runc, and while the cheater searches, another Evaluation's judge container holds
+  its own key canaries: the cheater's processes, roots, tokens, loopback listeners (etcd, the apiserver)
+  and file system give it neither pod's key, nor the operator's token;
 - Secret tokens reach the gateway and MLflow as bearer tokens, and appear nowhere else;
 - the verdict is bound to what was mounted (a summary naming a foreign brain blocks), and the gate overrides
   and the ticket selection are in its digests.
@@ -15,7 +18,7 @@ import base64
 import json
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,7 @@ import pytest
 
 from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi, LocalKubelet
+from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import OperatorProcess, evaluation, replay_spec
 from assay_dev.servers.auth_proxy import AuthProxy
 from assay_dev.servers.chat_server import ChatServer, Reply
@@ -35,11 +39,9 @@ AGENTS = Path(__file__).resolve().parents[1] / "support" / "agents"
 
 
 @pytest.fixture
-def agents_in_image(kubelet: LocalKubelet) -> Iterator[Path]:
-    """The test agents as programs "in the runner image" (the Job covers /work with an emptyDir)."""
-    kubelet.keep_paths.append(str(AGENTS))
-    yield AGENTS
-    kubelet.keep_paths.remove(str(AGENTS))
+def agents_in_image(images: support.Images) -> Path:
+    """Where the test agents are in the test runner image (the operator's default image here)."""
+    return Path(support.AGENTS_DIR)
 
 
 def pod_volume(kubelet: LocalKubelet, pod: dict[str, Any], volume: str) -> Path:
@@ -47,15 +49,30 @@ def pod_volume(kubelet: LocalKubelet, pod: dict[str, Any], volume: str) -> Path:
     return kubelet.work_dir / "pods" / pod["metadata"]["uid"] / "volumes" / volume
 
 
-def canary_suite(canaries: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A suite ConfigMap whose answer key holds the canaries, and its KB ConfigMap (which does not)."""
+def canary_suite(
+    canaries: dict[str, str], name: str = "canary", slow_judge_seconds: float = 0
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A suite ConfigMap whose answer key holds the canaries, and its KB ConfigMap (which does not). With
+    `slow_judge_seconds`, a code judge that keeps the judge phase running that long."""
+    judges: list[dict[str, Any]] = [
+        {"name": "kb", "type": "kb_citation", "weight": 0.3, "threshold": 0.9},
+        {"name": "facts", "type": "must_mention", "weight": 0.4, "threshold": 0.9},
+        {"name": "policy", "type": "policy", "weight": 0.3, "threshold": 1.0},
+    ]
+    if slow_judge_seconds:
+        judges.append(
+            {
+                "name": "slow",
+                "type": "code",
+                "weight": 0,
+                "threshold": 1.0,
+                "timeoutSeconds": slow_judge_seconds + 10,
+                "code": f"import time\ntime.sleep({slow_judge_seconds})\nreturn 1.0",
+            }
+        )
     suite = {
-        "name": "canary",
-        "judges": [
-            {"name": "kb", "type": "kb_citation", "weight": 0.3, "threshold": 0.9},
-            {"name": "facts", "type": "must_mention", "weight": 0.4, "threshold": 0.9},
-            {"name": "policy", "type": "policy", "weight": 0.3, "threshold": 1.0},
-        ],
+        "name": name,
+        "judges": judges,
         "tickets": [
             {
                 "id": "T-1",
@@ -73,16 +90,23 @@ def canary_suite(canaries: dict[str, str]) -> tuple[dict[str, Any], dict[str, An
     suite_cm = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": "canary-suite"},
+        "metadata": {"name": f"{name}-suite"},
         "data": {"suite.yaml": json.dumps(suite, indent=2)},
     }
     kb_cm = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
-        "metadata": {"name": "canary-kb"},
+        "metadata": {"name": f"{name}-kb"},
         "data": {"KB-1.md": "# KB-1: Export\nOpen Settings > Export and pick a format.\n"},
     }
     return suite_cm, kb_cm
+
+
+def container_state(pod: dict[str, Any], name: str) -> dict[str, Any]:
+    status = pod.get("status") or {}
+    statuses = [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]
+    found: dict[str, Any] = next((s["state"] for s in statuses if s["name"] == name), {})
+    return found
 
 
 def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
@@ -95,11 +119,31 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
 ) -> None:
     tag = secrets.token_hex(4)
     canaries = {part: f"canary{part}{tag}" for part in ("notes", "fact", "forbidden")}
-    suite_cm, kb_cm = canary_suite(canaries)
-    admin.create(support.config_maps_path(namespace), suite_cm)
-    admin.create(support.config_maps_path(namespace), kb_cm)
+    neighbour = {part: f"neighbour{part}{tag}" for part in ("notes", "fact", "forbidden")}
+    brain = brains("v1")
+    # Another Evaluation whose judge container holds its key (mounted, and in memory) the whole time.
+    for config_map in canary_suite(neighbour, "neighbour", slow_judge_seconds=300):
+        admin.create(support.config_maps_path(namespace), config_map)
+    answer_kb = ["sh", "-c", "printf 'See [KB-1].' > {answer_file}"]
+    neighbour_spec = {
+        "brain": {"configMap": {"name": brain}},
+        "suite": {"configMap": {"name": "neighbour-suite"}, "kbConfigMap": {"name": "neighbour-kb"}},
+        "agent": {"kind": "command", "model": "none", "command": answer_kb, "timeoutSeconds": 60},
+        "resources": dict(support.SMALL),
+        "deadlineSeconds": 900,
+    }
+    admin.create(support.evaluations_path(namespace), evaluation("neighbour", neighbour_spec))
+
+    def judging() -> dict[str, Any] | None:
+        pods = support.pods_of_job(admin, namespace, "neighbour-g1")
+        return pods[0] if pods and "running" in container_state(pods[0], "runner") else None
+
+    wait_until(judging, timeout=180, what="the neighbour's judge container to run")
+
+    for config_map in canary_suite(canaries):
+        admin.create(support.config_maps_path(namespace), config_map)
     spec = {
-        "brain": {"configMap": {"name": brains("v1")}},
+        "brain": {"configMap": {"name": brain}},
         "suite": {"configMap": {"name": "canary-suite"}, "kbConfigMap": {"name": "canary-kb"}},
         "agent": {
             "kind": "command",
@@ -112,20 +156,38 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
     }
     admin.create(support.evaluations_path(namespace), evaluation("cheater", spec))
     done = support.wait_for_verdict(admin, namespace, "cheater", operator=operator, timeout=420)
+    still_judging = judging() is not None
+    admin.delete(support.evaluations_path(namespace, "neighbour"))
+    assert still_judging, "the neighbour's judge phase ended before the cheater's search did"
 
     status = done["status"]
     assert status["verdict"] == "Blocked", status  # the cheater does not pass
     pod = support.pods_of_job(admin, namespace, "cheater-g1")[0]
     answer = (pod_volume(kubelet, pod, "answers") / "T-1" / "1" / "answer.md").read_text()
-    # It did search: every mount of its container, every environment it could read, the whole file system.
-    mounts = re.search(r"^mounts: (.*)$", answer, re.MULTILINE)
-    files_read = re.search(r"^files read: (\d+)", answer, re.MULTILINE)
-    assert mounts and files_read and int(files_read.group(1)) > 100, answer[:1500]
-    assert "/etc/assay/suite" in mounts.group(1) and "/etc/assay/brain" in mounts.group(1)
-    assert "/etc/assay/key" not in mounts.group(1)
+    # It did search: every mount of its container, every environment and process it could see, the loopback
+    # listeners, the whole file system.
+    where = {}
+    for key in ("mounts", "processes", "other roots", "asked", "files read"):
+        line = re.search(rf"^{key}: ?(.*)$", answer, re.MULTILINE)
+        assert line is not None, f"no {key!r} line in the answer:\n{answer[:3000]}"
+        where[key] = line.group(1)
+    assert int(where["files read"].split(";")[0]) > 100, answer[:3000]
+    assert "/etc/assay/suite" in where["mounts"] and "/etc/assay/brain" in where["mounts"]
+    assert "/etc/assay/key" not in where["mounts"]
+    # Its own PID namespace: the answer phase's runner (PID 1) and the agent; nothing of the node or other
+    # pods, and no other root file system to walk.
+    first = where["processes"].split(": ", 1)[1].split(" | ")[0]
+    assert first.startswith("1: ") and "assay answer" in first, where["processes"]
+    for other in ("assay score", "catatonit", "kube-", "etcd", "assay-operator", "pytest"):
+        assert other not in where["processes"], f"the cheater saw {other!r}: {where['processes']}"
+    assert where["other roots"] == "", f"the cheater walked another root file system: {where['other roots']}"
+    assert "/v3/kv/range" in where["asked"], "the cheater did not ask the loopback listeners"
     assert "How do I export my notes?" in (pod_volume(kubelet, pod, "suite") / "questions.yaml").read_text()
-    for part, canary in canaries.items():
+    operator_token = re.search(r"token: (\S+)", operator.kubeconfig.read_text())
+    assert operator_token is not None
+    for part, canary in {**canaries, **{f"neighbour's {k}": v for k, v in neighbour.items()}}.items():
         assert canary not in answer, f"the {part} canary reached the agent's answer"
+    assert operator_token.group(1) not in answer, "the operator's token reached the agent's answer"
     result = json.loads((pod_volume(kubelet, pod, "work") / "out" / "result.json").read_text())
     cell = result["tickets"][0]["repetitions"][0]
     assert cell["exitCode"] == 0 and cell["judges"]["facts"]["score"] == 0.0  # it could not state the fact
@@ -263,7 +325,7 @@ def test_the_digests_cover_the_gate_overrides_and_the_selection(
 def test_a_summary_naming_a_foreign_brain_blocks(
     admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
 ) -> None:
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     brain = brains("v1")
     admin.create(support.evaluations_path(namespace), evaluation("foreign-brain", replay_spec(brain)))
     admin.create(support.evaluations_path(namespace), evaluation("bound", replay_spec(brain)))

@@ -1,18 +1,19 @@
 """Test harness: a real Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager) built from
-source, and a local kubelet that runs pods as local processes. See docs/control-plane.md."""
+source, and a local kubelet that runs pods under runc from the project's images. See docs/control-plane.md
+and docs/runtime.md."""
 
 from .controlplane import ControlPlane, ControlPlaneError, locate_binaries
+from .images import PullFault
 from .kubeapi import ApiError, Credentials, KubeApi
 from .kubelet import LocalKubelet
-from .podspec import ImageSpec
 
 __all__ = [
     "ApiError",
     "ControlPlane",
     "ControlPlaneError",
     "Credentials",
-    "ImageSpec",
     "KubeApi",
     "LocalKubelet",
+    "PullFault",
     "locate_binaries",
 ]

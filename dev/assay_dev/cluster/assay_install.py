@@ -1,44 +1,43 @@
 """Installing Assay into a local control plane the way users do: CRD, `helm install` of the chart, images.
 
-Shared by the chart's end-to-end test and `make demo`. The "images" are this checkout's virtualenv run as
-the image's USER 1001 by the local kubelet; the runner finds the bundled examples at their checkout path.
+Shared by the chart's end-to-end test and `make demo`. The images are the project's own, built by `make
+images` into the local store (built here when missing) and named by digest, as a disconnected install
+names them; the local kubelet runs them under runc with the chart's securityContext unchanged.
 """
 
 from __future__ import annotations
 
 import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay_dev.images import build as images_build
+from assay_dev.images.build import BuiltImage
+
 from .controlplane import ControlPlane
-from .kubelet import LocalKubelet
-from .podspec import DEFAULT_PATH, ImageSpec
 
 REPO = Path(__file__).resolve().parents[3]
 CHART = REPO / "charts" / "assay"
 CRDS = REPO / "crds"
 EXAMPLES = REPO / "examples"
-VENV_BIN = Path(sys.executable).parent
-OPERATOR_IMAGE = "assay-local/operator:dev"
-RUNNER_IMAGE = "assay-local/runner:dev"
-IMAGE_USER = 1001
 Obj = dict[str, Any]
 
-# The local kubelet mounts the ServiceAccount token under /var/run, a symlink to /run on this machine; with a
-# read-only root the symlink resolves outside the pod's root and the token goes missing. This post-renderer
-# turns readOnlyRootFilesystem off for the operator container in local installs only (the chart's own
-# setting is checked by the render and admission tests).
-POST_RENDERER = f"""#!{sys.executable}
-import sys, yaml
-docs = [d for d in yaml.safe_load_all(sys.stdin) if d]
-for d in docs:
-    if d["kind"] == "Deployment":
-        d["spec"]["template"]["spec"]["containers"][0]["securityContext"]["readOnlyRootFilesystem"] = False
-yaml.safe_dump_all(docs, sys.stdout)
-"""
+
+@dataclass(frozen=True)
+class LocalImages:
+    """The operator and runner images of this checkout, by digest."""
+
+    operator: BuiltImage
+    runner: BuiltImage
+
+
+def local_images() -> LocalImages:
+    """This checkout's images from the local store, built first if missing (a warm check: about a second)."""
+    built = {image.name: image for image in images_build.current(["operator", "runner"])}
+    return LocalImages(operator=built["operator"], runner=built["runner"])
 
 
 @contextmanager
@@ -74,35 +73,9 @@ def workload_controllers(cp: ControlPlane) -> Iterator[None]:
             popen.wait(5)
 
 
-def register_images(kubelet: LocalKubelet) -> None:
-    path = f"{VENV_BIN}:{DEFAULT_PATH}"
-    kubelet.register_image(
-        OPERATOR_IMAGE,
-        ImageSpec(
-            entrypoint=(str(VENV_BIN / "assay-operator"),),
-            env={"PATH": path, "PYTHONDONTWRITEBYTECODE": "1"},
-            user=IMAGE_USER,
-        ),
-    )
-    kubelet.register_image(
-        RUNNER_IMAGE, ImageSpec(entrypoint=("assay",), env={"PATH": path}, workdir="/work", user=IMAGE_USER)
-    )
-    # Pods mount emptyDirs at /work and /tmp, over a checkout that may live there: the sources and the bundled
-    # examples are "in the image" (a real image has them under /opt/assay), so the kubelet keeps them visible.
-    import assay_operator
-    import assay_runner
-
-    sources = {Path(package.__file__).resolve().parents[1] for package in (assay_runner, assay_operator)}
-    for kept in (*sorted(map(str, sources)), str(EXAMPLES)):
-        if kept not in kubelet.keep_paths:
-            kubelet.keep_paths.append(kept)
-
-
 def helm_install_args(
-    namespace: str, health_port: int, metrics_port: int, post_renderer: Path, extra: tuple[str, ...] = ()
+    namespace: str, health_port: int, metrics_port: int, images: LocalImages, extra: tuple[str, ...] = ()
 ) -> list[str]:
-    operator_repository, operator_tag = OPERATOR_IMAGE.rsplit(":", 1)
-    runner_repository, runner_tag = RUNNER_IMAGE.rsplit(":", 1)
     return [
         "install",
         "assay",
@@ -111,16 +84,12 @@ def helm_install_args(
         namespace,
         "--skip-crds",  # installed beforehand with `kubectl apply --server-side`, the documented upgrade path
         "--set",
-        f"image.repository={operator_repository},image.tag={operator_tag}",
+        f"image.repository={images.operator.repository},image.digest={images.operator.digest}",
         "--set",
-        f"runner.image.repository={runner_repository},runner.image.tag={runner_tag}",
-        "--set",
-        f"runner.bundledRoot={EXAMPLES}",
+        f"runner.image.repository={images.runner.repository},runner.image.digest={images.runner.digest}",
         # Pods share the host's network here: free ports instead of 8080/8081.
         "--set",
         f"operator.healthPort={health_port},metrics.port={metrics_port}",
-        "--post-renderer",
-        str(post_renderer),
         "--wait",
         "--timeout=3m",
         *extra,

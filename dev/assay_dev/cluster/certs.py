@@ -1,8 +1,11 @@
 """Certificates and keys for a throwaway control plane.
 
-Two CAs, like a real cluster: one signs the apiserver's serving certificate (clients verify the server
-with it), the other signs client certificates (the apiserver's --client-ca-file). The admin client is in
-`system:masters`, which RBAC lets do anything. The service-account keypair signs and verifies tokens.
+Three CAs, like a real cluster: one signs the apiserver's serving certificate (clients verify the server
+with it), one signs client certificates (the apiserver's --client-ca-file), and etcd's own signs etcd's
+serving/peer certificate and the apiserver's etcd client certificate: etcd answers only the apiserver (the
+pods of the local kubelet share the host's network, and an etcd open on loopback would hand them every
+Secret and ConfigMap). The admin client is in `system:masters`, which RBAC lets do anything. The
+service-account keypair signs and verifies tokens.
 """
 
 from __future__ import annotations
@@ -37,6 +40,13 @@ class Certs:
     admin_key: Path
     sa_private_key: Path
     sa_public_key: Path
+    etcd_ca: Path
+    etcd_cert: Path
+    """etcd's serving and peer certificate (127.0.0.1)."""
+    etcd_key: Path
+    etcd_client_cert: Path
+    """The apiserver's client certificate for etcd."""
+    etcd_client_key: Path
 
 
 def _name(common_name: str, organization: str | None = None) -> x509.Name:
@@ -91,7 +101,7 @@ def _ca(common_name: str) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]
 def _leaf(
     ca: tuple[x509.Certificate, ec.EllipticCurvePrivateKey],
     subject: x509.Name,
-    usage: x509.ObjectIdentifier,
+    usage: x509.ObjectIdentifier | list[x509.ObjectIdentifier],
     sans: list[x509.GeneralName] | None = None,
 ) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKey]:
     ca_cert, ca_key = ca
@@ -99,7 +109,7 @@ def _leaf(
     builder = (
         _builder(subject, ca_cert.subject, key)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+        .add_extension(x509.ExtendedKeyUsage(usage if isinstance(usage, list) else [usage]), critical=False)
     )
     if sans:
         builder = builder.add_extension(x509.SubjectAlternativeName(sans), critical=False)
@@ -142,6 +152,14 @@ def write_certs(directory: Path) -> Certs:
     apiserver = _leaf(serving_ca, _name("kube-apiserver"), ExtendedKeyUsageOID.SERVER_AUTH, serving_sans)
     admin = _leaf(client_ca, _name("admin", "system:masters"), ExtendedKeyUsageOID.CLIENT_AUTH)
     sa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    etcd_ca = _ca("assay-test-etcd-ca")
+    loopback: list[x509.GeneralName] = [
+        x509.DNSName("localhost"),
+        x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
+    ]
+    both = [ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH]  # serving, and peer
+    etcd = _leaf(etcd_ca, _name("etcd"), both, loopback)
+    etcd_client = _leaf(etcd_ca, _name("kube-apiserver-etcd-client"), ExtendedKeyUsageOID.CLIENT_AUTH)
 
     sa_public = directory / "sa.pub"
     sa_public.write_bytes(
@@ -160,6 +178,11 @@ def write_certs(directory: Path) -> Certs:
         admin_key=_write_key(directory / "admin.key", admin[1]),
         sa_private_key=_write_key(directory / "sa.key", sa_key),
         sa_public_key=sa_public,
+        etcd_ca=_write_cert(directory / "etcd-ca.crt", etcd_ca[0]),
+        etcd_cert=_write_cert(directory / "etcd.crt", etcd[0]),
+        etcd_key=_write_key(directory / "etcd.key", etcd[1]),
+        etcd_client_cert=_write_cert(directory / "etcd-client.crt", etcd_client[0]),
+        etcd_client_key=_write_key(directory / "etcd-client.key", etcd_client[1]),
     )
 
 

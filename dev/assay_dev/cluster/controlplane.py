@@ -13,11 +13,12 @@ import logging
 import os
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,6 @@ from .certs import Certs, write_certs
 from .kubeapi import ApiError, Credentials, KubeApi
 from .kubeconfig import write_kubeconfig
 from .kubelet import LocalKubelet
-from .podspec import ImageSpec
 from .ports import free_port
 
 log = logging.getLogger(__name__)
@@ -199,8 +199,12 @@ class ControlPlane:
         raise ControlPlaneError(f"{what} not ready after {timeout:.0f}s:\n{process.log_tail()}")
 
     def _start_etcd(self) -> str:
+        """etcd over TLS with client certificates required (clients and peers): only the apiserver, which
+        holds a certificate from etcd's CA, can read it, even though the local pods share loopback."""
+        assert self.certs is not None
+        certs = self.certs
         client, peer = free_port(), free_port()
-        client_url, peer_url = f"http://127.0.0.1:{client}", f"http://127.0.0.1:{peer}"
+        client_url, peer_url = f"https://127.0.0.1:{client}", f"https://127.0.0.1:{peer}"
         process = self._spawn(
             "etcd",
             [
@@ -212,13 +216,24 @@ class ControlPlane:
                 f"--listen-peer-urls={peer_url}",
                 f"--initial-advertise-peer-urls={peer_url}",
                 f"--initial-cluster=default={peer_url}",
+                f"--cert-file={certs.etcd_cert}",
+                f"--key-file={certs.etcd_key}",
+                f"--trusted-ca-file={certs.etcd_ca}",
+                "--client-cert-auth",
+                f"--peer-cert-file={certs.etcd_cert}",
+                f"--peer-key-file={certs.etcd_key}",
+                f"--peer-trusted-ca-file={certs.etcd_ca}",
+                "--peer-client-cert-auth",
                 "--unsafe-no-fsync",  # test data: durability buys nothing, fsync costs seconds
                 "--log-level=warn",
             ],
         )
 
+        tls = ssl.create_default_context(cafile=str(certs.etcd_ca))
+        tls.load_cert_chain(str(certs.etcd_client_cert), str(certs.etcd_client_key))
+
         def healthy() -> bool:
-            response = httpx.get(f"{client_url}/health", timeout=2)
+            response = httpx.get(f"{client_url}/health", timeout=2, verify=tls)
             return response.status_code == 200 and response.json().get("health") == "true"
 
         self._wait(process, healthy, 30, "etcd")
@@ -233,6 +248,9 @@ class ControlPlane:
             [
                 str(self.bin_dir / "kube-apiserver"),
                 f"--etcd-servers={etcd_url}",
+                f"--etcd-cafile={certs.etcd_ca}",
+                f"--etcd-certfile={certs.etcd_client_cert}",
+                f"--etcd-keyfile={certs.etcd_client_key}",
                 f"--cert-dir={certs.dir}",
                 f"--tls-cert-file={certs.apiserver_cert}",
                 f"--tls-private-key-file={certs.apiserver_key}",
@@ -338,7 +356,7 @@ class ControlPlane:
                     ) from error
             time.sleep(0.1)
 
-    def local_kubelet(self, images: Mapping[str, ImageSpec] | None = None) -> LocalKubelet:
+    def local_kubelet(self) -> LocalKubelet:
         """A LocalKubelet (not started) for this control plane, with its own admin client. Pods get the
         in-cluster variables pointing at this apiserver, so a pod with a token can reach it."""
         service_env = {
@@ -348,10 +366,7 @@ class ControlPlane:
             "KUBERNETES_PORT": f"tcp://127.0.0.1:{self.port}",
         }
         return LocalKubelet(
-            KubeApi(self.admin_credentials()),
-            work_dir=self.work_dir / "kubelet",
-            images=images,
-            service_env=service_env,
+            KubeApi(self.admin_credentials()), work_dir=self.work_dir / "kubelet", service_env=service_env
         )
 
     def logs_tail(self, lines: int = 20) -> str:

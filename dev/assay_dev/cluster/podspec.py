@@ -18,22 +18,18 @@ DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 @dataclass(frozen=True)
 class ImageSpec:
-    """A local stand-in for an image: the parts of an OCI image config a container sees, plus faults.
+    """The parts of an OCI image config a container sees (images.pull reads them from the local store).
 
     Like a runtime, the container's `command` replaces `entrypoint` (and drops `cmd`); its `args` replace
-    `cmd`. Put the interpreter's bin directory on `env["PATH"]` so `command: [python, ...]` resolves.
+    `cmd`.
     """
 
     entrypoint: tuple[str, ...] = ()
     cmd: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     workdir: str = "/"
-    start_delay: float = 0.0
-    """Seconds the container stays ContainerCreating before its process starts (a slow pull)."""
-    never_start: bool = False
-    """The container stays ContainerCreating until the pod is deleted (a pull that never ends)."""
-    user: int = 0
-    """The image's USER as a uid; securityContext.runAsUser overrides it, as on a node."""
+    user: str = ""
+    """The image's USER: `uid` or `uid:gid`, numeric; empty is root. securityContext overrides it."""
 
 
 class ConfigError(Exception):
@@ -84,26 +80,39 @@ def container_argv(container: Obj, image: ImageSpec, env: Mapping[str, str]) -> 
     return argv
 
 
-_QUANTITY = re.compile(r"^([+-]?[0-9.]+)([a-zA-Z]*)$")
+# Kubernetes' quantity grammar (apimachinery resource.Quantity): a signed decimal, then a binary suffix
+# (Ki ... Ei), a decimal one (n u m "" k M G T P E) or a decimal exponent (e3, E-2).
+_QUANTITY = re.compile(
+    r"^([+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+)|([KMGTPE]i|[numkMGTPE])?)$"
+)
 _SUFFIX = {
     "": Decimal(1),
+    "n": Decimal("1e-9"),
+    "u": Decimal("1e-6"),
     "m": Decimal("0.001"),
     "k": Decimal(10**3),
     "M": Decimal(10**6),
     "G": Decimal(10**9),
     "T": Decimal(10**12),
+    "P": Decimal(10**15),
+    "E": Decimal(10**18),
     "Ki": Decimal(2**10),
     "Mi": Decimal(2**20),
     "Gi": Decimal(2**30),
     "Ti": Decimal(2**40),
+    "Pi": Decimal(2**50),
+    "Ei": Decimal(2**60),
 }
 
 
 def parse_quantity(quantity: str | int | float) -> Decimal:
     match = _QUANTITY.match(str(quantity))
-    if not match or match.group(2) not in _SUFFIX:
+    if not match:
         raise ConfigError(f"unsupported quantity {quantity!r}")
-    return Decimal(match.group(1)) * _SUFFIX[match.group(2)]
+    number, exponent, suffix = match.groups()
+    if exponent is not None:
+        return Decimal(number).scaleb(int(exponent))
+    return Decimal(number) * _SUFFIX[suffix or ""]
 
 
 def resource_field(pod: Obj, ref: Obj, allocatable: Mapping[str, str]) -> str:
@@ -238,7 +247,8 @@ def identity(pod: Obj, container: Obj, image: ImageSpec) -> Identity:
     def setting(key: str, default: Any) -> Any:
         return context.get(key, pod_context.get(key, default))
 
-    uid = int(setting("runAsUser", image.user))
+    image_uid, image_gid = image_user(image.user)
+    uid = int(setting("runAsUser", image_uid))
     if setting("runAsNonRoot", False) and uid == 0:
         meta = pod["metadata"]
         raise ConfigError(
@@ -248,4 +258,15 @@ def identity(pod: Obj, container: Obj, image: ImageSpec) -> Identity:
     groups = {int(g) for g in pod_context.get("supplementalGroups") or []}
     if "fsGroup" in pod_context:
         groups.add(int(pod_context["fsGroup"]))
-    return Identity(uid=uid, gid=int(setting("runAsGroup", 0)), groups=tuple(sorted(groups)))
+    return Identity(uid=uid, gid=int(setting("runAsGroup", image_gid)), groups=tuple(sorted(groups)))
+
+
+def image_user(text: str) -> tuple[int, int]:
+    """An image's USER as (uid, gid): numeric `uid` or `uid:gid`; empty is root (gid 0 unless named). A
+    name would need the image's /etc/passwd to check runAsNonRoot; kubelet refuses it then, and so do we."""
+    if not text:
+        return 0, 0
+    user, _, group = text.partition(":")
+    if not user.isdigit() or (group and not group.isdigit()):
+        raise ConfigError(f"image has non-numeric user ({text}), which the local kubelet does not resolve")
+    return int(user), int(group) if group else 0

@@ -11,6 +11,7 @@ import base64
 import datetime
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,78 @@ def _downward_files(
     return files
 
 
+@dataclass(frozen=True)
+class VolumeContext:
+    """What a volume type may need to lay itself out."""
+
+    pod: Obj
+    target: Path
+    """Where a volume the kubelet writes goes: <pod dir>/volumes/<name>."""
+    objects: ObjectSource
+    tokens: TokenSource
+    allocatable: Mapping[str, str]
+
+    @property
+    def namespace(self) -> str:
+        return str(self.pod["metadata"]["namespace"])
+
+
+def _empty_dir(source: Obj, context: VolumeContext) -> Path:
+    context.target.mkdir(parents=True, exist_ok=True)
+    context.target.chmod(0o777)  # as kubelet makes emptyDirs: any container user may write
+    return context.target
+
+
+def _host_path(source: Obj, context: VolumeContext) -> Path:
+    host = Path(source["path"])
+    if source.get("type") == "DirectoryOrCreate":
+        host.mkdir(parents=True, exist_ok=True)
+    if not host.exists():
+        raise MountError(f"hostPath {host} does not exist")
+    return host
+
+
+def _atomic(files: dict[str, tuple[bytes, int]], context: VolumeContext) -> Path:
+    write_atomic_dir(context.target, files)
+    return context.target
+
+
+def _config_map(source: Obj, context: VolumeContext) -> Path:
+    config_map = context.objects.config_map(context.namespace, source["name"])
+    mode = int(source.get("defaultMode", DEFAULT_MODE))
+    return _atomic(_keyed_files(config_map, "ConfigMap", source, mode), context)
+
+
+def _secret(source: Obj, context: VolumeContext) -> Path:
+    secret = context.objects.secret(context.namespace, source["secretName"])
+    mode = int(source.get("defaultMode", DEFAULT_MODE))
+    return _atomic(_keyed_files(secret, "Secret", source, mode), context)
+
+
+def _downward_api(source: Obj, context: VolumeContext) -> Path:
+    mode = int(source.get("defaultMode", DEFAULT_MODE))
+    return _atomic(_downward_files(context.pod, source.get("items", []), mode, context.allocatable), context)
+
+
+def _projected(source: Obj, context: VolumeContext) -> Path:
+    files = _projected_files(context.pod, source, context.objects, context.tokens, context.allocatable)
+    return _atomic(files, context)
+
+
+VolumeType = Callable[[Obj, VolumeContext], Path]
+VOLUME_TYPES: dict[str, VolumeType] = {
+    "emptyDir": _empty_dir,
+    "hostPath": _host_path,
+    "configMap": _config_map,
+    "secret": _secret,
+    "downwardAPI": _downward_api,
+    "projected": _projected,
+}
+"""One function per volume type: (the volume's source object, context) -> the host path to bind. A
+`persistentVolumeClaim` entry would read the claim, wait (MountError) until it is Bound, and return its
+PersistentVolume's path on this node."""
+
+
 def materialize(
     pod: Obj,
     volume: Obj,
@@ -105,50 +178,17 @@ def materialize(
     allocatable: Mapping[str, str],
 ) -> Path:
     """Create one volume under `volumes_dir` (or name the host path) and return its source path."""
-    namespace = pod["metadata"]["namespace"]
-    target: Path = volumes_dir / str(volume["name"])
+    kinds = [kind for kind in volume if kind != "name"]
+    handler = VOLUME_TYPES.get(kinds[0]) if len(kinds) == 1 else None
+    if handler is None:
+        raise MountError(
+            f"volume {volume['name']}: type {sorted(kinds)} is not supported by the local kubelet"
+        )
+    context = VolumeContext(pod, volumes_dir / str(volume["name"]), objects, tokens, allocatable)
     try:
-        if "emptyDir" in volume:
-            target.mkdir(parents=True, exist_ok=True)
-            target.chmod(0o777)  # as kubelet makes emptyDirs: any container user may write
-            return target
-        if "hostPath" in volume:
-            host = Path(volume["hostPath"]["path"])
-            if volume["hostPath"].get("type") == "DirectoryOrCreate":
-                host.mkdir(parents=True, exist_ok=True)
-            if not host.exists():
-                raise MountError(f"hostPath {host} does not exist")
-            return host
-        if "configMap" in volume:
-            source = volume["configMap"]
-            files = _keyed_files(
-                objects.config_map(namespace, source["name"]),
-                "ConfigMap",
-                source,
-                int(source.get("defaultMode", DEFAULT_MODE)),
-            )
-        elif "secret" in volume:
-            source = volume["secret"]
-            files = _keyed_files(
-                objects.secret(namespace, source["secretName"]),
-                "Secret",
-                source,
-                int(source.get("defaultMode", DEFAULT_MODE)),
-            )
-        elif "downwardAPI" in volume:
-            source = volume["downwardAPI"]
-            files = _downward_files(
-                pod, source.get("items", []), int(source.get("defaultMode", DEFAULT_MODE)), allocatable
-            )
-        elif "projected" in volume:
-            files = _projected_files(pod, volume["projected"], objects, tokens, allocatable)
-        else:
-            kinds = sorted(set(volume) - {"name"})
-            raise MountError(f"volume {volume['name']}: type {kinds} is not supported by the local kubelet")
+        return handler(volume[kinds[0]] or {}, context)
     except ConfigError as error:
         raise MountError(str(error)) from error
-    write_atomic_dir(target, files)
-    return target
 
 
 def _projected_files(

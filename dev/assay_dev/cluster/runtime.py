@@ -1,0 +1,324 @@
+"""The local kubelet's container runtime: pods under runc, each container on its image's root filesystem.
+
+- NodeRuntime: one per kubelet — runc's state directory, the sandbox's root filesystem (catatonit alone),
+  the cgroup subtree /assay-kubelet/<kubelet id>/ in every hierarchy, and the clean-up of what a kubelet
+  that died left behind (its processes, cgroups and buildah working containers).
+- PodSandbox: one per pod — `catatonit -P` (Kubernetes' pause) holding the pod's IPC and UTS namespaces
+  (and the PID namespace containers share under shareProcessNamespace), started before the first
+  container and removed after the last; /etc/hostname for the pod.
+- ContainerHandle: one per container — a buildah working container of the image (its mounted overlay is
+  the container's root: a private writable layer, read-only under readOnlyRootFilesystem), a runc bundle,
+  and the foreground `runc run --keep` process; on exit, the exit code, whether runc itself failed to start
+  it, and the memory cgroup's OOM kills, read before `runc delete` removes the cgroup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay_dev.images import buildah
+
+from . import oci, resources, runc
+from .seccomp import runtime_default
+from .security import Security
+
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+CGROUP_PARENT = "assay-kubelet"
+CATATONIT = Path("/usr/bin/catatonit")
+SANDBOX_USER = 65535
+CHECKOUT_PREFIX = "assay-kl-"
+HOST_FILES = ("/etc/hosts", "/etc/resolv.conf")
+"""Bound read-only into every container, as kubelet does for host-network pods."""
+
+
+class ContainerRuntimeError(RuntimeError):
+    """The runtime cannot run containers on this machine, or a container could not be created."""
+
+
+def check_host() -> None:
+    """Say what is missing at start rather than with every pod failing."""
+    problems = []
+    for tool in ("runc", "buildah"):
+        if shutil.which(tool) is None:
+            problems.append(f"{tool} is not installed")
+    if not CATATONIT.is_file():
+        problems.append(f"{CATATONIT} is missing (Debian package catatonit)")
+    if not (CGROUP_ROOT / "memory" / "memory.limit_in_bytes").exists():
+        problems.append("no cgroup v1 memory controller at /sys/fs/cgroup/memory")
+    if os.geteuid() != 0:
+        problems.append("the runc back end runs as root")
+    if problems:
+        raise ContainerRuntimeError(
+            "the local kubelet cannot run containers: "
+            + "; ".join(problems)
+            + " (bash scripts/install-container-tools.sh installs the tools)"
+        )
+
+
+def _hierarchies() -> list[Path]:
+    return [p for p in CGROUP_ROOT.iterdir() if p.is_dir()] if CGROUP_ROOT.is_dir() else []
+
+
+def _remove_cgroup_tree(relative: str, kill: bool) -> None:
+    """rmdir a cgroup subtree in every hierarchy, deepest first; with `kill`, SIGKILL its processes first."""
+    for hierarchy in _hierarchies():
+        top = hierarchy / relative
+        if not top.is_dir():
+            continue
+        folders = [*sorted((p for p in top.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)), top]
+        if kill:
+            for folder in folders:
+                with contextlib.suppress(OSError):
+                    for pid in (folder / "cgroup.procs").read_text().split():
+                        with contextlib.suppress(ProcessLookupError, PermissionError):
+                            os.kill(int(pid), signal.SIGKILL)
+        for folder in folders:
+            for _ in range(20):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.05)  # the last processes are still exiting
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale() -> None:
+    """Kill and remove what kubelets that died (SIGKILLed test runs) left: their cgroups' processes, the
+    cgroups, and their buildah working containers. A kubelet's id starts with its PID."""
+    stale: set[str] = set()
+    for hierarchy in _hierarchies():
+        parent = hierarchy / CGROUP_PARENT
+        if parent.is_dir():
+            for child in parent.iterdir():
+                match = re.match(r"k(\d+)-", child.name)
+                if child.is_dir() and match and not _alive(int(match.group(1))):
+                    stale.add(child.name)
+    for kubelet_id in stale:
+        _remove_cgroup_tree(f"{CGROUP_PARENT}/{kubelet_id}", kill=True)
+    with contextlib.suppress(buildah.BuildahError):
+        for name in buildah.working_containers(CHECKOUT_PREFIX):
+            match = re.match(rf"{CHECKOUT_PREFIX}k(\d+)-", name)
+            if match and not _alive(int(match.group(1))):
+                buildah.release(name)
+
+
+@dataclass(frozen=True)
+class ExitStatus:
+    code: int
+    start_error: str
+    """runc's own error when the process could not be started (Kubernetes' StartError), else empty."""
+    oom_kills: int
+
+
+class NodeRuntime:
+    def __init__(self, work_dir: Path, pids_limit: int = 4096) -> None:
+        self.work_dir = work_dir
+        digest = hashlib.sha256(str(work_dir).encode()).hexdigest()[:8]
+        self.id = f"k{os.getpid()}-{digest}"
+        self.pids_limit = pids_limit
+        self.runc = runc.Runc(work_dir / "runc")
+        self.sandbox_rootfs = work_dir / "sandbox-rootfs"
+        self.swap_accounted = resources.swap_accounted()
+        self.oom_score_floor = resources.oom_score_floor()
+
+    def start(self) -> None:
+        check_host()
+        clean_stale()
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        if not (self.sandbox_rootfs / "catatonit").is_file():
+            for folder in ("proc", "dev", "sys", "etc"):
+                (self.sandbox_rootfs / folder).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(CATATONIT, self.sandbox_rootfs / "catatonit")
+
+    def stop(self) -> None:
+        """Remove every container still known to runc, then this kubelet's cgroups."""
+        for container_id in self.runc.list():
+            self.runc.delete(container_id)
+        _remove_cgroup_tree(f"{CGROUP_PARENT}/{self.id}", kill=True)
+        with contextlib.suppress(buildah.BuildahError):
+            for name in buildah.working_containers(f"{CHECKOUT_PREFIX}{self.id}-"):
+                buildah.release(name)
+
+    def oom_score(self, wanted: int) -> int:
+        return max(wanted, self.oom_score_floor)
+
+    def cgroup(self, pod_uid: str, name: str = "") -> str:
+        path = f"/{CGROUP_PARENT}/{self.id}/pod{pod_uid}"
+        return f"{path}/{name}" if name else path
+
+    def sandbox(self, pod_uid: str, pod_dir: Path, hostname: str) -> PodSandbox:
+        return PodSandbox(self, pod_uid, pod_dir, hostname)
+
+
+def _runc_id(pod_uid: str, name: str) -> str:
+    return f"{pod_uid[:18]}-{re.sub(r'[^A-Za-z0-9_.-]', '-', name)}"
+
+
+class PodSandbox:
+    def __init__(self, node: NodeRuntime, pod_uid: str, pod_dir: Path, hostname: str) -> None:
+        self.node = node
+        self.pod_uid = pod_uid
+        self.dir = pod_dir / "runtime"
+        self.hostname = hostname
+        self.id = _runc_id(pod_uid, "sandbox")
+        self.pid = 0
+        self.containers: list[ContainerHandle] = []
+
+    def start(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "hostname").write_text(self.hostname + "\n")
+        (self.dir / "hostname").chmod(0o644)
+        no_capabilities = Security(
+            capabilities=(), no_new_privileges=True, read_only_root=True, seccomp="RuntimeDefault"
+        )
+        spec = oci.ContainerSpec(
+            process=oci.Process(
+                ["/catatonit", "-P"],
+                {"PATH": "/"},
+                "/",
+                SANDBOX_USER,
+                SANDBOX_USER,
+                (),
+                self.node.oom_score(-998),
+            ),
+            rootfs=str(self.node.sandbox_rootfs),
+            security=no_capabilities,
+            cgroups_path=self.node.cgroup(self.pod_uid, "sandbox"),
+            resources=resources.linux_resources({}, 16, self.node.swap_accounted),
+            seccomp=runtime_default(()),
+            hostname=self.hostname,
+        )
+        bundle = self.dir / "sandbox"
+        self.node.runc.write_bundle(bundle, oci.runtime_spec(spec))
+        self.pid = self.node.runc.run_detached(self.id, bundle, bundle / "runc.log")
+
+    def namespace_paths(self, share_pid: bool) -> dict[str, str]:
+        kinds = [kind for kind in oci.POD_NAMESPACES if share_pid or kind != "pid"]
+        return {kind: f"/proc/{self.pid}/ns/{kind}" for kind in kinds}
+
+    def host_mounts(self) -> list[oci.Mount]:
+        mounts = [oci.Mount(str(self.dir / "hostname"), "/etc/hostname", read_only=True)]
+        mounts += [oci.Mount(path, path, read_only=True) for path in HOST_FILES if Path(path).is_file()]
+        return mounts
+
+    def create(
+        self,
+        name: str,
+        image_id: str,
+        process: oci.Process,
+        security: Security,
+        limits: dict[str, object],
+        mounts: Sequence[oci.Mount],
+        share_pid: bool = False,
+    ) -> ContainerHandle:
+        """Check the image out and write the container's bundle; start() runs it."""
+        handle = ContainerHandle(self, name)
+        handle.rootfs = buildah.checkout(image_id, handle.checkout_name)
+        seccomp = runtime_default(security.capabilities) if security.seccomp == "RuntimeDefault" else None
+        spec = oci.ContainerSpec(
+            process=process,
+            rootfs=str(handle.rootfs),
+            security=security,
+            cgroups_path=handle.cgroup,
+            resources=limits,
+            seccomp=seccomp,
+            mounts=[*self.host_mounts(), *mounts],
+            namespace_paths=self.namespace_paths(share_pid),
+        )
+        self.node.runc.write_bundle(handle.bundle, oci.runtime_spec(spec))
+        self.containers.append(handle)
+        return handle
+
+    def stop(self) -> None:
+        """Kill and remove every container, then the sandbox and the pod's cgroups."""
+        for handle in self.containers:
+            handle.remove()
+        if self.pid:
+            self.node.runc.kill(self.id, signal.SIGKILL)
+            self.node.runc.delete(self.id)
+            self.pid = 0
+        _remove_cgroup_tree(self.node.cgroup(self.pod_uid).lstrip("/"), kill=True)
+
+
+class ContainerHandle:
+    def __init__(self, sandbox: PodSandbox, name: str) -> None:
+        self.sandbox = sandbox
+        self.name = name
+        self.id = _runc_id(sandbox.pod_uid, name)
+        self.cgroup = sandbox.node.cgroup(sandbox.pod_uid, name)
+        self.checkout_name = f"{CHECKOUT_PREFIX}{sandbox.node.id}-{self.id}"
+        self.bundle = sandbox.dir / name
+        self.runc_log = self.bundle / "runc.log"
+        self.rootfs: Path | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.removed = False
+
+    @property
+    def runc(self) -> runc.Runc:
+        return self.sandbox.node.runc
+
+    def start(self, log_file: Path, timeout: float = 60) -> None:
+        """Start the container and return once runc has it running (or it has already ended), so a
+        container reported Running can be signalled."""
+        with log_file.open("ab") as output:
+            self.process = self.runc.run(self.id, self.bundle, output, self.runc_log)
+        deadline = time.monotonic() + timeout
+        while self.process.poll() is None and time.monotonic() < deadline:
+            state = self.runc.state(self.id)
+            if state is not None and state.get("status") in ("running", "stopped"):
+                return
+            time.sleep(0.02)
+
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def exited(self) -> bool:
+        return self.process is not None and self.process.poll() is not None
+
+    def signal(self, sig: signal.Signals) -> None:
+        """SIGTERM reaches the container's first process; SIGKILL every process in its cgroup."""
+        if self.running():
+            self.runc.kill(self.id, sig, every_process=sig == signal.SIGKILL)
+
+    def exit_status(self) -> ExitStatus:
+        assert self.process is not None
+        code = self.process.wait()
+        start_error = runc.errors(self.runc_log)
+        return ExitStatus(
+            code=128 - code if code < 0 else code,
+            start_error=start_error,
+            oom_kills=resources.oom_kills(self.cgroup),
+        )
+
+    def remove(self) -> None:
+        """Kill what is left, delete the runc container (and its cgroup), drop the working container."""
+        if self.removed:
+            return
+        self.removed = True
+        if self.process is not None and self.process.poll() is None:
+            self.runc.kill(self.id, signal.SIGKILL, every_process=True)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(10)
+        self.runc.delete(self.id)
+        buildah.release(self.checkout_name)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs Debian's container tools for the project's images and the local kubelet's runc back end:
+# buildah (builds the images), mmdebstrap (bootstraps the Debian base when no UBI registry answers),
+# umoci (unpacks an image into a runc bundle's root filesystem), runc (runs the containers) and uidmap
+# (newuidmap, which mmdebstrap's unshare mode needs). Idempotent: does nothing when all are present. Runs
+# apt-get as root, or through sudo when not root.
+set -euo pipefail
+
+tools=(buildah mmdebstrap umoci runc newuidmap catatonit)
+packages=(buildah mmdebstrap umoci runc uidmap catatonit)
+
+missing=0
+for tool in "${tools[@]}"; do
+  command -v "$tool" >/dev/null 2>&1 || missing=1
+done
+if [[ $missing -eq 0 ]]; then
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-container-tools.sh: apt-get not found; install ${packages[*]} yourself" >&2
+  exit 1
+fi
+
+as_root=()
+if [[ $(id -u) -ne 0 ]]; then
+  as_root=(sudo)
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# A fresh image has no package lists; try the install first so a warm machine skips the update.
+if ! "${as_root[@]}" apt-get install -y --no-install-recommends "${packages[@]}"; then
+  "${as_root[@]}" apt-get update
+  "${as_root[@]}" apt-get install -y --no-install-recommends "${packages[@]}"
+fi
+
+for tool in "${tools[@]}"; do
+  command -v "$tool" >/dev/null
+done
