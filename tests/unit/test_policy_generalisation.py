@@ -123,8 +123,9 @@ def _spec(**extra: object) -> PolicyJudge:
 
 def test_an_uncertain_reading_blocks_by_default_with_the_reason() -> None:
     verdict = Policy(_spec()).judge(case('The forum says "reinstall the app".'))
-    assert verdict.score is None and verdict.error is not None
-    assert "uncertain" in verdict.error and "quotation" in verdict.error
+    # Blocks as a failing score (the cell was judged: coverage stays complete), with the reason.
+    assert verdict.score == 0.0 and verdict.error is None
+    assert "uncertain" in verdict.reason and "quotation" in verdict.reason
 
 
 def test_a_plain_violation_still_scores_zero_and_a_clean_answer_one() -> None:

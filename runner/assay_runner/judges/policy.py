@@ -7,8 +7,9 @@ it. Always applicable when there is an answer: an empty forbidden list is a pass
 
 Where the rule-based reading cannot decide whether a mention recommends an item (`Violation.uncertain`:
 a quotation or report with no stance, an unanswered question, ...), the judge does what the suite says
-(`uncertain`): `block` records a judge error, which blocks the verdict; `model` asks the judge model for a
-second reading of each such sentence (`PolicySecondReading`), and an unusable reply is a judge error too.
+(`uncertain`): `block` scores the answer 0 with the uncertain sentence as the reason (the judge fails, and the
+verdict blocks, as for a violation); `model` asks the judge model for a second reading of each such sentence
+(`PolicySecondReading`), and an unusable reply is a judge error.
 """
 
 from __future__ import annotations
@@ -70,9 +71,12 @@ class Policy(SpecJudge[PolicyJudge]):
             return scored(0.0, f"forbidden advice: {_shown(reading.violations)}")
         if reading.uncertain:
             first = reading.uncertain[0]
-            return failed(
-                f"uncertain: {_shown(reading.uncertain)}: {first.uncertain}; the rule-based reading "
-                "cannot tell whether this recommends it (uncertain: block)"
+            # Blocked as a failing score, not a judge error: the cell was judged (coverage stays complete, so
+            # an incumbent with such a cell can still be compared), and the judge fails closed on it.
+            return scored(
+                0.0,
+                f"uncertain: {_shown(reading.uncertain)}: {first.uncertain}; the rule-based reading cannot "
+                "tell whether this recommends it (uncertain: block scores it 0)",
             )
         return scored(1.0, f"none of {len(rules)} forbidden item(s) recommended")
 

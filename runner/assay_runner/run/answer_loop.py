@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import TypeVar
 from assay_runner.agents.factory import build_agent
 from assay_runner.agents.workspace import WorkspaceFactory
 from assay_runner.gateway.access import ModelAccess
-from assay_runner.gateway.metering.exchanges import Exchanges
+from assay_runner.gateway.metering.exchanges import EXCHANGES_DIR, Exchanges
 from assay_runner.gateway.metering.ledger import Ledger
 from assay_runner.gateway.metering.proxy import MeteringProxy
 from assay_runner.processes import sweep
@@ -97,6 +98,16 @@ def metering_proxy(prepared: Prepared) -> MeteringProxy | None:
     config = prepared.config
     cassettes = config.cassettes
     mode = cassettes.mode if cassettes else "off"
+    exchanges = Exchanges(Path(cassettes.dir)) if cassettes else None
+    if mode == "replay" and exchanges is not None and not exchanges.root.is_dir() and config.gateway:
+        # Cassettes that hold no agent exchanges (only the model judge's calls): the agent is replayed
+        # from nothing, so its calls go to the gateway, said once.
+        print(
+            f"assay: note: {cassettes.dir} holds no agent exchanges ({EXCHANGES_DIR}/): the agent's model "
+            "calls go to the gateway; the model judge's are replayed",
+            file=sys.stderr,
+        )
+        mode, exchanges = "off", None
     if config.gateway is None and mode != "replay":
         return None
     from assay_runner.gateway.http import gateway_token
@@ -105,6 +116,6 @@ def metering_proxy(prepared: Prepared) -> MeteringProxy | None:
         config.gateway,
         Ledger(prepared.prices, config.max_cost_usd),
         token=gateway_token("agent"),
-        exchanges=Exchanges(Path(cassettes.dir)) if cassettes else None,
+        exchanges=exchanges,
         mode=mode,
     )
