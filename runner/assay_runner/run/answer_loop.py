@@ -103,8 +103,8 @@ def metering_proxy(prepared: Prepared) -> MeteringProxy | None:
         # Cassettes that hold no agent exchanges (only the model judge's calls): the agent is replayed
         # from nothing, so its calls go to the gateway, said once.
         print(
-            f"assay: note: {cassettes.dir} holds no agent exchanges ({EXCHANGES_DIR}/): the agent's model "
-            "calls go to the gateway; the model judge's are replayed",
+            f"assay: note: {exchanges.root.parent} holds no agent exchanges ({EXCHANGES_DIR}/): the agent's "
+            "model calls go to the gateway; the model judge's are replayed",
             file=sys.stderr,
         )
         mode, exchanges = "off", None
