@@ -12,10 +12,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assay_runner.vocabulary import AgentKind
-
-PRESET_KINDS: tuple[AgentKind, ...] = ("opencode", "claude-code", "codex")
-"""The agent kinds that run a CLI which must be in the runner image."""
+from assay_runner.vocabulary import PRESET_KINDS, AgentKind
 
 SECRET_REF = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(/[-._a-zA-Z0-9]{1,253})?$"
 

@@ -29,6 +29,7 @@ ALLOWED_RUNNER_MODULES = {
     "assay_runner.core.decision",
     "assay_runner.core.decision_report",
     "assay_runner.core.statistics",
+    "assay_runner.errors",  # the exit codes the Job's pod reports
 }
 
 

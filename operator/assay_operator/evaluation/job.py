@@ -44,10 +44,11 @@ from assay_operator.evaluation.names import (
 from assay_operator.evaluation.snapshots import Snapshots
 from assay_operator.evaluation.suite_split import KEYS_FILE
 from assay_operator.settings import Settings
+from assay_runner.errors import ExitCode
+from assay_runner.vocabulary import PROGRAM_KINDS
 
-EXIT_BAD_INPUT = 2  # the runner's "could not run": fail the Job at once, a retry cannot fix it
-# Agent kinds that run a program (which may read files): the image's bundled examples are hidden from them.
-CODE_AGENTS = frozenset({"command", "opencode", "claude-code", "codex"})
+# The runner's "could not run" (errors.ExitCode.BAD_INPUT) fails the Job at once: a retry cannot fix it.
+EXIT_BAD_INPUT = int(ExitCode.BAD_INPUT)
 DEFAULT_RESOURCES = {"cpu": "6", "memory": "6Gi"}
 
 
@@ -151,7 +152,7 @@ def _phases(
         _mount("answers", ANSWERS_DIR),
         _mount("answer-tmp", TMP_DIR),
     ]
-    if spec.agent.kind in CODE_AGENTS:
+    if spec.agent.kind in PROGRAM_KINDS:  # a program may read any file: the bundled examples are hidden
         # The image's bundled suites carry their answer keys: an agent that runs code never sees them.
         volumes.append(_empty_dir("no-examples", "1Mi"))
         answer_mounts.append(_mount("no-examples", settings.bundled_root.rstrip("/"), read_only=True))

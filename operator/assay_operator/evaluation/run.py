@@ -39,8 +39,9 @@ from assay_operator.evaluation.snapshots import (
 from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite, threshold_override_problems
 from assay_operator.evaluation.wakeups import WAKEUPS
 from assay_operator.objects import ConfigMap, Job
-from assay_operator.settings import PRESET_KINDS, Settings
+from assay_operator.settings import Settings
 from assay_operator.startup import settings
+from assay_runner.vocabulary import PRESET_KINDS
 
 log = logging.getLogger("assay.operator")
 _locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
