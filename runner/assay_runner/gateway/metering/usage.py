@@ -46,6 +46,24 @@ def protocol_of(path: str) -> Protocol | None:
     return None
 
 
+FREE_CALLS = ("/messages/count_tokens",)
+"""POSTs that spend no tokens (Anthropic's token counter), forwarded unmetered."""
+
+
+def refusal(method: str, path: str) -> str | None:
+    """Why a metering hop does not forward this call, or None when it does. Model calls in the three
+    protocols are metered; reads (GET, HEAD: a model list) and `FREE_CALLS` spend nothing; any other call
+    (an embeddings or legacy completions POST, say) could spend what no reader here counts, so it is
+    refused rather than let through unmetered."""
+    route = "/" + path.split("?", 1)[0].strip("/")
+    if protocol_of(path) is not None or method in ("GET", "HEAD") or route.endswith(FREE_CALLS):
+        return None
+    return (
+        f"{method} {route} is not a model call Assay meters (chat/completions, responses, messages): "
+        "calls it cannot count are not forwarded"
+    )
+
+
 def ask_for_usage(protocol: Protocol, body: bytes) -> bytes:
     """A streamed chat-completions request made to report its usage (the other protocols always do)."""
     if protocol != "chat":
