@@ -26,6 +26,7 @@ from assay_runner.commands import (
     answer,
     compare,
     gate,
+    gateway_sidecar,
     judge,
     judges_check,
     report,
@@ -38,7 +39,7 @@ from assay_runner.commands.options import Finished
 from assay_runner.errors import AssayError, ExitCode, InputError
 
 Handler = Callable[[argparse.Namespace], "int | Finished"]
-COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report)
+COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report, gateway_sidecar)
 VERDICT_COMMANDS = frozenset({"score", "run", "gate"})
 
 

@@ -77,6 +77,19 @@ class Ledger:
             total = total.plus(spend.usage())
         return total
 
+    def in_flight(self) -> dict[str, int]:
+        """Calls admitted and not yet settled, by cell."""
+        counts: dict[str, int] = {}
+        for reservation in self._in_flight:
+            counts[reservation.cell] = counts.get(reservation.cell, 0) + 1
+        return counts
+
+    def resume(self, cells: Mapping[str, CellSpend], stopped: str | None) -> None:
+        """Carry on from what an earlier process counted (a restarted gateway sidecar)."""
+        self.cells = dict(cells)
+        self.spent = sum(spend.cost_usd for spend in cells.values())
+        self.stopped = stopped
+
     @property
     def exhausted(self) -> bool:
         return self.stopped is not None or (self.budget is not None and self.spent >= self.budget)
