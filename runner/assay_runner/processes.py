@@ -29,6 +29,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 KILL_ROUNDS = 20  # a fork bomb re-spawns while it is killed; each round kills what the last one missed
 
@@ -99,16 +100,32 @@ class Containment:
 CONTAINMENT = Containment()
 
 
-def become_subreaper() -> bool:
-    """Adopt the orphans of every descendant (Linux 3.4+). False where the call is not available."""
+def _prctl(option: int, value: int) -> bool:
     name = ctypes.util.find_library("c")
     if name is None:
         return False
     try:
         libc = ctypes.CDLL(name, use_errno=True)
-        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+
+
+def become_subreaper() -> bool:
+    """Adopt the orphans of every descendant (Linux 3.4+). False where the call is not available."""
+    return _prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def hide_from_agents() -> None:
+    """Make this process's memory, environment and open files unreadable to the agents it starts.
+
+    They run as the same user, which is enough to read `/proc/<runner>/environ`, `mem` and `fd/` — unless
+    the runner is not "dumpable" (prctl PR_SET_DUMPABLE 0): its /proc entries then belong to root, and
+    reading its memory or tracing it needs CAP_SYS_PTRACE, which no agent has. (An agent's own dumpable
+    flag is set again when it execs its program.) The gateway sidecar's key lives in this process only.
+    Raises when it cannot be done: the key must not be held where an agent can read it."""
+    if not _prctl(PR_SET_DUMPABLE, 0):
+        raise OSError("prctl(PR_SET_DUMPABLE, 0) failed: the runner cannot hide its memory from its agents")
 
 
 def _stat(pid: str) -> tuple[str, int] | None:

@@ -16,6 +16,7 @@ from assay_runner.vocabulary import CassetteMode
 
 if TYPE_CHECKING:
     from assay_runner.gateway.http import GatewayClient, TokenRole
+    from assay_runner.gateway.sidecar_link import SidecarLink
 
 
 @dataclass
@@ -35,9 +36,11 @@ def model_access(
     mode: CassetteMode | None = None,
     prices: Mapping[str, PriceConfig] | None = None,
     role: TokenRole = "agent",
+    sidecar: SidecarLink | None = None,
 ) -> ModelAccess:
     """No gateway and no cassettes gives no client: model judges then error, and the verdict blocks.
-    `role`: whose token authenticates the calls (the judge phase may have a token of its own)."""
+    `role`: whose token authenticates the calls (the judge phase may have a token of its own); `sidecar`:
+    the calls go through the gateway sidecar instead, with no token (the answer phase on the cluster)."""
     meter = UsageMeter(prices=prices or {})
     gateway = gateway or os.environ.get("ASSAY_GATEWAY_URL") or None
     http = None
@@ -45,7 +48,10 @@ def model_access(
         # httpx costs most of a second to import: only runs that call a model pay for it.
         from assay_runner.gateway.http import GatewayClient, gateway_token
 
-        http = GatewayClient(gateway, token=gateway_token(role))
+        if sidecar is not None:
+            http = GatewayClient(gateway, transport=sidecar.transport())
+        else:
+            http = GatewayClient(gateway, token=gateway_token(role))
     client: ChatClient | None = http
     if cassettes is not None:
         client = CassetteClient(cassettes, mode or "replay", http)

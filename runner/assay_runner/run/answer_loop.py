@@ -23,6 +23,7 @@ from assay_runner.gateway.access import ModelAccess
 from assay_runner.gateway.metering.exchanges import EXCHANGES_DIR, Exchanges
 from assay_runner.gateway.metering.ledger import Ledger
 from assay_runner.gateway.metering.proxy import MeteringProxy
+from assay_runner.gateway.sidecar_link import SidecarLink
 from assay_runner.processes import sweep
 from assay_runner.run.answer_step import AnswerStep, Tally
 from assay_runner.run.cell import Answered, Cell
@@ -52,13 +53,15 @@ async def answer_cells(
     control: Control,
     then: Callable[[CellPool], Then[R]],
     order: Sequence[tuple[Ticket, int]] | None = None,
+    sidecar: SidecarLink | None = None,
 ) -> dict[Cell, R | BaseException | None]:
     """Answer every cell (or those of `order`, in that order: a shard's, the ones a resumed phase still
     needs) and hand each answer to `then(pool)` (given the pool, for its file-work thread). Each cell maps
-    to what `then` returned, the exception the cell raised, or None if it did not finish."""
+    to what `then` returned, the exception the cell raised, or None if it did not finish. `sidecar`: the
+    gateway is reached through the gateway sidecar (`gateway.sidecar_link`)."""
     config = prepared.config
     agent = build_agent(config, access.client)
-    proxy = metering_proxy(prepared) if agent.kind in PROGRAM_KINDS else None
+    proxy = metering_proxy(prepared, sidecar) if agent.kind in PROGRAM_KINDS else None
     ledger = proxy.ledger if proxy is not None else None
     spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd, ledger)
     agent = PricedAgent(agent, spending)
@@ -91,10 +94,11 @@ async def answer_cells(
     return ran
 
 
-def metering_proxy(prepared: Prepared) -> MeteringProxy | None:
+def metering_proxy(prepared: Prepared, sidecar: SidecarLink | None = None) -> MeteringProxy | None:
     """The proxy a program agent's model calls go through: the run's gateway (and its token, which only
-    this process holds), the run's prices and budget, and its cassettes. None when there is no gateway to
-    reach (and nothing to replay): such an agent calls no model through Assay."""
+    this process holds — or, with `sidecar`, no token: the gateway sidecar adds it), the run's prices and
+    budget, and its cassettes. None when there is no gateway to reach (and nothing to replay): such an
+    agent calls no model through Assay."""
     config = prepared.config
     cassettes = config.cassettes
     mode = cassettes.mode if cassettes else "off"
@@ -115,7 +119,8 @@ def metering_proxy(prepared: Prepared) -> MeteringProxy | None:
     return MeteringProxy(
         config.gateway,
         Ledger(prepared.prices, config.max_cost_usd),
-        token=gateway_token("agent"),
+        token=None if sidecar is not None else gateway_token("agent"),
         exchanges=exchanges,
         mode=mode,
+        transport=sidecar.transport() if sidecar is not None else None,
     )

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from assay_runner.agents.base import Agent
 from assay_runner.contract import Usage
+from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.gateway.metering.proxy import MeteringProxy
 from assay_runner.run.cell import Answered, no_answer_left, unanswered
 from assay_runner.run.scheduler import CellPool
@@ -79,7 +80,8 @@ class AnswerStep:
             self.tally.running(+1)
             try:
                 started_at = time.time()
-                outcome = await self.agent.run(ticket, repetition, workspace)
+                with attributed(cell):  # the chat agent's calls are this cell's, at the gateway sidecar
+                    outcome = await self.agent.run(ticket, repetition, workspace)
             finally:
                 self.tally.running(-1)
                 if self.proxy is not None:

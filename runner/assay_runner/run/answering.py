@@ -21,6 +21,7 @@ from assay_runner.core.digests import tree_digest as tree_digest_of
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
+from assay_runner.gateway.sidecar_link import SidecarLink, connect, sidecar_socket
 from assay_runner.io import answers as answer_store
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, unanswered
@@ -90,19 +91,23 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
     )
     answer_store.write_manifest(answers_dir, manifest)
     to_answer = [(t, r) for t, r in order if cell_key(t.id, r) not in kept]
+    sidecar = await reach_sidecar(prepared, shard)
     cassettes = config.cassettes
     access = model_access(
         config.gateway,
         Path(cassettes.dir) if cassettes else None,
         cassettes.mode if cassettes else None,
         prepared.prices,
+        sidecar=sidecar,
     )
     deadline = _Deadline(config.answer_deadline_seconds, control.stop)
     started = time.monotonic()
     stopped: str | None = None
     ran: dict[Cell, Path | BaseException | None] = {}
     try:
-        ran = await answer_cells(prepared, access, control, lambda pool: record.on(pool.file_work), to_answer)
+        ran = await answer_cells(
+            prepared, access, control, lambda pool: record.on(pool.file_work), to_answer, sidecar
+        )
     except (InputError, asyncio.CancelledError):
         raise
     except Exception as exc:  # the judge phase still gives a verdict: every unwritten cell says why
@@ -130,6 +135,15 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
         file=sys.stderr,
     )
     return manifest.model_copy(update=update)
+
+
+async def reach_sidecar(prepared: Prepared, shard: tuple[int, int] | None) -> SidecarLink | None:
+    """On the cluster (`ASSAY_GATEWAY_SOCKET`): the gateway sidecar's key, claimed before any agent runs,
+    with this phase's prices, budget and shard. None where the phase holds the gateway's token itself."""
+    socket = sidecar_socket()
+    if socket is None:
+        return None
+    return await connect(socket, prepared.prices, prepared.config.max_cost_usd, shard)
 
 
 def answer_inputs_digest(prepared: Prepared, shard: tuple[int, int] | None) -> str:
