@@ -25,6 +25,7 @@ from assay_runner.run.preparation import Prepared, prepare
 from assay_runner.run.recorded import read_cells
 from assay_runner.run.seal import digest
 from assay_runner.run.shards import cells_of, shard_of
+from assay_runner.run.sidecar_spend import check_sidecar_spend, ledgers_dir
 from assay_runner.run.spending import total_usage
 
 
@@ -76,9 +77,11 @@ def read_recorded(
     prepared: Prepared, answers_dir: Path, *, sealed: bool
 ) -> tuple[dict[Cell, Answered], list[AnswersManifest | None]]:
     """Every cell of the run, from one tree or, with the answers in shards, from each shard's tree
-    (`answersDir/shard-<i>`), each checked against its own seal; the cells of a shard that failed for good
-    (or wrote no tree) block with the reason. In the run's order."""
+    (`answersDir/shard-<i>`), each checked against its own seal and, where the answer pods had a gateway
+    sidecar, against its ledger; the cells of a shard that failed for good (or wrote no tree) block with
+    the reason. In the run's order."""
     config = prepared.config
+    ledgers = ledgers_dir() if sealed else None
     ids = [t.id for t in prepared.tickets]
     suite_ids = [t.id for t in prepared.suite.tickets]
     limits = Limits(config.limits.max_answer_bytes, config.limits.max_side_file_bytes)
@@ -87,6 +90,8 @@ def read_recorded(
         recorded, manifest = read_cells(
             answers_dir, prepared.suite.name, ids, config.repetitions, suite_ids, sealed=sealed, limits=limits
         )
+        if ledgers is not None:
+            recorded = check_sidecar_spend(recorded, ledgers, None)
         return recorded, [manifest]
     order = cells_of(prepared.tickets, config.repetitions)
     found: dict[Cell, Answered] = {}
@@ -112,6 +117,8 @@ def read_recorded(
             shard=(index, shard.count),
             cells=cells,
         )
+        if ledgers is not None:
+            recorded = check_sidecar_spend(recorded, ledgers, (index, shard.count))
         found.update(recorded)
         manifests.append(manifest)
     return {(t.id, r): found[(t.id, r)] for t, r in order}, manifests
