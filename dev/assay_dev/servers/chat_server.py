@@ -53,17 +53,27 @@ def completion(content: str, model: str, prompt_tokens: int, completion_tokens: 
 
 
 class ChatServer(LoopbackServer):
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, token: str | None = None) -> None:
+        """`token`: answer only requests with `Authorization: Bearer <token>`, as a gateway that needs one
+        does; the others get 401 and are only counted (`rejected`)."""
         self.script = script
+        self.token = token
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.rejected = 0
         self._lock = threading.Lock()
         server = self
 
         class Handler(QuietHandler):
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
+                raw = self.rfile.read(length)
+                if server.token is not None and self.headers.get("authorization") != f"Bearer {server.token}":
+                    with server._lock:
+                        server.rejected += 1
+                    self._send(401, b'{"error": {"message": "a valid token is required"}}', {})
+                    return
+                body = json.loads(raw or b"{}")
                 with server._lock:
                     server.requests.append(body)
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})
