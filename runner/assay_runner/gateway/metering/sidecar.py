@@ -127,6 +127,7 @@ class GatewaySidecar:
         if self.record.claimed:  # a restart: carry on with the key and the counts the last process kept
             self.ledger = self._ledger_from(self.record)
         self._server: asyncio.Server | None = None
+        self._closed = False
 
     def _load(self) -> SidecarLedger:
         gateway = f"{self.origin}{self.base}" if self.origin else None
@@ -174,12 +175,15 @@ class GatewaySidecar:
                 await self._server.wait_closed()
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()
-        await self._http.aclose()
         self._write(closing=True)
+        self._closed = True  # a reply still being read when the sidecar stops is on record as lost
+        await self._http.aclose()
 
     # --- the ledger file ------------------------------------------------------------------------------------
 
     def _write(self, *, closing: bool = False) -> None:
+        if self._closed:
+            return
         ledger = self.ledger
         cells = dict(self.record.cells)
         if ledger is not None:
