@@ -700,3 +700,53 @@ def test_init_containers_secrets_subpaths_downward_api_and_env_sources(
         "env": ["strict", "s3cret", "hi-strict"],
         "argv": ["hi-strict", "$(GREETING)", "$(UNDEFINED)"],
     }
+
+
+def test_a_native_sidecar_runs_beside_the_pod_is_restarted_and_stopped_after_it(
+    control_plane: ControlPlane, namespace: str
+) -> None:
+    """An init container with restartPolicy Always (KEP-753): the next init container starts once it runs;
+    it exits at first and is restarted after kubelet's back-off; it serves the regular container; it is
+    stopped (SIGTERM) once that container ended, and its exit code does not fail the pod."""
+    sidecar_script = """
+        import os, signal, sys, time
+        starts = open("/shared/starts", "a+")
+        starts.write("start\\n"); starts.flush(); starts.seek(0)
+        if len(starts.read().split()) == 1:
+            sys.exit(1)  # its first start fails: kubelet restarts it
+        def stop(*_):
+            open("/dev/termination-log", "w").write("stopped by SIGTERM")
+            sys.exit(143)
+        signal.signal(signal.SIGTERM, stop)
+        open("/shared/served", "w").write("from the sidecar")
+        while True:
+            time.sleep(1)
+    """
+    sidecar = python_container(sidecar_script, name="helper", restartPolicy="Always")
+    waits = python_container(
+        "import os, time\nwhile not os.path.exists('/shared/served'): time.sleep(0.1)",
+        name="waits-for-helper",
+    )
+    main = python_container("print(open('/shared/served').read())")
+    for container in (sidecar, waits, main):
+        container["volumeMounts"] = [{"name": "shared", "mountPath": "/shared"}]
+    manifest = pod(
+        "with-sidecar",
+        [main],
+        initContainers=[sidecar, waits],
+        volumes=[{"name": "shared", "emptyDir": {}}],
+        terminationGracePeriodSeconds=30,
+    )
+    control_plane.api.create(pods_path(namespace), manifest)
+
+    finished = terminated_pod(control_plane, namespace, "with-sidecar", timeout=120)
+
+    assert finished["status"]["phase"] == "Succeeded", finished["status"]
+    assert state(finished)["terminated"]["exitCode"] == 0
+    helper, waited = finished["status"]["initContainerStatuses"]
+    assert waited["state"]["terminated"]["exitCode"] == 0
+    assert helper["restartCount"] == 1 and helper["lastState"]["terminated"]["exitCode"] == 1
+    stopped = helper["state"]["terminated"]
+    assert stopped["exitCode"] == 143 and stopped["message"] == "stopped by SIGTERM"
+    # Stopped only after the regular container ended.
+    assert stopped["finishedAt"] >= state(finished)["terminated"]["finishedAt"]

@@ -18,8 +18,9 @@ What it does, as kubelet does it:
 
 Pods share the host's network (loopback services stay reachable; no pod IPs). Faults for tests: `oom_kill`
 (SIGKILL reported as the OOM killer's), `evict`, and pulls that are slow or never end (`fault_pull`).
-Not covered: restarts (every restartPolicy behaves like Never), probes, sidecar init containers,
-`kubectl logs/exec`, SELinux and AppArmor, user namespaces, Localhost seccomp profiles.
+Native sidecars (init containers with `restartPolicy: Always`) run beside the pod's other containers and are
+restarted when they exit (pod.py). Not covered: other restarts (a pod's restartPolicy behaves like Never),
+probes, `kubectl logs/exec`, SELinux and AppArmor, user namespaces, Localhost seccomp profiles.
 """
 
 from __future__ import annotations

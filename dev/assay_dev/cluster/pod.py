@@ -1,8 +1,16 @@
 """One pod's life on the local kubelet, from binding to the confirmed deletion, in its own thread:
 
 images pulled (looked up in the local store) and volumes laid out -> the sandbox started -> init containers
-one at a time -> the regular containers together -> the terminal phase -> on deletionTimestamp, SIGTERM,
-SIGKILL after the grace period, the final status, then the deletion confirmed with grace 0.
+one at a time -> the regular containers together -> the sidecars stopped -> the terminal phase -> on
+deletionTimestamp, SIGTERM, SIGKILL after the grace period, the final status, then the deletion confirmed
+with grace 0.
+
+Native sidecars (an init container with `restartPolicy: Always`, KEP-753) as kubelet runs them: started in
+their place among the init containers, the next one starting as soon as the sidecar runs (no startup probe
+here); running beside the regular containers, restarted when they exit (with kubelet's back-off, 10 s
+doubling to 5 min: CrashLoopBackOff); stopped — SIGTERM, SIGKILL after the pod's grace period, in reverse
+order — once the regular containers have ended (or an init container failed); their exit codes do not
+count towards the pod's phase.
 
 Status goes through the `/status` subresource with complete container lists, as kubelet writes it: waiting
 (ContainerCreating, ErrImagePull, CreateContainerConfigError, CreateContainerError), running, terminated
@@ -48,6 +56,8 @@ LOG_TAIL_BYTES = 2048
 POD_MESSAGE_BUDGET = 12 * 1024
 START_ERROR_EXIT = 128
 KILLED_EXIT = 137
+RESTART_BACKOFF = (10.0, 300.0)
+"""A sidecar that exited is started again after 10 s, doubling up to 5 min (kubelet's CrashLoopBackOff)."""
 OWNED_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready")
 
 
@@ -88,10 +98,19 @@ class Container:
     """Set by the kubelet's oom_kill fault (a test's stand-in for the kernel's OOM killer)."""
     message_file: Path | None = None
     log_file: Path | None = None
+    restart_count: int = 0
+    last_state: Obj = field(default_factory=dict)
+    restart_at: float | None = None
+    """When an exited sidecar is started again (monotonic clock)."""
 
     @property
     def name(self) -> str:
         return str(self.spec["name"])
+
+    @property
+    def sidecar(self) -> bool:
+        """A native sidecar: an init container that runs beside the others until the pod ends."""
+        return self.init and self.spec.get("restartPolicy") == "Always"
 
     @property
     def terminated(self) -> Obj | None:
@@ -104,11 +123,11 @@ class Container:
             "name": self.name,
             "image": self.spec["image"],
             "imageID": self.image.image_id if self.image is not None else "",
-            "ready": running and not self.init,
-            "restartCount": 0,
+            "ready": running and (self.sidecar or not self.init),
+            "restartCount": self.restart_count,
             "started": running,
             "state": self.state,
-            "lastState": {},
+            "lastState": self.last_state,
         }
         if self.handle is not None and self.handle.process is not None:
             status["containerID"] = f"runc://{self.handle.id}"
@@ -141,6 +160,8 @@ class PodWorker:
         self._gone = threading.Event()
         self._wake = threading.Event()
         self._evict_message: str | None = None
+        self._sources: Mapping[str, Path] = {}
+        self._stopping_sidecars = False
         self.events = waiting.PodEvents(kubelet.api, pod, kubelet.node_name)
         self._lock = threading.Lock()
         self._thread = threading.Thread(
@@ -271,11 +292,14 @@ class PodWorker:
         self._write_status()
         sources = self._prepare()
         if sources is not None and self._start_sandbox():
+            self._sources = sources
             init = [c for c in self.containers if c.init]
             regular = [c for c in self.containers if not c.init]
             for container in init:
                 self._start(container, sources)
                 self._write_status()
+                if container.sidecar:
+                    continue  # running is enough for the next one to start (no startup probe here)
                 self._wait_for({container.name})
                 if container.terminated is None or container.terminated["exitCode"] != 0:
                     break
@@ -286,6 +310,7 @@ class PodWorker:
                     self.phase = "Running"
                 self._write_status()
                 self._wait_for({c.name for c in regular})
+            self._stop_sidecars()
         self._finish()
         self._write_status()
         # A bound pod is gone only once its kubelet confirms: wait for the deletion, then confirm it.
@@ -448,6 +473,7 @@ class PodWorker:
         while True:
             self._check_stop()
             changed = False
+            changed = self._keep_sidecars_running(names) or changed
             for c in self.containers:
                 if c.name not in names or c.terminated is not None:
                     continue
@@ -479,6 +505,59 @@ class PodWorker:
             self._wake.wait(0.05)
             self._wake.clear()
 
+    def _keep_sidecars_running(self, waited: set[str]) -> bool:
+        """Restart a sidecar that exited while the pod runs, after its back-off; True when a state changed."""
+        if self._stopping_sidecars or self._interrupted():
+            return False
+        changed = False
+        for c in self.containers:
+            if not c.sidecar or c.name in waited or c.handle is None:
+                continue
+            if c.restart_at is None and "running" in c.state and c.handle.exited():
+                self._record_exit(c)
+                c.last_state = c.state
+                c.restart_count += 1
+                backoff = min(RESTART_BACKOFF[0] * 2 ** (c.restart_count - 1), RESTART_BACKOFF[1])
+                c.restart_at = time.monotonic() + backoff
+                message = f"back-off {backoff:g}s restarting failed container={c.name} pod={self.name}"
+                c.state = {"waiting": {"reason": "CrashLoopBackOff", "message": message}}
+                changed = True
+            elif c.restart_at is not None and time.monotonic() >= c.restart_at:
+                c.restart_at = None
+                self._start(c, self._sources)
+                changed = True
+        return changed
+
+    def _stop_sidecars(self) -> None:
+        """Once the regular containers ended (or an init container failed): SIGTERM each running sidecar, in
+        reverse order, SIGKILL after the pod's grace period; a sidecar waiting to restart is not restarted."""
+        self._stopping_sidecars = True
+        sidecars = [c for c in self.containers if c.sidecar]
+        for c in sidecars:
+            if c.restart_at is not None:  # exited, waiting out its back-off: it stays as it ended
+                c.restart_at = None
+                c.state = c.last_state
+        running = [c for c in reversed(sidecars) if c.handle is not None and c.terminated is None]
+        if not running:
+            return
+        with self._lock:
+            grace = float(self.pod["spec"].get("terminationGracePeriodSeconds", 30))
+        for c in running:
+            assert c.handle is not None
+            c.handle.signal(signal.SIGTERM)
+        kill_at = time.monotonic() + grace
+        while not all(c.handle is not None and c.handle.exited() for c in running):
+            self._check_stop()
+            if time.monotonic() >= kill_at:
+                for c in running:
+                    assert c.handle is not None
+                    c.handle.signal(signal.SIGKILL)
+            self._wake.wait(0.05)
+            self._wake.clear()
+        for c in running:
+            self._record_exit(c)
+        self._write_status()
+
     def _record_exit(self, container: Container) -> None:
         assert container.handle is not None and container.log_file is not None
         assert container.message_file is not None
@@ -507,7 +586,8 @@ class PodWorker:
         for c in self.containers:
             if c.terminated is None and c.handle is None and not c.init:
                 c.state = {"waiting": {"reason": "PodInitializing"}}
-        codes = [c.terminated["exitCode"] for c in self.containers if c.terminated is not None]
+        # A sidecar's exit code does not count: it is stopped when the pod's work is done.
+        codes = [c.terminated["exitCode"] for c in self.containers if c.terminated is not None and not c.sidecar]
         regular_done = all(c.terminated is not None for c in self.containers if not c.init)
         self.phase = "Succeeded" if regular_done and all(code == 0 for code in codes) else "Failed"
         if self._evict_message is not None:
@@ -529,8 +609,12 @@ class PodWorker:
         regular = [c for c in self.containers if not c.init]
         init = [c for c in self.containers if c.init]
         terminal = self.phase in ("Succeeded", "Failed")
-        initialized = all(c.terminated is not None and c.terminated["exitCode"] == 0 for c in init)
-        ready = not terminal and all("running" in c.state for c in regular)
+        initialized = all(
+            c.started_at != "" if c.sidecar else (c.terminated is not None and c.terminated["exitCode"] == 0)
+            for c in init
+        )
+        sidecars = [c for c in init if c.sidecar]
+        ready = not terminal and all("running" in c.state for c in [*regular, *sidecars])
         sandbox = (self.sandbox is not None and self.sandbox.pid != 0) or terminal
         reason_not_ready = "PodCompleted" if terminal else "ContainersNotReady"
         conditions = [
