@@ -115,6 +115,9 @@ class Container(KubeModel):
     termination_message_path: str
     termination_message_policy: Literal["File", "FallbackToLogsOnError"]
     security_context: SecurityContext
+    restart_policy: Literal["Always"] | None = None
+    """`Always` on an init container makes it a native sidecar (it runs until the pod's last container
+    ends); left out everywhere else."""
 
 
 class PodSpec(KubeModel):

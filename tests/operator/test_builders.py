@@ -259,16 +259,30 @@ def test_tokens_are_secrets_mounted_only_where_needed() -> None:
             "defaultMode": 0o444,
         },
     }
-    answer, judge = pod["initContainers"][0], pod["containers"][0]
-    assert set(_mounts(answer)) & set(secrets) == {"gateway-token"}
+    sidecar, answer, judge = pod["initContainers"][0], pod["initContainers"][1], pod["containers"][0]
+    # The agents' token is the gateway sidecar's alone: the answer container, where agents run, has none.
+    assert (sidecar["name"], sidecar["restartPolicy"], answer["name"]) == ("gateway", "Always", "answer")
+    assert set(_mounts(sidecar)) & set(secrets) == {"gateway-token"}
+    assert not set(_mounts(answer)) & set(secrets)
     assert set(_mounts(judge)) & set(secrets) == {"judge-token", "mlflow-token"}
     env = {e["name"]: e["value"] for e in judge["env"]}
     assert env["ASSAY_JUDGE_GATEWAY_TOKEN_FILE"] == "/etc/assay/secrets/judge/token"
     assert env["MLFLOW_TRACKING_TOKEN_FILE"] == "/etc/assay/secrets/mlflow/token"
-    assert {e["name"]: e["value"] for e in answer["env"]}["ASSAY_GATEWAY_TOKEN_FILE"] == (
+    assert env["ASSAY_GATEWAY_LEDGER_DIR"] == "/var/run/assay/ledger"  # the judge reconciles the ledger
+    assert {e["name"]: e["value"] for e in sidecar["env"]}["ASSAY_GATEWAY_TOKEN_FILE"] == (
         "/etc/assay/secrets/gateway/token"
     )
-    assert all("valueFrom" not in e for c in (answer, judge) for e in c["env"])  # files, never env values
+    answer_env = {e["name"]: e["value"] for e in answer["env"]}
+    assert "ASSAY_GATEWAY_TOKEN_FILE" not in answer_env
+    assert answer_env["ASSAY_GATEWAY_SOCKET"] == "/var/run/assay/gateway/gateway.sock"
+    # The socket is shared with the answer container; the ledger is out of its reach, read-only for the judge.
+    assert _mounts(answer)["gateway-socket"] == "/var/run/assay/gateway" and "gateway-ledger" not in _mounts(
+        answer
+    )
+    assert {"name": "gateway-ledger", "mountPath": "/var/run/assay/ledger", "readOnly": True} in judge[
+        "volumeMounts"
+    ]
+    assert all("valueFrom" not in e for c in (sidecar, answer, judge) for e in c["env"])  # files, never env
 
 
 def test_a_suite_config_map_splits_into_its_public_part_and_its_key(tmp_path: Path) -> None:

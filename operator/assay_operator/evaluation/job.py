@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from assay_operator import objects as k8s
 from assay_operator.evaluation import queueing
 from assay_operator.evaluation.api import EvaluationSpec, SecretKeyRef
+from assay_operator.evaluation.gateway_sidecar import build_gateway_sidecar
 from assay_operator.evaluation.layout import (
     ANSWER_CONFIG_KEY,
     ANSWER_CONTAINER,
@@ -115,6 +116,8 @@ class _Phases:
     judge_mounts: list[k8s.VolumeMount]
     answer_env: list[k8s.EnvVar]
     judge_env: list[k8s.EnvVar]
+    gateway_sidecar: k8s.Container | None = None
+    """The container holding the gateway token, when there is one (`gateway_sidecar`)."""
 
 
 def _phases(
@@ -178,6 +181,15 @@ def _phases(
     judge_env.append(_env("ASSAY_JOB", "1"))
     phases = _Phases(volumes, answer_mounts, judge_mounts, answer_env, judge_env)
     _add_tokens(spec, settings, phases)
+    token = token_secrets(spec, settings).get("gateway")
+    if token is not None:  # the agents' token: held by a sidecar, never in the answer container
+        sidecar = build_gateway_sidecar(token, gateway, settings)
+        phases.volumes += sidecar.volumes
+        phases.answer_mounts += sidecar.answer_mounts
+        phases.answer_env += sidecar.answer_env
+        phases.judge_mounts += sidecar.judge_mounts
+        phases.judge_env += sidecar.judge_env
+        phases.gateway_sidecar = sidecar.container
     return phases
 
 
@@ -200,11 +212,12 @@ def _add_tokens(spec: EvaluationSpec, settings: Settings, phases: _Phases) -> No
     """Tokens are Secrets the kubelet mounts as files, each only into the phase that needs it; the pod spec
     names the Secret, never its value, and the operator never reads it."""
     where = {
-        "gateway": (phases.answer_mounts, phases.answer_env, "ASSAY_GATEWAY_TOKEN_FILE"),
         "judge": (phases.judge_mounts, phases.judge_env, "ASSAY_JUDGE_GATEWAY_TOKEN_FILE"),
         "mlflow": (phases.judge_mounts, phases.judge_env, "MLFLOW_TRACKING_TOKEN_FILE"),
-    }
+    }  # the gateway's token goes to the gateway sidecar only
     for role, ref in token_secrets(spec, settings).items():
+        if role not in where:
+            continue
         mounts, env, variable = where[role]
         items = [k8s.KeyToPath(key=ref.key, path="token")]
         source = k8s.SecretVolumeSource(secret_name=ref.name, items=items, default_mode=0o444)
@@ -256,6 +269,10 @@ def build_job(
     judge = _container(
         JUDGE_CONTAINER, settings, judge_args, phases.judge_env, phases.judge_mounts, resources
     )
+    # The gateway sidecar starts just before the answer container (after the split, if any).
+    pod_init = list(init_containers)
+    if phases.gateway_sidecar is not None:
+        pod_init.insert(len(pod_init) - 1, phases.gateway_sidecar)
     pod_labels = labels(evaluation, generation)
     pod_spec = k8s.PodSpec(
         restart_policy="Never",
@@ -264,7 +281,7 @@ def build_job(
         security_context=k8s.PodSecurityContext(
             run_as_non_root=True, seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault")
         ),
-        init_containers=init_containers,
+        init_containers=pod_init,
         containers=[judge],
         volumes=phases.volumes,
         service_account_name=settings.runner_service_account or None,

@@ -1,0 +1,106 @@
+"""The answer pod's gateway sidecar: the one container that holds the real gateway token.
+
+The answer phase's agents share a container, a user and a /proc with the runner, so a token mounted there
+(or in its environment) is the agents' to read. Instead the token's Secret is mounted into this container
+only, a native sidecar (an init container with `restartPolicy: Always`, started before the answer container
+and stopped after the pod's last container) running `assay gateway-sidecar`. It listens on a Unix socket in
+an emptyDir shared with the answer container — not a port: on nodes where pods share a network (the local
+kubelet) a port would be every pod's — forwards the runner's calls with the token, meters the pod's spend
+against the shard's budget, and writes its ledger into an emptyDir the answer container does not mount. The
+judge container mounts that one read-only and reconciles it with the sealed cells
+(`ASSAY_GATEWAY_LEDGER_DIR`).
+
+Pure: `build_gateway_sidecar` returns what to add to the pod (the container, volumes, mounts and
+environment per phase); the Job builder places it.
+
+Porting to an answer Job of several shards: the ledger volume must stay out of the answer container's reach
+(its own volume, or a subPath of the shard's volume the answer container does not mount), and the judge
+finds shard i's ledger at `ASSAY_GATEWAY_LEDGER_DIR/shard-<i>/ledger.json` (`contract.GATEWAY_LEDGER_ENV`).
+Each answer pod's sidecar writes `ledger.json` into its own ledger directory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assay_operator import objects as k8s
+from assay_operator.evaluation.api import SecretKeyRef
+from assay_operator.settings import Settings
+from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV
+
+SIDECAR_CONTAINER = "gateway"
+SOCKET_DIR = "/var/run/assay/gateway"
+SOCKET_PATH = f"{SOCKET_DIR}/gateway.sock"
+LEDGER_DIR = "/var/run/assay/ledger"
+TOKEN_DIR = "/etc/assay/secrets/gateway"
+TOKEN_VOLUME = "gateway-token"
+SOCKET_VOLUME = "gateway-socket"
+LEDGER_VOLUME = "gateway-ledger"
+RESOURCES = {"cpu": "500m", "memory": "256Mi"}
+"""A relay that parses usage: a fraction of a core; requests equal limits, as the other containers'."""
+
+
+@dataclass(frozen=True)
+class GatewaySidecar:
+    container: k8s.Container
+    """Placed among the init containers, before the answer container."""
+    volumes: list[k8s.Volume]
+    answer_mounts: list[k8s.VolumeMount]
+    answer_env: list[k8s.EnvVar]
+    judge_mounts: list[k8s.VolumeMount]
+    judge_env: list[k8s.EnvVar]
+
+
+def build_gateway_sidecar(token: SecretKeyRef, gateway: str | None, settings: Settings) -> GatewaySidecar:
+    """The sidecar holding `token` (the gateway's Secret, mounted here alone) for the gateway at `gateway`."""
+    secret = k8s.SecretVolumeSource(
+        secret_name=token.name, items=[k8s.KeyToPath(key=token.key, path="token")], default_mode=0o444
+    )
+    volumes = [
+        k8s.Volume(name=TOKEN_VOLUME, secret=secret),
+        k8s.Volume(name=SOCKET_VOLUME, empty_dir=k8s.EmptyDirVolumeSource(size_limit="1Mi")),
+        k8s.Volume(name=LEDGER_VOLUME, empty_dir=k8s.EmptyDirVolumeSource(size_limit="16Mi")),
+    ]
+    env = [
+        k8s.EnvVar(name="ASSAY_GATEWAY_TOKEN_FILE", value=f"{TOKEN_DIR}/token"),
+        k8s.EnvVar(name="PYTHONDONTWRITEBYTECODE", value="1"),
+    ]
+    if gateway:
+        env.append(k8s.EnvVar(name="ASSAY_GATEWAY_URL", value=gateway))
+    container = k8s.Container(
+        name=SIDECAR_CONTAINER,
+        image=settings.runner_image,
+        command=[
+            *settings.runner_command,
+            "gateway-sidecar",
+            "--socket",
+            SOCKET_PATH,
+            "--ledger-dir",
+            LEDGER_DIR,
+        ],
+        working_dir=LEDGER_DIR,
+        env=env,
+        resources=k8s.ResourceRequirements(requests=dict(RESOURCES), limits=dict(RESOURCES)),
+        volume_mounts=[
+            k8s.VolumeMount(name=TOKEN_VOLUME, mount_path=TOKEN_DIR, read_only=True),
+            k8s.VolumeMount(name=SOCKET_VOLUME, mount_path=SOCKET_DIR),
+            k8s.VolumeMount(name=LEDGER_VOLUME, mount_path=LEDGER_DIR),
+        ],
+        termination_message_path="/dev/termination-log",
+        termination_message_policy="FallbackToLogsOnError",
+        security_context=k8s.SecurityContext(
+            allow_privilege_escalation=False,
+            read_only_root_filesystem=True,
+            run_as_non_root=True,
+            capabilities=k8s.Capabilities(drop=["ALL"]),
+        ),
+        restart_policy="Always",
+    )
+    return GatewaySidecar(
+        container=container,
+        volumes=volumes,
+        answer_mounts=[k8s.VolumeMount(name=SOCKET_VOLUME, mount_path=SOCKET_DIR)],
+        answer_env=[k8s.EnvVar(name=GATEWAY_SOCKET_ENV, value=SOCKET_PATH)],
+        judge_mounts=[k8s.VolumeMount(name=LEDGER_VOLUME, mount_path=LEDGER_DIR, read_only=True)],
+        judge_env=[k8s.EnvVar(name=GATEWAY_LEDGER_ENV, value=LEDGER_DIR)],
+    )

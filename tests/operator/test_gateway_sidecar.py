@@ -1,0 +1,74 @@
+"""The gateway sidecar's builder, as data: what it adds to the answer pod, exactly."""
+
+from __future__ import annotations
+
+from assay_operator.evaluation.api import SecretKeyRef
+from assay_operator.evaluation.gateway_sidecar import build_gateway_sidecar
+from assay_operator.settings import Settings
+
+SETTINGS = Settings(runner_image="quay.io/assay/runner:1", runner_command=("assay",))
+
+
+def test_the_sidecar_holds_the_token_and_shares_only_its_socket_with_the_answer_container() -> None:
+    built = build_gateway_sidecar(SecretKeyRef(name="gw", key="api"), "http://gateway:4000/v1", SETTINGS)
+    assert built.container.body() == {
+        "name": "gateway",
+        "image": "quay.io/assay/runner:1",
+        "command": [
+            "assay",
+            "gateway-sidecar",
+            "--socket",
+            "/var/run/assay/gateway/gateway.sock",
+            "--ledger-dir",
+            "/var/run/assay/ledger",
+        ],
+        "workingDir": "/var/run/assay/ledger",
+        "env": [
+            {"name": "ASSAY_GATEWAY_TOKEN_FILE", "value": "/etc/assay/secrets/gateway/token"},
+            {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
+            {"name": "ASSAY_GATEWAY_URL", "value": "http://gateway:4000/v1"},
+        ],
+        "resources": {
+            "requests": {"cpu": "500m", "memory": "256Mi"},
+            "limits": {"cpu": "500m", "memory": "256Mi"},
+        },
+        "volumeMounts": [
+            {"name": "gateway-token", "mountPath": "/etc/assay/secrets/gateway", "readOnly": True},
+            {"name": "gateway-socket", "mountPath": "/var/run/assay/gateway"},
+            {"name": "gateway-ledger", "mountPath": "/var/run/assay/ledger"},
+        ],
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "runAsNonRoot": True,
+            "capabilities": {"drop": ["ALL"]},
+        },
+        "restartPolicy": "Always",
+    }
+    assert [v.body() for v in built.volumes] == [
+        {
+            "name": "gateway-token",
+            "secret": {"secretName": "gw", "items": [{"key": "api", "path": "token"}], "defaultMode": 0o444},
+        },
+        {"name": "gateway-socket", "emptyDir": {"sizeLimit": "1Mi"}},
+        {"name": "gateway-ledger", "emptyDir": {"sizeLimit": "16Mi"}},
+    ]
+    assert [m.body() for m in built.answer_mounts] == [
+        {"name": "gateway-socket", "mountPath": "/var/run/assay/gateway"}
+    ]
+    assert [e.body() for e in built.answer_env] == [
+        {"name": "ASSAY_GATEWAY_SOCKET", "value": "/var/run/assay/gateway/gateway.sock"}
+    ]
+    assert [m.body() for m in built.judge_mounts] == [
+        {"name": "gateway-ledger", "mountPath": "/var/run/assay/ledger", "readOnly": True}
+    ]
+    assert [e.body() for e in built.judge_env] == [
+        {"name": "ASSAY_GATEWAY_LEDGER_DIR", "value": "/var/run/assay/ledger"}
+    ]
+
+
+def test_without_a_gateway_the_sidecar_still_holds_the_token_and_forwards_nothing() -> None:
+    built = build_gateway_sidecar(SecretKeyRef(name="gw", key="token"), None, SETTINGS)
+    assert "ASSAY_GATEWAY_URL" not in {e.name for e in built.container.env}
