@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 import secrets
@@ -336,3 +337,63 @@ def test_a_summary_naming_a_foreign_brain_blocks(
     stalled = support.condition(foreign, "Stalled")
     assert stalled is not None and stalled["reason"] == "ResultUnreadable"
     assert "brain digest sha256:0000" in stalled["message"] and "not the snapshot's" in stalled["message"]
+
+
+def test_a_token_hunter_in_the_answer_phase_finds_no_gateway_token(
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+    kubelet: LocalKubelet,
+    agents_in_image: Path,
+) -> None:
+    """The gateway's token is a Secret mounted into the gateway sidecar alone. A token hunter in the answer
+    container (tests/support/agents/token_hunter.py) looks through every environment, command line, memory
+    and file it can read and at every socket and listener: no token. The sidecar's socket refuses it
+    (the runner's key, in memory it cannot read, is not to be found either), the gateway refuses what it
+    sends straight there, and the judge blocks the run on the refused attempts, naming them."""
+    token = f"gw-{secrets.token_urlsafe(24)}"
+    control = f"control-{secrets.token_urlsafe(16)}"
+    admin.create(f"/api/v1/namespaces/{namespace}/secrets", _secret("gateway", "token", token))
+    suite_cm, kb_cm = canary_suite({part: f"unused{part}" for part in ("notes", "fact", "forbidden")}, "hunt")
+    kb_cm["data"]["KB-2.md"] = f"# KB-2\nremember {control}\n"  # what the agent may read: the hunt's control
+    for config_map in (suite_cm, kb_cm):
+        admin.create(support.config_maps_path(namespace), config_map)
+    digests = {"token": token, "control": control}
+    hunter = ["python", str(agents_in_image / "token_hunter.py"), "25"]
+    hunter += [f"{name}={hashlib.sha256(value.encode()).hexdigest()}" for name, value in digests.items()]
+    with ChatServer(lambda _body: Reply(content=GOOD_ANSWER), token=token) as gateway:
+        spec = {
+            "brain": {"configMap": {"name": brains("v1")}},
+            "suite": {"configMap": {"name": "hunt-suite"}, "kbConfigMap": {"name": "hunt-kb"}},
+            "agent": {"kind": "command", "model": "m", "command": hunter, "timeoutSeconds": 300},
+            "gateway": gateway.url,
+            "gatewayTokenSecretRef": {"name": "gateway"},
+            "resources": dict(support.SMALL),
+            "deadlineSeconds": 600,
+        }
+        admin.create(support.evaluations_path(namespace), evaluation("hunter", spec))
+        done = support.wait_for_verdict(admin, namespace, "hunter", operator=operator, timeout=420)
+        served, rejected = len(gateway.requests), gateway.rejected
+    assert done["status"]["verdict"] == "Blocked", done["status"]
+    pod = support.pods_of_job(admin, namespace, "hunter-g1")[0]
+    assert [c["name"] for c in pod["spec"]["initContainers"]] == ["gateway", "answer"]
+    answer = (pod_volume(kubelet, pod, "answers") / "T-1" / "1" / "answer.md").read_text()
+    report = dict(line.split(": ", 1) for line in answer.splitlines() if ": " in line)
+    memory = dict(part.split(": ", 1) for part in report["memory read"].split("; ")[:3])
+    assert report["token"] == "not found", answer
+    assert report["control"].startswith("found in "), answer  # its search reached what it may read
+    assert memory["memory control"] == "found" and memory["ancestors' memory"] == "unreadable", answer
+    socket = "/var/run/assay/gateway/gateway.sock"
+    assert socket in report["sockets"].split(), answer
+    direct = [entry for entry in report["direct"].split() if entry.startswith(f"unix:{socket}")]
+    assert direct and all(entry.endswith(("->403", "->409")) for entry in direct), direct
+    assert report["honest"] == "200", answer  # through its cell's proxy, the sidecar, to the gateway
+    assert served == 1 and rejected >= 1  # the honest call; what it sent the gateway straight was refused
+    result = json.loads((pod_volume(kubelet, pod, "work") / "out" / "result.json").read_text())
+    error = result["tickets"][0]["repetitions"][0]["error"] or ""
+    assert "around its cell's proxy" in error and "without the runner's key" in error, error
+    # The sidecar ended with the pod, and its ledger (out of the answer container's reach) says what it saw.
+    ledger = json.loads((pod_volume(kubelet, pod, "gateway-ledger") / "ledger.json").read_text())
+    assert ledger["claimed"] and ledger["refused"]["count"] >= len(direct)
+    assert ledger["cells"]["T-1/1"]["requests"] == 1

@@ -1,0 +1,91 @@
+"""The daemon attack of issue 27 on the control plane: an Evaluation whose agent daemonises to rewrite another
+cell after that cell's timeout ends Blocked, with the cell named.
+
+T-1's agent (tests/support/agents/daemon.py) answers well, then leaves a daemon (double fork, setsid) that
+finds the answers tree from the answer phase's command line and RunConfig and waits for T-2 to time out, to
+write a good answer there and a record saying exit 0. In the answer container under runc, the runner is the
+first process of the container's PID namespace and sweeps what a cell leaves behind before the next cell
+starts: the daemon dies before it can act, and the truth — T-2 timed out — is what the judge sees. (Where
+a daemon escapes, the cell's seal catches what it wrote: tests/runner/test_sealed_cells.py.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+
+from assay_dev import operator_support as support
+from assay_dev.cluster import KubeApi, LocalKubelet
+from assay_dev.operator_support import OperatorProcess, evaluation
+from tests.operator_cluster.test_trust_boundary import pod_volume
+
+pytestmark = pytest.mark.cluster
+
+SUITE = {
+    "name": "daemon",
+    "judges": [
+        {"name": "kb", "type": "kb_citation", "weight": 0.4, "threshold": 0.9},
+        {"name": "facts", "type": "must_mention", "weight": 0.4, "threshold": 0.9},
+        {"name": "format", "type": "format", "weight": 0.2, "threshold": 0.8},
+        {"name": "exit_code", "type": "exit_code", "weight": 0, "threshold": 1.0},
+    ],
+    "gate": {"minScore": 0.9, "ticketFloor": 0.7},
+    "tickets": [
+        {
+            "id": f"T-{i}",
+            "split": "validation",
+            "question": f"Export {i}?",
+            "key": {"kb": ["KB-1"], "mustMention": ["Settings > Export"]},
+        }
+        for i in (1, 2)
+    ],
+}
+
+
+def test_a_daemon_that_would_rewrite_another_cell_is_gone_and_the_run_blocks_on_that_cell(
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+    kubelet: LocalKubelet,
+) -> None:
+    for name, data in (
+        ("daemon-suite", {"suite.yaml": json.dumps(SUITE)}),
+        ("daemon-kb", {"KB-1.md": "# KB-1: Export\nOpen Settings > Export.\n"}),
+    ):
+        config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+        admin.create(support.config_maps_path(namespace), config_map)
+    daemon = f"{support.AGENTS_DIR}/daemon.py"
+    spec = {
+        "brain": {"configMap": {"name": brains("v1")}},
+        "suite": {"configMap": {"name": "daemon-suite"}, "kbConfigMap": {"name": "daemon-kb"}},
+        "agent": {
+            "kind": "command",
+            "model": "none",
+            # Its state (its pid, whether it rewrote) where the test can look: the answer phase's /tmp.
+            "command": ["sh", "-c", f"mkdir -p /tmp/daemon && exec python {daemon} /tmp/daemon"],
+            "timeoutSeconds": 5,
+        },
+        "concurrency": 2,
+        "resources": dict(support.SMALL),
+        "deadlineSeconds": 600,
+    }
+    admin.create(support.evaluations_path(namespace), evaluation("daemon", spec))
+    done = support.wait_for_verdict(admin, namespace, "daemon", operator=operator, timeout=300)
+
+    status = done["status"]
+    assert status["verdict"] == "Blocked", status
+    assert status["tickets"]["failing"] == ["T-2"], status["tickets"]  # the cell is named
+    pod = support.pods_of_job(admin, namespace, "daemon-g1")[0]
+    state = pod_volume(kubelet, pod, "answer-tmp") / "daemon"
+    assert not (state / "rewrote").exists(), "the daemon rewrote T-2"  # (it may be swept before its pid)
+    result = json.loads((pod_volume(kubelet, pod, "work") / "out" / "result.json").read_text())
+    cells = {t["id"]: t["repetitions"][0] for t in result["tickets"]}
+    assert cells["T-1"]["error"] is None and cells["T-1"]["passed"]
+    assert cells["T-2"]["exitCode"] == 124 and "exit code 124" in (cells["T-2"]["error"] or "")  # the truth
+    assert "timed out" in cells["T-2"]["judges"]["exit_code"]["reason"]
+    victim = pod_volume(kubelet, pod, "answers") / "T-2" / "1"
+    assert not (victim / "answer.md").exists()
+    assert json.loads((victim / "cell.json").read_text())["exitCode"] == 124
