@@ -180,7 +180,6 @@ def _phases(
     # The judge phase exits 0 on a Blocked verdict only where this is set (output.blockedExitCode: 0).
     judge_env.append(_env("ASSAY_JOB", "1"))
     phases = _Phases(volumes, answer_mounts, judge_mounts, answer_env, judge_env)
-    _add_tokens(spec, settings, phases)
     token = token_secrets(spec, settings).get("gateway")
     if token is not None:  # the agents' token: held by a sidecar, never in the answer container
         sidecar = build_gateway_sidecar(token, gateway, settings)
@@ -190,6 +189,7 @@ def _phases(
         phases.judge_mounts += sidecar.judge_mounts
         phases.judge_env += sidecar.judge_env
         phases.gateway_sidecar = sidecar.container
+    _add_tokens(spec, settings, phases)
     return phases
 
 
