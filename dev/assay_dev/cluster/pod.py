@@ -587,7 +587,9 @@ class PodWorker:
             if c.terminated is None and c.handle is None and not c.init:
                 c.state = {"waiting": {"reason": "PodInitializing"}}
         # A sidecar's exit code does not count: it is stopped when the pod's work is done.
-        codes = [c.terminated["exitCode"] for c in self.containers if c.terminated is not None and not c.sidecar]
+        codes = [
+            c.terminated["exitCode"] for c in self.containers if c.terminated is not None and not c.sidecar
+        ]
         regular_done = all(c.terminated is not None for c in self.containers if not c.init)
         self.phase = "Succeeded" if regular_done and all(code == 0 for code in codes) else "Failed"
         if self._evict_message is not None:
