@@ -15,7 +15,7 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from assay_runner.agents.base import Workspace
@@ -59,13 +59,37 @@ def _make_writable(root: Path) -> None:
             os.chmod(Path(dirpath) / name, stat.S_IRUSR | stat.S_IWUSR)
 
 
+Placement = Callable[[Ticket, int], Path | None]
+"""Where a cell's workspace must be, when it must be somewhere (a replayed cell: where it was recorded)."""
+
+
+def placeable(root: Path) -> bool:
+    """A path a workspace may be placed at: absolute, normal, a `cell-*` folder that does not exist yet
+    (so what is removed when the cell ends is only what this run made)."""
+    return (
+        root.is_absolute()
+        and os.path.normpath(root) == str(root)
+        and root.name.startswith("cell-")
+        and not os.path.lexists(root)
+    )
+
+
 class WorkspaceFactory:
     """Workspaces under a folder of the run's own (`assay-run-*` in the system's temporary folder, or in the
     configured workspace root): it can be entered but not listed, and each workspace has a random name
-    that says nothing of its ticket, so one cell's agent cannot list the others' folders to find them."""
+    that says nothing of its ticket, so one cell's agent cannot list the others' folders to find them.
 
-    def __init__(self, base: Path | None, brain: Path | None, kb: Mapping[str, str]) -> None:
+    `placed`: a replayed cell's workspace is made where it was recorded (the folder's random name included):
+    an agent CLI's recorded replies name absolute paths in it (a file to write), so the replayed CLI must
+    find itself there. A place that is taken, or not a workspace's, gets a fresh workspace instead."""
+
+    def __init__(
+        self, base: Path | None, brain: Path | None, kb: Mapping[str, str], placed: Placement | None = None
+    ) -> None:
         self.parent = base or Path(tempfile.gettempdir())
+        self.placed = placed
+        self._made_parents: list[Path] = []  # folders made for placed workspaces, outermost first
+        self._placed: list[Path] = []  # placed workspaces (outside the run's folder)
         self._base: Path | None = None
         self.brain = brain
         self.kb = kb
@@ -83,22 +107,43 @@ class WorkspaceFactory:
             return self._base
 
     def close(self, keep: bool = False) -> None:
-        """The run is over: remove its folder, and any workspace a stopped run left in it — unless
-        workspaces are kept (then only an empty folder goes)."""
+        """The run is over: remove its folder, and any workspace a stopped run left in it or placed
+        elsewhere — unless workspaces are kept (then only empty folders go)."""
         with self._base_lock:
-            if self._base is None:
-                return
             if not keep:
-                for left in self._base.iterdir():
-                    for folder in (left / "brain", left / "kb"):
+                left = [*self._base.iterdir()] if self._base is not None else []
+                for workspace in [*left, *self._placed]:
+                    for folder in (workspace / "brain", workspace / "kb"):
                         if folder.exists():
                             _make_writable(folder)
-                    shutil.rmtree(left, ignore_errors=True)
-            with contextlib.suppress(OSError):
-                self._base.rmdir()
+                    shutil.rmtree(workspace, ignore_errors=True)
+            if self._base is not None:
+                with contextlib.suppress(OSError):
+                    self._base.rmdir()
+            for made in reversed(self._made_parents):  # a placed workspace's folders, once empty
+                with contextlib.suppress(OSError):
+                    made.rmdir()
+
+    def _root(self, ticket: Ticket, repetition: int) -> Path:
+        place = self.placed(ticket, repetition) if self.placed is not None else None
+        if place is not None and placeable(place):
+            with self._base_lock:
+                missing = [p for p in reversed(place.parents) if not p.exists()]
+                self._made_parents += missing  # removed once empty, even when what follows fails
+                try:
+                    place.parent.mkdir(parents=True, exist_ok=True)
+                    for folder in missing:
+                        os.chmod(folder, UNLISTED_DIR)
+                    place.mkdir(mode=stat.S_IRWXU)
+                except OSError:
+                    pass  # cannot be made there: a fresh workspace, and the replay says what it misses
+                else:
+                    self._placed.append(place)
+                    return place
+        return Path(tempfile.mkdtemp(prefix="cell-", dir=self.base))
 
     def create(self, ticket: Ticket, repetition: int) -> Workspace:
-        root = Path(tempfile.mkdtemp(prefix="cell-", dir=self.base))
+        root = self._root(ticket, repetition)
         brain_dir, kb_dir = root / "brain", root / "kb"
         if self.brain is not None:
             shutil.copytree(self.brain, brain_dir, ignore=_not_brain_files)

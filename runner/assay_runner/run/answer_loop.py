@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from assay_runner.agents.factory import build_agent
-from assay_runner.agents.workspace import WorkspaceFactory
+from assay_runner.agents.workspace import Placement, WorkspaceFactory
 from assay_runner.gateway.access import ModelAccess
 from assay_runner.gateway.metering.exchanges import EXCHANGES_DIR, Exchanges
 from assay_runner.gateway.metering.ledger import Ledger
@@ -29,6 +29,7 @@ from assay_runner.run.answer_step import AnswerStep, Tally
 from assay_runner.run.cell import Answered, Cell
 from assay_runner.run.preparation import Prepared
 from assay_runner.run.scheduler import CellPool
+from assay_runner.run.seal import cell_key
 from assay_runner.run.shards import cells_of
 from assay_runner.run.spending import PricedAgent, Spending
 from assay_runner.suite.models import Ticket
@@ -69,6 +70,7 @@ async def answer_cells(
         Path(config.output.workspace_root) if config.output.workspace_root else None,
         Path(config.brain) if config.brain else None,
         prepared.suite.kb,
+        placed=replayed_workspaces(proxy),
     )
     order = list(order) if order is not None else cells_of(prepared.tickets, config.repetitions)
     tally = Tally(control.counts)
@@ -92,6 +94,17 @@ async def answer_cells(
         ran = await pool.run(cell, control.stop)
         sweep()  # the last agent's leftovers: nothing an agent started outlives the loop
     return ran
+
+
+def replayed_workspaces(proxy: MeteringProxy | None) -> Placement | None:
+    """A replayed cell's workspace goes where it was recorded (its CLI's replies name paths in it)."""
+    if proxy is None:
+        return None
+
+    def placed(ticket: Ticket, repetition: int) -> Path | None:
+        return proxy.recorded_workspace(cell_key(ticket.id, repetition))
+
+    return placed
 
 
 def metering_proxy(prepared: Prepared, sidecar: SidecarLink | None = None) -> MeteringProxy | None:

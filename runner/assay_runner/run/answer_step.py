@@ -76,7 +76,7 @@ class AnswerStep:
                 return unanswered(self.spending.not_started())  # the seat discards the untouched workspace
             workspace = seat.workspace
             if self.proxy is not None:
-                workspace = replace(workspace, gateway=self.proxy.open_cell(cell))
+                workspace = replace(workspace, gateway=self.proxy.open_cell(cell, workspace.root))
             self.tally.running(+1)
             try:
                 started_at = time.time()

@@ -8,7 +8,9 @@ too many) gets an error naming what is missing, never a reply recorded for somet
 
 Layout: `<cassettes>/exchanges/<ticket>/<repetition>/<endpoint>-<turn>.json`, each holding the request's
 model and digest (for a person to read), and the reply: status, content type, body (UTF-8 text, which SSE
-streams and JSON are).
+streams and JSON are). Beside them `workspace.json` names the cell's workspace as recorded: a CLI's replies
+name absolute paths in it (the file a tool call writes), so a replayed cell runs there again
+(`agents.workspace.WorkspaceFactory`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 EXCHANGES_DIR = "exchanges"
+WORKSPACE_FILE = "workspace.json"
 
 
 class MissingExchange(LookupError):
@@ -60,6 +63,19 @@ class Exchanges:
             )
         reply = data["reply"]
         return Reply(int(reply["status"]), str(reply["contentType"]), reply["body"].encode("utf-8"))
+
+    def save_workspace(self, cell: str, root: Path) -> None:
+        folder = self.root / cell
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / WORKSPACE_FILE).write_text(json.dumps({"root": str(root)}), encoding="utf-8")
+
+    def workspace_of(self, cell: str) -> Path | None:
+        """Where the cell's workspace was when it was recorded (None: not recorded, or not readable)."""
+        try:
+            root = json.loads((self.root / cell / WORKSPACE_FILE).read_text(encoding="utf-8"))["root"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return Path(root) if isinstance(root, str) else None
 
     def save(self, cell: str, path: str, turn: int, model: str | None, request: bytes, reply: Reply) -> None:
         file = self._path(cell, path, turn)

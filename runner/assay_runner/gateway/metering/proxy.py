@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 
 import h11
 import httpx
@@ -104,12 +105,22 @@ class MeteringProxy:
                 await self._server.wait_closed()
         await self._http.aclose()
 
-    def open_cell(self, cell: str) -> str:
-        """A base URL for `cell`'s agent, valid until `close_cell`."""
+    def open_cell(self, cell: str, workspace: Path | None = None) -> str:
+        """A base URL for `cell`'s agent, valid until `close_cell`. When recording, `workspace` (the cell's
+        folder) is recorded with its exchanges: a replay puts the cell there again."""
         key = secrets.token_urlsafe(24)
         self._keys[key] = cell
         self.ledger.cell(cell)
+        recording = self.exchanges is not None and self.mode in ("record", "replay-or-record")
+        if workspace is not None and recording and self.exchanges is not None:
+            self.exchanges.save_workspace(cell, workspace)
         return f"http://127.0.0.1:{self.port}{PREFIX}{key}/v1"
+
+    def recorded_workspace(self, cell: str) -> Path | None:
+        """Where a replayed cell's workspace was when it was recorded (None: anywhere)."""
+        if self.exchanges is None or self.mode not in ("replay", "replay-or-record"):
+            return None
+        return self.exchanges.workspace_of(cell)
 
     def close_cell(self, cell: str) -> None:
         """Revoke the cell's URL: a process it left behind cannot spend in its name (or any other)."""
