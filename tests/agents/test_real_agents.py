@@ -95,7 +95,9 @@ def isolated_run(
     script: list[dict[str, Any]] | dict[str, Any],
     *extra: str,
     broken: Sequence[str] = (),
+    offline: bool = False,
 ) -> tuple[dict[str, Any], Result]:
+    """`offline`: the model server is stopped before `assay run` starts, and no gateway is given."""
     out = tmp_path / "out"
     runner_env = {
         "PATH": f"{AGENTS_BIN}:{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
@@ -128,6 +130,7 @@ def isolated_run(
         "record": str(tmp_path / "record.json"),
         "blackhole": True,
         "break": list(broken),
+        "no_server": offline,
     }
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     done = subprocess.run(
@@ -397,3 +400,51 @@ def test_the_blackhole_records_an_attempt_and_never_answers(tmp_path: Path) -> N
     assert "dns" in attempts and "registry.npmjs.org" in attempts
     assert "tcp 192.0.2.7:443 SYN" in attempts
     assert float(record["stdout"].strip()) >= 1.0  # no answer: the lookup and the connection waited
+
+
+# --- recorded, then replayed offline ----------------------------------------------------------------------
+
+RECORDED_AGENT = "opencode"
+"""The fastest of the three on the lookup conversation here (tests/agents timings: docs/agents.md)."""
+
+
+def test_a_real_cli_evaluation_recorded_through_the_proxy_replays_offline_with_the_same_verdict(
+    brain: Path, tmp_path: Path
+) -> None:
+    """The lookup conversation (list, read, search, write) with a real CLI, recorded through the metering
+    proxy's cassettes; then the model server is stopped and the same CLI runs again, every model reply
+    replayed from the recording: the same answers (by digest), tool calls, scores, usage and verdict, and
+    nothing tried to leave the namespace."""
+    suite, article, code, _ = lookup_suite(tmp_path)
+    cassettes = tmp_path / "cassettes"
+    runs: dict[str, tuple[dict[str, Any], Result]] = {}
+    for mode in ("record", "replay"):
+        (tmp_path / mode).mkdir()
+        runs[mode] = isolated_run(
+            tmp_path / mode,
+            RECORDED_AGENT,
+            suite,
+            brain,
+            {"name": "lookup"},
+            "--cassettes",
+            str(cassettes),
+            "--cassette-mode",
+            mode,
+            offline=mode == "replay",
+        )
+    (live, recorded), (offline, replayed) = runs["record"], runs["replay"]
+    assert live["problems"] == [] and recorded.verdict == "Pass", recorded.reasons
+    assert list((cassettes / "exchanges").rglob("*.json")), "nothing was recorded"
+    assert offline["requests"] == [] and offline["attempts"] == []  # no server; nothing tried to reach one
+    assert offline["exit_code"] == 0, offline["stderr"]
+    assert (replayed.verdict, replayed.score) == (recorded.verdict, recorded.score)
+    ((was,),), ((now,),) = ([t.repetitions for t in r.tickets] for r in (recorded, replayed))
+    assert now.answer_digest == was.answer_digest and now.answer == was.answer
+    assert code in (now.answer or "") and f"[{article}]" in (now.answer or "")
+    scores = [{name: j.score for name, j in r.judges.items()} for r in (was, now)]
+    assert scores[0] == scores[1]
+    assert (now.exit_code, now.usage) == (was.exit_code, was.usage)
+    assert now.trajectory is not None and was.trajectory is not None
+    calls = [[(c.action, c.paths) for c in r.trajectory.steps if isinstance(c, ToolCall)] for r in (was, now)]
+    assert calls[0] == calls[1] and [action for action, _ in calls[1]] == ["list", "read", "search", "write"]
+    print(f"{RECORDED_AGENT}: recorded in {live['wall_seconds']} s, replayed in {offline['wall_seconds']} s")

@@ -7,9 +7,10 @@ and nothing else.
 
 SPEC.json: {"model", "script": [step, ...] or {"conversation": name, ...}, "assay": [argv after `assay
 run`, without --gateway], "env": {runner environment}, "work": workspace base, "record": where to write what
-happened, "blackhole": bool, "break": [paths]}. A step is {"write": [path, text]}, {"shell": command},
-{"say": text}, {"fail": [status, retry_after or null]} or {"hang": seconds}; a named conversation is one of
-conversations.py's (they decide steps from the tool results). Each path in "break" gets a stand-in
+happened, "blackhole": bool, "break": [paths], "no_gateway": bool (no --gateway), "no_server": bool (the
+model server is stopped before assay runs, and no --gateway)}. A step is {"write": [path, text]}, {"shell":
+command}, {"say": text}, {"fail": [status, retry_after or null]} or {"hang": seconds}; a named conversation
+is one of conversations.py's (they decide steps from the tool results). Each path in "break" gets a stand-in
 bind-mounted over it (this mount namespace only) that fails like a broken install: a tool that runs it fails.
 
 While `assay run` runs, every process whose working directory is inside the workspace base (the CLI and
@@ -20,6 +21,7 @@ and reported usage, the processes seen and the survivors.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -105,9 +107,14 @@ def main() -> int:
         blackhole.open(work.parent / "resolv.conf")
     seen: dict[int, dict[str, Any]] = {}
     started = time.monotonic()
-    with ModelServer(script, model=spec["model"]) as server:
+    server = ModelServer(script, model=spec["model"])
+    with contextlib.ExitStack() as serving:
+        serving.enter_context(server)
+        if spec.get("no_server"):
+            serving.close()  # stopped before assay runs: nothing answers on its port any more
         env = {**spec["env"], "TMPDIR": str(work)}  # the runner's workspaces go under TMPDIR/assay-work
-        gateway = [] if spec.get("no_gateway") else ["--gateway", server.url]
+        offline = spec.get("no_gateway") or spec.get("no_server")
+        gateway = [] if offline else ["--gateway", server.url]
         process = subprocess.Popen(
             [*spec["assay"], *gateway],
             env=env,
