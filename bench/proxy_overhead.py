@@ -7,11 +7,17 @@ here against the same calls made straight to the upstream, in the same run of th
 1. Per call: `--calls` sequential chat-completions calls from one client, streamed and not, to a loopback
    upstream that answers at once (so what is measured is the relay, not a model): the median added
    milliseconds per call, and the ratio through-proxy / direct.
+   A third figure: through the proxy and the gateway sidecar behind it (the answer phase on the cluster:
+   the proxy forwards over the sidecar's Unix socket, the sidecar adds the token and meters again), both
+   in this process.
 2. On a whole run: `assay run` over `--tickets` tickets with an agent (tests/support/agents/caller.py)
    making `--turns` streamed calls per cell to an upstream that takes `--model-seconds` per reply (a
    model's latency) — once through the proxy as Assay runs it, once with the agent sent straight to the
    upstream (its URL passed on the command line, bypassing the proxy). The difference in wall time, as a
    share of the run's wall time, is the proxy's share of a run; the goal is under 1%.
+3. The sidecar on a whole answer phase: `assay answer` on the same cells, once with the token in the
+   runner (the proxy straight to the upstream), once with `assay gateway-sidecar` as a process of its own
+   holding it (the proxy through the sidecar's socket): the sidecar's share of the phase's wall time.
 
 Each figure is the median of `--runs` runs. Run: `.venv/bin/python bench/proxy_overhead.py [--calls 300]
 [--tickets 24] [--turns 4] [--model-seconds 0.25] [--runs 3]`.
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shutil
 import socket
 import statistics
@@ -34,8 +41,12 @@ from pathlib import Path
 import httpx
 
 from assay_dev.servers.loopback import LoopbackServer, QuietHandler
+from assay_runner.contract import GATEWAY_SOCKET_ENV
 from assay_runner.gateway.metering.ledger import Ledger
 from assay_runner.gateway.metering.proxy import MeteringProxy
+from assay_runner.gateway.metering.sidecar import CLAIM_PATH, GatewaySidecar
+from assay_runner.gateway.metering.sidecar_ledger import LEDGER_FILE
+from assay_runner.gateway.sidecar_link import SidecarLink
 
 ROOT = Path(__file__).resolve().parents[1]
 CALLER = ROOT / "tests" / "support" / "agents" / "caller.py"
@@ -93,13 +104,25 @@ async def _timed_calls(base: str, calls: int, stream: bool) -> list[float]:
     return times
 
 
-async def per_call(calls: int, stream: bool) -> tuple[float, float]:
-    """Median seconds per call: straight to the upstream, and through the proxy."""
+async def per_call(calls: int, stream: bool) -> tuple[float, float, float]:
+    """Median seconds per call: straight to the upstream, through the proxy, through the proxy and the
+    gateway sidecar."""
     with Upstream(0.0) as upstream:
         direct = await _timed_calls(upstream.url, calls, stream)
         async with MeteringProxy(upstream.url, Ledger()) as proxy:
             proxied = await _timed_calls(proxy.open_cell("T-1/1"), calls, stream)
-    return statistics.median(direct), statistics.median(proxied)
+        folder = Path(tempfile.mkdtemp(prefix="as-"))
+        try:
+            async with GatewaySidecar(folder / "s.sock", folder / "ledger", upstream.url, None) as sidecar:
+                claim = httpx.AsyncHTTPTransport(uds=str(sidecar.socket_path))
+                async with httpx.AsyncClient(transport=claim) as http:
+                    key = (await http.post(f"http://sidecar{CLAIM_PATH}", content=b"{}")).json()["key"]
+                link = SidecarLink(sidecar.socket_path, key)
+                async with MeteringProxy(upstream.url, Ledger(), transport=link.transport()) as proxy:
+                    both = await _timed_calls(proxy.open_cell("T-1/1"), calls, stream)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    return statistics.median(direct), statistics.median(proxied), statistics.median(both)
 
 
 def whole_run(tickets: int, turns: int, model_seconds: float, direct: bool) -> float:
@@ -128,6 +151,53 @@ def whole_run(tickets: int, turns: int, model_seconds: float, direct: bool) -> f
         shutil.rmtree(root, ignore_errors=True)
 
 
+def answer_phase(tickets: int, turns: int, model_seconds: float, sidecar: bool) -> float:
+    """Wall seconds of `assay answer` on the cells, with the token in the runner or in a sidecar process."""
+    root = Path(tempfile.mkdtemp(prefix="as-"))
+    try:
+        suite = root / "suite"
+        suite.mkdir()
+        rows = "".join(
+            f"  - {{id: T-{i:03d}, split: validation, question: 'q{i}'}}\n" for i in range(tickets)
+        )
+        (suite / "suite.yaml").write_text(SUITE + rows)
+        assay = str(Path(sys.executable).with_name("assay"))
+        with Upstream(model_seconds) as upstream:
+            argv = [assay, "answer", "-q", str(suite), "--agent", "command", "--model", "m", "-j", "4"]
+            argv += ["--command", f"{sys.executable} {CALLER} chat {turns} stream", "--gateway", upstream.url]
+            argv += ["--answers-out", str(root / "answers")]
+            env = dict(os.environ)
+            side = None
+            if sidecar:
+                socket_path = root / "s.sock"
+                side_argv = [assay, "gateway-sidecar", "--socket", str(socket_path), "--gateway"]
+                side = subprocess.Popen([*side_argv, upstream.url, "--ledger-dir", str(root / "ledger")])
+                env[GATEWAY_SOCKET_ENV] = str(socket_path)
+                deadline = time.monotonic() + 30
+                while not socket_path.exists():  # listening: the answer phase's claim must not come first
+                    if side.poll() is not None or time.monotonic() > deadline:
+                        raise SystemExit("the gateway sidecar did not start listening")
+                    time.sleep(0.02)
+            try:
+                started = time.perf_counter()
+                done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
+                wall = time.perf_counter() - started
+            finally:
+                if side is not None:
+                    side.terminate()
+                    side.wait()
+        if done.returncode != 0:
+            raise SystemExit(f"assay answer failed ({done.returncode}): {done.stderr[-2000:]}")
+        if sidecar:  # what is measured went through it: every cell's calls are in its ledger
+            cells = json.loads((root / "ledger" / LEDGER_FILE).read_text())["cells"]
+            metered = sum(cell["requests"] for cell in cells.values())
+            if metered != tickets * turns:
+                raise SystemExit(f"the sidecar metered {metered} calls, not {tickets * turns}")
+        return wall
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=300)
@@ -138,10 +208,11 @@ def main() -> int:
     args = parser.parse_args()
     print(f"per call ({args.calls} sequential calls, an upstream that answers at once):")
     for stream in (False, True):
-        direct, proxied = asyncio.run(per_call(args.calls, stream))
+        direct, proxied, both = asyncio.run(per_call(args.calls, stream))
         print(
             f"  {'streamed' if stream else 'one body':>8}: direct {1000 * direct:6.2f} ms, through the proxy "
-            f"{1000 * proxied:6.2f} ms: +{1000 * (proxied - direct):5.2f} ms, ratio {proxied / direct:.2f}"
+            f"{1000 * proxied:6.2f} ms: +{1000 * (proxied - direct):5.2f} ms, ratio {proxied / direct:.2f}; "
+            f"through the proxy and the sidecar {1000 * both:6.2f} ms: +{1000 * (both - direct):5.2f} ms"
         )
     print(
         f"whole run ({args.tickets} tickets x {args.turns} streamed calls, {args.model_seconds:g} s per "
@@ -157,6 +228,17 @@ def main() -> int:
     print(
         f"  direct {direct:.2f} s, through the proxy {proxied:.2f} s: "
         f"the proxy's share of the run {share:+.2%}"
+    )
+    print(f"answer phase (the same cells; median of {args.runs}):")
+    alone = statistics.median(
+        answer_phase(args.tickets, args.turns, args.model_seconds, False) for _ in range(args.runs)
+    )
+    behind = statistics.median(
+        answer_phase(args.tickets, args.turns, args.model_seconds, True) for _ in range(args.runs)
+    )
+    print(
+        f"  token in the runner {alone:.2f} s, through the gateway sidecar {behind:.2f} s: "
+        f"the sidecar's share of the phase {(behind - alone) / behind:+.2%}"
     )
     return 0
 
