@@ -9,8 +9,10 @@ the share far smaller). Per size, the same command twice, each timed from proces
 - with: the same plus `--mlflow sqlite:///...` (a fresh SQLite store per run, its tables already made
   as any store's are after its first run; `--store server` sends it to a real `mlflow server` on loopback).
 Printed per size: both wall times, their difference (MLflow: its import, the run, params, metrics, tags,
-traces and feedback), the share of the phase that difference is, `with / without`, how many traces and
-feedback the store holds afterwards, and whether the run was logged. Medians of `--runs` runs.
+traces and feedback) and the share of the phase that difference is; the same for the `assay` process's CPU
+seconds (user + system), which a busy shared machine disturbs much less than wall time (a server's own CPU
+is not in it); how many traces and feedback the store holds afterwards, and whether the run was logged.
+Medians of `--runs` runs.
 Ratios only: no time is asserted anywhere.
 Run: `.venv/bin/python bench/mlflow_share.py [--cells 30 300 1500] [--repetitions 5] [--runs 1]
 [--store sqlite|server]`. It needs only what `assay score` had before this benchmark, so the same file runs
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -29,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -74,12 +78,23 @@ def make_answers(root: Path, tickets: int, k: int) -> Path:
     return answers
 
 
-def timed(argv: list[str]) -> float:
+@dataclass(frozen=True)
+class Cost:
+    wall: float
+    cpu: float
+    """User + system seconds of the `assay` process: what a busy, shared machine changes least."""
+
+
+def timed(argv: list[str]) -> Cost:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):  # 0 Pass, 1 Blocked: both are a judged phase
         raise SystemExit(f"{' '.join(argv)} exited {done.returncode}:\n{done.stderr[-2000:]}")
-    return time.perf_counter() - started
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return Cost(wall, cpu)
 
 
 def empty_sqlite_store(work: Path) -> Path:
@@ -130,7 +145,9 @@ def one_size(work: Path, cells: int, k: int, runs: int, store_kind: str, templat
     work.mkdir(parents=True)
     suite, answers = make_suite(work, tickets), make_answers(work, tickets, k)
     base = [ASSAY, "score", str(suite), "--answers", str(answers), "--repetitions", str(k), "-q"]
-    without, with_, counts = [], [], (0, 0, False)
+    without: list[Cost] = []
+    with_: list[Cost] = []
+    counts = (0, 0, False)
     for run in range(runs):
         without.append(timed([*base, "--out", str(work / f"plain-{run}")]))
         root = work / f"store-{run}"
@@ -139,7 +156,10 @@ def one_size(work: Path, cells: int, k: int, runs: int, store_kind: str, templat
             out = work / f"logged-{run}"
             with_.append(timed([*base, "--out", str(out), "--mlflow", uri, "--experiment", "bench"]))
             counts = stored(uri, out)
-    plain, logged = statistics.median(without), statistics.median(with_)
+    plain = statistics.median(c.wall for c in without)
+    logged = statistics.median(c.wall for c in with_)
+    plain_cpu = statistics.median(c.cpu for c in without)
+    logged_cpu = statistics.median(c.cpu for c in with_)
     return {
         "cells": tickets * k,
         "shape": f"{tickets}x{k}",
@@ -147,7 +167,9 @@ def one_size(work: Path, cells: int, k: int, runs: int, store_kind: str, templat
         "with": logged,
         "mlflow": logged - plain,
         "share": (logged - plain) / logged,
-        "ratio": logged / plain,
+        "cpu_without": plain_cpu,
+        "cpu_with": logged_cpu,
+        "cpu_share": (logged_cpu - plain_cpu) / logged_cpu,
         "traces": counts[0],
         "feedback": counts[1],
         "logged": counts[2],
@@ -163,8 +185,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{ASSAY}, store {args.store}, median of {args.runs} run(s)")
     print(
-        f"{'cells':>6} {'shape':>8} {'without':>9} {'with':>9} {'MLflow':>9} {'share':>6}"
-        f" {'with/without':>12} {'traces':>7} {'feedback':>8} logged"
+        f"{'cells':>6} {'shape':>8} {'without':>8} {'with':>8} {'MLflow':>8} {'share':>6}"
+        f" {'cpu w/o':>8} {'cpu with':>8} {'share':>6} {'traces':>7} {'feedback':>8} logged"
     )
     with tempfile.TemporaryDirectory(prefix="assay-mlflow-share-") as tmp:
         template = empty_sqlite_store(Path(tmp))
@@ -172,9 +194,10 @@ def main() -> None:
             work = Path(tmp) / str(cells)
             row = one_size(work, cells, args.repetitions, args.runs, args.store, template)
             print(
-                f"{row['cells']:>6} {row['shape']:>8} {row['without']:>8.2f}s {row['with']:>8.2f}s"
-                f" {row['mlflow']:>8.2f}s {row['share']:>6.0%} {row['ratio']:>11.2f}x"
-                f" {row['traces']:>7} {row['feedback']:>8} {row['logged']}",
+                f"{row['cells']:>6} {row['shape']:>8} {row['without']:>7.2f}s {row['with']:>7.2f}s"
+                f" {row['mlflow']:>7.2f}s {row['share']:>6.0%} {row['cpu_without']:>7.2f}s"
+                f" {row['cpu_with']:>7.2f}s {row['cpu_share']:>6.0%} {row['traces']:>7}"
+                f" {row['feedback']:>8} {row['logged']}",
                 flush=True,
             )
 
