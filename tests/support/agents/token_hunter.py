@@ -12,7 +12,9 @@ tests hunt the token, and a control planted where the agent may read it). Within
      processes' roots, working directories and open files, the token places Kubernetes uses), then the
      whole file system;
   4. every Unix socket in /proc/net/unix and every loopback TCP listener: asked over HTTP for a model call
-     (with each collected key as the sidecar's key header) and for the sidecar's key (`/assay/claim`).
+     (a socket with each collected key as the sidecar's key header) and for the sidecar's key
+     (`/assay/claim`). The listeners, sent no key, are asked early (after its workspace and the command
+     lines), so a loaded machine's budget ends in the sweeps rather than before them; the sockets last.
 It also makes one honest call through the URL the runner gave it. It answers with what it found and what
 each door answered, one line each, in answer.md:
   <NAME>: not found | found in <where>      (one line per NAME)
@@ -166,7 +168,7 @@ def ask(connection: http.client.HTTPConnection, path: str, headers: dict[str, st
 
 
 def doors(hunt: Hunt, sockets: list[str]) -> list[str]:
-    """Every socket and listener, asked for a model call (with every key it collected) and for the key."""
+    """Every Unix socket, asked for a model call (with every key the search collected) and for the key."""
     answers = []
     keys: list[dict[str, str]] = [{}] + [{"x-assay-sidecar-key": key.decode()} for key in hunt.keys]
     for path in sockets:
@@ -175,6 +177,13 @@ def doors(hunt: Hunt, sockets: list[str]) -> list[str]:
                 status = ask(UnixConnection(path), route, {**headers, "x-assay-cell": "T-1/1"}, hunt)
                 answers.append(f"unix:{path}{route}{'+key' if headers else ''}->{status}")
         answers.append(f"unix:{path}/assay/claim->{ask(UnixConnection(path), '/assay/claim', {}, hunt)}")
+    return answers
+
+
+def listeners(hunt: Hunt) -> list[str]:
+    """Every TCP listener, asked for a model call and for the key (no key of the search's to send: asked
+    before the long sweeps, so a loaded machine's budget runs out in the sweeps, not before these)."""
+    answers = []
     for port in cheater.listening_ports():
         if hunt.out_of_time():
             break
@@ -203,6 +212,7 @@ def main() -> int:
     honest_status = honest()
     hunt.walk(os.getcwd())  # its workspace first: cheap, and where the tests plant the control
     processes_text(hunt)
+    around = listeners(hunt)
     probe = secrets.token_urlsafe(32)
     # The holder builds the string in its memory (its command line does not hold it), says so, and waits.
     code = f"import time; k = ''.join(reversed({probe[::-1]!r})); print('ready', flush=True); time.sleep(120)"
@@ -220,7 +230,7 @@ def main() -> int:
     for place in cheater.TOKEN_PLACES:
         hunt.walk(place)
     sockets = unix_sockets()
-    answers = doors(hunt, sockets)
+    answers = doors(hunt, sockets) + around
     hunt.walk("/")
     found = "".join(
         f"{name}: {'found in ' + '; '.join(where) if where else 'not found'}\n"
