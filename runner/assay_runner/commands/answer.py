@@ -90,9 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
     config = answer_config(args)
     if config.answers_dir is not None:
-        check_destinations(
-            Path(config.answers_dir), config.output.summary_path, out_setting="answersDir"
-        )
+        check_destinations(Path(config.answers_dir), config.output.summary_path, out_setting="answersDir")
     prepared = prepare_answers(config)
     summary = asyncio.run(until_stopped(prepared, args.quiet, answer_all))
     if config.output.summary_path is not None:
