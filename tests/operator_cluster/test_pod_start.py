@@ -58,8 +58,9 @@ def test_a_missing_token_secret_is_named_then_the_run_stalls(
     assert real_kstatus.compute(reported).status == "InProgress"
     assert health(reported)["status"] == "Progressing"
 
-    # The kubelet said it as a real kubelet does: no message on the pod, a FailedMount Event naming it.
-    job = reported["status"]["jobName"]
+    # The kubelet said it as a real kubelet does: no message on the pod, a FailedMount Event naming it. (The
+    # gateway token goes to the answer pods: theirs is the pod that cannot start.)
+    job = reported["status"]["answer"]["jobName"]
     (pod,) = support.pods_of_job(admin, namespace, job)
     waiting = [s["state"]["waiting"] for s in pod["status"]["initContainerStatuses"]]
     assert {w["reason"] for w in waiting} == {"PodInitializing"} and not any("message" in w for w in waiting)
