@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup agents demo-agent browser k8s go-tools container-tools images k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup test-deps system-packages agents demo-agent browser k8s go-tools container-tools images k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
@@ -82,7 +82,15 @@ container-tools:
 images: setup container-tools
 	$(BIN)/python -m assay_dev.images
 
-test: setup lint crds-check browser k8s go-tools chart-check agents images
+# What the tests need that takes long on a fresh machine, side by side: a Go build keeps both cores busy only
+# about two thirds of its time (module downloads, single-threaded links), and the npm and apt installs wait on
+# the network. The apt installs stay in one job (dpkg takes one lock).
+test-deps: setup
+	$(MAKE) --no-print-directory -j4 --output-sync=target k8s go-tools agents system-packages
+
+system-packages: browser container-tools
+
+test: test-deps lint crds-check chart-check images
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest
 
 test-unit: setup

@@ -190,7 +190,7 @@ def run(
         plane,
         [NAMESPACE],
         scratch / "operator.log",
-        image=support.FAKE_RUNNER_IMAGE,
+        image=support.images().fake_runner,
         env=support.other_checkout(source),
     )
     operator.start()

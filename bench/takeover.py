@@ -108,7 +108,7 @@ def run(
             plane,
             [NAMESPACE],
             scratch / f"{name}.log",
-            image=support.FAKE_RUNNER_IMAGE,
+            image=support.images().fake_runner,
             env={**env, "POD_NAME": name},
         )
         for name in ("replica-a", "replica-b")

@@ -137,7 +137,7 @@ def test_only_approvers_approve_and_override_in_their_own_name(
     editor_role(admin, namespace)
     admin.create(f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": "pipeline"}})
     robot = plane.token_kubeconfig(namespace, "pipeline", path=tmp_path / "pipeline.kubeconfig")
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     brain = brains("v1")
     agent = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
     spec = {

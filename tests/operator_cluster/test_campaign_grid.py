@@ -178,7 +178,7 @@ def test_a_256_cell_grid_with_a_mute_agent_decides(
     reasons list ends with a count line) and the Campaign decides — before, the apiserver refused the status
     and the Campaign read "255/257 ... waiting for the rest" for ever. The runner is the fake one: the
     figures are the canned summaries', the operator's work is real."""
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     admin.create(support.campaigns_path(namespace), campaign("grid", mute_grid_spec(brains("v1"))))
     done = wait_for_decision(admin, namespace, "grid", operator, timeout=3300)
     status = done["status"]

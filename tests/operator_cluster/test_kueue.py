@@ -80,7 +80,7 @@ def test_kueue_admits_and_queues_evaluations_by_quota(
     key, value = MANAGED_LABEL
     admin.merge_patch(f"/api/v1/namespaces/{namespace}", {"metadata": {"labels": {key: value}}})
     queues(admin, namespace, f"evals-{namespace}"[:63])
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     brain = brains("v1")
     names = [f"queued-{i}" for i in range(3)]
     with (
@@ -154,7 +154,7 @@ def test_an_evaluation_without_a_queue_runs_at_once(
 ) -> None:
     """In a namespace Kueue does not manage, an Evaluation without a queue runs at once, with no Queued
     condition and no Workload (the harness keeps Kueue's Job webhook to labelled namespaces)."""
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     support.create_evaluation(admin, namespace, "free", replay_spec(brains("v1")))
     done = support.wait_for_verdict(admin, namespace, "free", operator=operator)
     assert condition(done, "Queued") is None

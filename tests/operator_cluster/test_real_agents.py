@@ -16,7 +16,7 @@ from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
 from assay_dev.images import buildah
 from assay_dev.operator_support import evaluation
-from assay_dev.servers.model_server import ModelServer, Say, Script, WriteFile
+from assay_dev.servers.model_server import ModelServer, ReadFile, Say, Script, WriteFile
 from tests.agents.conftest import CLIS
 from tests.conftest import ClusterImages
 from tests.operator_cluster.conftest import StartOperator
@@ -26,6 +26,7 @@ pytestmark = pytest.mark.cluster
 PRESETS = ["opencode", "claude-code", "codex"]
 MODEL = "assay-scripted-model"
 TICKET = re.compile(r"# Support ticket (\S+)")
+CITED = re.compile(r"\bKB-\d+\b")
 
 
 @pytest.fixture(scope="session")
@@ -37,11 +38,13 @@ def agents_image(cluster_images: ClusterImages, images: support.Images) -> str:
 
 
 def write_the_recorded_answer(text: str) -> Script:
-    """For ticket T-xxx: write the example's v1 answer through the CLI's own write tool, then end."""
+    """For ticket T-xxx: read every article the example's v1 answer cites (the suite's `read_before_citing`
+    judge checks the trajectory for it), write that answer through the CLI's own write tool, then end."""
     found = TICKET.search(text)
     assert found is not None, "no ticket id in the request"
     answer = (support.SUPPORT_DESK / "answers" / "v1" / found.group(1) / "answer.md").read_text()
-    return [WriteFile("answer.md", answer), Say("I wrote the reply to answer.md.")]
+    reads = [ReadFile(f"kb/{article}.md") for article in dict.fromkeys(CITED.findall(answer))]
+    return [*reads, WriteFile("answer.md", answer), Say("I wrote the reply to answer.md.")]
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -42,7 +42,7 @@ def test_a_refused_status_reads_stalled_with_the_reason(
     brains: Callable[[str], str],
     older_crd: None,
 ) -> None:
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE, expect_problems=True)
+    operator = operators(namespace, image=support.images().fake_runner, expect_problems=True)
     support.create_evaluation(admin, namespace, "refused", replay_spec(brains("v1")))
     stalled = support.wait_for_evaluation(
         admin,

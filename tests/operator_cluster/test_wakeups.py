@@ -19,7 +19,7 @@ pytestmark = pytest.mark.cluster
 def test_the_brain_appearing_starts_the_waiting_run(
     admin: KubeApi, namespace: str, operators: StartOperator
 ) -> None:
-    operator = operators(namespace, image=support.FAKE_RUNNER_IMAGE)
+    operator = operators(namespace, image=support.images().fake_runner)
     support.create_evaluation(admin, namespace, "early", replay_spec("brain-late"))
     waiting = support.wait_for_evaluation(
         admin,
