@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from assay_dev.cluster import ControlPlane, ControlPlaneError, LocalKubelet, locate_binaries
+from assay_dev.cluster import ControlPlane, ControlPlaneError, LocalKubelet, locate_binaries, storage
 from assay_dev.cluster.node import local_node
 from assay_dev.images import build as images_build
 
@@ -84,6 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # Here rather than in a fixture: a cold build takes longer than the per-test timeout.
         try:
             config.stash[_BIN_DIR] = locate_binaries()
+            storage.locate()  # the provisioner the local node runs (built once, then cached)
         except ControlPlaneError as error:
             config.stash[_BIN_DIR] = error  # every cluster test errors with it, below
     if cluster or with_images:
