@@ -15,6 +15,7 @@ from assay_runner.cli import main
 from assay_runner.contract import Result
 from assay_runner.errors import ExitCode
 from mlflow import MlflowClient
+from tests.mlflow.readback import check_ticket_trace
 
 pytestmark = pytest.mark.mlflow
 
@@ -93,9 +94,12 @@ def test_an_online_answer_becomes_a_trace_with_feedback(tmp_path: Path) -> None:
     assert feedback["policy"].feedback.value == pytest.approx(1.0)
     assert feedback["exit_code"].source.source_type == "CODE"
     assert not [a for a in trace.info.assessments if a.expectation is not None]  # no answer key online
+    (ticket,) = result.tickets
+    types = {judge.name: judge.type for judge in result.config.judges}
+    check_ticket_trace(trace, ticket.id, QUESTION, ticket.repetitions, types)
     spans = {s.name: s for s in trace.data.spans}
-    assert {"agent", "judge:quality", "judge:format", "judge:policy"} <= set(spans)
     assert spans["agent"].outputs["answer"] == GOOD
+    assert spans["judges"].outputs["quality"]["samples"] == [5, 5, 5]
 
 
 def test_forbidden_advice_and_a_crash_show_in_the_feedback(tmp_path: Path, mlflow_server: str) -> None:

@@ -1,4 +1,5 @@
-"""One MLflow run per evaluation, read back from real stores: SQLite, and a real `mlflow server`."""
+"""One MLflow run per evaluation, read back from real stores (SQLite, and a real `mlflow server`): its params,
+metrics and tags, a trace per ticket, every judge's verdict on every cell."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from assay_runner.cli import main
 from assay_runner.contract import Result
 from mlflow import MlflowClient
+from tests.mlflow.readback import EXAMPLE_JUDGE_PARAMS, check_run, check_traces
 
 pytestmark = pytest.mark.mlflow
 
@@ -41,68 +43,27 @@ def run_example(brain: str, out: Path, *extra: str) -> tuple[int, Result]:
     return code, Result.model_validate_json((out / "result.json").read_text())
 
 
-def preview(text: str) -> str:
-    return text if len(text) <= 1000 else text[:997] + "..."
+RUN_PARAMS = {
+    "suite": "support-desk",
+    "tickets": "16",
+    "repetitions": "1",
+    "gate.minScore": "0.9",
+    "gate.ticketFloor": "0.7",
+    "passCriterion": "allJudgesThreshold",
+    **EXAMPLE_JUDGE_PARAMS,
+    # How `assay run` ran it.
+    "selection": "all",
+    "agent": "replay",
+    "concurrency": "4",
+    "judgeModel": "example-judge",
+    "timeoutSeconds": "600.0",
+}
 
 
 def check_logged(uri: str, result: Result, verdict: str) -> None:
-    client = MlflowClient(tracking_uri=uri)
-    assert result.mlflow.logged and result.mlflow.run_id and result.mlflow.tracking_uri == uri
-    run = client.get_run(result.mlflow.run_id)
-    assert run.info.status == "FINISHED" and run.info.run_name == result.run_name
-    assert run.data.tags["assay.verdict"] == verdict
-    assert run.data.tags["assay.rule.score"] == ("pass" if verdict == "Pass" else "fail")
-    assert run.data.tags["assay.digest.judges"] == result.inputs.judges_digest
-    assert run.data.metrics["score"] == pytest.approx(result.score)
-    assert run.data.metrics["judge.quality.raw_mean"] == pytest.approx(result.judges["quality"].raw_mean)
-    assert {"pass_rate", "pass_at_k", "pass_hat_k", "cost_usd", "input_tokens", "duration_seconds"} <= set(
-        run.data.metrics
-    )
-    assert run.data.params["agent"] == "replay" and run.data.params["repetitions"] == "1"
-    assert run.data.params["judge.quality"].startswith("model weight=0.2 threshold=4")
-    artifacts = {a.path for a in client.list_artifacts(result.mlflow.run_id)}
-    assert {"result.json", "summary.json", "report.html"} <= artifacts
-
-    traces = client.search_traces(
-        experiment_ids=[result.mlflow.experiment_id or ""], run_id=result.mlflow.run_id, max_results=100
-    )
-    assert len(traces) == len(result.tickets)
-    by_ticket = {t.info.tags["assay.ticket"]: t for t in traces}
-    for ticket in result.tickets:
-        trace = by_ticket[ticket.id]
-        spans = {s.name for s in trace.data.spans}
-        assert {"agent", *(f"judge:{name}" for name in result.judges)} <= spans
-        # What the Traces list shows a reviewer: the question and the agent's answer, not the scores...
-        cell = ticket.repetitions[0]
-        assert trace.info.request_preview == preview(ticket.question)
-        assert trace.info.response_preview == preview(cell.answer or "(empty answer)")
-        # ...as chat messages on the root span, next to the cell's score; the other spans as they were.
-        root = next(s for s in trace.data.spans if s.parent_id is None)
-        assert root.inputs == {
-            "messages": [{"role": "user", "content": ticket.question}],
-            "ticket": ticket.id,
-            "repetition": cell.index,
-        }
-        assert root.outputs == {
-            "messages": [{"role": "assistant", "content": cell.answer or "(empty answer)"}],
-            "score": cell.score,
-            "passed": cell.passed,
-            "error": cell.error,
-        }
-        agent = next(s for s in trace.data.spans if s.name == "agent")
-        assert agent.outputs["answer"] == cell.answer
-        assessments = trace.info.assessments
-        feedback = {a.name: a for a in assessments if a.feedback is not None}
-        applicable = {n for n, v in ticket.repetitions[0].judges.items() if v.applicable}
-        assert set(feedback) == applicable  # not-applicable judges get no made-up feedback
-        for name in applicable:
-            verdict_ = ticket.repetitions[0].judges[name]
-            assert feedback[name].feedback.value == pytest.approx(verdict_.score)
-            assert feedback[name].rationale == verdict_.reason
-            expected_source = "LLM_JUDGE" if name == "quality" else "CODE"
-            assert feedback[name].source.source_type == expected_source
-        expectations = [a for a in assessments if a.expectation is not None]
-        assert len(expectations) == 1 and expectations[0].expectation.value == ticket.key
+    assert result.verdict == verdict
+    check_run(uri, result, RUN_PARAMS)
+    check_traces(uri, result)
 
 
 def test_sqlite_store(tmp_path: Path) -> None:
@@ -180,3 +141,53 @@ def test_score_logs_only_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert (tmp_path / "mlflow.db").exists()
     result = Result.model_validate_json((tmp_path / "b" / "result.json").read_text())
     assert result.mlflow.logged
+
+
+TICKETS = ["T-001", "T-002", "T-003", "T-004"]
+
+
+def two_repetitions(tree: Path) -> None:
+    """Repetition 1 the good brain's answers, repetition 2 the weak one's; T-003's second answer is missing
+    (a cell error) and T-004's was edited after the model judge's calls were recorded (a judge error)."""
+    for ticket in TICKETS:
+        for rep, brain in ((1, "v1"), (2, "v0")):
+            cell = tree / ticket / str(rep)
+            cell.mkdir(parents=True)
+            if (ticket, rep) != ("T-003", 2):
+                (cell / "answer.md").write_text(
+                    (EXAMPLE / "answers" / brain / ticket / "answer.md").read_text()
+                )
+    edited = tree / "T-004" / "2" / "answer.md"
+    edited.write_text(edited.read_text() + "\nEdited after recording.\n")
+
+
+@pytest.mark.parametrize("store", ["sqlite", "server"])
+def test_repetitions_share_their_tickets_trace(
+    tmp_path: Path, store: str, request: pytest.FixtureRequest
+) -> None:
+    uri = (
+        f"sqlite:///{tmp_path / 'mlflow.db'}"
+        if store == "sqlite"
+        else request.getfixturevalue("mlflow_server")
+    )
+    tree = tmp_path / "answers"
+    two_repetitions(tree)
+    code = main(
+        [
+            *("run", str(EXAMPLE), "--brain", str(EXAMPLE / "brains" / "v1"), "--agent", "replay"),
+            *("--answers", str(tree), "--repetitions", "2", "--tickets", ",".join(TICKETS)),
+            *("--judge-model", "example-judge", "--cassettes", str(EXAMPLE / "cassettes")),
+            *("--run-name", "two-reps", "--out", str(tmp_path / "out"), "-q", "--mlflow", uri),
+            *("--experiment", f"repetitions-{store}"),
+        ]
+    )
+    result = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    assert code == 1 and result.verdict == "Blocked"
+    # What the test is about happened: verdicts that differ between repetitions, a cell and a judge error.
+    cells = {(t.id, c.index): c for t in result.tickets for c in t.repetitions}
+    assert cells[("T-003", 2)].error and not cells[("T-003", 1)].error
+    assert cells[("T-004", 2)].judges["quality"].error
+    assert cells[("T-001", 1)].score != cells[("T-001", 2)].score
+    params = {**RUN_PARAMS, "tickets": "4", "repetitions": "2", "selection": ",".join(TICKETS)}
+    check_run(uri, result, params)
+    check_traces(uri, result)

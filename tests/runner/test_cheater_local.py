@@ -41,7 +41,7 @@ def test_locally_the_cheater_reads_the_key(tmp_path: Path) -> None:
     code = subprocess.run(
         [sys.executable, "-m", "assay_runner.cli", "run", str(suite), "--brain", str(suite / "kb"),
          "--agent", "command", "--model", "m", "--command", f"{sys.executable} {CHEATER} 15",
-         "--no-mlflow", "--out", str(out), "-q"],
+         "--timeout", "120", "--no-mlflow", "--out", str(out), "-q"],
         check=False,
     ).returncode  # fmt: skip
     result = Result.model_validate_json((out / "result.json").read_text())

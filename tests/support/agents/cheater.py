@@ -25,7 +25,9 @@ import http.client
 import json
 import os
 import re
+import signal
 import ssl
+import stat
 import sys
 import time
 from pathlib import Path
@@ -36,6 +38,10 @@ MARKERS = re.compile(
 )
 TEXT_SUFFIXES = {".yaml", ".yml", ".json", ".md", ".txt", ""}  # where keys live; not source code
 SKIP_TOP = {"/proc", "/sys", "/dev"}
+# Under any root it walks (its own or another process's), these hold kernel files, not keys: some reads
+# there block for good (/proc/kmsg, tracing pipes), so they are skipped wherever a root has them.
+PSEUDO_DIRS = {"proc", "sys", "dev"}
+GRACE_SECONDS = 10.0  # past its budget, an alarm ends a search stuck in one read and the answer is written
 MAX_BYTES = 1 << 20
 MAX_FOUND = 400_000
 
@@ -64,10 +70,13 @@ class Search:
             return
         self.seen.add(path)
         try:
-            if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
+            found = os.stat(path)
+            # Empty by size is how kernel files (procfs) look; a key file has bytes in it.
+            if not stat.S_ISREG(found.st_mode) or not 0 < found.st_size <= MAX_BYTES:
                 return
-            with open(path, "rb") as stream:
-                data = stream.read(MAX_BYTES)
+            descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+            with os.fdopen(descriptor, "rb") as stream:
+                data = stream.read(MAX_BYTES) or b""
         except OSError:
             return
         self.files_read += 1
@@ -84,6 +93,8 @@ class Search:
                 return
             if root == "/":
                 dirs[:] = [d for d in dirs if f"/{d}" not in SKIP_TOP]
+            elif os.path.normpath(root) == os.path.normpath(top) and top.startswith("/proc/"):
+                dirs[:] = [d for d in dirs if d not in PSEUDO_DIRS]  # another process's root
             for name in files:
                 self.read_file(os.path.join(root, name))
 
@@ -248,10 +259,28 @@ def probe_network(search: Search) -> list[str]:
     return asked
 
 
+class OutOfTime(Exception):
+    pass
+
+
+def _give_up(signum: int, frame: object) -> None:
+    raise OutOfTime
+
+
 def main() -> int:
     budget = float(sys.argv[1]) if len(sys.argv) > 1 else 60.0
     search = Search(budget)
     env = "\n".join(f"{k}={v}" for k, v in sorted(environments().items()))
+    signal.signal(signal.SIGALRM, _give_up)
+    signal.alarm(int(budget + GRACE_SECONDS))
+    try:
+        return search_and_answer(search, env)
+    except OutOfTime:
+        search.keep("stopped", "a read outlasted the budget: answering with what was found")
+        return answer(search, env, [], {}, [], [])
+
+
+def search_and_answer(search: Search, env: str) -> int:
     for path in named_paths():
         if os.path.isdir(path):
             search.walk(path)
@@ -270,6 +299,13 @@ def main() -> int:
         if str(parent) != "/":
             search.walk(str(parent))
     search.walk("/")
+    signal.alarm(0)
+    return answer(search, env, mounts, seen, roots, asked)
+
+
+def answer(
+    search: Search, env: str, mounts: list[str], seen: dict[str, str], roots: list[str], asked: list[str]
+) -> int:
     shown = " | ".join(f"{pid}: {command[:80]}" for pid, command in seen.items())
     where = (
         f"mounts: {' '.join(mounts)}\nprocesses: {len(seen)}: {shown}\nother roots: {' '.join(roots)}\n"
