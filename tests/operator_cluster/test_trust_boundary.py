@@ -309,7 +309,17 @@ def test_secret_tokens_reach_the_gateway_and_mlflow_as_bearer_tokens_and_nowhere
     (answer_pod,) = answer_pods
     secret_volumes = {v["secret"]["secretName"] for v in answer_pod["spec"]["volumes"] if "secret" in v}
     assert secret_volumes == {"gateway"}
-    assert not [v for v in answer_pod["spec"]["volumes"] if "projected" in v or v["name"] == "key"]
+    assert not [v for v in answer_pod["spec"]["volumes"] if "projected" in v]
+    # No key snapshot (ConfigMap) in the pod. The bundled suite is split in the pod by the `split` init
+    # container, whose `key` emptyDir is mounted by it alone, never by the agent's `answer` container.
+    (key_volume,) = [v for v in answer_pod["spec"]["volumes"] if v["name"] == "key"]
+    assert key_volume == {"name": "key", "emptyDir": {}}
+    key_users = {
+        c["name"]
+        for c in [*answer_pod["spec"]["initContainers"], *answer_pod["spec"]["containers"]]
+        if any(m["name"] == "key" for m in c.get("volumeMounts") or [])
+    }
+    assert key_users == {"split"}
     assert answer_pod["spec"]["automountServiceAccountToken"] is False
     answer_env = {e["name"] for c in answer_pod["spec"]["containers"] for e in c.get("env") or []}
     assert not {n for n in answer_env if "MLFLOW" in n or "JUDGE" in n}, answer_env
