@@ -66,9 +66,9 @@ browser:
 k8s:
 	bash scripts/build-k8s.sh
 
-# kstatus, the operator-framework's bundle validator, promtool, syft and the Kueue controller, each built from
-# its helper module in tools/ (Go module proxy) into ~/.cache/assay/go-tools; a no-op when cached. Cold: see
-# docs/control-plane.md.
+# kstatus, the operator-framework's bundle validator, promtool, syft, the Kueue controller and the local-path
+# provisioner, each built from its helper module in tools/ (Go module proxy) into ~/.cache/assay/go-tools; a
+# no-op when cached. Cold: see docs/control-plane.md.
 go-tools:
 	bash scripts/build-go-tools.sh
 
@@ -96,7 +96,7 @@ test: test-deps lint crds-check chart-check images
 test-unit: setup
 	$(BIN)/pytest tests/unit
 
-test-cluster: setup k8s agents images
+test-cluster: setup k8s go-tools agents images
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest -m cluster
 
 # A control plane for poking at by hand: prints the KUBECONFIG export, runs until Ctrl-C.

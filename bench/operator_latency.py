@@ -36,6 +36,7 @@ from typing import Any
 from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.controlplane import running_control_plane
+from assay_dev.cluster.node import local_node
 from assay_dev.images import build as images_build
 
 Obj = dict[str, Any]
@@ -254,16 +255,13 @@ def main() -> int:
     )
     args = parser.parse_args()
     with running_control_plane() as plane, tempfile.TemporaryDirectory(prefix="assay-bench-") as scratch:
-        kubelet = plane.local_kubelet()
-        kubelet.start()
-        try:
-            # The runner image (make images; built here when missing) and the tests' images derived from it.
-            support.register_images(kubelet, images_build.current(["runner"])[0].reference)
+        runner = images_build.current(["runner"])[0]  # make images; built here when missing
+        with local_node(plane, runner.base_image) as kubelet:
+            # The tests' images, derived from the runner image.
+            support.register_images(kubelet, runner.reference)
             rtt, latencies, crowd = run(
                 plane, Path(scratch), args.runs, args.burst, args.timeout, args.operator_source
             )
-        finally:
-            kubelet.stop()
     report(rtt, latencies, crowd)
     ok = not crowd.missing and not crowd.duplicates
     return 0 if ok else 1

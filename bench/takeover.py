@@ -35,6 +35,7 @@ from typing import Any
 from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.controlplane import running_control_plane
+from assay_dev.cluster.node import local_node
 from assay_dev.images import build as images_build
 from assay_operator import rbac
 from assay_operator.leader import LEASE_NAME
@@ -198,14 +199,11 @@ def main() -> int:
     )
     args = parser.parse_args()
     with running_control_plane() as plane, tempfile.TemporaryDirectory(prefix="assay-bench-") as scratch:
-        kubelet = plane.local_kubelet()
-        kubelet.start()
-        try:
-            # The runner image (make images; built here when missing) and the tests' images derived from it.
-            support.register_images(kubelet, images_build.current(["runner"])[0].reference)
+        runner = images_build.current(["runner"])[0]  # make images; built here when missing
+        with local_node(plane, runner.base_image) as kubelet:
+            # The tests' images, derived from the runner image.
+            support.register_images(kubelet, runner.reference)
             result = run(plane, Path(scratch), args.kills, args.lease, args.burst, args.operator_source)
-        finally:
-            kubelet.stop()
     report(result)
     return 0 if not (result.missing or result.duplicates) else 1
 

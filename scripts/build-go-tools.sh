@@ -7,14 +7,18 @@
 #   kueue         the Kueue controller (sigs.k8s.io/kueue/cmd/kueue), with its CRDs and webhook manifests
 #                 copied from the same module version into kueue-<key>/config/
 #   syft          Anchore's SBOM generator, for the images' SBOMs (make images)
+#   local-path-provisioner
+#                 Rancher's dynamic PersistentVolume provisioner, which makes the Evaluations' answer volumes
+#                 on the local control plane; its manifests (RBAC, default config) copied from the same
+#                 module version into local-path-provisioner-<key>/config/
 #
-# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all five)
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all six)
 #   KSTATUS=$(scripts/build-go-tools.sh kstatus)
 # A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
 set -euo pipefail
 
-ALL=(kstatus olm-validate promtool kueue syft)
+ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
 mkdir -p "$cache"
@@ -28,6 +32,7 @@ package_of() {  # what `go build` builds in the tool's module
     promtool) echo github.com/prometheus/prometheus/cmd/promtool ;;
     kueue) echo sigs.k8s.io/kueue/cmd/kueue ;;
     syft) echo github.com/anchore/syft/cmd/syft ;;
+    local-path-provisioner) echo github.com/rancher/local-path-provisioner ;;
     *) echo . ;;
   esac
 }
@@ -46,14 +51,20 @@ tags_of() {
   esac
 }
 
-copy_manifests() {  # a controller's CRDs and webhook manifests, from the very module version built
+copy_manifests() {  # a controller's manifests (CRDs, webhooks, RBAC), from the very module version built
+  local src
   case $1 in
     kueue)
-      local src
       src=$(cd "$2" && go list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
       mkdir -p "$3/config"
       cp -r "$src/config/components/crd/bases" "$3/config/crd"
       cp -r "$src/config/components/webhook" "$3/config/webhook"
+      chmod -R u+w "$3/config"
+      ;;
+    local-path-provisioner)
+      src=$(cd "$2" && go list -m -f '{{.Dir}}' github.com/rancher/local-path-provisioner)
+      mkdir -p "$3/config"
+      cp "$src/deploy/local-path-storage.yaml" "$3/config/"
       chmod -R u+w "$3/config"
       ;;
   esac

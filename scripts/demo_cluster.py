@@ -37,6 +37,7 @@ from assay_dev.cluster.assay_install import (
     workload_controllers,
 )
 from assay_dev.cluster.crds import wait_established
+from assay_dev.cluster.node import local_node
 from assay_dev.cluster.ports import free_port
 from assay_dev.servers.mlflow_server import mlflow_server
 
@@ -93,14 +94,13 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="assay-demo-"))
     try:
         with mlflow_server(OUT) as mlflow_url:
-            say("starting etcd, kube-apiserver, kube-controller-manager and the local kubelet")
-            with ControlPlane(bin_dir, work) as cp, workload_controllers(cp):
-                kubelet = cp.local_kubelet()
-                kubelet.start()
-                try:
-                    run_demo(cp, bin_dir, images, mlflow_url)
-                finally:
-                    kubelet.stop()
+            say("starting etcd, kube-apiserver, kube-controller-manager, the local kubelet and provisioner")
+            with (
+                ControlPlane(bin_dir, work) as cp,
+                workload_controllers(cp),
+                local_node(cp, images.runner.base_image),
+            ):
+                run_demo(cp, bin_dir, images, mlflow_url)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     say("stopped everything the demo started")

@@ -88,14 +88,15 @@ OWNED = (
         kind="Evaluation",
         crd_file="assay.dev_evaluations.yaml",
         display_name="Evaluation",
-        description="One evaluation of an agent's brain against a suite, run as one Job per generation; its "
-        "status carries the fail-closed release verdict.",
+        description="One evaluation of an agent's brain against a suite, run per generation as an answer Job "
+        "(one pod per shard) and a judge Job; its status carries the fail-closed release verdict.",
         spec=(
             Descriptor("brain.configMap.name", "Brain ConfigMap", CONFIG_MAP),
             Descriptor("suite.bundled", "Bundled suite", TEXT),
             Descriptor("agent.kind", "Agent", TEXT),
             Descriptor("repetitions", "Repetitions", NUMBER),
             Descriptor("concurrency", "Concurrency", NUMBER),
+            Descriptor("parallelism", "Answer pods", NUMBER),
             Descriptor("deadlineSeconds", "Deadline (seconds)", NUMBER),
             Descriptor("gateway", "Gateway", TEXT),
             Descriptor("judgeModel", "Judge model", TEXT),
@@ -107,7 +108,11 @@ OWNED = (
             Descriptor("conditions", "Conditions", CONDITIONS),
             Descriptor("message", "Message", TEXT),
             Descriptor("judgesPassing", "Judges passing", TEXT),
-            Descriptor("jobName", "Job", JOB),
+            Descriptor("jobName", "Judge Job", JOB),
+            Descriptor("answer.jobName", "Answer Job", JOB),
+            Descriptor("answer.shardsSummary", "Answer shards", TEXT),
+            Descriptor("answer.cellsSummary", "Cells answered", TEXT),
+            Descriptor("answer.claimName", "Answers volume", TEXT),
             Descriptor("rerun", "Rerun token", TEXT),
             Descriptor("observedGeneration", "Observed generation", TEXT),
         ),
@@ -140,14 +145,17 @@ CHILD_RESOURCES = (
     {"kind": "Job", "name": "", "version": "v1"},
     {"kind": "ConfigMap", "name": "", "version": "v1"},
     {"kind": "Pod", "name": "", "version": "v1"},
+    {"kind": "PersistentVolumeClaim", "name": "", "version": "v1"},
+    {"kind": "NetworkPolicy", "name": "", "version": "v1"},
 )
 
 DESCRIPTION = """\
 Assay evaluates AI agents before release. An **Evaluation** names a brain (a ConfigMap of prompts and
-settings), a suite of tickets with answer keys and judges, and an agent; the operator runs it as one
-Kubernetes Job per generation and writes a fail-closed verdict (`Pass` or `Blocked`) with the score and
-each judge's mean to the Evaluation's status. A **Campaign** runs candidate brains against the released
-one under the same settings and decides whether a winner may replace it.
+settings), a suite of tickets with answer keys and judges, and an agent; the operator runs it as an answer
+Job (one pod per shard of the tickets) and a judge Job per generation and writes a fail-closed verdict
+(`Pass` or `Blocked`) with the score and each judge's mean to the Evaluation's status. A **Campaign** runs
+candidate brains against the released one under the same settings and decides whether a winner may replace
+it.
 
 GitOps tools gate on the verdict: `Ready=True` only for a Pass of the current generation, `Stalled=True`
 for a Blocked verdict or a failure, so Flux and Argo CD fail fast.

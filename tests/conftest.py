@@ -3,9 +3,11 @@ tests/chart; see docs/control-plane.md and docs/runtime.md).
 
 `control_plane` (session): etcd + kube-apiserver + kube-controller-manager built by scripts/build-k8s.sh
 (or taken from $ASSAY_K8S_BIN_DIR). `kubelet` (session): the local kubelet, which runs pods under runc from
-the images in the local store. `namespace` (per test): a fresh namespace whose `default` ServiceAccount
-exists, deleted afterwards. `cluster_images` (session): this checkout's images by digest (`make images`;
-built at collection time when missing, as the control plane is).
+the images in the local store, and the local-path provisioner, which makes the volumes PersistentVolumeClaims
+ask for (its default StorageClass `local-path`; its helper pods run on that kubelet). `namespace` (per
+test): a fresh namespace whose `default` ServiceAccount exists, deleted afterwards. `cluster_images`
+(session): this checkout's images by digest (`make images`; built at collection time when missing, as the
+control plane is).
 
 Missing binaries or images fail the run; they never skip it, so a broken build cannot turn CI green.
 """
@@ -20,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from assay_dev.cluster import ControlPlane, ControlPlaneError, LocalKubelet, locate_binaries
+from assay_dev.cluster import ControlPlane, ControlPlaneError, LocalKubelet, locate_binaries, storage
+from assay_dev.cluster.node import local_node
 from assay_dev.images import build as images_build
 
 _BIN_DIR = pytest.StashKey[Path | ControlPlaneError]()
@@ -81,6 +84,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # Here rather than in a fixture: a cold build takes longer than the per-test timeout.
         try:
             config.stash[_BIN_DIR] = locate_binaries()
+            storage.locate()  # the provisioner the local node runs (built once, then cached)
         except ControlPlaneError as error:
             config.stash[_BIN_DIR] = error  # every cluster test errors with it, below
     if cluster or with_images:
@@ -111,10 +115,8 @@ def control_plane(pytestconfig: pytest.Config) -> Iterator[ControlPlane]:
 
 @pytest.fixture(scope="session")
 def kubelet(control_plane: ControlPlane, cluster_images: ClusterImages) -> Iterator[LocalKubelet]:
-    local = control_plane.local_kubelet()
-    local.start()
-    yield local
-    local.stop()
+    with local_node(control_plane, cluster_images.root_base) as local:
+        yield local
 
 
 @pytest.fixture

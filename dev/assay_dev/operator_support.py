@@ -148,15 +148,20 @@ def install_one_crd(api: KubeApi, file: Path, timeout: float = 60) -> Obj:
 # --- runner images ----------------------------------------------------------------------------------------
 
 FAKE_RUNNER = r"""#!/bin/sh
-# A stand-in for the runner: `assay split` and `assay answer` (the init containers) do nothing; `assay score
-# --config FILE` writes a canned termination message chosen by the Evaluation's name (the RunConfig's runName
-# is "namespace/name") and exits as told. A canned summary is bound to the snapshots the pod mounted (as the
+# A stand-in for the runner: `assay split` and `assay answer` (the answer pods) do nothing, except that
+# `queued-*`'s answer pod holds its queue's quota for 6 s; `assay score --config FILE` (the judge pod)
+# writes a canned termination message chosen by the Evaluation's name (the RunConfig's runName is
+# "namespace/name") and exits as told. A canned summary is bound to the snapshots the pod mounted (as the
 # real judge phase reports them), except `foreign-*`'s, which names another brain. A Campaign's cells are
 # named `<campaign>-<brain>-<agent>`: an agent named `mute` wrote no answer (incomplete, Blocked); cell
-# b7-okay is Blocked by its gate. `queued-*` holds its pod (and so its queue's quota) for 6 s first.
-case "$1" in split|answer) exit 0 ;; esac
+# b7-okay is Blocked by its gate.
+run_name() { sed -n 's/.*"runName": *"[^/"]*\/\([^"]*\)".*/\1/p' "$1"; }
+case "$1" in
+  split) exit 0 ;;
+  answer) case "$(run_name /etc/assay/run/answer.json)" in queued-*) sleep 6 ;; esac; exit 0 ;;
+esac
 here=$(dirname "$0")
-name=$(sed -n 's/.*"runName": *"[^/"]*\/\([^"]*\)".*/\1/p' /etc/assay/run/config.json)
+name=$(run_name /etc/assay/run/config.json)
 case "$name" in
   junk-*)   printf 'this is not JSON {' > /dev/termination-log ;;
   empty-*)  : ;;
@@ -166,7 +171,6 @@ case "$name" in
   foreign-*) cat "$here/pass.json" > /dev/termination-log ;;
   crash-*)  python "$here/bind.py" "$here/pass.json" > /dev/termination-log
             echo "runner crashed" >&2; exit 1 ;;
-  queued-*) sleep 6; python "$here/bind.py" "$here/pass.json" > /dev/termination-log ;;
   *-mute)   python "$here/bind.py" "$here/incomplete.json" > /dev/termination-log ;;
   *-b7-okay) python "$here/bind.py" "$here/blocked.json" > /dev/termination-log ;;
   *)        python "$here/bind.py" "$here/pass.json" > /dev/termination-log ;;
@@ -772,13 +776,19 @@ class Recorder:
         return seen
 
 
-def jobs_per_generation(recorder: Recorder) -> dict[tuple[str, str], set[str]]:
-    """(owning Evaluation's name, generation label) -> uids of every Job ever seen for it."""
-    seen: dict[tuple[str, str], set[str]] = {}
+ONE_RUN = {names.ANSWER: 1, names.JUDGE: 1}
+"""A generation's Jobs, by component, once its verdict is in: exactly one answer Job and one judge Job."""
+
+
+def jobs_per_generation(recorder: Recorder) -> dict[tuple[str, str, str], set[str]]:
+    """(owning Evaluation's name, generation label, component: answer or judge) -> uids of every Job ever
+    seen for it."""
+    seen: dict[tuple[str, str, str], set[str]] = {}
     for e in recorder.snapshot():
         meta = e.object["metadata"]
         owner = next((r["name"] for r in meta.get("ownerReferences") or [] if r["kind"] == "Evaluation"), "?")
-        key = (owner, (meta.get("labels") or {}).get(names.LABEL_GENERATION, "?"))
+        labels = meta.get("labels") or {}
+        key = (owner, labels.get(names.LABEL_GENERATION, "?"), labels.get(names.LABEL_COMPONENT, "?"))
         seen.setdefault(key, set()).add(meta["uid"])
     return seen
 
@@ -815,9 +825,14 @@ def job_failed_reason(api: KubeApi, namespace: str, job: str) -> str | None:
     return None if failed is None else str(failed.get("reason"))
 
 
+def answer_job(evaluation_name: str, generation: int = 1, rerun: str | None = None) -> str:
+    """The name of a run's answer Job (its judge Job is `<name>-g<generation>`)."""
+    return names.answer_job_name(evaluation_name, generation, rerun)
+
+
 def running_pod(api: KubeApi, namespace: str, job: str, exclude: set[str] | None = None) -> str:
-    """The name of a pod of `job` with a phase running — the answer phase (init container) or the judge
-    phase — (not one of `exclude`); "" once the Job has failed."""
+    """The name of a pod of `job` with a container running (not one of `exclude`); "" once the Job has
+    failed."""
 
     def probe() -> list[str] | None:
         for pod in pods_of_job(api, namespace, job):
@@ -840,6 +855,14 @@ def running_pod(api: KubeApi, namespace: str, job: str, exclude: set[str] | None
     return found[0]
 
 
+def claim_path(api: KubeApi, namespace: str, claim: str) -> Path:
+    """Where a bound PersistentVolumeClaim's volume lives on this node (the local-path provisioner's
+    hostPath volume): the answers (`shard-<i>/`) and the result (`result/`) of a run."""
+    bound = api.get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{claim}")
+    volume = api.get(f"/api/v1/persistentvolumes/{bound['spec']['volumeName']}")
+    return Path(volume["spec"]["hostPath"]["path"])
+
+
 def barrier(api: KubeApi, namespace: str, operator: OperatorProcess) -> None:
     """Run one more Evaluation to its verdict: by then the operator has handled the events queued before it
     (kopf dispatches a watch stream in order)."""
@@ -851,13 +874,13 @@ def barrier(api: KubeApi, namespace: str, operator: OperatorProcess) -> None:
     wait_for_verdict(api, namespace, name, operator=operator)
 
 
-def jobs_per_generation_of(recorder: Recorder, name: str) -> dict[str, int]:
-    """generation -> how many distinct Jobs (uids) were ever seen for Evaluation `name`."""
-    return {
-        generation: len(uids)
-        for (evaluation_name, generation), uids in jobs_per_generation(recorder).items()
-        if evaluation_name == name
-    }
+def jobs_per_generation_of(recorder: Recorder, name: str) -> dict[str, dict[str, int]]:
+    """generation -> component -> how many distinct Jobs (uids) were ever seen for Evaluation `name`."""
+    found: dict[str, dict[str, int]] = {}
+    for (evaluation_name, generation, component), uids in jobs_per_generation(recorder).items():
+        if evaluation_name == name:
+            found.setdefault(generation, {})[component] = len(uids)
+    return found
 
 
 def log_count(operator: OperatorProcess, *fragments: str) -> int:

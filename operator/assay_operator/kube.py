@@ -30,6 +30,10 @@ def batch() -> client.BatchV1Api:
     return client.BatchV1Api(api_client())
 
 
+def networking() -> client.NetworkingV1Api:
+    return client.NetworkingV1Api(api_client())
+
+
 def custom() -> client.CustomObjectsApi:
     return client.CustomObjectsApi(api_client())
 

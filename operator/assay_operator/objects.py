@@ -1,4 +1,5 @@
-"""Typed shapes of the Kubernetes objects the operator builds: ConfigMaps and the runner Job with its pod.
+"""Typed shapes of the Kubernetes objects the operator builds: ConfigMaps, the runner Jobs with their pods,
+the answers' PersistentVolumeClaim and the answer pods' NetworkPolicy.
 
 Only the fields the operator sets are declared (`extra="forbid"`: a misspelt field is an error where the
 object is built, not a key the apiserver drops). Builders construct these; the handlers serialise each
@@ -60,11 +61,17 @@ class EmptyDirVolumeSource(KubeModel):
     size_limit: str | None = None
 
 
+class PersistentVolumeClaimVolumeSource(KubeModel):
+    claim_name: str
+    read_only: Literal[True] | None = None
+
+
 class Volume(KubeModel):
     name: str
     config_map: ConfigMapVolumeSource | None = None
     secret: SecretVolumeSource | None = None
     empty_dir: EmptyDirVolumeSource | None = None
+    persistent_volume_claim: PersistentVolumeClaimVolumeSource | None = None
 
 
 class VolumeMount(KubeModel):
@@ -72,11 +79,24 @@ class VolumeMount(KubeModel):
     mount_path: str
     read_only: Literal[True] | None = None
     """True, or left out (the API's default, false)."""
+    sub_path: str | None = None
+    sub_path_expr: str | None = None
+    """A subPath with `$(VAR)` taken from the container's environment (JOB_COMPLETION_INDEX)."""
+
+
+class ObjectFieldSelector(KubeModel):
+    field_path: str
+
+
+class EnvVarSource(KubeModel):
+    field_ref: ObjectFieldSelector
 
 
 class EnvVar(KubeModel):
     name: str
-    value: str
+    value: str | None = None
+    value_from: EnvVarSource | None = None
+    """The downward API (the pod's own uid): never a Secret's value, which is mounted as a file."""
 
 
 class ResourceRequirements(KubeModel):
@@ -164,11 +184,17 @@ class PodFailurePolicy(KubeModel):
 
 
 class JobSpec(KubeModel):
-    backoff_limit: int
     active_deadline_seconds: int
     ttl_seconds_after_finished: int
     pod_failure_policy: PodFailurePolicy
     template: PodTemplateSpec
+    backoff_limit: int | None = None
+    """Retries of the Job's pod; an Indexed Job of shards counts them per index instead."""
+    completion_mode: Literal["Indexed"] | None = None
+    completions: int | None = None
+    parallelism: int | None = None
+    backoff_limit_per_index: int | None = None
+    """Indexed: each index (shard) is retried alone, this many times."""
     suspend: bool | None = None
     """True when a queue (Kueue) admits the Job: it starts when Kueue resumes it."""
 
@@ -178,3 +204,67 @@ class Job(KubeModel):
     kind: Literal["Job"] = "Job"
     metadata: ObjectMeta
     spec: JobSpec
+
+
+# --- the answers' claim ------------------------------------------------------------------------------------
+
+
+class VolumeResourceRequirements(KubeModel):
+    requests: dict[str, str]
+
+
+class PersistentVolumeClaimSpec(KubeModel):
+    access_modes: list[Literal["ReadWriteOnce", "ReadWriteMany"]]
+    resources: VolumeResourceRequirements
+    storage_class_name: str | None = None
+    """None: the cluster's default StorageClass."""
+
+
+class PersistentVolumeClaim(KubeModel):
+    api_version: Literal["v1"] = "v1"
+    kind: Literal["PersistentVolumeClaim"] = "PersistentVolumeClaim"
+    metadata: ObjectMeta
+    spec: PersistentVolumeClaimSpec
+
+
+# --- the answer pods' NetworkPolicy ------------------------------------------------------------------------
+
+
+class LabelSelector(KubeModel):
+    match_labels: dict[str, str]
+
+
+class IPBlock(KubeModel):
+    cidr: str
+
+
+class NetworkPolicyPeer(KubeModel):
+    namespace_selector: LabelSelector | None = None
+    pod_selector: LabelSelector | None = None
+    ip_block: IPBlock | None = None
+
+
+class NetworkPolicyPort(KubeModel):
+    protocol: Literal["TCP", "UDP"]
+    port: int
+
+
+class NetworkPolicyEgressRule(KubeModel):
+    ports: list[NetworkPolicyPort]
+    to: list[NetworkPolicyPeer] | None = None
+    """None: any destination (on these ports)."""
+
+
+class NetworkPolicySpec(KubeModel):
+    pod_selector: LabelSelector
+    policy_types: list[Literal["Ingress", "Egress"]]
+    ingress: list[dict[str, object]]
+    """Always empty: nothing may connect to the pods."""
+    egress: list[NetworkPolicyEgressRule]
+
+
+class NetworkPolicy(KubeModel):
+    api_version: Literal["networking.k8s.io/v1"] = "networking.k8s.io/v1"
+    kind: Literal["NetworkPolicy"] = "NetworkPolicy"
+    metadata: ObjectMeta
+    spec: NetworkPolicySpec

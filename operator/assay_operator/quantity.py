@@ -8,6 +8,7 @@ Syntax is Kubernetes' own (k8s.io/apimachinery resource.Quantity): an integer or
 - cpu: 10m to 64 cores. `0`, `1n` and `100u` parse but are below 10m; `1e3` (1000 cores) is above 64.
 - memory: 64Mi to 256Gi. `5m` (0.005 bytes) and `1e3` (1000 bytes) parse but are below 64Mi;
   `99999999999999999999Ti` parses (Kubernetes would cap it near 8 EiB) and is above 256Gi.
+- storage (the answers volume): 16Mi to 16Ti.
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ class Bounds:
 
     @property
     def example(self) -> str:
-        return "500m, 2 or 1.5" if self.resource == "cpu" else "512Mi, 6Gi or 1e9"
+        return {"cpu": "500m, 2 or 1.5", "storage": "512Mi, 1Gi or 20Gi"}.get(
+            self.resource, "512Mi, 6Gi or 1e9"
+        )
 
     @property
     def range_message(self) -> str:
@@ -55,6 +58,7 @@ class Bounds:
 
 CPU = Bounds("cpu", "10m", "64", "cores")
 MEMORY = Bounds("memory", "64Mi", "256Gi", "bytes")
+STORAGE = Bounds("storage", "16Mi", "16Ti", "bytes")
 
 
 def parse_quantity(value: str) -> Decimal:
@@ -99,3 +103,6 @@ SCHEMA = {
 
 Cpu = Annotated[str, BeforeValidator(_as_string), AfterValidator(_checker(CPU)), WithJsonSchema(SCHEMA)]
 Memory = Annotated[str, BeforeValidator(_as_string), AfterValidator(_checker(MEMORY)), WithJsonSchema(SCHEMA)]
+Storage = Annotated[
+    str, BeforeValidator(_as_string), AfterValidator(_checker(STORAGE)), WithJsonSchema(SCHEMA)
+]

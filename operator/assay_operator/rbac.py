@@ -39,10 +39,28 @@ PERMISSIONS: tuple[Permission, ...] = (
         "children with blockOwnerDeletion need it under OwnerReferencesPermissionEnforcement (OpenShift)",
     ),
     Permission(
-        "batch", ("jobs",), ("create", "get", "list", "watch", "delete"), "one runner Job per generation"
+        "batch",
+        ("jobs",),
+        ("create", "get", "list", "watch", "delete"),
+        "one answer Job and one judge Job per run",
     ),
     Permission(
-        "", ("pods",), ("get", "list", "watch"), "read the runner's termination message and exit state"
+        "",
+        ("persistentvolumeclaims",),
+        ("create", "get", "list", "delete"),
+        "the answers volume of each generation; an older generation's is deleted",
+    ),
+    Permission(
+        "networking.k8s.io",
+        ("networkpolicies",),
+        ("create", "get", "patch"),
+        "the answer pods' egress: the gateway and DNS only",
+    ),
+    Permission(
+        "",
+        ("pods",),
+        ("get", "list", "watch"),
+        "read the runners' termination messages and exit states",
     ),
     Permission(
         "",

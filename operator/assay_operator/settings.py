@@ -6,15 +6,35 @@ that fail later for a reason nobody connects to the setting.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
 
+from assay_operator import quantity
 from assay_runner.vocabulary import PRESET_KINDS, AgentKind
 
 SECRET_REF = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(/[-._a-zA-Z0-9]{1,253})?$"
+
+
+class NetworkPeers(BaseModel):
+    """Where a service (the gateway) runs, as NetworkPolicy can name it: it has no host-name rules, so
+    namespace and pod labels, or CIDRs; the chart's networkPolicy.gateway, as JSON."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, alias_generator=to_camel, populate_by_name=True)
+
+    namespace_selector: dict[str, str] = Field(default_factory=dict)
+    pod_selector: dict[str, str] = Field(default_factory=dict)
+    cidrs: tuple[str, ...] = ()
+    ports: tuple[int, ...] = (443,)
+
+    @property
+    def named(self) -> bool:
+        return bool(self.namespace_selector or self.pod_selector or self.cidrs)
 
 
 class Settings(BaseModel):
@@ -65,6 +85,22 @@ class Settings(BaseModel):
     by itself (a missing Secret or key, an image that cannot be pulled) before the run ends Stalled with that
     reason and its Job is stopped; reported in the StartBlocked condition within seconds meanwhile."""
 
+    storage_class: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$")
+    """ASSAY_STORAGE_CLASS: StorageClass of the answer volumes for Evaluations that name none (empty: the
+    cluster's default class)."""
+    storage_size: quantity.Storage = "1Gi"
+    """ASSAY_STORAGE_SIZE: size of an answer volume for Evaluations that name none."""
+    storage_access_mode: Literal["ReadWriteOnce", "ReadWriteMany"] = "ReadWriteOnce"
+    """ASSAY_STORAGE_ACCESS_MODE: access mode of the answer volumes for Evaluations that name none."""
+    answer_network_policy: bool = True
+    """ASSAY_ANSWER_NETWORK_POLICY: a NetworkPolicy per Evaluation that lets its answer pods reach only the
+    gateway and DNS (the chart's networkPolicy.enabled)."""
+    gateway_network: NetworkPeers = Field(default_factory=NetworkPeers)
+    """ASSAY_GATEWAY_NETWORK: where the gateway runs (JSON: namespaceSelector, podSelector, cidrs, ports),
+    for the answer pods' NetworkPolicy. A gateway URL with an IP address is allowed by itself."""
+    dns_ports: tuple[int, ...] = (53,)
+    """ASSAY_DNS_PORTS: the ports DNS is allowed on (comma-separated; OpenShift's DNS pods listen on 5353)."""
+
     leader_election: bool = False
     """ASSAY_LEADER_ELECTION: run as one of several replicas; only the holder of the Lease assay-operator (in
     POD_NAMESPACE) reconciles, the others stand by (the chart sets it when operator.replicas > 1)."""
@@ -98,6 +134,12 @@ ENV = {
     "runner_agent_presets": "ASSAY_RUNNER_AGENT_PRESETS",
     "stall_after_retries": "ASSAY_STALL_AFTER_RETRIES",
     "pod_start_grace_seconds": "ASSAY_POD_START_GRACE_SECONDS",
+    "storage_class": "ASSAY_STORAGE_CLASS",
+    "storage_size": "ASSAY_STORAGE_SIZE",
+    "storage_access_mode": "ASSAY_STORAGE_ACCESS_MODE",
+    "answer_network_policy": "ASSAY_ANSWER_NETWORK_POLICY",
+    "gateway_network": "ASSAY_GATEWAY_NETWORK",
+    "dns_ports": "ASSAY_DNS_PORTS",
     "leader_election": "ASSAY_LEADER_ELECTION",
     "lease_seconds": "ASSAY_LEASE_SECONDS",
 }
@@ -129,8 +171,13 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             values[field] = tuple(raw.split())
         elif field == "namespaces":
             values.update(_namespaces(raw, variable))
-        elif field == "runner_agent_presets":
+        elif field in ("runner_agent_presets", "dns_ports"):
             values[field] = tuple(n.strip() for n in raw.split(",") if n.strip())
+        elif field == "gateway_network":
+            try:
+                values[field] = json.loads(raw)
+            except ValueError as exc:
+                raise SettingsError(f"invalid operator settings:\n{variable}: not JSON: {exc}") from None
         else:
             values[field] = raw
     presets = (environ.get(ENV["runner_agent_presets"]) or "").split(",")

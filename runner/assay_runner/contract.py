@@ -390,6 +390,30 @@ class SummaryCounts(WireModel):
     """Judges at or above their thresholds (the judges rule's count)."""
 
 
+ANSWER_SUMMARY_SCHEMA_VERSION = 1
+MAX_STOPPED = 300
+
+
+class AnswerSummary(WireModel):
+    """What the answer phase (`assay answer`) writes to `output.summaryPath` when the RunConfig names one:
+    on the cluster, each answer pod's termination message, which the operator reads for the Evaluation's
+    progress (cells done of the total). Small by construction: far under the 4096-byte bound."""
+
+    schema_version: int = ANSWER_SUMMARY_SCHEMA_VERSION
+    shard: tuple[int, int] | None = None
+    """(index, count) of the shard this phase answered; None for a whole run's cells."""
+    cells: int = Field(ge=0)
+    """The cells this phase had to answer (its shard's)."""
+    answered: int = Field(ge=0)
+    """Of those, the cells answered without an error (kept ones included)."""
+    kept: int = Field(default=0, ge=0)
+    """Of those, the cells kept from an earlier attempt (resume)."""
+    total: int = Field(ge=0)
+    """Every cell of the run (tickets x repetitions, all shards)."""
+    stopped: str | None = Field(default=None, max_length=MAX_STOPPED)
+    """Why the phase ended before every cell was answered (deadline, signal, error)."""
+
+
 class PairedTickets(WireModel):
     """Per-ticket figures, so two evaluations of the same tickets can be compared ticket by ticket (a
     Campaign's paired tests). Tickets in the order of their sorted ids; `tickets_digest` names that list."""
@@ -523,6 +547,9 @@ holds no gateway token (the sidecar does: `assay gateway-sidecar`)."""
 GATEWAY_LEDGER_ENV = "ASSAY_GATEWAY_LEDGER_DIR"
 """The judge phase reconciles each answers tree with the gateway sidecar's ledger found here: `ledger.json`
 for a whole run's tree, `shard-<i>/ledger.json` for shard i's."""
+POD_UID_ENV = "ASSAY_POD_UID"
+"""The gateway sidecar's pod (the downward API's metadata.uid): a ledger another pod left (a retried
+shard's earlier attempt) is set aside, not carried on."""
 
 
 class ShardConfig(ConfigModel):

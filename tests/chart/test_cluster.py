@@ -17,8 +17,9 @@ import yaml
 
 from assay_dev.cluster import ControlPlane
 from assay_dev.cluster.crds import wait_established
+from assay_operator.evaluation.answer_job import build_answer_job
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.job import build_job
+from assay_operator.evaluation.judge_job import build_judge_job
 from assay_operator.evaluation.snapshots import Snapshots
 from assay_operator.settings import Settings
 from tests.chart.conftest import CHART, VALUES, Helm
@@ -244,8 +245,8 @@ def test_operator_and_runner_pods_are_admitted_under_restricted(
         {
             "brain": {"configMap": {"name": "brain"}},
             "suite": {"configMap": {"name": "suite"}, "kbConfigMap": {"name": "kb"}},
-            # A command agent and every token: the pod with all its volumes (secrets, the emptyDir over
-            # the bundled examples) and both phases.
+            # A command agent and every token: both pods with all their volumes (secrets, the emptyDir over
+            # the bundled examples, the answers claim).
             "agent": {"kind": "command", "model": "m", "command": ["agent", "{prompt_file}"]},
             "gateway": "http://gateway:4000/v1",
             "gatewayTokenSecretRef": {"name": "gateway"},
@@ -256,10 +257,13 @@ def test_operator_and_runner_pods_are_admitted_under_restricted(
     snapshots = Snapshots(
         "probe-brain-0123456789", "sha256:0123456789", "probe-suite-1", "sha256:1", "probe-key-2", "sha256:2"
     )
-    job = build_job(spec, "probe", namespace, 1, snapshots, Settings(runner_image="r:1")).body()
+    settings = Settings(runner_image="r:1")
+    answers = build_answer_job(spec, "probe", 1, snapshots, settings).body()
+    answer_pod = pod_from_template("answer-probe", answers["spec"]["template"])
+    job = build_judge_job(spec, "probe", 1, snapshots, settings, 600).body()
     runner_pod = pod_from_template("runner-probe", job["spec"]["template"])
 
-    for obj in (deployment, job, operator_pod, runner_pod):
+    for obj in (deployment, answers, job, operator_pod, answer_pod, runner_pod):
         code, stderr = create_dry_run(control_plane, namespace, obj)
         assert code == 0 and "Warning" not in stderr, f"{obj['kind']}: {stderr}"
 

@@ -18,8 +18,9 @@ import pytest
 import yaml
 
 from assay_operator import rbac
+from assay_operator.evaluation.answer_job import build_answer_job
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.job import build_job
+from assay_operator.evaluation.judge_job import build_judge_job
 from assay_operator.evaluation.snapshots import Snapshots
 from assay_operator.settings import ENV, Settings, from_environment
 from tests.chart.conftest import CHART, ROOT, VALUES, Helm
@@ -235,19 +236,23 @@ def test_metrics_service_selects_the_operator_pod(helm: Helm) -> None:
     ]
 
 
-def test_network_policy_selects_exactly_the_runner_pods(helm: Helm) -> None:
+def test_network_policy_selects_exactly_the_judge_pods(helm: Helm) -> None:
     rendered = render(helm, "default")
     policy = rendered.one("NetworkPolicy")
     selector = policy["spec"]["podSelector"]["matchLabels"]
     settings = Settings(runner_image="runner:1")
     snapshots = Snapshots("ev-brain-0123456789", "sha256:0123456789")
-    job = build_job(RUNNER_SPEC, "ev", "assay-system", 1, snapshots, settings).body()
-    runner_labels = job["spec"]["template"]["metadata"]["labels"]
-    assert selector.items() <= runner_labels.items()
+    job = build_judge_job(RUNNER_SPEC, "ev", 1, snapshots, settings, 600).body()
+    judge_labels = job["spec"]["template"]["metadata"]["labels"]
+    assert selector.items() <= judge_labels.items()
     assert selector == {
-        "app.kubernetes.io/component": "runner",
+        "app.kubernetes.io/component": "judge",
         "app.kubernetes.io/managed-by": "assay-operator",
     }
+    # Not the answer pods: policies add up, and this one opens MLflow (theirs is the operator's, per
+    # Evaluation: the gateway and DNS only).
+    answers = build_answer_job(RUNNER_SPEC, "ev", 1, snapshots, settings).body()
+    assert not selector.items() <= answers["spec"]["template"]["metadata"]["labels"].items()
     # ... and not the operator itself.
     operator_labels = rendered.one("Deployment")["spec"]["template"]["metadata"]["labels"]
     assert not selector.items() <= operator_labels.items()
@@ -322,8 +327,14 @@ def test_service_monitor_needs_the_service(helm: Helm) -> None:
 
 
 def test_network_policy_with_cidrs_and_selectors(helm: Helm) -> None:
-    policy = render(helm, "network-cidrs").one("NetworkPolicy")
+    rendered = render(helm, "network-cidrs")
+    policy = rendered.one("NetworkPolicy")
     dns, gateway, mlflow = policy["spec"]["egress"]
+    # The operator gets the same gateway, for the answer pods' policy of each Evaluation (never MLflow).
+    env = env_of(rendered, "assay-system")
+    peers = from_environment(env).gateway_network
+    assert peers.cidrs == ("203.0.113.0/24", "2001:db8::/32") and peers.ports == (443, 4000)
+    assert env["ASSAY_ANSWER_NETWORK_POLICY"] == "true" and "mlflow" not in env["ASSAY_GATEWAY_NETWORK"]
     assert dns == {"ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}
     assert gateway == {
         "to": [{"ipBlock": {"cidr": "203.0.113.0/24"}}, {"ipBlock": {"cidr": "2001:db8::/32"}}],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -343,6 +344,68 @@ def test_each_pod_of_an_indexed_job_gets_its_completion_index(
         for p in pods
     }
     assert reported == {"0": "0", "1": "1", "2": "2"}
+
+
+def test_an_indexed_job_writes_each_shard_on_a_provisioned_claim_that_outlives_its_pods(
+    control_plane: ControlPlane, namespace: str
+) -> None:
+    """The local-path provisioner makes the claim's volume (Immediate binding, no scheduler); each pod of an
+    Indexed Job mounts its own `shard-$(JOB_COMPLETION_INDEX)` (subPathExpr), as an arbitrary uid; a later
+    pod reads the whole claim read-only; deleting the claim removes its volume and the directory."""
+    api = control_plane.api
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "answers"},
+        "spec": {"accessModes": ["ReadWriteMany"], "resources": {"requests": {"storage": "64Mi"}}},
+    }
+    api.create(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims", claim)
+    volume = {"name": "answers", "persistentVolumeClaim": {"claimName": "answers"}}
+    write = """
+        import os
+        open("/answers/index", "w").write(os.environ["JOB_COMPLETION_INDEX"])
+    """
+    writer = python_container(
+        write,
+        volumeMounts=[
+            {"name": "answers", "mountPath": "/answers", "subPathExpr": "shard-$(JOB_COMPLETION_INDEX)"}
+        ],
+        securityContext={"runAsUser": 1000770000, "runAsGroup": 0},
+    )
+    shards = job(
+        "shards", [writer], completions=2, parallelism=2, completionMode="Indexed", pod={"volumes": [volume]}
+    )
+    api.create(jobs_path(namespace), shards)
+    job_condition(control_plane, namespace, "shards", "Complete", timeout=120)
+    read = """
+        import pathlib
+        found = {p.parent.name: p.read_text() for p in sorted(pathlib.Path("/answers").glob("*/index"))}
+        try:
+            open("/answers/new", "w")
+            found["writable"] = "yes"
+        except OSError:
+            found["writable"] = "no"
+        open("/dev/termination-log", "w").write(repr(found))
+    """
+    reader = python_container(
+        read, volumeMounts=[{"name": "answers", "mountPath": "/answers", "readOnly": True}]
+    )
+    api.create(pods_path(namespace), pod("reader", [reader], volumes=[volume]))
+    done = terminated_pod(control_plane, namespace, "reader", timeout=120)
+    assert state(done)["terminated"]["message"] == repr({"shard-0": "0", "shard-1": "1", "writable": "no"})
+    bound = api.get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/answers")
+    assert bound["spec"]["storageClassName"] == "local-path"  # the default class
+    volume_name = bound["spec"]["volumeName"]
+    directory = Path(api.get(f"/api/v1/persistentvolumes/{volume_name}")["spec"]["hostPath"]["path"])
+    assert (directory / "shard-1" / "index").read_text() == "1"
+    api.delete(jobs_path(namespace, "shards"), {"propagationPolicy": "Foreground"})
+    api.delete(pods_path(namespace, "reader"))
+    api.delete(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/answers")
+    wait_until(
+        lambda: gone(control_plane, f"/api/v1/persistentvolumes/{volume_name}") and not directory.exists(),
+        timeout=120,
+        what="the provisioner to delete the released volume and its directory",
+    )
 
 
 # --- (e) Job deadline -----------------------------------------------------------------------------------

@@ -118,6 +118,10 @@ def test_rbac_has_no_secrets_exec_or_wildcards() -> None:
         ("assay.dev", "campaigns", "watch"),
         ("assay.dev", "campaigns/status", "patch"),
         ("assay.dev", "campaigns/finalizers", "update"),
+        ("", "persistentvolumeclaims", "create"),
+        ("", "persistentvolumeclaims", "delete"),
+        ("networking.k8s.io", "networkpolicies", "create"),
+        ("networking.k8s.io", "networkpolicies", "patch"),
     ]:
         assert rbac.allowed(*needed), needed
 

@@ -1,4 +1,5 @@
-"""The Job, the RunConfig and the brain snapshot, compared with exact expected objects."""
+"""The run's two Jobs, its claim and its NetworkPolicy, the RunConfigs and the brain snapshot, compared with
+exact expected objects."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ from typing import Any
 import pytest
 
 from assay_operator.evaluation import api, names, runconfig, snapshots
+from assay_operator.evaluation.answer_job import build_answer_job
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.job import build_job as build_job_object
-from assay_operator.evaluation.job import spec_hash
-from assay_operator.evaluation.layout import RUN_CONFIG_KEY
+from assay_operator.evaluation.claim import build_answers_claim
+from assay_operator.evaluation.egress import build_answer_policy
+from assay_operator.evaluation.judge_job import build_judge_job
+from assay_operator.evaluation.layout import ANSWER_CONFIG_KEY, RUN_CONFIG_KEY
+from assay_operator.evaluation.pods import spec_hash
 from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite
-from assay_operator.settings import Settings
+from assay_operator.settings import NetworkPeers, Settings
 from assay_runner.io.runconfig import read_run_config
 
 SETTINGS = Settings(
@@ -33,13 +37,33 @@ SPEC = EvaluationSpec.model_validate(
         "agent": {"kind": "chat", "model": "gpt-small"},
         "judgeModel": "judge-m",
         "gate": {"minScore": 0.85, "thresholds": {"quality": 3.5}},
+        "parallelism": 4,
     }
 )
 
 
-def build_job(*args: Any, **kwargs: Any) -> dict[str, Any]:
-    """The Job as the operator sends it: built from typed objects, serialised once."""
-    return build_job_object(*args, **kwargs).body()
+def answer_job(spec: EvaluationSpec = SPEC, settings: Settings = SETTINGS, **kwargs: Any) -> dict[str, Any]:
+    """The answer Job as the operator sends it: built from typed objects, serialised once."""
+    return build_answer_job(
+        spec, "release-42", 3, kwargs.pop("snapshots", SNAPSHOTS), settings, **kwargs
+    ).body()
+
+
+def judge_job(spec: EvaluationSpec = SPEC, settings: Settings = SETTINGS, **kwargs: Any) -> dict[str, Any]:
+    built = build_judge_job(
+        spec, "release-42", 3, kwargs.pop("snapshots", SNAPSHOTS), settings, 360, **kwargs
+    )
+    return built.body()
+
+
+def answer_pod(spec: EvaluationSpec = SPEC, settings: Settings = SETTINGS, **kwargs: Any) -> dict[str, Any]:
+    pod: dict[str, Any] = answer_job(spec, settings, **kwargs)["spec"]["template"]["spec"]
+    return pod
+
+
+def judge_pod(spec: EvaluationSpec = SPEC, settings: Settings = SETTINGS, **kwargs: Any) -> dict[str, Any]:
+    pod: dict[str, Any] = judge_job(spec, settings, **kwargs)["spec"]["template"]["spec"]
+    return pod
 
 
 def build_run_config_map(*args: Any) -> dict[str, Any]:
@@ -61,149 +85,110 @@ SECURITY = {
     "capabilities": {"drop": ["ALL"]},
 }
 RESOURCES = {"requests": {"cpu": "6", "memory": "6Gi"}, "limits": {"cpu": "6", "memory": "6Gi"}}
+ENV = [
+    {"name": "HOME", "value": "/tmp"},
+    {"name": "TMPDIR", "value": "/tmp"},
+    {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
+    {"name": "ASSAY_GATEWAY_URL", "value": "http://gateway.ai:8080/v1"},
+]
+INPUT_MOUNTS = [
+    {"name": "brain", "mountPath": "/etc/assay/brain", "readOnly": True},
+    {"name": "suite", "mountPath": "/etc/assay/suite", "readOnly": True},
+    {"name": "kb", "mountPath": "/etc/assay/kb", "readOnly": True},
+]
+POD = {
+    "restartPolicy": "Never",
+    "automountServiceAccountToken": False,
+    "enableServiceLinks": False,
+    "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+    "initContainers": [],
+}
+ANNOTATIONS = {
+    "assay.dev/spec-hash": spec_hash(SPEC),
+    "assay.dev/brain-digest": "sha256:0123456789",
+    "assay.dev/suite-public-digest": "sha256:aaaaaaaaaa",
+    "assay.dev/suite-key-digest": "sha256:bbbbbbbbbb",
+}
 
 
-def test_job_is_exactly_the_expected_object() -> None:
-    job = build_job(SPEC, "release-42", "team-a", 3, SNAPSHOTS, SETTINGS)
-    labels = {
+def labels(component: str) -> dict[str, str]:
+    return {
         "app.kubernetes.io/name": "assay",
-        "app.kubernetes.io/component": "runner",
+        "app.kubernetes.io/component": component,
         "app.kubernetes.io/managed-by": "assay-operator",
         "assay.dev/evaluation": "release-42",
         "assay.dev/generation": "3",
     }
-    env = [
-        {"name": "HOME", "value": "/tmp"},
-        {"name": "TMPDIR", "value": "/tmp"},
-        {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
-        {"name": "ASSAY_GATEWAY_URL", "value": "http://gateway.ai:8080/v1"},
-    ]
-    brain = {"name": "brain", "mountPath": "/etc/assay/brain", "readOnly": True}
-    inputs = [
-        {"name": "suite", "mountPath": "/etc/assay/suite", "readOnly": True},
-        {"name": "kb", "mountPath": "/etc/assay/kb", "readOnly": True},
-    ]
-    assert job == {
+
+
+def config_map(name: str, cm: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "configMap": {"name": cm, **extra, "defaultMode": 0o444}}
+
+
+def failure_policy(*containers: str) -> dict[str, Any]:
+    return {
+        "rules": [
+            {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
+            *(
+                {"action": "FailJob", "onExitCodes": {"containerName": c, "operator": "In", "values": [2]}}
+                for c in containers
+            ),
+        ]
+    }
+
+
+def test_the_answer_job_is_exactly_the_expected_object() -> None:
+    container = {
+        "name": "answer",
+        "image": "quay.io/assay/runner:0.1.0",
+        "command": ["assay", "answer", "--config", "/etc/assay/run/answer.json", "--quiet"],
+        "workingDir": "/work",
+        "env": ENV,
+        "resources": RESOURCES,
+        "volumeMounts": [
+            *INPUT_MOUNTS,
+            {"name": "answer-config", "mountPath": "/etc/assay/run", "readOnly": True},
+            {"name": "work", "mountPath": "/work"},
+            {"name": "answers", "mountPath": "/work/answers", "subPathExpr": "shard-$(JOB_COMPLETION_INDEX)"},
+            {"name": "tmp", "mountPath": "/tmp"},
+        ],
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+        "securityContext": SECURITY,
+    }
+    assert answer_job() == {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": {
-            "name": "release-42-g3",
-            "labels": labels,
-            "annotations": {
-                "assay.dev/spec-hash": spec_hash(SPEC),
-                "assay.dev/brain-digest": "sha256:0123456789",
-                "assay.dev/suite-public-digest": "sha256:aaaaaaaaaa",
-                "assay.dev/suite-key-digest": "sha256:bbbbbbbbbb",
-            },
+            "name": "release-42-g3-answer",
+            "labels": labels("answer"),
+            "annotations": {**ANNOTATIONS, "assay.dev/judge-job": "release-42-g3"},
         },
         "spec": {
-            "backoffLimit": 1,
+            "completionMode": "Indexed",
+            "completions": 4,
+            "parallelism": 4,
+            "backoffLimitPerIndex": 1,
             "activeDeadlineSeconds": 1800,
             "ttlSecondsAfterFinished": 3600,
-            "podFailurePolicy": {
-                "rules": [
-                    {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]},
-                    {
-                        "action": "FailJob",
-                        "onExitCodes": {"containerName": "answer", "operator": "In", "values": [2]},
-                    },
-                    {
-                        "action": "FailJob",
-                        "onExitCodes": {"containerName": "runner", "operator": "In", "values": [2]},
-                    },
-                ]
-            },
+            "podFailurePolicy": failure_policy("answer"),
             "template": {
-                "metadata": {"labels": labels},
+                "metadata": {"labels": labels("answer")},
                 "spec": {
-                    "restartPolicy": "Never",
-                    "automountServiceAccountToken": False,
-                    "enableServiceLinks": False,
-                    "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
-                    "initContainers": [
-                        {
-                            "name": "answer",
-                            "image": "quay.io/assay/runner:0.1.0",
-                            "command": [
-                                "assay",
-                                "answer",
-                                "--config",
-                                "/etc/assay/run/answer.json",
-                                "--quiet",
-                            ],
-                            "workingDir": "/work",
-                            "env": env,
-                            "resources": RESOURCES,
-                            "volumeMounts": [
-                                brain,
-                                {"name": "answer-config", "mountPath": "/etc/assay/run", "readOnly": True},
-                                *inputs,
-                                {"name": "answer-work", "mountPath": "/work"},
-                                {"name": "answers", "mountPath": "/work/answers"},
-                                {"name": "answer-tmp", "mountPath": "/tmp"},
-                            ],
-                            "terminationMessagePath": "/dev/termination-log",
-                            "terminationMessagePolicy": "FallbackToLogsOnError",
-                            "securityContext": SECURITY,
-                        }
-                    ],
-                    "containers": [
-                        {
-                            "name": "runner",
-                            "image": "quay.io/assay/runner:0.1.0",
-                            "command": ["assay", "score", "--config", "/etc/assay/run/config.json"],
-                            "workingDir": "/work",
-                            "env": [
-                                *env,
-                                {"name": "MLFLOW_TRACKING_URI", "value": "http://mlflow.mlops:5000"},
-                                {"name": "ASSAY_JOB", "value": "1"},
-                            ],
-                            "resources": RESOURCES,
-                            "volumeMounts": [
-                                brain,
-                                {"name": "run-config", "mountPath": "/etc/assay/run", "readOnly": True},
-                                *inputs,
-                                {"name": "key", "mountPath": "/etc/assay/key", "readOnly": True},
-                                {"name": "work", "mountPath": "/work"},
-                                {"name": "answers", "mountPath": "/work/answers", "readOnly": True},
-                                {"name": "tmp", "mountPath": "/tmp"},
-                            ],
-                            "terminationMessagePath": "/dev/termination-log",
-                            "terminationMessagePolicy": "FallbackToLogsOnError",
-                            "securityContext": SECURITY,
-                        }
-                    ],
+                    **POD,
+                    "containers": [container],
                     "volumes": [
-                        {
-                            "name": "brain",
-                            "configMap": {"name": "release-42-brain-0123456789", "defaultMode": 0o444},
-                        },
-                        {
-                            "name": "run-config",
-                            "configMap": {"name": "release-42-run-g3", "defaultMode": 0o444},
-                        },
-                        {
-                            "name": "answer-config",
-                            "configMap": {
-                                "name": "release-42-run-g3",
-                                "items": [{"key": "answer.json", "path": "answer.json"}],
-                                "defaultMode": 0o444,
-                            },
-                        },
-                        {"name": "answer-work", "emptyDir": {}},
-                        {"name": "answer-tmp", "emptyDir": {}},
-                        {"name": "answers", "emptyDir": {}},
+                        config_map("brain", "release-42-brain-0123456789"),
+                        config_map("suite", "release-42-suite-aaaaaaaaaa"),
+                        config_map("kb", "support-kb"),
+                        config_map(
+                            "answer-config",
+                            "release-42-run-g3",
+                            items=[{"key": "answer.json", "path": "answer.json"}],
+                        ),
+                        {"name": "answers", "persistentVolumeClaim": {"claimName": "release-42-g3-answers"}},
                         {"name": "work", "emptyDir": {}},
                         {"name": "tmp", "emptyDir": {}},
-                        {
-                            "name": "suite",
-                            "configMap": {"name": "release-42-suite-aaaaaaaaaa", "defaultMode": 0o444},
-                        },
-                        {
-                            "name": "key",
-                            "configMap": {"name": "release-42-key-bbbbbbbbbb", "defaultMode": 0o444},
-                        },
-                        {"name": "kb", "configMap": {"name": "support-kb", "defaultMode": 0o444}},
                     ],
                 },
             },
@@ -211,22 +196,160 @@ def test_job_is_exactly_the_expected_object() -> None:
     }
 
 
+def test_the_judge_job_is_exactly_the_expected_object() -> None:
+    container = {
+        "name": "judge",
+        "image": "quay.io/assay/runner:0.1.0",
+        "command": ["assay", "score", "--config", "/etc/assay/run/config.json"],
+        "workingDir": "/work",
+        "env": [
+            *ENV,
+            {"name": "MLFLOW_TRACKING_URI", "value": "http://mlflow.mlops:5000"},
+            {"name": "ASSAY_JOB", "value": "1"},
+        ],
+        "resources": RESOURCES,
+        "volumeMounts": [
+            *INPUT_MOUNTS,
+            {"name": "key", "mountPath": "/etc/assay/key", "readOnly": True},
+            {"name": "run-config", "mountPath": "/etc/assay/run", "readOnly": True},
+            {"name": "work", "mountPath": "/work"},
+            {"name": "answers", "mountPath": "/work/answers", "readOnly": True},
+            {"name": "answers", "mountPath": "/work/out", "subPath": "result"},
+            {"name": "tmp", "mountPath": "/tmp"},
+        ],
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+        "securityContext": SECURITY,
+    }
+    assert judge_job() == {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "release-42-g3", "labels": labels("judge"), "annotations": ANNOTATIONS},
+        "spec": {
+            "backoffLimit": 1,
+            "activeDeadlineSeconds": 360,
+            "ttlSecondsAfterFinished": 3600,
+            "podFailurePolicy": failure_policy("judge"),
+            "template": {
+                "metadata": {"labels": labels("judge")},
+                "spec": {
+                    **POD,
+                    "containers": [container],
+                    "volumes": [
+                        config_map("brain", "release-42-brain-0123456789"),
+                        config_map("suite", "release-42-suite-aaaaaaaaaa"),
+                        config_map("key", "release-42-key-bbbbbbbbbb"),
+                        config_map("kb", "support-kb"),
+                        config_map("run-config", "release-42-g3-judge"),
+                        {"name": "answers", "persistentVolumeClaim": {"claimName": "release-42-g3-answers"}},
+                        {"name": "work", "emptyDir": {}},
+                        {"name": "tmp", "emptyDir": {}},
+                    ],
+                },
+            },
+        },
+    }
+
+
+def test_the_claim_and_the_egress_policy_are_exactly_the_expected_objects() -> None:
+    claim = build_answers_claim(SPEC, "release-42", 3, SETTINGS).body()
+    assert claim == {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "release-42-g3-answers", "labels": labels("answers")},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
+    chosen = SPEC.model_copy(
+        update={
+            "storage": api.StorageSpec(storage_class_name="nfs", size="20Gi", access_mode="ReadWriteMany")
+        }
+    )
+    assert build_answers_claim(chosen, "release-42", 3, SETTINGS).body()["spec"] == {
+        "accessModes": ["ReadWriteMany"],
+        "resources": {"requests": {"storage": "20Gi"}},
+        "storageClassName": "nfs",
+    }
+    dns = {"ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]}
+    policy = build_answer_policy(SPEC, "release-42", SETTINGS).body()
+    assert policy == {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {
+            "name": "release-42-answer-egress",
+            "labels": {k: v for k, v in labels("answer-egress").items() if k != "assay.dev/generation"},
+        },
+        "spec": {
+            # This Evaluation's answer pods, and nothing else: not its judge pod, not another's answer pods.
+            "podSelector": {
+                "matchLabels": {
+                    "assay.dev/evaluation": "release-42",
+                    "app.kubernetes.io/component": "answer",
+                    "app.kubernetes.io/managed-by": "assay-operator",
+                }
+            },
+            "policyTypes": ["Ingress", "Egress"],
+            "ingress": [],
+            "egress": [dns],  # a host name, no selector configured: DNS only (fail closed)
+        },
+    }
+    selector = policy["spec"]["podSelector"]["matchLabels"]
+    assert selector.items() <= answer_job()["spec"]["template"]["metadata"]["labels"].items()
+    assert not selector.items() <= judge_job()["spec"]["template"]["metadata"]["labels"].items()
+    # The gateway by the operator's selectors and by its URL's own address; OpenShift's DNS port too.
+    settings = SETTINGS.model_copy(
+        update={
+            "gateway_network": NetworkPeers(
+                namespace_selector={"team": "ai"},
+                pod_selector={"app": "gw"},
+                cidrs=("10.9.0.0/16",),
+                ports=(8443,),
+            ),
+            "dns_ports": (53, 5353),
+        }
+    )
+    by_ip = SPEC.model_copy(update={"gateway": "http://10.1.2.3:9000/v1"})
+    egress = build_answer_policy(by_ip, "release-42", settings).body()["spec"]["egress"]
+    assert egress == [
+        {
+            "ports": [
+                {"protocol": "UDP", "port": 53},
+                {"protocol": "TCP", "port": 53},
+                {"protocol": "UDP", "port": 5353},
+                {"protocol": "TCP", "port": 5353},
+            ]
+        },
+        {
+            "to": [
+                {
+                    "namespaceSelector": {"matchLabels": {"team": "ai"}},
+                    "podSelector": {"matchLabels": {"app": "gw"}},
+                },
+                {"ipBlock": {"cidr": "10.9.0.0/16"}},
+            ],
+            "ports": [{"protocol": "TCP", "port": 8443}],
+        },
+        {"to": [{"ipBlock": {"cidr": "10.1.2.3/32"}}], "ports": [{"protocol": "TCP", "port": 9000}]},
+    ]
+
+
 def _mounts(container: dict[str, object]) -> dict[str, str]:
     return {m["name"]: m["mountPath"] for m in container["volumeMounts"]}  # type: ignore[attr-defined,index]
 
 
-def test_the_keys_and_the_agents_never_share_a_container() -> None:
+def test_the_keys_mlflow_and_the_agents_never_share_a_pod() -> None:
     spec = SPEC.model_copy(
         update={"agent": SPEC.agent.model_copy(update={"kind": "command", "command": ["x"]})}
     )
-    pod = build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)["spec"]["template"]["spec"]
-    answer, judge = _mounts(pod["initContainers"][0]), _mounts(pod["containers"][0])
-    assert "key" not in answer and judge["key"] == "/etc/assay/key"
-    # Not even the judge's RunConfig (which names where the keys are mounted) reaches the answer phase.
-    assert "run-config" not in answer and answer["answer-config"] == "/etc/assay/run"
-    assert answer["no-examples"] == "/opt/assay/examples"  # the image's bundled suites are hidden
-    assert "answer-work" not in judge and "answer-tmp" not in judge  # nothing an agent left is read
-    assert {"readOnly": True, "name": "answers", "mountPath": "/work/answers"} in pod["containers"][0][
+    answer, judge = answer_pod(spec), judge_pod(spec)
+    # The key's ConfigMap is not even a volume of the answer pod; nor is the judge's RunConfig.
+    assert {v["name"] for v in answer["volumes"]}.isdisjoint({"key", "run-config"})
+    assert _mounts(judge["containers"][0])["key"] == "/etc/assay/key"
+    assert _mounts(answer["containers"][0])["answer-config"] == "/etc/assay/run"
+    assert _mounts(answer["containers"][0])["no-examples"] == "/opt/assay/examples"  # bundled suites hidden
+    assert "MLFLOW_TRACKING_URI" not in json.dumps(answer) and "MLFLOW_TRACKING_URI" in json.dumps(judge)
+    assert answer["automountServiceAccountToken"] is False and "serviceAccountName" not in answer
+    # The judge reads every shard read-only; nothing an agent left in its scratch space reaches it.
+    assert {"name": "answers", "mountPath": "/work/answers", "readOnly": True} in judge["containers"][0][
         "volumeMounts"
     ]
 
@@ -240,8 +363,8 @@ def test_tokens_are_secrets_mounted_only_where_needed() -> None:
         }
     )
     settings = SETTINGS.model_copy(update={"default_judge_gateway_token_secret": "judge/tk"})
-    pod = build_job(spec, "e", "ns", 1, SNAPSHOTS, settings)["spec"]["template"]["spec"]
-    secrets = {v["name"]: v["secret"] for v in pod["volumes"] if "secret" in v}
+    answer, judge = answer_pod(spec, settings), judge_pod(spec, settings)
+    secrets = {v["name"]: v["secret"] for p in (answer, judge) for v in p["volumes"] if "secret" in v}
     assert secrets == {
         "gateway-token": {
             "secretName": "gw",
@@ -259,30 +382,46 @@ def test_tokens_are_secrets_mounted_only_where_needed() -> None:
             "defaultMode": 0o444,
         },
     }
-    sidecar, answer, judge = pod["initContainers"][0], pod["initContainers"][1], pod["containers"][0]
+    assert {v["name"] for v in answer["volumes"] if "secret" in v} == {"gateway-token"}
+    sidecar, agents, judging = answer["initContainers"][-1], answer["containers"][0], judge["containers"][0]
     # The agents' token is the gateway sidecar's alone: the answer container, where agents run, has none.
-    assert (sidecar["name"], sidecar["restartPolicy"], answer["name"]) == ("gateway", "Always", "answer")
+    assert (sidecar["name"], sidecar["restartPolicy"], agents["name"]) == ("gateway", "Always", "answer")
     assert set(_mounts(sidecar)) & set(secrets) == {"gateway-token"}
-    assert not set(_mounts(answer)) & set(secrets)
-    assert set(_mounts(judge)) & set(secrets) == {"judge-token", "mlflow-token"}
-    env = {e["name"]: e["value"] for e in judge["env"]}
+    assert not set(_mounts(agents)) & set(secrets)
+    assert set(_mounts(judging)) & set(secrets) == {"judge-token", "mlflow-token"}
+    env = {e["name"]: e.get("value") for e in judging["env"]}
     assert env["ASSAY_JUDGE_GATEWAY_TOKEN_FILE"] == "/etc/assay/secrets/judge/token"
     assert env["MLFLOW_TRACKING_TOKEN_FILE"] == "/etc/assay/secrets/mlflow/token"
-    assert env["ASSAY_GATEWAY_LEDGER_DIR"] == "/var/run/assay/ledger"  # the judge reconciles the ledger
-    assert {e["name"]: e["value"] for e in sidecar["env"]}["ASSAY_GATEWAY_TOKEN_FILE"] == (
-        "/etc/assay/secrets/gateway/token"
-    )
-    answer_env = {e["name"]: e["value"] for e in answer["env"]}
+    # The judge reconciles each shard's ledger, on the claim it mounts read-only beside the shards.
+    assert env["ASSAY_GATEWAY_LEDGER_DIR"] == "/work/answers/ledgers"
+    sidecar_env = {e["name"]: e for e in sidecar["env"]}
+    assert sidecar_env["ASSAY_GATEWAY_TOKEN_FILE"]["value"] == "/etc/assay/secrets/gateway/token"
+    assert sidecar_env["ASSAY_POD_UID"] == {
+        "name": "ASSAY_POD_UID",
+        "valueFrom": {"fieldRef": {"fieldPath": "metadata.uid"}},
+    }
+    answer_env = {e["name"]: e["value"] for e in agents["env"]}
     assert "ASSAY_GATEWAY_TOKEN_FILE" not in answer_env
     assert answer_env["ASSAY_GATEWAY_SOCKET"] == "/var/run/assay/gateway/gateway.sock"
-    # The socket is shared with the answer container; the ledger is out of its reach, read-only for the judge.
-    assert _mounts(answer)["gateway-socket"] == "/var/run/assay/gateway" and "gateway-ledger" not in _mounts(
-        answer
-    )
-    assert {"name": "gateway-ledger", "mountPath": "/var/run/assay/ledger", "readOnly": True} in judge[
-        "volumeMounts"
+    # The socket is shared with the answer container; the ledger is on the claim, in a part of it the
+    # answer container does not mount (it mounts its shard alone).
+    assert _mounts(agents)["gateway-socket"] == "/var/run/assay/gateway"
+    ledger = next(m for m in sidecar["volumeMounts"] if m["mountPath"] == "/var/run/assay/ledger")
+    assert ledger == {
+        "name": "answers",
+        "mountPath": "/var/run/assay/ledger",
+        "subPathExpr": "ledgers/shard-$(JOB_COMPLETION_INDEX)",
+    }
+    shard = next(m for m in agents["volumeMounts"] if m["name"] == "answers")
+    assert shard["subPathExpr"] == "shard-$(JOB_COMPLETION_INDEX)"
+    # Only the token's file is taken from a Secret; the one value from the pod is the sidecar's pod uid.
+    assert [e["name"] for c in (sidecar, agents, judging) for e in c["env"] if "valueFrom" in e] == [
+        "ASSAY_POD_UID"
     ]
-    assert all("valueFrom" not in e for c in (sidecar, answer, judge) for e in c["env"])  # files, never env
+    # A sidecar's exit ends no pod, so no failure rule names it.
+    rules = answer_job(spec, settings)["spec"]["podFailurePolicy"]["rules"]
+    named = {r["onExitCodes"]["containerName"] for r in rules if "onExitCodes" in r}
+    assert "gateway" not in named and "answer" in named
 
 
 def test_a_suite_config_map_splits_into_its_public_part_and_its_key(tmp_path: Path) -> None:
@@ -305,21 +444,33 @@ def test_a_suite_config_map_splits_into_its_public_part_and_its_key(tmp_path: Pa
         split_suite({"suite.yaml": data["suite.yaml"]})
 
 
-def test_pod_spec_has_nothing_users_could_choose() -> None:
-    job = build_job(SPEC, "e", "ns", 1, SNAPSHOTS, SETTINGS)
-    pod = job["spec"]["template"]["spec"]
-    assert "serviceAccountName" not in pod and pod["automountServiceAccountToken"] is False
-    env_text = json.dumps([c["env"] for c in [*pod["initContainers"], *pod["containers"]]]).lower()
+@pytest.mark.parametrize("pod", [answer_pod, judge_pod])
+def test_pod_spec_has_nothing_users_could_choose(pod: Any) -> None:
+    built = pod()
+    assert "serviceAccountName" not in built and built["automountServiceAccountToken"] is False
+    env_text = json.dumps([c["env"] for c in [*built["initContainers"], *built["containers"]]]).lower()
     assert "key" not in env_text and "secret" not in env_text and "token" not in env_text
-    assert all("configMap" in v or "emptyDir" in v for v in pod["volumes"])
+    claims = [
+        v["persistentVolumeClaim"]["claimName"] for v in built["volumes"] if "persistentVolumeClaim" in v
+    ]
+    assert claims == ["release-42-g3-answers"]  # the operator's own claim, nothing a user named
+    assert all({"configMap", "emptyDir", "persistentVolumeClaim"} & set(v) for v in built["volumes"])
 
 
-def test_run_config_validates_as_the_runner_reads_it(tmp_path: Path) -> None:
-    config_map = build_run_config_map(SPEC, "release-42", "team-a", 3, SETTINGS)
+def test_run_configs_validate_as_the_runner_reads_them(tmp_path: Path) -> None:
+    config_map = runconfig.build_judge_config_map(
+        SPEC, "release-42", "team-a", 3, SETTINGS, {2: "its pod failed 2 times"}
+    ).body()
+    assert config_map["metadata"]["name"] == "release-42-g3-judge" and config_map["immutable"] is True
     path = tmp_path / RUN_CONFIG_KEY
     path.write_text(config_map["data"][RUN_CONFIG_KEY])
-    parsed = read_run_config(path)  # exactly what `assay run --config` does in the pod
-    assert parsed == runconfig.build_run_config(SPEC, "release-42", "team-a", SETTINGS)
+    parsed = read_run_config(path)  # exactly what `assay score --config` does in the pod
+    assert parsed == runconfig.judge_config(
+        SPEC, "release-42", "team-a", SETTINGS, {2: "its pod failed 2 times"}
+    )
+    assert parsed.shard is not None and parsed.shard.index is None and parsed.shard.count == 4
+    assert parsed.shard.failed == {"2": "its pod failed 2 times"} and parsed.answers_dir == "/work/answers"
+    assert parsed.output.dir == "/work/out" and parsed.keys == "/etc/assay/key/keys.yaml"
     assert (
         parsed.suite == "/etc/assay/suite"
         and parsed.kb == "/etc/assay/kb"
@@ -332,6 +483,29 @@ def test_run_config_validates_as_the_runner_reads_it(tmp_path: Path) -> None:
     assert parsed.output.summary_path == "/dev/termination-log" and parsed.output.blocked_exit_code == 0
     assert parsed.mlflow.enabled and parsed.gateway is None  # both reach the runner as environment
     assert parsed.run_name == "team-a/release-42" and parsed.judge_model == "judge-m"
+    # The answer phase's: no keys, no MLflow, its shard from the pod, resuming an earlier attempt.
+    answers = build_run_config_map(SPEC, "release-42", "team-a", 3, SETTINGS)
+    assert set(answers["data"]) == {ANSWER_CONFIG_KEY}
+    path.write_text(answers["data"][ANSWER_CONFIG_KEY])
+    answer = read_run_config(path)
+    assert answer.keys is None and not answer.mlflow.enabled and answer.resume
+    assert answer.shard is not None and answer.shard.count == 4 and answer.shard.index is None
+    assert answer.answers_dir == "/work/answers" and answer.output.summary_path == "/dev/termination-log"
+    # One shard: one tree, read where its pod wrote it.
+    one = SPEC.model_copy(update={"parallelism": 1})
+    assert runconfig.answer_config(one, "e", "ns", SETTINGS).shard is None
+    whole = runconfig.judge_config(one, "e", "ns", SETTINGS, {})
+    assert whole.shard is None and whole.answers_dir == "/work/answers/shard-0"
+
+
+@pytest.mark.parametrize(
+    ("deadline", "elapsed", "expected"),
+    [(1800, 100, 1700), (1800, 1500, 360), (1800, 2000, 360), (60, 10, 50), (60, 59.5, 30)],
+)
+def test_the_judge_gets_what_is_left_of_the_deadline_and_never_less_than_its_reserve(
+    deadline: int, elapsed: float, expected: int
+) -> None:
+    assert runconfig.judge_deadline(deadline, elapsed) == expected
 
 
 def test_bundled_suite_replay_and_cassettes() -> None:
@@ -349,15 +523,17 @@ def test_bundled_suite_replay_and_cassettes() -> None:
     assert (
         config.suite == "/etc/assay/suite" and config.keys == "/etc/assay/key/keys.yaml" and config.kb is None
     )
-    pod = build_job(spec, "e", "ns", 1, snapshots.Snapshots("b", "sha256:b"), Settings(runner_image="x"))[
-        "spec"
-    ]["template"]["spec"]
-    split = pod["initContainers"][0]
-    assert split["name"] == "split" and split["command"] == [
-        "assay", "split", "/opt/assay/examples/support-desk", "--public", "/etc/assay/suite", "--keys",
-        "/etc/assay/key/keys.yaml",
-    ]  # fmt: skip
-    assert "no-examples" not in _mounts(pod["initContainers"][1])  # replay runs no agent code: it needs them
+    bundled = snapshots.Snapshots("b", "sha256:b")
+    settings = Settings(runner_image="x")
+    for pod in (answer_pod(spec, settings, snapshots=bundled), judge_pod(spec, settings, snapshots=bundled)):
+        split = pod["initContainers"][0]
+        assert split["name"] == "split" and split["command"] == [
+            "assay", "split", "/opt/assay/examples/support-desk", "--public", "/etc/assay/suite", "--keys",
+            "/etc/assay/key/keys.yaml",
+        ]  # fmt: skip
+    answer = answer_pod(spec, settings, snapshots=bundled)
+    assert "no-examples" not in _mounts(answer["containers"][0])  # replay runs no agent code: it needs them
+    assert "key" not in _mounts(answer["containers"][0])  # split into the pod, never mounted where agents run
     assert config.agent.answers == "/opt/assay/examples/support-desk/answers/v1"
     assert (
         config.cassettes is not None and config.cassettes.dir == "/opt/assay/examples/support-desk/cassettes"
@@ -392,6 +568,16 @@ def test_job_names_are_deterministic_and_short(name: str, generation: int, expec
     assert len(names.job_name(name, generation)) <= 63
 
 
+@pytest.mark.parametrize("name", ["short", "a" * 63, "long-" + "x" * 250])
+def test_an_answer_job_name_leaves_room_for_its_pods_index(name: str) -> None:
+    """Each pod of an Indexed Job has the hostname <job>-<index>, a DNS label of at most 63 characters."""
+    for rerun in (None, "again"):
+        answer = names.answer_job_name(name, 123, rerun)
+        assert len(f"{answer}-{api.MAX_PARALLELISM - 1}") <= 63
+        assert answer != names.job_name(name, 123, rerun)
+    assert names.answer_job_name("short", 1) == "short-g1-answer"
+
+
 def test_long_names_sharing_a_prefix_get_distinct_children_and_labels() -> None:
     first, second = "p" * 70 + "-alpha", "p" * 70 + "-beta"
     assert names.job_name(first, 1) != names.job_name(second, 1)
@@ -401,13 +587,15 @@ def test_long_names_sharing_a_prefix_get_distinct_children_and_labels() -> None:
     assert names.labels("short")[names.LABEL_EVALUATION] == "short"
 
 
-def test_kueue_queue_suspends_the_job() -> None:
+def test_kueue_queue_suspends_the_answer_job_only() -> None:
     spec = SPEC.model_copy(update={"queue_name": "team-queue"})
-    job = build_job(spec, "e", "ns", 1, SNAPSHOTS, SETTINGS)
+    job = answer_job(spec)
     assert (
         job["spec"]["suspend"] is True
         and job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-queue"
     )
+    judge = judge_job(spec)  # it runs after the answers, on the quota they released
+    assert "suspend" not in judge["spec"] and "kueue.x-k8s.io/queue-name" not in judge["metadata"]["labels"]
 
 
 def test_brain_snapshot_is_immutable_and_digest_matches_the_runner() -> None:
@@ -428,7 +616,7 @@ def test_prices_and_budget_reach_the_run_config(tmp_path: Path) -> None:
             "max_cost_usd": 12.5,
         }
     )
-    config_map = build_run_config_map(spec, "e", "ns", 1, SETTINGS)
+    config_map = runconfig.build_judge_config_map(spec, "e", "ns", 1, SETTINGS, {}).body()
     path = tmp_path / RUN_CONFIG_KEY
     path.write_text(config_map["data"][RUN_CONFIG_KEY])
     parsed = read_run_config(path)

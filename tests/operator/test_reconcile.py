@@ -35,7 +35,7 @@ def pod(phase: str, exit_code: int, message: str = "", reason: str = "Completed"
     return {
         "status": {
             "phase": phase,
-            "containerStatuses": [{"name": "runner", "state": {"terminated": terminated}}],
+            "containerStatuses": [{"name": "judge", "state": {"terminated": terminated}}],
         }
     }
 

@@ -117,4 +117,4 @@ def test_kubectl_explain_documents_the_spec(control_plane: ControlPlane, crd: di
     for field in ("brain", "suite", "agent", "concurrency", "deadlineSeconds", "answers", "thresholds"):
         assert field in recursive, field
     one = control_plane.kubectl("explain", "evaluations.spec.concurrency").stdout
-    assert "Tickets answered at once." in one
+    assert "Tickets answered at once, in each answer pod." in one

@@ -71,16 +71,21 @@ def test_a_hanging_agent_is_judged_at_the_answer_deadline_and_a_pod_that_never_s
             admin, namespace, "hangs", replay_spec(brain, agent=HANGING_AGENT, deadlineSeconds=60)
         )
         support.create_evaluation(admin, other, "never-starts", replay_spec(brain, deadlineSeconds=60))
-        support.running_pod(admin, namespace, "hangs-g1")
+        support.running_pod(admin, namespace, "hangs-g1-answer")
         hung = support.wait_for_verdict(admin, namespace, "hangs", timeout=180, operator=real)
         never = support.wait_for_verdict(admin, other, "never-starts", timeout=180, operator=stuck)
         assert hung["status"]["verdict"] == "Blocked", support.summarize(hung)
         stalled = condition(hung, "Stalled")
         assert stalled is not None and stalled["reason"] == "GateBlocked", stalled
         assert "the answer phase reached its deadline (30 s)" in hung["status"]["message"]
+        assert support.job_status(admin, namespace, "hangs-g1-answer").get("succeeded") == 1
         assert support.job_status(admin, namespace, "hangs-g1").get("succeeded") == 1
+        # Nothing answered: nothing to judge, no judge Job; the answer Job's own reason.
         assert_stalled(never, "DeadlineExceeded", "spec.deadlineSeconds", "never started")
-        assert support.job_failed_reason(admin, other, "never-starts-g1") == "DeadlineExceeded"
+        assert support.job_failed_reason(admin, other, "never-starts-g1-answer") == "DeadlineExceeded"
+        assert [j["metadata"]["name"] for j in support.jobs_of(admin, other, "never-starts")] == [
+            "never-starts-g1-answer"
+        ]
         support.wait_for_events(admin, namespace, "hangs", {"Blocked"})
         # Its Event too, before the namespace goes: kopf posts Events in the background, and a post into a
         # terminating namespace is refused (a 403 in the operator's log at teardown).
@@ -101,17 +106,19 @@ def test_an_oom_killed_runner_is_named_in_the_message(
 ) -> None:
     support.create_evaluation(admin, namespace, "oom", replay_spec(brains("v1"), agent=HANGING_AGENT))
     killed: set[str] = set()
-    # backoffLimit 1: the retry is OOM-killed too, as it would be with the same memory limit. The agent
-    # runs in the answer phase (the init container): that is where memory runs out.
-    while pod := support.running_pod(admin, namespace, "oom-g1", exclude=killed):
+    # backoffLimitPerIndex 1: the retry is OOM-killed too, as it would be with the same memory limit. The
+    # agent runs in the answer pod: that is where memory runs out.
+    while pod := support.running_pod(admin, namespace, "oom-g1-answer", exclude=killed):
         kubelet.oom_kill(namespace, pod, "answer")
         killed.add(pod)
         assert len(killed) <= 3, "the Job keeps retrying an OOM-killed runner"
     obj = support.wait_for_verdict(admin, namespace, "oom", operator=operator)
+    # Its one shard failed for good: nothing to judge (no judge Job), the answer Job's reason.
     assert_stalled(
         obj, "OOMKilled", "the answer container was OOMKilled", "exit code 137", "spec.resources.memory"
     )
-    assert support.job_failed_reason(admin, namespace, "oom-g1") == "BackoffLimitExceeded"
+    assert support.job_failed_reason(admin, namespace, "oom-g1-answer") == "FailedIndexes"
+    assert support.get_or_none(admin, support.jobs_path(namespace, "oom-g1")) is None
     assert len(killed) == 2
 
 
@@ -181,9 +188,10 @@ def test_bad_input_fails_the_job_at_once_with_the_runners_message(
     support.create_evaluation(admin, namespace, "bad-input", spec)
     obj = support.wait_for_verdict(admin, namespace, "bad-input", operator=operator)
     assert_stalled(obj, "PodFailurePolicy", "bad input", "vibes")
-    assert support.job_failed_reason(admin, namespace, "bad-input-g1") == "PodFailurePolicy"
-    pods = support.pods_of_job(admin, namespace, "bad-input-g1")
+    assert support.job_failed_reason(admin, namespace, "bad-input-g1-answer") == "PodFailurePolicy"
+    pods = support.pods_of_job(admin, namespace, "bad-input-g1-answer")
     assert len(pods) == 1, "exit code 2 must fail the Job at once, without a retry"
+    assert support.get_or_none(admin, support.jobs_path(namespace, "bad-input-g1")) is None  # no judge
 
 
 # --- a missing brain ---------------------------------------------------------------------------------------
@@ -213,7 +221,10 @@ def test_a_missing_brain_waits_without_a_job_then_proceeds_by_itself(
     done = support.wait_for_verdict(admin, namespace, "early", operator=operator)
     assert done["status"]["verdict"] == "Pass"
     assert support.condition_status(done, "Stalled") == "False"
-    assert [j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "early")] == ["early-g1"]
+    assert sorted(j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "early")) == [
+        "early-g1",
+        "early-g1-answer",
+    ]
 
 
 # --- garbage collection ------------------------------------------------------------------------------------
@@ -227,14 +238,25 @@ def owned_config_maps(admin: KubeApi, namespace: str) -> list[str]:
     ]
 
 
-def test_deleting_an_evaluation_mid_run_collects_its_job_pods_and_config_maps(
+def owned_claims(admin: KubeApi, namespace: str) -> list[str]:
+    return [
+        c["metadata"]["name"]
+        for c in admin.get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims")["items"]
+        if any(r["kind"] == "Evaluation" for r in c["metadata"].get("ownerReferences") or [])
+    ]
+
+
+def test_deleting_an_evaluation_mid_run_collects_its_job_pods_config_maps_and_volume(
     admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
 ) -> None:
     brain = brains("v1")
     created = support.create_evaluation(admin, namespace, "doomed", replay_spec(brain, agent=HANGING_AGENT))
     assert not created["metadata"].get("finalizers")
-    support.running_pod(admin, namespace, "doomed-g1")
+    support.running_pod(admin, namespace, "doomed-g1-answer")
     assert len(owned_config_maps(admin, namespace)) == 2
+    assert owned_claims(admin, namespace) == ["doomed-g1-answers"]
+    claim = admin.get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/doomed-g1-answers")
+    volume = claim["spec"]["volumeName"]
     live = admin.get(support.evaluations_path(namespace, "doomed"))
     assert not live["metadata"].get("finalizers"), "no finalizer may block deletion"
 
@@ -244,19 +266,23 @@ def test_deleting_an_evaluation_mid_run_collects_its_job_pods_and_config_maps(
         return (
             support.get_or_none(admin, support.evaluations_path(namespace, "doomed")) is None
             and support.jobs_of(admin, namespace, "doomed") == []
-            and support.pods_of_job(admin, namespace, "doomed-g1") == []
+            and support.pods_of_job(admin, namespace, "doomed-g1-answer") == []
             and owned_config_maps(admin, namespace) == []
+            and owned_claims(admin, namespace) == []
+            # The claim's volume too: released, then removed by the provisioner (reclaim policy Delete).
+            and support.get_or_none(admin, f"/api/v1/persistentvolumes/{volume}") is None
         )
 
     wait_until(
         collected,
-        timeout=90,
-        what="the garbage collector to delete the Job, its pods and the owned ConfigMaps",
+        timeout=120,
+        what="the garbage collector to delete the Job, its pods, the owned ConfigMaps and the volume",
         describe=lambda: str(
             (
                 [j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "doomed")],
-                [p["metadata"]["name"] for p in support.pods_of_job(admin, namespace, "doomed-g1")],
+                [p["metadata"]["name"] for p in support.pods_of_job(admin, namespace, "doomed-g1-answer")],
                 owned_config_maps(admin, namespace),
+                owned_claims(admin, namespace),
             )
         ),
     )
@@ -265,7 +291,7 @@ def test_deleting_an_evaluation_mid_run_collects_its_job_pods_and_config_maps(
 
     # No finalizer: deleting while the operator is down completes at once.
     support.create_evaluation(admin, namespace, "orphan", replay_spec(brain, agent=HANGING_AGENT))
-    support.running_pod(admin, namespace, "orphan-g1")
+    support.running_pod(admin, namespace, "orphan-g1-answer")
     operator.stop()
     admin.delete(support.evaluations_path(namespace, "orphan"))
     wait_until(
@@ -274,7 +300,7 @@ def test_deleting_an_evaluation_mid_run_collects_its_job_pods_and_config_maps(
         what="the Evaluation to be deleted while the operator is down",
     )
     wait_until(
-        lambda: support.pods_of_job(admin, namespace, "orphan-g1") == [],
+        lambda: support.pods_of_job(admin, namespace, "orphan-g1-answer") == [],
         timeout=90,
         what="its pods to be collected",
     )
@@ -290,22 +316,22 @@ def test_an_evicted_runner_does_not_use_the_backoff_limit_and_the_evaluation_com
     operators: StartOperator,
     brains: Callable[[str], str],
 ) -> None:
-    """backoffLimit 0: a counted failure would fail the Job; an eviction must not."""
+    """backoffLimit(PerIndex) 0: a counted failure would fail the shard; an eviction must not."""
     operator = operators(namespace, env={"ASSAY_BACKOFF_LIMIT": "0"})
     support.create_evaluation(
         admin, namespace, "evicted", replay_spec(brains("v1"), agent=support.slow_agent(1.5))
     )
-    pod = support.running_pod(admin, namespace, "evicted-g1")
+    pod = support.running_pod(admin, namespace, "evicted-g1-answer")
     kubelet.evict(namespace, pod)
     obj = support.wait_for_verdict(admin, namespace, "evicted", timeout=180, operator=operator)
     assert obj["status"]["verdict"] == "Pass", support.summarize(obj)
-    status = support.job_status(admin, namespace, "evicted-g1")
+    status = support.job_status(admin, namespace, "evicted-g1-answer")
     assert status.get("succeeded") == 1
     assert not status.get("failed"), status
-    phases = sorted(p["status"]["phase"] for p in support.pods_of_job(admin, namespace, "evicted-g1"))
+    phases = sorted(p["status"]["phase"] for p in support.pods_of_job(admin, namespace, "evicted-g1-answer"))
     assert phases == ["Failed", "Succeeded"]
     evicted = next(
-        p for p in support.pods_of_job(admin, namespace, "evicted-g1") if p["metadata"]["name"] == pod
+        p for p in support.pods_of_job(admin, namespace, "evicted-g1-answer") if p["metadata"]["name"] == pod
     )
     assert evicted["status"].get("reason") == "Evicted"
 
@@ -346,7 +372,7 @@ def test_a_ttl_deleted_job_leaves_the_verdict_and_is_not_recreated(
         after = admin.get(support.evaluations_path(namespace, "short-lived"))
     assert after["status"] == done["status"]
     assert support.jobs_of(admin, namespace, "short-lived") == []
-    assert support.jobs_per_generation(jobs)[("short-lived", "1")].__len__() == 1
+    assert support.jobs_per_generation_of(jobs, "short-lived") == {"1": support.ONE_RUN}
 
 
 # --- status writes ------------------------------------------------------------------------------------------
@@ -364,7 +390,7 @@ def test_twenty_status_patches_cause_no_new_job(
         support.create_evaluation(
             admin, namespace, "patched", replay_spec(brains("v1"), agent=support.slow_agent(0.5))
         )
-        support.running_pod(admin, namespace, "patched-g1")
+        support.running_pod(admin, namespace, "patched-g1-answer")
         for i in range(10):  # while the Job runs
             admin.merge_patch(f"{path}/status", {"status": {"message": f"someone else's status write {i}"}})
         done = support.wait_for_verdict(admin, namespace, "patched", operator=operator)
@@ -375,7 +401,7 @@ def test_twenty_status_patches_cause_no_new_job(
     assert done["status"]["verdict"] == "Pass"
     assert after["metadata"]["generation"] == 1
     assert after["status"]["observedGeneration"] == 1
-    assert support.jobs_per_generation_of(jobs, "patched") == {"1": 1}
+    assert support.jobs_per_generation_of(jobs, "patched") == {"1": support.ONE_RUN}
     handled = [
         line for line in operator.log_text().splitlines() if "/patched]" in line and "ensure_run" in line
     ]

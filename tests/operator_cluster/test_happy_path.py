@@ -1,5 +1,5 @@
-"""The bundled example end to end: brain ConfigMap -> Evaluation -> Job -> the REAL runner -> verdict in the
-status, read the ways users read it (kubectl get, kubectl wait, Events)."""
+"""The bundled example end to end: brain ConfigMap -> Evaluation -> answer Job -> judge Job -> the REAL runner
+-> verdict in the status, read the ways users read it (kubectl get, kubectl wait, Events)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,18 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     assert all(r["passed"] for r in status["rules"])
     assert status["tickets"] == {"total": 16, "passed": 16, "summary": "16/16", "failing": []}
     assert status["jobName"] == "support-v1-g1"
+    assert status["answer"] == {
+        "jobName": "support-v1-g1-answer",
+        "claimName": "support-v1-g1-answers",
+        "shards": 1,
+        "shardsSucceeded": 1,
+        "shardsFailed": 0,
+        "failed": [],
+        "cellsDone": 16,
+        "cellsTotal": 16,
+        "shardsSummary": "1/1",
+        "cellsSummary": "16/16",
+    }
     assert status["completionTime"] and status["startTime"]
     support.assert_conditions(
         passed, {"Ready": "True", "Completed": "True", "Reconciling": "False", "Stalled": "False"}, 1
@@ -92,9 +104,9 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     # --- kubectl get: the printer columns -----------------------------------------------------------------
     table = control_plane.kubectl("get", "evaluations", "-n", namespace).stdout.splitlines()
     header = table[0].split()
-    assert header == ["NAME", "VERDICT", "SCORE", "READY", "TICKETS", "AGE"], table
+    assert header == ["NAME", "VERDICT", "SCORE", "READY", "TICKETS", "SHARDS", "CELLS", "AGE"], table
     rows = {line.split()[0]: line.split() for line in table[1:]}
-    assert rows["support-v1"][1:5] == ["Pass", str(status["score"]), "True", "16/16"]
+    assert rows["support-v1"][1:7] == ["Pass", str(status["score"]), "True", "16/16", "1/1", "16/16"]
     assert rows["support-v0"][1] == "Blocked" and rows["support-v0"][3] == "False"
     short = control_plane.kubectl("get", "evals", "-n", namespace, "-o", "name").stdout.split()
     assert sorted(short) == ["evaluation.assay.dev/support-v0", "evaluation.assay.dev/support-v1"]
@@ -121,43 +133,64 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     created = next(
         e for e in support.events_for(admin, namespace, "support-v1") if e["reason"] == "JobCreated"
     )
-    assert created["type"] == "Normal" and "support-v1-g1" in created["message"]
+    assert created["type"] == "Normal" and "support-v1-g1-answer" in created["message"]
+    support.wait_for_events(admin, namespace, "support-v1", {"JudgeJobCreated"})
 
-    # --- the Job as the apiserver stored it ---------------------------------------------------------------
-    job = admin.get(support.jobs_path(namespace, "support-v1-g1"))
-    assert job["spec"]["backoffLimit"] == 1 and job["spec"]["ttlSecondsAfterFinished"] == 3600
-    assert job["spec"]["activeDeadlineSeconds"] == 1800
-    rules = job["spec"]["podFailurePolicy"]["rules"]
-    assert rules[0]["action"] == "Ignore" and rules[0]["onPodConditions"][0]["type"] == "DisruptionTarget"
-    assert rules[1]["action"] == "FailJob" and rules[1]["onExitCodes"]["values"] == [2]
-    template = job["spec"]["template"]["spec"]
-    assert template["restartPolicy"] == "Never"
-    assert template["containers"][0]["terminationMessagePolicy"] == "FallbackToLogsOnError"
+    # --- the Jobs as the apiserver stored them ------------------------------------------------------------
+    judge = admin.get(support.jobs_path(namespace, "support-v1-g1"))
+    assert judge["spec"]["backoffLimit"] == 1 and judge["spec"]["ttlSecondsAfterFinished"] == 3600
+    assert 360 <= judge["spec"]["activeDeadlineSeconds"] <= 1800  # what is left, never below its reserve
+    answers = admin.get(support.jobs_path(namespace, "support-v1-g1-answer"))
+    assert answers["spec"]["completionMode"] == "Indexed" and answers["spec"]["completions"] == 1
+    assert answers["spec"]["backoffLimitPerIndex"] == 1 and answers["spec"]["activeDeadlineSeconds"] == 1800
+    for job in (judge, answers):
+        rules = job["spec"]["podFailurePolicy"]["rules"]
+        assert rules[0]["action"] == "Ignore" and rules[0]["onPodConditions"][0]["type"] == "DisruptionTarget"
+        assert {r["action"] for r in rules[1:]} == {"FailJob"}
+        assert all(r["onExitCodes"]["values"] == [2] for r in rules[1:])
+        template = job["spec"]["template"]["spec"]
+        assert template["restartPolicy"] == "Never"
+        assert template["containers"][0]["terminationMessagePolicy"] == "FallbackToLogsOnError"
 
-    # --- one Job per Evaluation; the children are owned by it ---------------------------------------------
+    # --- one answer Job and one judge Job per Evaluation; the children are owned by it ----------------------
     for name in ("support-v1", "support-v0"):
         jobs = support.jobs_of(admin, namespace, name)
-        assert [j["metadata"]["name"] for j in jobs] == [f"{name}-g1"]
-        owner = jobs[0]["metadata"]["ownerReferences"]
-        assert owner[0]["kind"] == "Evaluation" and owner[0]["controller"] is True
+        assert sorted(j["metadata"]["name"] for j in jobs) == [f"{name}-g1", f"{name}-g1-answer"]
+        for job in jobs:
+            owner = job["metadata"]["ownerReferences"]
+            assert owner[0]["kind"] == "Evaluation" and owner[0]["controller"] is True
     config_maps = admin.get(support.config_maps_path(namespace))["items"]
     owned = [
         c["metadata"]["name"]
         for c in config_maps
         if any(r["kind"] == "Evaluation" for r in c["metadata"].get("ownerReferences") or [])
     ]
-    assert len(owned) == 4, owned  # a brain snapshot and a RunConfig each
+    assert len(owned) == 6, owned  # a brain snapshot, the answer and the judge RunConfigs each
     snapshot = next(c for c in config_maps if c["metadata"]["name"].startswith("support-v1-brain-"))
     assert snapshot["immutable"] is True
     assert snapshot["metadata"]["annotations"]["assay.dev/brain-digest"] == expected
     config = json.loads(
-        next(c for c in config_maps if c["metadata"]["name"] == "support-v1-run-g1")["data"]["config.json"]
+        next(c for c in config_maps if c["metadata"]["name"] == "support-v1-g1-judge")["data"]["config.json"]
     )
-    # The bundled suite is split in the pod: the judge phase reads the public part and the key file.
+    # The bundled suite is split in each pod: the judge phase reads the public part and the key file.
     assert (config["suite"], config["keys"]) == ("/etc/assay/suite", "/etc/assay/key/keys.yaml")
-    pod = support.jobs_of(admin, namespace, "support-v1")[0]["spec"]["template"]["spec"]
-    assert [c["name"] for c in pod["initContainers"]] == ["split", "answer"]
-    assert pod["initContainers"][0]["command"][2].endswith("/support-desk")
+    answer_config = json.loads(
+        next(c for c in config_maps if c["metadata"]["name"] == "support-v1-run-g1")["data"]["answer.json"]
+    )
+    assert "keys" not in answer_config and answer_config["resume"] is True
+    for job in (judge, answers):
+        pod = job["spec"]["template"]["spec"]
+        assert [c["name"] for c in pod["initContainers"]] == ["split"]
+        assert pod["initContainers"][0]["command"][2].endswith("/support-desk")
+    # The answers volume: provisioned, bound, owned; result.json and the report stay on it.
+    claim = admin.get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/support-v1-g1-answers")
+    assert (
+        claim["status"]["phase"] == "Bound"
+        and claim["metadata"]["ownerReferences"][0]["kind"] == "Evaluation"
+    )
+    kept = support.claim_path(admin, namespace, "support-v1-g1-answers")
+    assert {p.name for p in (kept / "result").iterdir()} >= {"result.json", "summary.json", "report.html"}
+    assert (kept / "shard-0" / "answers.json").is_file()
 
     # --- small status; kopf's bookkeeping under the assay.dev prefix -------------------------------------
     assert len(json.dumps(passed["status"])) < 8 * 1024
@@ -167,20 +200,20 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     assert not [k for k in annotations if "kopf.zalando.org" in k], annotations
     assert not passed["metadata"].get("finalizers")
 
-    # --- the runner pod: no ServiceAccount token, no key in its environment ------------------------------
-    pod = pods[0]
-    assert pod["spec"]["automountServiceAccountToken"] is False
-    volumes = [v["name"] for v in pod["spec"]["volumes"]]
-    assert not [v for v in volumes if v.startswith("kube-api-access")], volumes
-    env = {e["name"] for c in pod["spec"]["containers"] for e in c.get("env") or []}
-    assert not [n for n in env if "KEY" in n or "TOKEN" in n or "SECRET" in n], env
+    # --- the runner pods: no ServiceAccount token, no key in their environment ------------------------------
+    for pod in [*pods, *support.pods_of_job(admin, namespace, "support-v1-g1-answer")]:
+        assert pod["spec"]["automountServiceAccountToken"] is False
+        volumes = [v["name"] for v in pod["spec"]["volumes"]]
+        assert not [v for v in volumes if v.startswith("kube-api-access")], volumes
+        env = {e["name"] for c in pod["spec"]["containers"] for e in c.get("env") or []}
+        assert not [n for n in env if "KEY" in n or "TOKEN" in n or "SECRET" in n], env
 
     # --- probes and metrics ---------------------------------------------------------------------------------
     assert httpx.get(f"http://127.0.0.1:{operator.liveness_port}/healthz", timeout=5).status_code == 200
     metrics = httpx.get(f"http://127.0.0.1:{operator.metrics_port}/metrics", timeout=5).text
     assert 'assay_evaluations_total{reason="Passed",verdict="Pass"} 1.0' in metrics
     assert 'assay_evaluations_total{reason="GateBlocked",verdict="Blocked"} 1.0' in metrics
-    assert "assay_jobs_created_total 2.0" in metrics
+    assert "assay_jobs_created_total 4.0" in metrics  # an answer Job and a judge Job each
     # ... and a clean stop: SIGTERM, out within the grace period (the fixture asserts it too).
     assert operator.stop() < support.GRACE_SECONDS
 
@@ -204,6 +237,7 @@ def test_runner_pods_are_admitted_under_pod_security_restricted(
     support.create_evaluation(admin, namespace, "restricted", replay_spec(brains("v1")))
     done = support.wait_for_verdict(admin, namespace, "restricted", operator=operator)
     assert done["status"]["verdict"] == "Pass"
-    job = admin.get(support.jobs_path(namespace, "restricted-g1"))
-    failures = [c for c in job["status"].get("conditions") or [] if c["type"] == "Failed"]
-    assert not failures, failures
+    for name in ("restricted-g1", "restricted-g1-answer"):
+        job = admin.get(support.jobs_path(namespace, name))
+        failures = [c for c in job["status"].get("conditions") or [] if c["type"] == "Failed"]
+        assert not failures, failures

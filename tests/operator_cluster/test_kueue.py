@@ -83,7 +83,10 @@ def test_kueue_admits_and_queues_evaluations_by_quota(
     operator = operators(namespace, image=support.images().fake_runner)
     brain = brains("v1")
     names = [f"queued-{i}" for i in range(3)]
-    with support.recording(control_plane, support.evaluations_path(namespace)) as watch:
+    with (
+        support.recording(control_plane, support.evaluations_path(namespace)) as watch,
+        support.recording(control_plane, support.jobs_path(namespace)) as jobs_watch,
+    ):
         for name in names:
             support.create_evaluation(admin, namespace, name, replay_spec(brain, queueName="evals"))
         done = [support.wait_for_verdict(admin, namespace, n, timeout=180, operator=operator) for n in names]
@@ -108,13 +111,15 @@ def test_kueue_admits_and_queues_evaluations_by_quota(
     )
     assert first_wait is not None and "queue 'evals'" in first_wait["message"]
 
-    # Kueue, not the operator, ran them: a Workload per Job, each admitted by the ClusterQueue.
+    # Kueue, not the operator, ran them: a Workload per answer Job (its shards admitted together), each
+    # admitted by the ClusterQueue; the judge Jobs follow on the quota the answers released.
     workloads = admin.get(f"{API}/namespaces/{namespace}/workloads")["items"]
-    jobs = {d["status"]["jobName"] for d in done}
+    jobs = {d["status"]["answer"]["jobName"] for d in done}
     owners = {r["name"] for w in workloads for r in w["metadata"].get("ownerReferences") or []}
     assert jobs <= owners, (jobs, owners)
-    # At most two ran at once (quota): no moment with three Evaluations admitted and unfinished.
-    assert peak_admitted(watch, names) <= 2
+    assert not {d["status"]["jobName"] for d in done} & owners  # no Workload for a judge Job
+    # At most two answered at once (quota): no moment with three answer Jobs resumed and unfinished.
+    assert peak_running(jobs_watch, jobs) <= 2
 
 
 def condition_is(obj: support.Obj, kind: str, status: str) -> bool:
@@ -122,15 +127,21 @@ def condition_is(obj: support.Obj, kind: str, status: str) -> bool:
     return found is not None and found["status"] == status
 
 
-def peak_admitted(watch: support.Recorder, names: list[str]) -> int:
-    """The most Evaluations ever admitted and still without a verdict at once, replaying the watch."""
+def peak_running(watch: support.Recorder, jobs: set[str]) -> int:
+    """The most of `jobs` ever resumed (admitted) and not finished at once, replaying the Jobs' watch: Kueue
+    resumes one only after it saw another finish and release its quota."""
     running: set[str] = set()
     peak = 0
     for event in watch.snapshot():
-        name = event.object["metadata"]["name"]
-        if name not in names:
+        job = event.object
+        name = job["metadata"]["name"]
+        if name not in jobs:
             continue
-        if condition_is(event.object, "Queued", "False") and not support.has_verdict()(event.object):
+        finished = any(
+            c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
+            for c in (job.get("status") or {}).get("conditions") or []
+        )
+        if event.type != "DELETED" and not job["spec"].get("suspend") and not finished:
             running.add(name)
         else:
             running.discard(name)

@@ -1,4 +1,4 @@
-"""Generations, restarts and conditions: a spec edit mid-run, the operator killed between creating the Job and
+"""Generations, restarts and conditions: a spec edit mid-run, the operator killed between creating a Job and
 writing the status, and conditions that move only when their status flips."""
 
 from __future__ import annotations
@@ -53,18 +53,21 @@ def test_a_spec_edit_mid_run_replaces_the_job_and_the_status_follows_the_new_gen
         support.recording(control_plane, support.jobs_path(namespace)) as jobs,
     ):
         support.create_evaluation(admin, namespace, "edited", replay_spec(brain, agent=HANGING_AGENT))
-        old_pod = support.running_pod(admin, namespace, "edited-g1")
+        old_pod = support.running_pod(admin, namespace, "edited-g1-answer")
         edited = admin.merge_patch(path, {"spec": {"agent": support.slow_agent(0.5)}})
         assert edited["metadata"]["generation"] == 2
+        old_claim = f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/edited-g1-answers"
 
         def superseded_gone() -> bool:
             return (
-                support.get_or_none(admin, support.jobs_path(namespace, "edited-g1")) is None
+                support.get_or_none(admin, support.jobs_path(namespace, "edited-g1-answer")) is None
                 and support.get_or_none(admin, support.pods_path(namespace, old_pod)) is None
+                # The old generation's answers volume too, once no pod uses it (its protection finalizer).
+                and support.get_or_none(admin, old_claim) is None
             )
 
         # Background propagation: the old Job's pod goes with it (without it, the pod would stay).
-        wait_until(superseded_gone, timeout=90, what="the superseded Job and its pod to be deleted")
+        wait_until(superseded_gone, timeout=90, what="the superseded Job, pod and claim to go")
         done = support.wait_for_verdict(admin, namespace, "edited", generation=2, operator=operator)
         history = evaluations.versions("edited")
 
@@ -89,7 +92,8 @@ def test_a_spec_edit_mid_run_replaces_the_job_and_the_status_follows_the_new_gen
         for o in history
         if (o.get("status") or {}).get("observedGeneration") == 1 and o["status"].get("verdict")
     ]
-    assert support.jobs_per_generation_of(jobs, "edited") == {"1": 1, "2": 1}
+    # Generation 1 never got to its judge Job.
+    assert support.jobs_per_generation_of(jobs, "edited") == {"1": {"answer": 1}, "2": support.ONE_RUN}
     support.wait_for_events(admin, namespace, "edited", {"JobCreated", "Completed"})
     created = [
         e["message"] for e in support.events_for(admin, namespace, "edited") if e["reason"] == "JobCreated"
@@ -127,17 +131,19 @@ def test_operator_killed_after_creating_the_job_before_writing_the_status(
         first.kill()
         obj = admin.get(support.evaluations_path(namespace, "adopted"))
         assert not (obj.get("status") or {}).get("jobName"), support.summarize(obj)
-        assert [j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "adopted")] == ["adopted-g1"]
+        assert [j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "adopted")] == [
+            "adopted-g1-answer"
+        ]
         wait_until(
-            lambda: support.job_condition(admin, namespace, "adopted-g1", "Complete"),
+            lambda: support.job_condition(admin, namespace, "adopted-g1-answer", "Complete"),
             timeout=60,
-            what="the Job to complete while no operator runs",
+            what="the answer Job to complete while no operator runs",
         )
         support.grant_operator(admin, namespace)  # the full Role again
         second = operators(namespace)
         done = support.wait_for_verdict(admin, namespace, "adopted", operator=second)
     assert done["status"]["verdict"] == "Pass" and done["status"]["jobName"] == "adopted-g1"
-    assert support.jobs_per_generation_of(jobs, "adopted") == {"1": 1}
+    assert support.jobs_per_generation_of(jobs, "adopted") == {"1": support.ONE_RUN}
 
 
 def test_operator_sigkilled_the_moment_its_job_appears(
@@ -153,7 +159,7 @@ def test_operator_sigkilled_the_moment_its_job_appears(
     killed = threading.Event()
 
     def kill_on_job(kind: str, obj: Obj) -> None:
-        if kind == "ADDED" and obj["metadata"]["name"] == "killed-g1" and not killed.is_set():
+        if kind == "ADDED" and obj["metadata"]["name"] == "killed-g1-answer" and not killed.is_set():
             operator.kill()
             killed.set()
 
@@ -163,14 +169,14 @@ def test_operator_sigkilled_the_moment_its_job_appears(
         )
         assert killed.wait(60), "the Job never appeared"
         wait_until(
-            lambda: support.job_condition(admin, namespace, "killed-g1", "Complete"),
+            lambda: support.job_condition(admin, namespace, "killed-g1-answer", "Complete"),
             timeout=60,
-            what="the Job to complete while the operator is dead",
+            what="the answer Job to complete while the operator is dead",
         )
         operator.start()
         done = support.wait_for_verdict(admin, namespace, "killed", operator=operator)
     assert done["status"]["verdict"] == "Pass"
-    assert support.jobs_per_generation_of(jobs, "killed") == {"1": 1}
+    assert support.jobs_per_generation_of(jobs, "killed") == {"1": support.ONE_RUN}
 
 
 # --- conditions ---------------------------------------------------------------------------------------------
@@ -310,14 +316,18 @@ def test_deleted_and_recreated_under_the_same_name_gets_its_own_run_and_verdict(
     old = admin.create(
         path, support.evaluation("again", replay_spec(v0, "v0", agent=support.slow_agent(1, "v0")))
     )
-    support.running_pod(admin, namespace, "again-g1")  # the old run is under way
+    support.running_pod(admin, namespace, "again-g1-answer")  # the old run is under way
     admin.delete(support.evaluations_path(namespace, "again"))
     new = admin.create(path, support.evaluation("again", replay_spec(v1, "v1")))
     assert new["metadata"]["uid"] != old["metadata"]["uid"]
     done = support.wait_for_verdict(admin, namespace, "again", operator=operator, timeout=180)
     assert done["metadata"]["uid"] == new["metadata"]["uid"]
     assert done["status"]["verdict"] == "Pass"  # v1's verdict, not the old v0 run's Blocked
-    job = admin.get(support.jobs_path(namespace, "again-g1"))
-    assert [r["uid"] for r in job["metadata"]["ownerReferences"]] == [new["metadata"]["uid"]]
-    run_config = admin.get(support.config_maps_path(namespace, "again-run-g1"))
-    assert [r["uid"] for r in run_config["metadata"]["ownerReferences"]] == [new["metadata"]["uid"]]
+    for child in (
+        support.jobs_path(namespace, "again-g1"),
+        support.jobs_path(namespace, "again-g1-answer"),
+        support.config_maps_path(namespace, "again-run-g1"),
+        f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/again-g1-answers",
+    ):
+        owners = [r["uid"] for r in admin.get(child)["metadata"]["ownerReferences"]]
+        assert owners == [new["metadata"]["uid"]], child

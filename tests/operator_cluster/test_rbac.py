@@ -47,6 +47,14 @@ ALLOWED = [
     ("list", "events"),  # the kubelet's FailedMount: the only report of a missing Secret volume
     ("watch", "events"),
     ("create", "events.events.k8s.io"),
+    # Each generation's answers volume, and the answer pods' egress rule.
+    ("create", "persistentvolumeclaims"),
+    ("get", "persistentvolumeclaims"),
+    ("list", "persistentvolumeclaims"),
+    ("delete", "persistentvolumeclaims"),
+    ("create", "networkpolicies.networking.k8s.io"),
+    ("get", "networkpolicies.networking.k8s.io"),
+    ("patch", "networkpolicies.networking.k8s.io"),
 ]
 
 DENIED = [
@@ -76,6 +84,10 @@ DENIED = [
     ("*", "*"),
     ("get", "*"),
     ("*", "jobs.batch"),
+    ("update", "persistentvolumeclaims"),
+    ("patch", "persistentvolumeclaims"),
+    ("delete", "networkpolicies.networking.k8s.io"),
+    ("list", "networkpolicies.networking.k8s.io"),
     # A person's decisions (assay_operator.approvals): the operator records them, it cannot make them.
     ("approve", "campaigns.assay.dev"),
     ("override", "evaluations.assay.dev"),
@@ -88,6 +100,9 @@ CLUSTER_DENIED = [
     ("list", "campaigns.assay.dev"),
     ("create", "clusterrolebindings.rbac.authorization.k8s.io"),
     ("get", "nodes"),
+    ("create", "persistentvolumes"),
+    ("get", "persistentvolumes"),
+    ("list", "storageclasses.storage.k8s.io"),
 ]
 
 

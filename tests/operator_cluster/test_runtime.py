@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from assay_dev import operator_support as support
-from assay_dev.cluster import KubeApi, LocalKubelet
+from assay_dev.cluster import KubeApi
 from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import OperatorProcess, evaluation, replay_spec
 
@@ -27,10 +26,6 @@ ARBITRARY_UID = 1000680000
 """The first uid of a namespace's range on OpenShift (openshift.io/sa.scc.uid-range)."""
 POD_CREATION = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
 NAMESPACE_LABEL = "kubernetes.io/metadata.name"
-
-
-def pod_volume(kubelet: LocalKubelet, pod: dict[str, Any], volume: str) -> Path:
-    return kubelet.work_dir / "pods" / pod["metadata"]["uid"] / "volumes" / volume
 
 
 def terminated(pod: dict[str, Any], name: str) -> dict[str, Any]:
@@ -71,8 +66,9 @@ def test_a_runner_past_its_memory_limit_is_oom_killed_and_the_evaluation_says_so
     named = re.search(r"the (\w+) container was OOMKilled \(exit code 137\)", condition["message"])
     assert named is not None, condition["message"]
     assert stalled["status"].get("verdict") in (None, "Blocked")
-    # The pod's own status says the same: the kernel killed that container in its memory cgroup.
-    pods = support.pods_of_job(admin, namespace, stalled["status"]["jobName"])
+    # The pod's own status says the same: the kernel killed that container in its memory cgroup (an answer
+    # pod: nothing was answered, so no judge Job was made).
+    pods = support.pods_of_job(admin, namespace, stalled["status"]["answer"]["jobName"])
     states = [terminated(pod, named.group(1)) for pod in pods]
     assert any(s.get("reason") == "OOMKilled" and s.get("exitCode") == 137 for s in states), states
 
@@ -134,7 +130,6 @@ def test_the_runner_runs_as_an_arbitrary_uid_with_gid_0_on_a_read_only_root(
     namespace: str,
     operator: OperatorProcess,
     brains: Callable[[str], str],
-    kubelet: LocalKubelet,
 ) -> None:
     policy, binding = restricted_v2_policy(namespace)
     base = "/apis/admissionregistration.k8s.io/v1"
@@ -161,19 +156,24 @@ def test_the_runner_runs_as_an_arbitrary_uid_with_gid_0_on_a_read_only_root(
         admin.delete(f"{base}/mutatingadmissionpolicies/{policy['metadata']['name']}")
 
     assert done["status"]["verdict"] in ("Pass", "Blocked"), done["status"]
-    pod = support.pods_of_job(admin, namespace, "arbitrary-g1")[0]
-    assert pod["spec"]["securityContext"].get("runAsUser") == ARBITRARY_UID, pod["spec"]["securityContext"]
-    for container in [*pod["spec"]["initContainers"], *pod["spec"]["containers"]]:
-        context = container.get("securityContext") or {}
-        assert context.get("readOnlyRootFilesystem") is True, container["name"]
-        assert "runAsUser" not in context and "runAsGroup" not in context  # the image and the policy decide
-        assert terminated(pod, container["name"]).get("exitCode") == 0, container["name"]
-    # The answer phase: the agent ran as the arbitrary uid, in group 0, and the image's root was read-only.
-    answer = (pod_volume(kubelet, pod, "answers") / "T-001" / "1" / "answer.md").read_text().splitlines()
+    for job in ("arbitrary-g1-answer", "arbitrary-g1"):
+        pod = support.pods_of_job(admin, namespace, job)[0]
+        context = pod["spec"]["securityContext"]
+        assert context.get("runAsUser") == ARBITRARY_UID, context
+        for container in [*pod["spec"]["initContainers"], *pod["spec"]["containers"]]:
+            context = container.get("securityContext") or {}
+            assert context.get("readOnlyRootFilesystem") is True, container["name"]
+            # The image and the policy decide.
+            assert "runAsUser" not in context and "runAsGroup" not in context
+            assert terminated(pod, container["name"]).get("exitCode") == 0, container["name"]
+    # The answer pod: the agent ran as the arbitrary uid, in group 0, and the image's root was read-only. It
+    # wrote its shard on the claim (a directory the kubelet made with the volume root's mode).
+    volume = support.claim_path(admin, namespace, "arbitrary-g1-answers")
+    answer = (volume / "shard-0" / "T-001" / "1" / "answer.md").read_text().splitlines()
     identity = [line for line in answer if line.startswith("uid=")]
     assert identity == [f"uid={ARBITRARY_UID} gid=0(root) groups=0(root),{ARBITRARY_UID}"], answer[-5:]
     writes = [line for line in answer if line.startswith("touch:")]
     assert len(writes) == 2 and all("Read-only file system" in line for line in writes), writes
-    # The judge phase: what the runner container wrote is owned by that uid and group 0.
-    result = pod_volume(kubelet, pod, "work") / "out" / "result.json"
+    # The judge pod: what it kept on the claim is owned by that uid and group 0.
+    result = volume / "result" / "result.json"
     assert (result.stat().st_uid, result.stat().st_gid) == (ARBITRARY_UID, 0)

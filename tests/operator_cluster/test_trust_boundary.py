@@ -1,13 +1,15 @@
-"""The trust boundary of a run on the cluster, shown with the REAL runner in the REAL Job pod:
+"""The trust boundary of a run on the cluster, shown with the REAL runner in the REAL Job pods:
 
 - a cheating agent that searches everything it can see finds none of the answer key (canaries planted in a
   ticket's notes, a must-mention fact and a forbidden item, none of which is in a question or the KB) and
   does not pass — the same agent run locally with `assay run` does find them (tests/runner/
-  test_cheater_local.py): a local run is not a trust boundary, the Job's two phases are. The pods run from
+  test_cheater_local.py): a local run is not a trust boundary, the run's two Jobs are. The pods run from
   the runner image under runc, and while the cheater searches, another Evaluation's judge container holds
   its own key canaries: the cheater's processes, roots, tokens, loopback listeners (etcd, the apiserver)
   and file system give it neither pod's key, nor the operator's token;
-- Secret tokens reach the gateway and MLflow as bearer tokens, and appear nowhere else;
+- Secret tokens reach the gateway and MLflow as bearer tokens, and appear nowhere else; the answer pods hold
+  the gateway's only (no key, no MLflow, no service-account token), and the NetworkPolicy applied for them
+  lets them reach the gateway and DNS only (applied, not enforced: the local node has no network plugin);
 - the verdict is bound to what was mounted (a summary naming a foreign brain blocks), and the gate overrides
   and the ticket selection are in its digests.
 """
@@ -22,6 +24,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -137,7 +140,7 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
 
     def judging() -> dict[str, Any] | None:
         pods = support.pods_of_job(admin, namespace, "neighbour-g1")
-        return pods[0] if pods and "running" in container_state(pods[0], "runner") else None
+        return pods[0] if pods and "running" in container_state(pods[0], "judge") else None
 
     wait_until(judging, timeout=180, what="the neighbour's judge container to run")
 
@@ -163,8 +166,9 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
 
     status = done["status"]
     assert status["verdict"] == "Blocked", status  # the cheater does not pass
-    pod = support.pods_of_job(admin, namespace, "cheater-g1")[0]
-    answer = (pod_volume(kubelet, pod, "answers") / "T-1" / "1" / "answer.md").read_text()
+    pod = support.pods_of_job(admin, namespace, "cheater-g1-answer")[0]
+    volume = support.claim_path(admin, namespace, "cheater-g1-answers")
+    answer = (volume / "shard-0" / "T-1" / "1" / "answer.md").read_text()
     # It did search: every mount of its container, every environment and process it could see, the loopback
     # listeners, the whole file system.
     where = {}
@@ -175,8 +179,8 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
     assert int(where["files read"].split(";")[0]) > 100, answer[:3000]
     assert "/etc/assay/suite" in where["mounts"] and "/etc/assay/brain" in where["mounts"]
     assert "/etc/assay/key" not in where["mounts"]
-    # Its own PID namespace: the answer phase's runner (PID 1) and the agent; nothing of the node or other
-    # pods, and no other root file system to walk.
+    # Its own PID namespace: the answer pod's runner (PID 1) and the agent; nothing of the node or other
+    # pods (the judge runs in a pod of its own now), and no other root file system to walk.
     first = where["processes"].split(": ", 1)[1].split(" | ")[0]
     assert first.startswith("1: ") and "assay answer" in first, where["processes"]
     for other in ("assay score", "catatonit", "kube-", "etcd", "assay-operator", "pytest"):
@@ -189,7 +193,7 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
     for part, canary in {**canaries, **{f"neighbour's {k}": v for k, v in neighbour.items()}}.items():
         assert canary not in answer, f"the {part} canary reached the agent's answer"
     assert operator_token.group(1) not in answer, "the operator's token reached the agent's answer"
-    result = json.loads((pod_volume(kubelet, pod, "work") / "out" / "result.json").read_text())
+    result = json.loads((volume / "result" / "result.json").read_text())
     cell = result["tickets"][0]["repetitions"][0]
     assert cell["exitCode"] == 0 and cell["judges"]["facts"]["score"] == 0.0  # it could not state the fact
     # The key did reach the judge phase: the judges used it.
@@ -269,17 +273,18 @@ def test_secret_tokens_reach_the_gateway_and_mlflow_as_bearer_tokens_and_nowhere
     }
     assert status["inputs"]["ticketsDigest"] == run.data.tags["assay.digest.tickets"]
 
-    pods = support.pods_of_job(admin, namespace, "tokens-g1")
+    answer_pods = support.pods_of_job(admin, namespace, "tokens-g1-answer")
+    pods = [*answer_pods, *support.pods_of_job(admin, namespace, "tokens-g1")]
     logs = [
-        kubelet.logs(namespace, p["metadata"]["name"], container)
+        kubelet.logs(namespace, p["metadata"]["name"], c["name"])
         for p in pods
-        for container in ("split", "answer", "runner")
+        for c in [*p["spec"]["initContainers"], *p["spec"]["containers"]]
     ]
+    kept = support.claim_path(admin, namespace, "tokens-g1-answers")
     outputs = {
         path: path.read_text(errors="replace")
-        for p in pods
-        for volume in ("work", "answers")
-        for path in sorted(pod_volume(kubelet, p, volume).rglob("*"))
+        for folder in [kept, *(pod_volume(kubelet, p, "work") for p in pods)]
+        for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
     assert {"result.json", "summary.json", "report.html", "answer.md"} <= {path.name for path in outputs}
@@ -299,6 +304,46 @@ def test_secret_tokens_reach_the_gateway_and_mlflow_as_bearer_tokens_and_nowhere
     for where, text in places.items():
         for token in (gateway_token, judge_token, mlflow_token):
             assert token not in text, f"a token appears in {where}"
+
+    # The answer pods as the apiserver admitted them: the gateway token, and no key, no MLflow (URL or
+    # token), no judge token, no service-account token.
+    (answer_pod,) = answer_pods
+    secret_volumes = {v["secret"]["secretName"] for v in answer_pod["spec"]["volumes"] if "secret" in v}
+    assert secret_volumes == {"gateway"}
+    assert not [v for v in answer_pod["spec"]["volumes"] if "projected" in v]
+    # No key snapshot (ConfigMap) in the pod. The bundled suite is split in the pod by the `split` init
+    # container, whose `key` emptyDir is mounted by it alone, never by the agent's `answer` container.
+    (key_volume,) = [v for v in answer_pod["spec"]["volumes"] if v["name"] == "key"]
+    assert key_volume == {"name": "key", "emptyDir": {}}
+    key_users = {
+        c["name"]
+        for c in [*answer_pod["spec"]["initContainers"], *answer_pod["spec"]["containers"]]
+        if any(m["name"] == "key" for m in c.get("volumeMounts") or [])
+    }
+    assert key_users == {"split"}
+    assert answer_pod["spec"]["automountServiceAccountToken"] is False
+    answer_env = {e["name"] for c in answer_pod["spec"]["containers"] for e in c.get("env") or []}
+    assert not {n for n in answer_env if "MLFLOW" in n or "JUDGE" in n}, answer_env
+    mounted = {m["mountPath"] for c in answer_pod["spec"]["containers"] for m in c["volumeMounts"]}
+    assert "/etc/assay/key" not in mounted and "/etc/assay/secrets/mlflow" not in mounted
+    # ... and the NetworkPolicy applied for them: no ingress; egress to DNS and the gateway's own address
+    # and port only (here a loopback URL: an IP address, so the operator names it) — not MLflow's port.
+    # (Enforcing it is a network plugin's job: the local kubelet has none, so this is what is applied.)
+    policy = admin.get(
+        f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies/tokens-answer-egress"
+    )
+    assert policy["metadata"]["ownerReferences"][0]["name"] == "tokens"
+    selected = policy["spec"]["podSelector"]["matchLabels"]
+    assert selected.items() <= answer_pod["metadata"]["labels"].items()
+    judge_pod = next(p for p in pods if p not in answer_pods)
+    assert not selected.items() <= judge_pod["metadata"]["labels"].items()
+    gateway_port = urlsplit(gateway.url).port
+    assert policy["spec"]["policyTypes"] == ["Ingress", "Egress"] and not policy["spec"].get("ingress")
+    assert policy["spec"]["egress"] == [
+        {"ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]},
+        {"to": [{"ipBlock": {"cidr": "127.0.0.1/32"}}], "ports": [{"protocol": "TCP", "port": gateway_port}]},
+    ]
+    assert f'"port": {urlsplit(tracking.url).port}' not in json.dumps(policy["spec"]["egress"])
 
 
 def test_the_digests_cover_the_gate_overrides_and_the_selection(

@@ -158,3 +158,34 @@ def test_assay_run_resumes_from_an_earlier_result(
     assert sorted(log.read_text().split()) == ["T-2", "T-2", "T-5", "T-5"]
     (brain / "style.md").write_text("Be brisk.\n")
     assert main([*args, "--out", str(tmp_path / "third"), "--resume", str(tmp_path / "second")]) == 2
+
+
+def test_the_answer_phase_writes_a_compact_summary_where_its_config_says(
+    suite: Path, brain: Path, tmp_path: Path, flaky: tuple[str, Path, Path]
+) -> None:
+    """On the cluster the operator reads it from each answer pod's termination message (cells done)."""
+    from assay_runner.contract import AnswerSummary
+
+    command, _, marker = flaky
+    config = {
+        "suite": str(suite),
+        "brain": str(brain),
+        "agent": {"kind": "command", "model": "m", "command": command.split()},
+        "repetitions": 2,
+        "answersDir": str(tmp_path / "answers"),
+        "shard": {"count": 2, "index": 1},
+        "resume": True,
+        "output": {"summaryPath": str(tmp_path / "termination-log")},
+    }
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps(config))
+    assert main(["answer", "--config", str(path), "-q"]) == 0
+    first = AnswerSummary.model_validate_json((tmp_path / "termination-log").read_text())
+    # 12 cells, repetition-major; shard 1 of 2 holds every odd position: T-2, T-4, T-6 twice. T-2 fails.
+    assert (first.shard, first.cells, first.answered, first.kept, first.total) == ((1, 2), 6, 4, 0, 12)
+    assert first.stopped is None
+    marker.touch()
+    assert main(["answer", "--config", str(path), "-q"]) == 0
+    second = AnswerSummary.model_validate_json((tmp_path / "termination-log").read_text())
+    assert (second.cells, second.answered, second.kept) == (6, 6, 4)
+    assert len((tmp_path / "termination-log").read_bytes()) < 4096

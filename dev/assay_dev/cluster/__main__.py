@@ -1,19 +1,22 @@
 """A control plane for a developer: `python -m assay_dev.cluster` (or scripts/k8s-shell.sh).
 
-Starts etcd, kube-apiserver, kube-controller-manager and the local kubelet (pods run under runc from the
-images in the local store: `make images` builds Assay's), prints the `export` lines for KUBECONFIG and PATH
+Starts etcd, kube-apiserver, kube-controller-manager, the local kubelet (pods run under runc from the
+images in the local store: `make images` builds Assay's) and the local-path provisioner (the default
+StorageClass; its helper pods use the runner image's base), prints the `export` lines for KUBECONFIG and PATH
 (the built kubectl and helm), and runs until Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
 import threading
 
 from .controlplane import ControlPlane, locate_binaries
+from .node import local_node
 
 
 def main() -> None:
@@ -26,19 +29,16 @@ def main() -> None:
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
 
-    with ControlPlane(locate_binaries()) as plane:
-        kubelet = None if args.no_kubelet else plane.local_kubelet()
-        if kubelet is not None:
-            kubelet.start()
-        try:
-            print(f"# control plane up; logs in {plane.logs_dir}", file=sys.stderr)
-            print(f"export KUBECONFIG={plane.kubeconfig}")
-            print(f"export PATH={plane.bin_dir}:$PATH")
-            sys.stdout.flush()
-            stop.wait()
-        finally:
-            if kubelet is not None:
-                kubelet.stop()
+    with ControlPlane(locate_binaries()) as plane, contextlib.ExitStack() as node:
+        if not args.no_kubelet:
+            from assay_dev.images import build
+
+            node.enter_context(local_node(plane, build.current(["runner"])[0].base_image))
+        print(f"# control plane up; logs in {plane.logs_dir}", file=sys.stderr)
+        print(f"export KUBECONFIG={plane.kubeconfig}")
+        print(f"export PATH={plane.bin_dir}:$PATH")
+        sys.stdout.flush()
+        stop.wait()
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """A real Kubernetes control plane for tests: etcd, kube-apiserver and kube-controller-manager as local
 processes on loopback ports, built from source by scripts/build-k8s.sh (see docs/control-plane.md).
 
-Real CRD validation (OpenAPI and CEL), real RBAC and admission, real Job, garbage-collector, namespace and
-service-account controllers. No scheduler and no kubelet: the local kubelet (kubelet.py beside this module)
-binds and runs pods.
+Real CRD validation (OpenAPI and CEL), real RBAC and admission, real Job, garbage-collector, namespace,
+service-account and PersistentVolume controllers; a real dynamic provisioner when started (storage.py). No
+scheduler and no kubelet: the local kubelet (kubelet.py beside this module) binds and runs pods.
 """
 
 from __future__ import annotations
@@ -45,6 +45,11 @@ CONTROLLERS = (
     "root-ca-certificate-publisher-controller",  # kube-root-ca.crt, which SA token volumes project
     "ttl-after-finished-controller",
     "clusterrole-aggregation-controller",  # the admin/edit/view roles a binding may grant
+    # PersistentVolumeClaims (the local-path provisioner makes the volumes, storage.py): binding, and the
+    # protection finalizers the apiserver's admission adds, which only these controllers remove.
+    "persistentvolume-binder-controller",
+    "persistentvolume-protection-controller",
+    "persistentvolumeclaim-protection-controller",
 )
 APISERVER_READY_TIMEOUT = 90.0
 

@@ -279,6 +279,12 @@ class LocalKubelet:
     def secret(self, namespace: str, name: str) -> Obj | None:
         return self._get_or_none(f"/api/v1/namespaces/{namespace}/secrets/{name}")
 
+    def persistent_volume_claim(self, namespace: str, name: str) -> Obj | None:
+        return self._get_or_none(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}")
+
+    def persistent_volume(self, name: str) -> Obj | None:
+        return self._get_or_none(f"/api/v1/persistentvolumes/{name}")
+
     def _get_or_none(self, path: str) -> Obj | None:
         try:
             return self.api.get(path)

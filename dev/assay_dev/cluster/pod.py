@@ -25,6 +25,7 @@ import logging
 import os
 import shutil
 import signal
+import stat
 import threading
 import time
 from collections.abc import Mapping
@@ -37,7 +38,14 @@ from assay_dev.images.buildah import BuildahError
 from . import oci, resources, waiting
 from .images import PulledImage, UnknownImage, pull
 from .kubeapi import ApiError, pods_path
-from .podspec import ConfigError, container_argv, container_env, identity, pod_hostname
+from .podspec import (
+    ConfigError,
+    container_argv,
+    container_env,
+    identity,
+    pod_hostname,
+    sub_path_of,
+)
 from .runc import RuncError
 from .runtime import ContainerHandle, PodSandbox
 from .security import security
@@ -427,7 +435,7 @@ class PodWorker:
         argv = container_argv(spec, image, env)
         user = identity(pod, spec, image)
         context = security(pod, spec)
-        mounts = self._mounts(container, sources)
+        mounts = self._mounts(container, sources, env)
         process = oci.Process(
             argv=argv,
             env=env,
@@ -447,19 +455,32 @@ class PodWorker:
             container.name, container.image.id, process, context, limits, mounts, share_pid=share_pid
         )
 
-    def _mounts(self, container: Container, sources: Mapping[str, Path]) -> list[oci.Mount]:
-        """The container's volume mounts (subPath resolved) and its termination-message file."""
+    def _mounts(
+        self, container: Container, sources: Mapping[str, Path], env: Mapping[str, str]
+    ) -> list[oci.Mount]:
+        """The container's volume mounts (subPath and subPathExpr resolved) and its termination-message
+        file."""
         spec = container.spec
         mounts: list[oci.Mount] = []
+        with self._lock:
+            volumes = self.pod["spec"].get("volumes") or []
+        read_only_volumes = {
+            v["name"] for v in volumes if (v.get("persistentVolumeClaim") or {}).get("readOnly")
+        }
         for mount in spec.get("volumeMounts") or []:
             if mount["name"] not in sources:
                 raise ConfigError(f"volume {mount['name']!r} not found in pod spec")
             source = sources[mount["name"]]
-            if mount.get("subPath"):
-                source = source / mount["subPath"]
+            sub_path = sub_path_of(mount, env)
+            if sub_path:
+                root, source = source, source / sub_path
                 if not os.path.lexists(source):
-                    source.mkdir(parents=True)  # as kubelet does for a missing subPath
-            mounts.append(oci.Mount(str(source), mount["mountPath"], read_only=bool(mount.get("readOnly"))))
+                    # As kubelet does for a missing subPath: made with the volume root's mode, so the
+                    # container's user may write where it may write in the volume's root.
+                    source.mkdir(parents=True)
+                    source.chmod(stat.S_IMODE(root.stat().st_mode))
+            read_only = bool(mount.get("readOnly")) or mount["name"] in read_only_volumes
+            mounts.append(oci.Mount(str(source), mount["mountPath"], read_only=read_only))
         message_path = spec.get("terminationMessagePath") or "/dev/termination-log"
         container.message_file = self.dir / f"{container.name}.termination-log"
         container.message_file.write_bytes(b"")

@@ -38,11 +38,15 @@ class ConfigError(Exception):
 
 
 class ObjectSource(Protocol):
-    """Reads the ConfigMaps and Secrets a pod refers to; None when absent."""
+    """Reads the objects a pod refers to (ConfigMaps, Secrets, claims and their volumes); None when absent."""
 
     def config_map(self, namespace: str, name: str) -> Obj | None: ...
 
     def secret(self, namespace: str, name: str) -> Obj | None: ...
+
+    def persistent_volume_claim(self, namespace: str, name: str) -> Obj | None: ...
+
+    def persistent_volume(self, name: str) -> Obj | None: ...
 
 
 def expand(value: str, env: Mapping[str, str]) -> str:
@@ -66,6 +70,20 @@ def expand(value: str, env: Mapping[str, str]) -> str:
         out.append(value[i])
         i += 1
     return "".join(out)
+
+
+def sub_path_of(mount: Obj, env: Mapping[str, str]) -> str:
+    """A volume mount's `subPath`, or its `subPathExpr` with `$(VAR)` expanded from the container's
+    environment (an Indexed Job's pods mount `shard-$(JOB_COMPLETION_INDEX)`); "" for the volume's root.
+    As kubelet refuses them: both at once, an absolute path, or one that climbs out with `..`."""
+    if mount.get("subPath") and mount.get("subPathExpr"):
+        raise ConfigError(f"volume mount {mount['name']!r}: subPath and subPathExpr are mutually exclusive")
+    raw = str(mount.get("subPath") or "")
+    if mount.get("subPathExpr"):
+        raw = expand(str(mount["subPathExpr"]), env)
+    if raw.startswith("/") or ".." in raw.split("/"):
+        raise ConfigError(f"volume mount {mount['name']!r}: subPath {raw!r} must be a relative path within")
+    return raw
 
 
 def container_argv(container: Obj, image: ImageSpec, env: Mapping[str, str]) -> list[str]:

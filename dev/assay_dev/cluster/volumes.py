@@ -154,6 +154,28 @@ def _projected(source: Obj, context: VolumeContext) -> Path:
     return _atomic(files, context)
 
 
+def _persistent_volume_claim(source: Obj, context: VolumeContext) -> Path:
+    """The claim's bound PersistentVolume, as a path on this node: the volumes the local-path provisioner
+    makes (storage.py) are `hostPath` (or `local`) volumes. Until the claim is Bound the pod waits, as it
+    would for a volume being attached."""
+    name = source["claimName"]
+    claim = context.objects.persistent_volume_claim(context.namespace, name)
+    if claim is None:
+        raise MountError(f'persistentvolumeclaim "{name}" not found')
+    volume_name = (claim.get("spec") or {}).get("volumeName")
+    if (claim.get("status") or {}).get("phase") != "Bound" or not volume_name:
+        raise MountError(f'persistentvolumeclaim "{name}" is not bound yet')
+    volume = context.objects.persistent_volume(volume_name)
+    spec = (volume or {}).get("spec") or {}
+    found = (spec.get("hostPath") or spec.get("local") or {}).get("path")
+    if not found:
+        raise MountError(f'persistentvolume "{volume_name}" has no hostPath or local path on this node')
+    path = Path(found)
+    if not path.is_dir():
+        raise MountError(f'persistentvolume "{volume_name}": {path} does not exist on this node')
+    return path
+
+
 VolumeType = Callable[[Obj, VolumeContext], Path]
 VOLUME_TYPES: dict[str, VolumeType] = {
     "emptyDir": _empty_dir,
@@ -162,10 +184,9 @@ VOLUME_TYPES: dict[str, VolumeType] = {
     "secret": _secret,
     "downwardAPI": _downward_api,
     "projected": _projected,
+    "persistentVolumeClaim": _persistent_volume_claim,
 }
-"""One function per volume type: (the volume's source object, context) -> the host path to bind. A
-`persistentVolumeClaim` entry would read the claim, wait (MountError) until it is Bound, and return its
-PersistentVolume's path on this node."""
+"""One function per volume type: (the volume's source object, context) -> the host path to bind."""
 
 
 def materialize(

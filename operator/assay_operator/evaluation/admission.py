@@ -30,7 +30,9 @@ def job_seen(job: dict[str, Any], namespace: str, evaluation: str, generation: i
     if obj is None or int(obj["metadata"]["generation"]) != generation:
         return
     status = reconcile.parse_status(obj.get("status"))
-    if status.job_name != name or conditions.holds(status.conditions, conditions.COMPLETED, generation):
+    if name not in reconcile.run_jobs(status) or conditions.holds(
+        status.conditions, conditions.COMPLETED, generation
+    ):
         return  # not the current run, or it already has its verdict
     queued = conditions.find(status.conditions, conditions.QUEUED)
     want = "False" if state.admitted else "True"

@@ -10,7 +10,7 @@ command, the service account, volumes or environment of the Job. The operator ow
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -31,6 +31,10 @@ SHORT_NAMES = ["eval", "evals"]
 BUNDLED_PATH = r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$"
 # The status's bounds, which the status builders cut to (assay_operator.bounded) so a status always fits.
 MAX_RULES, MAX_DETAIL, MAX_FAILING, MAX_PAIRED, MAX_MESSAGE_LENGTH = 16, 512, 10, 500, 4096
+MAX_PARALLELISM = 100
+"""Answer pods per Evaluation; an Indexed Job's pod is named <job>-<index>, which must stay a DNS label."""
+MAX_FAILED_SHARDS, MAX_SHARD_REASON = 16, 512
+AccessMode = Literal["ReadWriteOnce", "ReadWriteMany"]
 
 
 class ConfigMapRef(ApiModel):
@@ -148,6 +152,26 @@ class ResourcesSpec(ApiModel):
     """Memory for the runner pod (request and limit), 64Mi to 256Gi."""
 
 
+class StorageSpec(ApiModel):
+    """The PersistentVolumeClaim the operator makes for each generation: every answer pod writes its shard
+    there (`shard-<i>/`), the judge pod reads them all and keeps result.json and the report in `result/`
+    after the pods are gone. Owned by the Evaluation: deleted with it, or when a newer generation runs."""
+
+    cel_rules = tuple(
+        (f"!has(self.size) || ({rule})", why) for rule, why in quantity.STORAGE.cel_rules("size")
+    )
+
+    storage_class_name: str | None = Field(default=None, pattern=DNS_NAME, max_length=253)
+    """StorageClass of the claim; the operator's default when omitted (and the cluster's default class when
+    the operator names none)."""
+    size: quantity.Storage | None = None
+    """Size of the claim, 16Mi to 16Ti; the operator's default (1Gi) when omitted. The answers take about
+    50 KB per ticket x repetition (more with long transcripts)."""
+    access_mode: AccessMode | None = None
+    """`ReadWriteOnce` (the default: any class) keeps every answer pod on the node that holds the volume;
+    `ReadWriteMany` (a class that supports it: NFS, CephFS, ...) lets them spread over nodes."""
+
+
 class EvaluationSpec(ApiModel):
     brain: BrainRef
     """The brain under evaluation."""
@@ -160,7 +184,11 @@ class EvaluationSpec(ApiModel):
     repetitions: int = Field(default=1, ge=1, le=20)
     """How many times each ticket is answered (pass rate, pass@k and pass^k need more than one)."""
     concurrency: int = Field(default=4, ge=1, le=32)
-    """Tickets answered at once."""
+    """Tickets answered at once, in each answer pod."""
+    parallelism: int = Field(default=1, ge=1, le=MAX_PARALLELISM)
+    """Answer pods. The ticket x repetition cells are cut into this many shards (round-robin over the
+    repetition-major order), each answered by one pod of an Indexed Job, then one judge pod judges them
+    all: the verdict is the one a single pod would give on the same answers."""
     gate: GateOverrides | None = None
     """Overrides of the suite's gate."""
     gateway: str | None = Field(default=None, max_length=2048, pattern=r"^https?://\S+$")
@@ -179,11 +207,16 @@ class EvaluationSpec(ApiModel):
     mlflow: MlflowSpec | None = None
     """Where the run is logged."""
     resources: ResourcesSpec | None = None
-    """Runner pod resources (default 6 CPU and 6Gi)."""
+    """Resources of each runner pod, answer and judge alike (default 6 CPU and 6Gi)."""
+    storage: StorageSpec | None = None
+    """The volume the answers and the result are kept on (the operator's defaults when omitted)."""
     deadline_seconds: int = Field(default=1800, ge=60, le=86400)
-    """The whole evaluation's deadline (the Job's activeDeadlineSeconds)."""
+    """The whole evaluation's deadline: the answer Job's activeDeadlineSeconds; the answer pods stop
+    themselves a fifth of it (at least 30 s, at most half) early, and the judge Job gets what is left, never
+    less than that fifth."""
     queue_name: str | None = Field(default=None, pattern=DNS_NAME, max_length=63)
-    """Kueue LocalQueue: the Job is created suspended with the queue label, and Kueue admits it."""
+    """Kueue LocalQueue: the answer Job is created suspended with the queue label, and Kueue admits its
+    pods together; the judge Job runs after it on the quota it released."""
     prices: dict[str, PriceSpec] | None = Field(default=None, max_length=64)
     """Price table by model name: turns token usage into `status.usage.costUsd`; overrides the suite's
     `prices` model by model."""
@@ -241,6 +274,35 @@ class InputsStatus(ApiModel):
     """The answers the verdict was made on: the answer phase's sealed tree."""
 
 
+class ShardFailureStatus(ApiModel):
+    index: int
+    """The shard (the answer Job's completion index)."""
+    reason: str = Field(max_length=MAX_SHARD_REASON)
+    """Why it failed for good, as the operator read it from the shard's pods."""
+
+
+class AnswerStatus(ApiModel):
+    """The answer phase: an Indexed Job of `shards` pods, each answering its shard onto the claim."""
+
+    job_name: str | None = None
+    claim_name: str | None = None
+    """The PersistentVolumeClaim with the answers (`shard-<i>/`) and, once judged, `result/` (result.json,
+    report.html): docs/operating.md says how to download them."""
+    shards: int = 1
+    shards_succeeded: int = 0
+    shards_failed: int = 0
+    failed: list[ShardFailureStatus] = Field(default_factory=list, max_length=MAX_FAILED_SHARDS)
+    """Shards that failed for good (their cells block the verdict with this reason)."""
+    cells_done: int | None = None
+    """Cells answered without an error, in the shards that finished."""
+    cells_total: int | None = None
+    """Every ticket x repetition cell of the run (known once a shard finished)."""
+    shards_summary: str | None = None
+    """"succeeded/shards", for the printer column."""
+    cells_summary: str | None = None
+    """"done/total", for the printer column."""
+
+
 class MlflowStatus(ApiModel):
     tracking_uri: str | None = None
     experiment_id: str | None = None
@@ -294,6 +356,9 @@ class EvaluationStatus(ApiModel):
     inputs: InputsStatus | None = None
     mlflow: MlflowStatus | None = None
     job_name: str | None = None
+    """The run's judge Job, whose pod gives the verdict (the answer Job is `answer.jobName`)."""
+    answer: AnswerStatus | None = None
+    """The answer phase's shards and cells."""
     rerun: str | None = Field(default=None, max_length=253)
     """The rerun.assay.dev/token annotation this run answers; none for a generation's first run."""
     start_time: str | None = None
@@ -313,5 +378,7 @@ def printer_columns() -> list[dict[str, Any]]:
         {"name": "Score", "type": "number", "jsonPath": ".status.score"},
         {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
         {"name": "Tickets", "type": "string", "jsonPath": ".status.tickets.summary"},
+        {"name": "Shards", "type": "string", "jsonPath": ".status.answer.shardsSummary"},
+        {"name": "Cells", "type": "string", "jsonPath": ".status.answer.cellsSummary"},
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
     ]

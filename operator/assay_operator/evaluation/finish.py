@@ -1,5 +1,6 @@
-"""Finishing a run: when its Job is done, read the runner's termination message from its pod, and write the
-verdict — or Blocked with the precise reason (outcome.py) — onto the Evaluation, once per run."""
+"""Finishing a run: when its judge Job is done, read the runner's termination message from its pod, and
+write the verdict — or Blocked with the precise reason (outcome.py) — onto the Evaluation, once per run.
+A run whose answer Job left nothing to judge ends here too (judging.py), with that Job's reason."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from assay_operator import bounded, conditions, events, kube, metrics
 from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import PLURAL
-from assay_operator.evaluation.outcome import classify
+from assay_operator.evaluation.outcome import Outcome, classify
 from assay_operator.evaluation.publish import write_status
 
 
@@ -24,6 +25,7 @@ def pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
 
 
 def finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
+    """The judge Job (or a one-Job run's Job) is done: its verdict, or Blocked with the reason."""
     job_name = job["metadata"]["name"]
     if classify(job, []).state == "running":
         return  # the Job's conditions say it all: no need to list its pods
@@ -31,10 +33,19 @@ def finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generat
     current = kube.get_custom(PLURAL, namespace, evaluation)
     if current is None:
         return
-    if int(current["metadata"]["generation"]) != generation:
-        return  # a newer spec superseded this Job
     if not kube.owned_by(job, current["metadata"]["uid"]):
         return  # the Job of a deleted Evaluation that had this name: not this one's verdict
+    record(outcome, current, generation, job_name, (job.get("status") or {}).get("startTime"))
+
+
+def record(
+    outcome: Outcome, current: dict[str, Any], generation: int, job_name: str, started: str | None
+) -> None:
+    """Write the outcome of the run whose judge Job is `job_name` onto the Evaluation `current` (as read),
+    once: not for a superseded generation or run, not twice."""
+    namespace, evaluation = current["metadata"]["namespace"], current["metadata"]["name"]
+    if int(current["metadata"]["generation"]) != generation:
+        return  # a newer spec superseded this Job
     status = reconcile.parse_status(current.get("status"))
     if reconcile.verdict_written(status, generation, job_name):
         return
@@ -53,9 +64,9 @@ def finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generat
     verdict = finished.verdict or "Blocked"
     reason = outcome.reason if outcome.summary is None else ("Passed" if verdict == "Pass" else "GateBlocked")
     metrics.EVALUATIONS.labels(verdict, reason).inc()
-    started = (job.get("status") or {}).get("startTime")
-    if started:
-        metrics.EVALUATION_SECONDS.observe(reconcile.seconds_between(str(started), datetime.now(UTC)))
+    began = status.start_time or started  # the run's start (its answer Job's creation), else this Job's
+    if began:
+        metrics.EVALUATION_SECONDS.observe(reconcile.seconds_between(str(began), datetime.now(UTC)))
     message = finished.message or ""
     if verdict == "Pass":
         events.normal(current, "Completed", message)

@@ -6,17 +6,17 @@ only, a native sidecar (an init container with `restartPolicy: Always`, started 
 and stopped after the pod's last container) running `assay gateway-sidecar`. It listens on a Unix socket in
 an emptyDir shared with the answer container — not a port: on nodes where pods share a network (the local
 kubelet) a port would be every pod's — forwards the runner's calls with the token, meters the pod's spend
-against the shard's budget, and writes its ledger into an emptyDir the answer container does not mount. The
-judge container mounts that one read-only and reconciles it with the sealed cells
-(`ASSAY_GATEWAY_LEDGER_DIR`).
+against the shard's budget, and writes its ledger onto the generation's claim, under
+`ledgers/shard-<i>/` (LEDGER_SUBPATH), a part of the claim the answer container does not mount (it mounts
+`shard-<i>/` alone). The judge Job mounts the claim's root read-only and reconciles each shard's ledger
+with that shard's sealed cells (`ASSAY_GATEWAY_LEDGER_DIR`).
 
-Pure: `build_gateway_sidecar` returns what to add to the pod (the container, volumes, mounts and
-environment per phase); the Job builder places it.
+A sidecar restarted in its pod carries on with its ledger; a retried shard's new pod finds the ledger of
+the attempt before it and sets it aside (`ledger-<pod uid>.json`, beside it: its pod is named by the
+downward API), so the judge reconciles the tree with the ledger of the pod that wrote it.
 
-Porting to an answer Job of several shards: the ledger volume must stay out of the answer container's reach
-(its own volume, or a subPath of the shard's volume the answer container does not mount), and the judge
-finds shard i's ledger at `ASSAY_GATEWAY_LEDGER_DIR/shard-<i>/ledger.json` (`contract.GATEWAY_LEDGER_ENV`).
-Each answer pod's sidecar writes `ledger.json` into its own ledger directory.
+Pure: `build_gateway_sidecar` returns what to add to the pod (the container, volumes, the answer
+container's mounts and environment) and the judge's environment; the Job builders place them.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from dataclasses import dataclass
 
 from assay_operator import objects as k8s
 from assay_operator.evaluation.api import SecretKeyRef
+from assay_operator.evaluation.layout import ANSWERS_DIR, SHARD_SUBPATH
 from assay_operator.settings import Settings
-from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV
+from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, POD_UID_ENV
 
 SIDECAR_CONTAINER = "gateway"
 SOCKET_DIR = "/var/run/assay/gateway"
@@ -35,7 +36,11 @@ LEDGER_DIR = "/var/run/assay/ledger"
 TOKEN_DIR = "/etc/assay/secrets/gateway"
 TOKEN_VOLUME = "gateway-token"
 SOCKET_VOLUME = "gateway-socket"
-LEDGER_VOLUME = "gateway-ledger"
+LEDGERS = "ledgers"
+LEDGER_SUBPATH = f"{LEDGERS}/{SHARD_SUBPATH}"
+"""Where on the claim shard i's sidecar keeps its ledger: beside the shards, in none of them."""
+JUDGE_LEDGER_DIR = f"{ANSWERS_DIR}/{LEDGERS}"
+"""The judge pod mounts the claim's root at ANSWERS_DIR: shard i's ledger is `shard-<i>/ledger.json` here."""
 RESOURCES = {"cpu": "500m", "memory": "256Mi"}
 """A relay that parses usage: a fraction of a core; requests equal limits, as the other containers'."""
 
@@ -47,23 +52,32 @@ class GatewaySidecar:
     volumes: list[k8s.Volume]
     answer_mounts: list[k8s.VolumeMount]
     answer_env: list[k8s.EnvVar]
-    judge_mounts: list[k8s.VolumeMount]
-    judge_env: list[k8s.EnvVar]
 
 
-def build_gateway_sidecar(token: SecretKeyRef, gateway: str | None, settings: Settings) -> GatewaySidecar:
-    """The sidecar holding `token` (the gateway's Secret, mounted here alone) for the gateway at `gateway`."""
+def judge_env() -> list[k8s.EnvVar]:
+    """Where the judge finds each shard's ledger (the claim's root is its ANSWERS_DIR, read-only)."""
+    return [k8s.EnvVar(name=GATEWAY_LEDGER_ENV, value=JUDGE_LEDGER_DIR)]
+
+
+def build_gateway_sidecar(
+    token: SecretKeyRef, gateway: str | None, settings: Settings, claim_volume: str
+) -> GatewaySidecar:
+    """The sidecar holding `token` (the gateway's Secret, mounted here alone) for the gateway at `gateway`;
+    its ledger goes onto the pod's volume `claim_volume` (the generation's claim)."""
     secret = k8s.SecretVolumeSource(
         secret_name=token.name, items=[k8s.KeyToPath(key=token.key, path="token")], default_mode=0o444
     )
     volumes = [
         k8s.Volume(name=TOKEN_VOLUME, secret=secret),
         k8s.Volume(name=SOCKET_VOLUME, empty_dir=k8s.EmptyDirVolumeSource(size_limit="1Mi")),
-        k8s.Volume(name=LEDGER_VOLUME, empty_dir=k8s.EmptyDirVolumeSource(size_limit="16Mi")),
     ]
     env = [
         k8s.EnvVar(name="ASSAY_GATEWAY_TOKEN_FILE", value=f"{TOKEN_DIR}/token"),
         k8s.EnvVar(name="PYTHONDONTWRITEBYTECODE", value="1"),
+        k8s.EnvVar(
+            name=POD_UID_ENV,
+            value_from=k8s.EnvVarSource(field_ref=k8s.ObjectFieldSelector(field_path="metadata.uid")),
+        ),
     ]
     if gateway:
         env.append(k8s.EnvVar(name="ASSAY_GATEWAY_URL", value=gateway))
@@ -84,7 +98,7 @@ def build_gateway_sidecar(token: SecretKeyRef, gateway: str | None, settings: Se
         volume_mounts=[
             k8s.VolumeMount(name=TOKEN_VOLUME, mount_path=TOKEN_DIR, read_only=True),
             k8s.VolumeMount(name=SOCKET_VOLUME, mount_path=SOCKET_DIR),
-            k8s.VolumeMount(name=LEDGER_VOLUME, mount_path=LEDGER_DIR),
+            k8s.VolumeMount(name=claim_volume, mount_path=LEDGER_DIR, sub_path_expr=LEDGER_SUBPATH),
         ],
         termination_message_path="/dev/termination-log",
         termination_message_policy="FallbackToLogsOnError",
@@ -101,6 +115,4 @@ def build_gateway_sidecar(token: SecretKeyRef, gateway: str | None, settings: Se
         volumes=volumes,
         answer_mounts=[k8s.VolumeMount(name=SOCKET_VOLUME, mount_path=SOCKET_DIR)],
         answer_env=[k8s.EnvVar(name=GATEWAY_SOCKET_ENV, value=SOCKET_PATH)],
-        judge_mounts=[k8s.VolumeMount(name=LEDGER_VOLUME, mount_path=LEDGER_DIR, read_only=True)],
-        judge_env=[k8s.EnvVar(name=GATEWAY_LEDGER_ENV, value=LEDGER_DIR)],
     )

@@ -2,8 +2,9 @@
 
 - `ensure_run` (create / resume / spec update / rerun annotation): start the generation's run (run.py).
   Status writes never re-trigger it (it reacts to `spec` and the rerun annotation only).
-- `job_changed` (a watch on the runner Jobs): a queued Job's admission (admission.py); when a Job finishes,
-  the verdict (finish.py).
+- `job_changed` (a watch on the runner Jobs): a queued Job's admission (admission.py); the answer Job's
+  shards as they finish, then the judge Job once it is over (judging.py); when the judge Job finishes, the
+  verdict (finish.py).
 - `config_map_seen` (a watch on ConfigMaps): a ConfigMap an Evaluation waits for wakes it (wakeups.py).
 - `pod_seen`, `pod_event_seen` (watches on the runner pods and Warning Events): a pod that cannot start is
   reported, then the run stopped (pod_start.py).
@@ -25,7 +26,17 @@ import kopf
 from kubernetes.client.exceptions import ApiException
 
 from assay_operator import approvals, metrics
-from assay_operator.evaluation import admission, finish, names, override, pod_start, run, starting, state
+from assay_operator.evaluation import (
+    admission,
+    finish,
+    judging,
+    names,
+    override,
+    pod_start,
+    run,
+    starting,
+    state,
+)
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
 from assay_operator.evaluation.wakeups import WAKEUPS
 from assay_operator.retries import Retries
@@ -82,6 +93,14 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
             ("Admission", namespace, job["metadata"]["name"]),
             lambda: admission.job_seen(job, namespace, evaluation, int(generation)),
         )
+    if (body["metadata"].get("labels") or {}).get(names.LABEL_COMPONENT) == names.ANSWER:
+        _retried(
+            ("Answers", namespace, job["metadata"]["name"]),
+            lambda: judging.answer_job_seen(job, namespace, evaluation, int(generation)),
+            lambda last: finish.cannot_finish(namespace, evaluation, int(generation), last),
+        )
+        return
+    if not finished:
         return
     _retried(
         ("Job", namespace, job["metadata"]["name"]),

@@ -1,16 +1,22 @@
-"""The runner pod's layout, shared by the RunConfig (which names paths) and the Job (which mounts them).
+"""The runner pods' layout, shared by the RunConfigs (which name paths) and the Jobs (which mount them).
 
-The pod has two phases with a trust boundary between them (docs/trust-model.md):
-- init container `answer` (`assay answer`): the agents, with the brain, the suite's public part (questions,
-  judges, KB) and the gateway token; it writes the answers tree into the `answers` emptyDir. The answer keys
-  are never mounted here, and an emptyDir covers the image's bundled examples when the agent runs code.
-- container `runner` (`assay score`): the judges, with the answer keys, the answers (read-only), the
-  judge's gateway token and the MLflow token; it runs no agent and writes the RunSummary.
-A bundled suite is split inside the pod by a first init container `split` (runner code, no agent) into two
-emptyDirs, one per phase.
+A run is two Jobs with a trust boundary between them (docs/trust-model.md):
+- the answer Job (Indexed, `spec.parallelism` pods), container `answer` (`assay answer`): the agents, with
+  the brain, the suite's public part (questions, judges, KB) and the gateway token; each pod writes its
+  shard's answers tree onto the generation's claim, mounted at ANSWERS_DIR through SHARD_SUBPATH (it sees
+  its own shard only). The answer keys, MLflow and a service-account token are never mounted here, and an
+  emptyDir covers the image's bundled examples when the agent runs code.
+- the judge Job (one pod), container `judge` (`assay score`): the judges, with the answer keys, every
+  shard's answers (the claim's root, read-only), the judge's gateway token and the MLflow token; it runs no
+  agent, keeps result.json and the report on the claim (RESULT_SUBPATH, mounted at OUTPUT_DIR) and writes
+  the RunSummary to its termination message.
+A bundled suite is split inside each pod by a first init container `split` (runner code, no agent) into two
+emptyDirs, one per part; the answer container mounts only the public one.
 """
 
 from __future__ import annotations
+
+from assay_runner.contract import SHARD_DIR, SHARD_INDEX_ENV
 
 BRAIN_DIR, SUITE_DIR, KEY_DIR, KB_DIR, RUN_DIR = (
     "/etc/assay/brain",
@@ -22,8 +28,14 @@ BRAIN_DIR, SUITE_DIR, KEY_DIR, KB_DIR, RUN_DIR = (
 SECRETS_DIR = "/etc/assay/secrets"
 WORK_DIR, TMP_DIR = "/work", "/tmp"
 ANSWERS_DIR = f"{WORK_DIR}/answers"
+"""Answer pod: its shard's tree. Judge pod: the claim's root, read-only (`shard-<i>/` each)."""
+OUTPUT_DIR = f"{WORK_DIR}/out"
+"""Judge pod: result.json, summary.json and the report, on the claim (RESULT_SUBPATH)."""
+SHARD_SUBPATH = SHARD_DIR.format(index=f"$({SHARD_INDEX_ENV})")
+"""Each answer pod's subPathExpr on the claim: the Job controller sets JOB_COMPLETION_INDEX in each pod."""
+RESULT_SUBPATH = "result"
 RUN_CONFIG_KEY = "config.json"
 """The judge phase's RunConfig (with the keys); the answer phase reads ANSWER_CONFIG_KEY (without)."""
 ANSWER_CONFIG_KEY = "answer.json"
 TERMINATION_LOG = "/dev/termination-log"
-ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER = "answer", "runner", "split"
+ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER = "answer", "judge", "split"

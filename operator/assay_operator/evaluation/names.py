@@ -12,6 +12,9 @@ LABEL_COMPONENT = "app.kubernetes.io/component"
 LABEL_MANAGED_BY = "app.kubernetes.io/managed-by"
 LABEL_NAME = "app.kubernetes.io/name"
 MANAGED_BY = "assay-operator"
+ANSWER, JUDGE = "answer", "judge"
+"""The components (LABEL_COMPONENT) of a run's two Jobs and their pods: the answer pods' NetworkPolicy
+selects ANSWER, the chart's judge NetworkPolicy selects JUDGE."""
 # A new value starts another run of the same generation (GitOps tools keep using spec changes). Not under
 # assay.dev/: kopf keeps its own state there and leaves that prefix out of the diffs it reacts to.
 RERUN_ANNOTATION = "rerun.assay.dev/token"
@@ -21,7 +24,11 @@ ANNOTATION_BRAIN, ANNOTATION_PUBLIC, ANNOTATION_KEY = (
     "assay.dev/suite-key-digest",
 )
 ANNOTATION_SPEC_HASH = "assay.dev/spec-hash"
+ANNOTATION_JUDGE_JOB = "assay.dev/judge-job"
+"""On the answer Job: the judge Job that follows it (so the judge can be made from the answer Job alone)."""
 NAME_HASH_LENGTH = 8
+ANSWER_JOB_NAME_LIMIT = 56
+"""An Indexed Job's pods get the hostname <job>-<index>, a DNS label (63): room for the index."""
 
 
 def bounded_name(name: str, suffix: str, limit: int, strip: str = "-.") -> str:
@@ -33,13 +40,36 @@ def bounded_name(name: str, suffix: str, limit: int, strip: str = "-.") -> str:
     return f"{name[: limit - len(suffix) - NAME_HASH_LENGTH - 1].rstrip(strip)}-{digest}{suffix}"
 
 
-def job_name(evaluation: str, generation: int, rerun: str | None = None) -> str:
-    """One deterministic name per generation — and per rerun token (RERUN_ANNOTATION) when one asks for
-    another run of the same generation — at most 63 characters (it becomes a label value)."""
+def _run_suffix(generation: int, rerun: str | None) -> str:
     if not rerun:
-        return bounded_name(evaluation, f"-g{generation}", 63)
-    token = hashlib.sha256(rerun.encode()).hexdigest()[:8]
-    return bounded_name(evaluation, f"-g{generation}-r{token}", 63)
+        return f"-g{generation}"
+    return f"-g{generation}-r{hashlib.sha256(rerun.encode()).hexdigest()[:8]}"
+
+
+def job_name(evaluation: str, generation: int, rerun: str | None = None) -> str:
+    """The run's judge Job (`status.jobName`, whose pod gives the verdict): one deterministic name per
+    generation — and per rerun token (RERUN_ANNOTATION) when one asks for another run of the same
+    generation — at most 63 characters (it becomes a label value)."""
+    return bounded_name(evaluation, _run_suffix(generation, rerun), 63)
+
+
+def answer_job_name(evaluation: str, generation: int, rerun: str | None = None) -> str:
+    """The run's answer Job (Indexed, one pod per shard): `<judge Job>-answer` when it fits."""
+    return bounded_name(evaluation, _run_suffix(generation, rerun) + "-answer", ANSWER_JOB_NAME_LIMIT)
+
+
+def judge_config_name(evaluation: str, generation: int, rerun: str | None = None) -> str:
+    """The judge's RunConfig, made when the answers are in (it names the shards that failed)."""
+    return bounded_name(evaluation, _run_suffix(generation, rerun) + "-judge", 253)
+
+
+def claim_name(evaluation: str, generation: int) -> str:
+    """The generation's answers volume: a rerun of the generation resumes on it."""
+    return bounded_name(evaluation, f"-g{generation}-answers", 253)
+
+
+def answer_policy_name(evaluation: str) -> str:
+    return bounded_name(evaluation, "-answer-egress", 253)
 
 
 def _child_name(evaluation: str, kind: str, discriminator: str) -> str:

@@ -1,5 +1,5 @@
 """What became of a run's Job, read from the Job and its pods (pure): still running, succeeded with a
-RunSummary bound to what the Job mounted, or failed with the precise reason.
+RunSummary bound to what the Job mounted (the judge Job), or failed with the precise reason (either Job).
 
 Fail closed: a Job that failed, ran out of time, was OOM-killed, or finished without a summary that validates
 is an outcome "failed" with the reason — never a Pass. The summary is accepted only from a container that
@@ -123,6 +123,7 @@ def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
             "raise the deadline, lower the ticket count or raise concurrency",
             "BackoffLimitExceeded": "the runner pod failed and its retries are used up; see the pod's logs",
             "PodFailurePolicy": "the runner could not run (bad input); its message says what is wrong",
+            "FailedIndexes": "every answer shard failed and used up its retries; see the pods' logs",
         }
         failures = [
             t for pod in pods for _, t in _phases_terminated(pod) if t.get("message") and t.get("exitCode")

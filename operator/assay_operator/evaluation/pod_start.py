@@ -64,7 +64,9 @@ def _current_run(
     if obj is None or int(obj["metadata"]["generation"]) != generation:
         return None
     status = reconcile.parse_status(obj.get("status"))
-    if status.job_name != job or conditions.holds(status.conditions, conditions.COMPLETED, generation):
+    if job not in reconcile.run_jobs(status) or conditions.holds(
+        status.conditions, conditions.COMPLETED, generation
+    ):
         return None
     return obj, status
 
@@ -176,10 +178,11 @@ def _stop(
     )
     outcome = Outcome("failed", problem.reason, message)
     evaluation = obj["metadata"]["name"]
+    run = status.job_name or job  # the run's name (its judge Job), whichever of its Jobs could not start
     written = write_status(
         namespace,
         evaluation,
-        lambda: reconcile.finished_status(outcome, status, generation, conditions.now(), job),
+        lambda: reconcile.finished_status(outcome, status, generation, conditions.now(), run),
         status,
         generation,
         obj,

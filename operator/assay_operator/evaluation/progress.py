@@ -1,11 +1,19 @@
-"""Statuses of a run between its Job's creation and its verdict (pure): waiting in its Kueue queue, admitted,
-its pod unable to start, started after all. Each is a merge patch of the message and the conditions only:
-the run's other figures stay as running_status wrote them."""
+"""Statuses of a run between its Jobs' creation and its verdict (pure): waiting in its Kueue queue, admitted,
+its pod unable to start, started after all, its shards answering, its judge Job judging. Each is a merge
+patch of a few fields: the run's other figures stay as running_status wrote them."""
 
 from __future__ import annotations
 
 from assay_operator import bounded, conditions
-from assay_operator.evaluation.api import MAX_MESSAGE_LENGTH, EvaluationStatus
+from assay_operator.evaluation.answers_state import AnswersState
+from assay_operator.evaluation.api import (
+    MAX_FAILED_SHARDS,
+    MAX_MESSAGE_LENGTH,
+    MAX_SHARD_REASON,
+    AnswerStatus,
+    EvaluationStatus,
+    ShardFailureStatus,
+)
 from assay_operator.evaluation.starting import StartProblem
 
 
@@ -75,3 +83,46 @@ def started_status(current: EvaluationStatus, generation: int, job: str) -> Eval
             conditions.Desired(conditions.RECONCILING, "True", "Running", message),
         ],
     )
+
+
+def answer_status(state: AnswersState, job: str, claim: str | None) -> AnswerStatus:
+    """The answer phase as the status shows it: shards succeeded (and failed) of all, cells answered."""
+    failed = [
+        ShardFailureStatus(index=index, reason=bounded.text(reason, MAX_SHARD_REASON))
+        for index, reason in sorted(state.failed.items())
+    ]
+    summary = f"{len(state.succeeded)}/{state.shards}" + (f" ({len(failed)} failed)" if failed else "")
+    cells = None
+    if state.cells_total is not None:
+        cells = f"{state.cells_done or 0}/{state.cells_total}"
+    return AnswerStatus(
+        job_name=job,
+        claim_name=claim,
+        shards=state.shards,
+        shards_succeeded=len(state.succeeded),
+        shards_failed=len(failed),
+        failed=failed[:MAX_FAILED_SHARDS],
+        cells_done=state.cells_done,
+        cells_total=state.cells_total,
+        shards_summary=summary,
+        cells_summary=cells,
+    )
+
+
+def answering_status(answer: AnswerStatus) -> EvaluationStatus:
+    """A shard finished: the answer figures only (the message may say why a pod cannot start)."""
+    return EvaluationStatus(answer=answer)
+
+
+def judging_status(
+    current: EvaluationStatus, generation: int, judge: str, answer: AnswerStatus
+) -> EvaluationStatus:
+    shards = f"{answer.shards_succeeded} of {answer.shards} shard(s) answered"
+    cells = f", {answer.cells_summary} cells" if answer.cells_summary else ""
+    failed = f"; {answer.shards_failed} failed for good, their cells block" if answer.shards_failed else ""
+    message = f"judging: Job {judge} ({shards}{cells}{failed})"
+    patch = _patch(
+        current, generation, message, [conditions.Desired(conditions.RECONCILING, "True", "Judging", message)]
+    )
+    patch.answer = answer
+    return patch

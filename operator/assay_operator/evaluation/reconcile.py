@@ -18,6 +18,7 @@ from assay_operator.evaluation.api import (
     MAX_FAILING,
     MAX_PAIRED,
     MAX_RULES,
+    AnswerStatus,
     EvaluationStatus,
     InputsStatus,
     MlflowStatus,
@@ -147,13 +148,22 @@ def running_status(
     started: str,
     suite_digests: tuple[str | None, str | None] = (None, None),
     rerun: str | None = None,
+    answer: AnswerStatus | None = None,
 ) -> EvaluationStatus:
-    """A new run of `generation` has its Job: every figure of an earlier run is cleared."""
+    """A new run of `generation` has its answer Job (`answer`); `job_name` is its judge Job, made once the
+    answers are in. Every figure of an earlier run is cleared."""
     again = f" (rerun {rerun[:64]!r})" if rerun else ""
-    message = f"running Job {job_name} for generation {generation}{again}"
+    if answer is None:
+        message = f"running Job {job_name} for generation {generation}{again}"
+    else:
+        message = (
+            f"answering with Job {answer.job_name} ({answer.shards} shard(s)) for generation {generation}"
+            f"{again}; then judging with Job {job_name}"
+        )
     return EvaluationStatus(
         observed_generation=generation,
         job_name=job_name,
+        answer=answer,
         rerun=rerun[:253] if rerun else None,
         start_time=started,
         completion_time=None,
@@ -258,6 +268,14 @@ def run_started(current: EvaluationStatus, generation: int, job_name: str, rerun
     if current.observed_generation != generation:
         return False
     return current.job_name == job_name or (not rerun and current.rerun is not None)
+
+
+def run_jobs(current: EvaluationStatus) -> set[str]:
+    """The Jobs of the run the status describes: its answer Job and its judge Job."""
+    found = {current.job_name} if current.job_name else set()
+    if current.answer is not None and current.answer.job_name:
+        found.add(current.answer.job_name)
+    return found
 
 
 def superseded_run(current: EvaluationStatus, generation: int, job_name: str) -> bool:

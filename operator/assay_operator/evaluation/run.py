@@ -1,11 +1,13 @@
 """Starting a run of an Evaluation's generation: snapshot the brain (and split a ConfigMap suite), render the
-RunConfig, create the Job — each idempotently, adopting what an earlier attempt created — delete superseded
-Jobs, and mark the Evaluation Reconciling.
+answer phase's RunConfig, make the generation's answers claim and the answer pods' NetworkPolicy, create the
+answer Job — each idempotently, adopting what an earlier attempt created — delete superseded Jobs (and the
+claims of older generations), and mark the Evaluation Reconciling. The judge Job follows once the answers
+are in (judging.py).
 
 Called by kopf (create / resume / spec update / rerun, assay_operator.evaluation.handlers) and by the
 ConfigMap watch when a ConfigMap the Evaluation waits for appears (wakeups.py); runs of one Evaluation are
-serialised in this process, and two processes (a leader and a new one) still make one Job per generation:
-creation is idempotent and a 409 is adopted.
+serialised in this process, and two processes (a leader and a new one) still make one answer Job and one
+judge Job per run: creation is idempotent and a 409 is adopted.
 """
 
 from __future__ import annotations
@@ -13,9 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NoReturn, cast
@@ -24,9 +24,12 @@ import kopf
 from pydantic import ValidationError
 
 from assay_operator import conditions, events, kube, metrics
-from assay_operator.evaluation import admission, api, finish, names, reconcile
+from assay_operator.evaluation import admission, api, finish, judging, names, progress, reconcile, serial
+from assay_operator.evaluation.answer_job import build_answer_job
+from assay_operator.evaluation.answers_state import AnswersState
 from assay_operator.evaluation.api import KIND, PLURAL, EvaluationSpec, EvaluationStatus
-from assay_operator.evaluation.job import build_job
+from assay_operator.evaluation.claim import build_answers_claim
+from assay_operator.evaluation.egress import build_answer_policy, gateway_rules
 from assay_operator.evaluation.publish import write_status
 from assay_operator.evaluation.runconfig import build_run_config_map
 from assay_operator.evaluation.snapshots import (
@@ -38,19 +41,12 @@ from assay_operator.evaluation.snapshots import (
 )
 from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite, threshold_override_problems
 from assay_operator.evaluation.wakeups import WAKEUPS
-from assay_operator.objects import ConfigMap, Job
+from assay_operator.objects import ConfigMap, Job, NetworkPolicy, PersistentVolumeClaim
 from assay_operator.settings import Settings
 from assay_operator.startup import settings
 from assay_runner.vocabulary import PRESET_KINDS
 
 log = logging.getLogger("assay.operator")
-_locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
-_locks_guard = threading.Lock()
-
-
-def _lock(namespace: str, name: str) -> threading.Lock:
-    with _locks_guard:
-        return _locks[(namespace, name)]
 
 
 @dataclass(frozen=True)
@@ -68,7 +64,12 @@ class Request:
 
     @property
     def job(self) -> str:
+        """The run's judge Job (`status.jobName`)."""
         return names.job_name(self.name, self.generation, self.rerun)
+
+    @property
+    def answer_job(self) -> str:
+        return names.answer_job_name(self.name, self.generation, self.rerun)
 
     def write(self, build: Callable[[], EvaluationStatus] | EvaluationStatus) -> None:
         write_status(self.namespace, self.name, build, self.current, self.generation, self.body)
@@ -191,45 +192,131 @@ def _refuse_stale(
         )
 
 
-def _create_children(request: Request, config_map_objects: list[ConfigMap], job: Job) -> bool:
-    """Create the snapshots, the RunConfig and the Job, each adopted and idempotent; True when the Job was
-    created now (False: it was there already, from an earlier attempt of this reconcile)."""
-    core, batch = kube.core(), kube.batch()
-    config_maps = [child.body() for child in config_map_objects]  # serialised once, here
-    job_body = job.body()
-    for child in [*config_maps, job_body]:
-        kopf.adopt(child, owner=cast(kopf.Body, request.body))
-    for child in config_maps:
-        if not kube.create(core.create_namespaced_config_map, request.namespace, child):
-            _refuse_stale(core.read_namespaced_config_map, request.namespace, child, request.body)
-    if kube.create(batch.create_namespaced_job, request.namespace, job_body):
+def _create(
+    request: Request,
+    create: Callable[..., Any],
+    read: Callable[..., Any],
+    child: dict[str, Any],
+) -> bool:
+    """Create one child, adopted; True when created now. A name taken by another owner's object is refused
+    (a stale one: wait for the collector; anyone else's: the spec cannot run)."""
+    if kube.create(create, request.namespace, child):
         return True
-    _refuse_stale(batch.read_namespaced_job, request.namespace, job_body, request.body)
-    existing = kube.plain(batch.read_namespaced_job(request.job, request.namespace))
+    _refuse_stale(read, request.namespace, child, request.body)
+    existing = kube.plain(read(child["metadata"]["name"], request.namespace))
     if not kube.owned_by(existing, request.body["metadata"]["uid"]):
-        _invalid(request, f"a Job named {request.job} already exists and is not owned by this Evaluation")
+        kind, name = child["kind"], child["metadata"]["name"]
+        _invalid(request, f"a {kind} named {name} already exists and is not owned by this Evaluation")
     return False
 
 
-def _delete_superseded(namespace: str, owner: Mapping[str, Any], keep: str) -> None:
-    """Delete this Evaluation's other Jobs: earlier generations, and earlier runs of this one (a rerun)."""
-    evaluation = owner["metadata"]["name"]
-    selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(evaluation)}"
-    for item in kube.batch().list_namespaced_job(namespace, label_selector=selector).items:
+def _apply_policy(request: Request, policy: dict[str, Any]) -> None:
+    """The answer pods' NetworkPolicy, one per Evaluation: created, or brought up to this spec's gateway."""
+    networking = kube.networking()
+    if _create(
+        request,
+        networking.create_namespaced_network_policy,
+        networking.read_namespaced_network_policy,
+        policy,
+    ):
+        return
+    networking.patch_namespaced_network_policy(
+        policy["metadata"]["name"], request.namespace, {"spec": policy["spec"]}
+    )
+
+
+def _create_inputs(
+    request: Request,
+    config_map_objects: list[ConfigMap],
+    claim: PersistentVolumeClaim,
+    policy: NetworkPolicy | None,
+) -> None:
+    """The snapshots, the answer phase's RunConfig, the answers claim and the NetworkPolicy, each adopted
+    and idempotent — all before the answer Job, so no answer pod starts without its egress rule."""
+    core = kube.core()
+    children = [child.body() for child in config_map_objects]  # serialised once, here
+    claim_body = claim.body()
+    policy_body = policy.body() if policy is not None else None
+    for child in [*children, claim_body, *([policy_body] if policy_body else [])]:
+        kopf.adopt(child, owner=cast(kopf.Body, request.body))
+    for child in children:
+        if not kube.create(core.create_namespaced_config_map, request.namespace, child):
+            _refuse_stale(core.read_namespaced_config_map, request.namespace, child, request.body)
+    if policy_body is not None:
+        _apply_policy(request, policy_body)
+    _create(
+        request,
+        core.create_namespaced_persistent_volume_claim,
+        core.read_namespaced_persistent_volume_claim,
+        claim_body,
+    )
+
+
+def _create_answer_job(request: Request, job: Job) -> bool:
+    """True when the answer Job was created now (False: it was there already, from an earlier attempt)."""
+    body = job.body()
+    kopf.adopt(body, owner=cast(kopf.Body, request.body))
+    batch = kube.batch()
+    return _create(request, batch.create_namespaced_job, batch.read_namespaced_job, body)
+
+
+def _delete_superseded(request: Request) -> None:
+    """Delete this Evaluation's other Jobs (earlier generations, and earlier runs of this one: a rerun) and
+    the answers claims of earlier generations (a rerun resumes on its generation's)."""
+    owner = request.body
+    selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)}"
+    keep = {request.job, request.answer_job}
+    for item in kube.batch().list_namespaced_job(request.namespace, label_selector=selector).items:
         job = kube.plain(item)
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if kube.owned_by(job, owner["metadata"]["uid"]) and job["metadata"]["name"] != keep:
+        if kube.owned_by(job, owner["metadata"]["uid"]) and job["metadata"]["name"] not in keep:
             # Background: without a propagation policy a deleted Job leaves its pods behind.
             delete = kube.batch().delete_namespaced_job
             kube.delete_if_present(
-                functools.partial(delete, job["metadata"]["name"], namespace, propagation_policy="Background")
+                functools.partial(
+                    delete, job["metadata"]["name"], request.namespace, propagation_policy="Background"
+                )
             )
+    core = kube.core()
+    claims = core.list_namespaced_persistent_volume_claim(request.namespace, label_selector=selector)
+    for found in claims.items:
+        claim = kube.plain(found)
+        generation = (claim["metadata"].get("labels") or {}).get(names.LABEL_GENERATION)
+        if kube.owned_by(claim, owner["metadata"]["uid"]) and generation != str(request.generation):
+            delete_claim = core.delete_namespaced_persistent_volume_claim
+            kube.delete_if_present(
+                functools.partial(delete_claim, claim["metadata"]["name"], request.namespace)
+            )
+
+
+def _wait_for_earlier_runs(request: Request) -> None:
+    """A rerun answers on its generation's claim, where an earlier run's pods may still be stopping (their
+    Job was just deleted): its pods start only once those are gone, so two attempts never write one shard."""
+    selector = (
+        f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)},"
+        f"{names.LABEL_GENERATION}={request.generation}"
+    )
+    mine = {request.job, request.answer_job}
+    running = [
+        pod["metadata"]["name"]
+        for pod in map(
+            kube.plain, kube.core().list_namespaced_pod(request.namespace, label_selector=selector).items
+        )
+        if (pod["metadata"].get("labels") or {}).get("job-name") not in mine
+        and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+    ]
+    if running:
+        raise kopf.TemporaryError(
+            f"waiting for the earlier run's pods ({', '.join(sorted(running)[:5])}) to stop before answering "
+            "again on the same volume",
+            delay=2,
+        )
 
 
 def start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None) -> None:
     """Start (or adopt) the run of the Evaluation's current generation; kopf.TemporaryError while a
     ConfigMap it needs is missing, kopf.PermanentError when the spec cannot run."""
-    with _lock(namespace, name):
+    with serial.lock(namespace, name):
         _start(body, namespace, name, retry)
 
 
@@ -265,17 +352,32 @@ def _start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None
         *(child for _, child, _ in suite_parts),
         build_run_config_map(evaluation, name, namespace, request.generation, operator),
     ]
-    job = build_job(evaluation, name, namespace, request.generation, snapshots, operator, rerun)
-    created = _create_children(request, config_maps, job)
-    _delete_superseded(namespace, body, request.job)
+    claim = build_answers_claim(evaluation, name, request.generation, operator)
+    policy = build_answer_policy(evaluation, name, operator) if operator.answer_network_policy else None
+    _create_inputs(request, config_maps, claim, policy)
+    _delete_superseded(request)
+    _wait_for_earlier_runs(request)
+    job = build_answer_job(evaluation, name, request.generation, snapshots, operator, rerun)
+    created = _create_answer_job(request, job)
     if created:
         metrics.JOBS_CREATED.inc()
         events.normal(
             body,
             "JobCreated",
-            f"created Job {request.job} for generation {request.generation} (brain {digest[:19]})"
-            + (f", rerun {rerun[:64]!r}" if rerun else ""),
+            f"created Job {request.answer_job} ({evaluation.parallelism} answer shard(s)) for generation "
+            f"{request.generation} (brain {digest[:19]})" + (f", rerun {rerun[:64]!r}" if rerun else ""),
         )
+        if policy is not None and not gateway_rules(evaluation, operator):
+            events.warning(
+                body,
+                "AnswerEgressClosed",
+                "the answer pods' NetworkPolicy allows DNS only: the gateway URL names no IP address and the "
+                "operator has no gateway selector (chart: networkPolicy.gateway); on a cluster that enforces "
+                "NetworkPolicy the agents cannot reach the gateway",
+            )
+    answer = progress.answer_status(
+        AnswersState(evaluation.parallelism), request.answer_job, claim.metadata.name
+    )
     request.write(
         lambda: reconcile.running_status(
             request.current,
@@ -285,14 +387,18 @@ def _start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None
             conditions.now(),
             (snapshots.suite_digest, snapshots.key_digest),
             rerun,
+            answer,
         )
     )
-    # The Job may have finished before that write (adopted after a restart, or a very fast runner): its watch
-    # event may have come and gone, or written a verdict the write above just replaced. Look once more.
-    latest = finish.read_job(request.job, namespace)
+    # The Jobs may have moved on before that write (adopted after a restart, or very fast pods): their watch
+    # events may have come and gone, or written what the write above just replaced. Look once more.
+    latest = finish.read_job(request.answer_job, namespace)
     if latest is not None:
         admission.job_seen(latest, namespace, name, request.generation)  # a queued Job may wait already
-        finish.finish_if_done(latest, namespace, name, request.generation)
+        judging.answer_job_seen(latest, namespace, name, request.generation)
+    judge = finish.read_job(request.job, namespace)
+    if judge is not None:
+        finish.finish_if_done(judge, namespace, name, request.generation)
     metrics.RECONCILE_SECONDS.observe(time.monotonic() - started)
 
 

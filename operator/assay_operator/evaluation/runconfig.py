@@ -1,9 +1,12 @@
-"""The runner's RunConfig, as the pod reads it, and the immutable ConfigMap that carries it: two documents,
-the judge phase's (with the keys) and the answer phase's (without keys, logging nowhere)."""
+"""The runner's RunConfigs, as the pods read them, and the immutable ConfigMaps that carry them: the answer
+phase's (no keys, logging nowhere, its shard from the pod's completion index, resuming what an earlier
+attempt answered), one per generation; and the judge phase's (with the keys, every shard, the ones that
+failed for good), one per run, made when the answers are in."""
 
 from __future__ import annotations
 
 import json
+import math
 
 from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.evaluation.layout import (
@@ -12,16 +15,18 @@ from assay_operator.evaluation.layout import (
     BRAIN_DIR,
     KB_DIR,
     KEY_DIR,
+    OUTPUT_DIR,
     RUN_CONFIG_KEY,
     SUITE_DIR,
     TERMINATION_LOG,
     WORK_DIR,
 )
-from assay_operator.evaluation.names import labels, run_config_name
+from assay_operator.evaluation.names import judge_config_name, labels, run_config_name
 from assay_operator.evaluation.suite_split import KEYS_FILE
 from assay_operator.objects import ConfigMap, ObjectMeta
 from assay_operator.settings import Settings
 from assay_runner.contract import (
+    SHARD_DIR,
     AgentConfig,
     CassetteConfig,
     GateOverrides,
@@ -29,6 +34,7 @@ from assay_runner.contract import (
     OutputConfig,
     PriceConfig,
     RunConfig,
+    ShardConfig,
 )
 from assay_runner.vocabulary import Selection
 
@@ -42,8 +48,9 @@ def _tickets(spec: EvaluationSpec) -> Selection | list[str]:
 
 
 def build_run_config(spec: EvaluationSpec, evaluation: str, namespace: str, settings: Settings) -> RunConfig:
-    """The runner's RunConfig, as the pod will read it. Paths are where the Job mounts things; the gateway
-    and MLflow reach the runner as environment (ASSAY_GATEWAY_URL, MLFLOW_TRACKING_URI), not here."""
+    """The runner's RunConfig, as the judge pod will read it when its answers come in one tree. Paths are
+    where the Jobs mount things; the gateway and MLflow reach the runner as environment (ASSAY_GATEWAY_URL,
+    MLFLOW_TRACKING_URI), not here."""
     bundled = settings.bundled_root.rstrip("/")
     mlflow_uri = (spec.mlflow.tracking_uri if spec.mlflow else None) or settings.default_mlflow_uri
     gate = spec.gate.model_dump(exclude_none=True) if spec.gate is not None else {}
@@ -81,7 +88,7 @@ def build_run_config(spec: EvaluationSpec, evaluation: str, namespace: str, sett
         },
         max_cost_usd=spec.max_cost_usd,
         output=OutputConfig(
-            dir=f"{WORK_DIR}/out",
+            dir=OUTPUT_DIR,
             summary_path=TERMINATION_LOG,
             blocked_exit_code=0,
             workspace_root=f"{WORK_DIR}/workspaces",
@@ -89,11 +96,48 @@ def build_run_config(spec: EvaluationSpec, evaluation: str, namespace: str, sett
     )
 
 
+def judge_reserve(deadline_seconds: int) -> float:
+    """The part of the deadline kept for the judge phase: a fifth, at least 30 s, at most half."""
+    return min(max(30.0, deadline_seconds * 0.2), deadline_seconds * 0.5)
+
+
 def answer_deadline(deadline_seconds: int) -> float:
-    """The answer phase stops itself this long after it starts, leaving the rest of the Job's deadline to
-    the judge phase (a fifth, at least 30 s, at most half), so a slow agent still ends in a verdict."""
-    reserve = min(max(30.0, deadline_seconds * 0.2), deadline_seconds * 0.5)
-    return float(deadline_seconds) - reserve
+    """Each answer pod stops itself this long after it starts, leaving the judge phase its reserve, so a
+    slow agent still ends in a verdict."""
+    return float(deadline_seconds) - judge_reserve(deadline_seconds)
+
+
+def judge_deadline(deadline_seconds: int, elapsed_seconds: float) -> int:
+    """The judge Job's activeDeadlineSeconds: what is left of the Evaluation's deadline once the answers
+    are in, never less than the judge's reserve (a shard retried late may have used some of it)."""
+    return math.ceil(max(deadline_seconds - elapsed_seconds, judge_reserve(deadline_seconds)))
+
+
+def answer_config(spec: EvaluationSpec, evaluation: str, namespace: str, settings: Settings) -> RunConfig:
+    """The answer phase's RunConfig, the same for every answer pod: no keys (the answer phase refuses a
+    config that names them), no MLflow, its shard from JOB_COMPLETION_INDEX, and `resume`: a pod retried,
+    or a rerun of the generation, keeps the cells an earlier attempt on the same inputs answered."""
+    config = build_run_config(spec, evaluation, namespace, settings)
+    return config.model_copy(
+        update={
+            "keys": None,
+            "mlflow": config.mlflow.model_copy(update={"enabled": False}),
+            "shard": ShardConfig(count=spec.parallelism) if spec.parallelism > 1 else None,
+            "resume": True,
+        }
+    )
+
+
+def judge_config(
+    spec: EvaluationSpec, evaluation: str, namespace: str, settings: Settings, failed: dict[int, str]
+) -> RunConfig:
+    """The judge phase's RunConfig: every shard's tree (`shard-<i>/` on the claim), the shards that failed
+    for good with the reason (their cells block with it). One shard's tree is read as the whole tree."""
+    config = build_run_config(spec, evaluation, namespace, settings)
+    if spec.parallelism == 1 and not failed:
+        return config.model_copy(update={"answers_dir": f"{ANSWERS_DIR}/{SHARD_DIR.format(index=0)}"})
+    shard = ShardConfig(count=spec.parallelism, failed={str(i): why for i, why in sorted(failed.items())})
+    return config.model_copy(update={"shard": shard})
 
 
 def _document(config: RunConfig) -> str:
@@ -105,17 +149,34 @@ def _document(config: RunConfig) -> str:
 def build_run_config_map(
     spec: EvaluationSpec, evaluation: str, namespace: str, generation: int, settings: Settings
 ) -> ConfigMap:
-    """Two documents: the judge phase's RunConfig, and the answer phase's, which names no keys and logs
-    nowhere (the answer phase refuses a config with keys)."""
-    config = build_run_config(spec, evaluation, namespace, settings)
-    answer = config.model_copy(
-        update={"keys": None, "mlflow": config.mlflow.model_copy(update={"enabled": False})}
-    )
+    """The answer phase's RunConfig, one per generation (every answer pod of every run of it mounts it)."""
+    answer = answer_config(spec, evaluation, namespace, settings)
     return ConfigMap(
         metadata=ObjectMeta(
             name=run_config_name(evaluation, generation),
             labels=labels(evaluation, generation, component="run-config"),
         ),
         immutable=True,
-        data={RUN_CONFIG_KEY: _document(config) + "\n", ANSWER_CONFIG_KEY: _document(answer) + "\n"},
+        data={ANSWER_CONFIG_KEY: _document(answer) + "\n"},
+    )
+
+
+def build_judge_config_map(
+    spec: EvaluationSpec,
+    evaluation: str,
+    namespace: str,
+    generation: int,
+    settings: Settings,
+    failed: dict[int, str],
+    rerun: str | None = None,
+) -> ConfigMap:
+    """The judge phase's RunConfig, one per run: which shards failed is known only once they finished."""
+    config = judge_config(spec, evaluation, namespace, settings, failed)
+    return ConfigMap(
+        metadata=ObjectMeta(
+            name=judge_config_name(evaluation, generation, rerun),
+            labels=labels(evaluation, generation, component="judge-config"),
+        ),
+        immutable=True,
+        data={RUN_CONFIG_KEY: _document(config) + "\n"},
     )

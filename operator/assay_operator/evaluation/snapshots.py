@@ -72,3 +72,26 @@ class Snapshots:
     suite_digest: str | None = None
     key: str | None = None
     key_digest: str | None = None
+
+    def annotations(self) -> dict[str, str]:
+        """The digests, as a Job carries them (its RunSummary is checked against them)."""
+        found = {ANNOTATION_BRAIN: self.brain_digest}
+        if self.suite_digest is not None and self.key_digest is not None:
+            found[ANNOTATION_PUBLIC] = self.suite_digest
+            found[ANNOTATION_KEY] = self.key_digest
+        return found
+
+    @classmethod
+    def from_annotations(cls, evaluation: str, annotations: dict[str, str]) -> Snapshots:
+        """The snapshots a Job's annotations name (each snapshot is named by its digest): the judge Job
+        mounts exactly what its answer Job mounted."""
+        public, key = annotations.get(ANNOTATION_PUBLIC), annotations.get(ANNOTATION_KEY)
+        brain = annotations[ANNOTATION_BRAIN]
+        return cls(
+            brain=brain_snapshot_name(evaluation, brain),
+            brain_digest=brain,
+            suite=suite_snapshot_name(evaluation, "suite", public) if public else None,
+            suite_digest=public,
+            key=suite_snapshot_name(evaluation, "key", key) if key else None,
+            key_digest=key,
+        )

@@ -4,6 +4,8 @@ The agents answer every ticket x repetition with the brain, the questions and th
 into a tree `assay score --answers DIR` (or `assay score --config`) judges later. No judge runs and no
 answer key is read; with `--config`, a configuration that names `keys` is refused. Exit 0 once every cell is
 accounted for (answered, or recorded with the reason it is not), whatever the agents did; 2 on bad input.
+With `output.summaryPath` in the config, a compact AnswerSummary (cells answered of this phase's and of the
+run's) goes there: on the cluster, the answer pod's termination message.
 """
 
 from __future__ import annotations
@@ -88,7 +90,10 @@ def run(args: argparse.Namespace) -> int:
 
     config = answer_config(args)
     if config.answers_dir is not None:
-        check_destinations(Path(config.answers_dir), out_setting="answersDir")
+        check_destinations(Path(config.answers_dir), config.output.summary_path, out_setting="answersDir")
     prepared = prepare_answers(config)
-    asyncio.run(until_stopped(prepared, args.quiet, answer_all))
+    summary = asyncio.run(until_stopped(prepared, args.quiet, answer_all))
+    if config.output.summary_path is not None:
+        # On the cluster: the pod's termination message, the operator's view of this shard's progress.
+        Path(config.output.summary_path).write_text(summary.to_json())
     return ExitCode.PASS

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from assay_runner.contract import RunConfig
+from assay_runner.contract import MAX_STOPPED, AnswerSummary, RunConfig
 from assay_runner.core.digests import tree_digest as tree_digest_of
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
@@ -58,8 +58,9 @@ def prepare_answers(config: RunConfig) -> Prepared:
     return prepare(config, with_keys=False)
 
 
-async def answer_all(prepared: Prepared, control: Control) -> answer_store.AnswersManifest:
-    """Run the answer phase (`prepare_answers`); returns the manifest it wrote."""
+async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
+    """Run the answer phase (`prepare_answers`); returns how many of its cells it answered (the manifest it
+    wrote holds the rest)."""
     config = prepared.config
     answers_dir = check_answer_config(config)
     if prepared.suite.has_keys:
@@ -134,7 +135,14 @@ async def answer_all(prepared: Prepared, control: Control) -> answer_store.Answe
         f"{time.monotonic() - started:.1f} s into {answers_dir}",
         file=sys.stderr,
     )
-    return manifest.model_copy(update=update)
+    return AnswerSummary(
+        shard=shard,
+        cells=len(order),
+        answered=record.clean(),
+        kept=len(kept),
+        total=len(prepared.tickets) * config.repetitions,
+        stopped=stopped[:MAX_STOPPED] if stopped else None,
+    )
 
 
 async def reach_sidecar(prepared: Prepared, shard: tuple[int, int] | None) -> SidecarLink | None:

@@ -26,6 +26,9 @@ class RecordStep:
     def __init__(self, answers_dir: Path) -> None:
         self.answers_dir = answers_dir
         self._seals: dict[str, Seal] = {}
+        self._clean: set[str] = set()
+        """Cells answered without an error: exit code 0, no error of their own (kept ones are, by
+        definition of what a resumed phase keeps)."""
         self._lock = threading.Lock()
 
     def on(self, file_work: FileWork[Path]) -> Callable[[Ticket, int, Answered], Awaitable[Path]]:
@@ -40,6 +43,7 @@ class RecordStep:
         """A cell an earlier attempt wrote and sealed, kept as it is (a resumed phase)."""
         with self._lock:
             self._seals[cell] = seal
+            self._clean.add(cell)
 
     def sealed(self, ticket_id: str, repetition: int) -> bool:
         with self._lock:
@@ -48,6 +52,11 @@ class RecordStep:
     def seals(self) -> dict[str, Seal]:
         with self._lock:
             return dict(self._seals)
+
+    def clean(self) -> int:
+        """How many cells were answered without an error."""
+        with self._lock:
+            return len(self._clean)
 
     def write(self, ticket_id: str, repetition: int, answered: Answered) -> Path:
         record = answer_store.CellRecord(
@@ -66,6 +75,11 @@ class RecordStep:
             record=record,
             trajectory=answered.trajectory,
         )
+        key = cell_key(ticket_id, repetition)
         with self._lock:
-            self._seals[cell_key(ticket_id, repetition)] = seal_of(written)
+            self._seals[key] = seal_of(written)
+            if answered.error is None and answered.exit_code == 0:
+                self._clean.add(key)
+            else:
+                self._clean.discard(key)
         return self.answers_dir / ticket_id / str(repetition)

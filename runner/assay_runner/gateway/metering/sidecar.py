@@ -36,7 +36,7 @@ import h11
 import httpx
 from pydantic import Field, ValidationError
 
-from assay_runner.contract import Finite, PriceConfig, WireModel
+from assay_runner.contract import POD_UID_ENV, Finite, PriceConfig, WireModel
 from assay_runner.gateway.metering.attribution import CELL_HEADER, KEY_HEADER, OWN_HEADERS
 from assay_runner.gateway.metering.http1 import (
     HOP_BY_HOP,
@@ -133,11 +133,25 @@ class GatewaySidecar:
         gateway = f"{self.origin}{self.base}" if self.origin else None
         now = _now()
         if not self.ledger_path.exists():
-            return SidecarLedger(gateway=gateway, started_at=now, updated_at=now)
+            pod = os.environ.get(POD_UID_ENV) or None
+            return SidecarLedger(gateway=gateway, started_at=now, updated_at=now, pod=pod)
         try:
             earlier = read_ledger(self.ledger_path)
         except LedgerUnreadable as exc:
             raise ValueError(f"cannot carry on from {self.ledger_path}: {exc}") from None
+        pod = os.environ.get(POD_UID_ENV) or None
+        if earlier.pod != pod:
+            # Another pod's: a retried shard's earlier attempt. Its runner and key are gone and the new one
+            # answers the shard again, so its counts are kept beside this ledger, not carried on.
+            kept = self.ledger_path.with_name(f"ledger-{earlier.pod or 'unnamed'}.json")
+            os.replace(self.ledger_path, kept)
+            return SidecarLedger(
+                gateway=gateway,
+                started_at=now,
+                updated_at=now,
+                pod=pod,
+                set_aside=[*earlier.set_aside, kept.name],
+            )
         # Whatever was in flight when the last process ended was never counted: it stays on record as lost.
         cells = {
             cell: count.model_copy(update={"lost": count.lost + count.in_flight, "in_flight": 0})

@@ -55,6 +55,11 @@ class SidecarLedger(WireModel):
     """The upstream the sidecar forwards to."""
     started_at: str
     updated_at: str
+    pod: str | None = None
+    """The uid of the pod whose sidecar keeps it (None outside a cluster): a restart in that pod carries on,
+    another pod (a retried shard) sets it aside."""
+    set_aside: list[str] = Field(default_factory=list)
+    """The ledgers of earlier pods of this shard found here and moved beside it (`ledger-<pod>.json`)."""
     restarts: int = Field(default=0, ge=0)
     claimed: bool = False
     """Whether the runner took the sidecar's key: it is handed out once."""

@@ -1,0 +1,121 @@
+"""Between a run's two Jobs: as the answer Job's shards finish, their progress goes into the status (shards
+and cells done); once it is over, the judge Job is made — its RunConfig names the shards that failed for
+good, so the verdict blocks on their cells with the reason — or, when nothing can be judged, the run ends
+with the answer Job's own failure (answers_state.py).
+
+Exactly one judge Job per run: its name is fixed by the run (the answer Job's annotation names it) and a
+409 is adopted, so the watch, the run's start taking a second look, a restarted operator or a second
+replica never make two.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any, cast
+
+import kopf
+
+from assay_operator import events, kube, metrics
+from assay_operator.evaluation import answers_state, finish, judge_job, progress, reconcile, runconfig, serial
+from assay_operator.evaluation.api import PLURAL, AnswerStatus, EvaluationSpec, EvaluationStatus
+from assay_operator.evaluation.names import ANNOTATION_JUDGE_JOB, claim_name
+from assay_operator.evaluation.publish import write_status
+from assay_operator.evaluation.snapshots import Snapshots
+from assay_operator.startup import settings
+
+log = logging.getLogger("assay.operator")
+
+
+def _current(
+    job: dict[str, Any], namespace: str, evaluation: str, generation: int
+) -> tuple[dict[str, Any], EvaluationStatus, str] | None:
+    """The Evaluation, its status and the run's judge Job, when `job` is the answer Job of its current run
+    and that run has no verdict yet."""
+    obj = kube.get_custom(PLURAL, namespace, evaluation)
+    if obj is None or int(obj["metadata"]["generation"]) != generation:
+        return None
+    if not kube.owned_by(job, obj["metadata"]["uid"]):
+        return None  # the answer Job of a deleted Evaluation that had this name
+    judge = ((job.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JUDGE_JOB)
+    status = reconcile.parse_status(obj.get("status"))
+    if judge is None or status.job_name != judge or reconcile.verdict_written(status, generation, judge):
+        return None
+    return obj, status, str(judge)
+
+
+def answer_job_seen(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
+    with serial.lock(namespace, evaluation):
+        current = _current(job, namespace, evaluation, generation)
+        if current is None:
+            return
+        obj, status, judge = current
+        answer_name = job["metadata"]["name"]
+        state = answers_state.read(job, finish.pods_of(namespace, answer_name))
+        answer = progress.answer_status(state, answer_name, claim_name(evaluation, generation))
+        if not state.finished:
+            if status.answer != answer:
+                write_status(
+                    namespace, evaluation, progress.answering_status(answer), status, generation, obj
+                )
+            return
+        if state.failure is not None:  # nothing to judge: the answer Job's failure is the run's outcome
+            write_status(namespace, evaluation, progress.answering_status(answer), status, generation, obj)
+            finish.record(state.failure, obj, generation, judge, (job.get("status") or {}).get("startTime"))
+            return
+        _start_judge(obj, status, job, judge, state, answer)
+
+
+def _start_judge(
+    obj: dict[str, Any],
+    status: EvaluationStatus,
+    answer_job: dict[str, Any],
+    judge: str,
+    state: answers_state.AnswersState,
+    answer: AnswerStatus,
+) -> None:
+    meta = obj["metadata"]
+    namespace, evaluation, generation = meta["namespace"], meta["name"], int(meta["generation"])
+    spec = EvaluationSpec.model_validate(dict(obj.get("spec") or {}))  # valid: its answer Job exists
+    operator = settings()
+    started = (answer_job.get("status") or {}).get("startTime")
+    elapsed = reconcile.seconds_between(str(started), datetime.now(UTC)) if started else 0.0
+    snapshots = Snapshots.from_annotations(evaluation, dict(answer_job["metadata"].get("annotations") or {}))
+    rerun = status.rerun
+    config_map = runconfig.build_judge_config_map(
+        spec, evaluation, namespace, generation, operator, state.failed, rerun
+    ).body()
+    job = judge_job.build_judge_job(
+        spec,
+        evaluation,
+        generation,
+        snapshots,
+        operator,
+        runconfig.judge_deadline(spec.deadline_seconds, elapsed),
+        rerun,
+    ).body()
+    assert job["metadata"]["name"] == judge, (job["metadata"]["name"], judge)
+    # The status first: the judge Job's verdict (seconds later at the earliest) must not be overwritten.
+    if status.answer != answer or not (status.message or "").startswith("judging"):
+        written = write_status(
+            namespace,
+            evaluation,
+            progress.judging_status(status, generation, judge, answer),
+            status,
+            generation,
+            obj,
+        )
+        if written is None:
+            return
+    for child in (config_map, job):
+        kopf.adopt(child, owner=cast(kopf.Body, obj))
+    kube.create(kube.core().create_namespaced_config_map, namespace, config_map)
+    if kube.create(kube.batch().create_namespaced_job, namespace, job):
+        metrics.JOBS_CREATED.inc()
+        failed = (
+            f"; shard(s) {', '.join(map(str, sorted(state.failed)))} failed for good" if state.failed else ""
+        )
+        events.normal(
+            obj, "JudgeJobCreated", f"created Job {judge}: judging {answer.shards_summary} shards{failed}"
+        )
+        log.info("Evaluation %s/%s: answers in, judging with Job %s", namespace, evaluation, judge)

@@ -1,0 +1,252 @@
+"""The parts both runner pods are made of (pure): volumes, mounts, environment, the runner container, the
+pod's own settings, and the inputs every phase reads — the brain, the suite's public part and its KB, plus
+the answer keys where the judges run. answer_job.py and judge_job.py compose them.
+
+Users cannot choose the image, command, service account, volumes or env: they come from the operator's
+settings and these modules only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from assay_operator import objects as k8s
+from assay_operator.evaluation.api import EvaluationSpec, SecretKeyRef
+from assay_operator.evaluation.layout import (
+    BRAIN_DIR,
+    KB_DIR,
+    KEY_DIR,
+    SECRETS_DIR,
+    SPLIT_CONTAINER,
+    SUITE_DIR,
+    TERMINATION_LOG,
+    TMP_DIR,
+    WORK_DIR,
+)
+from assay_operator.evaluation.snapshots import Snapshots
+from assay_operator.evaluation.suite_split import KEYS_FILE
+from assay_operator.settings import Settings
+from assay_runner.errors import ExitCode
+
+# The runner's "could not run" (errors.ExitCode.BAD_INPUT) fails the Job at once: a retry cannot fix it.
+EXIT_BAD_INPUT = int(ExitCode.BAD_INPUT)
+DEFAULT_RESOURCES = {"cpu": "6", "memory": "6Gi"}
+
+
+def config_map_volume(name: str, config_map: str, items: list[k8s.KeyToPath] | None = None) -> k8s.Volume:
+    return k8s.Volume(
+        name=name, config_map=k8s.ConfigMapVolumeSource(name=config_map, items=items, default_mode=0o444)
+    )
+
+
+def empty_dir(name: str, size_limit: str | None = None) -> k8s.Volume:
+    return k8s.Volume(name=name, empty_dir=k8s.EmptyDirVolumeSource(size_limit=size_limit))
+
+
+def claim_volume(name: str, claim: str) -> k8s.Volume:
+    return k8s.Volume(
+        name=name, persistent_volume_claim=k8s.PersistentVolumeClaimVolumeSource(claim_name=claim)
+    )
+
+
+def mount(
+    name: str,
+    path: str,
+    read_only: bool = False,
+    sub_path: str | None = None,
+    sub_path_expr: str | None = None,
+) -> k8s.VolumeMount:
+    return k8s.VolumeMount(
+        name=name,
+        mount_path=path,
+        read_only=True if read_only else None,
+        sub_path=sub_path,
+        sub_path_expr=sub_path_expr,
+    )
+
+
+def env(name: str, value: str) -> k8s.EnvVar:
+    return k8s.EnvVar(name=name, value=value)
+
+
+def base_env() -> list[k8s.EnvVar]:
+    """What every runner container starts from: a writable HOME and TMPDIR on a read-only root."""
+    return [env("HOME", TMP_DIR), env("TMPDIR", TMP_DIR), env("PYTHONDONTWRITEBYTECODE", "1")]
+
+
+def gateway_env(spec: EvaluationSpec, settings: Settings) -> list[k8s.EnvVar]:
+    gateway = spec.gateway or settings.default_gateway
+    return [env("ASSAY_GATEWAY_URL", gateway)] if gateway else []
+
+
+def resources_of(spec: EvaluationSpec) -> dict[str, str]:
+    return spec.resources.model_dump() if spec.resources else dict(DEFAULT_RESOURCES)
+
+
+def container(
+    name: str,
+    settings: Settings,
+    args: list[str],
+    environment: list[k8s.EnvVar],
+    mounts: list[k8s.VolumeMount],
+    resources: dict[str, str],
+) -> k8s.Container:
+    """A runner container: the operator's image and entrypoint, restricted (OpenShift's restricted-v2)."""
+    return k8s.Container(
+        name=name,
+        image=settings.runner_image,
+        command=[*settings.runner_command, *args],
+        working_dir=WORK_DIR,
+        env=environment,
+        resources=k8s.ResourceRequirements(requests=dict(resources), limits=dict(resources)),
+        volume_mounts=mounts,
+        termination_message_path=TERMINATION_LOG,
+        termination_message_policy="FallbackToLogsOnError",
+        security_context=k8s.SecurityContext(
+            allow_privilege_escalation=False,
+            read_only_root_filesystem=True,
+            run_as_non_root=True,
+            capabilities=k8s.Capabilities(drop=["ALL"]),
+        ),
+    )
+
+
+@dataclass
+class Inputs:
+    """What a phase reads of the run's inputs: volumes, read-only mounts, and for a bundled suite the init
+    container that splits it in the pod (runner code, no agent) into an emptyDir per part."""
+
+    volumes: list[k8s.Volume]
+    mounts: list[k8s.VolumeMount]
+    """brain, the suite's public part, the KB — and the key where the judges run."""
+    split: k8s.Container | None
+
+
+def inputs(
+    spec: EvaluationSpec,
+    snapshots: Snapshots,
+    settings: Settings,
+    resources: dict[str, str],
+    *,
+    with_key: bool,
+) -> Inputs:
+    """`with_key`: the judge phase. The answer phase never mounts the key (a ConfigMap suite's key is not
+    even a volume of its pod; a bundled suite's is split into an emptyDir its container does not mount)."""
+    volumes = [config_map_volume("brain", snapshots.brain)]
+    mounts = [mount("brain", BRAIN_DIR, read_only=True), mount("suite", SUITE_DIR, read_only=True)]
+    split = None
+    if snapshots.suite is not None and snapshots.key is not None:
+        volumes.append(config_map_volume("suite", snapshots.suite))
+        if with_key:
+            volumes.append(config_map_volume("key", snapshots.key))
+    else:  # a bundled suite: split in the pod, one emptyDir per part
+        volumes += [empty_dir("suite"), empty_dir("key"), empty_dir("split-tmp")]
+        args = [
+            "split",
+            f"{settings.bundled_root.rstrip('/')}/{spec.suite.bundled}",
+            "--public",
+            SUITE_DIR,
+            "--keys",
+            f"{KEY_DIR}/{KEYS_FILE}",
+        ]
+        split_mounts = [mount("suite", SUITE_DIR), mount("key", KEY_DIR), mount("split-tmp", TMP_DIR)]
+        split_env = [env("PYTHONDONTWRITEBYTECODE", "1")]
+        split = container(SPLIT_CONTAINER, settings, args, split_env, split_mounts, resources)
+    if spec.suite.kb_config_map is not None:
+        volumes.append(config_map_volume("kb", spec.suite.kb_config_map.name))
+        mounts.append(mount("kb", KB_DIR, read_only=True))
+    if with_key:
+        mounts.append(mount("key", KEY_DIR, read_only=True))
+    return Inputs(volumes, mounts, split)
+
+
+def _secret_ref(ref: SecretKeyRef | None, default: str | None) -> SecretKeyRef | None:
+    if ref is not None:
+        return ref
+    if not default:
+        return None
+    name, _, key = default.partition("/")
+    return SecretKeyRef(name=name, key=key or "token")
+
+
+def token_secrets(spec: EvaluationSpec, settings: Settings) -> dict[str, SecretKeyRef]:
+    """The Secrets a run mounts, by role (gateway, judge, mlflow): the spec's, else the operator's
+    defaults. The judge falls back to the gateway's token."""
+    gateway = _secret_ref(spec.gateway_token_secret_ref, settings.default_gateway_token_secret)
+    judge = (
+        _secret_ref(spec.judge_gateway_token_secret_ref, settings.default_judge_gateway_token_secret)
+        or gateway
+    )
+    mlflow = _secret_ref(
+        spec.mlflow.token_secret_ref if spec.mlflow else None, settings.default_mlflow_token_secret
+    )
+    found = {"gateway": gateway, "judge": judge, "mlflow": mlflow}
+    return {role: ref for role, ref in found.items() if ref is not None}
+
+
+@dataclass(frozen=True)
+class Token:
+    """A token Secret the kubelet mounts as a file into one container; the pod spec names the Secret,
+    never its value, and the operator never reads it."""
+
+    volume: k8s.Volume
+    mount: k8s.VolumeMount
+    env: k8s.EnvVar
+
+
+def token(role: str, ref: SecretKeyRef, variable: str) -> Token:
+    items = [k8s.KeyToPath(key=ref.key, path="token")]
+    source = k8s.SecretVolumeSource(secret_name=ref.name, items=items, default_mode=0o444)
+    return Token(
+        volume=k8s.Volume(name=f"{role}-token", secret=source),
+        mount=mount(f"{role}-token", f"{SECRETS_DIR}/{role}", read_only=True),
+        env=env(variable, f"{SECRETS_DIR}/{role}/token"),
+    )
+
+
+def pod_spec(
+    settings: Settings,
+    init_containers: list[k8s.Container],
+    containers: list[k8s.Container],
+    volumes: list[k8s.Volume],
+) -> k8s.PodSpec:
+    """No service-account token (runner pods make no API call), no service links, restricted."""
+    return k8s.PodSpec(
+        restart_policy="Never",
+        automount_service_account_token=False,
+        enable_service_links=False,
+        security_context=k8s.PodSecurityContext(
+            run_as_non_root=True, seccomp_profile=k8s.SeccompProfile(type="RuntimeDefault")
+        ),
+        init_containers=init_containers,
+        containers=containers,
+        volumes=volumes,
+        service_account_name=settings.runner_service_account or None,
+    )
+
+
+def failure_rules(containers: list[k8s.Container]) -> list[k8s.PodFailurePolicyRule]:
+    """An eviction or preemption is not the runner's fault: retried without using the backoff. Bad input
+    (exit code 2) in any of `containers` fails the Job at once: the same inputs fail the same way again."""
+    ignore = k8s.PodFailurePolicyRule(
+        action="Ignore", on_pod_conditions=[k8s.PodConditionPattern(type="DisruptionTarget")]
+    )
+    return [
+        ignore,
+        *(
+            k8s.PodFailurePolicyRule(
+                action="FailJob",
+                on_exit_codes=k8s.ExitCodesRequirement(
+                    container_name=c.name, operator="In", values=[EXIT_BAD_INPUT]
+                ),
+            )
+            for c in containers
+        ),
+    ]
+
+
+def spec_hash(spec: EvaluationSpec) -> str:
+    canonical = json.dumps(spec.model_dump(mode="json", by_alias=True), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]

@@ -1,0 +1,130 @@
+"""An answer Job's shards, read from the Job and its pods: what succeeded, what failed for good and why, the
+cells answered, and whether the judge runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from assay_operator.evaluation import answers_state, progress
+from assay_runner.contract import AnswerSummary
+
+
+def job(
+    shards: int, completed: str = "", failed: str = "", condition: str | None = None, reason: str = ""
+) -> dict[str, Any]:
+    status: dict[str, Any] = {"completedIndexes": completed, "failedIndexes": failed}
+    if condition:
+        status["conditions"] = [{"type": condition, "status": "True", "reason": reason, "message": "m"}]
+    return {"metadata": {"name": "e-g1-answer"}, "spec": {"completions": shards}, "status": status}
+
+
+def pod(
+    index: int,
+    phase: str,
+    exit_code: int = 0,
+    message: str = "",
+    reason: str = "Completed",
+    created: str = "2026-01-01T00:00:00Z",
+    evicted: bool = False,
+) -> dict[str, Any]:
+    terminated = {"exitCode": exit_code, "reason": reason, "message": message}
+    conditions = [{"type": "DisruptionTarget", "status": "True"}] if evicted else []
+    return {
+        "metadata": {
+            "annotations": {"batch.kubernetes.io/job-completion-index": str(index)},
+            "creationTimestamp": created,
+        },
+        "status": {
+            "phase": phase,
+            "conditions": conditions,
+            "containerStatuses": [{"name": "answer", "state": {"terminated": terminated}}],
+        },
+    }
+
+
+def summary(index: int, answered: int) -> str:
+    return AnswerSummary(shard=(index, 3), cells=5, answered=answered, total=15).to_json()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [("", set()), (None, set()), ("0", {0}), ("1,3-5,9", {1, 3, 4, 5, 9})]
+)
+def test_indexes_are_read_as_the_job_writes_them(text: str | None, expected: set[int]) -> None:
+    assert answers_state.indexes(text) == expected
+
+
+def test_progress_counts_cells_of_the_shards_that_finished() -> None:
+    pods = [
+        pod(0, "Succeeded", message=summary(0, 5)),
+        pod(2, "Succeeded", message=summary(2, 4)),
+        pod(1, "Running"),
+    ]
+    state = answers_state.read(job(3, completed="0,2"), pods)
+    assert not state.finished and not state.judge and state.failure is None
+    assert (state.succeeded, state.cells_done, state.cells_total) == (frozenset({0, 2}), 9, 15)
+    status = progress.answer_status(state, "e-g1-answer", "e-g1-answers")
+    assert (status.shards_summary, status.cells_summary) == ("2/3", "9/15")
+
+
+def test_a_shard_that_failed_for_good_is_judged_with_its_reason_named() -> None:
+    pods = [
+        pod(0, "Succeeded", message=summary(0, 5)),
+        pod(2, "Succeeded", message=summary(2, 5)),
+        pod(1, "Failed", 137, reason="OOMKilled", created="2026-01-01T00:00:01Z"),
+        pod(1, "Failed", 137, reason="OOMKilled", created="2026-01-01T00:00:09Z"),
+        pod(1, "Failed", 137, reason="Error", evicted=True),  # an eviction is not an attempt
+    ]
+    state = answers_state.read(job(3, "0,2", "1", "Failed", "FailedIndexes"), pods)
+    assert state.finished and state.judge and set(state.failed) == {1}
+    reason = state.failed[1]
+    assert reason.startswith(
+        "its pod failed 2 times; the last: the answer container was OOMKilled (exit code 137)"
+    )
+    assert "spec.resources.memory" in reason
+    status = progress.answer_status(state, "e-g1-answer", None)
+    assert status.shards_summary == "2/3 (1 failed)" and status.failed[0].index == 1
+
+
+def test_a_crash_names_the_exit_code_and_the_runners_last_words() -> None:
+    pods = [pod(0, "Succeeded"), pod(1, "Failed", 1, "Traceback ... RuntimeError: boom", reason="Error")]
+    state = answers_state.read(job(2, "0", "1", "Failed", "FailedIndexes"), pods)
+    assert state.judge and state.failed == {
+        1: "its pod failed 1 time; the last: the answer container exited 1: Traceback ... RuntimeError: boom"
+    }
+    assert state.cells_done is None  # a runner that wrote no summary: unknown, not zero
+
+
+def test_nothing_answered_ends_the_run_with_the_answer_jobs_own_reason() -> None:
+    pods = [pod(0, "Failed", 137, reason="OOMKilled"), pod(0, "Failed", 137, reason="OOMKilled")]
+    state = answers_state.read(job(1, "", "0", "Failed", "FailedIndexes"), pods)
+    assert state.finished and not state.judge and state.failure is not None
+    assert (
+        state.failure.reason == "OOMKilled" and "the answer container was OOMKilled" in state.failure.message
+    )
+    crashed = answers_state.read(
+        job(1, "", "0", "Failed", "FailedIndexes"), [pod(0, "Failed", 1, reason="Error")]
+    )
+    assert crashed.failure is not None and crashed.failure.reason == "BackoffLimitExceeded"
+
+
+def test_bad_input_is_never_judged_even_when_a_shard_finished_first() -> None:
+    pods = [pod(0, "Succeeded"), pod(1, "Failed", 2, "bad input: no judge named vibes", reason="Error")]
+    state = answers_state.read(job(2, "0", "", "Failed", "PodFailurePolicy"), pods)
+    assert state.failure is not None and state.failure.reason == "PodFailurePolicy"
+    assert "vibes" in state.failure.message
+
+
+def test_a_deadline_judges_what_was_answered_and_blocks_the_rest() -> None:
+    pods = [pod(0, "Succeeded"), pod(1, "Failed", 143, reason="Error")]
+    state = answers_state.read(job(3, "0", "", "Failed", "DeadlineExceeded"), pods)
+    assert state.judge and set(state.failed) == {1, 2}
+    assert state.failed[2] == "the answer Job ended (DeadlineExceeded) before this shard finished"
+    never = answers_state.read(job(2, "", "", "Failed", "DeadlineExceeded"), [])
+    assert never.failure is not None and never.failure.reason == "DeadlineExceeded"
+
+
+def test_a_complete_job_is_judged_whole() -> None:
+    state = answers_state.read(job(2, "0-1", "", "Complete"), [pod(0, "Succeeded"), pod(1, "Succeeded")])
+    assert state.judge and state.failed == {} and state.succeeded == frozenset({0, 1})

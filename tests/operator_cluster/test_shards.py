@@ -1,0 +1,140 @@
+"""Answers in shards, on the real control plane: the answer Job's pods each answer their shard onto the
+generation's volume (made by the real local-path provisioner), then one judge pod judges them all.
+
+- The same recorded answers in four shards or in one give the same verdict, score, judge means and digests:
+  one judge reads them, so the verdict cannot depend on how the answers were cut.
+- A shard's pod killed mid-run is retried alone (the other shards' pods run once); a shard whose pod fails
+  on every attempt fails for good, and the verdict blocks on its cells, naming it and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from assay_dev import operator_support as support
+from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
+from assay_dev.cluster.wait import wait_until
+from assay_dev.operator_support import Obj, OperatorProcess, replay_spec
+
+pytestmark = pytest.mark.cluster
+
+INDEX = "batch.kubernetes.io/job-completion-index"
+
+
+def pods_by_index(admin: KubeApi, namespace: str, job: str) -> dict[int, list[Obj]]:
+    found: dict[int, list[Obj]] = {}
+    for pod in support.pods_of_job(admin, namespace, job):
+        found.setdefault(int(pod["metadata"]["annotations"][INDEX]), []).append(pod)
+    return found
+
+
+def test_four_shards_give_the_one_pod_verdict_on_the_same_answers(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    brain = brains("v1")
+    # The recorded answers of every ticket, given by a command agent for each repetition (the replay agent
+    # reads one folder per repetition, which the bundled v1 answers do not have).
+    agent = support.slow_agent(0)
+    one = replay_spec(brain, agent=agent, repetitions=2)
+    # Four pods, on a ReadWriteMany claim (what lets shards spread over nodes where the class allows it).
+    four = replay_spec(
+        brain, agent=agent, repetitions=2, parallelism=4, storage={"accessMode": "ReadWriteMany"}
+    )
+    support.create_evaluation(admin, namespace, "one-pod", one)
+    support.create_evaluation(admin, namespace, "four-pods", four)
+    single = support.wait_for_verdict(admin, namespace, "one-pod", operator=operator, timeout=240)
+    sharded = support.wait_for_verdict(admin, namespace, "four-pods", operator=operator, timeout=240)
+
+    single, sharded = single["status"], sharded["status"]
+    for field in ("verdict", "score", "judges", "judgesPassing", "tickets", "repetitions", "rules"):
+        assert sharded[field] == single[field], field
+    digests = ("brainDigest", "suiteDigest", "judgesDigest", "ticketsDigest", "publicDigest", "keyDigest")
+    for digest in digests:
+        assert sharded["inputs"].get(digest) == single["inputs"].get(digest), digest
+    assert single["verdict"] == "Pass" and single["inputs"]["judgesDigest"]
+    # Each verdict is bound to the answers it read: one tree, or four sealed shards.
+    assert sharded["inputs"]["answersDigest"] and single["inputs"]["answersDigest"]
+    assert sharded["inputs"]["answersDigest"] != single["inputs"]["answersDigest"]
+
+    assert sharded["answer"]["shardsSummary"] == "4/4" and sharded["answer"]["cellsSummary"] == "32/32"
+    assert single["answer"]["shardsSummary"] == "1/1" and single["answer"]["cellsSummary"] == "32/32"
+    by_index = pods_by_index(admin, namespace, "four-pods-g1-answer")
+    assert sorted(by_index) == [0, 1, 2, 3] and all(len(pods) == 1 for pods in by_index.values())
+    claim = admin.get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/four-pods-g1-answers")
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    kept = support.claim_path(admin, namespace, "four-pods-g1-answers")
+    assert sorted(p.name for p in kept.iterdir()) == ["result", "shard-0", "shard-1", "shard-2", "shard-3"]
+    # Repetition-major, round-robin: eight cells per shard, every ticket's first repetition in the first half.
+    assert all(len(list((kept / f"shard-{i}").glob("*/*/cell.json"))) == 8 for i in range(4))
+
+
+def test_a_killed_shard_is_retried_alone_and_one_that_always_fails_blocks_with_its_reason(
+    control_plane: ControlPlane,
+    admin: KubeApi,
+    kubelet: LocalKubelet,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+) -> None:
+    """Three shards of a slow agent: shard 0's pod is killed once (retried alone, it then answers), shard
+    1's on each of its attempts (backoffLimitPerIndex 1: it fails for good), shard 2's never."""
+    spec = replay_spec(brains("v1"), agent=support.slow_agent(1.5), concurrency=1, parallelism=3)
+    job = support.answer_job("shards")
+    with support.recording(control_plane, support.evaluations_path(namespace)) as watch:
+        support.create_evaluation(admin, namespace, "shards", spec)
+        killed: list[str] = []
+
+        def kill_a_running_pod(index: int) -> str:
+            def running() -> str | None:
+                for pod in pods_by_index(admin, namespace, job).get(index, []):
+                    name = str(pod["metadata"]["name"])
+                    statuses = (pod.get("status") or {}).get("containerStatuses") or []
+                    if name not in killed and any("running" in s["state"] for s in statuses):
+                        return name
+                return None
+
+            name = wait_until(running, timeout=120, what=f"a running pod of shard {index}")
+            kubelet.oom_kill(namespace, name, "answer")
+            killed.append(name)
+            return name
+
+        kill_a_running_pod(0)
+        kill_a_running_pod(1)
+        kill_a_running_pod(1)  # its retry, too: no attempt left
+        done = support.wait_for_verdict(admin, namespace, "shards", operator=operator, timeout=300)
+        history = watch.versions("shards")
+
+    status = done["status"]
+    assert status["verdict"] == "Blocked"
+    answer = status["answer"]
+    assert (answer["shards"], answer["shardsSucceeded"], answer["shardsFailed"]) == (3, 2, 1)
+    assert answer["shardsSummary"] == "2/3 (1 failed)"
+    (failed,) = answer["failed"]
+    assert failed["index"] == 1
+    assert failed["reason"].startswith("its pod failed 2 times; the last: the answer container was OOMKilled")
+    # The verdict names it: every cell of shard 1 blocks with the reason (the `complete` rule).
+    complete = next(r for r in status["rules"] if r["name"] == "complete")
+    assert not complete["passed"] and "answer shard 1 failed: its pod failed 2 times" in complete["detail"]
+    # 16 cells in 3 shards: 6, 5, 5. Shards 0 and 2 answered theirs; shard 1's five are the missing ones.
+    assert answer["cellsSummary"] == "11/16"
+    assert status["tickets"]["total"] == 16 and len(status["tickets"]["failing"]) > 0
+
+    # Retried alone: shard 0 ran twice, shard 1 twice (both failed), shard 2 once.
+    by_index = pods_by_index(admin, namespace, job)
+    phases = {i: sorted(p["status"]["phase"] for p in pods) for i, pods in by_index.items()}
+    assert phases == {0: ["Failed", "Succeeded"], 1: ["Failed", "Failed"], 2: ["Succeeded"]}, phases
+    answer_job = admin.get(support.jobs_path(namespace, job))["status"]
+    assert answer_job["completedIndexes"] == "0,2" and answer_job["failedIndexes"] == "1"
+    # The judge ran once, on what the two shards answered.
+    judge_pods = support.pods_of_job(admin, namespace, "shards-g1")
+    assert [p["status"]["phase"] for p in judge_pods] == ["Succeeded"]
+
+    # The status followed the shards as they finished, before the judge Job was made.
+    def answered(obj: Obj) -> Any:
+        return ((obj.get("status") or {}).get("answer") or {}).get("shardsSucceeded")
+
+    progress = [answered(o) for o in history if (o.get("status") or {}).get("observedGeneration") == 1]
+    assert 1 in progress, progress
