@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from assay_operator.evaluation.api import SecretKeyRef
-from assay_operator.evaluation.gateway_sidecar import build_gateway_sidecar
+from assay_operator.evaluation.gateway_sidecar import build_gateway_sidecar, judge_env
 from assay_operator.settings import Settings
 
 SETTINGS = Settings(runner_image="quay.io/assay/runner:1", runner_command=("assay",))
 
 
 def test_the_sidecar_holds_the_token_and_shares_only_its_socket_with_the_answer_container() -> None:
-    built = build_gateway_sidecar(SecretKeyRef(name="gw", key="api"), "http://gateway:4000/v1", SETTINGS)
+    built = build_gateway_sidecar(
+        SecretKeyRef(name="gw", key="api"), "http://gateway:4000/v1", SETTINGS, claim_volume="answers"
+    )
     assert built.container.body() == {
         "name": "gateway",
         "image": "quay.io/assay/runner:1",
@@ -26,6 +28,7 @@ def test_the_sidecar_holds_the_token_and_shares_only_its_socket_with_the_answer_
         "env": [
             {"name": "ASSAY_GATEWAY_TOKEN_FILE", "value": "/etc/assay/secrets/gateway/token"},
             {"name": "PYTHONDONTWRITEBYTECODE", "value": "1"},
+            {"name": "ASSAY_POD_UID", "valueFrom": {"fieldRef": {"fieldPath": "metadata.uid"}}},
             {"name": "ASSAY_GATEWAY_URL", "value": "http://gateway:4000/v1"},
         ],
         "resources": {
@@ -35,7 +38,12 @@ def test_the_sidecar_holds_the_token_and_shares_only_its_socket_with_the_answer_
         "volumeMounts": [
             {"name": "gateway-token", "mountPath": "/etc/assay/secrets/gateway", "readOnly": True},
             {"name": "gateway-socket", "mountPath": "/var/run/assay/gateway"},
-            {"name": "gateway-ledger", "mountPath": "/var/run/assay/ledger"},
+            # Its shard's ledger on the claim, beside the shards: no answer container mounts it.
+            {
+                "name": "answers",
+                "mountPath": "/var/run/assay/ledger",
+                "subPathExpr": "ledgers/shard-$(JOB_COMPLETION_INDEX)",
+            },
         ],
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "FallbackToLogsOnError",
@@ -53,7 +61,6 @@ def test_the_sidecar_holds_the_token_and_shares_only_its_socket_with_the_answer_
             "secret": {"secretName": "gw", "items": [{"key": "api", "path": "token"}], "defaultMode": 0o444},
         },
         {"name": "gateway-socket", "emptyDir": {"sizeLimit": "1Mi"}},
-        {"name": "gateway-ledger", "emptyDir": {"sizeLimit": "16Mi"}},
     ]
     assert [m.body() for m in built.answer_mounts] == [
         {"name": "gateway-socket", "mountPath": "/var/run/assay/gateway"}
@@ -61,14 +68,12 @@ def test_the_sidecar_holds_the_token_and_shares_only_its_socket_with_the_answer_
     assert [e.body() for e in built.answer_env] == [
         {"name": "ASSAY_GATEWAY_SOCKET", "value": "/var/run/assay/gateway/gateway.sock"}
     ]
-    assert [m.body() for m in built.judge_mounts] == [
-        {"name": "gateway-ledger", "mountPath": "/var/run/assay/ledger", "readOnly": True}
-    ]
-    assert [e.body() for e in built.judge_env] == [
-        {"name": "ASSAY_GATEWAY_LEDGER_DIR", "value": "/var/run/assay/ledger"}
+    # The judge mounts the claim's root read-only at /work/answers: shard i's ledger is under ledgers/.
+    assert [e.body() for e in judge_env()] == [
+        {"name": "ASSAY_GATEWAY_LEDGER_DIR", "value": "/work/answers/ledgers"}
     ]
 
 
 def test_without_a_gateway_the_sidecar_still_holds_the_token_and_forwards_nothing() -> None:
-    built = build_gateway_sidecar(SecretKeyRef(name="gw", key="token"), None, SETTINGS)
+    built = build_gateway_sidecar(SecretKeyRef(name="gw", key="token"), None, SETTINGS, "answers")
     assert "ASSAY_GATEWAY_URL" not in {e.name for e in built.container.env}

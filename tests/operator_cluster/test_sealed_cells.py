@@ -78,14 +78,15 @@ def test_a_daemon_that_would_rewrite_another_cell_is_gone_and_the_run_blocks_on_
     status = done["status"]
     assert status["verdict"] == "Blocked", status
     assert status["tickets"]["failing"] == ["T-2"], status["tickets"]  # the cell is named
-    pod = support.pods_of_job(admin, namespace, "daemon-g1")[0]
-    state = pod_volume(kubelet, pod, "answer-tmp") / "daemon"
+    (pod,) = support.pods_of_job(admin, namespace, support.answer_job("daemon"))
+    state = pod_volume(kubelet, pod, "tmp") / "daemon"
     assert not (state / "rewrote").exists(), "the daemon rewrote T-2"  # (it may be swept before its pid)
-    result = json.loads((pod_volume(kubelet, pod, "work") / "out" / "result.json").read_text())
+    kept = support.claim_path(admin, namespace, "daemon-g1-answers")
+    result = json.loads((kept / "result" / "result.json").read_text())
     cells = {t["id"]: t["repetitions"][0] for t in result["tickets"]}
     assert cells["T-1"]["error"] is None and cells["T-1"]["passed"]
     assert cells["T-2"]["exitCode"] == 124 and "exit code 124" in (cells["T-2"]["error"] or "")  # the truth
     assert "timed out" in cells["T-2"]["judges"]["exit_code"]["reason"]
-    victim = pod_volume(kubelet, pod, "answers") / "T-2" / "1"
+    victim = kept / "shard-0" / "T-2" / "1"
     assert not (victim / "answer.md").exists()
     assert json.loads((victim / "cell.json").read_text())["exitCode"] == 124

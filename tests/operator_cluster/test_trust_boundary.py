@@ -421,9 +421,11 @@ def test_a_token_hunter_in_the_answer_phase_finds_no_gateway_token(
         done = support.wait_for_verdict(admin, namespace, "hunter", operator=operator, timeout=420)
         served, rejected = len(gateway.requests), gateway.rejected
     assert done["status"]["verdict"] == "Blocked", done["status"]
-    pod = support.pods_of_job(admin, namespace, "hunter-g1")[0]
-    assert [c["name"] for c in pod["spec"]["initContainers"]] == ["gateway", "answer"]
-    answer = (pod_volume(kubelet, pod, "answers") / "T-1" / "1" / "answer.md").read_text()
+    (pod,) = support.pods_of_job(admin, namespace, support.answer_job("hunter"))
+    assert [c["name"] for c in pod["spec"]["initContainers"]] == ["gateway"]
+    assert [c["name"] for c in pod["spec"]["containers"]] == ["answer"]
+    kept = support.claim_path(admin, namespace, "hunter-g1-answers")
+    answer = (kept / "shard-0" / "T-1" / "1" / "answer.md").read_text()
     report = dict(line.split(": ", 1) for line in answer.splitlines() if ": " in line)
     memory_line = next(line for line in answer.splitlines() if line.startswith("memory read"))
     memory = dict(part.split(": ", 1) for part in memory_line.split("; ")[:3])
@@ -436,10 +438,12 @@ def test_a_token_hunter_in_the_answer_phase_finds_no_gateway_token(
     assert direct and all(entry.endswith(("->403", "->409")) for entry in direct), direct
     assert report["honest"] == "200", answer  # through its cell's proxy, the sidecar, to the gateway
     assert served == 1 and rejected >= 1  # the honest call; what it sent the gateway straight was refused
-    result = json.loads((pod_volume(kubelet, pod, "work") / "out" / "result.json").read_text())
+    result = json.loads((kept / "result" / "result.json").read_text())
     error = result["tickets"][0]["repetitions"][0]["error"] or ""
     assert "around its cell's proxy" in error and "without the runner's key" in error, error
-    # The sidecar ended with the pod, and its ledger (out of the answer container's reach) says what it saw.
-    ledger = json.loads((pod_volume(kubelet, pod, "gateway-ledger") / "ledger.json").read_text())
+    # The sidecar ended with the pod, and its ledger (on the claim, out of the answer container's reach:
+    # it mounts shard-0/ alone) says what it saw, for the pod it names.
+    ledger = json.loads((kept / "ledgers" / "shard-0" / "ledger.json").read_text())
+    assert ledger["pod"] == pod["metadata"]["uid"] and ledger["setAside"] == []
     assert ledger["claimed"] and ledger["refused"]["count"] >= len(direct)
     assert ledger["cells"]["T-1/1"]["requests"] == 1

@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from assay_dev.servers.chat_server import ChatServer, Reply
+from assay_runner.contract import POD_UID_ENV
 from assay_runner.gateway.metering.attribution import CELL_HEADER, KEY_HEADER
 from assay_runner.gateway.metering.reconcile import reconcile
 from assay_runner.gateway.metering.sidecar import CLAIM_PATH, GatewaySidecar
@@ -164,3 +165,32 @@ def test_a_restarted_sidecar_carries_on_and_keeps_what_was_in_flight_as_lost(
     assert ledger.restarts == 1 and ledger.cells["T-2/1"].lost == 1 and ledger.cells["T-1/1"].requests == 1
     found = reconcile(ledger, {"T-1/1": None, "T-2/1": None}, None)
     assert "in flight" in found.cells["T-2/1"]
+
+
+def test_a_new_pod_sets_aside_the_ledger_of_the_pod_before_it(
+    socket_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A retried shard's pod finds the ledger its earlier pod left on the claim. That pod's runner and key
+    are gone and the new runner answers the shard again: its ledger starts afresh (the new runner can claim
+    a key), the earlier one is kept beside it, and a restart within the new pod still carries on."""
+    with ChatServer(lambda _body: Reply("fine"), token="real-token") as server:
+
+        async def life(pod: str) -> tuple[int, int]:
+            monkeypatch.setenv(POD_UID_ENV, pod)
+            async with sidecar(socket_dir, tmp_path, server.url) as side:
+                claim = await post(side.socket_path, CLAIM_PATH, {})
+                if claim.status_code != 200:
+                    return claim.status_code, 0
+                headers = {KEY_HEADER: claim.json()["key"], CELL_HEADER: "T-1/1"}
+                call = await post(side.socket_path, "/v1/chat/completions", CALL, headers)
+                return claim.status_code, call.status_code
+
+        assert asyncio.run(life("pod-a")) == (200, 200)
+        assert asyncio.run(life("pod-b")) == (200, 200)  # a new pod: a new key for its runner
+        assert asyncio.run(life("pod-b")) == (409, 0)  # its sidecar restarted: the key was handed out
+    folder = tmp_path / "ledger"
+    ledger = read_ledger(folder / LEDGER_FILE)
+    assert (ledger.pod, ledger.set_aside, ledger.restarts) == ("pod-b", ["ledger-pod-a.json"], 1)
+    assert ledger.cells["T-1/1"].requests == 1  # pod-b's own call only
+    earlier = read_ledger(folder / "ledger-pod-a.json")
+    assert earlier.pod == "pod-a" and earlier.cells["T-1/1"].requests == 1
