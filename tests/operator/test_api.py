@@ -149,3 +149,20 @@ def test_gateway_is_one_http_url(gateway: str) -> None:
     }
     with pytest.raises(ValidationError):
         EvaluationSpec.model_validate(spec)
+
+
+@pytest.mark.parametrize("field", ["experiment", "trackingUri"])
+@pytest.mark.parametrize("blank", ["", "   ", "\t"])
+def test_a_blank_mlflow_name_or_uri_is_refused_by_the_model_and_the_crd(field: str, blank: str) -> None:
+    """The runner refuses a blank experiment or tracking URI; found by the property test on the cluster,
+    where the operator kept failing to build the RunConfig of an Evaluation the apiserver had admitted."""
+    base = {"brain": {"configMap": {"name": "b"}}, "suite": {"bundled": "support"}, "agent": {"kind": "chat"}}
+    with pytest.raises(ValidationError, match=rf"mlflow\.{field}\n  String should match pattern"):
+        EvaluationSpec.model_validate({**base, "mlflow": {field: blank}})
+    EvaluationSpec.model_validate({**base, "mlflow": {field: "a b" if field == "experiment" else "http://m"}})
+    crd = yaml.safe_load((ROOT / "crds" / "assay.dev_evaluations.yaml").read_text())
+    mlflow = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"][
+        "mlflow"
+    ]
+    pattern = mlflow["properties"][field]["pattern"]
+    assert not re.search(pattern, blank) and re.search(pattern, " x ")  # the apiserver searches, unanchored

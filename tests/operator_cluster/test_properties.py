@@ -93,7 +93,8 @@ def specs(draw: st.DrawFn) -> Obj:
     if draw(st.booleans()):
         spec["gateway"] = GATEWAY  # replaced by the test's chat server
     if draw(st.booleans()):
-        spec["mlflow"] = {"experiment": draw(st.text("abc-_ ", min_size=1, max_size=20))}
+        # Spaces inside a name, not only spaces: a blank experiment is invalid (refused at admission).
+        spec["mlflow"] = {"experiment": draw(st.text("abc-_ ", min_size=1, max_size=20).filter(str.strip))}
     if draw(st.booleans()):
         del spec["cassettes"]
     return spec

@@ -123,11 +123,16 @@ class GateOverrides(ApiModel):
     """Per-judge thresholds by judge name (model judges on their raw scale)."""
 
 
+NOT_BLANK = r"\S"
+"""Somewhere a character that is not white space: the runner refuses a blank name or URI, so the apiserver
+does too (the pattern is in the CRD) instead of the operator finding out when it builds the RunConfig."""
+
+
 class MlflowSpec(ApiModel):
-    tracking_uri: str | None = Field(default=None, max_length=2048)
+    tracking_uri: str | None = Field(default=None, max_length=2048, pattern=NOT_BLANK)
     """MLflow tracking server; the operator's default when omitted."""
-    experiment: str = Field(default="assay", max_length=256)
-    """Experiment the run is logged to."""
+    experiment: str = Field(default="assay", max_length=256, pattern=NOT_BLANK)
+    """Experiment the run is logged to (not blank)."""
     token_secret_ref: SecretKeyRef | None = None
     """Bearer token for the tracking server (the operator's default when omitted); mounted into the judge
     phase only, as the file named by MLFLOW_TRACKING_TOKEN_FILE."""
