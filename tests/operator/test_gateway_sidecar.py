@@ -69,8 +69,12 @@ def test_the_sidecar_holds_the_token_and_shares_only_its_socket_with_the_answer_
         {"name": "ASSAY_GATEWAY_SOCKET", "value": "/var/run/assay/gateway/gateway.sock"}
     ]
     # The judge mounts the claim's root read-only at /work/answers: shard i's ledger is under ledgers/.
-    assert [e.body() for e in judge_env()] == [
+    assert [e.body() for e in judge_env(4)] == [
         {"name": "ASSAY_GATEWAY_LEDGER_DIR", "value": "/work/answers/ledgers"}
+    ]
+    # One answer pod's tree is read as a whole run's (answersDir shard-0/), and so is its ledger.
+    assert [e.body() for e in judge_env(1)] == [
+        {"name": "ASSAY_GATEWAY_LEDGER_DIR", "value": "/work/answers/ledgers/shard-0"}
     ]
 
 

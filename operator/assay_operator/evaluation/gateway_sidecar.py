@@ -27,7 +27,7 @@ from assay_operator import objects as k8s
 from assay_operator.evaluation.api import SecretKeyRef
 from assay_operator.evaluation.layout import ANSWERS_DIR, SHARD_SUBPATH
 from assay_operator.settings import Settings
-from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, POD_UID_ENV
+from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, POD_UID_ENV, SHARD_DIR
 
 SIDECAR_CONTAINER = "gateway"
 SOCKET_DIR = "/var/run/assay/gateway"
@@ -54,9 +54,12 @@ class GatewaySidecar:
     answer_env: list[k8s.EnvVar]
 
 
-def judge_env() -> list[k8s.EnvVar]:
-    """Where the judge finds each shard's ledger (the claim's root is its ANSWERS_DIR, read-only)."""
-    return [k8s.EnvVar(name=GATEWAY_LEDGER_ENV, value=JUDGE_LEDGER_DIR)]
+def judge_env(parallelism: int) -> list[k8s.EnvVar]:
+    """Where the judge finds each shard's ledger (the claim's root is its ANSWERS_DIR, read-only). One answer
+    pod's tree is read as a whole run's (runconfig.judge_config), so its ledger is read as a whole pod's:
+    `ledger.json` in shard 0's folder."""
+    folder = JUDGE_LEDGER_DIR if parallelism > 1 else f"{JUDGE_LEDGER_DIR}/{SHARD_DIR.format(index=0)}"
+    return [k8s.EnvVar(name=GATEWAY_LEDGER_ENV, value=folder)]
 
 
 def build_gateway_sidecar(

@@ -73,7 +73,7 @@ def build_judge_job(
     environment.append(pods.env("ASSAY_JOB", "1"))
     tokens = pods.token_secrets(spec, settings)
     if "gateway" in tokens:  # the answer pods' gateway sidecars kept ledgers: each shard is reconciled
-        environment += gateway_sidecar.judge_env()
+        environment += gateway_sidecar.judge_env(spec.parallelism)
     for role, ref in tokens.items():
         if role in TOKEN_FILES:
             token = pods.token(role, ref, TOKEN_FILES[role])
