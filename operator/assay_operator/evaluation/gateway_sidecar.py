@@ -24,8 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assay_operator import objects as k8s
+from assay_operator.evaluation import pods
 from assay_operator.evaluation.api import SecretKeyRef
-from assay_operator.evaluation.layout import ANSWERS_DIR, SHARD_SUBPATH
+from assay_operator.evaluation.layout import ANSWERS_DIR, SHARD_SUBPATH, TERMINATION_LOG
 from assay_operator.settings import Settings
 from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, POD_UID_ENV, SHARD_DIR
 
@@ -103,14 +104,9 @@ def build_gateway_sidecar(
             k8s.VolumeMount(name=SOCKET_VOLUME, mount_path=SOCKET_DIR),
             k8s.VolumeMount(name=claim_volume, mount_path=LEDGER_DIR, sub_path_expr=LEDGER_SUBPATH),
         ],
-        termination_message_path="/dev/termination-log",
+        termination_message_path=TERMINATION_LOG,
         termination_message_policy="FallbackToLogsOnError",
-        security_context=k8s.SecurityContext(
-            allow_privilege_escalation=False,
-            read_only_root_filesystem=True,
-            run_as_non_root=True,
-            capabilities=k8s.Capabilities(drop=["ALL"]),
-        ),
+        security_context=pods.restricted(),
         restart_policy="Always",
     )
     return GatewaySidecar(

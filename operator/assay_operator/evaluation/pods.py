@@ -104,12 +104,18 @@ def container(
         volume_mounts=mounts,
         termination_message_path=TERMINATION_LOG,
         termination_message_policy="FallbackToLogsOnError",
-        security_context=k8s.SecurityContext(
-            allow_privilege_escalation=False,
-            read_only_root_filesystem=True,
-            run_as_non_root=True,
-            capabilities=k8s.Capabilities(drop=["ALL"]),
-        ),
+        security_context=restricted(),
+    )
+
+
+def restricted() -> k8s.SecurityContext:
+    """Every runner container's (the restricted Pod Security Standard's): no privilege, a read-only root, no
+    root user, no capabilities."""
+    return k8s.SecurityContext(
+        allow_privilege_escalation=False,
+        read_only_root_filesystem=True,
+        run_as_non_root=True,
+        capabilities=k8s.Capabilities(drop=["ALL"]),
     )
 
 
