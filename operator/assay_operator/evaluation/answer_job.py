@@ -148,10 +148,7 @@ def build_answer_job(
             active_deadline_seconds=spec.deadline_seconds,
             ttl_seconds_after_finished=settings.job_ttl_seconds,
             pod_failure_policy=k8s.PodFailurePolicy(
-                # A sidecar's exit ends no pod (it is restarted): only the others' can fail the Job.
-                rules=pods.failure_rules(
-                    [c for c in [*pod_spec.init_containers, *pod_spec.containers] if c.restart_policy is None]
-                )
+                rules=pods.failure_rules([*pod_spec.init_containers, *pod_spec.containers])
             ),
             template=k8s.PodTemplateSpec(metadata=k8s.PodTemplateMeta(labels=pod_labels), spec=pod_spec),
             suspend=queueing.suspended(spec),

@@ -235,7 +235,8 @@ def pod_spec(
 
 def failure_rules(containers: list[k8s.Container]) -> list[k8s.PodFailurePolicyRule]:
     """An eviction or preemption is not the runner's fault: retried without using the backoff. Bad input
-    (exit code 2) in any of `containers` fails the Job at once: the same inputs fail the same way again."""
+    (exit code 2) in any of `containers` fails the Job at once: the same inputs fail the same way again. A
+    sidecar (restartPolicy Always) is left out: its exit ends no pod, it is restarted."""
     ignore = k8s.PodFailurePolicyRule(
         action="Ignore", on_pod_conditions=[k8s.PodConditionPattern(type="DisruptionTarget")]
     )
@@ -249,6 +250,7 @@ def failure_rules(containers: list[k8s.Container]) -> list[k8s.PodFailurePolicyR
                 ),
             )
             for c in containers
+            if c.restart_policy is None
         ),
     ]
 
