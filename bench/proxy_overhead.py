@@ -125,15 +125,19 @@ async def per_call(calls: int, stream: bool) -> tuple[float, float, float]:
     return statistics.median(direct), statistics.median(proxied), statistics.median(both)
 
 
+def write_suite(root: Path, tickets: int) -> Path:
+    """The benchmark's suite of `tickets` one-line questions, in `root/suite`."""
+    suite = root / "suite"
+    suite.mkdir()
+    rows = "".join(f"  - {{id: T-{i:03d}, split: validation, question: 'q{i}'}}\n" for i in range(tickets))
+    (suite / "suite.yaml").write_text(SUITE + rows)
+    return suite
+
+
 def whole_run(tickets: int, turns: int, model_seconds: float, direct: bool) -> float:
     root = Path(tempfile.mkdtemp(prefix="assay-bench-proxy-"))
     try:
-        suite = root / "suite"
-        suite.mkdir()
-        rows = "".join(
-            f"  - {{id: T-{i:03d}, split: validation, question: 'q{i}'}}\n" for i in range(tickets)
-        )
-        (suite / "suite.yaml").write_text(SUITE + rows)
+        suite = write_suite(root, tickets)
         with Upstream(model_seconds) as upstream:
             agent = f"{sys.executable} {CALLER} chat {turns} stream"
             if direct:
@@ -155,12 +159,7 @@ def answer_phase(tickets: int, turns: int, model_seconds: float, sidecar: bool) 
     """Wall seconds of `assay answer` on the cells, with the token in the runner or in a sidecar process."""
     root = Path(tempfile.mkdtemp(prefix="as-"))
     try:
-        suite = root / "suite"
-        suite.mkdir()
-        rows = "".join(
-            f"  - {{id: T-{i:03d}, split: validation, question: 'q{i}'}}\n" for i in range(tickets)
-        )
-        (suite / "suite.yaml").write_text(SUITE + rows)
+        suite = write_suite(root, tickets)
         assay = str(Path(sys.executable).with_name("assay"))
         with Upstream(model_seconds) as upstream:
             argv = [assay, "answer", "-q", str(suite), "--agent", "command", "--model", "m", "-j", "4"]
