@@ -4,7 +4,8 @@ One reconcile function, `reconcile_campaign`, reads the Campaign and its Evaluat
 (create the next Evaluations up to maxParallel, replace stale specs, delete removed candidates) and writes
 the status — progress, then the decision. It runs when the Campaign's spec changes (create / resume /
 update) and whenever one of its Evaluations changes (a verdict frees a slot and may complete the set), so
-nothing polls. Reconciles of one Campaign are serialised in this process.
+nothing polls. Reconciles of one Campaign are serialised in this process, and the Evaluations' events are
+coalesced (coalesce.py): those that arrive while a reconcile runs ask for one more, not one each.
 
 Children are owned Evaluations, so deleting a Campaign deletes them through the garbage collector; no
 finalizers.
@@ -31,6 +32,7 @@ from assay_operator.campaign import api as campaign_api
 from assay_operator.campaign import plan as campaign
 from assay_operator.campaign import status as campaign_status
 from assay_operator.campaign.children import Child, parse_children
+from assay_operator.coalesce import Coalescer
 from assay_operator.evaluation import api
 from assay_operator.evaluation.api import GROUP, VERSION
 from assay_operator.retries import Retries
@@ -38,6 +40,7 @@ from assay_operator.startup import RETRY_SECONDS
 
 log = logging.getLogger("assay.operator.campaign")
 RETRIES = Retries()
+EVENTS = Coalescer()
 _locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
 _locks_guard = threading.Lock()
 
@@ -93,7 +96,12 @@ def _cannot_reconcile(namespace: str, name: str, error: BaseException) -> None:
 
 
 def _reconcile_from_event(namespace: str, name: str) -> None:
-    """A reconcile an event asked for: one that fails is retried later (kopf would drop it)."""
+    """A reconcile an event asked for, coalesced with the others of its Campaign."""
+    EVENTS.run((namespace, name), lambda: _reconcile_or_retry(namespace, name))
+
+
+def _reconcile_or_retry(namespace: str, name: str) -> None:
+    """One that fails is retried later (kopf would drop it)."""
     try:
         reconcile_campaign(namespace, name)
     except (kopf.PermanentError, kopf.TemporaryError):
@@ -165,7 +173,8 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             _patch_status(owner, current, campaign_status.invalid_status(current, generation, message))
             raise kopf.PermanentError(message) from exc
         existing = _children(namespace, owner)
-        problem = _apply(namespace, owner, campaign.plan(wanted, existing, spec.max_parallel))
+        steps = campaign.plan(wanted, existing, spec.max_parallel)
+        problem = _apply(namespace, owner, steps)
         if problem is not None:
             _patch_status(owner, current, campaign_status.conflict_status(current, generation, problem))
             _event(owner, "Warning", "NameConflict", problem)
@@ -174,9 +183,9 @@ def reconcile_campaign(namespace: str, name: str) -> None:
         annotations = owner["metadata"].get("annotations") or {}
         approved_by = annotations.get(campaign_api.APPROVED_BY)
         try:
-            status = campaign_status.campaign_status(
-                spec, wanted, _children(namespace, owner), generation, current, approved_by
-            )
+            changed = steps.create or steps.update or steps.delete
+            children = _children(namespace, owner) if changed else existing
+            status = campaign_status.campaign_status(spec, wanted, children, generation, current, approved_by)
         except ValidationError as error:  # a bound the status model enforces: Stalled, saying which
             problem = f"the operator built a status its schema refuses: {api.problems(error)}"
             status = campaign_status.refused_status(current, generation, bounded.text(problem, 400))
