@@ -8,6 +8,7 @@ user would.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -531,6 +532,16 @@ HANGING_AGENT: Obj = {
     "command": ["sleep", "3600"],
     "timeoutSeconds": 3600,
 }
+
+
+def secret(name: str, key: str, value: str) -> Obj:
+    """An Opaque Secret holding `value` under `key` (a token for the gateway, the judge or MLflow)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name},
+        "data": {key: base64.b64encode(value.encode()).decode()},
+    }
 
 
 def evaluation(name: str, spec: Obj, labels: Mapping[str, str] | None = None) -> Obj:

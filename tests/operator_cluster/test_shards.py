@@ -9,6 +9,8 @@ generation's volume (made by the real local-path provisioner), then one judge po
 
 from __future__ import annotations
 
+import json
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +20,7 @@ from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
 from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import Obj, OperatorProcess, replay_spec
+from assay_dev.servers.chat_server import ChatServer, Reply
 
 pytestmark = pytest.mark.cluster
 
@@ -138,3 +141,79 @@ def test_a_killed_shard_is_retried_alone_and_one_that_always_fails_blocks_with_i
 
     progress = [answered(o) for o in history if (o.get("status") or {}).get("observedGeneration") == 1]
     assert 1 in progress, progress
+
+
+METERED_SUITE = {
+    "name": "metered",
+    "judges": [
+        {"name": "kb", "type": "kb_citation", "weight": 0.4, "threshold": 0.9},
+        {"name": "facts", "type": "must_mention", "weight": 0.4, "threshold": 0.9},
+        {"name": "format", "type": "format", "weight": 0.2, "threshold": 0.8},
+    ],
+    "gate": {"minScore": 0.9, "ticketFloor": 0.7},
+    "tickets": [
+        {
+            "id": f"T-{i}",
+            "split": "validation",
+            "question": f"How do I export notebook {i}?",
+            "key": {"kb": ["KB-1"], "mustMention": ["Settings > Export"]},
+        }
+        for i in range(1, 7)
+    ],
+}
+METERED_ANSWER = (
+    "## Summary\nExport from the app; see [KB-1].\n\n## Steps\n1. Open Settings > Export.\n\n## Next\nDone.\n"
+)
+
+
+def test_sharded_answers_behind_gateway_sidecars_are_metered_to_the_gateways_own_count(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    """Two answer pods, each with its own gateway sidecar holding the token: each shard's sidecar keeps the
+    ledger of its own pod's cells, the judge reconciles both with the sealed cells, and the usage in the
+    result is what the gateway itself billed — no call lost or counted twice across the shards."""
+    token = f"gw-{secrets.token_hex(12)}"
+    admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
+    for name, data in (
+        ("metered-suite", {"suite.yaml": json.dumps(METERED_SUITE)}),
+        ("metered-kb", {"KB-1.md": "# KB-1: Export\nOpen Settings > Export.\n"}),
+    ):
+        config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+        admin.create(support.config_maps_path(namespace), config_map)
+    billed = Reply(content=METERED_ANSWER, prompt_tokens=120, completion_tokens=30)
+    with ChatServer(lambda _body: billed, token=token) as gateway:
+        spec = {
+            "brain": {"configMap": {"name": brains("v1")}},
+            "suite": {"configMap": {"name": "metered-suite"}, "kbConfigMap": {"name": "metered-kb"}},
+            "agent": {"kind": "chat", "model": "agent-m"},
+            "gateway": gateway.url,
+            "gatewayTokenSecretRef": {"name": "gateway"},
+            "parallelism": 2,
+            "resources": dict(support.SMALL),
+            "deadlineSeconds": 600,
+        }
+        support.create_evaluation(admin, namespace, "metered", spec)
+        done = support.wait_for_verdict(admin, namespace, "metered", operator=operator, timeout=300)
+        served, rejected = len(gateway.requests), gateway.rejected
+        authorizations = {headers.get("authorization") for headers in gateway.headers}
+
+    status = done["status"]
+    assert status["verdict"] == "Pass", status
+    assert status["answer"]["shardsSummary"] == "2/2" and status["answer"]["cellsSummary"] == "6/6"
+    assert served >= 6 and rejected == 0 and authorizations == {f"Bearer {token}"}
+    by_index = pods_by_index(admin, namespace, support.answer_job("metered"))
+    assert sorted(by_index) == [0, 1]
+    kept = support.claim_path(admin, namespace, "metered-g1-answers")
+    ledgers = {i: json.loads((kept / "ledgers" / f"shard-{i}" / "ledger.json").read_text()) for i in (0, 1)}
+    cells: dict[str, int] = {}
+    for index, ledger in ledgers.items():
+        (pod,) = by_index[index]
+        assert [c["name"] for c in pod["spec"]["initContainers"]] == ["gateway"]
+        assert ledger["pod"] == pod["metadata"]["uid"] and ledger["setAside"] == []
+        assert ledger["claimed"] and ledger["refused"]["count"] == 0
+        mine = {cell: entry["requests"] for cell, entry in ledger["cells"].items()}
+        assert mine and not set(mine) & set(cells), (index, mine, cells)  # each cell metered by one pod
+        cells.update(mine)
+    assert sorted(cells) == [f"T-{i}/1" for i in range(1, 7)] and sum(cells.values()) == served
+    result = json.loads((kept / "result" / "result.json").read_text())
+    assert (result["usage"]["inputTokens"], result["usage"]["outputTokens"]) == (120 * served, 30 * served)

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
@@ -202,15 +201,6 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
     assert status["inputs"]["ticketsDigest"]
 
 
-def _secret(name: str, key: str, value: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": name},
-        "data": {key: base64.b64encode(value.encode()).decode()},
-    }
-
-
 GOOD_ANSWER = (
     "## Summary\nSync may be paused; see [KB-1003].\n\n## Steps\n1. Use Help > Sync now.\n2. Check "
     "status.lumen-notes.example.\n\n## Next\nReply if it persists.\n"
@@ -229,9 +219,9 @@ def test_secret_tokens_reach_the_gateway_and_mlflow_as_bearer_tokens_and_nowhere
         f"{role}-{secrets.token_hex(8)}" for role in ("gw", "jg", "ml")
     )
     secrets_path = f"/api/v1/namespaces/{namespace}/secrets"
-    admin.create(secrets_path, _secret("gateway", "token", gateway_token))
-    admin.create(secrets_path, _secret("judge", "token", judge_token))
-    admin.create(secrets_path, _secret("mlflow", "bearer", mlflow_token))
+    admin.create(secrets_path, support.secret("gateway", "token", gateway_token))
+    admin.create(secrets_path, support.secret("judge", "token", judge_token))
+    admin.create(secrets_path, support.secret("mlflow", "bearer", mlflow_token))
 
     def reply(body: dict[str, Any]) -> Reply:
         if str(body["messages"][0]["content"]).startswith("You grade"):
@@ -266,7 +256,12 @@ def test_secret_tokens_reach_the_gateway_and_mlflow_as_bearer_tokens_and_nowhere
         (str(body["messages"][0]["content"]).startswith("You grade"), headers.get("authorization"))
         for body, headers in zip(gateway.requests, gateway.headers, strict=True)
     ]
-    assert {auth for judged, auth in seen if not judged} == {f"Bearer {gateway_token}"}  # the agents
+    unauthorised = [
+        (str(body["messages"][0]["content"])[:80], headers)
+        for body, headers in zip(gateway.requests, gateway.headers, strict=True)
+        if headers.get("authorization") is None
+    ]
+    assert {auth for judged, auth in seen if not judged} == {f"Bearer {gateway_token}"}, unauthorised
     assert {auth for judged, auth in seen if judged} == {f"Bearer {judge_token}"}  # the model judge
     assert tracking.rejected == 0 and {h.get("authorization") for h in tracking.headers} == {
         f"Bearer {mlflow_token}"
@@ -399,7 +394,7 @@ def test_a_token_hunter_in_the_answer_phase_finds_no_gateway_token(
     sends straight there, and the judge blocks the run on the refused attempts, naming them."""
     token = f"gw-{secrets.token_urlsafe(24)}"
     control = f"control-{secrets.token_urlsafe(16)}"
-    admin.create(f"/api/v1/namespaces/{namespace}/secrets", _secret("gateway", "token", token))
+    admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
     suite_cm, kb_cm = canary_suite({part: f"unused{part}" for part in ("notes", "fact", "forbidden")}, "hunt")
     kb_cm["data"]["KB-2.md"] = f"# KB-2\nremember {control}\n"  # what the agent may read: the hunt's control
     for config_map in (suite_cm, kb_cm):
