@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
+import functools
 import os
 import signal
 import threading
@@ -100,14 +100,33 @@ class Containment:
 CONTAINMENT = Containment()
 
 
-def _prctl(option: int, value: int) -> bool:
-    name = ctypes.util.find_library("c")
+def _libc() -> ctypes.CDLL | None:
+    """The C library. First the process's own symbols (a Linux CPython links libc): asking
+    `ctypes.util.find_library` runs `ldconfig -p` in a subprocess, ~9 ms before the first agent."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl  # noqa: B018 -- the lookup is the check
+        return libc
+    except (OSError, AttributeError):
+        pass
+    from ctypes.util import find_library
+
+    name = find_library("c")
     if name is None:
+        return None
+    try:
+        return ctypes.CDLL(name, use_errno=True)
+    except OSError:
+        return None
+
+
+def _prctl(option: int, value: int) -> bool:
+    libc = _libc()
+    if libc is None:
         return False
     try:
-        libc = ctypes.CDLL(name, use_errno=True)
         return bool(libc.prctl(option, value, 0, 0, 0) == 0)
-    except (OSError, AttributeError):
+    except AttributeError:
         return False
 
 
@@ -148,18 +167,13 @@ def process_table() -> dict[int, int]:
     return table
 
 
+@functools.cache
 def lists_children() -> bool:
     """Whether the kernel lists each thread's children (/proc/<pid>/task/<tid>/children, Linux 3.5+ with
     CONFIG_PROC_CHILDREN). Where it does, a sweep reads this process's children and what is below them
     (a few files) instead of every process on the machine (two reads per process, each sweep: ~5 ms per
     cell on a host running a hundred processes, between an agent's exit and the next agent's start)."""
-    global _LISTS_CHILDREN
-    if _LISTS_CHILDREN is None:
-        _LISTS_CHILDREN = os.path.exists(f"/proc/self/task/{threading.get_native_id()}/children")
-    return _LISTS_CHILDREN
-
-
-_LISTS_CHILDREN: bool | None = None
+    return os.path.exists(f"/proc/self/task/{threading.get_native_id()}/children")
 
 
 def children(pid: int) -> list[int]:
