@@ -24,10 +24,9 @@ from assay_runner.gateway.metering.exchanges import EXCHANGES_DIR, Exchanges
 from assay_runner.gateway.metering.ledger import Ledger
 from assay_runner.processes import sweep
 from assay_runner.run.answer_step import AnswerStep, Tally
-from assay_runner.run.cell import Answered, Cell
+from assay_runner.run.cell import Answered, Cell, cell_key
 from assay_runner.run.preparation import Prepared
 from assay_runner.run.scheduler import CellPool
-from assay_runner.run.seal import cell_key
 from assay_runner.run.shards import cells_of
 from assay_runner.run.spending import PricedAgent, Spending
 from assay_runner.suite.models import Ticket
