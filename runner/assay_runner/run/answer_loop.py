@@ -15,26 +15,29 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from assay_runner.agents.factory import build_agent
 from assay_runner.agents.workspace import Placement, WorkspaceFactory
 from assay_runner.gateway.access import ModelAccess
 from assay_runner.gateway.metering.exchanges import EXCHANGES_DIR, Exchanges
 from assay_runner.gateway.metering.ledger import Ledger
-from assay_runner.gateway.metering.proxy import MeteringProxy
-from assay_runner.gateway.sidecar_link import SidecarLink
 from assay_runner.processes import sweep
 from assay_runner.run.answer_step import AnswerStep, Tally
-from assay_runner.run.cell import Answered, Cell
+from assay_runner.run.cell import Answered, Cell, cell_key
 from assay_runner.run.preparation import Prepared
 from assay_runner.run.scheduler import CellPool
-from assay_runner.run.seal import cell_key
 from assay_runner.run.shards import cells_of
 from assay_runner.run.spending import PricedAgent, Spending
 from assay_runner.suite.models import Ticket
 from assay_runner.views.progress import Counts
 from assay_runner.vocabulary import PROGRAM_KINDS
+
+if TYPE_CHECKING:
+    # httpx (with the rich, click and pygments its own CLI imports) is imported by the proxy and the
+    # sidecar link: a run without a gateway never needs it, and must not wait for it before its first agent.
+    from assay_runner.gateway.metering.proxy import MeteringProxy
+    from assay_runner.gateway.sidecar_link import SidecarLink
 
 R = TypeVar("R")
 Then = Callable[[Ticket, int, Answered], Awaitable[R]]
@@ -128,6 +131,7 @@ def metering_proxy(prepared: Prepared, sidecar: SidecarLink | None = None) -> Me
     if config.gateway is None and mode != "replay":
         return None
     from assay_runner.gateway.http import gateway_token
+    from assay_runner.gateway.metering.proxy import MeteringProxy
 
     return MeteringProxy(
         config.gateway,

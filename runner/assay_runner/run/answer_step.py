@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent
 from assay_runner.contract import Usage
 from assay_runner.gateway.metering.attribution import attributed
-from assay_runner.gateway.metering.proxy import MeteringProxy
-from assay_runner.run.cell import Answered, no_answer_left, unanswered
+from assay_runner.run.cell import Answered, cell_key, no_answer_left, unanswered
 from assay_runner.run.scheduler import CellPool
-from assay_runner.run.seal import cell_key
 from assay_runner.run.spending import Spending
 from assay_runner.suite.models import Ticket
 from assay_runner.views.progress import Counts
+
+if TYPE_CHECKING:  # the proxy imports httpx: only a metered run needs it
+    from assay_runner.gateway.metering.proxy import MeteringProxy
 
 MODIFIED_READ_ONLY = "the agent modified its read-only brain/ or kb/ files"
 SETTLE_SECONDS = 30.0

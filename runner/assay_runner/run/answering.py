@@ -24,10 +24,10 @@ from assay_runner.gateway.access import model_access
 from assay_runner.gateway.sidecar_link import SidecarLink, connect, sidecar_socket
 from assay_runner.io import answers as answer_store
 from assay_runner.run.answer_loop import Control, answer_cells
-from assay_runner.run.cell import Cell, unanswered
+from assay_runner.run.cell import Cell, cell_key, unanswered
 from assay_runner.run.preparation import Prepared, prepare
 from assay_runner.run.record_step import RecordStep
-from assay_runner.run.seal import Seal, cell_key, cell_problem, digest, tree_digest
+from assay_runner.run.seal import Seal, cell_problem, digest, tree_digest
 from assay_runner.run.shards import cells_of, shard_index, shard_of
 from assay_runner.suite.models import Ticket
 

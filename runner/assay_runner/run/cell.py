@@ -22,6 +22,11 @@ Cell = tuple[str, int]
 """(ticket id, repetition)."""
 
 
+def cell_key(ticket_id: str, repetition: int) -> str:
+    """A cell's name in an answers tree, a ledger and a cassette: `ticket/repetition`."""
+    return f"{ticket_id}/{repetition}"
+
+
 @dataclass(frozen=True)
 class Answered:
     answer: str | None

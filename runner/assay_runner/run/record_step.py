@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from assay_runner.io import answers as answer_store
-from assay_runner.run.cell import Answered
-from assay_runner.run.seal import Seal, cell_key, seal_of
+from assay_runner.run.cell import Answered, cell_key
+from assay_runner.run.seal import Seal, seal_of
 from assay_runner.suite.models import Ticket
 
 T = TypeVar("T")

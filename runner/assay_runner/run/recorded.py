@@ -10,7 +10,7 @@ from pathlib import Path
 
 from assay_runner.io import answers as answer_store
 from assay_runner.run import seal
-from assay_runner.run.cell import Answered, Cell, no_answer_left, unanswered
+from assay_runner.run.cell import Answered, Cell, cell_key, no_answer_left, unanswered
 
 
 def read_cells(
@@ -38,14 +38,14 @@ def read_cells(
     read = {(r.ticket_id, r.repetition): _answered(r, manifest) for r in recorded}
     if not sealed and (manifest is None or manifest.cells is None):
         return read, manifest
-    keys = [seal.cell_key(*cell) for cell in cells] if cells is not None else None
+    keys = [cell_key(*cell) for cell in cells] if cells is not None else None
     whole = seal.manifest_problems(manifest, suite, ticket_ids, k, shard, keys)
     for ticket_id, repetition in list(read):
         problem = whole
         if problem is None:
             assert manifest is not None and manifest.cells is not None
             folder = answer_store.cell_dir(answers_dir, ticket_id, repetition, k)
-            problem = seal.cell_problem(folder, manifest.cells.get(seal.cell_key(ticket_id, repetition)))
+            problem = seal.cell_problem(folder, manifest.cells.get(cell_key(ticket_id, repetition)))
         refused = (read[(ticket_id, repetition)].error or "").startswith("refused")
         if problem is not None and not refused:  # a refusal names the link or the record: more precise
             read[(ticket_id, repetition)] = unanswered(problem)

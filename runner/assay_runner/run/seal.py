@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from assay_runner.io import answers as answer_store
+from assay_runner.run.cell import cell_key
 
 Seal = dict[str, str]
 """A cell's files (name within its folder) -> sha256 of their bytes."""
@@ -31,10 +32,6 @@ def file_digest(path: Path) -> str:
     """A file's digest, read in blocks: a huge (or sparse) file in the tree costs time, never memory."""
     with path.open("rb") as stream:
         return f"sha256:{hashlib.file_digest(stream, 'sha256').hexdigest()}"
-
-
-def cell_key(ticket_id: str, repetition: int) -> str:
-    return f"{ticket_id}/{repetition}"
 
 
 def tree_digest(seals: Mapping[str, Seal]) -> str:

@@ -15,8 +15,7 @@ from pathlib import Path
 from assay_runner.contract import GATEWAY_LEDGER_ENV
 from assay_runner.gateway.metering.reconcile import reconcile
 from assay_runner.gateway.metering.sidecar_ledger import LedgerUnreadable, ledger_path, read_ledger
-from assay_runner.run.cell import Answered, Cell
-from assay_runner.run.seal import cell_key
+from assay_runner.run.cell import Answered, Cell, cell_key
 
 
 def ledgers_dir() -> Path | None:
