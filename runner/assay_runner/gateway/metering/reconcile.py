@@ -10,9 +10,10 @@ gateway without going through its cell's proxy:
 - spend counted for a name that is no cell of this tree;
 - more tokens counted for a cell than its sealed record says;
 - a call still in flight when the ledger was last written, or lost when the sidecar restarted (its spend
-  is unknown), or a reply whose usage the sidecar could not count.
+  is unknown), or a reply whose usage the sidecar could not count;
+- a line of the ledger's journal the sidecar did not finish writing (some call's spend is unknown).
 
-The first two concern the whole tree (no cell can be told apart: every cell blocks with the reason); the
+The first two and the last concern the whole tree (no cell can be told apart: every cell blocks with the reason); the
 others name their cell. Pure: the judge phase reads the files (`run.sidecar_spend`).
 """
 
@@ -50,6 +51,11 @@ def reconcile(
     whole: list[str] = []
     if ledger.shard != shard:
         whole.append(f"the gateway sidecar's ledger is shard {ledger.shard}'s, this tree is shard {shard}'s")
+    if ledger.torn:
+        whole.append(
+            f"{ledger.torn} line(s) of the gateway sidecar's ledger could not be read (it stopped while "
+            "writing them): what some call spent is not known"
+        )
     if ledger.refused.count:
         asked = "; ".join(ledger.refused.first[:3])
         whole.append(

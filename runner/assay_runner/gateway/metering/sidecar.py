@@ -13,9 +13,10 @@ from that pod only), and:
   counts it under the cell the runner names (`attribution.CELL_HEADER`), from the upstream's own usage
   (`usage`), against the shard's budget (`ledger`, the same rules as the runner's proxy);
 - refuses a call without the key (an agent that found the socket) and records the attempt;
-- writes its ledger (`sidecar_ledger`) where the answer container cannot write, after every call it admits
-  and every reply it settles — before the reply's last byte goes out, so a runner that saw a whole reply
-  knows the ledger holds it. The judge phase reconciles it with the sealed cells (`reconcile`).
+- keeps its ledger (`sidecar_ledger`) where the answer container cannot write: a line appended to its
+  journal for every call it admits and every reply it settles — before the reply's last byte goes out, so
+  a runner that saw a whole reply knows the ledger holds it. The judge phase reconciles it with the
+  sealed cells (`reconcile`).
 
 Calls it cannot count are not forwarded (`usage.refusal`), nor calls outside the gateway's own path.
 """
@@ -57,9 +58,12 @@ from assay_runner.gateway.metering.sidecar_ledger import (
     LEDGER_FILE,
     MAX_REFUSALS_KEPT,
     NO_CELL,
+    Journal,
+    JournalEntry,
     LedgerUnreadable,
     SidecarLedger,
     SpendCount,
+    journal_path,
     read_ledger,
     write_ledger,
 )
@@ -127,6 +131,7 @@ class GatewaySidecar:
         if self.record.claimed:  # a restart: carry on with the key and the counts the last process kept
             self.ledger = self._ledger_from(self.record)
         self._server: asyncio.Server | None = None
+        self._journal: Journal | None = None
         self._closed = False
 
     def _load(self) -> SidecarLedger:
@@ -145,6 +150,8 @@ class GatewaySidecar:
             # answers the shard again, so its counts are kept beside this ledger, not carried on.
             kept = self.ledger_path.with_name(f"ledger-{earlier.pod or 'unnamed'}.json")
             os.replace(self.ledger_path, kept)
+            with contextlib.suppress(FileNotFoundError):  # its journal goes with it
+                os.replace(journal_path(self.ledger_path), journal_path(kept))
             return SidecarLedger(
                 gateway=gateway,
                 started_at=now,
@@ -175,6 +182,7 @@ class GatewaySidecar:
         self.socket_path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()  # a socket left by an earlier process of this sidecar
+        self._journal = Journal(self.ledger_path)
         self._write()
         self._server = await asyncio.start_unix_server(self._connection, path=str(self.socket_path))
         # The key, not the file's mode, is the access control: the answer container (another uid, when run
@@ -191,38 +199,53 @@ class GatewaySidecar:
             self.socket_path.unlink()
         self._write(closing=True)
         self._closed = True  # a reply still being read when the sidecar stops is on record as lost
+        if self._journal is not None:
+            self._journal.close()
         await self._http.aclose()
 
     # --- the ledger file ------------------------------------------------------------------------------------
 
     def _write(self, *, closing: bool = False) -> None:
+        """The whole ledger, holding the journal so far (at start, claim, a refused attempt and the end)."""
         if self._closed:
             return
-        ledger = self.ledger
         cells = dict(self.record.cells)
-        if ledger is not None:
-            flying = ledger.in_flight()
-            for cell in set(ledger.cells) | set(flying):
-                spend = ledger.cell(cell)
-                earlier = cells.get(cell, SpendCount())
-                in_flight = flying.get(cell, 0)
-                cells[cell] = SpendCount(
-                    requests=spend.requests,
-                    input_tokens=spend.input_tokens,
-                    output_tokens=spend.output_tokens,
-                    cost_usd=round(spend.cost_usd, 9),
-                    in_flight=0 if closing else in_flight,
-                    lost=earlier.lost + (in_flight if closing else 0),
-                    error=spend.error,
-                )
+        if self.ledger is not None:
+            flying = self.ledger.in_flight()
+            for cell in set(self.ledger.cells) | set(flying):
+                cells[cell] = self._count(cell, flying, closing=closing)
         self.record = self.record.model_copy(
             update={
                 "cells": cells,
                 "updated_at": _now(),
-                "stopped": ledger.stopped if ledger is not None else self.record.stopped,
+                "stopped": self.ledger.stopped if self.ledger is not None else self.record.stopped,
+                "journal_bytes": self._journal.size if self._journal is not None else 0,
             }
         )
         write_ledger(self.ledger_path, self.record)
+
+    def _note(self, cell: str) -> None:
+        """One call of `cell` admitted, refused or settled: its counts as they now stand, appended to the
+        journal (one small write, where the whole ledger was rewritten twice a call)."""
+        if self._closed or self.ledger is None or self._journal is None:
+            return
+        count = self._count(cell, self.ledger.in_flight(), closing=False)
+        self._journal.append(JournalEntry(cell=cell, count=count, stopped=self.ledger.stopped))
+
+    def _count(self, cell: str, flying: dict[str, int], *, closing: bool) -> SpendCount:
+        assert self.ledger is not None
+        spend = self.ledger.cell(cell)
+        earlier = self.record.cells.get(cell, SpendCount())
+        in_flight = flying.get(cell, 0)
+        return SpendCount(
+            requests=spend.requests,
+            input_tokens=spend.input_tokens,
+            output_tokens=spend.output_tokens,
+            cost_usd=round(spend.cost_usd, 9),
+            in_flight=0 if closing else in_flight,
+            lost=earlier.lost + (in_flight if closing else 0),
+            error=spend.error,
+        )
 
     def _refuse_attempt(self, what: str) -> None:
         refused = self.record.refused
@@ -306,10 +329,10 @@ class GatewaySidecar:
         try:
             reservation = await self.ledger.admit(cell, model) if protocol else None
         except Refused as exc:
-            self._write()
+            self._note(cell)
             await send(connection, writer, 402, error_body(str(exc), "budget_exceeded"))
             return
-        self._write()  # in flight, on record
+        self._note(cell)  # in flight, on record
         counted: Counted | None = None
         problem: str | None = None
         sink = Sink(connection, writer)
@@ -335,7 +358,7 @@ class GatewaySidecar:
         finally:
             if reservation is not None:
                 await self.ledger.settle(reservation, counted, problem)
-                self._write()
+                self._note(cell)
         await sink.end()  # only now: the ledger holds this reply before its client sees it end
 
 
