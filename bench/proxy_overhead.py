@@ -19,8 +19,11 @@ here against the same calls made straight to the upstream, in the same run of th
    runner (the proxy straight to the upstream), once with `assay gateway-sidecar` as a process of its own
    holding it (the proxy through the sidecar's socket): the sidecar's share of the phase's wall time.
 
-Each figure is the median of `--runs` runs. Run: `.venv/bin/python bench/proxy_overhead.py [--calls 300]
-[--tickets 24] [--turns 4] [--model-seconds 0.25] [--runs 3]`.
+Each figure is the median of `--runs` runs. The two arms of 2 and 3 take turns (ABBA...), so a machine whose
+load drifts during the measurement (a shared one) weighs on both alike; each arm's spread (slowest minus
+fastest run) is printed beside the difference, which is called noise when it is smaller than half the wider
+spread. Run: `.venv/bin/python bench/proxy_overhead.py [--calls 300] [--tickets 24] [--turns 4]
+[--model-seconds 0.25] [--runs 5]`.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -45,7 +49,7 @@ from assay_runner.contract import GATEWAY_SOCKET_ENV
 from assay_runner.gateway.metering.ledger import Ledger
 from assay_runner.gateway.metering.proxy import MeteringProxy
 from assay_runner.gateway.metering.sidecar import CLAIM_PATH, GatewaySidecar
-from assay_runner.gateway.metering.sidecar_ledger import LEDGER_FILE
+from assay_runner.gateway.metering.sidecar_ledger import LEDGER_FILE, read_ledger
 from assay_runner.gateway.sidecar_link import SidecarLink
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -188,13 +192,33 @@ def answer_phase(tickets: int, turns: int, model_seconds: float, sidecar: bool) 
         if done.returncode != 0:
             raise SystemExit(f"assay answer failed ({done.returncode}): {done.stderr[-2000:]}")
         if sidecar:  # what is measured went through it: every cell's calls are in its ledger
-            cells = json.loads((root / "ledger" / LEDGER_FILE).read_text())["cells"]
-            metered = sum(cell["requests"] for cell in cells.values())
+            cells = read_ledger(root / "ledger" / LEDGER_FILE).cells
+            metered = sum(cell.requests for cell in cells.values())
             if metered != tickets * turns:
                 raise SystemExit(f"the sidecar metered {metered} calls, not {tickets * turns}")
         return wall
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def paired(measure: Callable[[bool], float], runs: int) -> tuple[list[float], list[float]]:
+    """`runs` measurements of each arm (False, True), taking turns: ABBA ABBA..."""
+    arms: dict[bool, list[float]] = {False: [], True: []}
+    for run in range(runs):
+        for arm in (False, True) if run % 2 == 0 else (True, False):
+            arms[arm].append(measure(arm))
+    return arms[False], arms[True]
+
+
+def compared(without: list[float], with_: list[float]) -> str:
+    """The median difference as a share of the slower arm's median, with each arm's spread."""
+    low, high = statistics.median(without), statistics.median(with_)
+    spreads = (max(without) - min(without), max(with_) - min(with_))
+    verdict = "within the noise" if abs(high - low) < max(spreads) / 2 else "above the noise"
+    return (
+        f"{high - low:+.3f} s, {(high - low) / high:+.2%} of the run ({verdict}: spreads "
+        f"{spreads[0]:.3f} s and {spreads[1]:.3f} s over {len(without)} runs each)"
+    )
 
 
 def main() -> int:
@@ -203,7 +227,7 @@ def main() -> int:
     parser.add_argument("--tickets", type=int, default=24)
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--model-seconds", type=float, default=0.25)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     print(f"per call ({args.calls} sequential calls, an upstream that answers at once):")
     for stream in (False, True):
@@ -217,27 +241,20 @@ def main() -> int:
         f"whole run ({args.tickets} tickets x {args.turns} streamed calls, {args.model_seconds:g} s per "
         f"reply, concurrency 4; median of {args.runs}):"
     )
-    proxied = statistics.median(
-        whole_run(args.tickets, args.turns, args.model_seconds, False) for _ in range(args.runs)
+    direct, proxied = paired(
+        lambda through: whole_run(args.tickets, args.turns, args.model_seconds, not through), args.runs
     )
-    direct = statistics.median(
-        whole_run(args.tickets, args.turns, args.model_seconds, True) for _ in range(args.runs)
-    )
-    share = (proxied - direct) / proxied
     print(
-        f"  direct {direct:.2f} s, through the proxy {proxied:.2f} s: "
-        f"the proxy's share of the run {share:+.2%}"
+        f"  direct {statistics.median(direct):.2f} s, through the proxy {statistics.median(proxied):.2f} s: "
+        f"the proxy's share of the run {compared(direct, proxied)}"
     )
     print(f"answer phase (the same cells; median of {args.runs}):")
-    alone = statistics.median(
-        answer_phase(args.tickets, args.turns, args.model_seconds, False) for _ in range(args.runs)
-    )
-    behind = statistics.median(
-        answer_phase(args.tickets, args.turns, args.model_seconds, True) for _ in range(args.runs)
+    alone, behind = paired(
+        lambda sidecar: answer_phase(args.tickets, args.turns, args.model_seconds, sidecar), args.runs
     )
     print(
-        f"  token in the runner {alone:.2f} s, through the gateway sidecar {behind:.2f} s: "
-        f"the sidecar's share of the phase {(behind - alone) / behind:+.2%}"
+        f"  token in the runner {statistics.median(alone):.2f} s, through the gateway sidecar "
+        f"{statistics.median(behind):.2f} s: the sidecar's share of the phase {compared(alone, behind)}"
     )
     return 0
 
