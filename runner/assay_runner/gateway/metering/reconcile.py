@@ -13,8 +13,8 @@ gateway without going through its cell's proxy:
   is unknown), or a reply whose usage the sidecar could not count;
 - a line of the ledger's journal the sidecar did not finish writing (some call's spend is unknown).
 
-The first two and the last concern the whole tree (no cell can be told apart: every cell blocks with the reason); the
-others name their cell. Pure: the judge phase reads the files (`run.sidecar_spend`).
+The first two and the last concern the whole tree (no cell can be told apart: every cell blocks with the
+reason); the others name their cell. Pure: the judge phase reads the files (`run.sidecar_spend`).
 """
 
 from __future__ import annotations
