@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import socket
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -103,6 +105,22 @@ async def send(
         writer.write(connection.send(h11.Data(data=body)) or b"")
         writer.write(connection.send(h11.EndOfMessage()) or b"")
         await writer.drain()
+
+
+LAZY_UPSTREAM_MODULES = ("httpcore._backends.anyio", "anyio._backends._asyncio")
+"""What httpx imports on its first request (its network backend): some 50 ms."""
+
+
+def warm_up() -> None:
+    """Import the upstream client's network backend on a thread of its own, now: else the first relayed call
+    imports it on the event loop, and every cell of the first wave waits for it."""
+
+    def load() -> None:
+        for name in LAZY_UPSTREAM_MODULES:
+            with contextlib.suppress(ImportError):
+                importlib.import_module(name)
+
+    threading.Thread(target=load, name="assay-warm-up", daemon=True).start()
 
 
 def nodelay_transport() -> httpx.AsyncHTTPTransport:

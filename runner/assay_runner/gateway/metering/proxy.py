@@ -38,6 +38,7 @@ from assay_runner.gateway.metering.http1 import (
     send,
     serve_connection,
     streamed,
+    warm_up,
 )
 from assay_runner.gateway.metering.ledger import Ledger, Refused
 from assay_runner.gateway.metering.usage import (
@@ -94,6 +95,7 @@ class MeteringProxy:
         self.port = 0
 
     async def __aenter__(self) -> MeteringProxy:
+        warm_up()  # while the first agents start: not on the loop when their first calls come
         self._server = await asyncio.start_server(self._connection, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
         return self

@@ -52,6 +52,7 @@ from assay_runner.gateway.metering.http1 import (
     send,
     serve_connection,
     streamed,
+    warm_up,
 )
 from assay_runner.gateway.metering.ledger import CellSpend, Ledger, Refused
 from assay_runner.gateway.metering.sidecar_ledger import (
@@ -179,6 +180,7 @@ class GatewaySidecar:
         return ledger
 
     async def __aenter__(self) -> GatewaySidecar:
+        warm_up()
         self.socket_path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.socket_path.unlink()  # a socket left by an earlier process of this sidecar
