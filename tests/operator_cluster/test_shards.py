@@ -5,6 +5,8 @@ generation's volume (made by the real local-path provisioner), then one judge po
   one judge reads them, so the verdict cannot depend on how the answers were cut.
 - A shard's pod killed mid-run is retried alone (the other shards' pods run once); a shard whose pod fails
   on every attempt fails for good, and the verdict blocks on its cells, naming it and why.
+- Behind gateway sidecars, each shard's spend is metered by its own pod, and a killed pod's spend is still
+  in the result: the result's usage is the gateway's own count.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
 from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import Obj, OperatorProcess, replay_spec
 from assay_dev.servers.chat_server import ChatServer, Reply
+from assay_runner.gateway.metering.sidecar_ledger import read_ledger
 
 pytestmark = pytest.mark.cluster
 
@@ -217,3 +220,99 @@ def test_sharded_answers_behind_gateway_sidecars_are_metered_to_the_gateways_own
     assert sorted(cells) == [f"T-{i}/1" for i in range(1, 7)] and sum(cells.values()) == served
     result = json.loads((kept / "result" / "result.json").read_text())
     assert (result["usage"]["inputTokens"], result["usage"]["outputTokens"]) == (120 * served, 30 * served)
+
+
+CALL_ONCE_THEN_ANSWER = f"""
+import json, os, sys, time, urllib.request
+call = dict(model="agent-m", messages=[dict(role="user", content="hi")])
+request = urllib.request.Request(
+    os.environ["ASSAY_GATEWAY_URL"].rstrip("/") + "/chat/completions", data=json.dumps(call).encode()
+)
+request.add_header("Content-Type", "application/json")
+urllib.request.urlopen(request, timeout=60).read()
+time.sleep(4)
+open(sys.argv[1], "w").write({METERED_ANSWER!r})
+"""
+"""A program agent: one model call (through its cell's proxy, then the sidecar), a pause in which its pod
+can be killed with no call in flight, then a good answer. No braces: the command's placeholders."""
+
+
+def test_a_killed_shards_earlier_spend_is_in_the_result_and_the_result_is_the_gateways_count(
+    admin: KubeApi,
+    kubelet: LocalKubelet,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+) -> None:
+    """Shard 0's first pod is killed once its first call is on its sidecar's ledger. Its retry answers
+    every cell of the shard again; what the first pod spent was billed all the same, and the result's usage
+    is still the gateway's own count."""
+    token = f"gw-{secrets.token_hex(12)}"
+    admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
+    for name, data in (
+        ("metered-suite", {"suite.yaml": json.dumps(METERED_SUITE)}),
+        ("metered-kb", {"KB-1.md": "# KB-1: Export\nOpen Settings > Export.\n"}),
+    ):
+        config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
+        admin.create(support.config_maps_path(namespace), config_map)
+    billed = Reply(content="fine", prompt_tokens=120, completion_tokens=30)
+    agent = {
+        "kind": "command",
+        "model": "agent-m",
+        "command": ["python3", "-c", CALL_ONCE_THEN_ANSWER, "{answer_file}"],
+        "timeoutSeconds": 120,
+    }
+    job = support.answer_job("retried")
+    with ChatServer(lambda _body: billed, token=token) as gateway:
+        spec = {
+            "brain": {"configMap": {"name": brains("v1")}},
+            "suite": {"configMap": {"name": "metered-suite"}, "kbConfigMap": {"name": "metered-kb"}},
+            "agent": agent,
+            "gateway": gateway.url,
+            "gatewayTokenSecretRef": {"name": "gateway"},
+            "parallelism": 2,
+            "concurrency": 1,
+            "resources": dict(support.SMALL),
+            "deadlineSeconds": 600,
+        }
+        support.create_evaluation(admin, namespace, "retried", spec)
+
+        def first_call_settled() -> str | None:
+            try:
+                journal = support.claim_path(admin, namespace, "retried-g1-answers") / "ledgers" / "shard-0"
+                lines = (journal / "ledger.jsonl").read_text().splitlines()
+            except Exception:  # the claim is not bound yet, the sidecar has not started its journal
+                return None
+            counts = [json.loads(line)["count"] for line in lines if line.strip()]
+            if not any(c.get("requests") for c in counts) or counts[-1].get("inFlight"):
+                return None
+            (pod,) = pods_by_index(admin, namespace, job)[0]
+            return str(pod["metadata"]["name"])
+
+        first = wait_until(first_call_settled, timeout=180, what="shard 0's first call on its ledger")
+        kubelet.oom_kill(namespace, first, "answer")
+        done = support.wait_for_verdict(admin, namespace, "retried", operator=operator, timeout=300)
+        served = len(gateway.requests)
+
+    status = done["status"]
+    assert status["verdict"] == "Pass", status.get("reasons")
+    by_index = pods_by_index(admin, namespace, job)
+    phases = {i: sorted(p["status"]["phase"] for p in pods) for i, pods in by_index.items()}
+    assert phases == {0: ["Failed", "Succeeded"], 1: ["Succeeded"]}, phases
+    kept = support.claim_path(admin, namespace, "retried-g1-answers")
+    shard0 = kept / "ledgers" / "shard-0"
+    (earlier_file,) = [p.name for p in shard0.glob("ledger-*.json")]
+    ledgers = [read_ledger(shard0 / "ledger.json"), read_ledger(shard0 / earlier_file)]
+    ledgers.append(read_ledger(kept / "ledgers" / "shard-1" / "ledger.json"))
+    assert ledgers[0].set_aside == [earlier_file] and ledgers[1].pod != ledgers[0].pod
+    counts = [count for ledger in ledgers for count in ledger.cells.values()]
+    settled = sum(c.requests for c in counts)
+    unknown = sum(c.in_flight + c.lost for c in counts)
+    assert ledgers[1].cells and settled + unknown == served  # every call the gateway served is on a ledger
+    assert served > 6  # the killed pod's call(s), then one per cell
+    result = json.loads((kept / "result" / "result.json").read_text())
+    usage = (result["usage"]["inputTokens"], result["usage"]["outputTokens"])
+    assert usage == (120 * settled, 30 * settled)
+    assert any("answer shard 0 was retried: 1 earlier attempt(s)" in w for w in result["warnings"])
+    manifest = json.loads((kept / "shard-0" / "answers.json").read_text())
+    assert set(manifest["answeredBy"].values()) == {ledgers[0].pod}

@@ -25,7 +25,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,7 +35,7 @@ import pytest
 
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
-from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, Result
+from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, POD_UID_ENV, Result
 from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.gateway.metering.reconcile import AROUND
 from assay_runner.gateway.metering.sidecar import CLAIM_PATH
@@ -98,11 +99,14 @@ def pod(tmp_path: Path, suite: Path, brain: Path) -> Iterator[Pod]:
 
 
 @contextlib.contextmanager
-def sidecar(pod: Pod, gateway: str | None) -> Iterator[subprocess.Popen[str]]:
-    """The sidecar as its own process (root, as its own container's user), stopped as a pod ends: SIGTERM."""
+def sidecar(pod: Pod, gateway: str | None, pod_uid: str | None = None) -> Iterator[subprocess.Popen[str]]:
+    """The sidecar as its own process (root, as its own container's user), stopped as a pod ends: SIGTERM
+    (unless the test killed it, as a killed pod's is). `pod_uid`: the pod it belongs to."""
     args = [*ASSAY, "gateway-sidecar", "--socket", str(pod.socket), "--ledger-dir", str(pod.ledger_dir)]
     env = {**os.environ, "ASSAY_GATEWAY_TOKEN_FILE": str(pod.token_file)}
     env.pop("ASSAY_GATEWAY_TOKEN", None)
+    if pod_uid is not None:
+        env[POD_UID_ENV] = pod_uid
     if gateway is not None:
         args += ["--gateway", gateway]
     process = subprocess.Popen(args, env=env, stderr=subprocess.PIPE, text=True)
@@ -111,11 +115,22 @@ def sidecar(pod: Pod, gateway: str | None) -> Iterator[subprocess.Popen[str]]:
     finally:
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)
-        assert process.returncode == 0, stderr
+        assert process.returncode in (0, -signal.SIGKILL), stderr  # SIGKILL: only a test kills it
 
 
-def answer_as_nobody(pod: Pod, agent: list[str], *, tickets: list[str], concurrency: int = 1) -> None:
+def answer_as_nobody(
+    pod: Pod, agent: list[str], *, tickets: list[str], concurrency: int = 1, resume: bool = False
+) -> None:
     """`assay answer --config` as nobody, the answer container's user: the socket's path, no token."""
+    args, env = answer_command(pod, agent, tickets=tickets, concurrency=concurrency, resume=resume)
+    work = pod.answer_side / "work"
+    done = subprocess.run(args, env=env, cwd=work, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-5000:]
+
+
+def answer_command(
+    pod: Pod, agent: list[str], *, tickets: list[str], concurrency: int, resume: bool
+) -> tuple[list[str], dict[str, str]]:
     config = {
         "suite": str(pod.answer_side / "suite"),
         "brain": str(pod.answer_side / "brain"),
@@ -125,6 +140,7 @@ def answer_as_nobody(pod: Pod, agent: list[str], *, tickets: list[str], concurre
         "answersDir": str(pod.answer_side / "answers"),
         "gateway": GATEWAY_URL_SEEN_BY_THE_RUNNER,
         "agent": {"kind": "command", "model": "m", "timeoutSeconds": 120, "command": agent},
+        "resume": resume,
     }
     path = pod.answer_side / "answer.json"
     path.write_text(json.dumps(config))
@@ -138,16 +154,7 @@ def answer_as_nobody(pod: Pod, agent: list[str], *, tickets: list[str], concurre
         GATEWAY_SOCKET_ENV: str(pod.socket),
     }
     as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
-    done = subprocess.run(
-        [*as_nobody, SYSTEM_PYTHON, "-c", AS_ASSAY, "answer", "--config", str(path), "-q"],
-        env=env,
-        cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-5000:]
+    return [*as_nobody, SYSTEM_PYTHON, "-c", AS_ASSAY, "answer", "--config", str(path), "-q"], env
 
 
 def judge(pod: Pod, tmp_path: Path, tickets: list[str]) -> tuple[int, Result]:
@@ -305,3 +312,83 @@ def spend_with_the_key(pod: Pod, cells: dict[str, tuple[int, int, int]]) -> None
                         assert answered.status_code == 200, answered.text
 
     asyncio.run(spend())
+
+
+CALL_THEN_WAIT = """
+import json, os, time, urllib.request
+call = dict(model="m", messages=[dict(role="user", content="hi")])
+request = urllib.request.Request(
+    os.environ["ASSAY_GATEWAY_URL"].rstrip("/") + "/chat/completions", data=json.dumps(call).encode()
+)
+request.add_header("Content-Type", "application/json")
+urllib.request.urlopen(request, timeout=60).read()
+time.sleep(600)  # MARKER: killed with its pod
+"""
+"""One model call, then waiting to be killed with its pod (no braces: the command's placeholders)."""
+
+
+def test_a_retried_answer_pods_earlier_spend_is_in_the_runs_usage(pod: Pod, tmp_path: Path) -> None:
+    """The first answer pod makes one model call per cell, then its pod is killed (runner and sidecar:
+    SIGKILL, no last write). The retried pod answers every cell again (two calls each). What the first pod
+    spent is billed all the same: the run's usage is the gateway's own count, not the second pod's."""
+    marker = f"killed-with-its-pod-{secrets.token_hex(4)}"
+    first_agent = [SYSTEM_PYTHON, "-c", CALL_THEN_WAIT.replace("MARKER", marker)]
+    tickets = ["T-1", "T-2"]
+    with ChatServer(lambda _body: Reply("fine"), token=pod.token) as server:
+        with sidecar(pod, server.url, "pod-a") as first_sidecar:
+            args, env = answer_command(pod, first_agent, tickets=tickets, concurrency=2, resume=False)
+            runner = subprocess.Popen(
+                args, env=env, cwd=pod.answer_side / "work", stderr=subprocess.PIPE, start_new_session=True
+            )
+            try:
+                wait_for(lambda: len(server.requests) == 2 and settled(pod, 2), within=120, runner=runner)
+            finally:
+                first_sidecar.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(runner.pid, signal.SIGKILL)
+                runner.wait(timeout=30)
+                kill_marked(marker)
+        with sidecar(pod, server.url, "pod-b"):
+            caller = [SYSTEM_PYTHON, str(AGENTS / "caller.py"), "chat", "2", "plain"]
+            answer_as_nobody(pod, caller, tickets=tickets, concurrency=2, resume=True)
+        billed = len(server.requests)
+    assert billed == 2 + 4
+    code, result = judge(pod, tmp_path, tickets)
+    assert code == 0 and result.verdict == "Pass", result.reasons
+    # 100 input and 20 output tokens a call, as the gateway replies: all six calls, not the last four.
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (100 * billed, 20 * billed)
+    assert any("was retried: 1 earlier attempt(s)" in w for w in result.warnings), result.warnings
+    ledger = read_ledger(pod.ledger_dir / LEDGER_FILE)
+    assert (ledger.pod, ledger.set_aside) == ("pod-b", ["ledger-pod-a.json"])
+    manifest = json.loads((pod.answer_side / "answers" / "answers.json").read_text())
+    assert manifest["answeredBy"] == {"T-1/1": "pod-b", "T-2/1": "pod-b"}
+
+
+def settled(pod: Pod, calls: int) -> bool:
+    """Whether the sidecar's ledger holds `calls` settled calls (written before a reply ends)."""
+    try:
+        ledger = read_ledger(pod.ledger_dir / LEDGER_FILE)
+    except Exception:
+        return False
+    counts = ledger.cells.values()
+    return sum(c.requests for c in counts) == calls and not any(c.in_flight for c in counts)
+
+
+def wait_for(condition: Callable[[], bool], within: float, runner: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + within
+    while not condition():
+        if runner.poll() is not None:
+            raise AssertionError(
+                f"the runner ended ({runner.returncode}): {runner.communicate()[1][-3000:]!r}"
+            )
+        assert time.monotonic() < deadline, f"not within {within:g} s"
+        time.sleep(0.05)
+
+
+def kill_marked(marker: str) -> None:
+    """The killed pod's agents (in sessions of their own, as the runner starts them), by command line."""
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    os.kill(int(entry.name), signal.SIGKILL)

@@ -19,7 +19,7 @@ from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.contract import POD_UID_ENV
 from assay_runner.gateway.metering.attribution import CELL_HEADER, KEY_HEADER
 from assay_runner.gateway.metering.reconcile import reconcile
-from assay_runner.gateway.metering.sidecar import CLAIM_PATH, GatewaySidecar
+from assay_runner.gateway.metering.sidecar import CLAIM_PATH, GatewaySidecar, Granted
 from assay_runner.gateway.metering.sidecar_ledger import LEDGER_FILE, read_ledger
 
 CALL = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -194,3 +194,35 @@ def test_a_new_pod_sets_aside_the_ledger_of_the_pod_before_it(
     assert ledger.cells["T-1/1"].requests == 1  # pod-b's own call only
     earlier = read_ledger(folder / "ledger-pod-a.json")
     assert earlier.pod == "pod-a" and earlier.cells["T-1/1"].requests == 1
+
+
+def test_a_retried_pods_budget_is_what_its_earlier_pods_left(
+    socket_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The budget a claim gives is the shard's: each pod of a retried shard spends from what the pods before
+    it left, and its runner is told how much that was (the earlier spend is in no cell of its ledger)."""
+    # Each call: $0.2 (as above); a budget of $0.5, of which pod-a spends $0.4 before it is killed.
+    prices = {"m": {"inputPerMillion": 1000, "outputPerMillion": 5000}}
+    with ChatServer(lambda _body: Reply("fine"), token="real-token") as server:
+
+        async def life(pod: str, calls: int) -> tuple[float, list[int]]:
+            monkeypatch.setenv(POD_UID_ENV, pod)
+            async with sidecar(socket_dir, tmp_path, server.url) as side:
+                reply = await post(side.socket_path, CLAIM_PATH, {"prices": prices, "maxCostUsd": 0.5})
+                granted = Granted.model_validate_json(reply.content)
+                assert granted.pod == pod
+                headers = {KEY_HEADER: granted.key, CELL_HEADER: "T-1/1"}
+                statuses = [
+                    (await post(side.socket_path, "/v1/chat/completions", CALL, headers)).status_code
+                    for _ in range(calls)
+                ]
+                return granted.spent_before, statuses
+
+        assert asyncio.run(life("pod-a", 2)) == (0.0, [200, 200])
+        before, statuses = asyncio.run(life("pod-b", 3))
+        served = len(server.requests)
+    assert before == pytest.approx(0.4)
+    assert statuses == [200, 402, 402] and served == 3  # $0.6 in all: one call past $0.5, as with one pod
+    ledger = read_ledger(tmp_path / "ledger" / LEDGER_FILE)
+    assert ledger.spent_before == pytest.approx(0.4) and ledger.cells["T-1/1"].cost_usd == pytest.approx(0.2)
+    assert "of it by earlier attempts" in (ledger.stopped or "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from assay_runner.contract import Usage
-from assay_runner.gateway.metering.reconcile import AROUND, reconcile
+from assay_runner.gateway.metering.reconcile import AROUND, reconcile, reconcile_attempts
 from assay_runner.gateway.metering.sidecar_ledger import Refusals, SidecarLedger, SpendCount
 
 
@@ -57,3 +57,83 @@ def test_reconcile(book: SidecarLedger, whole: str | None, cells: dict[str, str]
         assert text in found.cells[cell]
     if "counted" in str(cells) or (whole and "no cell" in whole) or (whole and "key" in whole):
         assert AROUND in (found.whole or "") + "".join(found.cells.values())
+
+
+# --- a retried answer pod: its earlier attempts' ledgers beside the current one --------------------------
+
+ONE_CALL = SpendCount(requests=1, input_tokens=100, output_tokens=20, cost_usd=0.2)
+
+
+def pod(uid: str, **fields: object) -> SidecarLedger:
+    return ledger(pod=uid, **fields)
+
+
+def test_an_earlier_attempts_spend_on_cells_answered_again_is_counted_not_blocked() -> None:
+    # pod-a was killed after T-1's first call and with one more in flight; pod-b answered both cells.
+    killed = pod("pod-a", cells={"T-1/1": ONE_CALL.model_copy(update={"requests": 2, "in_flight": 1})})
+    current = pod(
+        "pod-b", cells={"T-1/1": ONE_CALL, "T-2/1": SpendCount(requests=1, input_tokens=50, output_tokens=5)}
+    )
+    answered_by = {"T-1/1": "pod-b", "T-2/1": "pod-b"}
+    found = reconcile_attempts(current, [killed], SEALED, answered_by, None)
+    assert (found.whole, found.cells) == (None, {})
+    assert found.retried == Usage(input_tokens=100, output_tokens=20, cost_usd=0.2)
+    assert found.unknown_calls == 1  # in flight when pod-a was killed: billed or not, no one knows
+
+
+def test_a_kept_cell_is_reconciled_with_the_ledger_of_the_attempt_that_answered_it() -> None:
+    # pod-a answered T-1 (kept by pod-b's resumed phase) and began T-2, which pod-b answered again.
+    earlier = pod("pod-a", cells={"T-1/1": ONE_CALL, "T-2/1": ONE_CALL})
+    current = pod("pod-b", cells={"T-2/1": SpendCount(requests=1, input_tokens=50, output_tokens=5)})
+    answered_by = {"T-1/1": "pod-a", "T-2/1": "pod-b"}
+    found = reconcile_attempts(current, [earlier], SEALED, answered_by, None)
+    assert (found.whole, found.cells) == (None, {})
+    assert found.retried == Usage(input_tokens=100, output_tokens=20, cost_usd=0.2)  # pod-a's T-2 only
+    # Taken for the current pod's, T-1's count in pod-a's ledger would be spend on an answer thrown away,
+    # and the kept cell's own spend would be unaccounted for: the attribution is what makes the sum right.
+    wrong = reconcile_attempts(current, [earlier], SEALED, {}, None)
+    assert wrong.retried == Usage(input_tokens=200, output_tokens=40, cost_usd=0.4)
+
+
+@pytest.mark.parametrize(
+    ("earlier", "answered_by", "whole", "cells"),
+    [
+        # A kept cell's spend is checked against its own attempt's ledger as the current one's is.
+        (pod("pod-a", cells={"T-1/1": ONE_CALL.model_copy(update={"output_tokens": 21})}), {"T-1/1": "pod-a"},
+         None, {"T-1/1": "counted 100 input and 21 output tokens"}),
+        # Going around the proxy in an earlier attempt blocks as it does in the current one.
+        (pod("pod-a", refused=REFUSED), {}, "without the runner's key", {}),
+        (pod("pod-a", cells={"T-7/1": ONE_CALL}), {}, "'T-7/1', which is no cell of this tree", {}),
+        # A cell said to be answered by a pod whose ledger is not here cannot be accounted for.
+        (pod("pod-a"), {"T-2/1": "pod-z"}, None, {"T-2/1": "answered by pod pod-z"}),
+        # A torn line in a ledger whose attempt left kept answers: their spend is not known, they block.
+        (pod("pod-a", cells={"T-1/1": ONE_CALL}, torn=1), {"T-1/1": "pod-a"}, "could not be read", {}),
+    ],
+    ids=["kept-more", "earlier-refused", "earlier-other-cell", "unknown-pod", "torn-with-kept"],
+)  # fmt: skip
+def test_what_blocks_in_an_earlier_attempts_ledger(
+    earlier: SidecarLedger, answered_by: dict[str, str], whole: str | None, cells: dict[str, str]
+) -> None:
+    current = pod(
+        "pod-b", cells={"T-1/1": ONE_CALL, "T-2/1": SpendCount(requests=1, input_tokens=50, output_tokens=5)}
+    )
+    answered = {cell: answered_by.get(cell, "pod-b") for cell in SEALED}
+    if answered.get("T-1/1") == "pod-a":
+        current = pod("pod-b", cells={"T-2/1": SpendCount(requests=1, input_tokens=50, output_tokens=5)})
+    found = reconcile_attempts(current, [earlier], SEALED, answered, None)
+    if whole is None:
+        assert found.whole is None, found.whole
+    else:
+        assert found.whole is not None and whole in found.whole
+    assert set(found.cells) == set(cells), found.cells
+    for cell, text in cells.items():
+        assert text in found.cells[cell]
+
+
+def test_a_torn_line_in_an_attempt_none_of_whose_answers_are_kept_is_unknown_spend_not_a_block() -> None:
+    killed = pod("pod-a", cells={"T-1/1": ONE_CALL}, torn=1)
+    current = pod(
+        "pod-b", cells={"T-1/1": ONE_CALL, "T-2/1": SpendCount(requests=1, input_tokens=50, output_tokens=5)}
+    )
+    found = reconcile_attempts(current, [killed], SEALED, {}, None)
+    assert (found.whole, found.cells, found.unknown_calls) == (None, {}, 1)

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from pydantic import ValidationError
 
 from assay_runner.contract import GATEWAY_SOCKET_ENV, PriceConfig
 from assay_runner.errors import InputError
 from assay_runner.gateway.metering.attribution import CELL_HEADER, CURRENT_CELL, KEY_HEADER
-from assay_runner.gateway.metering.sidecar import CLAIM_PATH, Claim
+from assay_runner.gateway.metering.sidecar import CLAIM_PATH, Claim, Granted
 
 CLAIM_WAIT_SECONDS = 60.0
 """How long the answer phase waits for the sidecar's socket (the sidecar starts just before it)."""
@@ -51,6 +52,10 @@ class SidecarTransport(httpx.AsyncBaseTransport):
 class SidecarLink:
     socket: Path
     key: str
+    pod: str | None = None
+    """The uid of the answer pod whose sidecar this is (None outside a cluster): the attempt that answers."""
+    spent_before: float = 0.0
+    """What earlier attempts of this shard spent at the gateway (USD): the budget left is what remains."""
 
     def transport(self) -> SidecarTransport:
         """A transport of its own for each client (a client closes its transport when it closes)."""
@@ -94,10 +99,13 @@ async def connect(
                         f"the gateway sidecar's socket {socket} did not answer within {wait:g} s: {exc!r}"
                     ) from None
                 await asyncio.sleep(0.1)
-    key = reply.json().get("key") if reply.status_code == 200 else None
-    if not isinstance(key, str) or not key:
+    try:
+        granted = Granted.model_validate_json(reply.content) if reply.status_code == 200 else None
+    except ValidationError:
+        granted = None
+    if granted is None:
         raise InputError(
             f"the gateway sidecar at {socket} refused the answer phase's claim ({reply.status_code}: "
             f"{reply.text[:300]}): another process took its key first"
         )
-    return SidecarLink(socket, key)
+    return SidecarLink(socket, granted.key, granted.pod or None, granted.spent_before)

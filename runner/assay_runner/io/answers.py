@@ -124,6 +124,10 @@ class AnswersManifest(WireModel):
     """The seals: `<ticket>/<repetition>` -> {file name: sha256}, written when the phase ends (run.seal)."""
     tree_digest: str | None = None
     """sha256 over `cells`: binds the whole tree (result.json carries it)."""
+    answered_by: dict[str, str] | None = None
+    """`<ticket>/<repetition>` -> the uid of the answer pod whose attempt answered it (on the cluster, from
+    its gateway sidecar): the judge phase tells a retried shard's ledgers apart by it (what an earlier,
+    killed attempt spent on a cell answered again is counted, never taken for the cell's own spend)."""
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ def metering_proxy(prepared: Prepared, sidecar: SidecarLink | None = None) -> Me
 
     return MeteringProxy(
         config.gateway,
-        Ledger(prepared.prices, config.max_cost_usd),
+        Ledger(prepared.prices, config.max_cost_usd, sidecar.spent_before if sidecar is not None else 0.0),
         token=None if sidecar is not None else gateway_token("agent"),
         exchanges=exchanges,
         mode=mode,

@@ -76,10 +76,7 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         shard = (shard_index(config.shard), config.shard.count)
         order = shard_of(order, *shard)
     inputs = answer_inputs_digest(prepared, shard)
-    record = RecordStep(answers_dir)
     kept = resumable(answers_dir, inputs, order) if config.resume else {}
-    for cell, seal in kept.items():
-        record.keep(cell, seal)
     manifest = answer_store.AnswersManifest(
         suite=prepared.suite.name,
         tickets=[t.id for t in prepared.tickets],
@@ -93,6 +90,9 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     answer_store.write_manifest(answers_dir, manifest)
     to_answer = [(t, r) for t, r in order if cell_key(t.id, r) not in kept]
     sidecar = await reach_sidecar(prepared, shard)
+    record = RecordStep(answers_dir, sidecar.pod if sidecar is not None else None)
+    for cell, (seal, answered_by) in kept.items():
+        record.keep(cell, seal, answered_by)
     cassettes = config.cassettes
     access = model_access(
         config.gateway,
@@ -127,7 +127,13 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         record.write(ticket_id, repetition, unanswered(reason))
     # No agent process is alive now (answer_cells swept the last ones): the seals go into the manifest.
     seals = record.seals()
-    update = {"finished_at": now_iso(), "stopped": stopped, "cells": seals, "tree_digest": tree_digest(seals)}
+    update = {
+        "finished_at": now_iso(),
+        "stopped": stopped,
+        "cells": seals,
+        "tree_digest": tree_digest(seals),
+        "answered_by": record.answered_by(),
+    }
     answer_store.write_manifest(answers_dir, manifest.model_copy(update=update))
     resumed = f" ({len(kept)} kept from an earlier attempt)" if kept else ""
     print(
@@ -171,21 +177,25 @@ def answer_inputs_digest(prepared: Prepared, shard: tuple[int, int] | None) -> s
     return digest(json.dumps(facts, sort_keys=True).encode())
 
 
-def resumable(answers_dir: Path, inputs: str, order: list[tuple[Ticket, int]]) -> dict[str, Seal]:
-    """The cells of an earlier attempt a resumed phase keeps: answered from the same inputs, sealed, their
-    files as sealed and their record without an error. Everything else in the tree is removed (an earlier
-    attempt on other inputs, all of it), to be answered again."""
+def resumable(
+    answers_dir: Path, inputs: str, order: list[tuple[Ticket, int]]
+) -> dict[str, tuple[Seal, str | None]]:
+    """The cells of an earlier attempt a resumed phase keeps, with their seals and the attempt (answer pod)
+    that answered them: answered from the same inputs, sealed, their files as sealed and their record
+    without an error. Everything else in the tree is removed (an earlier attempt on other inputs, all of
+    it), to be answered again."""
     if not answers_dir.is_dir():
         return {}
     earlier = answer_store.read_manifest(answers_dir)
-    kept: dict[str, Seal] = {}
+    kept: dict[str, tuple[Seal, str | None]] = {}
     seals = earlier.cells if earlier is not None and earlier.inputs_digest == inputs else None
     if seals is not None and earlier is not None and earlier.tree_digest == tree_digest(seals):
+        answered_by = earlier.answered_by or {}
         for ticket, number in order:
             key = cell_key(ticket.id, number)
             folder = answers_dir / ticket.id / str(number)
             if cell_problem(folder, seals.get(key)) is None and _clean(folder):
-                kept[key] = seals[key]
+                kept[key] = (seals[key], answered_by.get(key))
     for entry in answers_dir.iterdir():
         if not entry.is_dir():
             if entry.name != answer_store.MANIFEST_FILE:

@@ -23,9 +23,12 @@ FileWork = Callable[[Callable[[], T]], Awaitable[T]]
 
 
 class RecordStep:
-    def __init__(self, answers_dir: Path) -> None:
+    def __init__(self, answers_dir: Path, attempt: str | None = None) -> None:
+        """`attempt`: the uid of the answer pod this phase runs in (None outside a cluster)."""
         self.answers_dir = answers_dir
+        self.attempt = attempt
         self._seals: dict[str, Seal] = {}
+        self._answered_by: dict[str, str] = {}
         self._clean: set[str] = set()
         """Cells answered without an error: exit code 0, no error of their own (kept ones are, by
         definition of what a resumed phase keeps)."""
@@ -39,10 +42,12 @@ class RecordStep:
 
         return record
 
-    def keep(self, cell: str, seal: Seal) -> None:
+    def keep(self, cell: str, seal: Seal, answered_by: str | None) -> None:
         """A cell an earlier attempt wrote and sealed, kept as it is (a resumed phase)."""
         with self._lock:
             self._seals[cell] = seal
+            if answered_by is not None:
+                self._answered_by[cell] = answered_by
             self._clean.add(cell)
 
     def sealed(self, ticket_id: str, repetition: int) -> bool:
@@ -52,6 +57,11 @@ class RecordStep:
     def seals(self) -> dict[str, Seal]:
         with self._lock:
             return dict(self._seals)
+
+    def answered_by(self) -> dict[str, str] | None:
+        """Which attempt (answer pod) answered each cell; None when no attempt was named."""
+        with self._lock:
+            return dict(self._answered_by) or None
 
     def clean(self) -> int:
         """How many cells were answered without an error."""
@@ -78,6 +88,10 @@ class RecordStep:
         key = cell_key(ticket_id, repetition)
         with self._lock:
             self._seals[key] = seal_of(written)
+            if self.attempt is not None:
+                self._answered_by[key] = self.attempt
+            else:
+                self._answered_by.pop(key, None)
             if answered.error is None and answered.exit_code == 0:
                 self._clean.add(key)
             else:

@@ -25,7 +25,7 @@ from assay_runner.run.preparation import Prepared, prepare
 from assay_runner.run.recorded import read_cells
 from assay_runner.run.seal import digest
 from assay_runner.run.shards import cells_of, shard_of
-from assay_runner.run.sidecar_spend import check_sidecar_spend, ledgers_dir
+from assay_runner.run.sidecar_spend import Retried, check_sidecar_spend, ledgers_dir
 from assay_runner.run.spending import total_usage
 
 
@@ -38,7 +38,7 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
     answers_dir = Path(config.answers_dir)
     started = now_iso()
     prepared = prepare(config)
-    recorded, manifests = read_recorded(prepared, answers_dir, sealed=sealed)
+    recorded, manifests, retried = read_recorded(prepared, answers_dir, sealed=sealed)
     manifest = manifests[0] if len(manifests) == 1 else None
     # The agent's model: the config's, else what the answer phase recorded it answered with.
     agent_model = config.agent.model or next((m.model for m in manifests if m is not None), None)
@@ -63,23 +63,26 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
     cells = dict(zip(recorded, judged, strict=True))
     usage = total_usage(
         access.meter.usage(),
-        (c.usage for c in judged),
+        [*(c.usage for c in judged), *(r.usage for r in retried.values())],
         agent_metered=False,
     )
     run_name = config.run_name or answers_dir.name
     sealed_tree = manifest.tree_digest if manifest is not None else shards_digest(manifests)
     result = prepared.verdict(cells, started=started, usage=usage, run_name=run_name, answers=sealed_tree)
     warnings = judge_model_warnings(prepared.suite, config.judge_model, agent_model)
-    return result.model_copy(update={"warnings": [*result.warnings, *warnings]})
+    retries = [r.note(shard) for shard, r in retried.items()]
+    return result.model_copy(update={"warnings": [*result.warnings, *warnings, *retries]})
 
 
 def read_recorded(
     prepared: Prepared, answers_dir: Path, *, sealed: bool
-) -> tuple[dict[Cell, Answered], list[AnswersManifest | None]]:
+) -> tuple[dict[Cell, Answered], list[AnswersManifest | None], dict[tuple[int, int] | None, Retried]]:
     """Every cell of the run, from one tree or, with the answers in shards, from each shard's tree
     (`answersDir/shard-<i>`), each checked against its own seal and, where the answer pods had a gateway
-    sidecar, against its ledger; the cells of a shard that failed for good (or wrote no tree) block with
-    the reason. In the run's order."""
+    sidecar, against its ledgers; the cells of a shard that failed for good (or wrote no tree) block with
+    the reason. In the run's order. And by shard (None: a whole run's pod), what the earlier attempts of a
+    retried answer pod spent on cells answered again."""
+    retried: dict[tuple[int, int] | None, Retried] = {}
     config = prepared.config
     ledgers = ledgers_dir() if sealed else None
     ids = [t.id for t in prepared.tickets]
@@ -91,8 +94,10 @@ def read_recorded(
             answers_dir, prepared.suite.name, ids, config.repetitions, suite_ids, sealed=sealed, limits=limits
         )
         if ledgers is not None:
-            recorded = check_sidecar_spend(recorded, ledgers, None)
-        return recorded, [manifest]
+            recorded, earlier = check_sidecar_spend(recorded, ledgers, None, manifest)
+            if earlier is not None:
+                retried[None] = earlier
+        return recorded, [manifest], retried
     order = cells_of(prepared.tickets, config.repetitions)
     found: dict[Cell, Answered] = {}
     manifests: list[AnswersManifest | None] = []
@@ -118,10 +123,12 @@ def read_recorded(
             cells=cells,
         )
         if ledgers is not None:
-            recorded = check_sidecar_spend(recorded, ledgers, (index, shard.count))
+            recorded, earlier = check_sidecar_spend(recorded, ledgers, (index, shard.count), manifest)
+            if earlier is not None:
+                retried[(index, shard.count)] = earlier
         found.update(recorded)
         manifests.append(manifest)
-    return {(t.id, r): found[(t.id, r)] for t, r in order}, manifests
+    return {(t.id, r): found[(t.id, r)] for t, r in order}, manifests, retried
 
 
 def shards_digest(manifests: list[AnswersManifest | None]) -> str | None:

@@ -9,13 +9,42 @@ cell accounts for blocks as the reconciliation says.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from assay_runner.contract import GATEWAY_LEDGER_ENV
-from assay_runner.gateway.metering.reconcile import reconcile
-from assay_runner.gateway.metering.sidecar_ledger import LedgerUnreadable, ledger_path, read_ledger
+from assay_runner.contract import GATEWAY_LEDGER_ENV, Usage
+from assay_runner.gateway.metering.reconcile import reconcile_attempts
+from assay_runner.gateway.metering.sidecar_ledger import (
+    LedgerUnreadable,
+    SidecarLedger,
+    ledger_path,
+    read_ledger,
+)
+from assay_runner.io.answers import AnswersManifest
 from assay_runner.run.cell import Answered, Cell, cell_key
+
+
+@dataclass(frozen=True)
+class Retried:
+    """What a tree's earlier, retried attempts spent on cells answered again: part of the run's usage."""
+
+    usage: Usage
+    unknown_calls: int
+    attempts: int
+
+    def note(self, shard: tuple[int, int] | None) -> str:
+        where = f"answer shard {shard[0]}" if shard is not None else "the answer pod"
+        unknown = (
+            f"; {self.unknown_calls} call(s) were in flight when an earlier pod ended: the gateway may have "
+            "billed them, and what they spent is not known"
+            if self.unknown_calls
+            else ""
+        )
+        return (
+            f"{where} was retried: {self.attempts} earlier attempt(s) spent {self.usage.input_tokens} input "
+            f"and {self.usage.output_tokens} output tokens (${self.usage.cost_usd:.6f}) on answers answered "
+            f"again, counted in the run's usage{unknown}"
+        )
 
 
 def ledgers_dir() -> Path | None:
@@ -28,20 +57,32 @@ def _blocked(answered: Answered, problem: str) -> Answered:
     return replace(answered, error=f"{answered.error}; {problem}" if answered.error else problem)
 
 
+def read_ledgers(path: Path) -> tuple[SidecarLedger, list[SidecarLedger]]:
+    """The ledger at `path` and those of the earlier attempts it set aside, beside it."""
+    current = read_ledger(path)
+    return current, [read_ledger(path.with_name(name)) for name in current.set_aside]
+
+
 def check_sidecar_spend(
-    recorded: dict[Cell, Answered], directory: Path, shard: tuple[int, int] | None
-) -> dict[Cell, Answered]:
-    """The tree's cells, each blocked where the ledger of its answer pod does not account for its spend."""
+    recorded: dict[Cell, Answered],
+    directory: Path,
+    shard: tuple[int, int] | None,
+    manifest: AnswersManifest | None,
+) -> tuple[dict[Cell, Answered], Retried | None]:
+    """The tree's cells, each blocked where the ledgers of its answer pods do not account for its spend; and
+    what earlier attempts spent on cells answered again (None when the pod was never retried)."""
     path = ledger_path(directory, shard[0] if shard is not None else None)
     try:
-        ledger = read_ledger(path)
+        current, earlier = read_ledgers(path)
     except LedgerUnreadable as exc:
         problem = f"{exc}: what the answer pod spent at the gateway cannot be accounted for"
-        return {cell: _blocked(answered, problem) for cell, answered in recorded.items()}
+        return {cell: _blocked(answered, problem) for cell, answered in recorded.items()}, None
     sealed = {cell_key(*cell): answered.usage for cell, answered in recorded.items()}
-    found = reconcile(ledger, sealed, shard)
+    answered_by = (manifest.answered_by if manifest is not None else None) or {}
+    found = reconcile_attempts(current, earlier, sealed, answered_by, shard)
     checked = {}
     for cell, answered in recorded.items():
         problems = [p for p in (found.cells.get(cell_key(*cell)), found.whole) if p is not None]
         checked[cell] = _blocked(answered, "; ".join(problems)) if problems else answered
-    return checked
+    retried = Retried(found.retried, found.unknown_calls, len(earlier)) if earlier else None
+    return checked, retried

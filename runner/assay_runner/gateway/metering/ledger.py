@@ -56,6 +56,9 @@ class Reservation:
 class Ledger:
     prices: Mapping[str, PriceConfig] = field(default_factory=dict)
     budget: float | None = None
+    spent_before: float = 0.0
+    """What earlier attempts of the same cells spent (a retried answer pod's): counted against the budget,
+    in no cell of this ledger."""
     cells: dict[str, CellSpend] = field(default_factory=dict)
     spent: float = 0.0
     stopped: str | None = None
@@ -67,6 +70,9 @@ class Ledger:
     def __post_init__(self) -> None:
         if self.budget is not None and not (math.isfinite(self.budget) and self.budget > 0):
             raise ValueError(f"the budget must be a finite amount above 0, got {self.budget}")
+        if not (math.isfinite(self.spent_before) and self.spent_before >= 0):
+            raise ValueError(f"the earlier spend must be finite and 0 or more, got {self.spent_before}")
+        self.spent += self.spent_before
 
     def cell(self, cell: str) -> CellSpend:
         return self.cells.setdefault(cell, CellSpend())
@@ -87,7 +93,7 @@ class Ledger:
     def resume(self, cells: Mapping[str, CellSpend], stopped: str | None) -> None:
         """Carry on from what an earlier process counted (a restarted gateway sidecar)."""
         self.cells = dict(cells)
-        self.spent = sum(spend.cost_usd for spend in cells.values())
+        self.spent = self.spent_before + sum(spend.cost_usd for spend in cells.values())
         self.stopped = stopped
 
     @property
@@ -112,7 +118,12 @@ class Ledger:
                 if self.stopped is not None:
                     raise Refused(self.stopped)
                 if self.spent >= self.budget:
-                    self._stop(f"the budget is spent (maxCostUsd {self.budget:g}, ${self.spent:.6f} spent)")
+                    before = (
+                        f", ${self.spent_before:.6f} of it by earlier attempts" if self.spent_before else ""
+                    )
+                    self._stop(
+                        f"the budget is spent (maxCostUsd {self.budget:g}, ${self.spent:.6f} spent{before})"
+                    )
                 reserve = self._largest if self._largest is not None else math.inf
                 reserved = sum(r.amount for r in self._in_flight)
                 if not self._in_flight or self.spent + reserved + reserve < self.budget:

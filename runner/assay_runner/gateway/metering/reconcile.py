@@ -15,11 +15,18 @@ gateway without going through its cell's proxy:
 
 The first two and the last concern the whole tree (no cell can be told apart: every cell blocks with the
 reason); the others name their cell. Pure: the judge phase reads the files (`run.sidecar_spend`).
+
+A retried answer pod leaves its ledger set aside (`ledger-<pod>.json`), and each cell's record names the
+attempt (pod) that answered it (`answers.json` `answeredBy`). Each ledger is reconciled with the cells its
+own attempt answered; what it counted for cells another attempt answered again was spent all the same:
+it is added up (`Reconciled.retried`), so the run's usage still equals what the gateway billed. Calls
+such an attempt had in flight when its pod was killed were billed or not, no one knows: they are counted
+(`unknown_calls`) and said, and do not block, since no verdict rests on their answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from assay_runner.contract import Usage
@@ -34,6 +41,10 @@ class Reconciled:
     """What blocks every cell of the tree."""
     cells: dict[str, str] = field(default_factory=dict)
     """cell -> what blocks it."""
+    retried: Usage = field(default_factory=Usage)
+    """What earlier attempts spent on cells another attempt answered again (priced by the sidecar)."""
+    unknown_calls: int = 0
+    """Calls of those attempts whose spend is not known (in flight when their pod ended, a torn line)."""
 
 
 def _spent(count: SpendCount) -> bool:
@@ -44,14 +55,58 @@ def _tokens(count: SpendCount) -> str:
     return f"{count.input_tokens} input and {count.output_tokens} output tokens in {count.requests} call(s)"
 
 
-def reconcile(
-    ledger: SidecarLedger, sealed: Mapping[str, Usage | None], shard: tuple[int, int] | None
+def reconcile_attempts(
+    current: SidecarLedger,
+    earlier: Sequence[SidecarLedger],
+    sealed: Mapping[str, Usage | None],
+    answered_by: Mapping[str, str],
+    shard: tuple[int, int] | None,
 ) -> Reconciled:
-    """`sealed`: every cell of the tree (`<ticket>/<repetition>`) -> the usage its sealed record carries."""
+    """The current attempt's ledger and those of the earlier attempts it set aside, each reconciled with the
+    cells its own attempt answered (`answered_by`: cell -> pod; a cell without one is the current pod's)."""
+    by_pod = {ledger.pod: ledger for ledger in (current, *earlier)}
+    attempt = {cell: answered_by.get(cell, current.pod) for cell in sealed}
     whole: list[str] = []
-    if ledger.shard != shard:
+    cells: dict[str, str] = {}
+    retried, unknown = Usage(), 0
+    for cell, pod in sorted(attempt.items()):
+        if pod not in by_pod:
+            cells[cell] = (
+                f"answered by pod {pod}, whose gateway sidecar ledger is not beside this tree's: what it "
+                "spent cannot be accounted for"
+            )
+    for ledger in by_pod.values():
+        own = {cell: usage for cell, usage in sealed.items() if attempt[cell] == ledger.pod}
+        again = set(sealed) - set(own)
+        found = reconcile(ledger, own, shard, again, check_shard=ledger is current or ledger.claimed)
+        if found.whole is not None:
+            whole.append(found.whole)
+        for cell, problem in found.cells.items():
+            cells[cell] = f"{cells[cell]}; {problem}" if cell in cells else problem
+        retried, unknown = retried.plus(found.retried), unknown + found.unknown_calls
+    return Reconciled("; ".join(whole) or None, cells, retried, unknown)
+
+
+def reconcile(
+    ledger: SidecarLedger,
+    sealed: Mapping[str, Usage | None],
+    shard: tuple[int, int] | None,
+    answered_again: Collection[str] = (),
+    *,
+    check_shard: bool = True,
+) -> Reconciled:
+    """`sealed`: every cell this ledger's attempt answered (`<ticket>/<repetition>`) -> the usage its sealed
+    record carries. `answered_again`: the tree's other cells, which another attempt answered: what this
+    ledger counted for them was spent on answers thrown away."""
+    whole: list[str] = []
+    retried, unknown = Usage(), 0
+    if check_shard and ledger.shard != shard:
         whole.append(f"the gateway sidecar's ledger is shard {ledger.shard}'s, this tree is shard {shard}'s")
-    if ledger.torn:
+    if ledger.torn and not sealed:
+        unknown += (
+            ledger.torn
+        )  # an attempt none of whose answers are kept: its bill is short, not its verdicts
+    elif ledger.torn:
         whole.append(
             f"{ledger.torn} line(s) of the gateway sidecar's ledger could not be read (it stopped while "
             "writing them): what some call spent is not known"
@@ -63,6 +118,16 @@ def reconcile(
             f"{AROUND}"
         )
     for name, count in sorted(ledger.cells.items()):
+        if name in answered_again:
+            retried = retried.plus(
+                Usage(
+                    input_tokens=count.input_tokens,
+                    output_tokens=count.output_tokens,
+                    cost_usd=count.cost_usd,
+                )
+            )
+            unknown += count.in_flight + count.lost + (count.error is not None)
+            continue
         if name not in sealed and _spent(count):
             who = "no cell" if name == NO_CELL else f"{name!r}, which is no cell of this tree"
             whole.append(f"the gateway sidecar counted {_tokens(count)} for {who}: {AROUND}")
@@ -74,7 +139,7 @@ def reconcile(
         problem = _cell_problem(counted, usage or Usage())
         if problem is not None:
             cells[cell] = problem
-    return Reconciled("; ".join(whole) or None, cells)
+    return Reconciled("; ".join(whole) or None, cells, retried, unknown)
 
 
 def _cell_problem(count: SpendCount, usage: Usage) -> str | None:

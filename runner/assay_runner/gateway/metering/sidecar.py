@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import hashlib
 import hmac
-import json
 import os
 import secrets
 from datetime import UTC, datetime
@@ -88,6 +87,16 @@ class Claim(WireModel):
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     max_cost_usd: Finite | None = Field(default=None, gt=0)
     shard: tuple[int, int] | None = None
+
+
+class Granted(WireModel):
+    """The sidecar's reply to the claim."""
+
+    key: str = Field(min_length=1)
+    pod: str | None = None
+    """The pod whose sidecar it is: the runner names it as the attempt that answered each cell."""
+    spent_before: Finite = Field(default=0.0, ge=0)
+    """What earlier attempts of this shard spent (their set-aside ledgers): counted against the budget."""
 
 
 def key_digest(key: str) -> str:
@@ -159,6 +168,7 @@ class GatewaySidecar:
                 updated_at=now,
                 pod=pod,
                 set_aside=[*earlier.set_aside, kept.name],
+                spent_before=round(earlier.spent_before + earlier.spent(), 9),
             )
         # Whatever was in flight when the last process ended was never counted: it stays on record as lost.
         cells = {
@@ -171,7 +181,7 @@ class GatewaySidecar:
 
     @staticmethod
     def _ledger_from(record: SidecarLedger) -> Ledger:
-        ledger = Ledger(record.prices, record.max_cost_usd)
+        ledger = Ledger(record.prices, record.max_cost_usd, record.spent_before)
         spent = {
             cell: CellSpend(c.input_tokens, c.output_tokens, c.cost_usd, c.requests, c.error)
             for cell, c in record.cells.items()
@@ -314,7 +324,10 @@ class GatewaySidecar:
         )
         self.ledger = self._ledger_from(self.record)
         self._write()
-        await send(connection, writer, 200, json.dumps({"key": key}).encode())
+        # The pod is named so the runner can say which attempt answered each cell (a retried shard's ledgers
+        # are told apart by it).
+        granted = Granted(key=key, pod=self.record.pod, spent_before=self.record.spent_before)
+        await send(connection, writer, 200, granted.to_json().encode())
 
     async def _forward(
         self,

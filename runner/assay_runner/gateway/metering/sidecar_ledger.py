@@ -58,7 +58,8 @@ class Refusals(WireModel):
 
 
 class SidecarLedger(WireModel):
-    schema_version: Literal[1] = 1
+    schema_version: Literal[2] = 2
+    """2: the journal (`journal_bytes`, `torn`) and the earlier attempts' spend (`spent_before`)."""
     gateway: str | None = None
     """The upstream the sidecar forwards to."""
     started_at: str
@@ -68,6 +69,8 @@ class SidecarLedger(WireModel):
     another pod (a retried shard) sets it aside."""
     set_aside: list[str] = Field(default_factory=list)
     """The ledgers of earlier pods of this shard found here and moved beside it (`ledger-<pod>.json`)."""
+    spent_before: Finite = Field(default=0.0, ge=0)
+    """What those earlier pods spent (USD): counted against this pod's budget, which is the shard's."""
     restarts: int = Field(default=0, ge=0)
     claimed: bool = False
     """Whether the runner took the sidecar's key: it is handed out once."""
@@ -88,6 +91,10 @@ class SidecarLedger(WireModel):
     torn: int = Field(default=0, ge=0)
     """Journal lines that could not be read (the sidecar stopped while writing one): some call's spend is
     not known."""
+
+    def spent(self) -> float:
+        """What this pod's cells spent (USD)."""
+        return sum(count.cost_usd for count in self.cells.values())
 
 
 class JournalEntry(WireModel):
