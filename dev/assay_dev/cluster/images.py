@@ -40,7 +40,20 @@ class PulledImage:
         return f"{self.repository}@{self.digest}"
 
 
+_PULLED: dict[str, PulledImage] = {}
+"""Images pulled by digest: what a digest names cannot change (kubelet's IfNotPresent, for every pod)."""
+
+
 def pull(reference: str) -> PulledImage:
+    if (known := _PULLED.get(reference)) is not None:
+        return known
+    pulled = _inspect(reference)
+    if "@sha256:" in reference:
+        _PULLED[reference] = pulled
+    return pulled
+
+
+def _inspect(reference: str) -> PulledImage:
     try:
         info = buildah.inspect_image(reference)
     except buildah.ImageNotFound as error:

@@ -6,10 +6,11 @@
 - PodSandbox: one per pod — `catatonit -P` (Kubernetes' pause) holding the pod's IPC and UTS namespaces
   (and the PID namespace containers share under shareProcessNamespace), started before the first
   container and removed after the last; /etc/hostname for the pod.
-- ContainerHandle: one per container — a buildah working container of the image (its mounted overlay is
-  the container's root: a private writable layer, read-only under readOnlyRootFilesystem), a runc bundle,
-  and the foreground `runc run --keep` process; on exit, the exit code, whether runc itself failed to start
-  it, and the memory cgroup's OOM kills, read before `runc delete` removes the cgroup.
+- ContainerHandle: one per container — an overlay of its image's root with a private writable layer
+  (`overlay`: the container's root, read-only under readOnlyRootFilesystem; the image's root is one buildah
+  working container per kubelet and image), a runc bundle, and the foreground `runc run --keep` process; on
+  exit, the exit code, whether runc itself failed to start it, and the memory cgroup's OOM kills, read
+  before `runc delete` removes the cgroup.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from assay_dev.images import buildah
 
-from . import oci, resources, runc
+from . import oci, overlay, resources, runc
 from .seccomp import runtime_default
 from .security import Security
 
@@ -116,6 +118,11 @@ def clean_stale() -> None:
                     stale.add(child.name)
     for kubelet_id in stale:
         _remove_cgroup_tree(f"{CGROUP_PARENT}/{kubelet_id}", kill=True)
+    for source, point in overlay.mounted(re.compile(rf"{CHECKOUT_PREFIX}k(\d+)-")):
+        match = re.match(rf"{CHECKOUT_PREFIX}k(\d+)-", source)
+        if match and not _alive(int(match.group(1))):
+            with contextlib.suppress(OSError):
+                overlay.unmount(point)
     with contextlib.suppress(buildah.BuildahError):
         for name in buildah.working_containers(CHECKOUT_PREFIX):
             match = re.match(rf"{CHECKOUT_PREFIX}k(\d+)-", name)
@@ -141,6 +148,10 @@ class NodeRuntime:
         self.sandbox_rootfs = work_dir / "sandbox-rootfs"
         self.swap_accounted = resources.swap_accounted()
         self.oom_score_floor = resources.oom_score_floor()
+        self.mount_source = f"{CHECKOUT_PREFIX}{self.id}"
+        """The source its containers' root mounts carry: whose they are, for the clean-up."""
+        self._image_roots: dict[str, Path] = {}
+        self._image_lock = threading.Lock()
 
     def start(self) -> None:
         check_host()
@@ -152,13 +163,28 @@ class NodeRuntime:
             shutil.copy2(CATATONIT, self.sandbox_rootfs / "catatonit")
 
     def stop(self) -> None:
-        """Remove every container still known to runc, then this kubelet's cgroups."""
+        """Remove every container still known to runc, then this kubelet's cgroups, its containers' root
+        mounts and its images' roots."""
         for container_id in self.runc.list():
             self.runc.delete(container_id)
         _remove_cgroup_tree(f"{CGROUP_PARENT}/{self.id}", kill=True)
+        for _, point in overlay.mounted(re.compile(re.escape(self.mount_source) + "$")):
+            with contextlib.suppress(OSError):
+                overlay.unmount(point)
+        self._image_roots.clear()
         with contextlib.suppress(buildah.BuildahError):
             for name in buildah.working_containers(f"{CHECKOUT_PREFIX}{self.id}-"):
                 buildah.release(name)
+
+    def image_root(self, image_id: str) -> Path:
+        """The image's root filesystem, checked out once for this kubelet: the lower layer of every
+        container of the image (none of them writes to it)."""
+        with self._image_lock:
+            root = self._image_roots.get(image_id)
+            if root is None:
+                root = buildah.checkout(image_id, f"{self.mount_source}-image-{image_id[:24]}")
+                self._image_roots[image_id] = root
+            return root
 
     def oom_score(self, wanted: int) -> int:
         return max(wanted, self.oom_score_floor)
@@ -232,9 +258,28 @@ class PodSandbox:
         mounts: Sequence[oci.Mount],
         share_pid: bool = False,
     ) -> ContainerHandle:
-        """Check the image out and write the container's bundle; start() runs it."""
+        """Mount the container's root (image plus writable layer), write its bundle; start() runs it."""
         handle = ContainerHandle(self, name)
-        handle.rootfs = buildah.checkout(image_id, handle.checkout_name)
+        handle.rootfs = overlay.mount(
+            self.node.image_root(image_id), handle.layer, handle.bundle / "rootfs", self.node.mount_source
+        )
+        try:
+            self._write_bundle(handle, process, security, limits, mounts, share_pid)
+        except BaseException:
+            overlay.unmount(handle.rootfs, handle.layer)
+            raise
+        self.containers.append(handle)
+        return handle
+
+    def _write_bundle(
+        self,
+        handle: ContainerHandle,
+        process: oci.Process,
+        security: Security,
+        limits: dict[str, object],
+        mounts: Sequence[oci.Mount],
+        share_pid: bool,
+    ) -> None:
         seccomp = runtime_default(security.capabilities) if security.seccomp == "RuntimeDefault" else None
         spec = oci.ContainerSpec(
             process=process,
@@ -247,8 +292,6 @@ class PodSandbox:
             namespace_paths=self.namespace_paths(share_pid),
         )
         self.node.runc.write_bundle(handle.bundle, oci.runtime_spec(spec))
-        self.containers.append(handle)
-        return handle
 
     def stop(self) -> None:
         """Kill and remove every container, then the sandbox and the pod's cgroups."""
@@ -267,8 +310,9 @@ class ContainerHandle:
         self.name = name
         self.id = _runc_id(sandbox.pod_uid, name)
         self.cgroup = sandbox.node.cgroup(sandbox.pod_uid, name)
-        self.checkout_name = f"{CHECKOUT_PREFIX}{sandbox.node.id}-{self.id}"
         self.bundle = sandbox.dir / name
+        self.layer = sandbox.dir / f"{name}.layer"
+        """The container's writable layer (upper and work directories of its root's overlay)."""
         self.runc_log = self.bundle / "runc.log"
         self.rootfs: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
@@ -321,4 +365,5 @@ class ContainerHandle:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(10)
         self.runc.delete(self.id)
-        buildah.release(self.checkout_name)
+        if self.rootfs is not None:
+            overlay.unmount(self.rootfs, self.layer)
