@@ -8,7 +8,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup test-deps system-packages agents demo-agent browser k8s go-tools container-tools images k8s-shell chart chart-check demo demo-local test test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup test-deps system-packages agents demo-agent browser k8s go-tools container-tools images k8s-shell chart chart-check demo demo-local test test-builds test-first test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
@@ -64,13 +64,13 @@ browser:
 # etcd, kube-apiserver, kube-controller-manager, kubectl and helm, built from the Go module proxy into a
 # versioned cache (~/.cache/assay/k8s/...); a no-op when cached. Cold: see docs/control-plane.md.
 k8s:
-	bash scripts/build-k8s.sh
+	$(NICE) bash scripts/build-k8s.sh
 
 # kstatus, the operator-framework's bundle validator, promtool, syft, the Kueue controller and the local-path
 # provisioner, each built from its helper module in tools/ (Go module proxy) into ~/.cache/assay/go-tools; a
 # no-op when cached. Cold: see docs/control-plane.md.
 go-tools:
-	bash scripts/build-go-tools.sh
+	$(NICE) bash scripts/build-go-tools.sh
 
 # Debian's buildah, runc, mmdebstrap, umoci, uidmap and catatonit (skipped when installed).
 container-tools:
@@ -79,8 +79,11 @@ container-tools:
 # The operator and runner images (and the runner with the pinned agent CLIs), built with buildah from
 # images/*/Containerfile, cached by content, digests and SBOMs in out/images/ (docs/images.md). Cold: about
 # 3 minutes on 2 cores; warm: a few seconds.
-images: setup container-tools
-	$(BIN)/python -m assay_dev.images
+# IMAGES_DEPS: what it waits for; `make test` adds the Go tools (syft writes the SBOMs) and has the apt
+# installs in one job.
+IMAGES_DEPS ?= container-tools
+images: setup $(IMAGES_DEPS)
+	$(NICE) $(BIN)/python -m assay_dev.images
 
 # What the tests need that takes long on a fresh machine, side by side: a Go build keeps both cores busy only
 # about two thirds of its time (module downloads, single-threaded links), and the npm and apt installs wait on
@@ -88,10 +91,38 @@ images: setup container-tools
 test-deps: setup
 	$(MAKE) --no-print-directory -j4 --output-sync=target k8s go-tools agents system-packages
 
-system-packages: browser container-tools
+# One after the other: apt-get takes dpkg's lock and does not wait for it.
+system-packages:
+	bash scripts/install-container-tools.sh
+	bash scripts/install-browser.sh
 
-test: test-deps lint crds-check chart-check images
-	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest
+# The whole suite in two phases, so that what a fresh machine builds for long (the control plane, Go tools,
+# then the images: test-builds) overlaps the tests that need none of it:
+#   1. test-first: `pytest -m 'not builds'`, beside test-builds (niced: the tests keep the cores they ask
+#      for). ASSAY_NO_BUILDS makes scripts/build-k8s.sh, scripts/build-go-tools.sh and the image build
+#      refuse, so a test that needs them but lacks the marker fails here (never waits, never skips).
+#   2. `pytest -m builds`, once test-builds is done.
+# tests/conftest.py gives the `builds` marker to every `cluster` and `images` test and to the users of the
+# fixtures that locate those builds; the two selections are complements, so every test runs exactly once.
+# A failure in the first phase does not stop the second; `make test` fails on either. The first phase's
+# output is live (its line is a `+` line, so --output-sync leaves it alone, and `make -n` runs it); each
+# build's appears in one piece when it ends.
+TEST_FIRST_FAILED := $(OUT)/.test-first-failed
+
+test: setup
+	@mkdir -p $(OUT) && rm -f $(TEST_FIRST_FAILED)
+	$(MAKE) --no-print-directory -j6 --output-sync=target NICE="nice -n 10" \
+	  IMAGES_DEPS="system-packages go-tools" test-builds test-first
+	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest -m builds; second=$$?; \
+	if [[ -e $(TEST_FIRST_FAILED) ]]; then \
+	  echo "make test: the first phase (pytest -m 'not builds') failed: see above" >&2; exit 1; \
+	fi; \
+	exit $$second
+
+test-builds: k8s go-tools images chart-check
+
+test-first: setup agents system-packages lint crds-check
+	+ASSAY_NO_BUILDS=1 $(BIN)/pytest -m 'not builds' || touch $(TEST_FIRST_FAILED)
 
 test-unit: setup
 	$(BIN)/pytest tests/unit

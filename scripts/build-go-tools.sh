@@ -18,6 +18,12 @@
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
 set -euo pipefail
 
+if [[ -n "${ASSAY_NO_BUILDS:-}" ]]; then  # make test's first phase, which runs beside these builds
+  echo "$0: ASSAY_NO_BUILDS is set (make test's first phase): a test that runs ${*:-the Go tools}" \
+    "must be marked \`builds\`" >&2
+  exit 1
+fi
+
 ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"

@@ -7,6 +7,12 @@
 # ASSAY_K8S_BIN_DIR to use binaries from elsewhere; ASSAY_CACHE moves the cache (default ~/.cache/assay).
 set -euo pipefail
 
+if [[ -n "${ASSAY_NO_BUILDS:-}" ]]; then  # make test's first phase, which runs beside this build
+  echo "$0: ASSAY_NO_BUILDS is set (make test's first phase): a test that needs the control plane," \
+    "helm or kubectl must be marked \`builds\` (tests/conftest.py marks the fixtures' users)" >&2
+  exit 1
+fi
+
 BINARIES=(kube-apiserver kube-controller-manager kubectl etcd helm)
 
 has_all() {

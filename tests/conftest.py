@@ -76,6 +76,23 @@ def _prepare_images(items: list[pytest.Item]) -> ClusterImages:
     )
 
 
+BUILDS_FIXTURES = {"control_plane", "cluster_images", "k8s_bin"}
+"""Fixtures that locate what `make test` builds beside its first phase: their users are marked `builds`."""
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """The `builds` marker on every test that needs the control plane, a Go tool or the images, before -m
+    selects: `make test` runs `pytest -m 'not builds'` beside those builds (with ASSAY_NO_BUILDS set, under
+    which scripts/build-k8s.sh, scripts/build-go-tools.sh and the image build refuse, so a test that needs
+    them and lacks the marker fails there instead of waiting for them), then `pytest -m builds`."""
+    if (
+        item.get_closest_marker("cluster")
+        or item.get_closest_marker("images")
+        or BUILDS_FIXTURES & set(getattr(item, "fixturenames", ()))
+    ):
+        item.add_marker(pytest.mark.builds)
+
+
 @pytest.hookimpl(trylast=True)  # after -m/-k deselection: build only when a cluster test will run
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     cluster = [item for item in items if item.get_closest_marker("cluster")]

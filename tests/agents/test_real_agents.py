@@ -10,7 +10,7 @@ no runner variable beyond the preset's allow-list; a hanging CLI is killed with 
 a judged failure; a conversation that lists the KB, reads the article the listing named and searches
 before answering passes with the facts only those tools gave, and blocks when the tools are broken; no CLI
 tries to reach anything but the model server. Cost: 30 CLI runs, 3 to 6 minutes on 2 shared cores (the
-three hang tests wait out a 30 s --timeout).
+three hang tests wait out a 30 s --timeout, then the model's call, which it drops 40 s after it came).
 """
 
 from __future__ import annotations
@@ -206,7 +206,11 @@ def test_final_message_is_the_answer_when_no_file_is_written(
 def test_hanging_cli_is_killed_with_its_process_tree(
     agent: str, suite: Path, brain: Path, tmp_path: Path
 ) -> None:
-    record, result = isolated_run(tmp_path, agent, suite, brain, [{"hang": 600}], "--timeout", "30")
+    # The model takes 40 s to give up on the CLI's request (it closes the connection, unanswered): 10 s past
+    # the kill at --timeout even when the request came at once. Not longer: once the CLI is killed, Assay
+    # waits for its metering proxy's call still in flight (answer_step.SETTLE_SECONDS, 30 s) before it
+    # ends the cell, and a model hanging for good cost each run that wait in full.
+    record, result = isolated_run(tmp_path, agent, suite, brain, [{"hang": 40}], "--timeout", "30")
     cell = result.tickets[0].repetitions[0]
     assert cell.exit_code == 124 and "timed out" in cell.judges["exit_code"].reason
     assert result.verdict == "Blocked"

@@ -64,6 +64,7 @@ def csv() -> Obj:
     return obj
 
 
+@pytest.mark.builds  # validate(): the OLM validator from scripts/build-go-tools.sh
 def test_the_bundle_passes_the_operator_frameworks_validation() -> None:
     """operator-sdk's default bundle checks plus its operatorframework suite (OperatorHub, capabilities,
     categories, good practices, deprecated APIs for 1.37): no error and no warning."""
@@ -72,6 +73,7 @@ def test_the_bundle_passes_the_operator_frameworks_validation() -> None:
     assert code == 0
 
 
+@pytest.mark.builds
 def test_the_validation_can_fail(tmp_path: Path) -> None:
     """A bundle missing an owned CRD, and one whose CSV names no install mode, are refused with a message."""
     missing = tmp_path / "missing-crd"
@@ -161,6 +163,7 @@ def _record(path: Path, **references: str) -> Path:
     return path
 
 
+@pytest.mark.builds
 def test_disconnected_support_is_claimed_only_by_the_bundle_pinned_by_digest(tmp_path: Path) -> None:
     """The committed bundle names images by tag: no disconnected claim. The release bundle, written from a
     `make images` record, names every image the operator runs by digest, lists each in relatedImages,

@@ -33,12 +33,14 @@ def evaluation(stalled: bool, generation: int = 1) -> dict[str, Any]:
     }
 
 
+@pytest.mark.builds  # the real kstatus: scripts/build-go-tools.sh
 def test_waiting_is_in_progress_to_flux_and_argo_cd() -> None:
     obj = evaluation(stalled=False)
     assert real_kstatus.compute(obj).status == "InProgress"
     assert health(obj)["status"] == "Progressing"
 
 
+@pytest.mark.builds
 @pytest.mark.parametrize("runtime", sorted(RUNTIMES))
 def test_a_stalled_wait_is_failed_to_flux_and_degraded_to_argo_cd(runtime: str) -> None:
     obj = evaluation(stalled=True)

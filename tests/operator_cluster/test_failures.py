@@ -246,6 +246,15 @@ def owned_claims(admin: KubeApi, namespace: str) -> list[str]:
     ]
 
 
+def answering(admin: KubeApi, namespace: str, name: str) -> None:
+    """Wait until the runner of the Evaluation's answer pod answers (its manifest on the claim): mid-run. From
+    then on it handles SIGTERM, and a deleted pod ends at once; deleted while the runner still starts, the pod
+    waits out its 30 s grace period for the SIGKILL (the runner is its container's PID 1, and the kernel drops
+    a signal that PID 1 has no handler for)."""
+    manifest = support.claim_path(admin, namespace, f"{name}-g1-answers") / "shard-0" / "answers.json"
+    wait_until(manifest.is_file, timeout=60, what=f"the runner of {name} to answer (its manifest)")
+
+
 def test_deleting_an_evaluation_mid_run_collects_its_job_pods_config_maps_and_volume(
     admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
 ) -> None:
@@ -259,6 +268,7 @@ def test_deleting_an_evaluation_mid_run_collects_its_job_pods_config_maps_and_vo
     volume = claim["spec"]["volumeName"]
     live = admin.get(support.evaluations_path(namespace, "doomed"))
     assert not live["metadata"].get("finalizers"), "no finalizer may block deletion"
+    answering(admin, namespace, "doomed")
 
     admin.delete(support.evaluations_path(namespace, "doomed"))
 
@@ -292,6 +302,7 @@ def test_deleting_an_evaluation_mid_run_collects_its_job_pods_config_maps_and_vo
     # No finalizer: deleting while the operator is down completes at once.
     support.create_evaluation(admin, namespace, "orphan", replay_spec(brain, agent=HANGING_AGENT))
     support.running_pod(admin, namespace, "orphan-g1-answer")
+    answering(admin, namespace, "orphan")
     operator.stop()
     admin.delete(support.evaluations_path(namespace, "orphan"))
     wait_until(
