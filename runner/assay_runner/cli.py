@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -39,6 +40,26 @@ from assay_runner.commands.options import Finished
 from assay_runner.errors import AssayError, ExitCode, InputError
 
 Handler = Callable[[argparse.Namespace], "int | Finished"]
+TERMINATED = 128 + signal.SIGTERM
+"""The exit code of a command SIGTERM ended before it could stop cleanly (the code a shell reports)."""
+
+
+class Terminated(BaseException):
+    """SIGTERM came while no phase was listening for it (start-up, or after the phase ended)."""
+
+
+def _terminate(_signum: int, _frame: object) -> None:
+    raise Terminated
+
+
+def terminate_on_sigterm() -> None:
+    """End on SIGTERM, as a process does by default — which the first process of a container (its PID
+    namespace's init) does not: the kernel drops a signal init has no handler for, so a pod deleted while
+    the runner starts would wait out its whole grace period. The phases that stop cleanly on SIGTERM put
+    this handler back when they end (`commands.run.until_stopped`)."""
+    signal.signal(signal.SIGTERM, _terminate)
+
+
 COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report, gateway_sidecar)
 VERDICT_COMMANDS = frozenset({"score", "run", "gate"})
 
@@ -86,6 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("assay: interrupted", file=sys.stderr)
         return ExitCode.BAD_INPUT
+    except Terminated:
+        print("assay: terminated (SIGTERM)", file=sys.stderr)
+        return TERMINATED
     except BrokenPipeError:
         return _reader_gone()
     except SystemExit as exc:  # only argparse may end the process, and it ran before the handler
@@ -113,7 +137,9 @@ def exit_code(command: str, outcome: int | Finished) -> int:
 
 def console() -> None:
     """The `assay` console script: `main()` with the collector schedule of a short-lived process, owning
-    its process (so the phases that run agents may sweep what agents leave behind)."""
+    its process (so the phases that run agents may sweep what agents leave behind), ended by SIGTERM even
+    as a container's first process."""
+    terminate_on_sigterm()
     from assay_runner.collector import SCHEDULE
     from assay_runner.processes import CONTAINMENT
 

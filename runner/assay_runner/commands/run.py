@@ -128,15 +128,19 @@ async def until_stopped(
     CONTAINMENT.contain()  # in the `assay` command: agents' orphans come to this process, to be swept
     control = Control()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    stopping = (signal.SIGINT, signal.SIGTERM)
+    before = {sig: signal.getsignal(sig) for sig in stopping}
+    for sig in stopping:
         loop.add_signal_handler(sig, control.stop.set)
     try:
         with pidfd_child_watcher(), progress_display(quiet) as counts:
             control.counts = counts
             return await phase(prepared, control)
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
+        for sig in stopping:
+            loop.remove_signal_handler(sig)  # which leaves SIGTERM at its default: ignored by a container's
+            if before[sig] is not None:  # init, so the handler it had before is put back
+                signal.signal(sig, before[sig])
 
 
 def _preflight(config: RunConfig) -> Usage | None:
