@@ -169,12 +169,8 @@ METERED_ANSWER = (
 )
 
 
-def test_sharded_answers_behind_gateway_sidecars_are_metered_to_the_gateways_own_count(
-    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
-) -> None:
-    """Two answer pods, each with its own gateway sidecar holding the token: each shard's sidecar keeps the
-    ledger of its own pod's cells, the judge reconciles both with the sealed cells, and the usage in the
-    result is what the gateway itself billed — no call lost or counted twice across the shards."""
+def metered_suite_and_token(admin: KubeApi, namespace: str) -> str:
+    """The metered suite and its KB as ConfigMaps, and a gateway token in Secret `gateway`: the token."""
     token = f"gw-{secrets.token_hex(12)}"
     admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
     for name, data in (
@@ -183,6 +179,16 @@ def test_sharded_answers_behind_gateway_sidecars_are_metered_to_the_gateways_own
     ):
         config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
         admin.create(support.config_maps_path(namespace), config_map)
+    return token
+
+
+def test_sharded_answers_behind_gateway_sidecars_are_metered_to_the_gateways_own_count(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    """Two answer pods, each with its own gateway sidecar holding the token: each shard's sidecar keeps the
+    ledger of its own pod's cells, the judge reconciles both with the sealed cells, and the usage in the
+    result is what the gateway itself billed — no call lost or counted twice across the shards."""
+    token = metered_suite_and_token(admin, namespace)
     billed = Reply(content=METERED_ANSWER, prompt_tokens=120, completion_tokens=30)
     with ChatServer(lambda _body: billed, token=token) as gateway:
         spec = {
@@ -247,14 +253,7 @@ def test_a_killed_shards_earlier_spend_is_in_the_result_and_the_result_is_the_ga
     """Shard 0's first pod is killed once its first call is on its sidecar's ledger. Its retry answers
     every cell of the shard again; what the first pod spent was billed all the same, and the result's usage
     is still the gateway's own count."""
-    token = f"gw-{secrets.token_hex(12)}"
-    admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
-    for name, data in (
-        ("metered-suite", {"suite.yaml": json.dumps(METERED_SUITE)}),
-        ("metered-kb", {"KB-1.md": "# KB-1: Export\nOpen Settings > Export.\n"}),
-    ):
-        config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
-        admin.create(support.config_maps_path(namespace), config_map)
+    token = metered_suite_and_token(admin, namespace)
     billed = Reply(content="fine", prompt_tokens=120, completion_tokens=30)
     agent = {
         "kind": "command",
