@@ -188,3 +188,47 @@ def test_the_end_of_the_run_is_ready_after_preparing_in_a_fresh_interpreter() ->
     assert {"Result", "RunSummary", "AnswerKey"} <= set(states["before"]["incomplete"])
     assert "assay_runner.views.report" not in states["before"]["imported"]
     assert states["after"] == {"incomplete": [], "imported": sorted(warmup.FINISH_MODULES)}
+
+
+# The end of `assay run`: the process exits without the interpreter's teardown (cli.exit_now) when nothing
+# needs it. `Noisy` says whether the teardown ran (its instance is freed only then).
+EXIT = """
+import atexit, sys, threading, time, types
+from pathlib import Path
+from assay_runner.cli import exit_now
+class Noisy:
+    def __del__(self):
+        sys.stderr.write("torn down")
+kept = Noisy()
+atexit.register(lambda: Path(sys.argv[1]).write_text("atexit ran"))
+sys.stdout.write("x" * 5000)  # a pipe: still in the buffer
+sys.stderr.write("said;")
+if sys.argv[2] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.3), print("thread done", end=""))).start()
+if sys.argv[2] == "mlflow":
+    sys.modules["mlflow"] = types.ModuleType("mlflow")
+exit_now(int(sys.argv[3]))
+"""
+
+
+@pytest.mark.parametrize("code", [0, 1, 2, 141])
+def test_exit_now_keeps_the_exit_code_the_output_and_the_atexit_work(tmp_path: Path, code: int) -> None:
+    marker = tmp_path / "marker"
+    argv = [sys.executable, "-c", EXIT, str(marker), "alone", str(code)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == code
+    assert done.stdout == "x" * 5000
+    assert done.stderr == "said;"  # and no teardown
+    assert marker.read_text() == "atexit ran"
+
+
+@pytest.mark.parametrize("case", ["thread", "mlflow"])
+def test_exit_now_exits_the_usual_way_when_work_may_still_be_under_way(tmp_path: Path, case: str) -> None:
+    """A thread the interpreter would wait for finishes first; with MLflow loaded, its exit is its own."""
+    marker = tmp_path / "marker"
+    argv = [sys.executable, "-c", EXIT, str(marker), case, "1"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert done.stdout == "x" * 5000 + ("thread done" if case == "thread" else "")
+    assert done.stderr == "said;torn down"
+    assert marker.read_text() == "atexit ran"
