@@ -22,7 +22,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from assay_runner import __version__
 from assay_runner.commands import (
@@ -65,17 +65,54 @@ def _reader_gone() -> int:
     return ExitCode.READER_GONE
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """`command`: the one command whose arguments are built (the one the command line names,
+    `named_command`); the others are listed (in `assay --help`, in an error's choices) but their arguments
+    are not built, which would cost start-up a few milliseconds. None: every command is built."""
     parser = argparse.ArgumentParser(prog="assay", description="Evaluate AI agents and gate their release.")
     parser.add_argument("--version", action="version", version=f"assay {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(commands)
+    listing = commands if command is None else _Listing(commands, command)
+    for module in COMMANDS:
+        module.add_parser(listing)
     return parser
 
 
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command the arguments name, as argparse reads them: the first argument that is not an option
+    (the top level's options take no value). None after a `--`, where it is not worth telling."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if arg == "-" or not arg.startswith("-"):
+            return arg
+    return None
+
+
+class _Listing:
+    """The subcommands, with only `wanted`'s arguments built: every other command gets a parser with its
+    name and help, and its module builds a stand-in that ignores every call."""
+
+    def __init__(self, commands: argparse._SubParsersAction[argparse.ArgumentParser], wanted: str) -> None:
+        self._commands = commands
+        self._wanted = wanted
+
+    def add_parser(self, name: str, **kwargs: Any) -> object:
+        parser = self._commands.add_parser(name, **kwargs)
+        return parser if self._wanted in (name, *kwargs.get("aliases", ())) else _Unbuilt()
+
+
+class _Unbuilt:
+    """A command's parser that is never used: adding arguments, groups, subcommands or defaults does
+    nothing (and returns the stand-in again, for the calls that use what they return)."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
+        return lambda *args, **kwargs: self
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(named_command(argv))
     args = parser.parse_args(argv)
     handler: Handler = args.handler
     try:

@@ -232,3 +232,20 @@ def test_exit_now_exits_the_usual_way_when_work_may_still_be_under_way(tmp_path:
     assert done.stdout == "x" * 5000 + ("thread done" if case == "thread" else "")
     assert done.stderr == "said;torn down"
     assert marker.read_text() == "atexit ran"
+
+
+def test_only_the_named_command_is_built_and_every_command_is_still_listed() -> None:
+    from assay_runner.cli import build_parser, named_command
+
+    assert named_command(["--version"]) is None
+    assert named_command(["-h", "run", "x"]) == "run"
+    assert named_command(["--", "run"]) is None
+    full = build_parser()
+    assert build_parser("run").format_help() == full.format_help()
+    assert build_parser("nothing").format_help() == full.format_help()
+    commands = full._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name, parser in commands.items():
+        built = build_parser(name)._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+        assert built.keys() == commands.keys()
+        assert built[name].format_help() == parser.format_help()
+        assert [a.dest for a in built[name]._actions] == [a.dest for a in parser._actions]
