@@ -249,3 +249,29 @@ def test_only_the_named_command_is_built_and_every_command_is_still_listed() -> 
         assert built.keys() == commands.keys()
         assert built[name].format_help() == parser.format_help()
         assert [a.dest for a in built[name]._actions] == [a.dest for a in parser._actions]
+
+
+LOAD_WITHOUT_FACTS = """
+import sys
+from pathlib import Path
+from assay_runner.suite.loader import load_suite
+root = Path(sys.argv[1])
+suite = load_suite(str(root))
+print(len(suite.spec.tickets), sorted(m for m in sys.modules if m.startswith("assay_runner.text")))
+"""
+
+
+@pytest.mark.parametrize("facts", [False, True])
+def test_a_suite_with_no_facts_to_check_loads_no_text_machinery(tmp_path: Path, facts: bool) -> None:
+    """The facts' words are checked with the text tokenizer, imported for them only: a code judge's suite
+    starts its first agent without it."""
+    key = ", key: {mustMention: ['Settings > Export']}" if facts else ""
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\njudges:\n  - {name: c, type: code, weight: 1, threshold: 1.0, code: 'return 1.0'}\n"
+        f"tickets:\n  - {{id: T-1, split: validation, question: q{key}}}\n"
+    )
+    argv = [sys.executable, "-c", LOAD_WITHOUT_FACTS, str(tmp_path)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    count, _, modules = done.stdout.partition(" ")
+    assert count == "1"
+    assert ("assay_runner.text.match" in modules) is facts
