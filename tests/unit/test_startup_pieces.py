@@ -275,3 +275,15 @@ def test_a_suite_with_no_facts_to_check_loads_no_text_machinery(tmp_path: Path, 
     count, _, modules = done.stdout.partition(" ")
     assert count == "1"
     assert ("assay_runner.text.match" in modules) is facts
+
+
+def test_a_run_without_a_gateway_imports_no_metering_ledger() -> None:
+    """`assay run`: the metering proxy's ledger and exchanges are imported when there is a gateway (or
+    cassettes) to meter, not before every first agent."""
+    code = (
+        "import sys, assay_runner.run.evaluation; "
+        "print(sorted(m for m in sys.modules if m.startswith('assay_runner.gateway.metering.')))"
+    )
+    argv = [sys.executable, "-c", code]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "['assay_runner.gateway.metering.attribution']"
