@@ -16,11 +16,16 @@ complete.
 from __future__ import annotations
 
 import argparse
+import atexit
+import importlib
 import os
 import signal
 import sys
+import threading
 import traceback
-from collections.abc import Callable, Sequence
+import types
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
 
 from assay_runner import __version__
 from assay_runner.commands import (
@@ -83,17 +88,54 @@ def _reader_gone() -> int:
     return ExitCode.READER_GONE
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """`command`: the one command whose arguments are built (the one the command line names,
+    `named_command`); the others are listed (in `assay --help`, in an error's choices) but their arguments
+    are not built, which would cost start-up a few milliseconds. None: every command is built."""
     parser = argparse.ArgumentParser(prog="assay", description="Evaluate AI agents and gate their release.")
     parser.add_argument("--version", action="version", version=f"assay {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
-        command.add_parser(commands)
+    listing = commands if command is None else _Listing(commands, command)
+    for module in COMMANDS:
+        module.add_parser(listing)
     return parser
 
 
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command the arguments name, as argparse reads them: the first argument that is not an option
+    (the top level's options take no value). None after a `--`, where it is not worth telling."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if arg == "-" or not arg.startswith("-"):
+            return arg
+    return None
+
+
+class _Listing:
+    """The subcommands, with only `wanted`'s arguments built: every other command gets a parser with its
+    name and help, and its module builds a stand-in that ignores every call."""
+
+    def __init__(self, commands: argparse._SubParsersAction[argparse.ArgumentParser], wanted: str) -> None:
+        self._commands = commands
+        self._wanted = wanted
+
+    def add_parser(self, name: str, **kwargs: Any) -> object:
+        parser = self._commands.add_parser(name, **kwargs)
+        return parser if self._wanted in (name, *kwargs.get("aliases", ())) else _Unbuilt()
+
+
+class _Unbuilt:
+    """A command's parser that is never used: adding arguments, groups, subcommands or defaults does
+    nothing (and returns the stand-in again, for the calls that use what they return)."""
+
+    def __getattr__(self, name: str) -> Callable[..., _Unbuilt]:
+        return lambda *args, **kwargs: self
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(named_command(argv))
     args = parser.parse_args(argv)
     handler: Handler = args.handler
     try:
@@ -146,11 +188,71 @@ def console() -> None:
     # Pydantic scans every installed distribution's entry points for plugins on first use (~20 ms here);
     # Assay uses none. PYDANTIC_DISABLE_PLUGINS set to anything else (even empty) keeps the scan.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    skip_plugin_loader()
     SCHEDULE.begin_startup()
     CONTAINMENT.owner = True
     code = main()
     SCHEDULE.before_exit()
-    sys.exit(code)
+    exit_now(code)
+
+
+PLUGIN_LOADER = "pydantic.plugin._loader"
+PLUGINS_OFF = ("__all__", "1", "true")  # what pydantic reads as "every plugin disabled"
+
+
+def skip_plugin_loader() -> None:
+    """With every plugin disabled, pydantic's plugin loader is replaced by one that finds none, as the real
+    one does then: the real one imports `importlib.metadata` (for the entry points; about 5 ms, with email,
+    zipfile and csv) before it reads PYDANTIC_DISABLE_PLUGINS, on the first validator built. Nothing else
+    of pydantic changes. With plugins enabled, or the loader imported already, nothing is replaced; should
+    plugins be enabled later, the real loader takes over at the next validator built."""
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in PLUGINS_OFF or PLUGIN_LOADER in sys.modules:
+        return
+    loader = types.ModuleType(PLUGIN_LOADER, "pydantic's plugin loader while every plugin is disabled")
+    loader.get_plugins = _get_plugins  # type: ignore[attr-defined]
+    sys.modules[PLUGIN_LOADER] = loader
+
+
+def _get_plugins() -> Iterable[object]:
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in PLUGINS_OFF:
+        return ()
+    del sys.modules[PLUGIN_LOADER]
+    real: Iterable[object] = importlib.import_module(PLUGIN_LOADER).get_plugins()
+    return real
+
+
+def exit_now(code: int) -> NoReturn:
+    """End the process with `code`, without the interpreter's teardown when nothing needs it.
+
+    Tearing the interpreter down frees every object and module one by one (~10 ms after `assay run`, all
+    of it between the verdict and the exit): the kernel frees them at once. What the usual exit does that
+    matters is done here first: the atexit functions (logging's flush, coverage's data file, ...) run, and
+    standard output and error are flushed. Everything this runner writes is written and closed when its
+    command returns. The usual exit is kept when other work may still be under way: a thread the
+    interpreter would wait for (a pool's worker, say), or MLflow (its own exit hooks, threads and database
+    connections; its runs take seconds, these milliseconds are nothing there); and when a standard stream
+    cannot be flushed (a closed pipe, a full disk), so that it is reported as before."""
+    if "mlflow" in sys.modules or any(
+        thread is not threading.main_thread() and not thread.daemon for thread in threading.enumerate()
+    ):
+        sys.exit(code)
+    if not _flushed():
+        sys.exit(code)
+    atexit._run_exitfuncs()  # they run once: the interpreter's own exit, should it follow, has none left
+    if not _flushed():
+        sys.exit(code)
+    os._exit(code)
+
+
+def _flushed() -> bool:
+    """Standard output and error flushed (False: one could not be, the usual exit reports it)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 if __name__ == "__main__":

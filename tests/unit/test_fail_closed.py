@@ -90,7 +90,7 @@ def test_a_verdict_command_that_finished_no_result_cannot_exit_0(
     from assay_runner.cli import build_parser
 
     parser = build_parser()
-    monkeypatch.setattr("assay_runner.cli.build_parser", lambda: parser)
+    monkeypatch.setattr("assay_runner.cli.build_parser", lambda command=None: parser)
     # A handler that returns 0 without finishing a result (what a judge ending the process early looked like).
     parser._subparsers._group_actions[0].choices["gate"].set_defaults(handler=lambda args: 0)  # type: ignore[union-attr]
     assert main(["gate", "whatever.json"]) == 2
@@ -103,7 +103,7 @@ def test_system_exit_inside_a_command_is_could_not_run(
     from assay_runner.cli import build_parser
 
     parser = build_parser()
-    monkeypatch.setattr("assay_runner.cli.build_parser", lambda: parser)
+    monkeypatch.setattr("assay_runner.cli.build_parser", lambda command=None: parser)
 
     def escape(args: object) -> int:
         raise SystemExit(0)

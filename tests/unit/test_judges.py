@@ -250,3 +250,23 @@ def test_every_judge_kind_builds_and_reports_what_its_kind_says() -> None:
         assert judge.needs_key == judge_spec.uses_key()
         if judge_spec.type_name() != "code":  # a code judge says for itself (needsKey)
             assert judge.needs_key == JUDGE_KINDS[judge_spec.type_name()].key_required
+
+
+def test_closing_the_judges_ends_the_code_judges_idle_workers() -> None:
+    """At the end of the judging, not when the runner exits: a reader of the runner's standard error (which
+    the workers share) waits for the last of them."""
+    import concurrent.futures
+
+    from assay_runner.judges import close_judges
+
+    judge = code_judge("import time; time.sleep(0.2); return 1.0")
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:  # three cells judged at once: three workers
+        verdicts = list(pool.map(judge.judge, [case("an answer")] * 3))
+    assert [v.score for v in verdicts] == [1.0] * 3
+    workers = [worker.process for worker in judge._idle]
+    assert len(workers) == 3 and all(process.poll() is None for process in workers)
+    close_judges([exit_judge, judge])
+    assert all(process.returncode is not None for process in workers)
+    assert judge._idle == []
+    assert judge.judge(case("an answer")).score == 1.0  # a later call starts a fresh worker
+    judge.close()

@@ -50,6 +50,9 @@ def test_slots_bound_the_seats_and_each_workspace_is_checked_after_its_agent(tmp
                 return seat.intact
 
             ran = await pool.run(cell, asyncio.Event())
+        # No thread of the pool outlives it (the console command's exit would wait for one), and none of
+        # the loop's default executor was started for it.
+        assert [t.name for t in threading.enumerate() if t.name.startswith(("assay-", "asyncio_"))] == []
         return most, ran
 
     most, ran = asyncio.run(scenario())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -188,3 +189,128 @@ def test_the_end_of_the_run_is_ready_after_preparing_in_a_fresh_interpreter() ->
     assert {"Result", "RunSummary", "AnswerKey"} <= set(states["before"]["incomplete"])
     assert "assay_runner.views.report" not in states["before"]["imported"]
     assert states["after"] == {"incomplete": [], "imported": sorted(warmup.FINISH_MODULES)}
+
+
+# The end of `assay run`: the process exits without the interpreter's teardown (cli.exit_now) when nothing
+# needs it. `Noisy` says whether the teardown ran (its instance is freed only then).
+EXIT = """
+import atexit, sys, threading, time, types
+from pathlib import Path
+from assay_runner.cli import exit_now
+class Noisy:
+    def __del__(self):
+        sys.stderr.write("torn down")
+kept = Noisy()
+atexit.register(lambda: Path(sys.argv[1]).write_text("atexit ran"))
+sys.stdout.write("x" * 5000)  # a pipe: still in the buffer
+sys.stderr.write("said;")
+if sys.argv[2] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.3), print("thread done", end=""))).start()
+if sys.argv[2] == "mlflow":
+    sys.modules["mlflow"] = types.ModuleType("mlflow")
+exit_now(int(sys.argv[3]))
+"""
+
+
+@pytest.mark.parametrize("code", [0, 1, 2, 141])
+def test_exit_now_keeps_the_exit_code_the_output_and_the_atexit_work(tmp_path: Path, code: int) -> None:
+    marker = tmp_path / "marker"
+    argv = [sys.executable, "-c", EXIT, str(marker), "alone", str(code)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == code
+    assert done.stdout == "x" * 5000
+    assert done.stderr == "said;"  # and no teardown
+    assert marker.read_text() == "atexit ran"
+
+
+@pytest.mark.parametrize("case", ["thread", "mlflow"])
+def test_exit_now_exits_the_usual_way_when_work_may_still_be_under_way(tmp_path: Path, case: str) -> None:
+    """A thread the interpreter would wait for finishes first; with MLflow loaded, its exit is its own."""
+    marker = tmp_path / "marker"
+    argv = [sys.executable, "-c", EXIT, str(marker), case, "1"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1
+    assert done.stdout == "x" * 5000 + ("thread done" if case == "thread" else "")
+    assert done.stderr == "said;torn down"
+    assert marker.read_text() == "atexit ran"
+
+
+def test_only_the_named_command_is_built_and_every_command_is_still_listed() -> None:
+    from assay_runner.cli import build_parser, named_command
+
+    assert named_command(["--version"]) is None
+    assert named_command(["-h", "run", "x"]) == "run"
+    assert named_command(["--", "run"]) is None
+    full = build_parser()
+    assert build_parser("run").format_help() == full.format_help()
+    assert build_parser("nothing").format_help() == full.format_help()
+    commands = full._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    for name, parser in commands.items():
+        built = build_parser(name)._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+        assert built.keys() == commands.keys()
+        assert built[name].format_help() == parser.format_help()
+        assert [a.dest for a in built[name]._actions] == [a.dest for a in parser._actions]
+
+
+LOAD_WITHOUT_FACTS = """
+import sys
+from pathlib import Path
+from assay_runner.suite.loader import load_suite
+root = Path(sys.argv[1])
+suite = load_suite(str(root))
+print(len(suite.spec.tickets), sorted(m for m in sys.modules if m.startswith("assay_runner.text")))
+"""
+
+
+@pytest.mark.parametrize("facts", [False, True])
+def test_a_suite_with_no_facts_to_check_loads_no_text_machinery(tmp_path: Path, facts: bool) -> None:
+    """The facts' words are checked with the text tokenizer, imported for them only: a code judge's suite
+    starts its first agent without it."""
+    key = ", key: {mustMention: ['Settings > Export']}" if facts else ""
+    (tmp_path / "suite.yaml").write_text(
+        "name: s\njudges:\n  - {name: c, type: code, weight: 1, threshold: 1.0, code: 'return 1.0'}\n"
+        f"tickets:\n  - {{id: T-1, split: validation, question: q{key}}}\n"
+    )
+    argv = [sys.executable, "-c", LOAD_WITHOUT_FACTS, str(tmp_path)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    count, _, modules = done.stdout.partition(" ")
+    assert count == "1"
+    assert ("assay_runner.text.match" in modules) is facts
+
+
+def test_a_run_without_a_gateway_imports_no_metering_ledger() -> None:
+    """`assay run`: the metering proxy's ledger and exchanges are imported when there is a gateway (or
+    cassettes) to meter, not before every first agent."""
+    code = (
+        "import sys, assay_runner.run.evaluation; "
+        "print(sorted(m for m in sys.modules if m.startswith('assay_runner.gateway.metering.')))"
+    )
+    argv = [sys.executable, "-c", code]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "['assay_runner.gateway.metering.attribution']"
+
+
+PLUGINS = """
+import os, sys
+from assay_runner.cli import PLUGIN_LOADER, skip_plugin_loader
+skip_plugin_loader()
+os.environ["PYDANTIC_DISABLE_PLUGINS"] = sys.argv[1]  # as it is when the first validator is built
+from pydantic import BaseModel
+class M(BaseModel):
+    x: int
+assert M.model_validate({"x": 1}).x == 1
+print(getattr(sys.modules[PLUGIN_LOADER], "__file__", None) is not None, "importlib.metadata" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(
+    ("at_start", "at_first_model", "real_loader"),
+    [("__all__", "__all__", False), ("", "", True), ("__all__", "", True), ("x", "x", True)],
+)
+def test_pydantics_plugin_loader_is_skipped_only_while_every_plugin_is_disabled(
+    at_start: str, at_first_model: str, real_loader: bool
+) -> None:
+    env = {**os.environ, "PYDANTIC_DISABLE_PLUGINS": at_start}
+    argv = [sys.executable, "-c", PLUGINS, at_first_model]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.split() == [str(real_loader), str(real_loader)]  # the real one imports the metadata

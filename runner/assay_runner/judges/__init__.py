@@ -6,9 +6,10 @@ or the model judge's client cost start-up time a suite without them should not p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from assay_runner.judges.base import AsyncJudge, Case, Judge
+from assay_runner.judges.base import AsyncJudge, Case, Closable, Judge
 from assay_runner.suite.models import (
     AbstentionJudge,
     CodeJudge,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
 AnyJudge = Judge | AsyncJudge
 
-__all__ = ["AnyJudge", "AsyncJudge", "Case", "Judge", "build_judge", "build_judges"]
+__all__ = ["AnyJudge", "AsyncJudge", "Case", "Judge", "build_judge", "build_judges", "close_judges"]
 
 
 def build_judge(
@@ -80,3 +81,12 @@ def build_judges(
     suite: Suite, client: ChatClient | None = None, judge_model: str | None = None
 ) -> list[AnyJudge]:
     return [build_judge(spec, suite, client, judge_model) for spec in suite.spec.judges]
+
+
+def close_judges(judges: Iterable[AnyJudge]) -> None:
+    """The judging is over: what the judges hold goes now (a code judge's idle worker processes), not when
+    the process exits — until a worker is gone, a reader of the runner's standard error (which the worker
+    shares) is still waiting for its end."""
+    for judge in judges:
+        if isinstance(judge, Closable):
+            judge.close()

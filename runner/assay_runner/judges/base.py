@@ -70,6 +70,13 @@ class AsyncJudge(Protocol):
 S = TypeVar("S", bound=JudgeBase)
 
 
+@runtime_checkable
+class Closable(Protocol):
+    """A judge that holds something (processes) to let go of once the judging is over."""
+
+    def close(self) -> None: ...
+
+
 class SpecJudge(Generic[S]):
     """What every judge implementation shares: its spec, its name, and whether it needs an answer key
     (the kind's, `JudgeBase.uses_key`)."""

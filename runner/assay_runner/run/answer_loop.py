@@ -20,8 +20,6 @@ from typing import TYPE_CHECKING, TypeVar
 from assay_runner.agents.factory import build_agent
 from assay_runner.agents.workspace import Placement, WorkspaceFactory
 from assay_runner.gateway.access import ModelAccess
-from assay_runner.gateway.metering.exchanges import EXCHANGES_DIR, Exchanges
-from assay_runner.gateway.metering.ledger import Ledger
 from assay_runner.processes import sweep
 from assay_runner.run.answer_step import AnswerStep, Tally
 from assay_runner.run.cell import Answered, Cell, cell_key
@@ -117,6 +115,11 @@ def metering_proxy(prepared: Prepared, sidecar: SidecarLink | None = None) -> Me
     agent calls no model through Assay."""
     config = prepared.config
     cassettes = config.cassettes
+    if cassettes is None and config.gateway is None:
+        return None  # nothing to reach, nothing to replay: the metering modules are never imported
+    from assay_runner.gateway.metering.exchanges import EXCHANGES_DIR, Exchanges
+    from assay_runner.gateway.metering.ledger import Ledger
+
     mode = cassettes.mode if cassettes else "off"
     exchanges = Exchanges(Path(cassettes.dir)) if cassettes else None
     if mode == "replay" and exchanges is not None and not exchanges.root.is_dir() and config.gateway:

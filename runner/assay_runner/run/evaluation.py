@@ -13,7 +13,7 @@ from assay_runner.contract import RepetitionResult, Result
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
-from assay_runner.judges import build_judges
+from assay_runner.judges import AnyJudge, build_judges, close_judges
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, unanswered
 from assay_runner.run.judge_step import JudgeStep, unjudged
@@ -38,10 +38,13 @@ async def run_evaluation(prepared: Prepared, control: Control, resume: Result | 
         cassettes.mode if cassettes else None,
         prepared.prices,
     )
+    judges: list[AnyJudge] = []
     try:
-        step = JudgeStep(build_judges(prepared.suite, access.client, config.judge_model))
+        judges = build_judges(prepared.suite, access.client, config.judge_model)
+        step = JudgeStep(judges)
         ran = await answer_cells(prepared, access, control, lambda _pool: step.judge, order)
     finally:
+        close_judges(judges)
         await access.aclose()
     cells = {**kept, **{cell: settled(cell, outcome) for cell, outcome in ran.items()}}
     usage = total_usage(

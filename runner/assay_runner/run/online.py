@@ -11,7 +11,7 @@ from assay_runner.contract import Inputs, Result
 from assay_runner.core.digests import judges_digest, suite_digest
 from assay_runner.core.results import build_result, now_iso, ticket_results
 from assay_runner.gateway.access import ModelAccess
-from assay_runner.judges import build_judges
+from assay_runner.judges import AnyJudge, build_judges, close_judges
 from assay_runner.run.cell import Answered
 from assay_runner.run.judge_step import JudgeStep
 from assay_runner.suite.loader import Suite
@@ -31,10 +31,13 @@ async def judge_online(
 ) -> Result:
     started = now_iso()
     ticket = Ticket(id=ONLINE_TICKET_ID, split="validation", question=question)
+    judges: list[AnyJudge] = []
     try:
-        step = JudgeStep(build_judges(suite, access.client, judge_model), online=True)
+        judges = build_judges(suite, access.client, judge_model)
+        step = JudgeStep(judges, online=True)
         cell = await step.judge(ticket, 1, Answered(answer=answer, exit_code=exit_code))
     finally:
+        close_judges(judges)
         await access.aclose()
     return build_result(
         suite,

@@ -107,10 +107,14 @@ class CellPool:
             self._preparing.cancel()  # done long since, unless the run was short or stopped: then not needed
             with contextlib.suppress(asyncio.CancelledError):
                 await self._preparing
-            self._making.shutdown(wait=False)
+            self._making.shutdown(wait=True)  # idle: the prefetch is closed, so its thread ends at once
             # The last workspaces are still being checked and discarded: let that finish, then remove the
-            # run's own folder (it stays when workspaces are kept).
-            await asyncio.get_running_loop().run_in_executor(None, self._checking.shutdown)
+            # run's own folder (it stays when workspaces are kept). The checking thread takes its jobs in
+            # order, so once one queued now has run it is idle, and its join is immediate. (Waiting on
+            # another thread instead started the loop's default executor, and asyncio.run's end one more
+            # thread to shut that down, after the last agent.) No thread of the pool outlives the pool.
+            await self.file_work(_nothing)
+            self._checking.shutdown(wait=True)
             self.workspaces.close(keep=self.keep)
 
     @contextlib.asynccontextmanager
@@ -161,6 +165,10 @@ class CellPool:
     async def file_work(self, work: Callable[[], T]) -> T:
         """Run file work (checks, discards, writing an answer) on the checking thread, off the loop."""
         return await asyncio.get_running_loop().run_in_executor(self._checking, work)
+
+
+def _nothing() -> None:
+    pass
 
 
 def _ended(task: asyncio.Task[R]) -> R | BaseException | None:

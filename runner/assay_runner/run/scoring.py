@@ -18,7 +18,7 @@ from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
 from assay_runner.io.answers import AnswersManifest, Limits
-from assay_runner.judges import build_judges
+from assay_runner.judges import AnyJudge, build_judges, close_judges
 from assay_runner.run.cell import Answered, Cell, unanswered
 from assay_runner.run.judge_step import JudgeStep
 from assay_runner.run.preparation import Prepared, prepare
@@ -51,14 +51,15 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
         role="judge",
     )
     by_id = {t.id: t for t in prepared.tickets}
+    judges: list[AnyJudge] = []
     try:
-        step = JudgeStep(
-            build_judges(prepared.suite, access.client, config.judge_model), limit=config.concurrency
-        )
+        judges = build_judges(prepared.suite, access.client, config.judge_model)
+        step = JudgeStep(judges, limit=config.concurrency)
         judged = await asyncio.gather(
             *(step.judge(by_id[ticket_id], rep, answered) for (ticket_id, rep), answered in recorded.items())
         )
     finally:
+        close_judges(judges)
         await access.aclose()
     cells = dict(zip(recorded, judged, strict=True))
     usage = total_usage(

@@ -14,12 +14,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent, AgentOutcome, Workspace
 from assay_runner.contract import PriceConfig, Usage
-from assay_runner.gateway.metering.ledger import Ledger
 from assay_runner.gateway.usage import UsageMeter
 from assay_runner.suite.models import Ticket
+
+if TYPE_CHECKING:
+    from assay_runner.gateway.metering.ledger import Ledger  # a run with a metering proxy only
 
 
 @dataclass

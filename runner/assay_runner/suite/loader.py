@@ -21,7 +21,6 @@ from assay_runner.suite.models import (
     TicketsFile,
 )
 from assay_runner.suite.yamlsource import YamlDocument
-from assay_runner.text.match import tokenize
 
 SUITE_FILE = "suite.yaml"
 KB_DIR = "kb"
@@ -288,6 +287,10 @@ def _cross_check(tickets: list[Ticket], kb: dict[str, str], doc: YamlDocument, r
 def has_words(phrase: str) -> bool:
     # The words before normalisation: normalising would load the markup engine before the first agent
     # starts. A phrase that is only markup ("<b></b>") passes here and is a judge error when judged.
+    # Imported here: a suite with no fact to check (a code judge's, say) loads no text machinery at all
+    # before its first agent.
+    from assay_runner.text.match import tokenize
+
     return bool(tokenize(phrase))
 
 
