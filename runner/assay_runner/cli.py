@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import argparse
 import atexit
-import importlib
 import os
 import signal
 import sys
 import threading
 import traceback
-import types
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from assay_runner import __version__
@@ -188,37 +186,11 @@ def console() -> None:
     # Pydantic scans every installed distribution's entry points for plugins on first use (~20 ms here);
     # Assay uses none. PYDANTIC_DISABLE_PLUGINS set to anything else (even empty) keeps the scan.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    skip_plugin_loader()
     SCHEDULE.begin_startup()
     CONTAINMENT.owner = True
     code = main()
     SCHEDULE.before_exit()
     exit_now(code)
-
-
-PLUGIN_LOADER = "pydantic.plugin._loader"
-PLUGINS_OFF = ("__all__", "1", "true")  # what pydantic reads as "every plugin disabled"
-
-
-def skip_plugin_loader() -> None:
-    """With every plugin disabled, pydantic's plugin loader is replaced by one that finds none, as the real
-    one does then: the real one imports `importlib.metadata` (for the entry points; about 5 ms, with email,
-    zipfile and csv) before it reads PYDANTIC_DISABLE_PLUGINS, on the first validator built. Nothing else
-    of pydantic changes. With plugins enabled, or the loader imported already, nothing is replaced; should
-    plugins be enabled later, the real loader takes over at the next validator built."""
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in PLUGINS_OFF or PLUGIN_LOADER in sys.modules:
-        return
-    loader = types.ModuleType(PLUGIN_LOADER, "pydantic's plugin loader while every plugin is disabled")
-    loader.get_plugins = _get_plugins  # type: ignore[attr-defined]
-    sys.modules[PLUGIN_LOADER] = loader
-
-
-def _get_plugins() -> Iterable[object]:
-    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in PLUGINS_OFF:
-        return ()
-    del sys.modules[PLUGIN_LOADER]
-    real: Iterable[object] = importlib.import_module(PLUGIN_LOADER).get_plugins()
-    return real
 
 
 def exit_now(code: int) -> NoReturn:

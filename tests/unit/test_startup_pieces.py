@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -288,29 +287,3 @@ def test_a_run_without_a_gateway_imports_no_metering_ledger() -> None:
     argv = [sys.executable, "-c", code]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "['assay_runner.gateway.metering.attribution']"
-
-
-PLUGINS = """
-import os, sys
-from assay_runner.cli import PLUGIN_LOADER, skip_plugin_loader
-skip_plugin_loader()
-os.environ["PYDANTIC_DISABLE_PLUGINS"] = sys.argv[1]  # as it is when the first validator is built
-from pydantic import BaseModel
-class M(BaseModel):
-    x: int
-assert M.model_validate({"x": 1}).x == 1
-print(getattr(sys.modules[PLUGIN_LOADER], "__file__", None) is not None, "importlib.metadata" in sys.modules)
-"""
-
-
-@pytest.mark.parametrize(
-    ("at_start", "at_first_model", "real_loader"),
-    [("__all__", "__all__", False), ("", "", True), ("__all__", "", True), ("x", "x", True)],
-)
-def test_pydantics_plugin_loader_is_skipped_only_while_every_plugin_is_disabled(
-    at_start: str, at_first_model: str, real_loader: bool
-) -> None:
-    env = {**os.environ, "PYDANTIC_DISABLE_PLUGINS": at_start}
-    argv = [sys.executable, "-c", PLUGINS, at_first_model]
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=True)
-    assert done.stdout.split() == [str(real_loader), str(real_loader)]  # the real one imports the metadata
