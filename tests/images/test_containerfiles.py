@@ -285,6 +285,7 @@ def test_writable_paths_are_group_zero_with_g_equals_u() -> None:
     assert image("operator").final.env()["HOME"] == "/tmp"
 
 
+@pytest.mark.builds  # the runner's Node binary (images/node/) is fetched by the image build: after it
 @pytest.mark.parametrize("name", sorted(IMAGES))
 def test_every_copy_source_is_in_the_repository_and_the_context(name: str) -> None:
     containerfile = image(name)
