@@ -43,13 +43,17 @@ def test_sigterm_ends_assay_as_pid_1_while_it_starts(tmp_path: Path) -> None:
             assert process.poll() is None and time.monotonic() < deadline, "assay never started"
             time.sleep(0.05)
         assert started.read_text() == "1"  # it is its namespace's init
-        time.sleep(0.5)  # into the blocking open
         inits = [
             int(entry.name)
             for entry in Path("/proc").iterdir()
             if entry.name.isdigit() and _ns_pid(entry) == 1 and _parent(entry) == process.pid
         ]
         assert len(inits) == 1, inits
+        # Blocked opening the FIFO (the kernel's wait for a writer): past console()'s first line, whatever
+        # the machine's load, and not yet reading the suite.
+        while _wchan(inits[0]) != "wait_for_partner":
+            assert process.poll() is None and time.monotonic() < deadline, "assay never reached the suite"
+            time.sleep(0.05)
         os.kill(inits[0], signal.SIGTERM)
         _, stderr = process.communicate(timeout=20)  # without a handler it would never end
     finally:
@@ -57,6 +61,13 @@ def test_sigterm_ends_assay_as_pid_1_while_it_starts(tmp_path: Path) -> None:
             process.kill()
     assert process.returncode == TERMINATED, stderr
     assert "terminated (SIGTERM)" in stderr
+
+
+def _wchan(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return ""
 
 
 def _ns_pid(entry: Path) -> int | None:
