@@ -103,9 +103,8 @@ def reconcile(
     if check_shard and ledger.shard != shard:
         whole.append(f"the gateway sidecar's ledger is shard {ledger.shard}'s, this tree is shard {shard}'s")
     if ledger.torn and not sealed:
-        unknown += (
-            ledger.torn
-        )  # an attempt none of whose answers are kept: its bill is short, not its verdicts
+        # An attempt none of whose answers are kept: its bill is short, not its verdicts.
+        unknown += ledger.torn
     elif ledger.torn:
         whole.append(
             f"{ledger.torn} line(s) of the gateway sidecar's ledger could not be read (it stopped while "
