@@ -5,16 +5,16 @@ the verdict fails closed — instead of crashing the evaluation and losing the o
 
 Every judge also has a time budget (`budget_seconds` on the judge, else `JUDGE_BUDGET_SECONDS`; the model
 judge: `MODEL_BUDGET_SECONDS`): a judge that overruns it is recorded as a judge error, which blocks, and
-the cell moves on. The in-process judges of a cell run one after another on a daemon thread of their own,
-so a runaway one neither stalls the event loop (other cells, agents) nor keeps the process from exiting;
-a code judge's own worker process is killed at its own, shorter, per-call timeout.
+the cell moves on. The in-process judges of a cell run one after another on a daemon thread (one of
+`judges.threads`, kept for the next cell), so a runaway one neither stalls the event loop (other cells,
+agents) nor keeps the process from exiting; a code judge's own worker process is killed at its own,
+shorter, per-call timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 import time
 from collections.abc import Sequence
 
@@ -22,6 +22,7 @@ from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
 from assay_runner.judges import AnyJudge, AsyncJudge, Case, Judge
 from assay_runner.judges.base import failed, not_applicable
+from assay_runner.judges.threads import JUDGE_THREADS
 from assay_runner.usercode.worker import last_traceback_line
 
 JUDGE_BUDGET_SECONDS = 60.0
@@ -93,7 +94,7 @@ async def _judge_on_thread(judges: Sequence[Judge], case: Case) -> dict[str, Jud
         with contextlib.suppress(RuntimeError):  # the loop closed while an overrun judge still ran
             loop.call_soon_threadsafe(_settle, finished)
 
-    threading.Thread(target=work, name="assay-judges", daemon=True).start()
+    JUDGE_THREADS.submit(work)
     overrun: str | None = None
     while not finished.done():
         running = current[0]

@@ -118,13 +118,7 @@ def reconcile(
         )
     for name, count in sorted(ledger.cells.items()):
         if name in answered_again:
-            retried = retried.plus(
-                Usage(
-                    input_tokens=count.input_tokens,
-                    output_tokens=count.output_tokens,
-                    cost_usd=count.cost_usd,
-                )
-            )
+            retried = retried.plus(count.usage())
             unknown += count.in_flight + count.lost + (count.error is not None)
             continue
         if name not in sealed and _spent(count):

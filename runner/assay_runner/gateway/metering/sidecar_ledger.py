@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from assay_runner.contract import SHARD_DIR, Finite, PriceConfig, WireModel
+from assay_runner.contract import SHARD_DIR, Finite, PriceConfig, Usage, WireModel
 
 LEDGER_FILE = "ledger.json"
 NO_CELL = ""
@@ -48,6 +48,10 @@ class SpendCount(WireModel):
     never counted."""
     error: str | None = None
     """Why a reply's usage could not be counted."""
+
+    def usage(self) -> Usage:
+        """The settled calls' tokens and cost, as a result counts usage."""
+        return Usage(input_tokens=self.input_tokens, output_tokens=self.output_tokens, cost_usd=self.cost_usd)
 
 
 class Refusals(WireModel):
