@@ -270,3 +270,23 @@ def test_closing_the_judges_ends_the_code_judges_idle_workers() -> None:
     assert judge._idle == []
     assert judge.judge(case("an answer")).score == 1.0  # a later call starts a fresh worker
     judge.close()
+
+
+def test_ending_the_judges_kills_the_workers_at_once_and_closing_reaps_them() -> None:
+    """`end_judges` does not wait (the kernel tears the workers down while the verdict is computed);
+    `close_judges` leaves no worker unreaped."""
+    import os
+    import signal
+
+    from assay_runner.judges import close_judges, end_judges
+
+    judge = code_judge("return 1.0")
+    assert judge.judge(case("an answer")).score == 1.0
+    (worker,) = judge._idle
+    end_judges([exit_judge, judge])
+    assert judge._idle == [] and worker.process.returncode is None  # not waited for
+    killed = os.waitid(os.P_PID, worker.process.pid, os.WEXITED | os.WNOWAIT)  # dead, not yet reaped
+    assert killed is not None and killed.si_status == signal.SIGKILL
+    close_judges([exit_judge, judge])
+    assert worker.process.returncode == -signal.SIGKILL
+    assert judge._ending == []

@@ -29,7 +29,16 @@ if TYPE_CHECKING:
 
 AnyJudge = Judge | AsyncJudge
 
-__all__ = ["AnyJudge", "AsyncJudge", "Case", "Judge", "build_judge", "build_judges", "close_judges"]
+__all__ = [
+    "AnyJudge",
+    "AsyncJudge",
+    "Case",
+    "Judge",
+    "build_judge",
+    "build_judges",
+    "close_judges",
+    "end_judges",
+]
 
 
 def build_judge(
@@ -83,10 +92,21 @@ def build_judges(
     return [build_judge(spec, suite, client, judge_model) for spec in suite.spec.judges]
 
 
+def end_judges(judges: Iterable[AnyJudge]) -> None:
+    """The judging is over: what the judges hold is told to go (a code judge's idle workers get SIGKILL),
+    without waiting for it. `close_judges` waits; in between, the kernel tears the workers down while the
+    runner computes the verdict (~2 ms that were the largest part of `assay run`'s tail)."""
+    for judge in judges:
+        if isinstance(judge, Closable):
+            judge.end()
+
+
 def close_judges(judges: Iterable[AnyJudge]) -> None:
-    """The judging is over: what the judges hold goes now (a code judge's idle worker processes), not when
+    """What the judges hold is gone when this returns (a code judge's worker processes, reaped), not when
     the process exits — until a worker is gone, a reader of the runner's standard error (which the worker
     shares) is still waiting for its end."""
+    judges = list(judges)
+    end_judges(judges)  # every judge's first: the workers end side by side
     for judge in judges:
         if isinstance(judge, Closable):
             judge.close()

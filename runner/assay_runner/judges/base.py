@@ -74,6 +74,9 @@ S = TypeVar("S", bound=JudgeBase)
 class Closable(Protocol):
     """A judge that holds something (processes) to let go of once the judging is over."""
 
+    def end(self) -> None:
+        """Tell it to go, without waiting (`close` waits)."""
+
     def close(self) -> None: ...
 
 

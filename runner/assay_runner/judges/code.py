@@ -132,6 +132,7 @@ class Code(SpecJudge[CodeJudge]):
         self._setup: dict[str, Any] | None = None
         self._setup_error: str | None = None
         self._idle: list[Worker] = []
+        self._ending: list[Worker] = []  # sent SIGKILL by `end`, reaped by `close`
         self._lock = threading.Lock()
         try:
             self._setup = _setup(spec, suite_root)
@@ -180,12 +181,19 @@ class Code(SpecJudge[CodeJudge]):
         assert self._setup is not None
         return Worker(self._setup)
 
-    def close(self) -> None:
+    def end(self) -> None:
+        """SIGKILL to every idle worker, all at once; `close` reaps them (they end side by side meanwhile)."""
         with self._lock:
             idle, self._idle = self._idle, []
-        for worker in idle:  # all killed first, then each reaped: they end at once, not one by one
-            worker.end()
+            self._ending.extend(idle)
         for worker in idle:
+            worker.end()
+
+    def close(self) -> None:
+        self.end()
+        with self._lock:
+            ending, self._ending = self._ending, []
+        for worker in ending:
             worker.kill()
 
 

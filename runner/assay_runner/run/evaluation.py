@@ -13,7 +13,7 @@ from assay_runner.contract import RepetitionResult, Result
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
-from assay_runner.judges import AnyJudge, build_judges, close_judges
+from assay_runner.judges import AnyJudge, build_judges, close_judges, end_judges
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, unanswered
 from assay_runner.run.judge_step import JudgeStep, unjudged
@@ -40,19 +40,22 @@ async def run_evaluation(prepared: Prepared, control: Control, resume: Result | 
     )
     judges: list[AnyJudge] = []
     try:
-        judges = build_judges(prepared.suite, access.client, config.judge_model)
-        step = JudgeStep(judges)
-        ran = await answer_cells(prepared, access, control, lambda _pool: step.judge, order)
+        try:
+            judges = build_judges(prepared.suite, access.client, config.judge_model)
+            step = JudgeStep(judges)
+            ran = await answer_cells(prepared, access, control, lambda _pool: step.judge, order)
+        finally:
+            end_judges(judges)  # their workers end while the verdict is computed, and are reaped after it
+            await access.aclose()
+        cells = {**kept, **{cell: settled(cell, outcome) for cell, outcome in ran.items()}}
+        usage = total_usage(
+            access.meter.usage(),
+            (c.usage for c in cells.values()),
+            agent_metered=config.agent.kind == "chat",
+        )
+        return prepared.verdict(cells, started=started, usage=usage)
     finally:
         close_judges(judges)
-        await access.aclose()
-    cells = {**kept, **{cell: settled(cell, outcome) for cell, outcome in ran.items()}}
-    usage = total_usage(
-        access.meter.usage(),
-        (c.usage for c in cells.values()),
-        agent_metered=config.agent.kind == "chat",
-    )
-    return prepared.verdict(cells, started=started, usage=usage)
 
 
 def settled(cell: Cell, outcome: RepetitionResult | BaseException | None) -> RepetitionResult:
