@@ -1,7 +1,14 @@
 # Assay's developer entry points. `make demo` and `make test` are the README's two commands: each sets up
 # everything it needs on a fresh machine.
 SHELL := /bin/bash
-PYTHON ?= python3.11
+# The virtualenv's interpreter: Debian's python3.11 where the machine has it with its venv module, which is
+# the interpreter the runner image runs (images/base/debian-python.sh; UBI's base has a distribution build
+# too), so the tests and the benchmarks run what users run; else the first python3.11 on PATH. A source
+# build without profile-guided optimisation (pyenv's default) starts `assay` 10-30 ms slower
+# (bench/run_overhead.py names the interpreter it measured). An existing .venv keeps the one it was made
+# with: `rm -rf .venv` to change it.
+DISTRO_PYTHON := /usr/bin/python3.11
+PYTHON ?= $(if $(shell $(DISTRO_PYTHON) -c 'import ensurepip, venv' 2>/dev/null && echo yes),$(DISTRO_PYTHON),python3.11)
 VENV := .venv
 BIN := $(VENV)/bin
 UV_VERSION := 0.13.9

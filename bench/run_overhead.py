@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import platform
 import resource
 import shlex
 import shutil
@@ -215,6 +216,9 @@ def main() -> int:
                 f"{m['peak_mib']:>8.1f}"
             )
     print(f'start-up floor: python -c "{FLOOR_IMPORTS}", run before each run')
+    # Interpreter builds differ by tens of milliseconds of start-up (a distribution's optimised build against
+    # a plain source build), so every figure above names the one it ran on.
+    print(f"python: {platform.python_version()} at {Path(sys.executable).resolve()}")
     for tickets, (ratio, floor) in zip(args.tickets, ratios, strict=True):
         print(f"{tickets:>7} tickets: floor {floor:.3f} s, to 1st agent / floor {ratio:.2f}")
     return 0
