@@ -283,17 +283,28 @@ def test_deleting_an_evaluation_mid_run_collects_its_job_pods_config_maps_and_vo
             and support.get_or_none(admin, f"/api/v1/persistentvolumes/{volume}") is None
         )
 
+    # The Kubernetes garbage collector's own pace, not the operator's: it picks up a custom resource's owner
+    # events only once its 30 s discovery resync has a monitor for the kind, and it pauses while it resyncs
+    # its monitors after CRDs come and go (the suite installs and removes some). Alone: ~40 s; in the full
+    # suite: 100-125 s, so 120 s made the test fail at random.
     wait_until(
         collected,
-        timeout=120,
+        timeout=300,
         what="the garbage collector to delete the Job, its pods, the owned ConfigMaps and the volume",
         describe=lambda: str(
-            (
-                [j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "doomed")],
-                [p["metadata"]["name"] for p in support.pods_of_job(admin, namespace, "doomed-g1-answer")],
-                owned_config_maps(admin, namespace),
-                owned_claims(admin, namespace),
-            )
+            {
+                "evaluation": support.get_or_none(admin, support.evaluations_path(namespace, "doomed"))
+                is not None,
+                "jobs": [j["metadata"]["name"] for j in support.jobs_of(admin, namespace, "doomed")],
+                "pods": [
+                    p["metadata"]["name"] for p in support.pods_of_job(admin, namespace, "doomed-g1-answer")
+                ],
+                "configMaps": owned_config_maps(admin, namespace),
+                "claims": owned_claims(admin, namespace),
+                "volume": (support.get_or_none(admin, f"/api/v1/persistentvolumes/{volume}") or {}).get(
+                    "status"
+                ),
+            }
         ),
     )
     # The user's own brain ConfigMap is not the Evaluation's: it stays.
