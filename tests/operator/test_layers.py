@@ -60,7 +60,9 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
         "print(sorted(m for m in sys.modules if m.startswith('assay_runner')))"
     )
     loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == str(
+    # The contract is a package of pydantic models and rules: its modules come with it.
+    modules = [m for m in ast.literal_eval(loaded.strip()) if not m.startswith("assay_runner.contract.")]
+    assert modules == (
         [
             "assay_runner",
             "assay_runner.contract",

@@ -1,0 +1,147 @@
+"""The public result contracts: `result.json`, the RunSummary and the judge-verdict shapes.
+
+Users script against these and the operator validates the RunSummary it reads from the pod's termination
+message, so this module depends on pydantic alone (the operator may import it; it must never pull in judge
+code). Keys are camelCase on the wire, like the Evaluation resource.
+
+A package of one concept per module, re-exported here so every import reads `assay_runner.contract`:
+`wire` (the base model), `rules` (brain files, digests, judge scales and thresholds), `trajectory`,
+`result` (`result.json`), `summary` (the RunSummary), `answers` (the AnswerSummary), `run_config` (the
+RunConfig) and `pod_wiring` (the environment and paths the pods of one run share).
+"""
+
+from assay_runner.contract.answers import (
+    ANSWER_SUMMARY_SCHEMA_VERSION,
+    MAX_STOPPED,
+    AnswerSummary,
+)
+from assay_runner.contract.pod_wiring import (
+    GATEWAY_LEDGER_ENV,
+    GATEWAY_SOCKET_ENV,
+    POD_UID_ENV,
+    SHARD_DIR,
+    SHARD_INDEX_ENV,
+)
+from assay_runner.contract.result import (
+    RESULT_SCHEMA_VERSION,
+    GateSettings,
+    Inputs,
+    JudgeConfigSummary,
+    JudgeSummary,
+    JudgeVerdict,
+    MlflowRef,
+    PassCriterion,
+    RepetitionFigures,
+    RepetitionResult,
+    Result,
+    ResultConfig,
+    RuleResult,
+    RunRequest,
+    TicketResult,
+    Usage,
+)
+from assay_runner.contract.rules import (
+    MODEL_SCALE,
+    UNIT_SCALE,
+    digest_files,
+    is_brain_file,
+    judge_scale,
+    threshold_problem,
+)
+from assay_runner.contract.run_config import (
+    AgentConfig,
+    CassetteConfig,
+    ConfigModel,
+    Finite,
+    GateOverrides,
+    LimitsConfig,
+    MlflowConfig,
+    NonBlank,
+    OutputConfig,
+    PriceConfig,
+    RunConfig,
+    ShardConfig,
+    TicketId,
+)
+from assay_runner.contract.summary import (
+    SUMMARY_MAX_BYTES,
+    SUMMARY_SCHEMA_VERSION,
+    PairedTickets,
+    RunSummary,
+    SummaryCounts,
+    SummaryRule,
+)
+from assay_runner.contract.trajectory import (
+    TRAJECTORY_MAX_STEPS,
+    TRAJECTORY_TEXT_CHARS,
+    AgentError,
+    ModelTurn,
+    ToolAction,
+    ToolCall,
+    Trajectory,
+    TrajectoryStep,
+)
+from assay_runner.contract.wire import (
+    WireModel,
+)
+
+__all__ = [
+    "ANSWER_SUMMARY_SCHEMA_VERSION",
+    "GATEWAY_LEDGER_ENV",
+    "GATEWAY_SOCKET_ENV",
+    "MAX_STOPPED",
+    "MODEL_SCALE",
+    "POD_UID_ENV",
+    "RESULT_SCHEMA_VERSION",
+    "SHARD_DIR",
+    "SHARD_INDEX_ENV",
+    "SUMMARY_MAX_BYTES",
+    "SUMMARY_SCHEMA_VERSION",
+    "TRAJECTORY_MAX_STEPS",
+    "TRAJECTORY_TEXT_CHARS",
+    "UNIT_SCALE",
+    "AgentConfig",
+    "AgentError",
+    "AnswerSummary",
+    "CassetteConfig",
+    "ConfigModel",
+    "Finite",
+    "GateOverrides",
+    "GateSettings",
+    "Inputs",
+    "JudgeConfigSummary",
+    "JudgeSummary",
+    "JudgeVerdict",
+    "LimitsConfig",
+    "MlflowConfig",
+    "MlflowRef",
+    "ModelTurn",
+    "NonBlank",
+    "OutputConfig",
+    "PairedTickets",
+    "PassCriterion",
+    "PriceConfig",
+    "RepetitionFigures",
+    "RepetitionResult",
+    "Result",
+    "ResultConfig",
+    "RuleResult",
+    "RunConfig",
+    "RunRequest",
+    "RunSummary",
+    "ShardConfig",
+    "SummaryCounts",
+    "SummaryRule",
+    "TicketId",
+    "TicketResult",
+    "ToolAction",
+    "ToolCall",
+    "Trajectory",
+    "TrajectoryStep",
+    "Usage",
+    "WireModel",
+    "digest_files",
+    "is_brain_file",
+    "judge_scale",
+    "threshold_problem",
+]

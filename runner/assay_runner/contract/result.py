@@ -1,0 +1,226 @@
+"""`result.json`: the full result of one evaluation, cell by cell."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from assay_runner.contract.run_config import PriceConfig
+from assay_runner.contract.trajectory import Trajectory
+from assay_runner.contract.wire import WireModel
+from assay_runner.vocabulary import Selection, Verdict
+
+RESULT_SCHEMA_VERSION = 1
+
+
+class JudgeVerdict(WireModel):
+    """One judge's verdict on one ticket repetition."""
+
+    score: float | None = None
+    """Normalised score in [0, 1]; None when the judge did not apply or errored."""
+    reason: str = ""
+    """Human-readable explanation of the score."""
+    applicable: bool = True
+    """False when the judge had nothing to check on this ticket (excluded, never a free 1.0)."""
+    error: str | None = None
+    """Set when the judge could not produce a score (blocks the verdict)."""
+    raw: float | None = None
+    """Score on the judge's own scale (model judges: the median of the samples)."""
+    samples: list[float] | None = None
+    """Raw scores of the individual samples (model judges)."""
+    spread: float | None = None
+    """max - min of the samples on the raw scale (model judges)."""
+
+
+class RepetitionResult(WireModel):
+    """One ticket answered once: the cell of the ticket x repetition grid."""
+
+    index: int
+    score: float
+    """Weighted mean of the applicable weighted judges (0 when the cell errored)."""
+    passed: bool
+    """Whether the cell passes the suite's pass criterion."""
+    exit_code: int | None = None
+    error: str | None = None
+    """Why the cell could not be judged (missing answer, no applicable judge, ...)."""
+    judges: dict[str, JudgeVerdict] = Field(default_factory=dict)
+    answer: str | None = None
+    """The answer text, kept so results can be re-gated and reported without the answers directory."""
+    answer_digest: str | None = None
+    """sha256 of the answer's UTF-8 bytes: `assay gate --verify --answers DIR` checks it against the tree."""
+    transcript: str | None = None
+    """The tail of the agent's transcript (stdout, stderr), for the report and debugging."""
+    started_at: float | None = None
+    """When the agent started (seconds since the epoch), for the MLflow trace's timeline."""
+    wall_seconds: float | None = None
+    """The agent's wall time."""
+    judge_seconds: float | None = None
+    """Wall time of judging the answer (the judges run side by side)."""
+    usage: Usage | None = None
+    trajectory: Trajectory | None = None
+    """The agent's steps (model turns, tool calls, errors), when its CLI's transcript tells them."""
+
+
+class TicketResult(WireModel):
+    id: str
+    split: str
+    score: float
+    """Mean of the ticket's repetition scores."""
+    passed: bool
+    """Ticket score at or above the floor, and no judge floor broken."""
+    question: str = ""
+    key: dict[str, Any] | None = None
+    """The ticket's answer key (kb, mustMention, forbidden, shouldAbstain, scopePolicy, notes)."""
+    repetitions: list[RepetitionResult] = Field(default_factory=list)
+
+
+class JudgeSummary(WireModel):
+    type: str
+    weight: float
+    mean: float | None
+    """Mean over the tickets where the judge applied (repetitions averaged per ticket first), in [0, 1]."""
+    raw_mean: float | None = None
+    """Mean on the judge's own scale (model judges)."""
+    threshold: float
+    """The threshold as configured (model judges: on their raw scale)."""
+    passed: bool
+    applicable_tickets: int
+    errors: int = 0
+
+
+class RuleResult(WireModel):
+    name: str
+    passed: bool
+    value: float | None
+    threshold: float | None
+    detail: str
+    offenders: list[str] = Field(default_factory=list)
+    """The judges or tickets that break the rule."""
+
+
+class RepetitionFigures(WireModel):
+    k: int
+    pass_rate: float
+    """Passing cells / all cells."""
+    pass_at_k: float
+    """Share of tickets that pass in at least one repetition."""
+    pass_hat_k: float
+    """Share of tickets that pass in every repetition (pass^k)."""
+    fully_resolved: int
+    """Number of tickets that pass in every repetition."""
+    cells: int
+    passing_cells: int
+
+
+class Usage(WireModel):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def plus(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=round(self.cost_usd + other.cost_usd, 6),
+        )
+
+    def priced(self, price: PriceConfig | None) -> Usage:
+        """These tokens at `price` (no price: no cost)."""
+        cost = price.cost_usd(self.input_tokens, self.output_tokens) if price is not None else 0.0
+        return self.model_copy(update={"cost_usd": round(cost, 6)})
+
+
+class Inputs(WireModel):
+    brain_digest: str | None = None
+    suite_digest: str
+    judges_digest: str
+    """The judges, their code, the pass criterion and the effective gate (suite defaults + overrides)."""
+    tickets_digest: str | None = None
+    """The resolved ticket selection: the ordered list of ticket ids the verdict covers."""
+    public_digest: str | None = None
+    """The suite's public part as mounted (suite.yaml, questions, judge code), when the suite came split."""
+    key_digest: str | None = None
+    """The answer-key file as mounted, when the suite came split."""
+    answers_digest: str | None = None
+    """The answers judged: the sealed tree's digest (`answers.json` treeDigest) when judged from a tree,
+    else a digest over every cell's answer digest."""
+
+
+class MlflowRef(WireModel):
+    tracking_uri: str | None = None
+    experiment_id: str | None = None
+    run_id: str | None = None
+    logged: bool = False
+    error: str | None = None
+
+
+class JudgeConfigSummary(WireModel):
+    """What re-gating needs to know about a judge, copied into the result."""
+
+    name: str
+    type: str
+    weight: float
+    threshold: float
+    floor: float | None = None
+    scale: tuple[float, float] | None = None
+
+
+class GateSettings(WireModel):
+    # Every bound is a share in [0, 1]: -1, 2, NaN or 1e9 would make the gate pass everything or nothing.
+    min_score: float = Field(default=0.90, ge=0, le=1)
+    ticket_floor: float = Field(default=0.70, ge=0, le=1)
+    min_pass_hat_k: float | None = Field(default=None, ge=0, le=1)
+    """When set and k > 1: the share of tickets that must pass in every repetition (1.0 = all)."""
+    require_mlflow: bool = False
+    """Block when logging to MLflow failed."""
+
+
+class PassCriterion(WireModel):
+    """When a ticket repetition counts as passing, for pass rate, pass@k and pass^k."""
+
+    kind: Literal["allJudgesTop", "allJudgesThreshold", "minTicketScore"] = "allJudgesTop"
+    min_ticket_score: float | None = Field(default=None, ge=0, le=1)
+
+
+class ResultConfig(WireModel):
+    judges: list[JudgeConfigSummary]
+    gate: GateSettings
+    pass_criterion: PassCriterion
+
+
+class RunRequest(WireModel):
+    """What the run was asked to cover, before the suite resolved it: `assay gate --verify` checks the
+    selection against the suite with it (or with the RunConfig it is given)."""
+
+    tickets: Selection | list[str]
+    repetitions: int
+
+
+class Result(WireModel):
+    """The full result of one evaluation (`result.json`)."""
+
+    schema_version: int = RESULT_SCHEMA_VERSION
+    run_name: str | None = None
+    suite: str
+    mode: Literal["release", "online"] = "release"
+    verdict: Verdict
+    score: float
+    reasons: list[str] = Field(default_factory=list)
+    """One line per failed rule, empty on Pass."""
+    judges: dict[str, JudgeSummary]
+    rules: list[RuleResult]
+    tickets: list[TicketResult]
+    repetitions: RepetitionFigures
+    usage: Usage = Field(default_factory=Usage)
+    inputs: Inputs
+    mlflow: MlflowRef = Field(default_factory=MlflowRef)
+    config: ResultConfig
+    selection: list[str] = Field(default_factory=list)
+    """The ticket ids the verdict covers, in order (their digest is `inputs.ticketsDigest`)."""
+    request: RunRequest | None = None
+    """The selection and repetitions the run was asked for (None: online judging, older results)."""
+    warnings: list[str] = Field(default_factory=list)
+    """What does not block but weakens the verdict (a judge model equal to the agent's model)."""
+    started_at: str | None = None
+    finished_at: str | None = None

@@ -1,0 +1,178 @@
+"""The RunConfig: everything one evaluation needs (`assay run --config FILE`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_validator
+
+from assay_runner.contract.wire import WireModel
+from assay_runner.vocabulary import AgentKind, CassetteMode, Selection
+
+# --- The run configuration: rendered by the operator into a ConfigMap, or built from `assay run` flags. ---
+# Strict in type and range: a RunConfig is written by a program (the operator) or by hand, and a value
+# that only coerces ("4" for 4, "yes" for true, 1 for true) is a mistake to report, never to guess at.
+
+
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must not be empty or only whitespace")
+    return text
+
+
+NonBlank = Annotated[str, AfterValidator(_not_blank)]
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class ConfigModel(WireModel):
+    """A part of the RunConfig: no lax coercion (`strict`), and every float finite."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class AgentConfig(ConfigModel):
+    kind: AgentKind = "chat"
+    """`command` (an argv template), a CLI preset, `chat` (one gateway call) or `replay` (recorded
+    answers)."""
+    command: list[str] | None = Field(default=None, min_length=1)
+    """argv template for `command`, with placeholders such as {prompt_file} and {model}."""
+    model: NonBlank | None = None
+    """Model the agent uses, through the gateway."""
+    timeout_seconds: Finite = Field(default=600.0, gt=0, le=86400)
+    """Per ticket: a slower agent is killed and the cell scored with exit code 124."""
+    answers: NonBlank | None = None
+    """Directory of recorded answers for `replay`."""
+
+
+class CassetteConfig(ConfigModel):
+    dir: NonBlank
+    mode: CassetteMode = "replay"
+
+
+class MlflowConfig(ConfigModel):
+    tracking_uri: NonBlank | None = None
+    """Tracking server or store; a SQLite file in the working directory when empty."""
+    experiment: NonBlank = "assay"
+    enabled: bool = True
+
+
+class GateOverrides(ConfigModel):
+    min_score: Finite | None = Field(default=None, ge=0, le=1)
+    ticket_floor: Finite | None = Field(default=None, ge=0, le=1)
+    min_pass_hat_k: Finite | None = Field(default=None, ge=0, le=1)
+    require_mlflow: bool | None = None
+    thresholds: dict[str, float] = Field(default_factory=dict)
+    """Per-judge thresholds, by judge name (model judges on their raw scale)."""
+
+
+class PriceConfig(ConfigModel):
+    """USD per million input and output tokens of one model."""
+
+    input_per_million: Finite = Field(ge=0)
+    output_per_million: Finite = Field(ge=0)
+
+    def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
+        """The one pricing formula: every cost Assay reports or budgets is computed here."""
+        return (input_tokens * self.input_per_million + output_tokens * self.output_per_million) / 1e6
+
+
+class OutputConfig(ConfigModel):
+    dir: NonBlank = "assay-out"
+    """Where result.json, summary.json and the report go."""
+    summary_path: NonBlank | None = None
+    """Also write the RunSummary here (on the cluster: /dev/termination-log)."""
+    blocked_exit_code: int = Field(default=1, ge=0, le=1)
+    """Exit code for a Blocked verdict: 1 on a terminal; 0 only in the operator's Job, where only "could not
+    run" fails the pod and the verdict travels in the RunSummary (honoured only where the Job's environment
+    says so: `ASSAY_JOB`)."""
+    keep_workspaces: bool = False
+    workspace_root: NonBlank | None = None
+
+
+class LimitsConfig(ConfigModel):
+    """The largest files the judge phase reads per cell: bigger ones are a cell error (Blocked), never
+    read, so one answer cannot exhaust the judge's memory (about 30 MB per MB of answer is judged)."""
+
+    max_answer_bytes: int = Field(default=8 << 20, ge=1, le=1 << 30)
+    """`answer.md`."""
+    max_side_file_bytes: int = Field(default=1 << 20, ge=1, le=1 << 30)
+    """Each other file of a cell (code judges' `outputs.files`), and the transcript's tail."""
+
+
+TicketId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")]
+
+
+class ShardConfig(ConfigModel):
+    """The answers come in `count` shards: cell j of the repetition-major order belongs to shard j % count.
+
+    The answer phase answers its own shard: `index`, or the Indexed Job's `JOB_COMPLETION_INDEX` when
+    `index` is not given (one RunConfig serves every pod). The judge phase (no `index`) reads every shard's
+    tree, `answersDir/shard-<i>`."""
+
+    count: int = Field(ge=1, le=1000)
+    index: int | None = Field(default=None, ge=0)
+    failed: dict[str, NonBlank] = Field(default_factory=dict)
+    """Judge phase: shards that failed for good (index as text -> why, as the operator saw it); their cells
+    block with that reason."""
+
+    @model_validator(mode="after")
+    def _index_in_range(self) -> ShardConfig:
+        if self.index is not None and self.index >= self.count:
+            raise ValueError(f"shard index {self.index} is not below the count {self.count}")
+        wrong = [i for i in self.failed if not i.isdigit() or int(i) >= self.count]
+        if wrong:
+            raise ValueError(f"failed shard(s) {', '.join(wrong)} are not shards of {self.count}")
+        return self
+
+
+class RunConfig(ConfigModel):
+    """Everything one evaluation needs: `assay run --config FILE` (YAML or JSON)."""
+
+    schema_version: Literal[1] = 1
+    run_name: NonBlank | None = None
+    suite: NonBlank
+    """Suite directory."""
+    kb: NonBlank | None = None
+    """KB articles directory, when not the suite's own `kb/` (on the cluster: their ConfigMap)."""
+    brain: NonBlank | None = None
+    """Brain directory (AGENTS.md and other files)."""
+    tickets: Selection | Annotated[list[TicketId], Field(min_length=1)] = "all"
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    repetitions: int = Field(default=1, ge=1, le=100)
+    concurrency: int = Field(default=4, ge=1, le=64)
+    gateway: NonBlank | None = None
+    """OpenAI-compatible base URL of the model gateway."""
+    judge_model: NonBlank | None = None
+    cassettes: CassetteConfig | None = None
+    mlflow: MlflowConfig = Field(default_factory=MlflowConfig)
+    gate: GateOverrides = Field(default_factory=GateOverrides)
+    prices: dict[NonBlank, PriceConfig] = Field(default_factory=dict)
+    """USD per million tokens, by model; overrides the suite's `prices` model by model."""
+    max_cost_usd: Finite | None = Field(default=None, gt=0)
+    """Budget: once the run has spent this much (priced usage), no new cell starts; the rest are recorded as
+    not started and the verdict blocks."""
+    output: OutputConfig = Field(default_factory=OutputConfig)
+    keys: NonBlank | None = None
+    """The answer-key file (keys.yaml) when `suite` holds only the suite's public part (`assay split`).
+    The judge phase reads it; the answer phase refuses a config that names it."""
+    answers_dir: NonBlank | None = None
+    """The answers tree: where `assay answer` writes and `assay score --config` reads."""
+    answer_deadline_seconds: Finite | None = Field(default=None, gt=0)
+    """The answer phase stops itself after this long (unfinished cells are recorded as incomplete), so
+    the judge phase still has time to give a verdict before the Job's deadline."""
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    shard: ShardConfig | None = None
+    """The answers in shards (an Indexed Job of answer pods): which one this answer phase answers, or how
+    many the judge phase reads."""
+    resume: bool = False
+    """The answer phase keeps the cells a previous attempt on the same inputs answered (sealed, no error)
+    and answers only the missing or errored ones."""
+
+    @field_validator("tickets")
+    @classmethod
+    def _each_ticket_once(cls, tickets: Selection | list[str]) -> Selection | list[str]:
+        if isinstance(tickets, list):
+            repeated = sorted({t for t in tickets if tickets.count(t) > 1})
+            if repeated:
+                raise ValueError(f"ticket(s) selected more than once: {', '.join(repeated)}")
+        return tickets
