@@ -33,11 +33,11 @@ def wait_established(api: KubeApi, names: Iterable[str], timeout: float = 60.0) 
             seen[0] = api.get(f"{CRDS_PATH}/{name}")
             return has_condition(seen[0], "Established")
 
+        def conditions(seen: list[dict[str, Any]] = seen) -> str:
+            return repr((seen[0].get("status") or {}).get("conditions"))
+
         wait_until(
-            established,
-            timeout=timeout,
-            what=f"the CRD {name} to be Established",
-            describe=lambda seen=seen: repr((seen[0].get("status") or {}).get("conditions")),
+            established, timeout=timeout, what=f"the CRD {name} to be Established", describe=conditions
         )
         spec = seen[0]["spec"]
         served = next(v["name"] for v in spec["versions"] if v.get("served"))

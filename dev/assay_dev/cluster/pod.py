@@ -31,13 +31,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from assay_dev.images.buildah import BuildahError
 
 from . import oci, resources, waiting
 from .images import PulledImage, UnknownImage, pull
 from .kubeapi import ApiError, pods_path
+from .pod_host import PodHost
 from .podspec import (
     ConfigError,
     container_argv,
@@ -50,9 +51,6 @@ from .runc import RuncError
 from .runtime import ContainerHandle, PodSandbox
 from .security import security
 from .volumes import MountError, materialize
-
-if TYPE_CHECKING:
-    from .kubelet import LocalKubelet
 
 Obj = dict[str, Any]
 log = logging.getLogger(__name__)
@@ -143,7 +141,7 @@ class Container:
 
 
 class PodWorker:
-    def __init__(self, kubelet: LocalKubelet, pod: Obj) -> None:
+    def __init__(self, kubelet: PodHost, pod: Obj) -> None:
         self.kubelet = kubelet
         self.pod = pod
         meta = pod["metadata"]

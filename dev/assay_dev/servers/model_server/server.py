@@ -168,8 +168,8 @@ class ModelServer(LoopbackServer):
                         self.close_connection = True
                         return
                     if fault is not None:
-                        body = error_body(protocol, fault, f"scripted failure {fault}")
-                        self._send(record, fault, body, "application/json")
+                        failure = error_body(protocol, fault, f"scripted failure {fault}")
+                        self._send(record, fault, failure, "application/json")
                         return
                     usage = Usage(prompt_tokens=300, output_tokens=5)
                     self._ok(record, reply(model, TITLE_REPLY, None, usage, stream), usage, stream)

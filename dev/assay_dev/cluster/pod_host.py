@@ -1,0 +1,37 @@
+"""What a pod's worker needs of the node it runs on: the kubelet's side of their seam, as a Protocol.
+
+`LocalKubelet` (kubelet.py) starts a `PodWorker` (pod.py) per pod and the worker calls back into it; the
+worker names this Protocol rather than the kubelet's class, so the two files do not import each other.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Protocol
+
+from .images import PullFault
+from .kubeapi import KubeApi
+from .podspec import Obj, ObjectSource
+from .runtime import NodeRuntime
+
+
+class PodHost(ObjectSource, Protocol):
+    """The node a pod runs on: its API client, its runtime, its capacity and its way to end a pod."""
+
+    api: KubeApi
+    node_name: str
+    work_dir: Path
+    service_env: dict[str, str]
+    pull_faults: dict[str, PullFault]
+    runtime: NodeRuntime
+    memory_bytes: int
+    allocatable: dict[str, str]
+    stopping: threading.Event
+    """Set when the node is stopping: every worker ends."""
+
+    def confirm_deletion(self, pod: Obj) -> None:
+        """Delete the pod for good (grace period 0), as a kubelet does once its containers are gone."""
+
+    def token(self, pod: Obj, audience: str, expiration_seconds: int) -> str:
+        """A service-account token bound to the pod."""
