@@ -5,7 +5,7 @@ bundle/manifests/
   assay-operator.clusterserviceversion.yaml  the CSV: owned CRDs with spec/status descriptors (the console
       shows verdict, score, conditions), install modes, permissions from assay_operator.rbac, the operator
       Deployment from manifests/base (itself rendered from the chart), alm-examples from the example
-      Evaluation and Campaign (assay_dev.cluster.assay_install), related images, the icon
+      Evaluation and Campaign (assay_operator.examples), related images, the icon
   assay.dev_evaluations.yaml, assay.dev_campaigns.yaml   copies of crds/
   assay-{evaluation,campaign}-example.consoleyamlsample.yaml   "create" in the console starts from these
 bundle/metadata/annotations.yaml   package, channel, media type
@@ -35,8 +35,8 @@ from typing import Any
 
 import yaml
 
-from assay_dev.cluster.assay_install import example_campaign, example_evaluation
 from assay_dev.generated import diffs, write_or_check
+from assay_operator.examples import example_campaign, example_evaluation
 from assay_operator.rbac import role_rules
 
 ROOT = Path(__file__).resolve().parents[1]

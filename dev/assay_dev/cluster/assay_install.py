@@ -16,6 +16,7 @@ from typing import Any
 
 from assay_dev.images import build as images_build
 from assay_dev.images.build import BuiltImage
+from assay_operator.examples import example_campaign, example_evaluation
 
 from .controlplane import ControlPlane
 
@@ -24,6 +25,16 @@ CHART = REPO / "charts" / "assay"
 CRDS = REPO / "crds"
 EXAMPLES = REPO / "examples"
 Obj = dict[str, Any]
+
+__all__ = [
+    "LocalImages",
+    "brain_config_map",
+    "example_campaign",
+    "example_evaluation",
+    "helm_install_args",
+    "local_images",
+    "workload_controllers",
+]
 
 
 @dataclass(frozen=True)
@@ -100,43 +111,3 @@ def brain_config_map(name: str, version: str) -> Obj:
     folder = EXAMPLES / "support-desk" / "brains" / version
     data = {f.name: f.read_text() for f in sorted(folder.iterdir()) if f.is_file()}
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
-
-
-def example_evaluation(name: str, brain: str, answers: str) -> Obj:
-    """The bundled example, replayed from recorded answers and model-judge cassettes (offline)."""
-    return {
-        "apiVersion": "assay.dev/v1alpha1",
-        "kind": "Evaluation",
-        "metadata": {"name": name},
-        "spec": {
-            "brain": {"configMap": {"name": brain}},
-            "suite": {"bundled": "support-desk"},
-            "agent": {"kind": "replay", "answers": {"bundled": f"support-desk/answers/{answers}"}},
-            "cassettes": {"bundled": "support-desk/cassettes"},
-            "judgeModel": "example-judge",
-            "resources": {"cpu": "500m", "memory": "512Mi"},
-        },
-    }
-
-
-def example_campaign(name: str = "brains") -> Obj:
-    """Brain v1 challenging the released v0, both replayed (one recorded repetition each)."""
-    base = example_evaluation("unused", "brain-v0", "v0")["spec"]
-    shared = {k: v for k, v in base.items() if k not in ("brain", "agent")}
-    replay = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
-    return {
-        "apiVersion": "assay.dev/v1alpha1",
-        "kind": "Campaign",
-        "metadata": {"name": name},
-        "spec": {
-            **shared,
-            "repetitions": 1,
-            "maxParallel": 1,
-            "incumbent": {
-                "name": "released",
-                "brain": {"configMap": {"name": "brain-v0"}},
-                "agent": {**replay, "answers": {"bundled": "support-desk/answers/v0"}},
-            },
-            "candidates": [{"name": "v1", "brain": {"configMap": {"name": "brain-v1"}}, "agent": replay}],
-        },
-    }
