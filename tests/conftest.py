@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,44 @@ class ClusterImages:
 
 IMAGES: dict[str, ClusterImages] = {}
 """Filled by the `cluster_images` fixture; `current_images()` reads it inside tests."""
+
+
+PROCESS_SINGLETONS: tuple[tuple[str, str], ...] = (
+    ("assay_runner.processes", "OWN"),
+    ("assay_runner.processes", "CONTAINMENT"),
+    ("assay_runner.collector", "SCHEDULE"),
+    ("assay_runner.judges.threads", "JUDGE_THREADS"),
+    ("assay_operator.metrics", "CLUSTER"),
+    ("assay_operator.campaign.handlers", "RETRIES"),
+    ("assay_operator.campaign.handlers", "EVENTS"),
+    ("assay_operator.evaluation.handlers", "RETRIES"),
+)
+"""Every process-global object with state, by module and name: `reset()` between tests (tests/unit/
+test_singletons.py keeps the list complete)."""
+PROCESS_CACHES: tuple[tuple[str, str], ...] = (
+    ("assay_runner.processes", "lists_children"),
+    ("assay_operator.startup", "settings"),
+    ("assay_operator.kube", "api_client"),
+)
+"""Every `functools.cache`d function of the product: its cache is cleared between tests."""
+
+
+def reset_process_singletons() -> None:
+    """Each singleton and cache as a fresh process has it. Only in modules already imported: one that is not
+    has never been touched (and importing the operator here would slow every runner test)."""
+    for module, name in PROCESS_SINGLETONS:
+        if module in sys.modules:
+            getattr(sys.modules[module], name).reset()
+    for module, name in PROCESS_CACHES:
+        if module in sys.modules:
+            getattr(sys.modules[module], name).cache_clear()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_process_singletons() -> Iterator[None]:
+    """No test sees another's counted failures, paused collector, children or cached settings."""
+    yield
+    reset_process_singletons()
 
 
 def current_images() -> ClusterImages:

@@ -21,6 +21,11 @@ class Coalescer:
         """Keys whose work is running -> whether a request came in since it started."""
         self._guard = threading.Lock()
 
+    def reset(self) -> None:
+        """Forget every key (tests reset the process's singletons between tests)."""
+        with self._guard:
+            self._again.clear()
+
     def run(self, key: Hashable, work: Callable[[], None]) -> bool:
         """Run `work` now, and again while requests came in during the last run; False when work for `key`
         was already running (this request is then folded into its next run)."""

@@ -77,6 +77,11 @@ class EvaluationsCollector(Collector):
         self._lock = threading.Lock()
         self._states: dict[str, EvaluationState] = {}
 
+    def reset(self) -> None:
+        """Forget every Evaluation seen (tests reset the process's singletons between tests)."""
+        with self._lock:
+            self._states.clear()
+
     def record(self, uid: str, state: EvaluationState | None) -> None:
         with self._lock:
             if state is None:

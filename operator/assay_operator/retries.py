@@ -27,6 +27,11 @@ class Retries:
         self._lock = threading.Lock()
         self._failures: dict[Hashable, int] = {}
 
+    def reset(self) -> None:
+        """Forget every failure counted (tests reset the process's singletons between tests)."""
+        with self._lock:
+            self._failures.clear()
+
     def failed(
         self,
         key: Hashable,

@@ -99,6 +99,15 @@ class Schedule:
             self._startup = False
         self.release(before_resume=self._gc.freeze)
 
+    def reset(self) -> None:
+        """No pause held, and the collector running again if a pause had stopped it."""
+        with self._lock:
+            if self._held and self._resume:
+                self._gc.enable()
+            self._held = 0
+            self._resume = False
+            self._startup = False
+
     def before_exit(self) -> None:
         """Everything left is freed by the exit itself: spare the interpreter its collections over it."""
         self.end_startup()

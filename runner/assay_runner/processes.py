@@ -74,6 +74,12 @@ class OwnChildren:
         """The pids, for a caller that holds `lock`."""
         return self._pids
 
+    def reset(self) -> None:
+        """Forget every child, as a fresh process (tests reset the process's singletons between tests)."""
+        with self.lock:
+            self._pids.clear()
+            self._starting = 0
+
 
 OWN = OwnChildren()
 
@@ -95,6 +101,11 @@ class Containment:
         if self.owner and not self.active:
             self.active = become_subreaper()
         return self.active
+
+    def reset(self) -> None:
+        """Back to a process that owns nothing (a subreaper stays one: the kernel has no way back)."""
+        self.owner = False
+        self.active = False
 
 
 CONTAINMENT = Containment()

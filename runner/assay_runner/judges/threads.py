@@ -28,7 +28,7 @@ class JudgeThreads:
         self.idle_seconds = idle_seconds
         self.name = name
         self._lock = threading.Lock()
-        self._idle: list[queue.SimpleQueue[Job]] = []
+        self._idle: list[queue.SimpleQueue[Job | None]] = []
 
     def submit(self, job: Job) -> None:
         """Run `job` on an idle thread, or on a new one when none is idle."""
@@ -37,7 +37,7 @@ class JudgeThreads:
         if jobs is not None:
             jobs.put(job)
             return
-        jobs = queue.SimpleQueue()
+        jobs = queue.SimpleQueue[Job | None]()
         jobs.put(job)
         threading.Thread(target=self._serve, args=(jobs,), name=self.name, daemon=True).start()
 
@@ -46,7 +46,14 @@ class JudgeThreads:
         with self._lock:
             return len(self._idle)
 
-    def _serve(self, jobs: queue.SimpleQueue[Job]) -> None:
+    def reset(self) -> None:
+        """End every idle thread now (None is their signal to end), as a fresh process has none."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for jobs in idle:
+            jobs.put(None)
+
+    def _serve(self, jobs: queue.SimpleQueue[Job | None]) -> None:
         job: Job | None = jobs.get()
         while job is not None:
             job()
@@ -55,7 +62,7 @@ class JudgeThreads:
                 self._idle.append(jobs)
             job = self._next(jobs)
 
-    def _next(self, jobs: queue.SimpleQueue[Job]) -> Job | None:
+    def _next(self, jobs: queue.SimpleQueue[Job | None]) -> Job | None:
         """The next job, or None when none came for `idle_seconds` (the thread then ends)."""
         try:
             return jobs.get(timeout=self.idle_seconds)
