@@ -12,14 +12,10 @@ import pytest
 from assay_dev import operator_support as support
 from assay_dev.cluster import ApiError, ControlPlane, KubeApi
 from assay_dev.cluster.wait import wait_until
-from assay_dev.operator_support import OperatorProcess, condition, get_or_none
+from assay_dev.operator_support import OperatorProcess, campaign, condition, get_or_none
 
 pytestmark = pytest.mark.cluster
 Obj = dict[str, Any]
-
-
-def campaign(name: str, spec: Obj) -> Obj:
-    return {"apiVersion": "assay.dev/v1alpha1", "kind": "Campaign", "metadata": {"name": name}, "spec": spec}
 
 
 def replay(answers: str) -> Obj:
@@ -40,17 +36,6 @@ def shared(**overrides: Any) -> Obj:
     return spec
 
 
-def decided(obj: Obj) -> bool:
-    status = obj.get("status") or {}
-    completed = condition(obj, "Completed")
-    return (
-        status.get("observedGeneration") == obj["metadata"]["generation"]
-        and completed is not None
-        and completed["status"] == "True"
-        and completed.get("observedGeneration") == obj["metadata"]["generation"]
-    )
-
-
 def wait_for_decision(
     api: KubeApi, namespace: str, name: str, operator: OperatorProcess, timeout: float = 240
 ) -> Obj:
@@ -60,7 +45,7 @@ def wait_for_decision(
         if not operator.alive():
             raise RuntimeError(f"the operator died:\n{operator.log_tail()}")
         obj = get_or_none(api, path)
-        return obj if obj is not None and decided(obj) else None
+        return obj if obj is not None and support.campaign_decided(obj) else None
 
     return wait_until(
         probe,

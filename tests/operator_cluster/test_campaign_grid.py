@@ -153,41 +153,31 @@ def test_a_64_cell_grid_decides_and_waits_for_approval(
     assert "condition met" in ok.stdout
 
 
-def mute_grid_spec(brain: str) -> Obj:
-    """64 brains x 4 agents, one of which (`mute`) writes no answer: 64 incomplete cells, and cell b7-okay
-    Blocked by its gate (the fake runner's canned summaries, chosen by the cell's name)."""
-    agent = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
-    return {
-        "suite": {"bundled": "support-desk"},
-        "resources": dict(support.SMALL),
-        "repetitions": 1,
-        "maxParallel": 16,
-        "incumbent": {"name": "live", "brain": {"configMap": {"name": brain}}, "agent": agent},
-        "grid": {
-            "brains": [{"name": f"b{i}", "brain": {"configMap": {"name": brain}}} for i in range(64)],
-            "agents": [{"name": name, "agent": agent} for name in ("good", "fine", "okay", "mute")],
-        },
-    }
+SMALL_BRAINS, SMALL_AGENTS = 8, ("okay", "mute")
+"""16 cells with each kind of ineligible cell of the largest grid (8 mute ones, b7-okay Blocked by its
+gate). The 256-cell grid itself is a benchmark, bench/campaign_grid.py (its figures: docs/campaigns.md);
+a 256-cell status is checked against the CRD without a cluster (tests/operator/test_campaign_grid.py)."""
 
 
-@pytest.mark.timeout(3600)
-def test_a_256_cell_grid_with_a_mute_agent_decides(
+def test_a_grid_with_a_mute_agent_decides(
     admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str]
 ) -> None:
-    """The largest grid, 65 cells ineligible, each with a reason line: the status stays within the CRD (the
-    reasons list ends with a count line) and the Campaign decides — before, the apiserver refused the status
-    and the Campaign read "255/257 ... waiting for the rest" for ever. The runner is the fake one: the
+    """Ineligible cells, each with a reason line, and the Campaign still decides (before, a large grid's
+    status was refused by the apiserver and the Campaign waited for ever). The runner is the fake one: the
     figures are the canned summaries', the operator's work is real."""
     operator = operators(namespace, image=support.images().fake_runner)
-    admin.create(support.campaigns_path(namespace), campaign("grid", mute_grid_spec(brains("v1"))))
-    done = wait_for_decision(admin, namespace, "grid", operator, timeout=3300)
+    spec = support.mute_grid_spec(brains("v1"), SMALL_BRAINS, SMALL_AGENTS, max_parallel=4)
+    admin.create(support.campaigns_path(namespace), campaign("grid", spec))
+    done = wait_for_decision(admin, namespace, "grid", operator, timeout=900)
     status = done["status"]
-    assert status["progress"] == "257/257" and status["grid"]["cells"] == 256
+    cells = SMALL_BRAINS * len(SMALL_AGENTS)
+    assert status["progress"] == f"{cells + 1}/{cells + 1}" and status["grid"]["cells"] == cells
     rows = {r["name"]: r for r in status["candidates"]}
-    ineligible = [name for name, row in rows.items() if not row.get("eligible")]
-    assert len(ineligible) == 65 and all(n.endswith("-mute") for n in ineligible if n != "b7-okay")
-    assert status["winner"] is not None and not status["winner"].endswith("-mute")
+    ineligible = sorted(name for name, row in rows.items() if not row.get("eligible"))
+    mute = sorted(f"b{i}-mute" for i in range(SMALL_BRAINS))
+    assert ineligible == sorted([*mute, "b7-okay"])
+    assert status["winner"] is not None and status["winner"] not in ineligible
     reasons = status["reasons"]
-    assert len(reasons) == 40 and reasons[-1].startswith("… and ") and "more" in reasons[-1]
+    assert all(any(r.startswith(f"{name} is ineligible") for r in reasons) for name in mute), reasons
     support.assert_conditions(done, {"Completed": "True", "Reconciling": "False"}, 1)
     assert not any("StatusRefused" in str(c) for c in status["conditions"])

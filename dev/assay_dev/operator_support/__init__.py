@@ -33,10 +33,13 @@ from assay_dev.operator_support.images import (
 )
 from assay_dev.operator_support.manifests import (
     HANGING_AGENT,
+    MUTE_GRID_AGENTS,
     SMALL,
     brain_config_map,
     brain_files,
+    campaign,
     evaluation,
+    mute_grid_spec,
     replay_spec,
     secret,
     slow_agent,
@@ -74,6 +77,7 @@ from assay_dev.operator_support.recorders import (
 )
 from assay_dev.operator_support.state import (
     assert_conditions,
+    campaign_decided,
     condition,
     condition_status,
     events_for,
@@ -112,6 +116,7 @@ __all__ = [
     "HANGING_AGENT",
     "IMAGES",
     "IMAGE_USER",
+    "MUTE_GRID_AGENTS",
     "ONE_RUN",
     "OPERATOR_BIN",
     "OPERATOR_SA",
@@ -132,6 +137,8 @@ __all__ = [
     "barrier",
     "brain_config_map",
     "brain_files",
+    "campaign",
+    "campaign_decided",
     "campaigns_path",
     "canned_summary",
     "claim_path",
@@ -156,6 +163,7 @@ __all__ = [
     "jobs_per_generation",
     "jobs_per_generation_of",
     "log_count",
+    "mute_grid_spec",
     "other_checkout",
     "pods_of_job",
     "pods_path",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from assay_dev.cluster.kubeapi import Obj
@@ -76,3 +76,31 @@ def evaluation(name: str, spec: Obj, labels: Mapping[str, str] | None = None) ->
     if labels:
         meta["labels"] = dict(labels)
     return {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Evaluation", "metadata": meta, "spec": spec}
+
+
+def campaign(name: str, spec: Obj) -> Obj:
+    return {"apiVersion": "assay.dev/v1alpha1", "kind": "Campaign", "metadata": {"name": name}, "spec": spec}
+
+
+MUTE_GRID_AGENTS = ("good", "fine", "okay", "mute")
+
+
+def mute_grid_spec(
+    brain: str, brains: int = 64, agents: Sequence[str] = MUTE_GRID_AGENTS, max_parallel: int = 16
+) -> Obj:
+    """`brains` brains x `agents`, run by the fake runner (images().fake_runner), whose canned summaries are
+    chosen by each cell's name: an agent named `mute` writes no answer (an incomplete cell: ineligible, with a
+    reason line), cell b7-okay is Blocked by its gate, every other cell passes. 64 x 4 is the largest grid a
+    Campaign may have (256 cells)."""
+    agent = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
+    return {
+        "suite": {"bundled": "support-desk"},
+        "resources": dict(SMALL),
+        "repetitions": 1,
+        "maxParallel": max_parallel,
+        "incumbent": {"name": "live", "brain": {"configMap": {"name": brain}}, "agent": agent},
+        "grid": {
+            "brains": [{"name": f"b{i}", "brain": {"configMap": {"name": brain}}} for i in range(brains)],
+            "agents": [{"name": name, "agent": agent} for name in agents],
+        },
+    }

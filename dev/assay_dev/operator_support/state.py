@@ -22,6 +22,18 @@ def condition(obj: Obj | None, kind: str) -> Obj | None:
     return None
 
 
+def campaign_decided(obj: Obj) -> bool:
+    """Whether a Campaign has decided its current generation (Completed, for this generation)."""
+    status = obj.get("status") or {}
+    completed = condition(obj, "Completed")
+    return (
+        status.get("observedGeneration") == obj["metadata"]["generation"]
+        and completed is not None
+        and completed["status"] == "True"
+        and completed.get("observedGeneration") == obj["metadata"]["generation"]
+    )
+
+
 def condition_status(obj: Obj | None, kind: str) -> str | None:
     found = condition(obj, kind)
     return None if found is None else str(found["status"])
