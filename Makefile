@@ -150,25 +150,34 @@ format: setup
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The CRDs are generated from the operator's typed API; crds-check fails when the committed files drift.
+# Every generated file, each saying at its top that it is generated and by what, in the order they read each
+# other: the CRDs from the operator's typed API; the chart's CRD copies, RBAC and approval files; manifests/base,
+# rendered from the chart by helm (the control plane's build, scripts/build-k8s.sh: a no-op when cached); the
+# OLM bundle, which reads manifests/base; the images' dependency lists from pyproject.toml; the homoglyph
+# table from Unicode's confusables. `make chart` is the same. crds-check (no build: `make test`'s first phase)
+# and chart-check (helm: its second) check exactly these (tests/unit/test_generated_files.py keeps the three
+# lists equal).
+HELM_ENV = ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1)
+
 crds: setup
 	$(BIN)/python -m assay_operator.crdgen --out crds
 	$(BIN)/python scripts/gen_chart_files.py
+	$(HELM_ENV) $(BIN)/python scripts/render_manifests.py
 	$(BIN)/python scripts/gen_olm_bundle.py
+	$(BIN)/python -m assay_dev.images.requirements
+	$(BIN)/python scripts/gen_homoglyphs.py
 
-# Generated chart files (RBAC rules, CRD copy), manifests/base and the OLM bundle; chart-check fails on drift.
-chart: setup
-	$(BIN)/python scripts/gen_chart_files.py
-	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/render_manifests.py
-	$(BIN)/python scripts/gen_olm_bundle.py
-
-chart-check: setup k8s
-	$(BIN)/python scripts/gen_chart_files.py --check
-	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/render_manifests.py --check
-	$(BIN)/python scripts/gen_olm_bundle.py --check
+chart: crds
 
 crds-check: setup
 	@$(BIN)/python -m assay_operator.crdgen --check crds
+	@$(BIN)/python scripts/gen_chart_files.py --check
+	@$(BIN)/python scripts/gen_olm_bundle.py --check
+	@$(BIN)/python -m assay_dev.images.requirements --check
+	@$(BIN)/python scripts/gen_homoglyphs.py --check
+
+chart-check: setup k8s crds-check
+	$(HELM_ENV) $(BIN)/python scripts/render_manifests.py --check
 
 # Re-pin every transitive dependency from pyproject.toml (and the images' dependency lists, images/deps/).
 lock: setup
