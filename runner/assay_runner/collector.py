@@ -100,13 +100,12 @@ class Schedule:
         self.release(before_resume=self._gc.freeze)
 
     def reset(self) -> None:
-        """No pause held, and the collector running again if a pause had stopped it."""
+        """Drop a start-up pause left held (the console command run in-process, never ended). Pauses held by
+        code still running (a judging thread that overran its budget) are theirs to release."""
         with self._lock:
-            if self._held and self._resume:
-                self._gc.enable()
-            self._held = 0
-            self._resume = False
-            self._startup = False
+            startup, self._startup = self._startup, False
+        if startup:
+            self.release()
 
     def before_exit(self) -> None:
         """Everything left is freed by the exit itself: spare the interpreter its collections over it."""

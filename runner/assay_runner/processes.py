@@ -75,10 +75,10 @@ class OwnChildren:
         return self._pids
 
     def reset(self) -> None:
-        """Forget every child, as a fresh process (tests reset the process's singletons between tests)."""
+        """Forget every child recorded (tests reset the process's singletons between tests); a fork under way
+        keeps its count, which its own `spawning` block restores."""
         with self.lock:
             self._pids.clear()
-            self._starting = 0
 
 
 OWN = OwnChildren()

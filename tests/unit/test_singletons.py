@@ -64,15 +64,16 @@ def test_each_listed_singleton_has_a_reset(module: str, name: str) -> None:
     assert callable(getattr(getattr(importlib.import_module(module), name), "reset", None))
 
 
-def test_the_reset_forgets_children_and_resumes_the_collector() -> None:
+def test_the_reset_forgets_children_ends_idle_threads_and_resumes_the_collector() -> None:
     from assay_runner import processes
     from assay_runner.collector import SCHEDULE
     from assay_runner.judges.threads import JUDGE_THREADS
 
     processes.OWN.held.add(2**22 + 1)
     processes.CONTAINMENT.owner = True
-    SCHEDULE.acquire()
-    assert not gc.isenabled()
+    held = SCHEDULE.held  # pauses of code still running elsewhere (a judging thread over its budget) stay
+    SCHEDULE.begin_startup()  # the console command's, never ended
+    assert not gc.isenabled() and SCHEDULE.held == held + 1
     done = threading.Event()
     JUDGE_THREADS.submit(done.set)
     try:
@@ -80,18 +81,19 @@ def test_the_reset_forgets_children_and_resumes_the_collector() -> None:
         deadline = time.monotonic() + 30
         while JUDGE_THREADS.idle == 0 and time.monotonic() < deadline:  # the thread goes idle after its job
             time.sleep(0.01)
-        assert JUDGE_THREADS.idle == 1
+        assert JUDGE_THREADS.idle >= 1
         judges = [t for t in threading.enumerate() if t.name == JUDGE_THREADS.name]
         reset_process_singletons()
         assert processes.OWN.pids() == frozenset()
         assert not processes.CONTAINMENT.owner
-        assert SCHEDULE.held == 0 and gc.isenabled()
+        assert SCHEDULE.held == held and gc.isenabled() == (held == 0)
         assert JUDGE_THREADS.idle == 0
-        for thread in judges:  # the idle thread ends without waiting out its idle time
-            thread.join(timeout=30)
-            assert not thread.is_alive()
+        for thread in judges:  # an idle thread ends without waiting out its idle time
+            thread.join(timeout=30 if thread.is_alive() else 0)
+        assert any(not thread.is_alive() for thread in judges)
     finally:
-        gc.enable()
+        if SCHEDULE.held == 0:
+            gc.enable()
 
 
 def test_the_check_sees_a_singleton(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
