@@ -25,10 +25,10 @@ from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi
 from assay_dev.cluster.users import user_kubeconfig
 from assay_dev.cluster.wait import wait_until
-from assay_dev.operator_support import condition, get_or_none, replay_spec
+from assay_dev.operator_support import campaign, condition, get_or_none, replay_spec
 from tests.gitops import real_kstatus
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.test_campaign import campaign, wait_for_decision
+from tests.operator_cluster.test_campaign import wait_for_decision
 
 pytestmark = pytest.mark.cluster
 CHART = Path(__file__).resolve().parents[2] / "charts" / "assay"
