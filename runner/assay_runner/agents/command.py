@@ -184,4 +184,5 @@ class CommandAgent:
             timed_out=done.timed_out,
             error=error,
             trajectory=trajectory,
+            containment=done.containment,
         )

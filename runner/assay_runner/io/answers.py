@@ -36,6 +36,7 @@ from pydantic import Field, ValidationError, field_validator
 
 from assay_runner.contract import Trajectory, Usage, WireModel
 from assay_runner.errors import InputError, Problem
+from assay_runner.vocabulary import Containment
 
 ANSWER_FILE = "answer.md"
 EXIT_CODE_FILE = "exit_code"
@@ -87,6 +88,9 @@ class CellRecord(WireModel):
     wall_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     started_at: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     usage: Usage | None = None
+    containment: Containment | None = None
+    """What ended every process the cell's agent started (`vocabulary.Containment`); None when it ran no
+    program, or the tree is older."""
 
     @field_validator("usage")
     @classmethod
