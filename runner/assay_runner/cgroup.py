@@ -152,9 +152,6 @@ class CellGroups:
         self._run: Path | None = None
         self._tried = False
 
-    def reset(self) -> None:
-        self._run, self._tried = None, False
-
     def _run_group(self) -> Path | None:
         if self._tried:
             return self._run

@@ -15,6 +15,13 @@ At a cell's end its whole tree is killed (not just its process group), then the 
 with a last sweep. Only then is a cell sealed (`run.seal`) and, at the end, the answers tree's manifest
 written: no agent process is alive to rewrite either.
 
+What is killed is a thread group, and what counts as alive is any group with a thread left: /proc shows a
+group whose main thread ended with the raw exit syscall as a zombie (`Z`) while its other threads run, and
+its `Threads:` count says so. Each group is signalled through a pidfd opened on exactly the process seen
+(its start time checked once the pidfd is open, so a reused pid is never signalled), and waited on until
+the pidfd is readable: the kernel has torn the whole group down, and nothing of it writes a file after the
+sweep returns. Where the runtime delegates a cgroup, each cell also has its own (`assay_runner.cgroup`).
+
 Standard library only (`/proc`, `ctypes` for prctl): the judges' code workers register here too.
 """
 

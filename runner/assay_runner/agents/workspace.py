@@ -20,7 +20,8 @@ from pathlib import Path
 
 from assay_runner.agents.base import Workspace
 from assay_runner.contract import is_brain_file
-from assay_runner.core.digests import digest_files, read_tree
+from assay_runner.core.digests import digest_files
+from assay_runner.io.plain import NotPlain, plain_tree
 from assay_runner.suite.models import Ticket
 
 INSTRUCTIONS_FILE = "AGENTS.md"
@@ -53,10 +54,13 @@ def _make_read_only(root: Path) -> None:
 
 
 def _make_writable(root: Path) -> None:
+    """Writable again, to be removed. A link the agent left is not followed (chmod would change its target:
+    as root, any file of the machine); every process of the cell is gone by now, so none can swap one in."""
     for dirpath, _dirnames, filenames in os.walk(root):
         os.chmod(dirpath, stat.S_IRWXU)
         for name in filenames:
-            os.chmod(Path(dirpath) / name, stat.S_IRUSR | stat.S_IWUSR)
+            if not os.path.islink(path := Path(dirpath) / name):
+                os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
 
 
 Placement = Callable[[Ticket, int], Path | None]
@@ -166,12 +170,17 @@ class WorkspaceFactory:
         )
 
     def fingerprint(self, workspace: Workspace) -> str:
-        return digest_files(
-            {
-                **{f"brain/{k}": v for k, v in read_tree(workspace.brain).items()},
-                **{f"kb/{k}": v for k, v in read_tree(workspace.kb).items()},
-            }
-        )
+        """brain/ and kb/ as they are, no link followed (a link or a pipe the agent put there is a change,
+        never read through: `io.plain`)."""
+        try:
+            return digest_files(
+                {
+                    **{f"brain/{k}": v for k, v in plain_tree(workspace.brain).items()},
+                    **{f"kb/{k}": v for k, v in plain_tree(workspace.kb).items()},
+                }
+            )
+        except (NotPlain, OSError) as changed:
+            return f"changed: {changed}"
 
     def reference(self) -> str:
         """The fingerprint of brain/ and kb/ as every workspace starts (they start identical), computed once

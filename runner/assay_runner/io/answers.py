@@ -36,6 +36,8 @@ from pydantic import Field, ValidationError, field_validator
 
 from assay_runner.contract import Trajectory, Usage, WireModel
 from assay_runner.errors import InputError, Problem
+from assay_runner.io import plain
+from assay_runner.io.plain import describe
 from assay_runner.vocabulary import Containment
 
 ANSWER_FILE = "answer.md"
@@ -65,11 +67,19 @@ class SideFiles(Mapping[str, str]):
     """A cell's other text files, by path relative to the cell: listed when the cell is read, each read
     (as UTF-8, undecodable bytes replaced) only when a judge asks for it, and not kept."""
 
-    def __init__(self, paths: dict[str, Path]) -> None:
+    def __init__(self, paths: dict[str, Path], folder: Path | None = None) -> None:
         self._paths = paths
+        self._folder = folder
 
     def __getitem__(self, name: str) -> str:
-        return self._paths[name].read_text(encoding="utf-8", errors="replace")
+        path = self._paths[name]
+        if self._folder is None:
+            data: bytes | None = path.read_bytes()
+        else:  # by its own name (a name shown with escapes is not the one on disk)
+            data = plain.read(self._folder, path.relative_to(self._folder).as_posix())
+        if data is None:
+            raise KeyError(name)
+        return data.decode("utf-8", errors="replace")
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._paths)
@@ -167,20 +177,22 @@ def _side_files(folder: Path, limits: Limits) -> tuple[SideFiles, str | None]:
         relative = os.fsencode(path.relative_to(folder)).decode("utf-8", "backslashreplace")
         if relative.split("/", 1)[0].isdigit():
             continue  # a repetition folder of its own
-        size = path.stat().st_size
+        size = path.lstat().st_size
         if size > limits.max_side_file_bytes and relative != ANSWER_FILE:  # the answer has its own limit
             return SideFiles({}), _over(relative, size, limits.max_side_file_bytes, "maxSideFileBytes")
         files[relative] = path
-    return SideFiles(files), None
+    return SideFiles(files, folder), None
 
 
 def _over(name: str, size: int, limit: int, setting: str) -> str:
     return f"{name} is {size:,} bytes, over the limit of {limit:,} (limits.{setting}); it was not read"
 
 
-def _tail(path: Path, limit: int) -> str:
-    """The last `limit` bytes of a text file (a transcript's end is where a crash shows)."""
-    with path.open("rb") as handle:
+def _tail(folder: Path, name: str, limit: int) -> str:
+    """The last `limit` bytes of a text file (a transcript's end is where a crash shows); "" when absent."""
+    with plain.opened(folder, name) as handle:
+        if handle is None:
+            return ""
         size = handle.seek(0, os.SEEK_END)
         handle.seek(max(0, size - limit))
         data = handle.read(limit)
@@ -194,10 +206,11 @@ class Refused(Exception):
 
 def _read_record(folder: Path) -> CellRecord | None:
     path = folder / CELL_FILE
-    if not path.is_file():
+    data = plain.read(folder, CELL_FILE)
+    if data is None:
         return None
     try:
-        return CellRecord.model_validate_json(path.read_bytes())
+        return CellRecord.model_validate_json(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -208,9 +221,10 @@ def _exit_code(folder: Path, record: CellRecord | None) -> int | None:
     """The exit code the `exit_code` file gives (0 when absent, as hand-made trees have it), checked against
     the cell record's when both exist."""
     path = folder / EXIT_CODE_FILE
-    if not path.is_file():
+    data = plain.read(folder, EXIT_CODE_FILE)
+    if data is None:
         return record.exit_code if record is not None else 0
-    text = _utf8(path).strip()
+    text = _utf8(path, data).strip()
     try:
         code = int(text)
     except ValueError:
@@ -224,10 +238,11 @@ def _exit_code(folder: Path, record: CellRecord | None) -> int | None:
 
 def _read_trajectory(folder: Path) -> Trajectory | None:
     path = folder / TRAJECTORY_FILE
-    if not path.is_file():
+    data = plain.read(folder, TRAJECTORY_FILE)
+    if data is None:
         return None
     try:
-        return Trajectory.model_validate_json(path.read_bytes())
+        return Trajectory.model_validate_json(data)
     except ValidationError as exc:
         raise InputError([Problem(str(path), "", f"not a trajectory: {exc.errors()[0]['msg']}")]) from None
 
@@ -237,20 +252,23 @@ def _not_plain(root: Path, folder: Path) -> str | None:
     on the way from the tree's root or inside it. The answer phase's agents can write into the tree, and a
     link is resolved where the judge reads it — where the answer keys are mounted — so a link named
     answer.md could hand the key to the judges as the answer. The tree must hold plain files and folders
-    only."""
+    only; each file is then read without following anything (`io.plain`), should one be swapped in."""
     path = root
     for part in folder.relative_to(root).parts:
         path = path / part
         if path.is_symlink():
-            return str(path)
+            return f"{path} is a symbolic link to {os.readlink(path)}"
     if not folder.is_dir():
         return None
     for entry in folder.rglob("*"):
         info = entry.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            return f"{entry} is a symbolic link to {os.readlink(entry)}"
         if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-            return str(entry)
+            return f"{entry} is {describe(info.st_mode)}"
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-            return f"{entry} (a hard link: it may be another file, the answer keys' say)"
+            names = info.st_nlink
+            return f"{entry} is a hard link ({names} names: it may be another file, the answer keys' say)"
     return None
 
 
@@ -263,8 +281,7 @@ def plain_files(folder: Path) -> dict[str, Path]:
     }
 
 
-def _utf8(path: Path) -> str:
-    data = path.read_bytes()
+def _utf8(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -281,41 +298,43 @@ def read_cell(
     answer_path = folder / ANSWER_FILE
     tampered = _not_plain(root, folder)
     if tampered is not None:
-        refused = CellRecord(error=f"refused: {tampered} is not a plain file or folder (a link?)")
+        refused = CellRecord(error=f"refused: {tampered}: an answers tree holds plain files and folders only")
         return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
     try:
         record = _read_record(folder)
         trajectory = _read_trajectory(folder)
-        if not answer_path.is_file():
-            code = record.exit_code if record is not None else None
-            return RecordedAnswer(
-                ticket_id,
-                repetition,
-                None,
-                code,
-                source=str(answer_path),
-                record=record,
-                trajectory=trajectory,
-            )
-        exit_code = _exit_code(folder, record)
-    except Refused as exc:
+        with plain.opened(folder, ANSWER_FILE) as answer_file:
+            if answer_file is None:
+                code = record.exit_code if record is not None else None
+                return RecordedAnswer(
+                    ticket_id,
+                    repetition,
+                    None,
+                    code,
+                    source=str(answer_path),
+                    record=record,
+                    trajectory=trajectory,
+                )
+            exit_code = _exit_code(folder, record)
+            transcript = _tail(folder, TRANSCRIPT_FILE, limits.max_side_file_bytes)
+            size = os.fstat(answer_file.fileno()).st_size
+            files, too_large = _side_files(folder, limits)
+            if size > limits.max_answer_bytes:
+                too_large = _over(ANSWER_FILE, size, limits.max_answer_bytes, "maxAnswerBytes")
+            if too_large is not None:
+                refused = (record or CellRecord()).model_copy(update={"error": too_large})
+                source = str(answer_path)
+                return RecordedAnswer(
+                    ticket_id, repetition, None, exit_code, transcript, source=source, record=refused
+                )
+            data = answer_file.read()
+    except (Refused, plain.NotPlain) as exc:
         refused = CellRecord(error=f"refused: {exc}")
         return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
-    transcript_path = folder / TRANSCRIPT_FILE
-    transcript = _tail(transcript_path, limits.max_side_file_bytes) if transcript_path.is_file() else ""
-    size = answer_path.stat().st_size
-    files, too_large = _side_files(folder, limits)
-    if size > limits.max_answer_bytes:
-        too_large = _over(ANSWER_FILE, size, limits.max_answer_bytes, "maxAnswerBytes")
-    if too_large is not None:
-        refused = (record or CellRecord()).model_copy(update={"error": too_large})
-        return RecordedAnswer(
-            ticket_id, repetition, None, exit_code, transcript, source=str(answer_path), record=refused
-        )
     return RecordedAnswer(
         ticket_id=ticket_id,
         repetition=repetition,
-        answer=_utf8(answer_path).removeprefix("\ufeff"),
+        answer=_utf8(answer_path, data).removeprefix("\ufeff"),
         exit_code=exit_code,
         transcript=transcript,
         files=files,
