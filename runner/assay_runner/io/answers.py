@@ -351,12 +351,19 @@ def load_answers(
     suite_ids: list[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
     cells: list[tuple[str, int]] | None = None,
+    *,
+    phase_tree: bool = False,
 ) -> list[RecordedAnswer]:
-    """Every ticket x repetition's cell (or only `cells`: one shard's), in order."""
+    """Every ticket x repetition's cell (or only `cells`: one shard's), in order.
+
+    `phase_tree`: the tree was made by the answer phase (it has a manifest), so what is in it that no cell
+    owns was left by an agent, not mistyped by a person: it is not bad input here, and `stray_entries`
+    names it for the caller to block the run with. A hand-made tree that could be read two ways is bad
+    input (see the module docstring)."""
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "answers directory not found")])
     problems = ambiguities(root, ticket_ids, k, suite_ids if suite_ids is not None else ticket_ids)
-    if problems:
+    if problems and not phase_tree:
         raise InputError(problems)
     wanted = cells if cells is not None else [(tid, rep) for tid in ticket_ids for rep in range(1, k + 1)]
     return [read_cell(root, tid, rep, k, limits) for tid, rep in wanted]
@@ -444,3 +451,36 @@ def unknown_folders(root: Path, ticket_ids: list[str]) -> list[str]:
     return sorted(
         p.name for p in root.iterdir() if p.is_dir() and p.name not in known and not p.name.startswith(".")
     )
+
+
+def stray_entries(root: Path, cells: list[tuple[str, int]]) -> list[str]:
+    """What an answer phase's tree holds that none of its `cells` owns (`<ticket>/<repetition>/` folders,
+    and the manifest): a file, a link or a folder an agent left at the root or in a ticket's folder, by its
+    path in the tree, links with their target. A link in place of a ticket's or a cell's folder is one."""
+    owned: dict[str, set[str]] = {}
+    for ticket_id, repetition in cells:
+        owned.setdefault(ticket_id, set()).add(str(repetition))
+    found: list[str] = []
+    for entry in sorted(root.iterdir()):
+        if entry.name in (MANIFEST_FILE, f".{MANIFEST_FILE}.tmp"):
+            continue
+        if entry.name not in owned or not _is_folder(entry):
+            found.append(_shown(root, entry))
+            continue
+        found += [
+            _shown(root, inner)
+            for inner in sorted(entry.iterdir())
+            if inner.name not in owned[entry.name] or not _is_folder(inner)
+        ]
+    return found
+
+
+def _is_folder(path: Path) -> bool:
+    return stat.S_ISDIR(path.lstat().st_mode)
+
+
+def _shown(root: Path, entry: Path) -> str:
+    shown = os.fsencode(entry.relative_to(root)).decode("utf-8", "backslashreplace")
+    if entry.is_symlink():
+        return f"{shown} (a symbolic link to {os.readlink(entry)})"
+    return f"{shown}/" if _is_folder(entry) else shown
