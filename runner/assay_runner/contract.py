@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from assay_runner.vocabulary import AgentKind, CassetteMode, Selection, Verdict
+from assay_runner.vocabulary import AgentKind, CassetteMode, Containment, Selection, Verdict
 
 RESULT_SCHEMA_VERSION = 1
 SUMMARY_SCHEMA_VERSION = 1
@@ -207,6 +207,8 @@ class RepetitionResult(WireModel):
     usage: Usage | None = None
     trajectory: Trajectory | None = None
     """The agent's steps (model turns, tool calls, errors), when its CLI's transcript tells them."""
+    containment: Containment | None = None
+    """What ended every process the cell's agent started (`vocabulary.Containment`); None: it ran none."""
 
 
 class TicketResult(WireModel):

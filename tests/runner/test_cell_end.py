@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from assay_runner.cgroup import CGROUP_SWITCH, own_group
+from assay_runner.contract import Result
 from tests.runner.test_sealed_cells import ASSAY, cells, configs
 
 
@@ -74,5 +75,7 @@ def test_nothing_a_cell_started_outlives_it(
     code = scored.returncode
     assert code == 1
     errors = cells(tmp_path)
+    result = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    assert {t.repetitions[0].containment for t in result.tickets} == {containment}  # the result says it
     assert errors["T-1"] is None
     assert "exit code 124" in (errors["T-2"] or "")  # the truth: it timed out

@@ -92,6 +92,7 @@ def _answered(
         started_at=record.started_at,
         usage=record.usage,
         trajectory=recorded.trajectory,
+        containment=record.containment,
     )
 
 
