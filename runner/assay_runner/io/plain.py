@@ -114,9 +114,13 @@ def opened(root: Path, relative: str) -> Iterator[BinaryIO | None]:
     if fd < 0:
         yield None
         return
-    with os.fdopen(fd, "rb") as stream:
+    try:
         check(fd, relative)
         os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as stream:
         yield stream
 
 
