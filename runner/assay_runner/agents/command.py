@@ -179,7 +179,9 @@ class CommandAgent:
             answer = done.stdout if done.stdout.strip() else None
         error = None
         if self.spec.answer_from == "file":
-            answer, error = read_answer(workspace, self.max_answer_bytes)
+            from_file, error = read_answer(workspace, self.max_answer_bytes)
+            if from_file is not None or error is not None:  # answer.md wins over the final message
+                answer = from_file
         trajectory = None
         if self.spec.parse_trajectory is not None:
             trajectory = self.spec.parse_trajectory(done.stdout, done.line_times, str(workspace.root))
