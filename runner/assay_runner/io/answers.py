@@ -13,7 +13,12 @@ phase stopped early if it did). A cell with neither answer nor `cell.json` was n
 An answers tree that could be read two ways is bad input (exit 2) naming the path, never guessed at: a
 folder for a ticket the suite does not have (a typo), a repetition folder outside 1..k (a stray `0`), a
 ticket with both a flat `answer.md` and repetition folders, an `answer.md` or `exit_code` that is not
-UTF-8 (a UTF-16 answer read as UTF-8 is garbage the judges would misread; write answers as UTF-8).
+UTF-8 (a UTF-16 answer read as UTF-8 is garbage the judges would misread; write answers as UTF-8). A tree
+the answer phase made (it has `answers.json`) is not a person's typo: an entry in it that no cell owns was
+left by an agent, and the caller blocks the run naming it (`stray_entries`), every cell judged all the same.
+
+Nothing in a cell is followed: a symbolic link, a hard link, a pipe or a device is refused (the cell blocks,
+naming it), and every file is opened without following links (`io.plain`).
 
 Memory is bounded (`Limits`): an `answer.md` or a side file larger than its limit is not read (its size
 comes from the file system, so a sparse file of terabytes costs nothing) and the cell is recorded with
