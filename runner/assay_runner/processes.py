@@ -167,42 +167,32 @@ class Seen:
     started: int
 
 
-def _stat(pid: str) -> tuple[str, Seen] | None:
-    """(state, what was seen) of a process, None when it is gone."""
+def _stat(pid: str) -> tuple[str, Seen, int] | None:
+    """(state, what was seen, how many threads its group has) of a process, None when it is gone."""
     try:
         stat = Path("/proc", pid, "stat").read_text()
     except OSError:
         return None
     # The command name may hold spaces and parentheses: the fields follow the last ")".
     fields = stat.rsplit(")", 1)[-1].split()
-    return (fields[0], Seen(int(fields[1]), int(fields[19]))) if len(fields) > 19 else None
+    if len(fields) < 20:
+        return None
+    return fields[0], Seen(parent=int(fields[1]), started=int(fields[19])), int(fields[17])
 
 
-def _threads(pid: str) -> int:
-    """How many threads the thread group `pid` still has (its leader counted, even a zombie), 0 if gone."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as status:
-            for line in status:
-                if line.startswith(b"Threads:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+def _dead(state: str, threads: int) -> bool:
+    """Whether nothing of a thread group runs. A zombie *leader* is not a dead process: its main thread may
+    have ended (the raw exit syscall) while other threads of its group keep running — and they can still
+    write files. /proc shows the group as `Z`; its thread count (the leader's counted) says what is left."""
+    return state in ("Z", "X") and threads <= 1
 
 
 def _live(pid: str) -> Seen | None:
-    """What /proc shows of `pid` when any of its threads still runs, else None (gone, or dead).
-
-    A zombie *leader* is not a dead process: its main thread may have ended (the raw exit syscall) while
-    other threads of its group keep running — and they can still write files. /proc shows the group as
-    `Z`; its `Threads:` count says whether anything of it is left."""
+    """What /proc shows of `pid` when any of its threads still runs, else None (gone, or dead)."""
     found = _stat(pid)
-    if found is None:
+    if found is None or _dead(found[0], found[2]):
         return None
-    state, seen = found
-    if state in ("Z", "X") and _threads(pid) <= 1:
-        return None
-    return seen
+    return found[1]
 
 
 def process_table() -> dict[int, Seen]:
@@ -261,7 +251,7 @@ def reap_orphans() -> None:
             if int(pid) in OWN.held:
                 continue
             found = _stat(pid)
-            if found is not None and found[0] == "Z" and found[1].parent == me and _threads(pid) <= 1:
+            if found is not None and _dead(found[0], found[2]) and found[1].parent == me:
                 with contextlib.suppress(ChildProcessError, OSError):
                     os.waitpid(int(pid), os.WNOHANG)
 
