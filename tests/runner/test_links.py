@@ -129,3 +129,21 @@ def test_an_entry_of_an_answers_tree_that_is_not_a_plain_file_is_refused(
     assert assay("score", "--config", str(path)) == 1
     error = error_of(tmp_path)
     assert expected in error and "refused" in error, error
+
+
+def test_a_resumed_answer_phase_removes_links_an_agent_left_and_never_enters_them(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """A resumed phase removes what it does not keep; a link in the tree is removed as a link: what it
+    names (a folder outside, which looks like a ticket's) is left as it is."""
+    outside = tmp_path / "outside"
+    (outside / "1").mkdir(parents=True)
+    (outside / "1" / "mine.md").write_text("not the tree's")
+    _cell, path = good_tree(tmp_path, suite, brain)
+    tree = tmp_path / "answers"
+    (tree / "evil").symlink_to(outside)
+    (tree / "T-1" / "9").symlink_to(outside / "1")
+    assert assay("answer", "--config", str(path), "--resume") == 0
+    assert (outside / "1" / "mine.md").read_text() == "not the tree's"
+    assert not os.path.lexists(tree / "evil") and not os.path.lexists(tree / "T-1" / "9")
+    assert (tree / "T-1" / "1" / "answer.md").is_file()  # the sealed cell kept

@@ -278,11 +278,12 @@ def _not_plain(root: Path, folder: Path) -> str | None:
 
 
 def plain_files(folder: Path) -> dict[str, Path]:
-    """A cell folder's regular files, by their name within it (repetition folders of their own left out)."""
+    """A cell folder's regular files, by their name within it (repetition folders of their own left out);
+    a link is none, and never followed (a link where a sealed file was is that file removed)."""
     return {
         path.relative_to(folder).as_posix(): path
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and not path.relative_to(folder).parts[0].isdigit()
+        if stat.S_ISREG(path.lstat().st_mode) and not path.relative_to(folder).parts[0].isdigit()
     }
 
 
