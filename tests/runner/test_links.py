@@ -97,6 +97,24 @@ def test_a_read_only_article_swapped_for_a_link_blocks_and_its_target_is_left_al
     assert stat.S_IMODE(keys.stat().st_mode) == 0o444  # not made writable through the link
 
 
+def test_a_read_only_folder_swapped_for_a_link_blocks_and_what_it_names_is_left_alone(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """The workspace's root is the agent's: it can move brain/ aside and put a link to any folder in its
+    place. Removing the workspace must not walk into that folder (as root, chmod every file it holds)."""
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "file.md").write_text("not the workspace's")
+    (outside / "deep" / "file.md").chmod(0o444)
+    folder_mode = stat.S_IMODE((outside / "deep").stat().st_mode)
+    swap = "import os, sys; os.rename('brain', 'moved'); os.symlink(sys.argv[1], 'brain'); " + GOOD_AGENT
+    agent = [sys.executable, "-c", swap, str(outside)]
+    assert assay("run", "--config", str(config(tmp_path, suite, brain, agent))) == 1
+    assert "modified its read-only brain/ or kb/ files" in error_of(tmp_path)
+    assert stat.S_IMODE((outside / "deep" / "file.md").stat().st_mode) == 0o444
+    assert stat.S_IMODE((outside / "deep").stat().st_mode) == folder_mode
+
+
 def good_tree(tmp_path: Path, suite: Path, brain: Path) -> tuple[Path, Path]:
     """A good answer phase's tree for T-1, and the config that scores it."""
     path = config(tmp_path, suite, brain, [sys.executable, "-c", GOOD_AGENT])

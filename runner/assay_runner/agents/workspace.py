@@ -55,7 +55,11 @@ def _make_read_only(root: Path) -> None:
 
 def _make_writable(root: Path) -> None:
     """Writable again, to be removed. A link the agent left is not followed (chmod would change its target:
-    as root, any file of the machine); every process of the cell is gone by now, so none can swap one in."""
+    as root, any file of the machine) — `root` itself included: an agent may put a link in place of its
+    brain/ (os.walk would walk the link's target). Every process of the cell is gone by now, so none can
+    swap one in."""
+    if os.path.islink(root):
+        return
     for dirpath, _dirnames, filenames in os.walk(root):
         os.chmod(dirpath, stat.S_IRWXU)
         for name in filenames:
