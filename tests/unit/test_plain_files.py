@@ -72,3 +72,11 @@ def test_a_tree_with_a_link_or_a_pipe_is_refused_and_a_plain_one_read(root: Path
     (root / "kb").symlink_to(root.parent)
     with pytest.raises(NotPlain, match="kb is a symbolic link"):
         plain_tree(root)
+
+
+def test_a_root_that_is_a_link_is_refused(root: Path) -> None:
+    (root.parent / "linked").symlink_to(root)
+    with pytest.raises(NotPlain, match="is a symbolic link or not a folder"):
+        plain_tree(root.parent / "linked")
+    with pytest.raises(NotPlain, match="is a symbolic link or not a folder"):
+        read(root.parent / "linked", "answer.md")

@@ -121,10 +121,7 @@ class WorkspaceFactory:
             if not keep:
                 left = [*self._base.iterdir()] if self._base is not None else []
                 for workspace in [*left, *self._placed]:
-                    for folder in (workspace / "brain", workspace / "kb"):
-                        if folder.exists():
-                            _make_writable(folder)
-                    shutil.rmtree(workspace, ignore_errors=True)
+                    _remove(workspace)
             if self._base is not None:
                 with contextlib.suppress(OSError):
                     self._base.rmdir()
@@ -208,7 +205,16 @@ class WorkspaceFactory:
         return untouched
 
     def discard(self, workspace: Workspace) -> None:
-        for folder in (workspace.brain, workspace.kb):
-            if folder.exists():
-                _make_writable(folder)
-        shutil.rmtree(workspace.root, ignore_errors=True)
+        _remove(workspace.root)
+
+
+def _remove(root: Path) -> None:
+    """A workspace, with its read-only folders. Its root may have been swapped for a link (its parent is
+    the runner's, and so the agents' user's): the link goes, and nothing it names is walked."""
+    if os.path.islink(root):
+        root.unlink()
+        return
+    for folder in (root / "brain", root / "kb"):
+        if folder.exists():
+            _make_writable(folder)
+    shutil.rmtree(root, ignore_errors=True)

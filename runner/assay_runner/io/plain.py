@@ -52,8 +52,13 @@ def _link(name: str, shown: str, folder: int, root: Path) -> NotPlain:
 
 
 def _descend(root: Path, parts: list[str]) -> int:
-    """A descriptor of `root`/`parts`, no link followed on the way below `root`."""
-    folder = os.open(root, FOLDER_FLAGS)
+    """A descriptor of `root`/`parts`, no link followed on the way from `root` (itself included)."""
+    try:
+        folder = os.open(root, FOLDER_FLAGS)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise NotPlain(f"{root} is a symbolic link or not a folder: refused") from None
+        raise
     try:
         for index, part in enumerate(parts):
             try:
@@ -134,6 +139,7 @@ def plain_tree(root: Path) -> dict[str, bytes]:
     """Every file below `root` (relative path -> bytes), no link followed; `NotPlain` at the first entry
     that is not a plain file or folder (a link, a hard link, a pipe, a device)."""
     files: dict[str, bytes] = {}
+    os.close(_descend(root, []))  # `root` itself no link: os.walk would walk its target
     for dirpath, dirnames, filenames in os.walk(root):
         relative_dir = os.path.relpath(dirpath, root)
         for name in sorted(dirnames):
