@@ -3,15 +3,16 @@ applies to every process and thread in the group at once, whatever they forked, 
 
 Where it applies: cgroup v2 (a `0::` line in /proc/self/cgroup and a `cgroup2` mount) and the runner's own
 cgroup writable by it (a delegated subtree: systemd's `Delegate=yes`, a container runtime that mounts the
-cgroup file system writable, a root process on a host), on Linux 5.14+ (`cgroup.kill`). The run gets a group
-of its own below the runner's (`assay-<pid>-<random>`) and each cell one below that. Anything missing, and the
-cells are ended as before (`processes`: their process tree and the strays, through pidfds); `containment()`
-says which, and each cell's record carries it.
+cgroup file system writable, a root process on a host), on Linux 5.14+ (`cgroup.kill`). The run gets a
+group of its own below the runner's (`assay-run-<pid>-<random>`) and each cell one below that. Anything
+missing, and the cells are ended as before (`processes`: their process tree and the strays, through
+pidfds); each cell's record says which (`containment`).
 
-The runner moves the agent into its group right after starting it: a process the agent forked before the
-move is outside the group, and is still below the agent or a stray of the runner's, which the pidfd sweep
-that follows `cgroup.kill` kills. Only the `assay` command uses cgroups (`processes.CONTAINMENT`): a
-program that calls `main()` in-process may not want its children's cgroups changed.
+The runner moves the agent into its group right after starting it: an agent that exits first is not moved
+(its cell says `pidfd-tree`), and a process it forked before the move is outside the group — still below
+the agent or a stray of the runner's, which the pidfd sweep that follows `cgroup.kill` kills. Only the
+`assay` command uses cgroups (`processes.CONTAINMENT`): a program that calls `main()` in-process may not
+want its children's cgroups changed.
 
 `ASSAY_CELL_CGROUPS=off` in the runner's environment turns them off (the tests use it to run both ways).
 """
@@ -30,6 +31,7 @@ from pathlib import Path
 from assay_runner.processes import CONTAINMENT, KILL_WAIT_SECONDS
 
 CGROUP_SWITCH = "ASSAY_CELL_CGROUPS"
+RUN_PREFIX = "assay-run-"
 
 
 def _own_path() -> str | None:
@@ -161,7 +163,8 @@ class CellGroups:
         parent = own_group()
         if parent is None:
             return None
-        folder = parent / f"assay-{os.getpid()}-{secrets.token_hex(4)}"
+        _remove_stale(parent)
+        folder = parent / f"{RUN_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         try:
             folder.mkdir()
         except OSError:
@@ -185,6 +188,16 @@ class CellGroups:
         except OSError:
             return None
         return CellGroup(folder)
+
+
+def _remove_stale(parent: Path) -> None:
+    """The groups of earlier runs whose runner is gone without removing them (killed, or ended by a signal
+    before its exit handlers ran), each once empty."""
+    with contextlib.suppress(OSError):
+        for run in parent.glob(f"{RUN_PREFIX}*-*"):
+            pid = run.name.removeprefix(RUN_PREFIX).split("-", 1)[0]
+            if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                _remove(run)
 
 
 def _remove(run: Path) -> None:
