@@ -15,6 +15,13 @@ At a cell's end its whole tree is killed (not just its process group), then the 
 with a last sweep. Only then is a cell sealed (`run.seal`) and, at the end, the answers tree's manifest
 written: no agent process is alive to rewrite either.
 
+What is killed is a thread group, and what counts as alive is any group with a thread left: /proc shows a
+group whose main thread ended with the raw exit syscall as a zombie (`Z`) while its other threads run, and
+its `Threads:` count says so. Each group is signalled through a pidfd opened on exactly the process seen
+(its start time checked once the pidfd is open, so a reused pid is never signalled), and waited on until
+the pidfd is readable: the kernel has torn the whole group down, and nothing of it writes a file after the
+sweep returns. Where the runtime delegates a cgroup, each cell also has its own (`assay_runner.cgroup`).
+
 Standard library only (`/proc`, `ctypes` for prctl): the judges' code workers register here too.
 """
 
@@ -24,14 +31,18 @@ import contextlib
 import ctypes
 import functools
 import os
+import select
 import signal
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 KILL_ROUNDS = 20  # a fork bomb re-spawns while it is killed; each round kills what the last one missed
+KILL_WAIT_SECONDS = 10.0  # how long a killed process may take to be torn down
 
 
 class OwnChildren:
@@ -158,23 +169,50 @@ def hide_from_agents() -> None:
         raise OSError("prctl(PR_SET_DUMPABLE, 0) failed: the runner cannot hide its memory from its agents")
 
 
-def _stat(pid: str) -> tuple[str, int] | None:
-    """(state, parent pid) of a process, None when it is gone."""
+@dataclass(frozen=True)
+class Seen:
+    """A process as /proc showed it: its parent, and its start time (clock ticks since boot), which with
+    its pid names this one process — a pid is reused once its process is reaped."""
+
+    parent: int
+    started: int
+
+
+def _stat(pid: str) -> tuple[str, Seen, int] | None:
+    """(state, what was seen, how many threads its group has) of a process, None when it is gone."""
     try:
         stat = Path("/proc", pid, "stat").read_text()
     except OSError:
         return None
     # The command name may hold spaces and parentheses: the fields follow the last ")".
     fields = stat.rsplit(")", 1)[-1].split()
-    return (fields[0], int(fields[1])) if len(fields) > 1 else None
+    if len(fields) < 20:
+        return None
+    return fields[0], Seen(parent=int(fields[1]), started=int(fields[19])), int(fields[17])
 
 
-def process_table() -> dict[int, int]:
-    """pid -> parent pid, for every live (not zombie) process this one can see."""
-    table: dict[int, int] = {}
+def _dead(state: str, threads: int) -> bool:
+    """Whether nothing of a thread group runs. A zombie *leader* is not a dead process: its main thread may
+    have ended (the raw exit syscall) while other threads of its group keep running — and they can still
+    write files. /proc shows the group as `Z`; its thread count (the leader's counted) says what is left."""
+    return state in ("Z", "X") and threads <= 1
+
+
+def _live(pid: str) -> Seen | None:
+    """What /proc shows of `pid` when any of its threads still runs, else None (gone, or dead)."""
+    found = _stat(pid)
+    if found is None or _dead(found[0], found[2]):
+        return None
+    return found[1]
+
+
+def process_table() -> dict[int, Seen]:
+    """pid -> what was seen, for every live process this one can see (thread groups with a zombie leader and
+    a running thread included)."""
+    table: dict[int, Seen] = {}
     for entry in os.scandir("/proc"):
-        if entry.name.isdigit() and (found := _stat(entry.name)) is not None and found[0] != "Z":
-            table[int(entry.name)] = found[1]
+        if entry.name.isdigit() and (seen := _live(entry.name)) is not None:
+            table[int(entry.name)] = seen
     return table
 
 
@@ -224,30 +262,118 @@ def reap_orphans() -> None:
             if int(pid) in OWN.held:
                 continue
             found = _stat(pid)
-            if found is not None and found == ("Z", me):
+            if found is not None and _dead(found[0], found[2]) and found[1].parent == me:
                 with contextlib.suppress(ChildProcessError, OSError):
                     os.waitpid(int(pid), os.WNOHANG)
 
 
-def tree(root: int, table: dict[int, int]) -> set[int]:
+def tree(root: int, table: Mapping[int, Seen]) -> dict[int, Seen]:
     """`root` and every process below it."""
     children: dict[int, list[int]] = {}
-    for pid, parent in table.items():
-        children.setdefault(parent, []).append(pid)
-    found, todo = set(), [root]
+    for pid, seen in table.items():
+        children.setdefault(seen.parent, []).append(pid)
+    found: dict[int, Seen] = {}
+    todo = [root]
     while todo:
         pid = todo.pop()
         if pid in found or pid not in table:
             continue
-        found.add(pid)
+        found[pid] = table[pid]
         todo.extend(children.get(pid, []))
     return found
 
 
-def _kill(pids: set[int]) -> None:
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+def _pidfd(pid: int, seen: Seen) -> int | None:
+    """A pidfd for exactly the process that was seen, None when it is gone (or its pid names another one by
+    now). The pidfd is opened first, then the start time checked: whatever the pid named when the pidfd was
+    opened is the process the pidfd signals, and it is the one seen only if the start times agree."""
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:
+        return None
+    found = _stat(str(pid))
+    if found is None or found[1].started != seen.started:
+        os.close(fd)
+        return None
+    return fd
+
+
+def pidfds_work() -> bool:
+    """Whether this kernel and Python have pidfds (Linux 5.3+, Python 3.9+)."""
+    return _pidfds_work()
+
+
+@functools.cache
+def _pidfds_work() -> bool:
+    if not (hasattr(os, "pidfd_open") and hasattr(signal, "pidfd_send_signal")):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:
+        return False
+    return True
+
+
+def _kill(found: Mapping[int, Seen]) -> None:
+    """SIGKILL each process found, then wait until each is gone (`_signal`, `wait_gone`)."""
+    wait_gone(_signal(found))
+
+
+def _signal(found: Mapping[int, Seen]) -> list[int]:
+    """SIGKILL each process found — its whole thread group: its threads die with it, a zombie leader's
+    too — through a pidfd of exactly the process seen; returns the pidfds to wait on. Without pidfds (a
+    kernel before 5.3), by pid, and waits here until /proc shows none of them alive."""
+    if not pidfds_work():
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        _wait_unseen(found)
+        return []
+    pidfds: list[int] = []
+    for pid, seen in found.items():
+        fd = _pidfd(pid, seen)
+        if fd is None:
+            continue
+        try:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        except OSError:  # gone meanwhile, or not ours to signal
+            os.close(fd)
+            continue
+        pidfds.append(fd)
+    return pidfds
+
+
+def wait_gone(pidfds: list[int], timeout: float = KILL_WAIT_SECONDS) -> bool:
+    """Wait until every pidfd is readable — its process has exited and no thread of it is left: the kernel
+    has torn it down (its memory and files released), so it writes nothing more — then close them; False
+    when some were still alive after `timeout` (a process stuck in the kernel, on a dead file system)."""
+    deadline = time.monotonic() + timeout
+    waiting = select.poll()
+    for fd in pidfds:
+        waiting.register(fd, select.POLLIN)
+    left = set(pidfds)
+    try:
+        while left:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            for fd, _event in waiting.poll(remaining * 1000):
+                waiting.unregister(fd)
+                left.discard(fd)
+        return True
+    finally:
+        for fd in pidfds:
+            os.close(fd)
+
+
+def _wait_unseen(found: Mapping[int, Seen]) -> None:
+    """Without pidfds: wait until /proc shows none of `found` alive (or KILL_WAIT_SECONDS passed)."""
+    deadline = time.monotonic() + KILL_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        alive = [pid for pid, seen in found.items() if _live(str(pid)) == seen]
+        if not alive:
+            return
+        time.sleep(0.01)
 
 
 def kill_tree(root: int, *, spare_root: bool = False) -> set[int]:
@@ -255,39 +381,47 @@ def kill_tree(root: int, *, spare_root: bool = False) -> set[int]:
     end it gently), again until nothing is left; returns what was killed. Only for a root known to be
     alive: a dead one's pid may already name another process."""
     killed: set[int] = set()
+    spared = {os.getpid(), *([root] if spare_root else [])}
     for _ in range(KILL_ROUNDS):
-        alive = tree(root, process_table()) - {os.getpid()} - ({root} if spare_root else set())
+        alive = {pid: seen for pid, seen in tree(root, process_table()).items() if pid not in spared}
         if not alive:
             break
         _kill(alive)
-        killed |= alive
+        killed |= set(alive)
     reap_orphans()
     return killed
 
 
 def strays(own: frozenset[int]) -> set[int]:
     """Children of this process not among `own` (the children it started itself) — so orphans some agent
-    left — and all below them (live ones: a zombie is dead already)."""
+    left — and all below them (live ones: a zombie whose threads are all gone is dead already)."""
+    return set(_strays(own))
+
+
+def _strays(own: frozenset[int]) -> dict[int, Seen]:
     me = os.getpid()
     if not lists_children():
         table = process_table()
-        left = {pid for pid, parent in table.items() if parent == me and pid not in own}
-        return set().union(*(tree(pid, table) for pid in left)) if left else set()
-    found: set[int] = set()
+        left = [pid for pid, seen in table.items() if seen.parent == me and pid not in own]
+        found: dict[int, Seen] = {}
+        for pid in left:
+            found.update(tree(pid, table))
+        return found
+    found = {}
     todo = [pid for pid in children(me) if pid not in own]
     while todo:
         pid = todo.pop()
-        state = _stat(str(pid))
-        if pid in found or state is None or state[0] == "Z":
+        if pid in found or (seen := _live(str(pid))) is None:
             continue
-        found.add(pid)
+        found[pid] = seen
         todo.extend(children(pid))
     return found
 
 
 def sweep() -> set[int] | None:
-    """Kill every stray (see `strays`) until none is left; returns what was killed, or None when the
-    sweep did not run (this process does not own its children, or one of its own is being started)."""
+    """Kill every stray (see `strays`) until none is left, and wait until each is gone; returns what was
+    killed, or None when the sweep did not run (this process does not own its children, or one of its own
+    is being started)."""
     if not CONTAINMENT.active:
         return None
     killed: set[int] = set()
@@ -295,10 +429,11 @@ def sweep() -> set[int] | None:
         with OWN.lock:
             if OWN.starting:
                 return killed or None
-            found = strays(frozenset(OWN.held))
-            _kill(found)
+            found = _strays(frozenset(OWN.held))
+            pidfds = _signal(found)
+        wait_gone(pidfds)  # outside the lock: an agent may be started meanwhile
         if not found:
             break
-        killed |= found
+        killed |= set(found)
     reap_orphans()
     return killed

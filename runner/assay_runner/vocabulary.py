@@ -22,6 +22,13 @@ AGENT_KINDS: tuple[AgentKind, ...] = get_args(AgentKind)
 PROGRAM_KINDS: frozenset[AgentKind] = frozenset({"command", *PRESET_KINDS})
 """Agent kinds that run a program in the workspace (which may read any file it can reach)."""
 
+Containment = Literal["cgroup", "pidfd-tree", "process-group"]
+"""What ended everything a cell's agent started (`cell.json`'s `containment`): `cgroup`, the cell's own
+cgroup killed (`cgroup.kill`) and then its strays through pidfds; `pidfd-tree`, its process tree and the
+strays the runner adopted as their subreaper, each thread group killed through a pidfd; `process-group`,
+only the agent's process group (`main()` run in-process, which owns no children: a daemon may survive)."""
+CONTAINMENTS: tuple[Containment, ...] = get_args(Containment)
+
 
 class GateRule(StrEnum):
     """The release gate's rules, by the name results, summaries and statuses carry (core.gate)."""

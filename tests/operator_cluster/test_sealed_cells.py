@@ -6,7 +6,9 @@ finds the answers tree from the answer phase's command line and RunConfig and wa
 write a good answer there and a record saying exit 0. In the answer container under runc, the runner is the
 first process of the container's PID namespace and sweeps what a cell leaves behind before the next cell
 starts: the daemon dies before it can act, and the truth — T-2 timed out — is what the judge sees. (Where
-a daemon escapes, the cell's seal catches what it wrote: tests/runner/test_sealed_cells.py.)
+a daemon escapes, the cell's seal catches what it wrote: tests/runner/test_sealed_cells.py.) The same with a
+daemon whose main thread ended with the raw exit syscall while its working thread runs on (/proc shows a
+zombie): the sweep kills thread groups, not processes /proc says are running.
 """
 
 from __future__ import annotations
@@ -44,12 +46,14 @@ SUITE = {
 }
 
 
+@pytest.mark.parametrize("mode", ["setsid", "zombie-leader"])
 def test_a_daemon_that_would_rewrite_another_cell_is_gone_and_the_run_blocks_on_that_cell(
     admin: KubeApi,
     namespace: str,
     operator: OperatorProcess,
     brains: Callable[[str], str],
     kubelet: LocalKubelet,
+    mode: str,
 ) -> None:
     for name, data in (
         ("daemon-suite", {"suite.yaml": json.dumps(SUITE)}),
@@ -65,7 +69,7 @@ def test_a_daemon_that_would_rewrite_another_cell_is_gone_and_the_run_blocks_on_
             "kind": "command",
             "model": "none",
             # Its state (its pid, whether it rewrote) where the test can look: the answer phase's /tmp.
-            "command": ["sh", "-c", f"mkdir -p /tmp/daemon && exec python {daemon} /tmp/daemon"],
+            "command": ["sh", "-c", f"mkdir -p /tmp/daemon && exec python {daemon} /tmp/daemon {mode}"],
             "timeoutSeconds": 5,
         },
         "concurrency": 2,
@@ -85,6 +89,7 @@ def test_a_daemon_that_would_rewrite_another_cell_is_gone_and_the_run_blocks_on_
     result = json.loads((kept / "result" / "result.json").read_text())
     cells = {t["id"]: t["repetitions"][0] for t in result["tickets"]}
     assert cells["T-1"]["error"] is None and cells["T-1"]["passed"]
+    assert cells["T-1"]["containment"] in ("cgroup", "pidfd-tree")  # the answer container owns its processes
     assert cells["T-2"]["exitCode"] == 124 and "exit code 124" in (cells["T-2"]["error"] or "")  # the truth
     assert "timed out" in cells["T-2"]["judges"]["exit_code"]["reason"]
     victim = kept / "shard-0" / "T-2" / "1"

@@ -26,7 +26,8 @@ DAEMON = Path(__file__).resolve().parents[1] / "support" / "agents" / "daemon.py
 ASSAY = [sys.executable, "-m", "assay_runner.cli"]
 
 
-def configs(suite: Path, brain: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
+def configs(suite: Path, brain: Path, tmp_path: Path, mode: str = "setsid") -> tuple[Path, Path, Path]:
+    """The answer and judge phases' configs for the daemon agent (daemon.py's MODE), and its state folder."""
     state = tmp_path / "state"
     state.mkdir()
     answers = tmp_path / "answers"
@@ -41,7 +42,7 @@ def configs(suite: Path, brain: Path, tmp_path: Path) -> tuple[Path, Path, Path]
             "kind": "command",
             "model": "m",
             "timeoutSeconds": 3,
-            "command": [sys.executable, str(DAEMON), str(state)],
+            "command": [sys.executable, str(DAEMON), str(state), mode],
         },
     }
     answer, judge = tmp_path / "answer.json", tmp_path / "judge.json"

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from assay_runner.contract import Trajectory, Usage
 from assay_runner.suite.models import Ticket
+from assay_runner.vocabulary import Containment
 
 EXIT_TIMEOUT = 124  # what coreutils' timeout(1) reports; the exit-code judge names it "timed out"
 
@@ -49,6 +50,8 @@ class AgentOutcome:
     """Seconds since the epoch when the agent started (set by the orchestrator)."""
     trajectory: Trajectory | None = None
     """The agent's steps, read from its transcript (CLI presets), or replayed with its answer."""
+    containment: Containment | None = None
+    """What ended every process the agent started (a program agent's); None when it ran none."""
 
 
 class Agent(Protocol):

@@ -21,6 +21,7 @@ from assay_runner.agents.trajectory import TrajectoryParser
 from assay_runner.agents.workspace import HOME_DIR
 from assay_runner.contract import Usage
 from assay_runner.errors import InputError
+from assay_runner.io.plain import NotPlain, opened
 from assay_runner.suite.models import Ticket
 
 PLACEHOLDERS = frozenset(
@@ -78,6 +79,26 @@ def check_template(spec: CommandSpec) -> None:
             f"agent command uses unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}; "
             f"known: {', '.join(sorted(PLACEHOLDERS))}"
         )
+
+
+def read_answer(workspace: Workspace, limit: int) -> tuple[str | None, str | None]:
+    """The answer the agent left in its workspace, and why the cell cannot be judged if it cannot: a file
+    over `limit` is never read (a huge answer is the cell's error, not an out-of-memory), and a link or
+    anything but a plain file is never followed (`io.plain`: a link to the suite's keys is not an answer)."""
+    relative = workspace.answer_file.relative_to(workspace.root).as_posix()
+    try:
+        with opened(workspace.root, relative) as stream:
+            if stream is None:
+                return None, None
+            size = os.fstat(stream.fileno()).st_size
+            if size > limit:
+                return None, (
+                    f"answer.md is {size:,} bytes, over the limit of {limit:,} (limits.maxAnswerBytes); "
+                    "it was not read"
+                )
+            return stream.read().decode("utf-8", errors="replace"), None
+    except NotPlain as refused:
+        return None, str(refused)
 
 
 class CommandAgent:
@@ -157,18 +178,10 @@ class CommandAgent:
         elif self.spec.answer_from == "stdout":
             answer = done.stdout if done.stdout.strip() else None
         error = None
-        if self.spec.answer_from == "file" and workspace.answer_file.is_file():
-            size = workspace.answer_file.stat().st_size
-            if size > self.max_answer_bytes:  # never read: a huge answer is the cell's error, not an OOM
-                answer, error = (
-                    None,
-                    (
-                        f"answer.md is {size:,} bytes, over the limit of {self.max_answer_bytes:,} "
-                        "(limits.maxAnswerBytes); it was not read"
-                    ),
-                )
-            else:
-                answer = workspace.answer_file.read_text(encoding="utf-8", errors="replace")
+        if self.spec.answer_from == "file":
+            from_file, error = read_answer(workspace, self.max_answer_bytes)
+            if from_file is not None or error is not None:  # answer.md wins over the final message
+                answer = from_file
         trajectory = None
         if self.spec.parse_trajectory is not None:
             trajectory = self.spec.parse_trajectory(done.stdout, done.line_times, str(workspace.root))
@@ -184,4 +197,5 @@ class CommandAgent:
             timed_out=done.timed_out,
             error=error,
             trajectory=trajectory,
+            containment=done.containment,
         )

@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import BinaryIO
 
 from assay_runner.agents.base import EXIT_TIMEOUT
-from assay_runner.processes import OWN, kill_tree, sweep
+from assay_runner.cgroup import CELL_GROUPS, CellGroup
+from assay_runner.processes import CONTAINMENT, OWN, kill_tree, sweep
+from assay_runner.vocabulary import Containment
 
 KILL_GRACE_SECONDS = 2.0
 TRANSCRIPT_LIMIT = 1 << 20  # keep at most 1 MiB of each stream
@@ -43,6 +45,8 @@ class ProcessResult:
     """With `stamp_lines`: seconds from the start to when each line of `stdout` was read, line for line
     (`stdout.splitlines()`); None for a line with no stamp (the marker of dropped output, an unfinished
     last line, lines past MAX_STAMPS)."""
+    containment: Containment = "process-group"
+    """What ended everything the agent started (`vocabulary.Containment`)."""
 
 
 @contextlib.contextmanager
@@ -140,6 +144,7 @@ async def run_process(
     bounded however much an agent prints, and its exit is one event for the loop instead of three. With
     `stamp_lines`, stdout goes through a pipe the loop copies into its file, stamping each line."""
     started = time.monotonic()
+    group = CELL_GROUPS.cell()
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         try:
             with OWN.spawning() as spawned:
@@ -154,10 +159,15 @@ async def run_process(
                 )
                 spawned.add(process.pid)
         except OSError as exc:
+            if group is not None:
+                group.kill()  # empty: removed
             # A missing executable is the agent failing to start: exit 127, like a shell would report.
             return ProcessResult(
                 127, "", f"cannot start {argv[0]!r}: {exc}", time.monotonic() - started, False
             )
+        if group is not None and not group.add(process.pid):
+            group.kill()
+            group = None
         stamps = _Stamps([])
         pump = None
         if stamp_lines:
@@ -172,18 +182,18 @@ async def run_process(
             await _terminate(process)
         except asyncio.CancelledError:
             await _terminate(process)
-            _end_everything_it_started(process)
+            _end_everything_it_started(process, group)
             if pump is not None:
                 pump.cancel()
             raise
         wall_seconds = time.monotonic() - started
-        _end_everything_it_started(process)
+        containment = _end_everything_it_started(process, group)
         if pump is not None:
             await _drain(pump)  # after the kill: nothing is left to hold the pipe open
         exit_code = EXIT_TIMEOUT if timed_out else _exit_code(process.returncode)
         out = _tail(stdout)
         times = _line_times(stamps, out) if stamp_lines else ()
-        return ProcessResult(exit_code, out, _tail(stderr), wall_seconds, timed_out, times)
+        return ProcessResult(exit_code, out, _tail(stderr), wall_seconds, timed_out, times, containment)
 
 
 async def _drain(pump: asyncio.Future[None]) -> None:
@@ -193,13 +203,18 @@ async def _drain(pump: asyncio.Future[None]) -> None:
         await asyncio.wait_for(pump, KILL_GRACE_SECONDS)
 
 
-def _end_everything_it_started(process: asyncio.subprocess.Process) -> None:
-    """The cell is over: whatever the agent started dies now, before its outputs are read — its process
-    group and (where this process owns its children) every process some agent left behind
-    (`processes.sweep`): what an agent starts is orphaned when it exits, and orphans come to this process."""
+def _end_everything_it_started(process: asyncio.subprocess.Process, group: CellGroup | None) -> Containment:
+    """The cell is over: whatever the agent started dies now, and is gone, before its outputs are read —
+    its process group, its cgroup (`cgroup.kill`, where the runtime delegates one) and (where this process
+    owns its children) every process some agent left behind (`processes.sweep`, through pidfds): what an
+    agent starts is orphaned when it exits, and orphans come to this process. Returns what ended it."""
     _kill_group(process, signal.SIGKILL)
+    ended_by_group = group is not None and group.kill()
     OWN.forget(process.pid)
     sweep()
+    if ended_by_group:
+        return "cgroup"
+    return "pidfd-tree" if CONTAINMENT.active else "process-group"
 
 
 def _exit_code(returncode: int | None) -> int:

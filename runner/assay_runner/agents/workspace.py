@@ -20,7 +20,8 @@ from pathlib import Path
 
 from assay_runner.agents.base import Workspace
 from assay_runner.contract import is_brain_file
-from assay_runner.core.digests import digest_files, read_tree
+from assay_runner.core.digests import digest_files
+from assay_runner.io.plain import NotPlain, plain_tree
 from assay_runner.suite.models import Ticket
 
 INSTRUCTIONS_FILE = "AGENTS.md"
@@ -53,10 +54,17 @@ def _make_read_only(root: Path) -> None:
 
 
 def _make_writable(root: Path) -> None:
+    """Writable again, to be removed. A link the agent left is not followed (chmod would change its target:
+    as root, any file of the machine) — `root` itself included: an agent may put a link in place of its
+    brain/ (os.walk would walk the link's target). Every process of the cell is gone by now, so none can
+    swap one in."""
+    if os.path.islink(root):
+        return
     for dirpath, _dirnames, filenames in os.walk(root):
         os.chmod(dirpath, stat.S_IRWXU)
         for name in filenames:
-            os.chmod(Path(dirpath) / name, stat.S_IRUSR | stat.S_IWUSR)
+            if not os.path.islink(path := Path(dirpath) / name):
+                os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
 
 
 Placement = Callable[[Ticket, int], Path | None]
@@ -113,10 +121,7 @@ class WorkspaceFactory:
             if not keep:
                 left = [*self._base.iterdir()] if self._base is not None else []
                 for workspace in [*left, *self._placed]:
-                    for folder in (workspace / "brain", workspace / "kb"):
-                        if folder.exists():
-                            _make_writable(folder)
-                    shutil.rmtree(workspace, ignore_errors=True)
+                    _remove(workspace)
             if self._base is not None:
                 with contextlib.suppress(OSError):
                     self._base.rmdir()
@@ -166,12 +171,17 @@ class WorkspaceFactory:
         )
 
     def fingerprint(self, workspace: Workspace) -> str:
-        return digest_files(
-            {
-                **{f"brain/{k}": v for k, v in read_tree(workspace.brain).items()},
-                **{f"kb/{k}": v for k, v in read_tree(workspace.kb).items()},
-            }
-        )
+        """brain/ and kb/ as they are, no link followed (a link or a pipe the agent put there is a change,
+        never read through: `io.plain`)."""
+        try:
+            return digest_files(
+                {
+                    **{f"brain/{k}": v for k, v in plain_tree(workspace.brain).items()},
+                    **{f"kb/{k}": v for k, v in plain_tree(workspace.kb).items()},
+                }
+            )
+        except (NotPlain, OSError) as changed:
+            return f"changed: {changed}"
 
     def reference(self) -> str:
         """The fingerprint of brain/ and kb/ as every workspace starts (they start identical), computed once
@@ -195,7 +205,16 @@ class WorkspaceFactory:
         return untouched
 
     def discard(self, workspace: Workspace) -> None:
-        for folder in (workspace.brain, workspace.kb):
-            if folder.exists():
-                _make_writable(folder)
-        shutil.rmtree(workspace.root, ignore_errors=True)
+        _remove(workspace.root)
+
+
+def _remove(root: Path) -> None:
+    """A workspace, with its read-only folders. Its root may have been swapped for a link (its parent is
+    the runner's, and so the agents' user's): the link goes, and nothing it names is walked."""
+    if os.path.islink(root):
+        root.unlink()
+        return
+    for folder in (root / "brain", root / "kb"):
+        if folder.exists():
+            _make_writable(folder)
+    shutil.rmtree(root, ignore_errors=True)

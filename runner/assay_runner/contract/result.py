@@ -9,7 +9,7 @@ from pydantic import Field
 from assay_runner.contract.run_config import PriceConfig
 from assay_runner.contract.trajectory import Trajectory
 from assay_runner.contract.wire import WireModel
-from assay_runner.vocabulary import Selection, Verdict
+from assay_runner.vocabulary import Containment, Selection, Verdict
 
 RESULT_SCHEMA_VERSION = 1
 
@@ -60,6 +60,8 @@ class RepetitionResult(WireModel):
     usage: Usage | None = None
     trajectory: Trajectory | None = None
     """The agent's steps (model turns, tool calls, errors), when its CLI's transcript tells them."""
+    containment: Containment | None = None
+    """What ended every process the cell's agent started (`vocabulary.Containment`); None: it ran none."""
 
 
 class TicketResult(WireModel):

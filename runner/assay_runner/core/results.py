@@ -25,6 +25,7 @@ from assay_runner.contract import (
 from assay_runner.core.scorecard import assemble
 from assay_runner.suite.loader import Suite
 from assay_runner.suite.models import Ticket
+from assay_runner.vocabulary import Containment
 
 TRANSCRIPT_KEPT = 16 * 1024  # the result keeps a transcript's tail; MLflow gets the whole transcript
 
@@ -71,6 +72,7 @@ def repetition_result(
     started_at: float | None = None,
     judge_seconds: float | None = None,
     trajectory: Trajectory | None = None,
+    containment: Containment | None = None,
 ) -> RepetitionResult:
     # score and passed are placeholders: `assemble` derives them from the verdicts.
     if transcript is not None and len(transcript) > TRANSCRIPT_KEPT:
@@ -90,6 +92,7 @@ def repetition_result(
         judge_seconds=judge_seconds,
         usage=usage,
         trajectory=trajectory,
+        containment=containment,
     )
 
 

@@ -13,7 +13,12 @@ phase stopped early if it did). A cell with neither answer nor `cell.json` was n
 An answers tree that could be read two ways is bad input (exit 2) naming the path, never guessed at: a
 folder for a ticket the suite does not have (a typo), a repetition folder outside 1..k (a stray `0`), a
 ticket with both a flat `answer.md` and repetition folders, an `answer.md` or `exit_code` that is not
-UTF-8 (a UTF-16 answer read as UTF-8 is garbage the judges would misread; write answers as UTF-8).
+UTF-8 (a UTF-16 answer read as UTF-8 is garbage the judges would misread; write answers as UTF-8). A tree
+the answer phase made (it has `answers.json`) is not a person's typo: an entry in it that no cell owns was
+left by an agent, and the caller blocks the run naming it (`stray_entries`), every cell judged all the same.
+
+Nothing in a cell is followed: a symbolic link, a hard link, a pipe or a device is refused (the cell blocks,
+naming it), and every file is opened without following links (`io.plain`).
 
 Memory is bounded (`Limits`): an `answer.md` or a side file larger than its limit is not read (its size
 comes from the file system, so a sparse file of terabytes costs nothing) and the cell is recorded with
@@ -36,6 +41,9 @@ from pydantic import Field, ValidationError, field_validator
 
 from assay_runner.contract import Trajectory, Usage, WireModel
 from assay_runner.errors import InputError, Problem
+from assay_runner.io import plain
+from assay_runner.io.plain import describe
+from assay_runner.vocabulary import Containment
 
 ANSWER_FILE = "answer.md"
 EXIT_CODE_FILE = "exit_code"
@@ -64,11 +72,19 @@ class SideFiles(Mapping[str, str]):
     """A cell's other text files, by path relative to the cell: listed when the cell is read, each read
     (as UTF-8, undecodable bytes replaced) only when a judge asks for it, and not kept."""
 
-    def __init__(self, paths: dict[str, Path]) -> None:
+    def __init__(self, paths: dict[str, Path], folder: Path | None = None) -> None:
         self._paths = paths
+        self._folder = folder
 
     def __getitem__(self, name: str) -> str:
-        return self._paths[name].read_text(encoding="utf-8", errors="replace")
+        path = self._paths[name]
+        if self._folder is None:
+            data: bytes | None = path.read_bytes()
+        else:  # by its own name (a name shown with escapes is not the one on disk)
+            data = plain.read(self._folder, path.relative_to(self._folder).as_posix())
+        if data is None:
+            raise KeyError(name)
+        return data.decode("utf-8", errors="replace")
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._paths)
@@ -87,6 +103,9 @@ class CellRecord(WireModel):
     wall_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     started_at: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     usage: Usage | None = None
+    containment: Containment | None = None
+    """What ended every process the cell's agent started (`vocabulary.Containment`); None when it ran no
+    program, or the tree is older."""
 
     @field_validator("usage")
     @classmethod
@@ -163,20 +182,22 @@ def _side_files(folder: Path, limits: Limits) -> tuple[SideFiles, str | None]:
         relative = os.fsencode(path.relative_to(folder)).decode("utf-8", "backslashreplace")
         if relative.split("/", 1)[0].isdigit():
             continue  # a repetition folder of its own
-        size = path.stat().st_size
+        size = path.lstat().st_size
         if size > limits.max_side_file_bytes and relative != ANSWER_FILE:  # the answer has its own limit
             return SideFiles({}), _over(relative, size, limits.max_side_file_bytes, "maxSideFileBytes")
         files[relative] = path
-    return SideFiles(files), None
+    return SideFiles(files, folder), None
 
 
 def _over(name: str, size: int, limit: int, setting: str) -> str:
     return f"{name} is {size:,} bytes, over the limit of {limit:,} (limits.{setting}); it was not read"
 
 
-def _tail(path: Path, limit: int) -> str:
-    """The last `limit` bytes of a text file (a transcript's end is where a crash shows)."""
-    with path.open("rb") as handle:
+def _tail(folder: Path, name: str, limit: int) -> str:
+    """The last `limit` bytes of a text file (a transcript's end is where a crash shows); "" when absent."""
+    with plain.opened(folder, name) as handle:
+        if handle is None:
+            return ""
         size = handle.seek(0, os.SEEK_END)
         handle.seek(max(0, size - limit))
         data = handle.read(limit)
@@ -190,10 +211,11 @@ class Refused(Exception):
 
 def _read_record(folder: Path) -> CellRecord | None:
     path = folder / CELL_FILE
-    if not path.is_file():
+    data = plain.read(folder, CELL_FILE)
+    if data is None:
         return None
     try:
-        return CellRecord.model_validate_json(path.read_bytes())
+        return CellRecord.model_validate_json(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
@@ -204,9 +226,10 @@ def _exit_code(folder: Path, record: CellRecord | None) -> int | None:
     """The exit code the `exit_code` file gives (0 when absent, as hand-made trees have it), checked against
     the cell record's when both exist."""
     path = folder / EXIT_CODE_FILE
-    if not path.is_file():
+    data = plain.read(folder, EXIT_CODE_FILE)
+    if data is None:
         return record.exit_code if record is not None else 0
-    text = _utf8(path).strip()
+    text = _utf8(path, data).strip()
     try:
         code = int(text)
     except ValueError:
@@ -220,10 +243,11 @@ def _exit_code(folder: Path, record: CellRecord | None) -> int | None:
 
 def _read_trajectory(folder: Path) -> Trajectory | None:
     path = folder / TRAJECTORY_FILE
-    if not path.is_file():
+    data = plain.read(folder, TRAJECTORY_FILE)
+    if data is None:
         return None
     try:
-        return Trajectory.model_validate_json(path.read_bytes())
+        return Trajectory.model_validate_json(data)
     except ValidationError as exc:
         raise InputError([Problem(str(path), "", f"not a trajectory: {exc.errors()[0]['msg']}")]) from None
 
@@ -233,34 +257,37 @@ def _not_plain(root: Path, folder: Path) -> str | None:
     on the way from the tree's root or inside it. The answer phase's agents can write into the tree, and a
     link is resolved where the judge reads it — where the answer keys are mounted — so a link named
     answer.md could hand the key to the judges as the answer. The tree must hold plain files and folders
-    only."""
+    only; each file is then read without following anything (`io.plain`), should one be swapped in."""
     path = root
     for part in folder.relative_to(root).parts:
         path = path / part
         if path.is_symlink():
-            return str(path)
+            return f"{path} is a symbolic link to {os.readlink(path)}"
     if not folder.is_dir():
         return None
     for entry in folder.rglob("*"):
         info = entry.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            return f"{entry} is a symbolic link to {os.readlink(entry)}"
         if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
-            return str(entry)
+            return f"{entry} is {describe(info.st_mode)}"
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-            return f"{entry} (a hard link: it may be another file, the answer keys' say)"
+            names = info.st_nlink
+            return f"{entry} is a hard link ({names} names: it may be another file, the answer keys' say)"
     return None
 
 
 def plain_files(folder: Path) -> dict[str, Path]:
-    """A cell folder's regular files, by their name within it (repetition folders of their own left out)."""
+    """A cell folder's regular files, by their name within it (repetition folders of their own left out);
+    a link is none, and never followed (a link where a sealed file was is that file removed)."""
     return {
         path.relative_to(folder).as_posix(): path
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and not path.relative_to(folder).parts[0].isdigit()
+        if stat.S_ISREG(path.lstat().st_mode) and not path.relative_to(folder).parts[0].isdigit()
     }
 
 
-def _utf8(path: Path) -> str:
-    data = path.read_bytes()
+def _utf8(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -277,41 +304,43 @@ def read_cell(
     answer_path = folder / ANSWER_FILE
     tampered = _not_plain(root, folder)
     if tampered is not None:
-        refused = CellRecord(error=f"refused: {tampered} is not a plain file or folder (a link?)")
+        refused = CellRecord(error=f"refused: {tampered}: an answers tree holds plain files and folders only")
         return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
     try:
         record = _read_record(folder)
         trajectory = _read_trajectory(folder)
-        if not answer_path.is_file():
-            code = record.exit_code if record is not None else None
-            return RecordedAnswer(
-                ticket_id,
-                repetition,
-                None,
-                code,
-                source=str(answer_path),
-                record=record,
-                trajectory=trajectory,
-            )
-        exit_code = _exit_code(folder, record)
-    except Refused as exc:
+        with plain.opened(folder, ANSWER_FILE) as answer_file:
+            if answer_file is None:
+                code = record.exit_code if record is not None else None
+                return RecordedAnswer(
+                    ticket_id,
+                    repetition,
+                    None,
+                    code,
+                    source=str(answer_path),
+                    record=record,
+                    trajectory=trajectory,
+                )
+            exit_code = _exit_code(folder, record)
+            transcript = _tail(folder, TRANSCRIPT_FILE, limits.max_side_file_bytes)
+            size = os.fstat(answer_file.fileno()).st_size
+            files, too_large = _side_files(folder, limits)
+            if size > limits.max_answer_bytes:
+                too_large = _over(ANSWER_FILE, size, limits.max_answer_bytes, "maxAnswerBytes")
+            if too_large is not None:
+                refused = (record or CellRecord()).model_copy(update={"error": too_large})
+                source = str(answer_path)
+                return RecordedAnswer(
+                    ticket_id, repetition, None, exit_code, transcript, source=source, record=refused
+                )
+            data = answer_file.read()
+    except (Refused, plain.NotPlain) as exc:
         refused = CellRecord(error=f"refused: {exc}")
         return RecordedAnswer(ticket_id, repetition, None, None, source=str(answer_path), record=refused)
-    transcript_path = folder / TRANSCRIPT_FILE
-    transcript = _tail(transcript_path, limits.max_side_file_bytes) if transcript_path.is_file() else ""
-    size = answer_path.stat().st_size
-    files, too_large = _side_files(folder, limits)
-    if size > limits.max_answer_bytes:
-        too_large = _over(ANSWER_FILE, size, limits.max_answer_bytes, "maxAnswerBytes")
-    if too_large is not None:
-        refused = (record or CellRecord()).model_copy(update={"error": too_large})
-        return RecordedAnswer(
-            ticket_id, repetition, None, exit_code, transcript, source=str(answer_path), record=refused
-        )
     return RecordedAnswer(
         ticket_id=ticket_id,
         repetition=repetition,
-        answer=_utf8(answer_path).removeprefix("\ufeff"),
+        answer=_utf8(answer_path, data).removeprefix("\ufeff"),
         exit_code=exit_code,
         transcript=transcript,
         files=files,
@@ -328,12 +357,19 @@ def load_answers(
     suite_ids: list[str] | None = None,
     limits: Limits = DEFAULT_LIMITS,
     cells: list[tuple[str, int]] | None = None,
+    *,
+    phase_tree: bool = False,
 ) -> list[RecordedAnswer]:
-    """Every ticket x repetition's cell (or only `cells`: one shard's), in order."""
+    """Every ticket x repetition's cell (or only `cells`: one shard's), in order.
+
+    `phase_tree`: the tree was made by the answer phase (it has a manifest), so what is in it that no cell
+    owns was left by an agent, not mistyped by a person: it is not bad input here, and `stray_entries`
+    names it for the caller to block the run with. A hand-made tree that could be read two ways is bad
+    input (see the module docstring)."""
     if not root.is_dir():
         raise InputError([Problem(str(root), "", "answers directory not found")])
     problems = ambiguities(root, ticket_ids, k, suite_ids if suite_ids is not None else ticket_ids)
-    if problems:
+    if problems and not phase_tree:
         raise InputError(problems)
     wanted = cells if cells is not None else [(tid, rep) for tid in ticket_ids for rep in range(1, k + 1)]
     return [read_cell(root, tid, rep, k, limits) for tid, rep in wanted]
@@ -421,3 +457,36 @@ def unknown_folders(root: Path, ticket_ids: list[str]) -> list[str]:
     return sorted(
         p.name for p in root.iterdir() if p.is_dir() and p.name not in known and not p.name.startswith(".")
     )
+
+
+def stray_entries(root: Path, cells: list[tuple[str, int]]) -> list[str]:
+    """What an answer phase's tree holds that none of its `cells` owns (`<ticket>/<repetition>/` folders,
+    and the manifest): a file, a link or a folder an agent left at the root or in a ticket's folder, by its
+    path in the tree, links with their target. A link in place of a ticket's or a cell's folder is one."""
+    owned: dict[str, set[str]] = {}
+    for ticket_id, repetition in cells:
+        owned.setdefault(ticket_id, set()).add(str(repetition))
+    found: list[str] = []
+    for entry in sorted(root.iterdir()):
+        if entry.name in (MANIFEST_FILE, f".{MANIFEST_FILE}.tmp"):
+            continue
+        if entry.name not in owned or not _is_folder(entry):
+            found.append(_shown(root, entry))
+            continue
+        found += [
+            _shown(root, inner)
+            for inner in sorted(entry.iterdir())
+            if inner.name not in owned[entry.name] or not _is_folder(inner)
+        ]
+    return found
+
+
+def _is_folder(path: Path) -> bool:
+    return stat.S_ISDIR(path.lstat().st_mode)
+
+
+def _shown(root: Path, entry: Path) -> str:
+    shown = os.fsencode(entry.relative_to(root)).decode("utf-8", "backslashreplace")
+    if entry.is_symlink():
+        return f"{shown} (a symbolic link to {os.readlink(entry)})"
+    return f"{shown}/" if _is_folder(entry) else shown

@@ -108,6 +108,7 @@ class AnswerStep:
             started_at=started_at,
             usage=usage,
             trajectory=outcome.trajectory,
+            containment=outcome.containment,
         )
 
     async def _metered(self, cell: str) -> tuple[Usage, str | None]:

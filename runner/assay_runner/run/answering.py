@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import stat
 import sys
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
 from assay_runner.gateway.sidecar_link import SidecarLink, connect, sidecar_socket
 from assay_runner.io import answers as answer_store
+from assay_runner.io import plain
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, cell_key, unanswered
 from assay_runner.run.preparation import Prepared, prepare
@@ -196,24 +198,30 @@ def resumable(
             folder = answers_dir / ticket.id / str(number)
             if cell_problem(folder, seals.get(key)) is None and _clean(folder):
                 kept[key] = (seals[key], answered_by.get(key))
+    # Nothing is followed: a link an agent left (to a folder outside, say) is removed, never entered.
     for entry in answers_dir.iterdir():
-        if not entry.is_dir():
+        if not _is_folder(entry):
             if entry.name != answer_store.MANIFEST_FILE:
                 entry.unlink()
             continue
         for cell in list(entry.iterdir()):
             if f"{entry.name}/{cell.name}" not in kept:
-                shutil.rmtree(cell, ignore_errors=True) if cell.is_dir() else cell.unlink()
+                shutil.rmtree(cell, ignore_errors=True) if _is_folder(cell) else cell.unlink()
         if not any(entry.iterdir()):
             entry.rmdir()
     return kept
 
 
+def _is_folder(path: Path) -> bool:
+    return stat.S_ISDIR(path.lstat().st_mode)
+
+
 def _clean(folder: Path) -> bool:
     """A cell answered without an error of its own (a timeout or a missing answer is answered again)."""
     try:
-        record = answer_store.CellRecord.model_validate_json((folder / answer_store.CELL_FILE).read_bytes())
-    except (OSError, ValueError):
+        data = plain.read(folder, answer_store.CELL_FILE)
+        record = answer_store.CellRecord.model_validate_json(data or b"")
+    except (OSError, ValueError, plain.NotPlain):
         return False
     return record.error is None and record.exit_code == 0
 

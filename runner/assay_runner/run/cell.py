@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from assay_runner.contract import Trajectory, Usage
+from assay_runner.vocabulary import Containment
 
 Cell = tuple[str, int]
 """(ticket id, repetition)."""
@@ -45,6 +46,8 @@ class Answered:
     usage: Usage | None = None
     trajectory: Trajectory | None = None
     """The agent's steps (model turns, tool calls with results, errors), when its transcript tells them."""
+    containment: Containment | None = None
+    """What ended every process the cell's agent started (None: it ran none)."""
 
     @property
     def ok(self) -> bool:

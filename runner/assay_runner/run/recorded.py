@@ -6,6 +6,7 @@ the answer phase's state (`answers.json`: cut short, stopped), else only that th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from assay_runner.io import answers as answer_store
@@ -34,8 +35,13 @@ def read_cells(
     bound the files a cell may hold. `shard` (index, count) and `cells`: the tree is one shard's, holding
     those cells only."""
     manifest = answer_store.read_manifest(answers_dir)
-    recorded = answer_store.load_answers(answers_dir, ticket_ids, k, suite_ids, limits, cells)
+    phase_tree = manifest is not None
+    recorded = answer_store.load_answers(
+        answers_dir, ticket_ids, k, suite_ids, limits, cells, phase_tree=phase_tree
+    )
     read = {(r.ticket_id, r.repetition): _answered(r, manifest) for r in recorded}
+    if phase_tree:
+        read = _with_strays(read, answers_dir, shard)
     if not sealed and (manifest is None or manifest.cells is None):
         return read, manifest
     keys = [cell_key(*cell) for cell in cells] if cells is not None else None
@@ -50,6 +56,23 @@ def read_cells(
         if problem is not None and not refused:  # a refusal names the link or the record: more precise
             read[(ticket_id, repetition)] = unanswered(problem)
     return read, manifest
+
+
+def _with_strays(
+    read: dict[Cell, Answered], answers_dir: Path, shard: tuple[int, int] | None
+) -> dict[Cell, Answered]:
+    """An answer phase's tree holding entries no cell owns (a link or a folder an agent left in it): which
+    agent left them cannot be told, so every cell of the tree is still judged and carries the problem, which
+    blocks the run and names them."""
+    strays = answer_store.stray_entries(answers_dir, list(read))
+    if not strays:
+        return read
+    where = f"shard {shard[0]}" if shard is not None else "the answers tree"
+    problem = f"{where} holds entries no cell owns: {', '.join(strays)} (left by an agent?)"
+    return {
+        cell: replace(answered, error=f"{answered.error}; {problem}" if answered.error else problem)
+        for cell, answered in read.items()
+    }
 
 
 def _answered(
@@ -69,6 +92,7 @@ def _answered(
         started_at=record.started_at,
         usage=record.usage,
         trajectory=recorded.trajectory,
+        containment=record.containment,
     )
 
 

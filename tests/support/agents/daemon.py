@@ -1,7 +1,16 @@
 """An agent that turns another ticket's failure into a Pass, for the sealed-cells tests.
 
-Usage: python daemon.py STATE_DIR — runs in the ticket's workspace like any agent.
+Usage: python daemon.py STATE_DIR [MODE] — runs in the ticket's workspace like any agent.
   T-1: answers well, then leaves a daemon (double fork, setsid: out of the cell's process group) and exits.
+       MODE says what the daemon is:
+       - `setsid` (the default): a plain process;
+       - `zombie-leader`: the daemon's work runs on a second thread while the main thread ends with the raw
+         exit syscall, so /proc shows the process as a zombie (`Z`) while the thread runs on;
+       - `fork-storm`: as `zombie-leader`, and two more threads fork children (which sleep) as fast as they
+         can, up to 200, so the group forks while it is killed; the children write their pids to
+         STATE_DIR/children.
+       T-1's agent exits only once its daemon is ready (STATE_DIR/ready: running, its main thread ended, its
+       first children forked), so the cell ends while all of it is alive.
        The daemon finds the answers tree the way a real one would (from any process's command line: an
        `--answers-out DIR`, or a RunConfig `--config FILE` naming `answersDir`), waits until T-2's cell is
        recorded as timed out (exit 124), then writes a good answer there, removes `exit_code` and rewrites
@@ -12,11 +21,14 @@ Usage: python daemon.py STATE_DIR — runs in the ticket's workspace like any ag
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import json
 import os
+import platform
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -42,8 +54,17 @@ def answers_trees() -> list[Path]:
     return found
 
 
-def daemon(state: Path) -> None:
+def leader_ended() -> bool:
+    return Path("/proc/self/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z"
+
+
+def daemon(state: Path, mode: str = "setsid") -> None:
     (state / "daemon.pid").write_text(str(os.getpid()))
+    while mode != "setsid" and not leader_ended():
+        time.sleep(0.01)
+    while mode == "fork-storm" and len((state / "children").read_text().split()) < 20:
+        time.sleep(0.01)
+    (state / "ready").write_text("")
     deadline = time.monotonic() + 120
     known: dict[Path, None] = {}  # a tree once seen is remembered: the runner that named it may be gone
     while time.monotonic() < deadline:
@@ -64,8 +85,35 @@ def daemon(state: Path) -> None:
         time.sleep(0.05)
 
 
+SYS_EXIT = {"x86_64": 60, "aarch64": 93}  # exit(2): ends the calling thread only, unlike exit_group(2)
+
+
+def fork_children(state: Path, limit: int) -> None:
+    for _ in range(limit):
+        if os.fork() == 0:
+            with (state / "children").open("a") as listing:  # one short write: appends do not interleave
+                listing.write(f"{os.getpid()}\n")
+            time.sleep(3600)
+            os._exit(0)
+
+
+def leave_daemon(state: Path, mode: str) -> None:
+    """In the daemon: run `daemon` in the way MODE says (see the module docstring)."""
+    if mode == "setsid":
+        daemon(state)
+        return
+    (state / "children").touch()
+    threading.Thread(target=daemon, args=(state, mode)).start()
+    if mode == "fork-storm":
+        for _ in range(2):
+            threading.Thread(target=fork_children, args=(state, 100)).start()
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall(SYS_EXIT[platform.machine()], 0)  # the main thread ends; the others run on
+
+
 def main() -> int:
     state = Path(sys.argv[1])
+    mode = sys.argv[2] if len(sys.argv) > 2 else "setsid"
     ticket = Path("prompt.md").read_text().splitlines()[0]
     if "T-2" in ticket:
         time.sleep(3600)
@@ -76,8 +124,11 @@ def main() -> int:
         if os.fork() == 0:
             for stream in (0, 1, 2):
                 os.close(stream)
-            daemon(state)
+            leave_daemon(state, mode)
         os._exit(0)
+    deadline = time.monotonic() + 60
+    while not (state / "ready").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
     return 0
 
 

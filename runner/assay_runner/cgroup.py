@@ -1,0 +1,213 @@
+"""A cgroup per cell, where the runtime delegates one: the cell ends with `cgroup.kill`, which the kernel
+applies to every process and thread in the group at once, whatever they forked, re-parented or renamed.
+
+Where it applies: cgroup v2 (a `0::` line in /proc/self/cgroup and a `cgroup2` mount) and the runner's own
+cgroup writable by it (a delegated subtree: systemd's `Delegate=yes`, a container runtime that mounts the
+cgroup file system writable, a root process on a host), on Linux 5.14+ (`cgroup.kill`). The run gets a
+group of its own below the runner's (`assay-run-<pid>-<random>`) and each cell one below that. Anything
+missing, and the cells are ended as before (`processes`: their process tree and the strays, through
+pidfds); each cell's record says which (`containment`).
+
+The runner moves the agent into its group right after starting it: an agent that exits first is not moved
+(its cell says `pidfd-tree`), and a process it forked before the move is outside the group — still below
+the agent or a stray of the runner's, which the pidfd sweep that follows `cgroup.kill` kills. Only the
+`assay` command uses cgroups (`processes.CONTAINMENT`): a program that calls `main()` in-process may not
+want its children's cgroups changed.
+
+`ASSAY_CELL_CGROUPS=off` in the runner's environment turns them off (the tests use it to run both ways).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import secrets
+import select
+import signal
+import time
+from pathlib import Path
+
+from assay_runner.processes import CONTAINMENT, KILL_WAIT_SECONDS
+
+CGROUP_SWITCH = "ASSAY_CELL_CGROUPS"
+RUN_PREFIX = "assay-run-"
+
+
+def _own_path() -> str | None:
+    """The runner's cgroup v2 path (`0::<path>`), None on a v1-only host."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if line.startswith("0::"):
+            return line[3:]
+    return None
+
+
+def _mount() -> tuple[Path, str] | None:
+    """Where the cgroup2 file system is mounted, and which of its folders the mount shows at its root."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        before, _, after = line.partition(" - ")
+        if after.split(" ", 1)[0] == "cgroup2":
+            fields = before.split()
+            return Path(fields[4]), fields[3]
+    return None
+
+
+def own_group() -> Path | None:
+    """The folder of the runner's own cgroup, when it is a cgroup v2 folder the runner may write in."""
+    path, mount = _own_path(), _mount()
+    if path is None or mount is None:
+        return None
+    where, shown = mount
+    relative = os.path.relpath(path, shown)
+    if relative.startswith(".."):
+        return None  # the runner's group is outside what the mount shows (another namespace)
+    folder = (where / relative).resolve()
+    if not (folder / "cgroup.procs").is_file():
+        return None
+    if not (os.access(folder, os.W_OK) and os.access(folder / "cgroup.procs", os.W_OK)):
+        return None
+    return folder
+
+
+class CellGroup:
+    """One cell's cgroup."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def add(self, pid: int) -> bool:
+        """Move `pid` into the group; False when it cannot be (then the pidfd sweep ends it)."""
+        try:
+            (self.folder / "cgroup.procs").write_text(f"{pid}\n")
+        except OSError:
+            return False
+        return True
+
+    def kill(self, timeout: float = KILL_WAIT_SECONDS) -> bool:
+        """SIGKILL every process in the group, then wait until none is left (`cgroup.events` says
+        `populated 0` once each has exited: no thread of it left); False when some were left after
+        `timeout`. The group is removed once empty.
+
+        `cgroup.kill` alone is not enough: it passes over a thread group whose leader has ended (the raw
+        exit syscall) while its other threads run (measured on Linux 6.18: the threads live on). Such a
+        group is still listed in `cgroup.procs`, and each process listed gets SIGKILL through a pidfd too."""
+        deadline = time.monotonic() + timeout
+        try:
+            events = os.open(self.folder / "cgroup.events", os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            changes = select.poll()
+            changes.register(events, select.POLLPRI | select.POLLERR)  # the kernel's notice of a change
+            while b"populated 0" not in os.pread(events, 4096, 0):
+                (self.folder / "cgroup.kill").write_text("1\n")
+                self._kill_listed()
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                changes.poll(min(remaining, 0.1) * 1000)  # and again: a notice may come before a read
+        except OSError:
+            return False
+        finally:
+            os.close(events)
+        with contextlib.suppress(OSError):
+            self.folder.rmdir()
+        return True
+
+    def _kill_listed(self) -> None:
+        """SIGKILL each process `cgroup.procs` lists, through a pidfd opened first and checked to be in this
+        group after (the pid cannot name another process by then)."""
+        listed = (self.folder / "cgroup.procs").read_text().split()
+        for pid in map(int, listed):
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                continue
+            try:
+                if self._holds(pid):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            except OSError:
+                pass
+            finally:
+                os.close(pidfd)
+
+    def _holds(self, pid: int) -> bool:
+        try:
+            lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+        except OSError:
+            return False
+        return any(line.startswith("0::") and line.rsplit("/", 1)[-1] == self.folder.name for line in lines)
+
+
+class CellGroups:
+    """The run's cgroup, below the runner's, and its cells' groups below it (made on first use)."""
+
+    def __init__(self) -> None:
+        self._run: Path | None = None
+        self._tried = False
+
+    def _run_group(self) -> Path | None:
+        if self._tried:
+            return self._run
+        self._tried = True
+        if not CONTAINMENT.active or os.environ.get(CGROUP_SWITCH, "").lower() in ("off", "0", "false"):
+            return None
+        parent = own_group()
+        if parent is None:
+            return None
+        _remove_stale(parent)
+        folder = parent / f"{RUN_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            folder.mkdir()
+        except OSError:
+            return None
+        if not (folder / "cgroup.kill").is_file():  # before Linux 5.14
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            return None
+        self._run = folder
+        atexit.register(_remove, folder)
+        return folder
+
+    def cell(self) -> CellGroup | None:
+        """A new, empty group for one cell, or None where cells get none."""
+        run = self._run_group()
+        if run is None:
+            return None
+        folder = run / f"cell-{secrets.token_hex(6)}"
+        try:
+            folder.mkdir()
+        except OSError:
+            return None
+        return CellGroup(folder)
+
+
+def _remove_stale(parent: Path) -> None:
+    """The groups of earlier runs whose runner is gone without removing them (killed, or ended by a signal
+    before its exit handlers ran), each once empty."""
+    with contextlib.suppress(OSError):
+        for run in parent.glob(f"{RUN_PREFIX}*-*"):
+            pid = run.name.removeprefix(RUN_PREFIX).split("-", 1)[0]
+            if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                _remove(run)
+
+
+def _remove(run: Path) -> None:
+    """At exit: the run's group and any cell group left in it (each empty by then, or it stays)."""
+    with contextlib.suppress(OSError):
+        for cell in run.iterdir():
+            if cell.is_dir():
+                with contextlib.suppress(OSError):
+                    cell.rmdir()
+        run.rmdir()
+
+
+CELL_GROUPS = CellGroups()

@@ -1,0 +1,81 @@
+"""A cell's end kills everything its agent started, threads included, and waits until it is gone: nothing of
+it is left to rewrite a cell once the cell is read and sealed.
+
+The daemon of tests/support/agents/daemon.py waits for T-2 to time out, then rewrites T-2's cell. Here it
+hides the ways a sweep filtered by state misses: its main thread ends with the raw exit syscall, so /proc
+shows a zombie while its other thread works on (`zombie-leader`); and two more threads fork children while
+it is killed (`fork-storm`). Each runs with the cell in a cgroup of its own (`cgroup.kill`, where this
+machine delegates one) and without (its process tree and strays, through pidfds).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from assay_runner.cgroup import CGROUP_SWITCH, own_group
+from assay_runner.contract import Result
+from tests.runner.test_sealed_cells import ASSAY, cells, configs
+
+
+def command_line(pid: str) -> str:
+    """A process's command line, read from any of its threads: a zombie leader has none of its own (its
+    memory went with its main thread), the threads left share theirs."""
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return ""
+    for thread in threads:
+        with contextlib.suppress(OSError):
+            if line := Path(f"/proc/{pid}/task/{thread}/cmdline").read_bytes():
+                return line.decode(errors="replace")
+    return ""
+
+
+def still_running(marker: str) -> list[int]:
+    """Processes whose command line holds `marker` and of which a thread still runs (a zombie leader whose
+    group has threads left counts: its `Threads:` is more than 1)."""
+    found = []
+    for pid in (name for name in os.listdir("/proc") if name.isdigit()):
+        if marker not in command_line(pid):
+            continue
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if not fields["State"].strip().startswith(("Z", "X")) or int(fields["Threads"]) > 1:
+            found.append(int(pid))
+    return found
+
+
+@pytest.mark.parametrize("containment", ["cgroup", "pidfd-tree"])
+@pytest.mark.parametrize("mode", ["setsid", "zombie-leader", "fork-storm"])
+def test_nothing_a_cell_started_outlives_it(
+    suite: Path, brain: Path, tmp_path: Path, mode: str, containment: str
+) -> None:
+    if containment == "cgroup" and own_group() is None:
+        pytest.skip("this machine delegates no cgroup v2 folder to its processes")
+    answer, judge, state = configs(suite, brain, tmp_path, mode)
+    env = {**os.environ, CGROUP_SWITCH: "on" if containment == "cgroup" else "off"}
+    subprocess.run([*ASSAY, "answer", "--config", str(answer), "-q"], check=True, timeout=120, env=env)
+    assert (state / "ready").exists(), "the daemon was not set up before its cell ended (test set-up)"
+    # At once: the phase waited until every killed process was gone before it sealed the tree.
+    assert still_running(str(state)) == []
+    assert not (state / "rewrote").exists()
+    for cell in ("T-1", "T-2"):
+        record = json.loads((tmp_path / "answers" / cell / "1" / "cell.json").read_text())
+        assert record["containment"] == containment
+    scored = subprocess.run([*ASSAY, "score", "--config", str(judge), "-q"], check=False, timeout=120)
+    code = scored.returncode
+    assert code == 1
+    errors = cells(tmp_path)
+    result = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    assert {t.repetitions[0].containment for t in result.tickets} == {containment}  # the result says it
+    assert errors["T-1"] is None
+    assert "exit code 124" in (errors["T-2"] or "")  # the truth: it timed out
