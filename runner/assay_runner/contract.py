@@ -344,6 +344,18 @@ class RunRequest(WireModel):
     repetitions: int
 
 
+class ResultEvidence(WireModel):
+    """How result.json is authenticated (`assay_runner.core.evidence`): MACs under the run's evidence key,
+    which no agent holds. Absent on a result nothing authenticated (a hand-made answers tree, a re-gate)."""
+
+    key_id: str
+    """Names the run's evidence key (derived from it; a lookup id, not a secret)."""
+    cells: dict[str, str]
+    """`<ticket>/<repetition>` -> the MAC of that cell as the result records it."""
+    mac: str
+    """The MAC of the whole result (every field but this block)."""
+
+
 class Result(WireModel):
     """The full result of one evaluation (`result.json`)."""
 
@@ -371,6 +383,8 @@ class Result(WireModel):
     """What does not block but weakens the verdict (a judge model equal to the agent's model)."""
     started_at: str | None = None
     finished_at: str | None = None
+    evidence: ResultEvidence | None = None
+    """None: unauthenticated (`assay gate --verify` never accepts it as a release verdict)."""
 
 
 class SummaryRule(WireModel):
@@ -575,6 +589,12 @@ class ShardConfig(ConfigModel):
         return self
 
 
+class EvidenceConfig(ConfigModel):
+    key_file: NonBlank | None = None
+    """The run's evidence key (32 random bytes or more), in a file no agent can read: on the cluster, the
+    Evaluation's Secret. Missing: every phase refuses (exit 2). Not given: a key of the local key store."""
+
+
 class RunConfig(ConfigModel):
     """Everything one evaluation needs: `assay run --config FILE` (YAML or JSON)."""
 
@@ -617,6 +637,7 @@ class RunConfig(ConfigModel):
     resume: bool = False
     """The answer phase keeps the cells a previous attempt on the same inputs answered (sealed, no error)
     and answers only the missing or errored ones."""
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
 
     @field_validator("tickets")
     @classmethod
