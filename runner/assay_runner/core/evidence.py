@@ -27,6 +27,7 @@ from enum import StrEnum
 from assay_runner.contract import RepetitionResult, Result, ResultEvidence
 
 KEY_BYTES = 32
+SHOWN_CELLS = 5
 MAC_PREFIX = "hmac-sha256:"
 
 
@@ -128,30 +129,35 @@ def result_problems(result: Result, key: EvidenceKey | None) -> list[str]:
             f"result.json was made under evidence key {evidence.key_id}, not under this run's key "
             f"{key.key_id}: unauthenticated"
         ]
-    problems = []
-    named = set(evidence.cells)
+    edited, named = [], set(evidence.cells)
     for ticket in result.tickets:
         for rep in ticket.repetitions:
             cell = f"{ticket.id}/{rep.index}"
             named.discard(cell)
-            if not key.verifies(
-                evidence.cells.get(cell),
-                Label.RESULT_CELL,
-                ticket.id,
-                str(rep.index),
-                canonical(rep.to_wire()),
-            ):
-                problems.append(
-                    f"cell {cell}: its record in result.json does not verify under the run's "
-                    "evidence key (edited after the run): blocked"
-                )
-    problems += [
-        f"cell {cell}: authenticated but missing from result.json (removed): blocked"
-        for cell in sorted(named)
-    ]
+            parts = (ticket.id, str(rep.index), canonical(rep.to_wire()))
+            if not key.verifies(evidence.cells.get(cell), Label.RESULT_CELL, *parts):
+                edited.append(cell)
+    problems = []
+    if edited:
+        problems.append(
+            f"{_cells(edited)}: {'its record' if len(edited) == 1 else 'their records'} in result.json "
+            f"{'does' if len(edited) == 1 else 'do'} not verify under the run's evidence key (edited after "
+            "the run): blocked"
+        )
+    if named:
+        problems.append(
+            f"{_cells(sorted(named))}: authenticated but missing from result.json (removed): blocked"
+        )
     if not key.verifies(evidence.mac, Label.RESULT, _result_body(result)):
         problems.append("result.json does not verify under the run's evidence key (edited after the run)")
     return problems
+
+
+def _cells(names: list[str]) -> str:
+    shown = ", ".join(names[:SHOWN_CELLS]) + (
+        f" (+{len(names) - SHOWN_CELLS} more)" if len(names) > SHOWN_CELLS else ""
+    )
+    return f"cell {shown}" if len(names) == 1 else f"cells {shown}"
 
 
 def _result_body(result: Result) -> str:
