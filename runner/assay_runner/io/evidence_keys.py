@@ -99,3 +99,28 @@ def key_for(key_id: str | None, named: EvidenceKey | None) -> EvidenceKey | None
     if named is not None:
         return named
     return stored_key(key_id) if key_id else None
+
+
+def make_key_file(path: Path) -> tuple[EvidenceKey, bool]:
+    """The key at `path`, made there first when there is none (0600): written aside, then linked into place,
+    so that several makers at once (an Indexed Job's answer pods) end with one key, never a torn one.
+    Returns the key and whether it was made now."""
+    if path.exists():
+        return read_key_file(path, "evidence-key"), False
+    key = EvidenceKey.new()
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except OSError as exc:
+        raise InputError([Problem(str(path), "", f"cannot make the evidence key: {exc.strerror}")]) from None
+    with os.fdopen(descriptor, "wb") as stream:
+        stream.write(key.secret)
+        stream.flush()
+        os.fsync(stream.fileno())
+    try:
+        os.link(partial, path)
+    except FileExistsError:  # another maker was first: its key is the run's
+        return read_key_file(path, "evidence-key"), False
+    finally:
+        partial.unlink()
+    return key, True
