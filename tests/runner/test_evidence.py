@@ -365,3 +365,26 @@ def test_the_key_store_is_private_even_when_it_existed_open(tmp_path: Path, evid
     assert stored_key(key.key_id) == key
     assert stored_key("../" + key.key_id) is None and stored_key("0" * 24) is None
     assert sys.platform != "linux" or os.stat(evidence_key_store / key.key_id).st_uid == os.getuid()
+
+
+def test_answer_pods_making_the_key_at_once_end_with_one(tmp_path: Path) -> None:
+    """As the init containers of an Indexed Job's answer pods do on their shared claim: one key, whole."""
+    import subprocess
+
+    path = tmp_path / ".evidence" / "key"
+    path.parent.mkdir()
+    makers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "assay_runner.cli", "evidence-key", str(path)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    said = [maker.communicate(timeout=120)[1] for maker in makers]
+    assert all(maker.returncode == 0 for maker in makers), said
+    key = EvidenceKey(path.read_bytes())
+    assert len(path.read_bytes()) == 32 and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert all(f"evidence key {key.key_id}" in line for line in said)
+    assert sum("made" in line for line in said) == 1
+    assert sorted(p.name for p in path.parent.iterdir()) == ["key"]  # nothing left aside
