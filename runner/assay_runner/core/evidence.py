@@ -20,11 +20,11 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any, cast
 
-from assay_runner.contract import RepetitionResult, Result, ResultEvidence
+from assay_runner.contract import Result, ResultEvidence
 
 KEY_BYTES = 32
 SHOWN_CELLS = 5
@@ -87,23 +87,33 @@ def canonical(document: object) -> str:
 # --- result.json ---
 
 
-def _cell_mac(key: EvidenceKey, ticket_id: str, rep: RepetitionResult) -> str:
-    return key.mac(Label.RESULT_CELL, ticket_id, str(rep.index), canonical(rep.to_wire()))
+@dataclass(frozen=True)
+class _ResultMacs:
+    cells: dict[str, str]
+    """`<ticket>/<repetition>` -> the MAC of the cell as the result records it."""
+    whole: str
+    """The MAC of the rest of the result, each cell in it standing as its MAC."""
 
 
-def _result_mac(key: EvidenceKey, result: Result, cells: Mapping[str, str]) -> str:
-    body = result.model_copy(
-        update={"evidence": ResultEvidence(key_id=key.key_id, cells=dict(cells), mac="")}
-    )
-    return key.mac(Label.RESULT, canonical(body.to_wire()))
+def _result_macs(key: EvidenceKey, result: Result) -> _ResultMacs:
+    """Every cell serialised once: its MAC over its canonical text, and the whole result's over the result
+    with each cell replaced by that MAC (a result of thousands of cells is not serialised twice)."""
+    wire = result.model_copy(update={"evidence": None}).to_wire()
+    cells: dict[str, str] = {}
+    for ticket in cast(list[dict[str, Any]], wire["tickets"]):
+        macs = []
+        for rep in ticket["repetitions"]:
+            mac = key.mac(Label.RESULT_CELL, ticket["id"], str(rep["index"]), canonical(rep))
+            cells[f"{ticket['id']}/{rep['index']}"] = mac
+            macs.append(mac)
+        ticket["repetitions"] = macs
+    return _ResultMacs(cells, key.mac(Label.RESULT, key.key_id, canonical(wire)))
 
 
 def sign_result(result: Result, key: EvidenceKey) -> Result:
     """The result with its evidence: a MAC per cell and one over everything else."""
-    cells = {
-        f"{t.id}/{rep.index}": _cell_mac(key, t.id, rep) for t in result.tickets for rep in t.repetitions
-    }
-    evidence = ResultEvidence(key_id=key.key_id, cells=cells, mac=_result_mac(key, result, cells))
+    macs = _result_macs(key, result)
+    evidence = ResultEvidence(key_id=key.key_id, cells=macs.cells, mac=macs.whole)
     return result.model_copy(update={"evidence": evidence})
 
 
@@ -129,14 +139,13 @@ def result_problems(result: Result, key: EvidenceKey | None) -> list[str]:
             f"result.json was made under evidence key {evidence.key_id}, not under this run's key "
             f"{key.key_id}: unauthenticated"
         ]
-    edited, named = [], set(evidence.cells)
-    for ticket in result.tickets:
-        for rep in ticket.repetitions:
-            cell = f"{ticket.id}/{rep.index}"
-            named.discard(cell)
-            parts = (ticket.id, str(rep.index), canonical(rep.to_wire()))
-            if not key.verifies(evidence.cells.get(cell), Label.RESULT_CELL, *parts):
-                edited.append(cell)
+    macs = _result_macs(key, result)
+    edited = [
+        cell
+        for cell, mac in macs.cells.items()
+        if not hmac.compare_digest(mac.encode(), evidence.cells.get(cell, "").encode())
+    ]
+    named = set(evidence.cells) - set(macs.cells)
     problems = []
     if edited:
         problems.append(
@@ -148,7 +157,7 @@ def result_problems(result: Result, key: EvidenceKey | None) -> list[str]:
         problems.append(
             f"{_cells(sorted(named))}: authenticated but missing from result.json (removed): blocked"
         )
-    if not key.verifies(evidence.mac, Label.RESULT, _result_body(result)):
+    if not hmac.compare_digest(evidence.mac.encode(), macs.whole.encode()):
         problems.append("result.json does not verify under the run's evidence key (edited after the run)")
     return problems
 
@@ -158,9 +167,3 @@ def _cells(names: list[str]) -> str:
         f" (+{len(names) - SHOWN_CELLS} more)" if len(names) > SHOWN_CELLS else ""
     )
     return f"cell {shown}" if len(names) == 1 else f"cells {shown}"
-
-
-def _result_body(result: Result) -> str:
-    assert result.evidence is not None
-    blank = result.evidence.model_copy(update={"mac": ""})
-    return canonical(result.model_copy(update={"evidence": blank}).to_wire())
