@@ -219,7 +219,7 @@ def test_sharded_answers_behind_gateway_sidecars_are_metered_to_the_gateways_own
     cells: dict[str, int] = {}
     for index, ledger in ledgers.items():
         (pod,) = by_index[index]
-        assert [c["name"] for c in pod["spec"]["initContainers"]] == ["gateway"]
+        assert [c["name"] for c in pod["spec"]["initContainers"]] == ["evidence", "gateway"]
         assert ledger["pod"] == pod["metadata"]["uid"] and ledger["setAside"] == []
         assert ledger["claimed"] and ledger["refused"]["count"] == 0
         mine = {cell: entry["requests"] for cell, entry in ledger["cells"].items()}
