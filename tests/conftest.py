@@ -150,6 +150,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.stash[_IMAGES] = error
 
 
+@pytest.fixture(autouse=True)
+def evidence_key_store(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own evidence key store (`assay_runner.io.evidence_keys`): runs made in a test never land
+    in the user's ~/.local/state, nor find another test's keys."""
+    state = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    return state / "assay" / "evidence"
+
+
 @pytest.fixture(scope="session")
 def cluster_images(pytestconfig: pytest.Config) -> ClusterImages:
     prepared = pytestconfig.stash.get(_IMAGES, None)

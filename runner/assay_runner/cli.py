@@ -29,6 +29,7 @@ from assay_runner import __version__
 from assay_runner.commands import (
     answer,
     compare,
+    evidence_key,
     gate,
     gateway_sidecar,
     judge,
@@ -63,7 +64,20 @@ def terminate_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, _terminate)
 
 
-COMMANDS = (validate, split, answer, score, run, judge, gate, compare, judges_check, report, gateway_sidecar)
+COMMANDS = (
+    validate,
+    split,
+    answer,
+    score,
+    run,
+    judge,
+    gate,
+    compare,
+    judges_check,
+    report,
+    gateway_sidecar,
+    evidence_key,
+)
 VERDICT_COMMANDS = frozenset({"score", "run", "gate"})
 
 

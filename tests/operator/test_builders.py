@@ -137,6 +137,14 @@ def failure_policy(*containers: str) -> dict[str, Any]:
     }
 
 
+EVIDENCE_READ_ONLY = {
+    "name": "answers",
+    "mountPath": "/etc/assay/evidence",
+    "readOnly": True,
+    "subPath": ".evidence",
+}
+
+
 def test_the_answer_job_is_exactly_the_expected_object() -> None:
     container = {
         "name": "answer",
@@ -150,11 +158,20 @@ def test_the_answer_job_is_exactly_the_expected_object() -> None:
             {"name": "answer-config", "mountPath": "/etc/assay/run", "readOnly": True},
             {"name": "work", "mountPath": "/work"},
             {"name": "answers", "mountPath": "/work/answers", "subPathExpr": "shard-$(JOB_COMPLETION_INDEX)"},
+            EVIDENCE_READ_ONLY,
             {"name": "tmp", "mountPath": "/tmp"},
         ],
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "FallbackToLogsOnError",
         "securityContext": SECURITY,
+    }
+    # The run's evidence key, made on the claim before any agent runs; the answer container only reads it.
+    evidence = {
+        **container,
+        "name": "evidence",
+        "command": ["assay", "evidence-key", "/etc/assay/evidence/key"],
+        "env": ENV[:3],  # no gateway: it calls none
+        "volumeMounts": [{"name": "answers", "mountPath": "/etc/assay/evidence", "subPath": ".evidence"}],
     }
     assert answer_job() == {
         "apiVersion": "batch/v1",
@@ -171,11 +188,12 @@ def test_the_answer_job_is_exactly_the_expected_object() -> None:
             "backoffLimitPerIndex": 1,
             "activeDeadlineSeconds": 1800,
             "ttlSecondsAfterFinished": 3600,
-            "podFailurePolicy": failure_policy("answer"),
+            "podFailurePolicy": failure_policy("evidence", "answer"),
             "template": {
                 "metadata": {"labels": labels("answer")},
                 "spec": {
                     **POD,
+                    "initContainers": [evidence],
                     "containers": [container],
                     "volumes": [
                         config_map("brain", "release-42-brain-0123456789"),
@@ -215,6 +233,7 @@ def test_the_judge_job_is_exactly_the_expected_object() -> None:
             {"name": "work", "mountPath": "/work"},
             {"name": "answers", "mountPath": "/work/answers", "readOnly": True},
             {"name": "answers", "mountPath": "/work/out", "subPath": "result"},
+            EVIDENCE_READ_ONLY,
             {"name": "tmp", "mountPath": "/tmp"},
         ],
         "terminationMessagePath": "/dev/termination-log",

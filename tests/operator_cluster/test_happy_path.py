@@ -178,9 +178,9 @@ def test_bundled_example_passes_v1_and_blocks_v0(
         next(c for c in config_maps if c["metadata"]["name"] == "support-v1-run-g1")["data"]["answer.json"]
     )
     assert "keys" not in answer_config and answer_config["resume"] is True
-    for job in (judge, answers):
+    for job, first in ((judge, ["split"]), (answers, ["split", "evidence"])):
         pod = job["spec"]["template"]["spec"]
-        assert [c["name"] for c in pod["initContainers"]] == ["split"]
+        assert [c["name"] for c in pod["initContainers"]] == first  # the answer pods make the evidence key
         assert pod["initContainers"][0]["command"][2].endswith("/support-desk")
     # The answers volume: provisioned, bound, owned; result.json and the report stay on it.
     claim = admin.get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/support-v1-g1-answers")

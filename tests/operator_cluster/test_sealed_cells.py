@@ -8,20 +8,26 @@ first process of the container's PID namespace and sweeps what a cell leaves beh
 starts: the daemon dies before it can act, and the truth — T-2 timed out — is what the judge sees. (Where
 a daemon escapes, the cell's seal catches what it wrote: tests/runner/test_sealed_cells.py.) The same with a
 daemon whose main thread ended with the raw exit syscall while its working thread runs on (/proc shows a
-zombie): the sweep kills thread groups, not processes /proc says are running.
+zombie): the sweep kills thread groups, not processes /proc says are running. The result the
+judge pod wrote verifies under the evidence key the answer pod made on the claim, and the same result
+laundered into a Pass (issue 36) does not.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi, LocalKubelet
 from assay_dev.operator_support import OperatorProcess, evaluation
+from assay_runner.cli import main
+from assay_runner.io.results import read_result
 from tests.operator_cluster.test_trust_boundary import pod_volume
+from tests.runner.test_evidence import launder, verified_detail
 
 pytestmark = pytest.mark.cluster
 
@@ -46,8 +52,12 @@ SUITE = {
 }
 
 
+KB = "# KB-1: Export\nOpen Settings > Export.\n"
+
+
 @pytest.mark.parametrize("mode", ["setsid", "zombie-leader"])
 def test_a_daemon_that_would_rewrite_another_cell_is_gone_and_the_run_blocks_on_that_cell(
+    tmp_path: Path,
     admin: KubeApi,
     namespace: str,
     operator: OperatorProcess,
@@ -57,7 +67,7 @@ def test_a_daemon_that_would_rewrite_another_cell_is_gone_and_the_run_blocks_on_
 ) -> None:
     for name, data in (
         ("daemon-suite", {"suite.yaml": json.dumps(SUITE)}),
-        ("daemon-kb", {"KB-1.md": "# KB-1: Export\nOpen Settings > Export.\n"}),
+        ("daemon-kb", {"KB-1.md": KB}),
     ):
         config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data}
         admin.create(support.config_maps_path(namespace), config_map)
@@ -95,3 +105,21 @@ def test_a_daemon_that_would_rewrite_another_cell_is_gone_and_the_run_blocks_on_
     victim = kept / "shard-0" / "T-2" / "1"
     assert not (victim / "answer.md").exists()
     assert json.loads((victim / "cell.json").read_text())["exitCode"] == 124
+
+    # The judge authenticated result.json with the generation's evidence key, which the answer pod made on
+    # the claim: the honest (Blocked) result verifies; the same result laundered into a Pass — T-2's answer
+    # swapped, its digest, verdicts and the verdict recomputed — names its cell.
+    suite = tmp_path / "suite"
+    (suite / "kb").mkdir(parents=True)
+    (suite / "suite.yaml").write_text(json.dumps(SUITE))
+    (suite / "kb" / "KB-1.md").write_text(KB)
+    key = kept / ".evidence" / "key"
+    checked = tmp_path / "checked"
+    verify = ["--verify", "--suite", str(suite), "--evidence-key", str(key), "--out", str(checked), "-q"]
+    assert main(["gate", str(kept / "result" / "result.json"), *verify]) == 1  # T-2 timed out
+    assert next(r for r in read_result(checked / "result.json").rules if r.name == "verified").passed
+    laundered = tmp_path / "result.json"
+    laundered.write_bytes((kept / "result" / "result.json").read_bytes())
+    launder(laundered)
+    assert main(["gate", str(laundered), *verify]) == 1
+    assert "cell T-2/1: its record in result.json does not verify" in verified_detail(checked)

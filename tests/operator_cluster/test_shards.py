@@ -72,7 +72,9 @@ def test_four_shards_give_the_one_pod_verdict_on_the_same_answers(
     claim = admin.get(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/four-pods-g1-answers")
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
     kept = support.claim_path(admin, namespace, "four-pods-g1-answers")
-    assert sorted(p.name for p in kept.iterdir()) == ["result", "shard-0", "shard-1", "shard-2", "shard-3"]
+    shards = ["shard-0", "shard-1", "shard-2", "shard-3"]
+    assert sorted(p.name for p in kept.iterdir()) == [".evidence", "result", *shards]  # one key, four shards
+    assert [p.name for p in (kept / ".evidence").iterdir()] == ["key"]
     # Repetition-major, round-robin: eight cells per shard, every ticket's first repetition in the first half.
     assert all(len(list((kept / f"shard-{i}").glob("*/*/cell.json"))) == 8 for i in range(4))
 
@@ -217,7 +219,7 @@ def test_sharded_answers_behind_gateway_sidecars_are_metered_to_the_gateways_own
     cells: dict[str, int] = {}
     for index, ledger in ledgers.items():
         (pod,) = by_index[index]
-        assert [c["name"] for c in pod["spec"]["initContainers"]] == ["gateway"]
+        assert [c["name"] for c in pod["spec"]["initContainers"]] == ["evidence", "gateway"]
         assert ledger["pod"] == pod["metadata"]["uid"] and ledger["setAside"] == []
         assert ledger["claimed"] and ledger["refused"]["count"] == 0
         mine = {cell: entry["requests"] for cell, entry in ledger["cells"].items()}

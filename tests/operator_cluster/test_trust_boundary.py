@@ -417,7 +417,7 @@ def test_a_token_hunter_in_the_answer_phase_finds_no_gateway_token(
         served, rejected = len(gateway.requests), gateway.rejected
     assert done["status"]["verdict"] == "Blocked", done["status"]
     (pod,) = support.pods_of_job(admin, namespace, support.answer_job("hunter"))
-    assert [c["name"] for c in pod["spec"]["initContainers"]] == ["gateway"]
+    assert [c["name"] for c in pod["spec"]["initContainers"]] == ["evidence", "gateway"]
     assert [c["name"] for c in pod["spec"]["containers"]] == ["answer"]
     kept = support.claim_path(admin, namespace, "hunter-g1-answers")
     answer = (kept / "shard-0" / "T-1" / "1" / "answer.md").read_text()

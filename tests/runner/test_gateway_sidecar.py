@@ -71,6 +71,9 @@ class Pod:
     ledger_dir: Path
     token_file: Path
     token: str
+    evidence_key: Path
+    """The run's evidence key, as the Evaluation's Secret gives it to the answer container's runner (its
+    user's) and to the judge."""
 
 
 @pytest.fixture
@@ -91,11 +94,24 @@ def pod(tmp_path: Path, suite: Path, brain: Path) -> Iterator[Pod]:
     secret.mkdir(mode=0o700)
     (secret / "token").write_text(token)
     (secret / "token").chmod(0o600)
+    evidence = Path(tempfile.mkdtemp(prefix="assay-evidence-"))
+    (evidence / "key").write_bytes(os.urandom(32))
+    for path in (evidence, evidence / "key"):
+        os.chown(path, NOBODY, NOBODY)
+    (evidence / "key").chmod(0o400)
     try:
-        yield Pod(answer_side, socket_dir / "gateway.sock", tmp_path / "ledger", secret / "token", token)
+        yield Pod(
+            answer_side,
+            socket_dir / "gateway.sock",
+            tmp_path / "ledger",
+            secret / "token",
+            token,
+            evidence / "key",
+        )
     finally:
         shutil.rmtree(answer_side, ignore_errors=True)
         shutil.rmtree(socket_dir, ignore_errors=True)
+        shutil.rmtree(evidence, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -141,6 +157,7 @@ def answer_command(
         "gateway": GATEWAY_URL_SEEN_BY_THE_RUNNER,
         "agent": {"kind": "command", "model": "m", "timeoutSeconds": 120, "command": agent},
         "resume": resume,
+        "evidence": {"keyFile": str(pod.evidence_key)},
     }
     path = pod.answer_side / "answer.json"
     path.write_text(json.dumps(config))
@@ -152,6 +169,8 @@ def answer_command(
         "HOME": str(work),
         "TMPDIR": str(work),
         GATEWAY_SOCKET_ENV: str(pod.socket),
+        # This checkout's packages first, as the test process has them (the virtualenv's are the site's).
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
     }
     as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     return [*as_nobody, SYSTEM_PYTHON, "-c", AS_ASSAY, "answer", "--config", str(path), "-q"], env
@@ -167,6 +186,7 @@ def judge(pod: Pod, tmp_path: Path, tickets: list[str]) -> tuple[int, Result]:
         "answersDir": str(pod.answer_side / "answers"),
         "agent": {"kind": "command", "model": "m", "command": ["unused"]},
         "output": {"dir": str(tmp_path / "out")},
+        "evidence": {"keyFile": str(pod.evidence_key)},
     }
     path = tmp_path / "judge.json"
     path.write_text(json.dumps(config))
@@ -272,6 +292,7 @@ def test_spend_no_sealed_cell_accounts_for_blocks(
         "mlflow": {"enabled": False},
         "answersDir": str(pod.answer_side / "answers"),
         "agent": {"kind": "command", "model": "m", "command": [sys.executable, "-c", GOOD_AGENT]},
+        "evidence": {"keyFile": str(pod.evidence_key)},
     }
     (tmp_path / "answer.json").write_text(json.dumps(config))
     assert main(["answer", "--config", str(tmp_path / "answer.json"), "-q"]) == 0

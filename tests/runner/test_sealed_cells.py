@@ -9,6 +9,7 @@ fork) that waits for T-2 to be killed at its timeout, then writes a good answer 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import signal
@@ -146,38 +147,66 @@ def edit_manifest(answers: Path, **changes: object) -> None:
 @pytest.mark.parametrize(
     ("changes", "expected"),
     [
-        ({"suite": "another-suite"}, "made for another run"),
-        ({"tickets": ["T-1"]}, "made for another run"),
-        ({"repetitions": 7}, "made for another run"),
-        ({"cells": {}}, "does not match its cells"),
+        ({"suite": "another-suite"}, "does not verify under this run's evidence key"),
+        ({"tickets": ["T-1"]}, "does not verify under this run's evidence key"),
+        ({"repetitions": 7}, "does not verify under this run's evidence key"),
+        ({"cells": {}}, "its seal does not verify under this run's evidence key"),
         ({"treeDigest": None}, "was not sealed"),
     ],
     ids=["suite", "tickets", "repetitions", "cells", "unsealed"],
 )
-def test_a_manifest_for_another_run_blocks_every_cell(
+def test_an_edited_manifest_blocks_every_cell(
     sealed: tuple[Path, Path], tmp_path: Path, changes: dict[str, object], expected: str
 ) -> None:
+    """Any edit of the manifest breaks its MAC (`treeDigest`) under the run's evidence key."""
     answers, judge = sealed
     edit_manifest(answers, **changes)
     assert main(["score", "--config", str(judge), "-q"]) == 1
     assert all(expected in (error or "") for error in cells(tmp_path).values())
 
 
-def test_a_manifest_resealed_by_hand_still_needs_every_cell_to_match(
+def test_a_genuine_tree_of_another_run_blocks_every_cell(suite: Path, brain: Path, tmp_path: Path) -> None:
+    """Authentic under the same (named) key, but answered for other tickets: made for another run."""
+    key = tmp_path / "evidence.key"
+    key.write_bytes(os.urandom(32))
+    answers = tmp_path / "answers"
+    common = {
+        "suite": str(suite),
+        "brain": str(brain),
+        "mlflow": {"enabled": False},
+        "answersDir": str(answers),
+        "agent": {"kind": "command", "model": "m", "command": [sys.executable, "-c", GOOD_AGENT]},
+        "evidence": {"keyFile": str(key)},
+    }
+    (tmp_path / "answer.json").write_text(json.dumps({**common, "tickets": ["T-1"]}))
+    judge = {**common, "tickets": ["T-1", "T-2"], "output": {"dir": str(tmp_path / "out")}}
+    (tmp_path / "judge.json").write_text(json.dumps(judge))
+    assert main(["answer", "--config", str(tmp_path / "answer.json"), "-q"]) == 0
+    assert main(["score", "--config", str(tmp_path / "judge.json"), "-q"]) == 1
+    assert all("made for another run" in (error or "") for error in cells(tmp_path).values())
+
+
+def test_a_manifest_resealed_by_hand_names_the_cells_it_forged(
     sealed: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    """Re-computing the digests by hand needs the files' new digests in `cells` and a new `treeDigest`:
-    possible for someone with write access to the tree after the phase, which is why the judge phase
-    reads it read-only and no agent process outlives the phase. The cells must still match."""
-    from assay_runner.run.seal import tree_digest
-
+    """What anyone with write access to the tree can compute: new files' sha256 digests as T-2/1's seal and a
+    sha256 over the cells as `treeDigest`. Without the run's evidence key neither verifies: T-2/1 is named,
+    and the other cells (their seals genuine) still block, since the manifest that lists them does not
+    verify."""
     answers, judge = sealed
+    victim = answers / "T-2" / "1"
+    (victim / "answer.md").write_text("## Summary\nReinstall the app [KB-1].\n")
     manifest = json.loads((answers / "answers.json").read_text())
-    del manifest["cells"]["T-2/1"]
-    manifest["treeDigest"] = tree_digest(manifest["cells"])
+    manifest["cells"]["T-2/1"] = {
+        path.name: "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest() for path in victim.iterdir()
+    }
+    canonical = json.dumps(manifest["cells"], sort_keys=True, separators=(",", ":")).encode()
+    manifest["treeDigest"] = "sha256:" + hashlib.sha256(canonical).hexdigest()
     (answers / "answers.json").write_text(json.dumps(manifest))
     assert main(["score", "--config", str(judge), "-q"]) == 1
-    assert "does not seal exactly this run's cells" in (cells(tmp_path)["T-1"] or "")
+    errors = cells(tmp_path)
+    assert errors["T-2"] == "cell T-2/1: its seal does not verify under this run's evidence key: blocked"
+    assert "answers manifest does not verify" in (errors["T-1"] or "")
 
 
 @pytest.mark.parametrize(

@@ -85,12 +85,16 @@ def test_an_answer_swapped_for_a_clean_one_is_not_the_trees(run_dir: tuple[Path,
         return result.model_copy(update={"tickets": tickets})
 
     edited = rewrite(result_path, swap)
-    assert (
-        main(["gate", str(edited), "--verify", "--config", str(config), "--answers", str(answers), "-q"]) == 1
-    )
-    # Without the tree, the swapped answer is judged again and agrees with its edited verdicts: only the
-    # answers tree (or the verdict in the Evaluation's status) can tell. Said in the README.
-    assert main(["gate", str(edited), "--verify", "--config", str(config), "-q"]) == 0
+    out = result_path.parent / "verified"
+    command = ["gate", str(edited), "--verify", "--config", str(config), "--out", str(out), "-q"]
+    assert main([*command, "--answers", str(answers)]) == 1
+    detail = next(r for r in read_result(out / "result.json").rules if r.name == "verified").detail
+    assert "T-2 #1: the stored answer or exit code is not the tree's" in detail
+    # Without the tree, the swapped answer is judged again and agrees with its edited verdicts; the cell's
+    # MAC under the run's evidence key is what tells (before evidence keys, this passed).
+    assert main(command) == 1
+    detail = next(r for r in read_result(out / "result.json").rules if r.name == "verified").detail
+    assert "cell T-2/1: its record in result.json does not verify under the run's evidence key" in detail
 
 
 def test_failing_tickets_dropped_from_the_selection_are_missed(run_dir: tuple[Path, Path, Path]) -> None:

@@ -178,25 +178,49 @@ def test_verify_blocks_a_policy_score_edited_from_0_to_1(tmp_path: Path) -> None
     assert main(["gate", str(edited), "-q", "--out", str(tmp_path / "plain")]) == 0
     plain = json.loads((tmp_path / "plain" / "result.json").read_text())
     assert any("--verify" in warning for warning in plain["warnings"])
-    assert main(["gate", str(edited), "-q", "--verify", "--suite", str(tmp_path / "suite")]) == 1
+    # Unauthenticated (a hand-made tree's result) and, whatever its evidence, re-judged: both are said.
+    assert _verify(tmp_path, edited) == 1
+    assert "T-1 #1 policy: stored 1.0" in _verified_detail(tmp_path)
+    assert "no evidence MAC" in _verified_detail(tmp_path)
 
 
 def test_verify_blocks_a_result_whose_policy_judge_was_removed(tmp_path: Path) -> None:
     edited = _edit(_scored(tmp_path, BAD, "bad"), _drop_policy_everywhere)
     assert main(["gate", str(edited), "-q"]) == 0  # consistent in itself: only the suite tells
-    assert main(["gate", str(edited), "-q", "--verify", "--suite", str(tmp_path / "suite")]) == 1
+    assert _verify(tmp_path, edited) == 1
+    assert "the result's judges are not the suite's" in _verified_detail(tmp_path)
 
 
-def test_verify_passes_an_untouched_result(tmp_path: Path) -> None:
+def _verify(tmp_path: Path, result: Path) -> int:
+    out = tmp_path / "verified"
+    return main(
+        ["gate", str(result), "-q", "--verify", "--suite", str(tmp_path / "suite"), "--out", str(out)]
+    )
+
+
+def _verified_detail(tmp_path: Path) -> str:
+    rules = json.loads((tmp_path / "verified" / "result.json").read_text())["rules"]
+    rule = next(r for r in rules if r["name"] == "verified")
+    assert not rule["passed"]
+    detail: str = rule["detail"]
+    return detail
+
+
+def test_verify_never_releases_a_hand_made_trees_result(tmp_path: Path) -> None:
+    """Untouched, and every deterministic judge agrees — but the answers were never sealed by an answer
+    phase, so the result is unauthenticated evidence of an agent run: Blocked, saying so. (An honest sealed
+    run that verifies: tests/runner/test_evidence.py.)"""
     result = _scored(tmp_path, GOOD, "good")
+    assert any("unauthenticated" in w for w in json.loads(result.read_text())["warnings"])
     out = tmp_path / "verified"
     assert (
         main(["gate", str(result), "-q", "--verify", "--suite", str(tmp_path / "suite"), "--out", str(out)])
-        == 0
+        == 1
     )
-    assert not any(
-        "--verify" in warning for warning in json.loads((out / "result.json").read_text())["warnings"]
-    )
+    verified = json.loads((out / "result.json").read_text())
+    assert not any("not judged again" in warning for warning in verified["warnings"])
+    rule = next(r for r in verified["rules"] if r["name"] == "verified")
+    assert not rule["passed"] and "no evidence MAC" in rule["detail"] and "re-judged" not in rule["detail"]
 
 
 def test_online_result_is_never_a_release(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -134,12 +134,13 @@ def test_the_trajectory_is_kept_with_the_cell_and_replayed(tmp_path: Path) -> No
 def test_the_record_step_keeps_the_trajectory_for_the_judge_phase(tmp_path: Path) -> None:
     """answer phase -> answers tree -> judge phase: the trajectory crosses with the cell (run.record_step,
     run.recorded), as the answer, transcript and usage do."""
+    from assay_runner.core.evidence import EvidenceKey
     from assay_runner.run.cell import Answered
     from assay_runner.run.record_step import RecordStep
     from assay_runner.run.recorded import read_cells
 
     answered = Answered(answer=ANSWER, exit_code=0, transcript="t", trajectory=READ_BOTH)
-    RecordStep(tmp_path).write("T-1", 1, answered)
+    RecordStep(tmp_path, EvidenceKey.new()).write("T-1", 1, answered)
     cells, _ = read_cells(tmp_path, "s", ["T-1"], 1, ["T-1"], sealed=False)
     assert cells[("T-1", 1)].trajectory == READ_BOTH
     assert cells[("T-1", 1)].answer == ANSWER

@@ -113,6 +113,8 @@ class OperatorProcess:
             "ASSAY_METRICS_PORT": str(self.metrics_port),
             "ASSAY_LIVENESS": f"http://127.0.0.1:{self.liveness_port}/healthz",
             "PYTHONUNBUFFERED": "1",
+            # The test process's own checkout first, when it names one (a worktree beside the virtualenv's).
+            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
         }
         env.update(self.extra_env)
         return env

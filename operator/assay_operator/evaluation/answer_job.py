@@ -3,9 +3,11 @@ the ticket x repetition cells (`assay answer`, the shard from JOB_COMPLETION_IND
 claim, under `shard-<index>/` — the only part of the claim it mounts.
 
 What an answer pod holds: the brain, the suite's public part, the KB, its scratch space and its shard of the
-claim, the gateway URL and the socket of its gateway sidecar, the one container holding the gateway token
-(gateway_sidecar.py). Never the answer keys, MLflow's URL or token, or a service-account token; and a
-NetworkPolicy per Evaluation (egress.py) lets it reach only the gateway and DNS.
+claim, the run's evidence key (read-only, made on the claim by the init container `evidence`; the agents'
+sandbox grants no path of it), the gateway URL and the socket of its gateway sidecar, the one container
+holding the gateway token (gateway_sidecar.py). Never the answer keys, MLflow's URL or token, or a
+service-account token; and a NetworkPolicy per Evaluation (egress.py) lets it reach only the gateway and
+DNS.
 
 The pod is built as parts (AnswerPod) and assembled last, so a part can be added in one call before
 assembly (`add_gateway_sidecar`).
@@ -29,6 +31,8 @@ from assay_operator.evaluation.layout import (
     ANSWER_CONFIG_KEY,
     ANSWER_CONTAINER,
     ANSWERS_DIR,
+    EVIDENCE_CONTAINER,
+    EVIDENCE_KEY_FILE,
     RUN_DIR,
     SHARD_SUBPATH,
     TMP_DIR,
@@ -84,13 +88,26 @@ def answer_pod(
         pods.empty_dir("work"),
         pods.empty_dir("tmp"),
     ]
-    pod.init_containers = [inputs.split] if inputs.split is not None else []
+    pod.init_containers = [
+        *([inputs.split] if inputs.split is not None else []),
+        # The run's evidence key, made on the claim before any agent runs (the first pod makes it, the
+        # others and any retry keep it): the answer container reads it, never writes it.
+        pods.container(
+            EVIDENCE_CONTAINER,
+            settings,
+            ["evidence-key", EVIDENCE_KEY_FILE],
+            pods.base_env(),
+            [pods.evidence_mount(read_only=False)],
+            resources,
+        ),
+    ]
     pod.mounts = [
         *inputs.mounts,
         pods.mount("answer-config", RUN_DIR, read_only=True),
         pods.mount("work", WORK_DIR),
         # Its shard only: an agent can neither read nor spoil another shard's answers.
         pods.mount("answers", ANSWERS_DIR, sub_path_expr=SHARD_SUBPATH),
+        pods.evidence_mount(),
         pods.mount("tmp", TMP_DIR),
     ]
     if spec.agent.kind in PROGRAM_KINDS:  # a program may read any file: the bundled examples are hidden

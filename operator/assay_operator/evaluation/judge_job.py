@@ -63,6 +63,7 @@ def build_judge_job(
         pods.mount("answers", ANSWERS_DIR, read_only=True),
         # Kept after the pod is gone: re-gate or download them (docs/operating.md).
         pods.mount("answers", OUTPUT_DIR, sub_path=RESULT_SUBPATH),
+        pods.evidence_mount(),  # the seals are verified and result.json authenticated with it
         pods.mount("tmp", TMP_DIR),
     ]
     environment = [*pods.base_env(), *pods.gateway_env(spec, settings)]

@@ -26,6 +26,13 @@ BRAIN_DIR, SUITE_DIR, KEY_DIR, KB_DIR, RUN_DIR = (
     "/etc/assay/run",
 )
 SECRETS_DIR = "/etc/assay/secrets"
+EVIDENCE_DIR = "/etc/assay/evidence"
+"""The run's evidence key (`EVIDENCE_KEY_FILE`), on the claim (EVIDENCE_SUBPATH): made there by each answer
+pod's init container `evidence`, read-only to the answer container (its runner seals the cells with it; the
+agents' sandbox grants no path of it) and to the judge, which verifies the seals and authenticates result.json
+with it."""
+EVIDENCE_KEY_FILE = f"{EVIDENCE_DIR}/key"
+EVIDENCE_SUBPATH = ".evidence"
 WORK_DIR, TMP_DIR = "/work", "/tmp"
 ANSWERS_DIR = f"{WORK_DIR}/answers"
 """Answer pod: its shard's tree. Judge pod: the claim's root, read-only (`shard-<i>/` each)."""
@@ -39,3 +46,4 @@ RUN_CONFIG_KEY = "config.json"
 ANSWER_CONFIG_KEY = "answer.json"
 TERMINATION_LOG = "/dev/termination-log"
 ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER = "answer", "judge", "split"
+EVIDENCE_CONTAINER = "evidence"

@@ -16,6 +16,8 @@ from assay_operator import objects as k8s
 from assay_operator.evaluation.api import EvaluationSpec, SecretKeyRef
 from assay_operator.evaluation.layout import (
     BRAIN_DIR,
+    EVIDENCE_DIR,
+    EVIDENCE_SUBPATH,
     KB_DIR,
     KEY_DIR,
     SECRETS_DIR,
@@ -166,6 +168,11 @@ def inputs(
     if with_key:
         mounts.append(mount("key", KEY_DIR, read_only=True))
     return Inputs(volumes, mounts, split)
+
+
+def evidence_mount(read_only: bool = True) -> k8s.VolumeMount:
+    """The run's evidence key's folder on the claim (volume `answers`), at EVIDENCE_DIR."""
+    return mount("answers", EVIDENCE_DIR, read_only=read_only, sub_path=EVIDENCE_SUBPATH)
 
 
 def _secret_ref(ref: SecretKeyRef | None, default: str | None) -> SecretKeyRef | None:

@@ -13,6 +13,7 @@ from assay_operator.evaluation.layout import (
     ANSWER_CONFIG_KEY,
     ANSWERS_DIR,
     BRAIN_DIR,
+    EVIDENCE_KEY_FILE,
     KB_DIR,
     KEY_DIR,
     OUTPUT_DIR,
@@ -29,6 +30,7 @@ from assay_runner.contract import (
     SHARD_DIR,
     AgentConfig,
     CassetteConfig,
+    EvidenceConfig,
     GateOverrides,
     MlflowConfig,
     OutputConfig,
@@ -93,6 +95,7 @@ def build_run_config(spec: EvaluationSpec, evaluation: str, namespace: str, sett
             blocked_exit_code=0,
             workspace_root=f"{WORK_DIR}/workspaces",
         ),
+        evidence=EvidenceConfig(key_file=EVIDENCE_KEY_FILE),
     )
 
 

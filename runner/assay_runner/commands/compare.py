@@ -65,11 +65,17 @@ def add_parser(commands: Subcommands) -> None:
     compare.add_argument(
         "--verify",
         action="store_true",
-        help="judge every candidate's stored answers again and check its selection against the suite and "
-        "its request (as `assay gate --verify`); a candidate that does not verify is bad input",
+        help="check every candidate's evidence MACs, judge its stored answers again and check its selection "
+        "against the suite and its request (as `assay gate --verify`); a candidate that is unauthenticated "
+        "or does not verify is bad input",
     )
     compare.add_argument("--suite", help="the suite the candidates were evaluated on (for --verify)")
     compare.add_argument("--keys", help="its answer-key file, when --suite is only the public part")
+    compare.add_argument(
+        "--evidence-key",
+        metavar="FILE",
+        help="the candidates' evidence key file (for --verify; default: each one's in the local key store)",
+    )
     compare.add_argument("--json", action="store_true", help="print the decision as JSON")
     compare.add_argument("--html", type=Path, metavar="PAGE.html", help="also write the comparison page")
     compare.set_defaults(handler=run)
@@ -155,7 +161,7 @@ def _release(result: Result, path: Path, check: Verifier | None = None) -> Resul
         raise InputError([Problem(str(path), "mode", "an online result (assay judge) is never a release")])
     if check is not None and (problems := check(result)):
         shown = "; ".join(problems[:3]) + (f" (+{len(problems) - 3} more)" if len(problems) > 3 else "")
-        raise InputError([Problem(str(path), "verify", f"does not verify against the suite: {shown}")])
+        raise InputError([Problem(str(path), "verify", f"does not verify: {shown}")])
     return result
 
 
@@ -164,12 +170,14 @@ Verifier = Callable[["Result"], list[str]]
 
 def _verifier(args: argparse.Namespace) -> Verifier | None:
     if not args.verify:
-        if args.suite or args.keys:
-            raise InputError("--suite and --keys are what --verify checks against: add --verify")
+        if args.suite or args.keys or args.evidence_key:
+            raise InputError(
+                "--suite, --keys and --evidence-key are what --verify checks against: add --verify"
+            )
         return None
     import asyncio
 
     from assay_runner.run.verify import against, verify
 
-    target = against(args.suite, args.keys, None, None)
+    target = against(args.suite, args.keys, None, None, args.evidence_key)
     return lambda result: asyncio.run(verify(result, target))

@@ -2,8 +2,11 @@
 
 The file is checked first (`assay_runner.core.integrity`): an edited or malformed result is bad input
 (exit 2). An online result (`assay judge`, `mode: online`) is never a release verdict: exit 2. With
-`--verify --suite DIR`, the deterministic judges are run again on the stored answers and any disagreement
-blocks (exit 1); without it the result carries a warning that the verdicts were taken as stored.
+`--verify --suite DIR`, result.json's evidence MACs are checked under the run's evidence key and the
+deterministic judges are run again on the stored answers: a result that is unauthenticated (no MAC, no key
+here, a MAC that does not verify: the cells named) or any disagreement blocks (exit 1, the `verified` rule
+failing with the reason); without it the result carries a warning that the verdicts were taken as stored.
+The re-gated result it writes is not a run's result: it carries no evidence of its own.
 """
 
 from __future__ import annotations
@@ -52,16 +55,25 @@ def add_verify_options(parser: argparse.ArgumentParser) -> None:
     add("--keys", help="its answer-key file, when --suite is only the public part")
     add("--config", type=Path, help="the RunConfig the run read (for --verify: suite, overrides, request)")
     add("--answers", type=Path, help="the answers tree the result was judged from (for --verify)")
+    add(
+        "--evidence-key",
+        metavar="FILE",
+        help="the run's evidence key file (for --verify; default: the RunConfig's, else the local key "
+        "store's)",
+    )
 
 
 def verification(args: argparse.Namespace) -> Against | None:
     from assay_runner.run.verify import against
 
     if not args.verify:
-        if args.suite or args.config or args.answers:
-            raise InputError("--suite, --config and --answers are what --verify checks against: add --verify")
+        if args.suite or args.config or args.answers or args.evidence_key:
+            raise InputError(
+                "--suite, --config, --answers and --evidence-key are what --verify checks against: "
+                "add --verify"
+            )
         return None
-    return against(args.suite, args.keys, args.config, args.answers)
+    return against(args.suite, args.keys, args.config, args.answers, args.evidence_key)
 
 
 def run(args: argparse.Namespace) -> options.Finished:
@@ -90,6 +102,7 @@ def run(args: argparse.Namespace) -> options.Finished:
         result = verified(result, asyncio.run(verify(stored, checks)))
     else:
         result = result.model_copy(update={"warnings": [*result.warnings, NOT_REJUDGED]})
+    result = result.model_copy(update={"evidence": None})  # re-gated here: no longer the run's own result
     finished = options.Finished(options.finish(result, out=args.out))
     if not args.quiet:
         print_result(finished.result)

@@ -15,6 +15,7 @@ from assay_runner.vocabulary import AGENT_KINDS, CASSETTE_MODES
 
 if TYPE_CHECKING:
     from assay_runner.contract import Result, RunConfig
+    from assay_runner.core.evidence import EvidenceKey
     from assay_runner.gateway.access import ModelAccess
     from assay_runner.io.tracking import RunInfo
 
@@ -98,6 +99,24 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
     add("--quiet", "-q", action="store_true")
     add_cost_options(parser)
     add_gateway_options(parser)
+    add_evidence_option(parser)
+
+
+def add_evidence_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--evidence-key",
+        metavar="FILE",
+        help="the run's evidence key file (32+ random bytes no agent can read; default: a key of the local "
+        "key store, $XDG_STATE_HOME/assay/evidence/, made by the phase that starts the run)",
+    )
+
+
+def with_evidence_key(config: RunConfig, key_file: str | None) -> RunConfig:
+    """`--evidence-key FILE` over the RunConfig's `evidence.keyFile`."""
+    if key_file is None:
+        return config
+    evidence = config.evidence.model_copy(update={"key_file": str(Path(key_file).absolute())})
+    return config.model_copy(update={"evidence": evidence})
 
 
 def add_cost_options(parser: argparse.ArgumentParser) -> None:
@@ -188,13 +207,15 @@ def mlflow_info(config: RunConfig) -> RunInfo | None:
     )
 
 
-def finish_run(result: Result, config: RunConfig) -> Finished:
-    """A RunConfig's result finished where the config says (files, summary path, MLflow)."""
+def finish_run(result: Result, config: RunConfig, key: EvidenceKey | None) -> Finished:
+    """A RunConfig's result finished where the config says (files, summary path, MLflow), authenticated with
+    the run's evidence key (None: unauthenticated)."""
     finished = finish(
         result,
         out=Path(config.output.dir),
         summary_path=config.output.summary_path,
         mlflow=mlflow_info(config),
+        key=key,
     )
     return Finished(finished, blocked_exit_code(finished, config.output.blocked_exit_code))
 

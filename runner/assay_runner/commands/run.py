@@ -71,7 +71,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         if config.gateway is None and os.environ.get("ASSAY_GATEWAY_URL"):
             # The operator passes the gateway as environment, not in the file: the CLI presets need it too.
             config = config.model_copy(update={"gateway": os.environ["ASSAY_GATEWAY_URL"]})
-        return config
+        return options.with_evidence_key(config, args.evidence_key)
     if args.suite is None:
         raise InputError("give a SUITE directory (or --config FILE)")
     cassettes = (
@@ -109,6 +109,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
                 "summary_path": args.summary_path,
                 "keep_workspaces": args.keep_workspaces,
             },
+            "evidence": {"key_file": str(Path(args.evidence_key).absolute()) if args.evidence_key else None},
         }
     )
 
@@ -160,9 +161,11 @@ def run(args: argparse.Namespace) -> Finished:
 
     from assay_runner.core.independence import judge_model_warnings
     from assay_runner.io.destinations import check_destinations
+    from assay_runner.io.evidence_keys import named_key, new_stored_key
     from assay_runner.run.preparation import prepare
 
     config = run_config_from_args(args)
+    named = named_key(config.evidence.key_file)
     check_destinations(Path(config.output.dir), config.output.summary_path)
     prepared = prepare(config)
     # Checked before any agent runs: a suite that requires an independent judge fails fast.
@@ -172,9 +175,12 @@ def run(args: argparse.Namespace) -> Finished:
 
     earlier = None
     if args.resume is not None:
-        from assay_runner.io.results import read_result
+        from assay_runner.run.evidence import authenticated_result
 
-        earlier = read_result(args.resume / "result.json" if args.resume.is_dir() else args.resume)
+        earlier = authenticated_result(
+            args.resume / "result.json" if args.resume.is_dir() else args.resume, named
+        )
+    key = named or new_stored_key()  # the run's evidence key: it authenticates result.json
     phase = partial(run_evaluation, resume=earlier)
     result = asyncio.run(until_stopped(prepared, args.quiet, phase))
     result = result.model_copy(update={"warnings": [*result.warnings, *warnings]})
@@ -182,7 +188,7 @@ def run(args: argparse.Namespace) -> Finished:
         # The preflight call is the run's too: its tokens (and their price) join the run's usage.
         extra = preflight_usage.priced(prepared.agent_price)
         result = result.model_copy(update={"usage": result.usage.plus(extra)})
-    finished = options.finish_run(result, config)
+    finished = options.finish_run(result, config, key)
     if not args.quiet:
         from assay_runner.views.table import print_result  # rich's table only after the agents ran
 

@@ -49,6 +49,7 @@ def add_parser(commands: Subcommands) -> None:
     )
     score.add_argument("--experiment", default="assay", help="MLflow experiment (default: assay)")
     score.add_argument("--quiet", "-q", action="store_true", help="no table on the terminal")
+    options.add_evidence_option(score)
     options.add_gateway_options(score)
     score.set_defaults(handler=run)
 
@@ -84,6 +85,7 @@ def _flag_config(args: argparse.Namespace) -> RunConfig:
             "judge_model": args.judge_model,
             "cassettes": cassettes,
             "limits": {"max_answer_bytes": args.max_answer_bytes},
+            "evidence": {"key_file": args.evidence_key},
         }
     )
 
@@ -103,11 +105,13 @@ def run(args: argparse.Namespace) -> Finished:
         check_destinations(Path(config.output.dir), config.output.summary_path)
         if args.answers is not None:
             config = config.model_copy(update={"answers_dir": str(Path(args.answers).absolute())})
-        finished = options.finish_run(asyncio.run(judge_phase(config)), config)
+        config = options.with_evidence_key(config, args.evidence_key)
+        result, key = asyncio.run(judge_phase(config))
+        finished = options.finish_run(result, config, key)
     else:
         check_destinations(args.out, out_setting="--out")
-        result = asyncio.run(judge_phase(_flag_config(args), sealed=False))
-        finished = options.Finished(options.finish(result, out=args.out, mlflow=_mlflow_info(args)))
+        result, key = asyncio.run(judge_phase(_flag_config(args), sealed=False))
+        finished = options.Finished(options.finish(result, out=args.out, mlflow=_mlflow_info(args), key=key))
 
     if not args.quiet:
         print_result(finished.result)

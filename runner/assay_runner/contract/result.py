@@ -199,6 +199,18 @@ class RunRequest(WireModel):
     repetitions: int
 
 
+class ResultEvidence(WireModel):
+    """How result.json is authenticated (`assay_runner.core.evidence`): MACs under the run's evidence key,
+    which no agent holds. Absent on a result nothing authenticated (a hand-made answers tree, a re-gate)."""
+
+    key_id: str
+    """Names the run's evidence key (derived from it; a lookup id, not a secret)."""
+    cells: dict[str, str]
+    """`<ticket>/<repetition>` -> the MAC of that cell as the result records it."""
+    mac: str
+    """The MAC of the whole result (every field but this block)."""
+
+
 class Result(WireModel):
     """The full result of one evaluation (`result.json`)."""
 
@@ -226,3 +238,5 @@ class Result(WireModel):
     """What does not block but weakens the verdict (a judge model equal to the agent's model)."""
     started_at: str | None = None
     finished_at: str | None = None
+    evidence: ResultEvidence | None = None
+    """None: unauthenticated (`assay gate --verify` never accepts it as a release verdict)."""

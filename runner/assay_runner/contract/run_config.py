@@ -125,6 +125,12 @@ class ShardConfig(ConfigModel):
         return self
 
 
+class EvidenceConfig(ConfigModel):
+    key_file: NonBlank | None = None
+    """The run's evidence key (32 random bytes or more), in a file no agent can read: on the cluster, the
+    Evaluation's Secret. Missing: every phase refuses (exit 2). Not given: a key of the local key store."""
+
+
 class RunConfig(ConfigModel):
     """Everything one evaluation needs: `assay run --config FILE` (YAML or JSON)."""
 
@@ -167,6 +173,7 @@ class RunConfig(ConfigModel):
     resume: bool = False
     """The answer phase keeps the cells a previous attempt on the same inputs answered (sealed, no error)
     and answers only the missing or errored ones."""
+    evidence: EvidenceConfig = Field(default_factory=EvidenceConfig)
 
     @field_validator("tickets")
     @classmethod

@@ -123,7 +123,8 @@ class CellRecord(WireModel):
 class AnswersManifest(WireModel):
     """`answers.json`: written when the answer phase starts, rewritten when it ends."""
 
-    schema_version: int = 1
+    schema_version: int = 2
+    """2: seals and treeDigest are MACs under the run's evidence key (1: plain digests, not accepted)."""
     suite: str
     tickets: list[str]
     repetitions: int = Field(ge=1)
@@ -140,9 +141,13 @@ class AnswersManifest(WireModel):
     """What the cells were answered from (brain, suite, selection, agent, shard): a resumed answer phase
     keeps cells only when it is the same."""
     cells: dict[str, dict[str, str]] | None = None
-    """The seals: `<ticket>/<repetition>` -> {file name: sha256}, written when the phase ends (run.seal)."""
+    """The seals: `<ticket>/<repetition>` -> {file name: its MAC under the run's evidence key}, written when
+    the phase ends (run.seal)."""
+    evidence_key_id: str | None = None
+    """Names the run's evidence key (a lookup id, derived from the key; not a secret)."""
     tree_digest: str | None = None
-    """sha256 over `cells`: binds the whole tree (result.json carries it)."""
+    """The MAC of this whole manifest under the run's evidence key: binds the tree (result.json carries
+    it as `inputs.answersDigest`)."""
     answered_by: dict[str, str] | None = None
     """`<ticket>/<repetition>` -> the uid of the answer pod whose attempt answered it (on the cluster, from
     its gateway sidecar): the judge phase tells a retried shard's ledgers apart by it (what an earlier,

@@ -19,17 +19,27 @@ from pathlib import Path
 
 from assay_runner.contract import MAX_STOPPED, AnswerSummary, RunConfig
 from assay_runner.core.digests import tree_digest as tree_digest_of
+from assay_runner.core.evidence import EvidenceKey
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
 from assay_runner.gateway.sidecar_link import SidecarLink, connect, sidecar_socket
 from assay_runner.io import answers as answer_store
 from assay_runner.io import plain
+from assay_runner.io.evidence_keys import key_for, named_key, new_stored_key
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, cell_key, unanswered
 from assay_runner.run.preparation import Prepared, prepare
 from assay_runner.run.record_step import RecordStep
-from assay_runner.run.seal import Seal, cell_problem, digest, tree_digest
+from assay_runner.run.seal import (
+    MANIFEST_FORGED,
+    Seal,
+    authentication_problem,
+    cell_problem,
+    digest,
+    forged_seal,
+    sealed_manifest,
+)
 from assay_runner.run.shards import cells_of, shard_index, shard_of
 from assay_runner.suite.models import Ticket
 
@@ -78,7 +88,10 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         shard = (shard_index(config.shard), config.shard.count)
         order = shard_of(order, *shard)
     inputs = answer_inputs_digest(prepared, shard)
-    kept = resumable(answers_dir, inputs, order) if config.resume else {}
+    named = named_key(config.evidence.key_file)
+    kept, earlier_key = resumable(answers_dir, inputs, order, named) if config.resume else ({}, None)
+    # A resumed tree goes on under the key it was sealed with; a new one under the named key or a new one.
+    key = named or earlier_key or new_stored_key()
     manifest = answer_store.AnswersManifest(
         suite=prepared.suite.name,
         tickets=[t.id for t in prepared.tickets],
@@ -88,11 +101,12 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         started_at=now_iso(),
         shard=shard,
         inputs_digest=inputs,
+        evidence_key_id=key.key_id,
     )
     answer_store.write_manifest(answers_dir, manifest)
     to_answer = [(t, r) for t, r in order if cell_key(t.id, r) not in kept]
     sidecar = await reach_sidecar(prepared, shard)
-    record = RecordStep(answers_dir, sidecar.pod if sidecar is not None else None)
+    record = RecordStep(answers_dir, key, sidecar.pod if sidecar is not None else None)
     for cell, (seal, answered_by) in kept.items():
         record.keep(cell, seal, answered_by)
     cassettes = config.cassettes
@@ -133,10 +147,9 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         "finished_at": now_iso(),
         "stopped": stopped,
         "cells": seals,
-        "tree_digest": tree_digest(seals),
         "answered_by": record.answered_by(),
     }
-    answer_store.write_manifest(answers_dir, manifest.model_copy(update=update))
+    answer_store.write_manifest(answers_dir, sealed_manifest(key, manifest.model_copy(update=update)))
     resumed = f" ({len(kept)} kept from an earlier attempt)" if kept else ""
     print(
         f"answered {len(order) - len(unwritten)} of {len(order)} cell(s){resumed} in "
@@ -180,24 +193,30 @@ def answer_inputs_digest(prepared: Prepared, shard: tuple[int, int] | None) -> s
 
 
 def resumable(
-    answers_dir: Path, inputs: str, order: list[tuple[Ticket, int]]
-) -> dict[str, tuple[Seal, str | None]]:
+    answers_dir: Path, inputs: str, order: list[tuple[Ticket, int]], named: EvidenceKey | None = None
+) -> tuple[dict[str, tuple[Seal, str | None]], EvidenceKey | None]:
     """The cells of an earlier attempt a resumed phase keeps, with their seals and the attempt (answer pod)
-    that answered them: answered from the same inputs, sealed, their files as sealed and their record
-    without an error. Everything else in the tree is removed (an earlier attempt on other inputs, all of
-    it), to be answered again."""
+    that answered them: answered from the same inputs, sealed under the run's evidence key (`named`, else the
+    key store's), their files as sealed and their record without an error; and that key. Everything else in
+    the tree is removed (an earlier attempt on other inputs, all of it), to be answered again. A sealed tree
+    whose evidence does not verify (a seal or manifest recomputed without the key, another run's key, no key
+    to check it with) is refused, naming the cells: nothing of it is kept."""
     if not answers_dir.is_dir():
-        return {}
+        return {}, None
     earlier = answer_store.read_manifest(answers_dir)
     kept: dict[str, tuple[Seal, str | None]] = {}
+    key = None
     seals = earlier.cells if earlier is not None and earlier.inputs_digest == inputs else None
-    if seals is not None and earlier is not None and earlier.tree_digest == tree_digest(seals):
+    if seals is not None and earlier is not None:
+        key = key_for(earlier.evidence_key_id, named)
+        _refuse_unauthentic(answers_dir, earlier, key, order)
+        assert key is not None
         answered_by = earlier.answered_by or {}
         for ticket, number in order:
-            key = cell_key(ticket.id, number)
+            name = cell_key(ticket.id, number)
             folder = answers_dir / ticket.id / str(number)
-            if cell_problem(folder, seals.get(key)) is None and _clean(folder):
-                kept[key] = (seals[key], answered_by.get(key))
+            if cell_problem(folder, name, seals.get(name), key) is None and _clean(folder):
+                kept[name] = (seals[name], answered_by.get(name))
     # Nothing is followed: a link an agent left (to a folder outside, say) is removed, never entered.
     for entry in answers_dir.iterdir():
         if not _is_folder(entry):
@@ -209,7 +228,27 @@ def resumable(
                 shutil.rmtree(cell, ignore_errors=True) if _is_folder(cell) else cell.unlink()
         if not any(entry.iterdir()):
             entry.rmdir()
-    return kept
+    return kept, key
+
+
+def _refuse_unauthentic(
+    answers_dir: Path,
+    earlier: answer_store.AnswersManifest,
+    key: EvidenceKey | None,
+    order: list[tuple[Ticket, int]],
+) -> None:
+    problem = authentication_problem(earlier, key)
+    if problem is None:
+        return
+    if problem == MANIFEST_FORGED and key is not None and earlier.cells is not None:
+        cells = [cell_key(t.id, n) for t, n in order]
+        forged = [
+            forged_seal(name)
+            for name in cells
+            if cell_problem(answers_dir / name, name, earlier.cells.get(name), key) is not None
+        ]
+        problem = "; ".join([*forged[:5], problem])
+    raise InputError(f"--resume: {answers_dir}: {problem}; nothing of the earlier attempt is kept")
 
 
 def _is_folder(path: Path) -> bool:

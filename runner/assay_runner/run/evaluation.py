@@ -25,8 +25,9 @@ INCOMPLETE = "incomplete: the run stopped before this cell finished"
 
 
 async def run_evaluation(prepared: Prepared, control: Control, resume: Result | None = None) -> Result:
-    """`resume`: an earlier result of the same inputs; its cells judged without an error are kept, and only
-    the others run (`assay run --resume DIR`)."""
+    """`resume`: an earlier result of the same inputs, authenticated under its run's evidence key
+    (`run.evidence`); its cells judged without an error are kept, and only the others run (`assay run
+    --resume DIR`)."""
     started = now_iso()
     config = prepared.config
     kept = resumable(prepared, resume) if resume is not None else {}
@@ -67,7 +68,8 @@ def settled(cell: Cell, outcome: RepetitionResult | BaseException | None) -> Rep
 
 
 def resumable(prepared: Prepared, earlier: Result) -> dict[Cell, RepetitionResult]:
-    """The cells of an earlier result a resumed run keeps: judged without an error, and only when the
+    """The cells of an earlier result a resumed run keeps: judged without an error from an agent that exited
+    0 (a timed-out or crashed cell runs again, as a resumed answer phase answers it again), and only when the
     earlier run had the same brain, suite, judges (with the gate), selection and repetitions."""
     now, then = prepared.inputs(), earlier.inputs
     differ = [
@@ -85,5 +87,5 @@ def resumable(prepared: Prepared, earlier: Result) -> dict[Cell, RepetitionResul
         (ticket.id, rep.index): rep
         for ticket in earlier.tickets
         for rep in ticket.repetitions
-        if rep.error is None
+        if rep.error is None and rep.exit_code == 0
     }

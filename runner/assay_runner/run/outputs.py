@@ -16,6 +16,7 @@ from assay_runner.core.summary import encode, summarise
 from assay_runner.errors import InputError, Problem
 
 if TYPE_CHECKING:
+    from assay_runner.core.evidence import EvidenceKey
     from assay_runner.io.tracking import RunInfo
 
 RESULT_FILE, SUMMARY_FILE, REPORT_FILE = "result.json", "summary.json", "report.html"
@@ -52,8 +53,15 @@ def write_report(result: Result, path: Path) -> None:
 
 
 def finish(
-    result: Result, *, out: Path | None, summary_path: str | None = None, mlflow: RunInfo | None = None
+    result: Result,
+    *,
+    out: Path | None,
+    summary_path: str | None = None,
+    mlflow: RunInfo | None = None,
+    key: EvidenceKey | None = None,
 ) -> Result:
+    """`key`: the run's evidence key, which authenticates result.json once nothing in it changes any more
+    (after MLflow's ids); None leaves it unauthenticated (`core.evidence`)."""
     if mlflow is not None:
         from assay_runner.core.regate import with_mlflow
         from assay_runner.io.tracking import log_evaluation
@@ -63,6 +71,10 @@ def finish(
         result = with_mlflow(result, log_evaluation(result, mlflow))
         if not result.mlflow.logged:
             print(f"assay: warning: MLflow logging failed: {result.mlflow.error}", file=sys.stderr)
+    if key is not None:
+        from assay_runner.core.evidence import sign_result
+
+        result = sign_result(result, key)
     write_outputs(result, out, summary_path)
     if mlflow is not None and result.mlflow.logged:
         from assay_runner.io.tracking import complete_run

@@ -1,5 +1,6 @@
 """The record step: one answered cell written into an answers tree (`io.answers`), off the event loop, and
-sealed (`run.seal`): the digests of what was written stay in this process's memory until the phase ends.
+sealed (`run.seal`): the MACs of what was written, under the run's evidence key, stay in this process's
+memory until the phase ends.
 
 What the judge phase needs to judge the cell later: the answer, the transcript, the trajectory, the exit
 code and the cell's record (`cell.json`: the reason a cell has no answer, wall time, start time, usage).
@@ -13,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
+from assay_runner.core.evidence import EvidenceKey
 from assay_runner.io import answers as answer_store
 from assay_runner.run.cell import Answered, cell_key
 from assay_runner.run.seal import Seal, seal_of
@@ -23,9 +25,11 @@ FileWork = Callable[[Callable[[], T]], Awaitable[T]]
 
 
 class RecordStep:
-    def __init__(self, answers_dir: Path, attempt: str | None = None) -> None:
-        """`attempt`: the uid of the answer pod this phase runs in (None outside a cluster)."""
+    def __init__(self, answers_dir: Path, key: EvidenceKey, attempt: str | None = None) -> None:
+        """`key`: the run's evidence key; `attempt`: the uid of the answer pod this phase runs in (None
+        outside a cluster)."""
         self.answers_dir = answers_dir
+        self._key = key
         self.attempt = attempt
         self._seals: dict[str, Seal] = {}
         self._answered_by: dict[str, str] = {}
@@ -86,15 +90,15 @@ class RecordStep:
             record=record,
             trajectory=answered.trajectory,
         )
-        key = cell_key(ticket_id, repetition)
+        cell = cell_key(ticket_id, repetition)
         with self._lock:
-            self._seals[key] = seal_of(written)
+            self._seals[cell] = seal_of(self._key, cell, written)
             if self.attempt is not None:
-                self._answered_by[key] = self.attempt
+                self._answered_by[cell] = self.attempt
             else:
-                self._answered_by.pop(key, None)
+                self._answered_by.pop(cell, None)
             if answered.error is None and answered.exit_code == 0:
-                self._clean.add(key)
+                self._clean.add(cell)
             else:
-                self._clean.discard(key)
+                self._clean.discard(cell)
         return self.answers_dir / ticket_id / str(repetition)

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from assay_runner.core.evidence import EvidenceKey
 from assay_runner.io import answers as answer_store
+from assay_runner.io.evidence_keys import key_for
 from assay_runner.run import seal
 from assay_runner.run.cell import Answered, Cell, cell_key, no_answer_left, unanswered
 
@@ -25,6 +27,7 @@ def read_cells(
     limits: answer_store.Limits = answer_store.DEFAULT_LIMITS,
     shard: tuple[int, int] | None = None,
     cells: list[Cell] | None = None,
+    named_key: EvidenceKey | None = None,
 ) -> tuple[dict[Cell, Answered], answer_store.AnswersManifest | None]:
     """Every ticket x repetition of the selection, answered or with the reason it is not; and the tree's
     manifest, when the answer phase wrote one.
@@ -33,7 +36,8 @@ def read_cells(
     checked against `suite`, the tickets and k, and every cell against its seal. A tree that carries seals
     is checked against them even when `sealed` is not asked for (a hand-made tree carries none). `limits`
     bound the files a cell may hold. `shard` (index, count) and `cells`: the tree is one shard's, holding
-    those cells only."""
+    those cells only. `named_key`: the run's evidence key when the RunConfig names one, else the key store's
+    key of the id the manifest records is used."""
     manifest = answer_store.read_manifest(answers_dir)
     phase_tree = manifest is not None
     recorded = answer_store.load_answers(
@@ -46,12 +50,13 @@ def read_cells(
         return read, manifest
     keys = [cell_key(*cell) for cell in cells] if cells is not None else None
     whole = seal.manifest_problems(manifest, suite, ticket_ids, k, shard, keys)
+    key = key_for(manifest.evidence_key_id, named_key) if manifest is not None else None
+    authentic = seal.authentication_problem(manifest, key) if manifest is not None else None
     for ticket_id, repetition in list(read):
-        problem = whole
-        if problem is None:
-            assert manifest is not None and manifest.cells is not None
-            folder = answer_store.cell_dir(answers_dir, ticket_id, repetition, k)
-            problem = seal.cell_problem(folder, manifest.cells.get(cell_key(ticket_id, repetition)))
+        name = cell_key(ticket_id, repetition)
+        problem = _cell_problem(
+            answers_dir, k, name, (ticket_id, repetition), manifest, key, authentic, whole
+        )
         refused = (read[(ticket_id, repetition)].error or "").startswith("refused")
         if problem is not None and not refused:  # a refusal names the link or the record: more precise
             read[(ticket_id, repetition)] = unanswered(problem)
@@ -73,6 +78,28 @@ def _with_strays(
         cell: replace(answered, error=f"{answered.error}; {problem}" if answered.error else problem)
         for cell, answered in read.items()
     }
+
+
+def _cell_problem(
+    answers_dir: Path,
+    k: int,
+    name: str,
+    cell: Cell,
+    manifest: answer_store.AnswersManifest | None,
+    key: EvidenceKey | None,
+    authentic: str | None,
+    whole: str | None,
+) -> str | None:
+    """Why one cell cannot be judged as sealed: the tree's evidence first (a seal that does not verify
+    names its cell; one that does still blocks while the manifest that lists the cells' files does not),
+    then the run it was made for, then the cell's files against its seal."""
+    if manifest is None or manifest.cells is None or key is None:
+        return whole or authentic
+    folder = answer_store.cell_dir(answers_dir, cell[0], cell[1], k)
+    if authentic == seal.MANIFEST_FORGED:
+        seal_holds = seal.cell_problem(folder, name, manifest.cells.get(name), key) is None
+        return authentic if seal_holds else seal.forged_seal(name)
+    return authentic or whole or seal.cell_problem(folder, name, manifest.cells.get(name), key)
 
 
 def _answered(

@@ -13,11 +13,13 @@ import json
 from pathlib import Path
 
 from assay_runner.contract import SHARD_DIR, Result, RunConfig
+from assay_runner.core.evidence import EvidenceKey
 from assay_runner.core.independence import judge_model_warnings
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import model_access
 from assay_runner.io.answers import AnswersManifest, Limits
+from assay_runner.io.evidence_keys import key_for, named_key
 from assay_runner.judges import AnyJudge, build_judges, close_judges
 from assay_runner.run.cell import Answered, Cell, unanswered
 from assay_runner.run.judge_step import JudgeStep
@@ -28,17 +30,25 @@ from assay_runner.run.shards import cells_of, shard_of
 from assay_runner.run.sidecar_spend import Retried, check_sidecar_spend, ledgers_dir
 from assay_runner.run.spending import total_usage
 
+UNSEALED_TREE = (
+    "unauthenticated: the answers tree carries no seals (made by hand, not by `assay answer`), so this "
+    "result is the user's own answers judged, not evidence of an agent run; `assay gate --verify` does not "
+    "accept it as a release verdict"
+)
 
-async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
+
+async def judge_phase(config: RunConfig, *, sealed: bool = True) -> tuple[Result, EvidenceKey | None]:
     """`sealed`: the answers tree must be the sealed tree of this run's answer phase (`run.seal`); False for
     a hand-made tree (`assay score SUITE --answers DIR`), which is checked against seals only if it has
-    them."""
+    them. With the result, the run's evidence key its outputs are authenticated with (None: a hand-made
+    tree's result, unauthenticated)."""
     if config.answers_dir is None:
         raise InputError("give the answers directory (--answers DIR, or answersDir in the config)")
     answers_dir = Path(config.answers_dir)
     started = now_iso()
     prepared = prepare(config)
-    recorded, manifests, retried = read_recorded(prepared, answers_dir, sealed=sealed)
+    named = named_key(config.evidence.key_file)
+    recorded, manifests, retried = read_recorded(prepared, answers_dir, sealed=sealed, named=named)
     manifest = manifests[0] if len(manifests) == 1 else None
     # The agent's model: the config's, else what the answer phase recorded it answered with.
     agent_model = config.agent.model or next((m.model for m in manifests if m is not None), None)
@@ -72,11 +82,15 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> Result:
     result = prepared.verdict(cells, started=started, usage=usage, run_name=run_name, answers=sealed_tree)
     warnings = judge_model_warnings(prepared.suite, config.judge_model, agent_model)
     retries = [r.note(shard) for shard, r in retried.items()]
-    return result.model_copy(update={"warnings": [*result.warnings, *warnings, *retries]})
+    stored = (key_for(m.evidence_key_id, None) for m in manifests if m is not None)
+    key = named or next((k for k in stored if k is not None), None)
+    if key is None:
+        warnings.append(UNSEALED_TREE)
+    return result.model_copy(update={"warnings": [*result.warnings, *warnings, *retries]}), key
 
 
 def read_recorded(
-    prepared: Prepared, answers_dir: Path, *, sealed: bool
+    prepared: Prepared, answers_dir: Path, *, sealed: bool, named: EvidenceKey | None = None
 ) -> tuple[dict[Cell, Answered], list[AnswersManifest | None], dict[tuple[int, int] | None, Retried]]:
     """Every cell of the run, from one tree or, with the answers in shards, from each shard's tree
     (`answersDir/shard-<i>`), each checked against its own seal and, where the answer pods had a gateway
@@ -92,7 +106,14 @@ def read_recorded(
     shard = config.shard
     if shard is None or (shard.count == 1 and not shard.failed):
         recorded, manifest = read_cells(
-            answers_dir, prepared.suite.name, ids, config.repetitions, suite_ids, sealed=sealed, limits=limits
+            answers_dir,
+            prepared.suite.name,
+            ids,
+            config.repetitions,
+            suite_ids,
+            sealed=sealed,
+            limits=limits,
+            named_key=named,
         )
         if ledgers is not None:
             recorded, earlier = check_sidecar_spend(recorded, ledgers, None, manifest)
@@ -122,6 +143,7 @@ def read_recorded(
             limits=limits,
             shard=(index, shard.count),
             cells=cells,
+            named_key=named,
         )
         if ledgers is not None:
             recorded, earlier = check_sidecar_spend(recorded, ledgers, (index, shard.count), manifest)

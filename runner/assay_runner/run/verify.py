@@ -1,13 +1,18 @@
 """`assay gate --verify --suite DIR [--config RUNCONFIG] [--answers DIR]`: judge the stored answers again
 and check the result against everything it claims to be bound to.
 
+- Evidence: result.json's MACs verify under the run's evidence key (`run.evidence`): each cell that does
+  not is named; a result without them (a hand-made tree's, a re-gated one, evidence removed) or whose key
+  is not available here is unauthenticated, and never verifies.
+
 - Provenance: the suite and judges digests are the suite's (with the RunConfig's overrides when given),
   and the result's judges are the suite's.
 - Selection: the tickets and repetitions are what the request gives on this suite — the RunConfig's when
   given, else the request the result records — so tickets dropped from `tickets` and `selection` (with
   `ticketsDigest` recomputed to match) show.
 - Answers: each stored answer matches its digest; with `--answers DIR`, the tree is the sealed tree the
-  result names (`answersDigest`), every seal holds, and every stored answer and exit code is the tree's.
+  result names (`answersDigest`), its manifest and every seal verify under the result's evidence key, and
+  every stored answer and exit code is the tree's.
 - Verdicts: every deterministic judge, code judges included (on the tree's files when it is given), is
   run again on the stored answers; a verdict edited by hand disagrees with the fresh one. Only the model
   judge (sampled) is not re-run: its stored verdicts are checked for range and shape
@@ -21,11 +26,14 @@ from pathlib import Path
 
 from assay_runner.contract import GateSettings, JudgeVerdict, Result, RuleResult, RunRequest
 from assay_runner.core.digests import judges_digest, suite_digest, tickets_digest
+from assay_runner.core.evidence import EvidenceKey
 from assay_runner.core.results import answer_digest, result_config
 from assay_runner.errors import InputError
+from assay_runner.io.evidence_keys import key_for, named_key
 from assay_runner.judges import Case, build_judge
 from assay_runner.judges.judging import judge_cell
 from assay_runner.run.cell import Answered, Cell
+from assay_runner.run.evidence import authentication_problems
 from assay_runner.run.recorded import read_cells
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.vocabulary import GateRule
@@ -81,8 +89,11 @@ def _selection(result: Result, suite: Suite, request: RunRequest | None) -> list
     return problems
 
 
-def _answers(result: Result, suite: Suite, answers: Path | None) -> tuple[list[str], dict[Cell, Answered]]:
-    """The stored answers against their digests and, given the tree, against the tree."""
+def _answers(
+    result: Result, suite: Suite, answers: Path | None, named: EvidenceKey | None = None
+) -> tuple[list[str], dict[Cell, Answered]]:
+    """The stored answers against their digests and, given the tree, against the tree (its evidence checked
+    under the result's key)."""
     problems = [
         f"{t.id} #{rep.index}: the stored answer does not match its digest"
         for t in result.tickets
@@ -92,23 +103,35 @@ def _answers(result: Result, suite: Suite, answers: Path | None) -> tuple[list[s
     if answers is None:
         return problems, {}
     ids = [t.id for t in result.tickets]
+    key = key_for(result.evidence.key_id if result.evidence is not None else None, named)
     tree, manifest = read_cells(
-        answers, suite.name, ids, result.repetitions.k, [t.id for t in suite.tickets], sealed=False
+        answers,
+        suite.name,
+        ids,
+        result.repetitions.k,
+        [t.id for t in suite.tickets],
+        sealed=False,
+        named_key=key,
     )
     sealed = manifest.tree_digest if manifest is not None else None
-    named = result.inputs.answers_digest
-    if named is not None and sealed is not None and sealed != named:
+    bound = result.inputs.answers_digest
+    if bound is not None and sealed is not None and sealed != bound:
         problems.append("the answers tree is not the one the result was made from (answersDigest differs)")
     for ticket in result.tickets:
         for rep in ticket.repetitions:
             cell = tree.get((ticket.id, rep.index))
             if cell is None:
                 problems.append(f"{ticket.id} #{rep.index}: not in the answers tree")
-            elif cell.error is not None and (cell.error.startswith("refused") or "seal" in cell.error):
+            elif cell.error is not None and (cell.error.startswith("refused") or _evidence_error(cell.error)):
                 problems.append(f"{ticket.id} #{rep.index}: {cell.error}")
             elif (cell.answer, cell.exit_code) != (rep.answer, rep.exit_code):
                 problems.append(f"{ticket.id} #{rep.index}: the stored answer or exit code is not the tree's")
     return problems, tree
+
+
+def _evidence_error(error: str) -> bool:
+    """A cell error the tree's evidence gave (a seal, the manifest, the key), not the agent."""
+    return any(word in error for word in ("seal", "evidence key", "answers manifest", "made for another run"))
 
 
 async def disagreements(
@@ -118,14 +141,17 @@ async def disagreements(
     gate: GateSettings | None = None,
     request: RunRequest | None = None,
     answers: Path | None = None,
+    named: EvidenceKey | None = None,
 ) -> list[str]:
     """Everything that does not match (see the module's docstring). `gate` and `request`: the RunConfig's
-    effective gate and request, when one is given (else the suite's gate and the result's own request)."""
+    effective gate and request, when one is given (else the suite's gate and the result's own request);
+    `named`: the run's evidence key when one is named (else the key store's)."""
+    evidence = authentication_problems(result, named)
     problems = _provenance(result, suite, gate)
     if problems:
-        return problems
-    problems += _selection(result, suite, request or result.request)
-    found, tree = _answers(result, suite, answers)
+        return evidence + problems
+    problems = evidence + _selection(result, suite, request or result.request)
+    found, tree = _answers(result, suite, answers, named)
     problems += found
     judges = [build_judge(s, suite) for s in suite.spec.judges if s.deterministic or s.type_name() == "code"]
     for ticket_result in result.tickets:
@@ -164,25 +190,41 @@ class Against:
     gate: GateSettings | None = None
     request: RunRequest | None = None
     answers: Path | None = None
+    key: EvidenceKey | None = None
+    """The run's evidence key when one is named (`--evidence-key`, the RunConfig's `evidence.keyFile`)."""
 
 
-def against(suite: str | None, keys: str | None, config: Path | None, answers: Path | None) -> Against:
-    """From `--suite DIR [--keys FILE]` or `--config RUNCONFIG` (which names its suite and keys)."""
+def against(
+    suite: str | None,
+    keys: str | None,
+    config: Path | None,
+    answers: Path | None,
+    evidence_key: str | None = None,
+) -> Against:
+    """From `--suite DIR [--keys FILE]` or `--config RUNCONFIG` (which names its suite and keys, and may
+    name the evidence key); `--evidence-key FILE` over the RunConfig's."""
+    named = named_key(evidence_key)
     if config is not None:
         from assay_runner.io.runconfig import read_run_config
         from assay_runner.run.preparation import prepare
 
         prepared = prepare(read_run_config(config))
         request = RunRequest(tickets=prepared.config.tickets, repetitions=prepared.config.repetitions)
-        return Against(prepared.suite, prepared.gate, request, answers)
+        named = named or named_key(prepared.config.evidence.key_file)
+        return Against(prepared.suite, prepared.gate, request, answers, named)
     if suite is None:
         raise InputError("--verify needs --suite DIR (the suite the result was made with) or --config FILE")
-    return Against(load_suite(suite, keys=keys), answers=answers)
+    return Against(load_suite(suite, keys=keys), answers=answers, key=named)
 
 
 async def verify(result: Result, against: Against) -> list[str]:
     return await disagreements(
-        result, against.suite, gate=against.gate, request=against.request, answers=against.answers
+        result,
+        against.suite,
+        gate=against.gate,
+        request=against.request,
+        answers=against.answers,
+        named=against.key,
     )
 
 
@@ -197,7 +239,7 @@ def verified(result: Result, problems: list[str]) -> Result:
             passed=False,
             value=None,
             threshold=None,
-            detail=f"re-judging disagrees: {shown}",
+            detail=f"does not verify: {shown}",
         )
         return result.model_copy(
             update={
@@ -211,6 +253,7 @@ def verified(result: Result, problems: list[str]) -> Result:
         passed=True,
         value=None,
         threshold=None,
-        detail="the deterministic judges give the stored verdicts on the stored answers",
+        detail="authenticated under the run's evidence key; the deterministic judges give the stored "
+        "verdicts on the stored answers",
     )
     return result.model_copy(update={"rules": [*result.rules, rule]})
