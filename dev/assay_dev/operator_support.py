@@ -32,7 +32,7 @@ from assay_dev.cluster.wait import wait_until
 from assay_dev.images import buildah
 from assay_dev.images.derived import derived_image
 from assay_operator import rbac
-from assay_operator.evaluation import names
+from assay_operator.evaluation.build import names
 from assay_runner.contract import (
     Inputs,
     RepetitionFigures,

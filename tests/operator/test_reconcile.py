@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from assay_operator import conditions
-from assay_operator.evaluation import outcome as job_outcome
-from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import EvaluationStatus
+from assay_operator.evaluation.read import outcome as job_outcome
+from assay_operator.evaluation.read import reconcile
 from assay_runner.contract import Inputs, RunSummary, SummaryCounts, SummaryRule
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay_operator.evaluation.suite_split import threshold_override_problems
+from assay_operator.evaluation.build.suite_split import threshold_override_problems
 from assay_runner.contract import RunConfig
 from assay_runner.errors import InputError
 from assay_runner.run.preparation import prepare

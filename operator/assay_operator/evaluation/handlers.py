@@ -26,19 +26,11 @@ import kopf
 from kubernetes.client.exceptions import ApiException
 
 from assay_operator import approvals, metrics
-from assay_operator.evaluation import (
-    admission,
-    finish,
-    judging,
-    names,
-    override,
-    pod_start,
-    run,
-    starting,
-    state,
-)
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
-from assay_operator.evaluation.wakeups import WAKEUPS
+from assay_operator.evaluation.build import names
+from assay_operator.evaluation.read import starting, state
+from assay_operator.evaluation.steps import admission, finish, judging, override, pod_start, run
+from assay_operator.evaluation.steps.wakeups import WAKEUPS
 from assay_operator.retries import Retries
 from assay_operator.startup import RETRY_SECONDS
 

@@ -24,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assay_operator import objects as k8s
-from assay_operator.evaluation import pods
 from assay_operator.evaluation.api import SecretKeyRef
-from assay_operator.evaluation.layout import ANSWERS_DIR, SHARD_SUBPATH, TERMINATION_LOG
+from assay_operator.evaluation.build import pods
+from assay_operator.evaluation.build.layout import ANSWERS_DIR, SHARD_SUBPATH, TERMINATION_LOG
 from assay_operator.settings import Settings
 from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, POD_UID_ENV, SHARD_DIR
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from assay_operator import objects as k8s
 from assay_operator.evaluation.api import EvaluationSpec, SecretKeyRef
-from assay_operator.evaluation.layout import (
+from assay_operator.evaluation.build.layout import (
     BRAIN_DIR,
     KB_DIR,
     KEY_DIR,
@@ -25,8 +25,8 @@ from assay_operator.evaluation.layout import (
     TMP_DIR,
     WORK_DIR,
 )
-from assay_operator.evaluation.snapshots import Snapshots
-from assay_operator.evaluation.suite_split import KEYS_FILE
+from assay_operator.evaluation.build.snapshots import Snapshots
+from assay_operator.evaluation.build.suite_split import KEYS_FILE
 from assay_operator.settings import Settings
 from assay_runner.errors import ExitCode
 

@@ -9,7 +9,7 @@ import json
 import math
 
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.layout import (
+from assay_operator.evaluation.build.layout import (
     ANSWER_CONFIG_KEY,
     ANSWERS_DIR,
     BRAIN_DIR,
@@ -21,8 +21,8 @@ from assay_operator.evaluation.layout import (
     TERMINATION_LOG,
     WORK_DIR,
 )
-from assay_operator.evaluation.names import judge_config_name, labels, run_config_name
-from assay_operator.evaluation.suite_split import KEYS_FILE
+from assay_operator.evaluation.build.names import judge_config_name, labels, run_config_name
+from assay_operator.evaluation.build.suite_split import KEYS_FILE
 from assay_operator.objects import ConfigMap, ObjectMeta
 from assay_operator.settings import Settings
 from assay_runner.contract import (

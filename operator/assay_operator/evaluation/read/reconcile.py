@@ -29,7 +29,7 @@ from assay_operator.evaluation.api import (
     TicketsStatus,
     UsageStatus,
 )
-from assay_operator.evaluation.outcome import Outcome
+from assay_operator.evaluation.read.outcome import Outcome
 from assay_runner.contract import RunSummary
 from assay_runner.vocabulary import Verdict
 

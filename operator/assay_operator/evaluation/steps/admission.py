@@ -9,9 +9,10 @@ import threading
 from typing import Any
 
 from assay_operator import conditions, kube
-from assay_operator.evaluation import progress, queueing, reconcile
 from assay_operator.evaluation.api import PLURAL
-from assay_operator.evaluation.publish import write_status
+from assay_operator.evaluation.build import queueing
+from assay_operator.evaluation.read import progress, reconcile
+from assay_operator.evaluation.steps.publish import write_status
 
 _lock = threading.Lock()
 _shown: dict[tuple[str, str], bool] = {}

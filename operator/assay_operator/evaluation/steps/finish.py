@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay_operator import bounded, conditions, events, kube, metrics
-from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import PLURAL
-from assay_operator.evaluation.outcome import Outcome, classify
-from assay_operator.evaluation.publish import write_status
+from assay_operator.evaluation.read import reconcile
+from assay_operator.evaluation.read.outcome import Outcome, classify
+from assay_operator.evaluation.steps.publish import write_status
 
 
 def read_job(name: str, namespace: str) -> dict[str, Any] | None:

@@ -17,11 +17,13 @@ from typing import Any, cast
 import kopf
 
 from assay_operator import events, kube, metrics
-from assay_operator.evaluation import answers_state, finish, judge_job, progress, reconcile, runconfig, serial
 from assay_operator.evaluation.api import PLURAL, AnswerStatus, EvaluationSpec, EvaluationStatus
-from assay_operator.evaluation.names import ANNOTATION_JUDGE_JOB, claim_name
-from assay_operator.evaluation.publish import write_status
-from assay_operator.evaluation.snapshots import Snapshots
+from assay_operator.evaluation.build import judge_job, runconfig
+from assay_operator.evaluation.build.names import ANNOTATION_JUDGE_JOB, claim_name
+from assay_operator.evaluation.build.snapshots import Snapshots
+from assay_operator.evaluation.read import answers_state, progress, reconcile
+from assay_operator.evaluation.steps import finish, serial
+from assay_operator.evaluation.steps.publish import write_status
 from assay_operator.startup import settings
 
 log = logging.getLogger("assay.operator")

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from assay_operator import approvals, conditions, events, kube
-from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import GROUP, PLURAL, VERSION
-from assay_operator.evaluation.publish import write_status
+from assay_operator.evaluation.read import reconcile
+from assay_operator.evaluation.steps.publish import write_status
 
 log = logging.getLogger("assay.operator.override")
 

@@ -17,12 +17,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from assay_operator import conditions, events, kube, metrics, timers
-from assay_operator.evaluation import finish, progress, reconcile, starting
 from assay_operator.evaluation.api import KIND, PLURAL, EvaluationStatus
-from assay_operator.evaluation.names import LABEL_GENERATION
-from assay_operator.evaluation.outcome import Outcome
-from assay_operator.evaluation.publish import write_status
-from assay_operator.evaluation.starting import StartProblem
+from assay_operator.evaluation.build.names import LABEL_GENERATION
+from assay_operator.evaluation.read import progress, reconcile, starting
+from assay_operator.evaluation.read.outcome import Outcome
+from assay_operator.evaluation.read.starting import StartProblem
+from assay_operator.evaluation.steps import finish
+from assay_operator.evaluation.steps.publish import write_status
 from assay_operator.startup import settings
 
 log = logging.getLogger("assay.operator.pods")

@@ -24,23 +24,30 @@ import kopf
 from pydantic import ValidationError
 
 from assay_operator import conditions, events, kube, metrics
-from assay_operator.evaluation import admission, api, finish, judging, names, progress, reconcile, serial
-from assay_operator.evaluation.answer_job import build_answer_job
-from assay_operator.evaluation.answers_state import AnswersState
+from assay_operator.evaluation import api
 from assay_operator.evaluation.api import KIND, PLURAL, EvaluationSpec, EvaluationStatus
-from assay_operator.evaluation.claim import build_answers_claim
-from assay_operator.evaluation.egress import build_answer_policy, gateway_rules
-from assay_operator.evaluation.publish import write_status
-from assay_operator.evaluation.runconfig import build_run_config_map
-from assay_operator.evaluation.snapshots import (
+from assay_operator.evaluation.build import names
+from assay_operator.evaluation.build.answer_job import build_answer_job
+from assay_operator.evaluation.build.claim import build_answers_claim
+from assay_operator.evaluation.build.egress import build_answer_policy, gateway_rules
+from assay_operator.evaluation.build.runconfig import build_run_config_map
+from assay_operator.evaluation.build.snapshots import (
     Snapshots,
     brain_digest,
     build_brain_snapshot,
     build_suite_snapshot,
     text_digest,
 )
-from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite, threshold_override_problems
-from assay_operator.evaluation.wakeups import WAKEUPS
+from assay_operator.evaluation.build.suite_split import (
+    SuiteSplitError,
+    split_suite,
+    threshold_override_problems,
+)
+from assay_operator.evaluation.read import progress, reconcile
+from assay_operator.evaluation.read.answers_state import AnswersState
+from assay_operator.evaluation.steps import admission, finish, judging, serial
+from assay_operator.evaluation.steps.publish import write_status
+from assay_operator.evaluation.steps.wakeups import WAKEUPS
 from assay_operator.objects import ConfigMap, Job, NetworkPolicy, PersistentVolumeClaim
 from assay_operator.settings import Settings
 from assay_operator.startup import settings
