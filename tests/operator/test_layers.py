@@ -28,6 +28,7 @@ def imports(package: Path) -> set[str]:
 ALLOWED_RUNNER_MODULES = {
     "assay_runner.vocabulary",  # the closed sets (standard library only)
     "assay_runner.contract",  # the wire models and the rules both sides share
+    "assay_runner.shared_rules",  # the rules on the seam, written once, called by both sides
     "assay_runner.core.standing",  # the decision: pure Python, no judge code
     "assay_runner.core.decision",
     "assay_runner.core.decision_report",
@@ -73,6 +74,7 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
             "assay_runner.core.standing",
             "assay_runner.core.statistics",  # the decision's paired tests: pure Python, standard library
             "assay_runner.errors",
+            "assay_runner.shared_rules",
             "assay_runner.vocabulary",
         ]
     )

@@ -14,8 +14,9 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "runner" / "assay_runner"
 # The layers, lowest first: each may import only the layers before it (and itself), so a cycle between two
 # folders cannot be written.
-# - vocabulary, errors, contract: the base (the closed sets; exit codes and exceptions; the public wire
-#   models and the rules both sides of them share);
+# - vocabulary, errors, contract, shared_rules: the base (the closed sets; exit codes and exceptions; the
+#   public wire models and the rules both sides of them share; the rules the operator applies as the runner
+#   does);
 # - collector, processes: when the process runs the garbage collector; the processes it started and the
 #   ones agents left behind;
 # - usercode, text: the code judge's worker, and reading an answer (words, sentences, clauses): what the
@@ -28,6 +29,7 @@ LAYERS: tuple[str, ...] = (
     "vocabulary",
     "errors",
     "contract",
+    "shared_rules",
     "collector",
     "processes",
     "usercode",
