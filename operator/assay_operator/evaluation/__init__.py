@@ -7,6 +7,7 @@ tests/operator/test_layers.py):
 - `read/`: pure readers of what the cluster shows (a Job's outcome, the answers' state, why a pod cannot
   start, progress, the status reduction, the metrics' view);
 - `steps/`: what reads, creates and patches on the cluster (start a run, judge, finish, pod start, Kueue
-  admission, overrides, the status write);
+  admission, overrides, the status write), each handed the one typed view of the Evaluation its event
+  shows (`steps/watched.py`);
 - `handlers`: the kopf handlers that say which cluster change starts which step.
 """
