@@ -89,7 +89,7 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
 #   shows; steps that touch the cluster; the kopf handlers. `startup` (the process's kopf settings) sits
 #   where it is needed: it reads the children's labels (build) and the steps read its settings;
 # - the Campaign kind above the Evaluation kind it makes: its API, reading its children, the plan, the
-#   standings, the status reduction, the handlers;
+#   standings, the status reduction, the one typed view of a Campaign per reconcile, the handlers;
 # - the CRD generator and the entry point on top.
 OPERATOR = ROOT / "operator" / "assay_operator"
 OPERATOR_LAYERS: tuple[str, ...] = (
@@ -120,6 +120,7 @@ OPERATOR_LAYERS: tuple[str, ...] = (
     "campaign.plan",
     "campaign.standings",
     "campaign.status",
+    "campaign.watched",
     "campaign.handlers",
     "crdgen",
     "__main__",
