@@ -1,17 +1,21 @@
 """The rules on the operator/runner seam are written once (assay_runner.shared_rules) and both sides agree on
 them: every place of the operator that applies one gives what the runner's side gives. (The check of
-`gate.thresholds` overrides, the third, is held in test_threshold_admission.py.)"""
+`gate.thresholds` overrides is held in test_threshold_admission.py.)"""
 
 from __future__ import annotations
 
 import pytest
 
+from assay_operator.campaign.api import CandidateStatus
+from assay_operator.campaign.standings import _figures
 from assay_operator.evaluation.api import EvaluationSpec, MlflowSpec
 from assay_operator.evaluation.build import runconfig
 from assay_operator.evaluation.build.gateway_sidecar import judge_env
 from assay_operator.evaluation.build.layout import ANSWERS_DIR
 from assay_operator.settings import Settings
 from assay_runner.contract import GATEWAY_LEDGER_ENV, SHARD_DIR, RunConfig
+from assay_runner.core.decision_report import CandidateRow, row_json
+from assay_runner.core.standing import Standing
 from assay_runner.shared_rules import DEFAULT_EXPERIMENT, read_as_whole_tree
 
 SETTINGS = Settings(runner_image="quay.io/assay/runner:0.1.0", default_mlflow_uri="http://mlflow.mlops:5000")
@@ -59,3 +63,29 @@ def test_the_default_experiment_is_the_runconfigs_on_every_side() -> None:
     assert (
         runconfig.build_run_config(spec(), "e", "ns", SETTINGS).mlflow.experiment == runners
     )  # no spec.mlflow
+
+
+def test_a_campaign_row_shows_the_figures_assay_compare_shows() -> None:
+    """A Campaign's status row and `assay compare --json` read one list of a candidate's figures
+    (decision_report.row_figures): the same figures, the same values, under the same camelCase names."""
+    standing = Standing(
+        name="b",
+        verdict="Pass",
+        mean=0.8125,
+        lowest_ticket=0.5,
+        judges_passing=3,
+        complete=True,
+        coverage=1.0,
+        pass_rate=0.75,
+        pass_at_k=1.0,
+        pass_hat_k=0.5,
+        fully_resolved=2,
+        tickets=4,
+        k=2,
+        suite_digest=None,
+    )
+    row = CandidateRow("b", "candidate", standing, {"mean": 0.8125}, 1, 2, None)
+    status = CandidateStatus(name="b", role="candidate", evaluation="c-b", phase="Finished")
+    shown = status.model_copy(update=_figures(row)).to_patch()
+    compared = {name: value for name, value in row_json(row).items() if value is not None}
+    assert {k: v for k, v in shown.items() if k not in ("role", "evaluation", "phase")} == compared
