@@ -8,8 +8,8 @@ import pytest
 
 from assay_operator.campaign.api import CandidateStatus
 from assay_operator.campaign.standings import _figures
-from assay_operator.evaluation.api import EvaluationSpec, MlflowSpec
-from assay_operator.evaluation.build import runconfig
+from assay_operator.evaluation.api import EvaluationSpec, MlflowSpec, ResourcesSpec
+from assay_operator.evaluation.build import pods, runconfig
 from assay_operator.evaluation.build.gateway_sidecar import judge_env
 from assay_operator.evaluation.build.layout import ANSWERS_DIR
 from assay_operator.settings import Settings
@@ -89,3 +89,11 @@ def test_a_campaign_row_shows_the_figures_assay_compare_shows() -> None:
     shown = status.model_copy(update=_figures(row)).to_patch()
     compared = {name: value for name, value in row_json(row).items() if value is not None}
     assert {k: v for k, v in shown.items() if k not in ("role", "evaluation", "phase")} == compared
+
+
+def test_default_resources_live_on_their_model_fields() -> None:
+    """A spec without `resources` gets the defaults of ResourcesSpec's fields, the ones the CRD documents."""
+    default = ResourcesSpec()
+    assert pods.resources_of(spec()) == {"cpu": default.cpu, "memory": default.memory}
+    given = spec(resources={"cpu": "2", "memory": "1Gi"})
+    assert pods.resources_of(given) == {"cpu": "2", "memory": "1Gi"}
