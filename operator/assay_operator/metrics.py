@@ -35,7 +35,7 @@ CAMPAIGNS = Counter("assay_campaigns_decided_total", "Campaign decisions written
 LEADER = Gauge("assay_leader", "1 when this replica reconciles (it holds the lease, or runs alone)")
 
 # Every (verdict, reason) the operator records: a Pass, a gate's Blocked, a spec it cannot run, and each way
-# a runner Job can fail (assay_operator.evaluation.reconcile.classify).
+# a runner Job can fail (assay_operator.evaluation.read.reconcile.classify).
 VERDICT_REASONS = (
     ("Pass", "Passed"),
     ("Blocked", "GateBlocked"),

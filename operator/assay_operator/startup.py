@@ -22,7 +22,7 @@ import kopf
 from kubernetes import config
 
 from assay_operator import leader, metrics
-from assay_operator.evaluation import names
+from assay_operator.evaluation.build import names
 from assay_operator.settings import Settings, from_environment
 
 # An unexpected error (the apiserver briefly unavailable, a conflict) is retried after this long, not after

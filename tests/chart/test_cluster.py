@@ -17,10 +17,10 @@ import yaml
 
 from assay_dev.cluster import ControlPlane
 from assay_dev.cluster.crds import wait_established
-from assay_operator.evaluation.answer_job import build_answer_job
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.judge_job import build_judge_job
-from assay_operator.evaluation.snapshots import Snapshots
+from assay_operator.evaluation.build.answer_job import build_answer_job
+from assay_operator.evaluation.build.judge_job import build_judge_job
+from assay_operator.evaluation.build.snapshots import Snapshots
 from assay_operator.settings import Settings
 from tests.chart.conftest import CHART, VALUES, Helm
 

@@ -18,10 +18,10 @@ import pytest
 import yaml
 
 from assay_operator import rbac
-from assay_operator.evaluation.answer_job import build_answer_job
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.judge_job import build_judge_job
-from assay_operator.evaluation.snapshots import Snapshots
+from assay_operator.evaluation.build.answer_job import build_answer_job
+from assay_operator.evaluation.build.judge_job import build_judge_job
+from assay_operator.evaluation.build.snapshots import Snapshots
 from assay_operator.settings import ENV, Settings, from_environment
 from tests.chart.conftest import CHART, ROOT, VALUES, Helm
 

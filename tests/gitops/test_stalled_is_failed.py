@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from assay_operator import conditions
-from assay_operator.evaluation import reconcile
+from assay_operator.evaluation.read import reconcile
 from tests.gitops import kstatus, real_kstatus
 from tests.gitops.test_argocd_health import RUNTIMES, health
 

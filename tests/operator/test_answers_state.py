@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from assay_operator.evaluation import answers_state, progress
+from assay_operator.evaluation.read import answers_state, progress
 from assay_runner.contract import AnswerSummary
 
 

@@ -10,15 +10,16 @@ from typing import Any
 
 import pytest
 
-from assay_operator.evaluation import api, names, runconfig, snapshots
-from assay_operator.evaluation.answer_job import build_answer_job
+from assay_operator.evaluation import api
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.claim import build_answers_claim
-from assay_operator.evaluation.egress import build_answer_policy
-from assay_operator.evaluation.judge_job import build_judge_job
-from assay_operator.evaluation.layout import ANSWER_CONFIG_KEY, RUN_CONFIG_KEY
-from assay_operator.evaluation.pods import spec_hash
-from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite
+from assay_operator.evaluation.build import names, runconfig, snapshots
+from assay_operator.evaluation.build.answer_job import build_answer_job
+from assay_operator.evaluation.build.claim import build_answers_claim
+from assay_operator.evaluation.build.egress import build_answer_policy
+from assay_operator.evaluation.build.judge_job import build_judge_job
+from assay_operator.evaluation.build.layout import ANSWER_CONFIG_KEY, RUN_CONFIG_KEY
+from assay_operator.evaluation.build.pods import spec_hash
+from assay_operator.evaluation.build.suite_split import SuiteSplitError, split_suite
 from assay_operator.settings import NetworkPeers, Settings
 from assay_runner.io.runconfig import read_run_config
 

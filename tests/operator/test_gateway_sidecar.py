@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from assay_operator.evaluation.api import SecretKeyRef
-from assay_operator.evaluation.gateway_sidecar import build_gateway_sidecar, judge_env
+from assay_operator.evaluation.build.gateway_sidecar import build_gateway_sidecar, judge_env
 from assay_operator.settings import Settings
 
 SETTINGS = Settings(runner_image="quay.io/assay/runner:1", runner_command=("assay",))

@@ -11,7 +11,7 @@ import yaml
 from prometheus_client import CollectorRegistry, generate_latest
 
 from assay_operator import metrics
-from assay_operator.evaluation.state import evaluation_state
+from assay_operator.evaluation.read.state import evaluation_state
 from assay_operator.metrics import EvaluationsCollector, EvaluationState
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from assay_operator import conditions
-from assay_operator.evaluation import outcome as job_outcome
-from assay_operator.evaluation import reconcile
-from assay_operator.evaluation.api import EvaluationStatus
+from assay_operator.evaluation.api import MAX_MESSAGE_LENGTH, EvaluationStatus
+from assay_operator.evaluation.read import outcome as job_outcome
+from assay_operator.evaluation.read import reconcile
 from assay_runner.contract import Inputs, RunSummary, SummaryCounts, SummaryRule
 
 
@@ -208,3 +208,22 @@ def test_an_override_records_who_why_and_what_the_gate_said() -> None:
     assert again.override is not None and again.override.gate_verdict == "Blocked"
     running = reconcile.running_status(merged, 3, "e-g3", "sha256:b", "t4")
     assert running.to_patch()["override"] is None
+
+
+def test_every_status_message_is_cut_to_the_schemas_one_bound() -> None:
+    """status.message has one bound, the schema's (api.MAX_MESSAGE_LENGTH): every writer cuts to it, none
+    to a shorter one of its own, and none writes more than the apiserver would take."""
+    long = "x" * (3 * MAX_MESSAGE_LENGTH)
+    written = [
+        reconcile.invalid_status(EvaluationStatus(), 1, long),
+        reconcile.waiting_status(EvaluationStatus(), 1, "BrainNotFound", long, stalled=False),
+        reconcile.refused_status(EvaluationStatus(), 1, long),
+        reconcile.finished_status(
+            job_outcome.Outcome("failed", "BadInput", long),
+            EvaluationStatus(),
+            1,
+            "2026-01-01T00:00:00Z",
+            "j",
+        ),
+    ]
+    assert [len(status.message or "") for status in written] == [MAX_MESSAGE_LENGTH] * len(written)

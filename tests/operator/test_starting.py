@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from assay_operator import conditions
-from assay_operator.evaluation import progress, starting
 from assay_operator.evaluation.api import EvaluationStatus
-from assay_operator.evaluation.starting import StartProblem
+from assay_operator.evaluation.read import progress, starting
+from assay_operator.evaluation.read.starting import StartProblem
 
 Obj = dict[str, Any]
 

@@ -21,9 +21,9 @@ from assay_operator.campaign import plan as campaign
 from assay_operator.campaign import status as campaign_status
 from assay_operator.campaign.api import CampaignSpec, CampaignStatus
 from assay_operator.campaign.children import parse_children
-from assay_operator.evaluation import outcome as job_outcome
-from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import EvaluationStatus, TicketsStatus
+from assay_operator.evaluation.read import outcome as job_outcome
+from assay_operator.evaluation.read import reconcile
 from assay_runner.contract import (
     Inputs,
     MlflowRef,

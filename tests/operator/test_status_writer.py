@@ -12,8 +12,8 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 
 from assay_operator import conditions, kube, status_writer
-from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import EvaluationStatus
+from assay_operator.evaluation.read import reconcile
 from assay_operator.retries import Retries
 
 

@@ -1,5 +1,6 @@
 """An Evaluation's `gate.thresholds` is checked against its suite ConfigMap's judges before any Job starts,
-by the rule the runner applies (`contract.threshold_problem`): the two sides cannot disagree on a value."""
+by the rule the runner applies (`shared_rules.threshold_override_problems`, on the suite's YAML here and on
+its typed models there): the two sides cannot disagree on a value, nor word a refusal differently."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assay_operator.evaluation.suite_split import threshold_override_problems
+from assay_operator.evaluation.build.suite_split import threshold_override_problems
 from assay_runner.contract import RunConfig
 from assay_runner.errors import InputError
 from assay_runner.run.preparation import prepare
@@ -26,6 +27,7 @@ DATA = {name: (EXAMPLE / name).read_text() for name in ("suite.yaml", "tickets.y
         ({"quality": 5.5}, True),
         ({"quality": float("inf")}, True),
         ({"polcy": 0.9}, True),  # a typo
+        ({"polcy": 0.9, "policy": 2.0, "quality": 0.5}, True),  # every problem at once, in order
     ],
 )
 def test_the_operator_and_the_runner_refuse_the_same_overrides(
@@ -37,10 +39,9 @@ def test_the_operator_and_the_runner_refuse_the_same_overrides(
     if refused:
         with pytest.raises(InputError) as runner_refused:
             prepare(config)
-        (name,) = thresholds
-        assert f"gate.thresholds.{name}" in problems[0] and f"gate.thresholds.{name}" in str(
-            runner_refused.value
-        )
+        runner_problems = [f"{p.location}: {p.message}" for p in runner_refused.value.problems]
+        assert runner_problems == problems
+        assert all(p.startswith("gate.thresholds.") for p in problems)
     else:
         prepare(config)
 

@@ -18,7 +18,7 @@ from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi
 from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import replay_spec
-from assay_operator.evaluation import names
+from assay_operator.evaluation.build import names
 from tests.operator_cluster.conftest import StartOperator
 
 RERUN = names.RERUN_ANNOTATION

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from assay_dev.cluster.volumes import write_atomic_dir
-from assay_operator.evaluation.snapshots import brain_digest as operator_brain_digest
+from assay_operator.evaluation.build.snapshots import brain_digest as operator_brain_digest
 from assay_runner.agents.workspace import WorkspaceFactory
 from assay_runner.contract import is_brain_file
 from assay_runner.core.digests import tree_digest

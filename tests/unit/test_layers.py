@@ -28,6 +28,7 @@ LAYERS: tuple[str, ...] = (
     "vocabulary",
     "errors",
     "contract",
+    "shared_rules",
     "collector",
     "processes",
     "cgroup",

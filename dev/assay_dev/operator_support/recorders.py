@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from assay_dev.cluster import ControlPlane, Credentials, KubeApi
 from assay_dev.cluster.kubeapi import Obj
-from assay_operator.evaluation import names
+from assay_operator.evaluation.build import names
 
 # --- watch recorders ---------------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from assay_dev.cluster.kubeapi import Obj
 from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support.operator_process import OperatorProcess
 from assay_dev.operator_support.paths import evaluations_path, jobs_path, pods_path
-from assay_operator.evaluation import names
+from assay_operator.evaluation.build import names
 
 # --- reading state -----------------------------------------------------------------------------------------
 

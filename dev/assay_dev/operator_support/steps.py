@@ -12,7 +12,7 @@ from assay_dev.operator_support.manifests import brain_config_map, evaluation, r
 from assay_dev.operator_support.operator_process import OperatorProcess
 from assay_dev.operator_support.paths import config_maps_path, evaluations_path, jobs_path
 from assay_dev.operator_support.state import get_or_none, pods_of_job, wait_for_verdict
-from assay_operator.evaluation import names
+from assay_operator.evaluation.build import names
 
 # --- test steps ---------------------------------------------------------------------------------------------
 

@@ -27,11 +27,12 @@ from typing import Any, cast
 import kopf
 from pydantic import ValidationError
 
-from assay_operator import bounded, events, kube, metrics, status_writer
+from assay_operator import bounded, kube, metrics
 from assay_operator.campaign import api as campaign_api
 from assay_operator.campaign import plan as campaign
 from assay_operator.campaign import status as campaign_status
 from assay_operator.campaign.children import Child, parse_children
+from assay_operator.campaign.watched import WatchedCampaign
 from assay_operator.coalesce import Coalescer
 from assay_operator.evaluation import api
 from assay_operator.evaluation.api import GROUP, VERSION
@@ -50,49 +51,36 @@ def _lock(namespace: str, name: str) -> threading.Lock:
         return _locks[(namespace, name)]
 
 
-def _children(namespace: str, owner: dict[str, Any]) -> dict[str, Child]:
+def _children(owner: WatchedCampaign) -> dict[str, Child]:
     """The Campaign's own Evaluations (owner reference, not just the label: a label proves nothing), each
     parsed once."""
-    selector = f"{campaign.LABEL_CAMPAIGN}={campaign.campaign_label(owner['metadata']['name'])}"
+    namespace = owner.namespace
+    selector = f"{campaign.LABEL_CAMPAIGN}={campaign.campaign_label(owner.name)}"
     listed = cast(
         dict[str, Any],
         kube.custom().list_namespaced_custom_object(
             GROUP, VERSION, namespace, api.PLURAL, label_selector=selector
         ),
     )
-    uid = owner["metadata"]["uid"]
-    return parse_children(item for item in listed.get("items", []) if kube.owned_by(item, uid))
+    return parse_children(item for item in listed.get("items", []) if kube.owned_by(item, owner.uid))
 
 
-def _patch_status(
-    owner: dict[str, Any], current: campaign_api.CampaignStatus, status: campaign_api.CampaignStatus
-) -> bool:
+def _patch_status(owner: WatchedCampaign, status: campaign_api.CampaignStatus) -> bool:
     """Write the status; False when it was not written as built (the Campaign is gone, or the status was
     refused and Stalled with the reason was written instead)."""
-    namespace, name = owner["metadata"]["namespace"], owner["metadata"]["name"]
-    generation = int(owner["metadata"]["generation"])
-    written = status_writer.write(
-        campaign_api.PLURAL,
-        namespace,
-        name,
-        lambda: status,
-        lambda problem: campaign_status.refused_status(current, generation, problem),
-        lambda message: events.warning(owner, status_writer.REASON, message),
-    )
+    written = owner.write(status)
     if written is None:
-        log.info("Campaign %s/%s is gone; status not written", namespace, name)
+        log.info("Campaign %s/%s is gone; status not written", owner.namespace, owner.name)
     return written is not None and written.refused is None
 
 
 def _cannot_reconcile(namespace: str, name: str, error: BaseException) -> None:
     """A reconcile failed again and again: say so in the status (Stalled), never leave it silent."""
-    owner = kube.get_custom(campaign_api.PLURAL, namespace, name)
+    owner = WatchedCampaign.read(namespace, name)
     if owner is None:
         return
-    current = campaign_status.parse_status(owner.get("status"))
     problem = bounded.text(f"the operator cannot reconcile it: {error}", 400)
-    generation = int(owner["metadata"]["generation"])
-    _patch_status(owner, current, campaign_status.refused_status(current, generation, problem))
+    _patch_status(owner, campaign_status.refused_status(owner.status, owner.generation, problem))
 
 
 def _reconcile_from_event(namespace: str, name: str) -> None:
@@ -115,27 +103,22 @@ def _reconcile_or_retry(namespace: str, name: str) -> None:
         )
 
 
-def _event(owner: dict[str, Any], kind: str, reason: str, message: str) -> None:
-    ref = {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "metadata": owner["metadata"]}
-    kopf.event(cast(kopf.Body, ref), type=kind, reason=reason, message=message)
-
-
-def _apply(namespace: str, owner: dict[str, Any], plan: campaign.Plan) -> str | None:
+def _apply(owner: WatchedCampaign, plan: campaign.Plan) -> str | None:
     """Carry out the plan; returns a problem that stops the campaign (a name taken by someone else)."""
-    name = owner["metadata"]["name"]
+    namespace, name = owner.namespace, owner.name
     delete = kube.custom().delete_namespaced_custom_object
     for evaluation in plan.delete:
         kube.delete_if_present(functools.partial(delete, GROUP, VERSION, namespace, api.PLURAL, evaluation))
     for entry in plan.create:
         body = campaign.evaluation_body(name, entry)
-        kopf.adopt(body, owner=cast(kopf.Body, owner))
+        kopf.adopt(body, owner=cast(kopf.Body, owner.body))
         created = kube.create(
             lambda ns, b: kube.custom().create_namespaced_custom_object(GROUP, VERSION, ns, api.PLURAL, b),
             namespace,
             body,
         )
         if created:
-            _event(owner, "Normal", "EvaluationCreated", f"created Evaluation {entry.evaluation}")
+            owner.event("Normal", "EvaluationCreated", f"created Evaluation {entry.evaluation}")
         else:
             # 409: an Evaluation of that name exists and, not being in _children, is not ours.
             return (
@@ -152,39 +135,36 @@ def _apply(namespace: str, owner: dict[str, Any], plan: campaign.Plan) -> str | 
             [{"op": "replace", "path": "/spec", "value": entry.spec}],
             _content_type="application/json-patch+json",  # replace the whole spec: no stale field survives
         )
-        _event(owner, "Normal", "EvaluationUpdated", f"re-running {entry.evaluation} with the new spec")
+        owner.event("Normal", "EvaluationUpdated", f"re-running {entry.evaluation} with the new spec")
     return None
 
 
 def reconcile_campaign(namespace: str, name: str) -> None:
     with _lock(namespace, name):
-        owner = kube.get_custom(campaign_api.PLURAL, namespace, name)
+        owner = WatchedCampaign.read(namespace, name)
         if owner is None:
             return
-        generation = int(owner["metadata"]["generation"])
-        stored = dict(owner.get("status") or {})
-        current = campaign_status.parse_status(stored)
+        generation, current, stored = owner.generation, owner.status, owner.stored
         try:
-            spec = campaign_api.CampaignSpec.model_validate(owner.get("spec") or {})
+            spec = campaign_api.CampaignSpec.model_validate(owner.raw_spec())
             wanted = campaign.entries(name, spec)
         except (ValidationError, ValueError) as exc:
             detail = api.problems(exc) if isinstance(exc, ValidationError) else str(exc)
             message = f"invalid spec: {detail}"
-            _patch_status(owner, current, campaign_status.invalid_status(current, generation, message))
+            _patch_status(owner, campaign_status.invalid_status(current, generation, message))
             raise kopf.PermanentError(message) from exc
-        existing = _children(namespace, owner)
+        existing = _children(owner)
         steps = campaign.plan(wanted, existing, spec.max_parallel)
-        problem = _apply(namespace, owner, steps)
+        problem = _apply(owner, steps)
         if problem is not None:
-            _patch_status(owner, current, campaign_status.conflict_status(current, generation, problem))
-            _event(owner, "Warning", "NameConflict", problem)
+            _patch_status(owner, campaign_status.conflict_status(current, generation, problem))
+            owner.event("Warning", "NameConflict", problem)
             # The other object's deletion wakes nothing of ours: look again later.
             raise kopf.TemporaryError(problem, delay=30)
-        annotations = owner["metadata"].get("annotations") or {}
-        approved_by = annotations.get(campaign_api.APPROVED_BY)
+        approved_by = owner.annotations.get(campaign_api.APPROVED_BY)
         try:
             changed = steps.create or steps.update or steps.delete
-            children = _children(namespace, owner) if changed else existing
+            children = _children(owner) if changed else existing
             status = campaign_status.campaign_status(spec, wanted, children, generation, current, approved_by)
         except ValidationError as error:  # a bound the status model enforces: Stalled, saying which
             problem = f"the operator built a status its schema refuses: {api.problems(error)}"
@@ -194,7 +174,7 @@ def reconcile_campaign(namespace: str, name: str) -> None:
         patch = status.to_patch()
         if all(stored.get(k) == v for k, v in patch.items()):
             return  # nothing changed: no write, no event
-        if not _patch_status(owner, current, status):
+        if not _patch_status(owner, status):
             return
         _approval_events(owner, current, status)
         newly_decided = status.promote is not None and (
@@ -203,17 +183,17 @@ def reconcile_campaign(namespace: str, name: str) -> None:
         if newly_decided:
             outcome = "promote" if status.promote else "keep"
             metrics.CAMPAIGNS.labels(outcome).inc()
-            _event(owner, "Normal" if status.promote else "Warning", "Decided", status.message or "")
+            owner.event("Normal" if status.promote else "Warning", "Decided", status.message or "")
 
 
 def _take_approval(
-    owner: dict[str, Any],
+    owner: WatchedCampaign,
     current: campaign_api.CampaignStatus,
     status: campaign_api.CampaignStatus,
     approved_by: str,
 ) -> None:
     """The annotation is spent once seen: it approved what awaited, or there was nothing to approve."""
-    namespace, name = owner["metadata"]["namespace"], owner["metadata"]["name"]
+    namespace, name = owner.namespace, owner.name
     approved_now = (
         status.approval is not None
         and status.approval.state == "Approved"
@@ -221,8 +201,7 @@ def _take_approval(
         and not _was_approved(current, status.approval)
     )
     if not approved_now:
-        _event(
-            owner,
+        owner.event(
             "Warning",
             "ApprovalIgnored",
             f"{campaign_api.APPROVED_BY}={approved_by}: no promotion awaits approval; annotation removed",
@@ -247,17 +226,17 @@ def _was_approved(current: campaign_api.CampaignStatus, approval: campaign_api.A
 
 
 def _approval_events(
-    owner: dict[str, Any], current: campaign_api.CampaignStatus, status: campaign_api.CampaignStatus
+    owner: WatchedCampaign, current: campaign_api.CampaignStatus, status: campaign_api.CampaignStatus
 ) -> None:
     approval = status.approval
     if approval is None:
         return
     if approval.state == "Approved" and not _was_approved(current, approval):
         message = f"promotion of {approval.winner} approved by {approval.approved_by}"
-        _event(owner, "Normal", "Approved", message)
+        owner.event("Normal", "Approved", message)
     elif approval.state == campaign_api.AWAITING_APPROVAL and current.approval != approval:
         message = f"promotion of {approval.winner} awaits approval: annotate {campaign_status.APPROVAL_HINT}"
-        _event(owner, "Normal", campaign_api.AWAITING_APPROVAL, message)
+        owner.event("Normal", campaign_api.AWAITING_APPROVAL, message)
 
 
 @kopf.on.event(GROUP, VERSION, campaign_api.PLURAL, annotations={campaign_api.APPROVED_BY: kopf.PRESENT})

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from assay_operator.campaign.api import CampaignSpec, CandidateSpec, GridModel, GridSpec
 from assay_operator.campaign.children import Child, finished, normalised_spec
-from assay_operator.evaluation.names import bounded_name
+from assay_operator.evaluation.build.names import bounded_name
 from assay_operator.schema import API_VERSION
 from assay_runner.core.standing import Role
 

@@ -13,7 +13,7 @@ from assay_operator.campaign.api import CandidateStatus, VsIncumbentStatus
 from assay_operator.campaign.children import Child, evaluation_status, finished
 from assay_operator.campaign.plan import Entry
 from assay_operator.evaluation.api import EvaluationStatus, RuleStatus
-from assay_runner.core.decision_report import CandidateRow, DecisionReport, Versus
+from assay_runner.core.decision_report import CandidateRow, DecisionReport, Versus, row_figures
 from assay_runner.core.standing import Standing
 from assay_runner.core.statistics import Paired
 from assay_runner.vocabulary import GateRule
@@ -87,22 +87,10 @@ def _row(entry: Entry, evaluation: Child | None, report: DecisionReport | None) 
 
 
 def _figures(row: CandidateRow) -> dict[str, object]:
-    """A decided candidate's figures, as the status's fields (a figure it does not have is left unset)."""
-    s = row.standing
-    figures: dict[str, object | None] = {
-        "mean": s.mean,
-        "pass_rate": s.pass_rate,
-        "pass_at_k": s.pass_at_k,
-        "pass_hat_k": s.pass_hat_k,
-        "fully_resolved": s.fully_resolved,
-        "tickets": s.tickets,
-        "coverage": s.coverage,
-        "complete": s.complete,
-        "verdict": s.verdict,
-        "eligible": s.eligible,
-        "key": row.key,
-        "rank_by_key": row.rank_by_key,  # None for the incumbent: the reference, not a contender
-        "rank_by_mean": row.rank_by_mean,
+    """A decided candidate's figures, as the status's fields (a figure it does not have is left unset): the
+    runner's one list (decision_report.row_figures), as `assay compare --json` shows them."""
+    figures = {
+        **row_figures(row),
         "vs_incumbent": vs_incumbent(row.vs_incumbent) if row.vs_incumbent is not None else None,
     }
     return {name: value for name, value in figures.items() if value is not None}

@@ -17,6 +17,7 @@ from pydantic import Field
 from assay_operator import quantity
 from assay_operator.conditions import Condition
 from assay_operator.schema import DNS_NAME, GROUP, VERSION, ApiModel, problems
+from assay_runner.shared_rules import DEFAULT_EXPERIMENT
 from assay_runner.vocabulary import AgentKind, Selection, Verdict
 
 __all__ = ["GROUP", "VERSION", "ApiModel", "Condition", "problems"]
@@ -131,7 +132,7 @@ does too (the pattern is in the CRD) instead of the operator finding out when it
 class MlflowSpec(ApiModel):
     tracking_uri: str | None = Field(default=None, max_length=2048, pattern=NOT_BLANK)
     """MLflow tracking server; the operator's default when omitted."""
-    experiment: str = Field(default="assay", max_length=256, pattern=NOT_BLANK)
+    experiment: str = Field(default=DEFAULT_EXPERIMENT, max_length=256, pattern=NOT_BLANK)
     """Experiment the run is logged to (not blank)."""
     token_secret_ref: SecretKeyRef | None = None
     """Bearer token for the tracking server (the operator's default when omitted); mounted into the judge

@@ -26,19 +26,12 @@ import kopf
 from kubernetes.client.exceptions import ApiException
 
 from assay_operator import approvals, metrics
-from assay_operator.evaluation import (
-    admission,
-    finish,
-    judging,
-    names,
-    override,
-    pod_start,
-    run,
-    starting,
-    state,
-)
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
-from assay_operator.evaluation.wakeups import WAKEUPS
+from assay_operator.evaluation.build import names
+from assay_operator.evaluation.read import starting, state
+from assay_operator.evaluation.steps import admission, finish, judging, override, pod_start, run
+from assay_operator.evaluation.steps.wakeups import WAKEUPS
+from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.retries import Retries
 from assay_operator.startup import RETRY_SECONDS
 
@@ -56,9 +49,8 @@ log = logging.getLogger("assay.operator")
     field=("metadata", "annotations", names.RERUN_ANNOTATION),
     backoff=RETRY_SECONDS,
 )
-def ensure_run(body: kopf.Body, namespace: str | None, name: str, retry: int, **_: Any) -> None:
-    assert namespace is not None  # Evaluations are namespaced
-    run.start(body, namespace, name, retry)
+def ensure_run(body: kopf.Body, retry: int, **_: Any) -> None:
+    run.start(Watched.of(body), retry)  # the one typed view of this event, handed to every step
 
 
 _running: set[str] = set()

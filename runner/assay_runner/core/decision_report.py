@@ -191,23 +191,37 @@ def _versus_json(versus: Versus) -> dict[str, object]:
     return out
 
 
-def row_json(row: CandidateRow) -> dict[str, object]:
+def row_figures(row: CandidateRow) -> dict[str, object]:
+    """A candidate's figures by field name, in the order they are shown: the one list `assay compare
+    --json` (camelCase, row_json) and a Campaign's status rows (assay_operator.campaign.standings) both
+    read. The comparison with the incumbent is not here: each reader gives it its own shape."""
     s = row.standing
     return {
-        "name": row.name,
         "mean": s.mean,
-        "passRate": s.pass_rate,
-        "passAtK": s.pass_at_k,
-        "passHatK": s.pass_hat_k,
-        "fullyResolved": s.fully_resolved,
+        "pass_rate": s.pass_rate,
+        "pass_at_k": s.pass_at_k,
+        "pass_hat_k": s.pass_hat_k,
+        "fully_resolved": s.fully_resolved,
         "tickets": s.tickets,
         "coverage": s.coverage,
         "complete": s.complete,
         "verdict": s.verdict,
         "eligible": s.eligible,
         "key": row.key,
-        "rankByKey": row.rank_by_key,
-        "rankByMean": row.rank_by_mean,
+        "rank_by_key": row.rank_by_key,  # None for the incumbent: the reference, not a contender
+        "rank_by_mean": row.rank_by_mean,
+    }
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.capitalize() for part in rest)
+
+
+def row_json(row: CandidateRow) -> dict[str, object]:
+    return {
+        "name": row.name,
+        **{_camel(name): value for name, value in row_figures(row).items()},
         "vsIncumbent": _versus_json(row.vs_incumbent) if row.vs_incumbent is not None else None,
     }
 

@@ -22,12 +22,12 @@ from assay_runner.contract import (
     RunRequest,
     Usage,
     digest_files,
-    threshold_problem,
 )
 from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
 from assay_runner.core.results import answers_digest, build_result, ticket_results
 from assay_runner.errors import InputError, Problem
 from assay_runner.run.cell import Cell
+from assay_runner.shared_rules import threshold_override_problems
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
 from assay_runner.suite.split import KEYS_FILE
@@ -111,20 +111,14 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
 
 def with_thresholds(suite: Suite, thresholds: Mapping[str, float]) -> Suite:
     """The suite with per-judge threshold overrides, each checked against its judge's scale by the rule
-    the suite's own thresholds and `assay gate --threshold` are checked by (`contract.threshold_problem`).
-    Every problem is reported at once."""
+    the suite's own thresholds and `assay gate --threshold` are checked by, in the operator's words too
+    (`shared_rules.threshold_override_problems`). Every problem is reported at once."""
     if not thresholds:
         return suite
-    specs = {judge.name: judge for judge in suite.spec.judges}
-    problems: list[Problem] = []
-    for name, value in thresholds.items():
-        where = f"gate.thresholds.{name}"
-        spec = specs.get(name)
-        if spec is None:
-            known = ", ".join(specs)
-            problems.append(Problem("RunConfig", where, f"the suite has no judge {name!r} (judges: {known})"))
-        elif (problem := threshold_problem("threshold", value, spec.scale_bounds())) is not None:
-            problems.append(Problem("RunConfig", where, problem))
+    scales = {judge.name: judge.scale_bounds() for judge in suite.spec.judges}
+    problems = [
+        Problem("RunConfig", where, what) for where, what in threshold_override_problems(thresholds, scales)
+    ]
     if problems:
         raise InputError(problems)
     judges = [

@@ -17,12 +17,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from assay_operator import conditions, events, kube, metrics, timers
-from assay_operator.evaluation import finish, progress, reconcile, starting
-from assay_operator.evaluation.api import KIND, PLURAL, EvaluationStatus
-from assay_operator.evaluation.names import LABEL_GENERATION
-from assay_operator.evaluation.outcome import Outcome
-from assay_operator.evaluation.publish import write_status
-from assay_operator.evaluation.starting import StartProblem
+from assay_operator.evaluation.api import KIND, EvaluationStatus
+from assay_operator.evaluation.build.names import LABEL_GENERATION
+from assay_operator.evaluation.read import progress, reconcile, starting
+from assay_operator.evaluation.read.outcome import Outcome
+from assay_operator.evaluation.read.starting import StartProblem
+from assay_operator.evaluation.steps import finish
+from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.startup import settings
 
 log = logging.getLogger("assay.operator.pods")
@@ -56,19 +57,17 @@ def _job_of(pod: Mapping[str, Any]) -> tuple[str, int] | None:
     return None if job is None or generation is None else (str(job), int(generation))
 
 
-def _current_run(
-    namespace: str, evaluation: str, job: str, generation: int
-) -> tuple[dict[str, Any], EvaluationStatus] | None:
-    """The Evaluation and its status when `job` is its current run and that has no verdict yet."""
-    obj = kube.get_custom(PLURAL, namespace, evaluation)
-    if obj is None or int(obj["metadata"]["generation"]) != generation:
+def _current_run(namespace: str, evaluation: str, job: str, generation: int) -> Watched | None:
+    """The Evaluation when `job` is its current run and that has no verdict yet."""
+    watched = Watched.read(namespace, evaluation)
+    if watched is None or watched.generation != generation:
         return None
-    status = reconcile.parse_status(obj.get("status"))
+    status = watched.status
     if job not in reconcile.run_jobs(status) or conditions.holds(
         status.conditions, conditions.COMPLETED, generation
     ):
         return None
-    return obj, status
+    return watched
 
 
 def _stalls_at(status: EvaluationStatus, generation: int) -> datetime:
@@ -95,7 +94,7 @@ def report(namespace: str, job: str, generation: int, problem: StartProblem | No
     run = None if evaluation is None else _current_run(namespace, evaluation, job, generation)
     if evaluation is None or run is None:
         return
-    obj, status = run
+    status = run.status
     if started:
         with _lock:
             _blocked.pop(key, None)
@@ -103,14 +102,7 @@ def report(namespace: str, job: str, generation: int, problem: StartProblem | No
         if timer is not None:
             timer.cancel()
         if conditions.find(status.conditions, conditions.START_BLOCKED) is not None:
-            write_status(
-                namespace,
-                evaluation,
-                progress.started_status(status, generation, job),
-                status,
-                generation,
-                obj,
-            )
+            run.write(progress.started_status(status, generation, job))
         return
     assert problem is not None
     stalls_at = _stalls_at(status, generation)
@@ -119,15 +111,8 @@ def report(namespace: str, job: str, generation: int, problem: StartProblem | No
     with _lock:
         _blocked[key] = problem
     if not unchanged:
-        write_status(
-            namespace,
-            evaluation,
-            progress.start_blocked_status(status, generation, problem, _stamp(stalls_at)),
-            status,
-            generation,
-            obj,
-        )
-        events.warning(obj, problem.reason, problem.message)
+        run.write(progress.start_blocked_status(status, generation, problem, _stamp(stalls_at)))
+        events.warning(run.body, problem.reason, problem.message)
     if not problem.heals:
         _arm(namespace, job, generation, evaluation, stalls_at)
 
@@ -154,38 +139,25 @@ def _give_up_if_still_blocked(namespace: str, job: str, generation: int, evaluat
         run = _current_run(namespace, evaluation, job, generation)
         if run is None:
             return
-        obj, status = run
-        if datetime.now(UTC) < _stalls_at(status, generation):  # the problem came back later: wait again
-            _arm(namespace, job, generation, evaluation, _stalls_at(status, generation))
+        if datetime.now(UTC) < _stalls_at(run.status, generation):  # the problem came back later: wait again
+            _arm(namespace, job, generation, evaluation, _stalls_at(run.status, generation))
             return
-        _stop(namespace, job, generation, obj, status, problem)
+        _stop(job, generation, run, problem)
     except Exception:
         log.exception("checking whether Job %s/%s still cannot start", namespace, job)
 
 
-def _stop(
-    namespace: str,
-    job: str,
-    generation: int,
-    obj: dict[str, Any],
-    status: EvaluationStatus,
-    problem: StartProblem,
-) -> None:
+def _stop(job: str, generation: int, watched: Watched, problem: StartProblem) -> None:
     grace = settings().pod_start_grace_seconds
     message = (
         f"{problem.message}; not fixed within {grace} s, so the run was stopped (Job {job} deleted). Fix it, "
         "then set the annotation rerun.assay.dev/token to a new value to run again"
     )
     outcome = Outcome("failed", problem.reason, message)
-    evaluation = obj["metadata"]["name"]
+    namespace, evaluation, status = watched.namespace, watched.name, watched.status
     run = status.job_name or job  # the run's name (its judge Job), whichever of its Jobs could not start
-    written = write_status(
-        namespace,
-        evaluation,
-        lambda: reconcile.finished_status(outcome, status, generation, conditions.now(), run),
-        status,
-        generation,
-        obj,
+    written = watched.write(
+        lambda: reconcile.finished_status(outcome, status, generation, conditions.now(), run)
     )
     if written is None:
         return
@@ -194,7 +166,7 @@ def _stop(
     with _lock:
         _blocked.pop((namespace, job), None)
     metrics.EVALUATIONS.labels("Blocked", problem.reason).inc()
-    events.warning(obj, problem.reason, message)
+    events.warning(watched.body, problem.reason, message)
     log.info("Evaluation %s/%s: stopped Job %s: %s", namespace, evaluation, job, problem.message)
 
 

@@ -11,9 +11,9 @@ answers, the judge's gateway token and MLflow's token. It runs no agent.
 from __future__ import annotations
 
 from assay_operator import objects as k8s
-from assay_operator.evaluation import gateway_sidecar, pods
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.layout import (
+from assay_operator.evaluation.build import gateway_sidecar, pods
+from assay_operator.evaluation.build.layout import (
     ANSWERS_DIR,
     JUDGE_CONTAINER,
     OUTPUT_DIR,
@@ -23,7 +23,7 @@ from assay_operator.evaluation.layout import (
     TMP_DIR,
     WORK_DIR,
 )
-from assay_operator.evaluation.names import (
+from assay_operator.evaluation.build.names import (
     ANNOTATION_SPEC_HASH,
     JUDGE,
     claim_name,
@@ -31,7 +31,7 @@ from assay_operator.evaluation.names import (
     judge_config_name,
     labels,
 )
-from assay_operator.evaluation.snapshots import Snapshots
+from assay_operator.evaluation.build.snapshots import Snapshots
 from assay_operator.settings import Settings
 
 TOKEN_FILES = {"judge": "ASSAY_JUDGE_GATEWAY_TOKEN_FILE", "mlflow": "MLFLOW_TRACKING_TOKEN_FILE"}

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from assay_operator.evaluation.layout import ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER
-from assay_operator.evaluation.names import ANNOTATION_BRAIN, ANNOTATION_KEY, ANNOTATION_PUBLIC
+from assay_operator.evaluation.build.layout import ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER
+from assay_operator.evaluation.build.names import ANNOTATION_BRAIN, ANNOTATION_KEY, ANNOTATION_PUBLIC
 from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary
 
 

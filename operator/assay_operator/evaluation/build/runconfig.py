@@ -9,7 +9,7 @@ import json
 import math
 
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.layout import (
+from assay_operator.evaluation.build.layout import (
     ANSWER_CONFIG_KEY,
     ANSWERS_DIR,
     BRAIN_DIR,
@@ -22,8 +22,8 @@ from assay_operator.evaluation.layout import (
     TERMINATION_LOG,
     WORK_DIR,
 )
-from assay_operator.evaluation.names import judge_config_name, labels, run_config_name
-from assay_operator.evaluation.suite_split import KEYS_FILE
+from assay_operator.evaluation.build.names import judge_config_name, labels, run_config_name
+from assay_operator.evaluation.build.suite_split import KEYS_FILE
 from assay_operator.objects import ConfigMap, ObjectMeta
 from assay_operator.settings import Settings
 from assay_runner.contract import (
@@ -38,6 +38,7 @@ from assay_runner.contract import (
     RunConfig,
     ShardConfig,
 )
+from assay_runner.shared_rules import DEFAULT_EXPERIMENT, read_as_whole_tree
 from assay_runner.vocabulary import Selection
 
 
@@ -81,7 +82,8 @@ def build_run_config(spec: EvaluationSpec, evaluation: str, namespace: str, sett
             else None
         ),
         mlflow=MlflowConfig(
-            enabled=mlflow_uri is not None, experiment=spec.mlflow.experiment if spec.mlflow else "assay"
+            enabled=mlflow_uri is not None,
+            experiment=spec.mlflow.experiment if spec.mlflow else DEFAULT_EXPERIMENT,
         ),
         gate=GateOverrides.model_validate(gate),
         prices={
@@ -125,7 +127,7 @@ def answer_config(spec: EvaluationSpec, evaluation: str, namespace: str, setting
         update={
             "keys": None,
             "mlflow": config.mlflow.model_copy(update={"enabled": False}),
-            "shard": ShardConfig(count=spec.parallelism) if spec.parallelism > 1 else None,
+            "shard": None if read_as_whole_tree(spec.parallelism) else ShardConfig(count=spec.parallelism),
             "resume": True,
         }
     )
@@ -135,9 +137,10 @@ def judge_config(
     spec: EvaluationSpec, evaluation: str, namespace: str, settings: Settings, failed: dict[int, str]
 ) -> RunConfig:
     """The judge phase's RunConfig: every shard's tree (`shard-<i>/` on the claim), the shards that failed
-    for good with the reason (their cells block with it). One shard's tree is read as the whole tree."""
+    for good with the reason (their cells block with it). One shard's tree is read as the whole tree
+    (`shared_rules.read_as_whole_tree`)."""
     config = build_run_config(spec, evaluation, namespace, settings)
-    if spec.parallelism == 1 and not failed:
+    if read_as_whole_tree(spec.parallelism, failed):
         return config.model_copy(update={"answers_dir": f"{ANSWERS_DIR}/{SHARD_DIR.format(index=0)}"})
     shard = ShardConfig(count=spec.parallelism, failed={str(i): why for i, why in sorted(failed.items())})
     return config.model_copy(update={"shard": shard})

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from assay_runner.contract import judge_scale, threshold_problem
+from assay_runner.contract import judge_scale
+from assay_runner.shared_rules import threshold_override_problems as refused_overrides
 
 SUITE_FILE, QUESTIONS_FILE, KEYS_FILE = "suite.yaml", "questions.yaml", "keys.yaml"
 
@@ -74,8 +75,9 @@ def split_suite(data: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
 def threshold_override_problems(data: dict[str, str], thresholds: Mapping[str, float]) -> list[str]:
     """What is wrong with an Evaluation's `gate.thresholds` against the judges its suite ConfigMap names: a
     judge the suite does not have, or a value off the judge's scale. The runner would refuse the same
-    overrides (exit 2) by the same rule (`contract.threshold_problem`); checked here, the Evaluation is
-    refused before any Job starts. Only the structure is read, as for the split."""
+    overrides (exit 2) by the same rule, in the same words (`shared_rules.threshold_override_problems`);
+    checked here, the Evaluation is refused before any Job starts. Only the structure is read, as for the
+    split."""
     if not thresholds or SUITE_FILE not in data:
         return []
     suite = _load_yaml(data[SUITE_FILE], SUITE_FILE)
@@ -87,14 +89,7 @@ def threshold_override_problems(data: dict[str, str], thresholds: Mapping[str, f
         scale = judge.get("scale")
         given = (float(scale[0]), float(scale[1])) if isinstance(scale, list) and _is_pair(scale) else None
         scales[judge["name"]] = judge_scale(str(judge.get("type")), given)
-    problems = []
-    for name, value in thresholds.items():
-        if name not in scales:
-            known = ", ".join(scales) or "none"
-            problems.append(f"gate.thresholds.{name}: the suite has no judge {name!r} (judges: {known})")
-        elif (problem := threshold_problem("threshold", value, scales[name])) is not None:
-            problems.append(f"gate.thresholds.{name}: {problem}")
-    return problems
+    return [f"{where}: {what}" for where, what in refused_overrides(thresholds, scales)]
 
 
 def _is_pair(value: object) -> bool:

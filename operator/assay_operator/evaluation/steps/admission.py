@@ -8,10 +8,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from assay_operator import conditions, kube
-from assay_operator.evaluation import progress, queueing, reconcile
-from assay_operator.evaluation.api import PLURAL
-from assay_operator.evaluation.publish import write_status
+from assay_operator import conditions
+from assay_operator.evaluation.build import queueing
+from assay_operator.evaluation.read import progress, reconcile
+from assay_operator.evaluation.steps.watched import Watched
 
 _lock = threading.Lock()
 _shown: dict[tuple[str, str], bool] = {}
@@ -26,10 +26,10 @@ def job_seen(job: dict[str, Any], namespace: str, evaluation: str, generation: i
     with _lock:
         if _shown.get((namespace, name)) == state.admitted:
             return
-    obj = kube.get_custom(PLURAL, namespace, evaluation)
-    if obj is None or int(obj["metadata"]["generation"]) != generation:
+    watched = Watched.read(namespace, evaluation)
+    if watched is None or watched.generation != generation:
         return
-    status = reconcile.parse_status(obj.get("status"))
+    status = watched.status
     if name not in reconcile.run_jobs(status) or conditions.holds(
         status.conditions, conditions.COMPLETED, generation
     ):
@@ -38,12 +38,7 @@ def job_seen(job: dict[str, Any], namespace: str, evaluation: str, generation: i
     want = "False" if state.admitted else "True"
     if queued is None or queued.status != want or queued.observed_generation != generation:
         build = progress.admitted_status if state.admitted else progress.queued_status
-        if (
-            write_status(
-                namespace, evaluation, build(status, generation, name, state.queue), status, generation, obj
-            )
-            is None
-        ):
+        if watched.write(build(status, generation, name, state.queue)) is None:
             return
     with _lock:
         _shown[(namespace, name)] = state.admitted

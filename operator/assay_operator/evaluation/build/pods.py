@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 
 from assay_operator import objects as k8s
-from assay_operator.evaluation.api import EvaluationSpec, SecretKeyRef
-from assay_operator.evaluation.layout import (
+from assay_operator.evaluation.api import EvaluationSpec, ResourcesSpec, SecretKeyRef
+from assay_operator.evaluation.build.layout import (
     BRAIN_DIR,
     EVIDENCE_DIR,
     EVIDENCE_SUBPATH,
@@ -27,14 +27,13 @@ from assay_operator.evaluation.layout import (
     TMP_DIR,
     WORK_DIR,
 )
-from assay_operator.evaluation.snapshots import Snapshots
-from assay_operator.evaluation.suite_split import KEYS_FILE
+from assay_operator.evaluation.build.snapshots import Snapshots
+from assay_operator.evaluation.build.suite_split import KEYS_FILE
 from assay_operator.settings import Settings
 from assay_runner.errors import ExitCode
 
 # The runner's "could not run" (errors.ExitCode.BAD_INPUT) fails the Job at once: a retry cannot fix it.
 EXIT_BAD_INPUT = int(ExitCode.BAD_INPUT)
-DEFAULT_RESOURCES = {"cpu": "6", "memory": "6Gi"}
 
 
 def config_map_volume(name: str, config_map: str, items: list[k8s.KeyToPath] | None = None) -> k8s.Volume:
@@ -84,7 +83,8 @@ def gateway_env(spec: EvaluationSpec, settings: Settings) -> list[k8s.EnvVar]:
 
 
 def resources_of(spec: EvaluationSpec) -> dict[str, str]:
-    return spec.resources.model_dump() if spec.resources else dict(DEFAULT_RESOURCES)
+    """The runner pods' requests and limits: the spec's, else the defaults on ResourcesSpec's fields."""
+    return (spec.resources or ResourcesSpec()).model_dump()
 
 
 def container(

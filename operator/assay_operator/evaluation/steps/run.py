@@ -24,23 +24,30 @@ import kopf
 from pydantic import ValidationError
 
 from assay_operator import conditions, events, kube, metrics
-from assay_operator.evaluation import admission, api, finish, judging, names, progress, reconcile, serial
-from assay_operator.evaluation.answer_job import build_answer_job
-from assay_operator.evaluation.answers_state import AnswersState
-from assay_operator.evaluation.api import KIND, PLURAL, EvaluationSpec, EvaluationStatus
-from assay_operator.evaluation.claim import build_answers_claim
-from assay_operator.evaluation.egress import build_answer_policy, gateway_rules
-from assay_operator.evaluation.publish import write_status
-from assay_operator.evaluation.runconfig import build_run_config_map
-from assay_operator.evaluation.snapshots import (
+from assay_operator.evaluation import api
+from assay_operator.evaluation.api import KIND, EvaluationSpec, EvaluationStatus
+from assay_operator.evaluation.build import names
+from assay_operator.evaluation.build.answer_job import build_answer_job
+from assay_operator.evaluation.build.claim import build_answers_claim
+from assay_operator.evaluation.build.egress import build_answer_policy, gateway_rules
+from assay_operator.evaluation.build.runconfig import build_run_config_map
+from assay_operator.evaluation.build.snapshots import (
     Snapshots,
     brain_digest,
     build_brain_snapshot,
     build_suite_snapshot,
     text_digest,
 )
-from assay_operator.evaluation.suite_split import SuiteSplitError, split_suite, threshold_override_problems
-from assay_operator.evaluation.wakeups import WAKEUPS
+from assay_operator.evaluation.build.suite_split import (
+    SuiteSplitError,
+    split_suite,
+    threshold_override_problems,
+)
+from assay_operator.evaluation.read import progress, reconcile
+from assay_operator.evaluation.read.answers_state import AnswersState
+from assay_operator.evaluation.steps import admission, finish, judging, serial
+from assay_operator.evaluation.steps.wakeups import WAKEUPS
+from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.objects import ConfigMap, Job, NetworkPolicy, PersistentVolumeClaim
 from assay_operator.settings import Settings
 from assay_operator.startup import settings
@@ -51,16 +58,35 @@ log = logging.getLogger("assay.operator")
 
 @dataclass(frozen=True)
 class Request:
-    """One reconcile of one Evaluation's generation: who asks, and what its status said."""
+    """One reconcile of one Evaluation's generation: the Evaluation as this event shows it, and who asks."""
 
-    body: Mapping[str, Any]
-    namespace: str
-    name: str
-    generation: int
+    evaluation: Watched
     retry: int | None
     """kopf's retry count; None when a ConfigMap's creation woke it."""
-    current: EvaluationStatus
-    rerun: str | None
+
+    @property
+    def body(self) -> Mapping[str, Any]:
+        return self.evaluation.body
+
+    @property
+    def namespace(self) -> str:
+        return self.evaluation.namespace
+
+    @property
+    def name(self) -> str:
+        return self.evaluation.name
+
+    @property
+    def generation(self) -> int:
+        return self.evaluation.generation
+
+    @property
+    def current(self) -> EvaluationStatus:
+        return self.evaluation.status
+
+    @property
+    def rerun(self) -> str | None:
+        return self.evaluation.rerun
 
     @property
     def job(self) -> str:
@@ -72,7 +98,7 @@ class Request:
         return names.answer_job_name(self.name, self.generation, self.rerun)
 
     def write(self, build: Callable[[], EvaluationStatus] | EvaluationStatus) -> None:
-        write_status(self.namespace, self.name, build, self.current, self.generation, self.body)
+        self.evaluation.write(build)
 
 
 def _config_map(namespace: str, name: str) -> Any | None:
@@ -124,9 +150,9 @@ def _stall_without_agent(request: Request, kind: str, operator: Settings) -> Non
     events.warning(request.body, "AgentNotInImage", message)
 
 
-def _validated_spec(request: Request, spec: Mapping[str, Any]) -> EvaluationSpec:
+def _validated_spec(request: Request) -> EvaluationSpec:
     try:
-        return EvaluationSpec.model_validate(dict(spec))
+        return request.evaluation.spec
     except ValidationError as exc:
         _invalid(request, f"invalid spec: {api.problems(exc)}")
 
@@ -168,9 +194,7 @@ def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple
     return parts
 
 
-def _refuse_stale(
-    read: Callable[..., Any], namespace: str, child: dict[str, Any], owner: Mapping[str, Any]
-) -> None:
+def _refuse_stale(read: Callable[..., Any], namespace: str, child: dict[str, Any], owner: Watched) -> None:
     """A child name was taken (409). When the holder belongs to a deleted Evaluation of the same name (a
     delete and re-create, common under GitOps) it is garbage the collector has not removed yet: adopting it
     would mount the old run's config, and its Job's verdict would land on this Evaluation. Wait for it."""
@@ -179,14 +203,12 @@ def _refuse_stale(
     existing = None if found is None else kube.plain(found)  # None: collected meanwhile, create again
     refs = (existing or {}).get("metadata", {}).get("ownerReferences") or []
     stale = existing is None or any(
-        ref.get("kind") == KIND
-        and ref.get("name") == owner["metadata"]["name"]
-        and ref.get("uid") != owner["metadata"]["uid"]
+        ref.get("kind") == KIND and ref.get("name") == owner.name and ref.get("uid") != owner.uid
         for ref in refs
     )
     if stale:
         raise kopf.TemporaryError(
-            f"{kind} {child_name} of a deleted Evaluation named {owner['metadata']['name']} is still there; "
+            f"{kind} {child_name} of a deleted Evaluation named {owner.name} is still there; "
             "waiting for the garbage collector to remove it",
             delay=2,
         )
@@ -202,9 +224,9 @@ def _create(
     (a stale one: wait for the collector; anyone else's: the spec cannot run)."""
     if kube.create(create, request.namespace, child):
         return True
-    _refuse_stale(read, request.namespace, child, request.body)
+    _refuse_stale(read, request.namespace, child, request.evaluation)
     existing = kube.plain(read(child["metadata"]["name"], request.namespace))
-    if not kube.owned_by(existing, request.body["metadata"]["uid"]):
+    if not request.evaluation.owns(existing):
         kind, name = child["kind"], child["metadata"]["name"]
         _invalid(request, f"a {kind} named {name} already exists and is not owned by this Evaluation")
     return False
@@ -241,7 +263,7 @@ def _create_inputs(
         kopf.adopt(child, owner=cast(kopf.Body, request.body))
     for child in children:
         if not kube.create(core.create_namespaced_config_map, request.namespace, child):
-            _refuse_stale(core.read_namespaced_config_map, request.namespace, child, request.body)
+            _refuse_stale(core.read_namespaced_config_map, request.namespace, child, request.evaluation)
     if policy_body is not None:
         _apply_policy(request, policy_body)
     _create(
@@ -263,13 +285,13 @@ def _create_answer_job(request: Request, job: Job) -> bool:
 def _delete_superseded(request: Request) -> None:
     """Delete this Evaluation's other Jobs (earlier generations, and earlier runs of this one: a rerun) and
     the answers claims of earlier generations (a rerun resumes on its generation's)."""
-    owner = request.body
+    owner = request.evaluation
     selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)}"
     keep = {request.job, request.answer_job}
     for item in kube.batch().list_namespaced_job(request.namespace, label_selector=selector).items:
         job = kube.plain(item)
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if kube.owned_by(job, owner["metadata"]["uid"]) and job["metadata"]["name"] not in keep:
+        if owner.owns(job) and job["metadata"]["name"] not in keep:
             # Background: without a propagation policy a deleted Job leaves its pods behind.
             delete = kube.batch().delete_namespaced_job
             kube.delete_if_present(
@@ -282,7 +304,7 @@ def _delete_superseded(request: Request) -> None:
     for found in claims.items:
         claim = kube.plain(found)
         generation = (claim["metadata"].get("labels") or {}).get(names.LABEL_GENERATION)
-        if kube.owned_by(claim, owner["metadata"]["uid"]) and generation != str(request.generation):
+        if owner.owns(claim) and generation != str(request.generation):
             delete_claim = core.delete_namespaced_persistent_volume_claim
             kube.delete_if_present(
                 functools.partial(delete_claim, claim["metadata"]["name"], request.namespace)
@@ -313,22 +335,19 @@ def _wait_for_earlier_runs(request: Request) -> None:
         )
 
 
-def start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None) -> None:
+def start(watched: Watched, retry: int | None) -> None:
     """Start (or adopt) the run of the Evaluation's current generation; kopf.TemporaryError while a
     ConfigMap it needs is missing, kopf.PermanentError when the spec cannot run."""
-    with serial.lock(namespace, name):
-        _start(body, namespace, name, retry)
+    with serial.lock(watched.namespace, watched.name):
+        _start(Request(watched, retry))
 
 
-def _start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None) -> None:
+def _start(request: Request) -> None:
     started = time.monotonic()
-    meta = body["metadata"]
-    rerun = (meta.get("annotations") or {}).get(names.RERUN_ANNOTATION) or None
-    current = reconcile.parse_status(body.get("status"))
-    request = Request(body, namespace, name, int(meta["generation"]), retry, current, rerun)
+    body, namespace, name, rerun = request.body, request.namespace, request.name, request.rerun
     if reconcile.run_started(request.current, request.generation, request.job, rerun):
         return  # resumed after a restart: the Job exists; its watch brings the verdict
-    evaluation = _validated_spec(request, body.get("spec") or {})
+    evaluation = _validated_spec(request)
     operator = settings()
     kind = evaluation.agent.kind
     if kind in PRESET_KINDS and kind not in operator.runner_agent_presets:
@@ -405,9 +424,9 @@ def _start(body: Mapping[str, Any], namespace: str, name: str, retry: int | None
 def wake(namespace: str, name: str) -> None:
     """A ConfigMap the Evaluation waited for appeared: try its run now rather than at kopf's next retry
     (which still comes, and then finds the run started)."""
-    body = kube.get_custom(PLURAL, namespace, name)
-    if body is None:
+    watched = Watched.read(namespace, name)
+    if watched is None:
         return
     log.info("Evaluation %s/%s: a ConfigMap it waited for appeared", namespace, name)
     with contextlib.suppress(kopf.TemporaryError, kopf.PermanentError):  # reported in its status
-        start(body, namespace, name, retry=None)
+        start(watched, retry=None)

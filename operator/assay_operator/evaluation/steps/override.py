@@ -7,33 +7,31 @@ later run's. A request made before the generation has a verdict is refused with 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
 
 from assay_operator import approvals, conditions, events, kube
-from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import GROUP, PLURAL, VERSION
-from assay_operator.evaluation.publish import write_status
+from assay_operator.evaluation.read import reconcile
+from assay_operator.evaluation.steps.watched import Watched
+from assay_runner.vocabulary import Verdict
 
 log = logging.getLogger("assay.operator.override")
 
 
 def take_latest(namespace: str, name: str) -> None:
     """`take` on the Evaluation as it is now (a retry must not act on the body of an older event)."""
-    body = kube.get_custom(PLURAL, namespace, name)
-    if body is not None:
-        take(body, namespace, name)
+    watched = Watched.read(namespace, name)
+    if watched is not None:
+        take(watched)
 
 
-def take(body: Mapping[str, Any], namespace: str, name: str) -> None:
-    annotations = body["metadata"].get("annotations") or {}
+def take(watched: Watched) -> None:
+    namespace, name, body, annotations = watched.namespace, watched.name, watched.body, watched.annotations
     verdict = annotations.get(approvals.OVERRIDE_VERDICT)
     if verdict is None:
         return
     reason = str(annotations.get(approvals.OVERRIDE_REASON) or "").strip()
     by = str(annotations.get(approvals.OVERRIDE_BY) or "").strip()
-    generation = int(body["metadata"]["generation"])
-    current = reconcile.parse_status(body.get("status"))
+    generation, current = watched.generation, watched.status
     decided = current.verdict is not None and conditions.holds(
         current.conditions, conditions.COMPLETED, generation
     )
@@ -48,13 +46,9 @@ def take(body: Mapping[str, Any], namespace: str, name: str) -> None:
             f"generation {generation} has no verdict yet: nothing to override (removed)",
         )
     else:
-        written = write_status(
-            namespace,
-            name,
-            lambda: reconcile.overridden_status(current, generation, verdict, reason, by, conditions.now()),
-            current,
-            generation,
-            body,
+        chosen: Verdict = "Pass" if verdict == "Pass" else "Blocked"
+        written = watched.write(
+            lambda: reconcile.overridden_status(current, generation, chosen, reason, by, conditions.now())
         )
         if written is None:
             return  # not recorded (gone, or Stalled with the reason): keep the request

@@ -17,11 +17,13 @@ from typing import Any, cast
 import kopf
 
 from assay_operator import events, kube, metrics
-from assay_operator.evaluation import answers_state, finish, judge_job, progress, reconcile, runconfig, serial
-from assay_operator.evaluation.api import PLURAL, AnswerStatus, EvaluationSpec, EvaluationStatus
-from assay_operator.evaluation.names import ANNOTATION_JUDGE_JOB, claim_name
-from assay_operator.evaluation.publish import write_status
-from assay_operator.evaluation.snapshots import Snapshots
+from assay_operator.evaluation.api import AnswerStatus
+from assay_operator.evaluation.build import judge_job, runconfig
+from assay_operator.evaluation.build.names import ANNOTATION_JUDGE_JOB, claim_name
+from assay_operator.evaluation.build.snapshots import Snapshots
+from assay_operator.evaluation.read import answers_state, progress, reconcile
+from assay_operator.evaluation.steps import finish, serial
+from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.startup import settings
 
 log = logging.getLogger("assay.operator")
@@ -29,19 +31,19 @@ log = logging.getLogger("assay.operator")
 
 def _current(
     job: dict[str, Any], namespace: str, evaluation: str, generation: int
-) -> tuple[dict[str, Any], EvaluationStatus, str] | None:
-    """The Evaluation, its status and the run's judge Job, when `job` is the answer Job of its current run
-    and that run has no verdict yet."""
-    obj = kube.get_custom(PLURAL, namespace, evaluation)
-    if obj is None or int(obj["metadata"]["generation"]) != generation:
+) -> tuple[Watched, str] | None:
+    """The Evaluation and the run's judge Job, when `job` is the answer Job of its current run and that run
+    has no verdict yet."""
+    watched = Watched.read(namespace, evaluation)
+    if watched is None or watched.generation != generation:
         return None
-    if not kube.owned_by(job, obj["metadata"]["uid"]):
+    if not watched.owns(job):
         return None  # the answer Job of a deleted Evaluation that had this name
     judge = ((job.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JUDGE_JOB)
-    status = reconcile.parse_status(obj.get("status"))
+    status = watched.status
     if judge is None or status.job_name != judge or reconcile.verdict_written(status, generation, judge):
         return None
-    return obj, status, str(judge)
+    return watched, str(judge)
 
 
 def answer_job_seen(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
@@ -49,34 +51,34 @@ def answer_job_seen(job: dict[str, Any], namespace: str, evaluation: str, genera
         current = _current(job, namespace, evaluation, generation)
         if current is None:
             return
-        obj, status, judge = current
+        watched, judge = current
+        status = watched.status
         answer_name = job["metadata"]["name"]
         state = answers_state.read(job, finish.pods_of(namespace, answer_name))
         answer = progress.answer_status(state, answer_name, claim_name(evaluation, generation))
         if not state.finished:
             if status.answer != answer:
-                write_status(
-                    namespace, evaluation, progress.answering_status(answer), status, generation, obj
-                )
+                watched.write(progress.answering_status(answer))
             return
         if state.failure is not None:  # nothing to judge: the answer Job's failure is the run's outcome
-            write_status(namespace, evaluation, progress.answering_status(answer), status, generation, obj)
-            finish.record(state.failure, obj, generation, judge, (job.get("status") or {}).get("startTime"))
+            watched.write(progress.answering_status(answer))
+            finish.record(
+                state.failure, watched, generation, judge, (job.get("status") or {}).get("startTime")
+            )
             return
-        _start_judge(obj, status, job, judge, state, answer)
+        _start_judge(watched, job, judge, state, answer)
 
 
 def _start_judge(
-    obj: dict[str, Any],
-    status: EvaluationStatus,
+    watched: Watched,
     answer_job: dict[str, Any],
     judge: str,
     state: answers_state.AnswersState,
     answer: AnswerStatus,
 ) -> None:
-    meta = obj["metadata"]
-    namespace, evaluation, generation = meta["namespace"], meta["name"], int(meta["generation"])
-    spec = EvaluationSpec.model_validate(dict(obj.get("spec") or {}))  # valid: its answer Job exists
+    namespace, evaluation, generation = watched.namespace, watched.name, watched.generation
+    status = watched.status
+    spec = watched.spec  # valid: its answer Job exists
     operator = settings()
     started = (answer_job.get("status") or {}).get("startTime")
     elapsed = reconcile.seconds_between(str(started), datetime.now(UTC)) if started else 0.0
@@ -97,18 +99,11 @@ def _start_judge(
     assert job["metadata"]["name"] == judge, (job["metadata"]["name"], judge)
     # The status first: the judge Job's verdict (seconds later at the earliest) must not be overwritten.
     if status.answer != answer or not (status.message or "").startswith("judging"):
-        written = write_status(
-            namespace,
-            evaluation,
-            progress.judging_status(status, generation, judge, answer),
-            status,
-            generation,
-            obj,
-        )
+        written = watched.write(progress.judging_status(status, generation, judge, answer))
         if written is None:
             return
     for child in (config_map, job):
-        kopf.adopt(child, owner=cast(kopf.Body, obj))
+        kopf.adopt(child, owner=cast(kopf.Body, watched.body))
     kube.create(kube.core().create_namespaced_config_map, namespace, config_map)
     if kube.create(kube.batch().create_namespaced_job, namespace, job):
         metrics.JOBS_CREATED.inc()
@@ -116,6 +111,8 @@ def _start_judge(
             f"; shard(s) {', '.join(map(str, sorted(state.failed)))} failed for good" if state.failed else ""
         )
         events.normal(
-            obj, "JudgeJobCreated", f"created Job {judge}: judging {answer.shards_summary} shards{failed}"
+            watched.body,
+            "JudgeJobCreated",
+            f"created Job {judge}: judging {answer.shards_summary} shards{failed}",
         )
         log.info("Evaluation %s/%s: answers in, judging with Job %s", namespace, evaluation, judge)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 
-from assay_operator.evaluation.names import (
+from assay_operator.evaluation.build.names import (
     ANNOTATION_BRAIN,
     ANNOTATION_KEY,
     ANNOTATION_PUBLIC,

@@ -5,7 +5,6 @@ patch of a few fields: the run's other figures stay as running_status wrote them
 from __future__ import annotations
 
 from assay_operator import bounded, conditions
-from assay_operator.evaluation.answers_state import AnswersState
 from assay_operator.evaluation.api import (
     MAX_FAILED_SHARDS,
     MAX_MESSAGE_LENGTH,
@@ -14,7 +13,8 @@ from assay_operator.evaluation.api import (
     EvaluationStatus,
     ShardFailureStatus,
 )
-from assay_operator.evaluation.starting import StartProblem
+from assay_operator.evaluation.read.answers_state import AnswersState
+from assay_operator.evaluation.read.starting import StartProblem
 
 
 def _patch(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from assay_operator import objects as k8s
 from assay_operator.evaluation.api import EvaluationSpec, StorageSpec
-from assay_operator.evaluation.names import claim_name, labels
+from assay_operator.evaluation.build.names import claim_name, labels
 from assay_operator.settings import Settings
 
 COMPONENT = "answers"

@@ -24,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assay_operator import objects as k8s
-from assay_operator.evaluation import pods, queueing
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.gateway_sidecar import build_gateway_sidecar
-from assay_operator.evaluation.layout import (
+from assay_operator.evaluation.build import pods, queueing
+from assay_operator.evaluation.build.gateway_sidecar import build_gateway_sidecar
+from assay_operator.evaluation.build.layout import (
     ANSWER_CONFIG_KEY,
     ANSWER_CONTAINER,
     ANSWERS_DIR,
@@ -38,7 +38,7 @@ from assay_operator.evaluation.layout import (
     TMP_DIR,
     WORK_DIR,
 )
-from assay_operator.evaluation.names import (
+from assay_operator.evaluation.build.names import (
     ANNOTATION_JUDGE_JOB,
     ANNOTATION_SPEC_HASH,
     ANSWER,
@@ -48,7 +48,7 @@ from assay_operator.evaluation.names import (
     labels,
     run_config_name,
 )
-from assay_operator.evaluation.snapshots import Snapshots
+from assay_operator.evaluation.build.snapshots import Snapshots
 from assay_operator.settings import Settings
 from assay_runner.vocabulary import PROGRAM_KINDS
 

@@ -8,10 +8,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay_operator import bounded, conditions, events, kube, metrics
-from assay_operator.evaluation import reconcile
-from assay_operator.evaluation.api import PLURAL
-from assay_operator.evaluation.outcome import Outcome, classify
-from assay_operator.evaluation.publish import write_status
+from assay_operator.evaluation.read import reconcile
+from assay_operator.evaluation.read.outcome import Outcome, classify
+from assay_operator.evaluation.steps.watched import Watched
 
 
 def read_job(name: str, namespace: str) -> dict[str, Any] | None:
@@ -30,34 +29,26 @@ def finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generat
     if classify(job, []).state == "running":
         return  # the Job's conditions say it all: no need to list its pods
     outcome = classify(job, pods_of(namespace, job_name))
-    current = kube.get_custom(PLURAL, namespace, evaluation)
+    current = Watched.read(namespace, evaluation)
     if current is None:
         return
-    if not kube.owned_by(job, current["metadata"]["uid"]):
+    if not current.owns(job):
         return  # the Job of a deleted Evaluation that had this name: not this one's verdict
     record(outcome, current, generation, job_name, (job.get("status") or {}).get("startTime"))
 
 
-def record(
-    outcome: Outcome, current: dict[str, Any], generation: int, job_name: str, started: str | None
-) -> None:
+def record(outcome: Outcome, current: Watched, generation: int, job_name: str, started: str | None) -> None:
     """Write the outcome of the run whose judge Job is `job_name` onto the Evaluation `current` (as read),
     once: not for a superseded generation or run, not twice."""
-    namespace, evaluation = current["metadata"]["namespace"], current["metadata"]["name"]
-    if int(current["metadata"]["generation"]) != generation:
+    if current.generation != generation:
         return  # a newer spec superseded this Job
-    status = reconcile.parse_status(current.get("status"))
+    status = current.status
     if reconcile.verdict_written(status, generation, job_name):
         return
     if reconcile.superseded_run(status, generation, job_name):
         return  # an earlier run of this generation; a rerun replaced it
-    finished = write_status(
-        namespace,
-        evaluation,
-        lambda: reconcile.finished_status(outcome, status, generation, conditions.now(), job_name),
-        status,
-        generation,
-        current,
+    finished = current.write(
+        lambda: reconcile.finished_status(outcome, status, generation, conditions.now(), job_name)
     )
     if finished is None:
         return
@@ -69,18 +60,15 @@ def record(
         metrics.EVALUATION_SECONDS.observe(reconcile.seconds_between(str(began), datetime.now(UTC)))
     message = finished.message or ""
     if verdict == "Pass":
-        events.normal(current, "Completed", message)
+        events.normal(current.body, "Completed", message)
     else:
-        events.warning(current, "Blocked", message)
+        events.warning(current.body, "Blocked", message)
 
 
 def cannot_finish(namespace: str, evaluation: str, generation: int, error: BaseException) -> None:
     """The verdict could not be read or written, again and again: Stalled with the reason, never silence."""
-    current = kube.get_custom(PLURAL, namespace, evaluation)
-    if current is None or int(current["metadata"]["generation"]) != generation:
+    current = Watched.read(namespace, evaluation)
+    if current is None or current.generation != generation:
         return
-    status = reconcile.parse_status(current.get("status"))
     problem = bounded.text(f"the operator cannot read or write the run's verdict: {error}", 400)
-    write_status(
-        namespace, evaluation, reconcile.refused_status(status, generation, problem), status, generation
-    )
+    current.write(reconcile.refused_status(current.status, generation, problem), warn=False)

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from assay_operator import events, status_writer
-from assay_operator.evaluation import reconcile
 from assay_operator.evaluation.api import PLURAL, EvaluationStatus
+from assay_operator.evaluation.read import reconcile
 
 log = logging.getLogger("assay.operator")
 

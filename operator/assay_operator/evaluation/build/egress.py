@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from assay_operator import objects as k8s
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.names import (
+from assay_operator.evaluation.build.names import (
     ANSWER,
     LABEL_COMPONENT,
     LABEL_EVALUATION,

@@ -5,6 +5,20 @@ Every shape the status takes — waiting for a dependency, invalid, running, fin
 once, as a typed `EvaluationStatus` cut to the schema's bounds (assay_operator.bounded); the handlers only
 patch it. Fail closed everywhere: a failed run gives verdict Blocked with Stalled=True and the precise
 reason — never Pass, never silence.
+
+The status is two things. Some fields are a journal: the operator reads them back on a later event to decide
+what to do, so a write there is a decision. The rest are observations: written for people, dashboards and
+GitOps tools, never read back to decide anything.
+
+- journal (read back): `observedGeneration` (whose run: run_started, verdict_written, superseded_run);
+  `jobName` and `rerun` (which run: run_started, run_jobs, superseded_run, judging's check of the answer
+  Job's judge); `answer` (run_jobs; judging writes it only when it changed); the conditions Completed,
+  Stalled, Queued and StartBlocked (verdict_written, admission, pod_start, the wait for a ConfigMap,
+  override); `startTime` (pod_start's grace, finish's run seconds); `verdict`, `message` and `override`
+  (override keeps the gate's own verdict and words; judging looks whether `message` says "judging").
+- observations (never read back): `score`, `judges`, `judgesPassing`, `rules`, `tickets`, `repetitions`,
+  `usage`, `inputs`, `mlflow`, `paired` (the RunSummary's figures), `completionTime`, and the conditions
+  Ready and Reconciling.
 """
 
 from __future__ import annotations
@@ -16,6 +30,7 @@ from assay_operator import bounded, conditions, status_writer
 from assay_operator.evaluation.api import (
     MAX_DETAIL,
     MAX_FAILING,
+    MAX_MESSAGE_LENGTH,
     MAX_PAIRED,
     MAX_RULES,
     AnswerStatus,
@@ -29,11 +44,9 @@ from assay_operator.evaluation.api import (
     TicketsStatus,
     UsageStatus,
 )
-from assay_operator.evaluation.outcome import Outcome
+from assay_operator.evaluation.read.outcome import Outcome
 from assay_runner.contract import RunSummary
 from assay_runner.vocabulary import Verdict
-
-MAX_MESSAGE = 1024
 
 
 def _round(value: float | None) -> float | None:
@@ -110,8 +123,9 @@ def _paired(summary: RunSummary) -> PairedStatus | None:
 
 
 def blocked_reasons(summary: RunSummary) -> str:
+    """The gate's failed rules, each with its detail, as status.message says them (cut to its bound)."""
     failed = [f"{r.name}: {r.detail}" for r in summary.rules if not r.passed]
-    return bounded.text("; ".join(failed), MAX_MESSAGE)
+    return bounded.text("Blocked: " + "; ".join(failed), MAX_MESSAGE_LENGTH)
 
 
 def finished_status(
@@ -125,10 +139,10 @@ def finished_status(
             message = f"Pass: score {summary.score:.3f}, every gate rule passed"
             desired = conditions.finished("Pass", "Passed", message)
         else:
-            message = f"Blocked: {blocked_reasons(summary)}"
+            message = blocked_reasons(summary)
             desired = conditions.finished("Blocked", "GateBlocked", message)
     else:
-        message = bounded.text(f"Blocked: {outcome.reason}: {outcome.message}", MAX_MESSAGE)
+        message = bounded.text(f"Blocked: {outcome.reason}: {outcome.message}", MAX_MESSAGE_LENGTH)
         status = EvaluationStatus(verdict="Blocked", score=None)
         desired = conditions.finished("Blocked", outcome.reason, message)
     status.observed_generation = generation
@@ -193,7 +207,7 @@ def waiting_status(
     current: EvaluationStatus, generation: int, reason: str, message: str, stalled: bool
 ) -> EvaluationStatus:
     """A dependency (the brain's or the suite's ConfigMap) does not exist yet."""
-    message = bounded.text(message, MAX_MESSAGE)
+    message = bounded.text(message, MAX_MESSAGE_LENGTH)
     return EvaluationStatus(
         observed_generation=generation,
         message=message,
@@ -205,7 +219,7 @@ def waiting_status(
 
 def invalid_status(current: EvaluationStatus, generation: int, message: str) -> EvaluationStatus:
     """The spec cannot be run: Blocked at once, no Job."""
-    message = bounded.text(message, MAX_MESSAGE)
+    message = bounded.text(message, MAX_MESSAGE_LENGTH)
     return EvaluationStatus(
         observed_generation=generation,
         verdict="Blocked",
@@ -224,7 +238,7 @@ def overridden_status(
     gate = current.override.gate_verdict if current.override is not None else current.verdict or "Blocked"
     message = bounded.text(
         f"{verdict} by override of {by}: {reason} (the gate's verdict: {gate}: {current.message or ''})",
-        MAX_MESSAGE,
+        MAX_MESSAGE_LENGTH,
     )
     override = OverrideStatus(
         verdict=verdict,
@@ -253,7 +267,9 @@ def refused_status(current: EvaluationStatus, generation: int, problem: str) -> 
     """The status the operator meant to write was refused (assay_operator.status_writer): Stalled with the
     reason, so nobody waits for a status that never comes. The conditions are replaced whole: only what
     this says is certain."""
-    message = bounded.text(f"the operator could not write this Evaluation's status: {problem}", MAX_MESSAGE)
+    message = bounded.text(
+        f"the operator could not write this Evaluation's status: {problem}", MAX_MESSAGE_LENGTH
+    )
     desired = conditions.waiting(status_writer.REASON, message, stalled=True)
     return EvaluationStatus(
         observed_generation=generation,

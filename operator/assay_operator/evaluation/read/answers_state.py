@@ -17,8 +17,8 @@ from pydantic import ValidationError
 
 from assay_operator import bounded
 from assay_operator.evaluation.api import MAX_SHARD_REASON
-from assay_operator.evaluation.layout import ANSWER_CONTAINER, SPLIT_CONTAINER
-from assay_operator.evaluation.outcome import Outcome, classify
+from assay_operator.evaluation.build.layout import ANSWER_CONTAINER, SPLIT_CONTAINER
+from assay_operator.evaluation.read.outcome import Outcome, classify
 from assay_runner.contract import AnswerSummary
 
 INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
