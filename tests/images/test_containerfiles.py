@@ -232,7 +232,6 @@ def test_the_operator_image_has_only_the_operator_dependencies() -> None:
         "assay_runner",
         "assay_runner.vocabulary",
         "assay_runner.contract",
-        "assay_runner.shared_rules",
         "assay_runner.errors",
         "assay_runner.core",
     }

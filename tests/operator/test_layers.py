@@ -28,7 +28,6 @@ def imports(package: Path) -> set[str]:
 ALLOWED_RUNNER_MODULES = {
     "assay_runner.vocabulary",  # the closed sets (standard library only)
     "assay_runner.contract",  # the wire models and the rules both sides share
-    "assay_runner.shared_rules",  # the rules on the seam, written once, called by both sides
     "assay_runner.core.standing",  # the decision: pure Python, no judge code
     "assay_runner.core.decision",
     "assay_runner.core.decision_report",
@@ -76,7 +75,6 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
             "assay_runner.core.standing",
             "assay_runner.core.statistics",  # the decision's paired tests: pure Python, standard library
             "assay_runner.errors",
-            "assay_runner.shared_rules",
             "assay_runner.vocabulary",
         ]
     )
@@ -92,7 +90,8 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
 #   where it is needed: it reads the children's labels (build) and the steps read its settings;
 # - the Campaign kind above the Evaluation kind it makes: its API, reading its children, the plan, the
 #   standings, the status reduction, the one typed view of a Campaign per reconcile, the handlers;
-# - the CRD generator and the entry point on top.
+# - the CRD generator, the shipped example resources (the OLM bundle's alm-examples) and the entry point on
+#   top.
 OPERATOR = ROOT / "operator" / "assay_operator"
 OPERATOR_LAYERS: tuple[str, ...] = (
     "schema",
@@ -125,6 +124,7 @@ OPERATOR_LAYERS: tuple[str, ...] = (
     "campaign.watched",
     "campaign.handlers",
     "crdgen",
+    "examples",
     "__main__",
 )
 

@@ -1,4 +1,4 @@
-"""The rules on the operator/runner seam are written once (assay_runner.shared_rules) and both sides agree on
+"""The rules on the operator/runner seam are written once (assay_runner.contract.seam) and both sides agree on
 them: every place of the operator that applies one gives what the runner's side gives. (The check of
 `gate.thresholds` overrides is held in test_threshold_admission.py.)"""
 
@@ -13,10 +13,15 @@ from assay_operator.evaluation.build import pods, runconfig
 from assay_operator.evaluation.build.gateway_sidecar import judge_env
 from assay_operator.evaluation.build.layout import ANSWERS_DIR
 from assay_operator.settings import Settings
-from assay_runner.contract import GATEWAY_LEDGER_ENV, SHARD_DIR, RunConfig
+from assay_runner.contract import (
+    DEFAULT_EXPERIMENT,
+    GATEWAY_LEDGER_ENV,
+    SHARD_DIR,
+    RunConfig,
+    read_as_whole_tree,
+)
 from assay_runner.core.decision_report import CandidateRow, row_json
 from assay_runner.core.standing import Standing
-from assay_runner.shared_rules import DEFAULT_EXPERIMENT, read_as_whole_tree
 
 SETTINGS = Settings(runner_image="quay.io/assay/runner:0.1.0", default_mlflow_uri="http://mlflow.mlops:5000")
 

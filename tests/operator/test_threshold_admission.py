@@ -1,5 +1,5 @@
 """An Evaluation's `gate.thresholds` is checked against its suite ConfigMap's judges before any Job starts,
-by the rule the runner applies (`shared_rules.threshold_override_problems`, on the suite's YAML here and on
+by the rule the runner applies (`contract.seam.threshold_override_problems`, on the suite's YAML here and on
 its typed models there): the two sides cannot disagree on a value, nor word a refusal differently."""
 
 from __future__ import annotations

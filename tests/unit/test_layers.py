@@ -28,7 +28,6 @@ LAYERS: tuple[str, ...] = (
     "vocabulary",
     "errors",
     "contract",
-    "shared_rules",
     "collector",
     "processes",
     "cgroup",

@@ -17,7 +17,7 @@ from pydantic import Field
 from assay_operator import quantity
 from assay_operator.conditions import Condition
 from assay_operator.schema import DNS_NAME, GROUP, VERSION, ApiModel, problems
-from assay_runner.shared_rules import DEFAULT_EXPERIMENT
+from assay_runner.contract import DEFAULT_EXPERIMENT
 from assay_runner.vocabulary import AgentKind, Selection, Verdict
 
 __all__ = ["GROUP", "VERSION", "ApiModel", "Condition", "problems"]

@@ -7,7 +7,8 @@ code). Keys are camelCase on the wire, like the Evaluation resource.
 A package of one concept per module, re-exported here so every import reads `assay_runner.contract`:
 `wire` (the base model), `rules` (brain files, digests, judge scales and thresholds), `trajectory`,
 `result` (`result.json`), `summary` (the RunSummary), `answers` (the AnswerSummary), `run_config` (the
-RunConfig) and `pod_wiring` (the environment and paths the pods of one run share).
+RunConfig), `pod_wiring` (the environment and paths the pods of one run share) and `seam` (the rules the
+operator applies as the runner does, written once).
 """
 
 from assay_runner.contract.answers import (
@@ -65,6 +66,11 @@ from assay_runner.contract.run_config import (
     ShardConfig,
     TicketId,
 )
+from assay_runner.contract.seam import (
+    DEFAULT_EXPERIMENT,
+    read_as_whole_tree,
+    threshold_override_problems,
+)
 from assay_runner.contract.summary import (
     SUMMARY_MAX_BYTES,
     SUMMARY_SCHEMA_VERSION,
@@ -89,6 +95,7 @@ from assay_runner.contract.wire import (
 
 __all__ = [
     "ANSWER_SUMMARY_SCHEMA_VERSION",
+    "DEFAULT_EXPERIMENT",
     "GATEWAY_LEDGER_ENV",
     "GATEWAY_SOCKET_ENV",
     "MAX_STOPPED",
@@ -147,5 +154,7 @@ __all__ = [
     "digest_files",
     "is_brain_file",
     "judge_scale",
+    "read_as_whole_tree",
+    "threshold_override_problems",
     "threshold_problem",
 ]

@@ -22,12 +22,12 @@ from assay_runner.contract import (
     RunRequest,
     Usage,
     digest_files,
+    threshold_override_problems,
 )
 from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
 from assay_runner.core.results import answers_digest, build_result, ticket_results
 from assay_runner.errors import InputError, Problem
 from assay_runner.run.cell import Cell
-from assay_runner.shared_rules import threshold_override_problems
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
 from assay_runner.suite.split import KEYS_FILE
@@ -112,7 +112,7 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
 def with_thresholds(suite: Suite, thresholds: Mapping[str, float]) -> Suite:
     """The suite with per-judge threshold overrides, each checked against its judge's scale by the rule
     the suite's own thresholds and `assay gate --threshold` are checked by, in the operator's words too
-    (`shared_rules.threshold_override_problems`). Every problem is reported at once."""
+    (`contract.seam.threshold_override_problems`). Every problem is reported at once."""
     if not thresholds:
         return suite
     scales = {judge.name: judge.scale_bounds() for judge in suite.spec.judges}

@@ -28,8 +28,13 @@ from assay_operator.evaluation.api import SecretKeyRef
 from assay_operator.evaluation.build import pods
 from assay_operator.evaluation.build.layout import ANSWERS_DIR, SHARD_SUBPATH, TERMINATION_LOG
 from assay_operator.settings import Settings
-from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, POD_UID_ENV, SHARD_DIR
-from assay_runner.shared_rules import read_as_whole_tree
+from assay_runner.contract import (
+    GATEWAY_LEDGER_ENV,
+    GATEWAY_SOCKET_ENV,
+    POD_UID_ENV,
+    SHARD_DIR,
+    read_as_whole_tree,
+)
 
 SIDECAR_CONTAINER = "gateway"
 SOCKET_DIR = "/var/run/assay/gateway"
@@ -58,7 +63,7 @@ class GatewaySidecar:
 
 def judge_env(parallelism: int) -> list[k8s.EnvVar]:
     """Where the judge finds each shard's ledger (the claim's root is its ANSWERS_DIR, read-only). One answer
-    pod's tree is read as a whole run's (`shared_rules.read_as_whole_tree`, as runconfig.judge_config reads
+    pod's tree is read as a whole run's (`contract.seam.read_as_whole_tree`, as runconfig.judge_config reads
     it), so its ledger is read as a whole pod's: `ledger.json` in shard 0's folder. A judge Job never
     follows a run whose one shard failed (judging.py ends that run), so no shard is failed here."""
     whole = read_as_whole_tree(parallelism)

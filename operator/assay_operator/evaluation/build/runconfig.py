@@ -27,6 +27,7 @@ from assay_operator.evaluation.build.suite_split import KEYS_FILE
 from assay_operator.objects import ConfigMap, ObjectMeta
 from assay_operator.settings import Settings
 from assay_runner.contract import (
+    DEFAULT_EXPERIMENT,
     SHARD_DIR,
     AgentConfig,
     CassetteConfig,
@@ -37,8 +38,8 @@ from assay_runner.contract import (
     PriceConfig,
     RunConfig,
     ShardConfig,
+    read_as_whole_tree,
 )
-from assay_runner.shared_rules import DEFAULT_EXPERIMENT, read_as_whole_tree
 from assay_runner.vocabulary import Selection
 
 
@@ -138,7 +139,7 @@ def judge_config(
 ) -> RunConfig:
     """The judge phase's RunConfig: every shard's tree (`shard-<i>/` on the claim), the shards that failed
     for good with the reason (their cells block with it). One shard's tree is read as the whole tree
-    (`shared_rules.read_as_whole_tree`)."""
+    (`contract.seam.read_as_whole_tree`)."""
     config = build_run_config(spec, evaluation, namespace, settings)
     if read_as_whole_tree(spec.parallelism, failed):
         return config.model_copy(update={"answers_dir": f"{ANSWERS_DIR}/{SHARD_DIR.format(index=0)}"})

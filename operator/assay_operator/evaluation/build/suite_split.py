@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from assay_runner.contract import judge_scale
-from assay_runner.shared_rules import threshold_override_problems as refused_overrides
+from assay_runner.contract import threshold_override_problems as refused_overrides
 
 SUITE_FILE, QUESTIONS_FILE, KEYS_FILE = "suite.yaml", "questions.yaml", "keys.yaml"
 
@@ -75,7 +75,7 @@ def split_suite(data: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
 def threshold_override_problems(data: dict[str, str], thresholds: Mapping[str, float]) -> list[str]:
     """What is wrong with an Evaluation's `gate.thresholds` against the judges its suite ConfigMap names: a
     judge the suite does not have, or a value off the judge's scale. The runner would refuse the same
-    overrides (exit 2) by the same rule, in the same words (`shared_rules.threshold_override_problems`);
+    overrides (exit 2) by the same rule, in the same words (`contract.seam.threshold_override_problems`);
     checked here, the Evaluation is refused before any Job starts. Only the structure is read, as for the
     split."""
     if not thresholds or SUITE_FILE not in data:

@@ -1,6 +1,6 @@
 """Rules the runner and the operator both apply on their seam, each written once and called by both sides
-(tests/operator/test_shared_rules.py holds them to agreeing). Beside `contract` (the wire models), this module
-depends on it and on the standard library only: the operator may import it.
+(tests/operator/test_shared_rules.py holds them to agreeing). Like the rest of `contract`, it depends on the
+wire models and the standard library only: the operator may import it.
 
 - which of a RunConfig's or an Evaluation's `gate.thresholds` overrides a suite refuses, and in which words;
 - when an answer tree is read as a whole run's tree (one shard, none failed) rather than as shards;
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from assay_runner.contract import MlflowConfig, threshold_problem
+from assay_runner.contract.rules import threshold_problem
+from assay_runner.contract.run_config import MlflowConfig
 
 DEFAULT_EXPERIMENT: str = MlflowConfig.model_fields["experiment"].default
 """The experiment of a RunConfig that names none, and so of an Evaluation's `spec.mlflow` that names none."""
