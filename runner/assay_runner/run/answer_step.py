@@ -78,7 +78,8 @@ class AnswerStep:
                 return unanswered(self.spending.not_started())  # the seat discards the untouched workspace
             workspace = seat.workspace
             if self.proxy is not None:
-                workspace = replace(workspace, gateway=self.proxy.open_cell(cell, workspace.root))
+                access = self.proxy.open_cell(cell, workspace.root)
+                workspace = replace(workspace, gateway=access.url, gateway_key=access.key)
             self.tally.running(+1)
             try:
                 started_at = time.time()

@@ -12,17 +12,35 @@ rule blocks the verdict. Cells already running finish, so a run can overshoot th
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent, AgentOutcome, Workspace
 from assay_runner.contract import PriceConfig, Usage
+from assay_runner.errors import InputError
 from assay_runner.gateway.usage import UsageMeter
 from assay_runner.suite.models import Ticket
 
 if TYPE_CHECKING:
     from assay_runner.gateway.metering.ledger import Ledger  # a run with a metering proxy only
+
+HOW_TO_PRICE = (
+    "give it a price: `--price MODEL=INPUT,OUTPUT` (USD per million tokens), the suite's `prices:` or the "
+    "RunConfig's `prices`"
+)
+
+
+def check_prices(prices: Mapping[str, PriceConfig], budget: float | None, model: str | None) -> None:
+    """Before the first cell: with a price table or a budget, the model the agent calls must have a price,
+    else the run is bad input (exit 2) rather than billed at $0. Without either, costs are not tracked (every
+    cost is 0) and nothing is checked. The proxy refuses any call naming another unpriced model all the
+    same (`gateway.metering.ledger`)."""
+    if model is None or model in prices or (budget is None and not prices):
+        return
+    known = ", ".join(sorted(prices)) or "none"
+    why = "a budget (maxCostUsd) is set" if budget is not None else f"the run prices models ({known})"
+    raise InputError(f"the agent's model {model!r} has no price, and {why}: {HOW_TO_PRICE}")
 
 
 @dataclass
@@ -48,10 +66,14 @@ class Spending:
         return self.max_cost_usd is not None and self.spent() >= self.max_cost_usd
 
     def not_started(self) -> str:
-        return (
-            f"incomplete: not started, the budget was spent (maxCostUsd {self.max_cost_usd:g}, "
-            f"${self.spent():.4f} spent)"
-        )
+        """Why a cell is not started: the budget spent, or the reason the proxy stopped the spending (a
+        model without a price, a reply whose usage could not be counted), whichever it was."""
+        spent = self.spent()
+        if self.max_cost_usd is not None and spent >= self.max_cost_usd:
+            budget = f"maxCostUsd {self.max_cost_usd:g}, ${spent:.4f} spent"
+            return f"incomplete: not started, the budget was spent ({budget})"
+        stopped = self.ledger.stopped if self.ledger is not None else None
+        return f"incomplete: not started, the spending was stopped: {stopped} (${spent:.4f} spent)"
 
     def priced(self, usage: Usage | None, *, metered: bool) -> Usage | None:
         """`usage` with its cost; counted against the budget unless the meter already counted it."""

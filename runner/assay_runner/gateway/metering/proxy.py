@@ -1,7 +1,12 @@
 """The metering proxy: every program agent's model traffic passes through it, on loopback.
 
-Each cell gets a base URL of its own, `http://127.0.0.1:<port>/cell/<key>/v1`, with a random key that is
-revoked when the cell ends; the agent is given that URL and no token. The proxy forwards each request to
+Each cell gets a base URL of its own, `http://127.0.0.1:<port>/cell/<key>/v1`, and a credential of its own
+(`CellAccess`), both random and revoked when the cell ends; the agent is given the URL and presents the
+credential as its API key (`Authorization: Bearer` or `x-api-key`), never the gateway's token. A call on one
+cell's URL with another cell's credential, or with none, is refused (401/403) and recorded in the cells it
+names (it blocks them): a cell that found its neighbour's URL cannot spend, or be recorded, in its name.
+Only the calls the hops understand are forwarded (`usage.refusal`: the three protocols' model calls,
+metered, and GETs of the model list); any other is refused and recorded too. Each request is forwarded to
 the real gateway (the three protocols the CLIs speak, streamed or not, the stream passed on as it comes) —
 with the real gateway token, which only this process holds, or, on the cluster, to the gateway sidecar
 that holds it (`sidecar`; the upstream transport then adds the runner's key and the cell: `attribution`);
@@ -31,6 +36,7 @@ from assay_runner.gateway.metering.http1 import (
     UPSTREAM_TIMEOUT,
     Sink,
     error_body,
+    header,
     model_of,
     nodelay_transport,
     relay,
@@ -53,6 +59,14 @@ from assay_runner.gateway.metering.usage import (
 from assay_runner.vocabulary import CassetteMode
 
 PREFIX = "/cell/"
+
+
+@dataclass(frozen=True)
+class CellAccess:
+    """What a cell's agent is given: its base URL at the proxy and its credential there."""
+
+    url: str
+    key: str
 
 
 @dataclass(frozen=True)
@@ -89,7 +103,9 @@ class MeteringProxy:
         headers = {"authorization": f"Bearer {token}"} if token else {}
         transport = transport or nodelay_transport()
         self._http = httpx.AsyncClient(timeout=UPSTREAM_TIMEOUT, headers=headers, transport=transport)
-        self._keys: dict[str, str] = {}  # key -> cell
+        self._keys: dict[str, str] = {}  # URL key -> cell
+        self._credentials: dict[str, str] = {}  # credential -> cell, while the cell runs
+        self._ended: dict[str, str] = {}  # credential -> cell, once it has ended (to name it)
         self._turns: dict[tuple[str, str], int] = {}
         self._server: asyncio.Server | None = None
         self.port = 0
@@ -107,16 +123,18 @@ class MeteringProxy:
                 await self._server.wait_closed()
         await self._http.aclose()
 
-    def open_cell(self, cell: str, workspace: Path | None = None) -> str:
-        """A base URL for `cell`'s agent, valid until `close_cell`. When recording, `workspace` (the cell's
-        folder) is recorded with its exchanges: a replay puts the cell there again."""
+    def open_cell(self, cell: str, workspace: Path | None = None) -> CellAccess:
+        """A base URL and a credential for `cell`'s agent, valid until `close_cell`. When recording,
+        `workspace` (the cell's folder) is recorded with its exchanges: a replay puts the cell there again."""
         key = secrets.token_urlsafe(24)
+        credential = secrets.token_urlsafe(24)
         self._keys[key] = cell
+        self._credentials[credential] = cell
         self.ledger.cell(cell)
         recording = self.exchanges is not None and self.mode in ("record", "replay-or-record")
         if workspace is not None and recording and self.exchanges is not None:
             self.exchanges.save_workspace(cell, workspace)
-        return f"http://127.0.0.1:{self.port}{PREFIX}{key}/v1"
+        return CellAccess(f"http://127.0.0.1:{self.port}{PREFIX}{key}/v1", credential)
 
     def recorded_workspace(self, cell: str) -> Path | None:
         """Where a replayed cell's workspace was when it was recorded (None: anywhere)."""
@@ -128,6 +146,8 @@ class MeteringProxy:
         """Revoke the cell's URL: a process it left behind cannot spend in its name (or any other)."""
         for key in [k for k, c in self._keys.items() if c == cell]:
             del self._keys[key]
+        for credential in [k for k, c in self._credentials.items() if c == cell]:
+            self._ended[credential] = self._credentials.pop(credential)
 
     # --- HTTP/1.1 on loopback (gateway.metering.http1) ------------------------------------------------------
 
@@ -138,14 +158,25 @@ class MeteringProxy:
         self, connection: h11.Connection, writer: asyncio.StreamWriter, request: h11.Request, body: bytes
     ) -> None:
         target = request.target.decode("latin-1")
+        presented = _credential(request)
         call = self._call(request, target, body)
+        holder = self._credentials.get(presented or "")
         if call is None:
+            if holder is not None:
+                self.ledger.cell(holder).refuse(
+                    f"cell {holder}'s credential on an unknown or ended cell's URL"
+                )
             await send(
                 connection, writer, 403, error_body("unknown or ended cell: this URL is no longer valid")
             )
             return
-        if (why := refusal(call.method, call.path)) is not None:
-            await send(connection, writer, 403, error_body(why, "not_metered"))
+        if holder != call.cell:
+            status, why = self._wrong_credential(call.cell, presented, holder)
+            await send(connection, writer, status, error_body(why, "wrong_credential"))
+            return
+        if (refused := refusal(call.method, call.path)) is not None:
+            self.ledger.cell(call.cell).refuse(refused)
+            await send(connection, writer, 403, error_body(refused, "not_metered"))
             return
         protocol = protocol_of(call.path)
         try:
@@ -161,6 +192,24 @@ class MeteringProxy:
         finally:
             if reservation is not None:
                 await self.ledger.settle(reservation, counted, problem)
+
+    def _wrong_credential(self, cell: str, presented: str | None, holder: str | None) -> tuple[int, str]:
+        """Record a call on `cell`'s URL that did not present `cell`'s credential: (status, why)."""
+        if presented is None:
+            why = f"a call on cell {cell}'s URL presented no credential"
+            self.ledger.cell(cell).refuse(why)
+            return 401, why
+        if holder is not None:
+            why = f"a call on cell {cell}'s URL presented cell {holder}'s credential"
+            self.ledger.cell(cell).refuse(why)
+            self.ledger.cell(holder).refuse(why)
+            return 403, why
+        ended = self._ended.get(presented)
+        why = f"a call on cell {cell}'s URL presented " + (
+            f"ended cell {ended}'s credential" if ended else "a credential that is no cell's"
+        )
+        self.ledger.cell(cell).refuse(why)
+        return 403, why
 
     def _call(self, request: h11.Request, target: str, body: bytes) -> Call | None:
         if not target.startswith(PREFIX):
@@ -228,6 +277,16 @@ class MeteringProxy:
         reader.feed(reply.body)
         reader.feed(b"\n")
         return _read_usage(reader)
+
+
+def _credential(request: h11.Request) -> str | None:
+    """The credential a call presents: its bearer token (OpenAI's clients, Claude Code's auth token) or its
+    `x-api-key` (Anthropic's API key)."""
+    bearer = header(request, "authorization")
+    if bearer is not None and bearer[:7].lower() == "bearer ":
+        return bearer[7:].strip() or None
+    key = header(request, "x-api-key")
+    return key.strip() or None if key is not None else None
 
 
 def _read_usage(reader: UsageReader) -> tuple[Counted | None, str | None]:
