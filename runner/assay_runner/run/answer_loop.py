@@ -85,7 +85,7 @@ async def answer_cells(
         if proxy is not None:
             await stack.enter_async_context(proxy)
         await stack.enter_async_context(pool)
-        step = AnswerStep(pool, agent, spending, tally, proxy)
+        step = AnswerStep(pool, agent, spending, tally, proxy, prepared.suite.kb)
         after = then(pool)
 
         async def cell(ticket: Ticket, repetition: int) -> R:

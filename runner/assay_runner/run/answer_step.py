@@ -8,11 +8,13 @@ agent that changed its read-only brain/ or kb/ files has its cell blocked.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent
-from assay_runner.contract import Usage
+from assay_runner.agents.trajectory.witness import witnessed
+from assay_runner.contract import Trajectory, Usage
 from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.run.cell import Answered, cell_key, no_answer_left, unanswered
 from assay_runner.run.scheduler import CellPool
@@ -62,9 +64,12 @@ class AnswerStep:
         spending: Spending | None,
         tally: Tally,
         proxy: MeteringProxy | None = None,
+        kb: Mapping[str, str] | None = None,
     ) -> None:
         """`proxy`: the agent's model traffic goes through it, on a URL of the cell's own, and the cell's
-        usage is what it counted (else what the agent reported)."""
+        usage is what it counted (else what the agent reported); its record of what reached the model is
+        joined to the agent's trajectory, matched against the suite's `kb` articles (id -> text)."""
+        self.kb = kb or {}
         self.pool = pool
         self.agent = agent
         self.spending = spending
@@ -89,10 +94,11 @@ class AnswerStep:
                 self.tally.running(-1)
                 if self.proxy is not None:
                     self.proxy.close_cell(cell)
-        usage, error = outcome.usage, outcome.error
+        usage, error, trajectory = outcome.usage, outcome.error, outcome.trajectory
         if self.proxy is not None:
             usage, metering = await self._metered(cell)
             error = error or metering
+            trajectory = self._witnessed(cell, trajectory)
         if not seat.intact:
             error = MODIFIED_READ_ONLY
         elif outcome.answer is None and error is None:
@@ -108,7 +114,22 @@ class AnswerStep:
             wall_seconds=round(outcome.wall_seconds, 3),
             started_at=started_at,
             usage=usage,
-            trajectory=outcome.trajectory,
+            trajectory=trajectory,
+        )
+
+    def _witnessed(self, cell: str, trajectory: Trajectory | None) -> Trajectory | None:
+        """The CLI's trajectory with what the proxy saw of the cell (the proxy's record is then let go)."""
+        assert self.proxy is not None
+        record = self.proxy.witness.of(cell)
+        self.proxy.witness.forget(cell)
+        if trajectory is None:
+            return None
+        return witnessed(
+            trajectory,
+            model_calls=self.proxy.ledger.cell(cell).requests,
+            results=record.results,
+            kb=self.kb,
+            not_kept=record.not_kept,
         )
 
     async def _metered(self, cell: str) -> tuple[Usage, str | None]:

@@ -11,7 +11,8 @@ the real gateway (the three protocols the CLIs speak, streamed or not, the strea
 with the real gateway token, which only this process holds, or, on the cluster, to the gateway sidecar
 that holds it (`sidecar`; the upstream transport then adds the runner's key and the cell: `attribution`);
 counts the reply's tokens from the upstream's own usage fields (`usage`), prices them and keeps the budget
-(`ledger`); and records or replays the exchanges (`exchanges`). Usage in results comes from here, never
+(`ledger`); keeps the tool results each cell's requests carried to the model (`witness`: what trajectory
+judges gate on); and records or replays the exchanges (`exchanges`). Usage in results comes from here, never
 from files an agent can write. Calls that could spend what it cannot count are refused (`usage.refusal`).
 
 When the agent hangs up in the middle of a reply (killed at its timeout), the proxy still reads the reply
@@ -56,6 +57,7 @@ from assay_runner.gateway.metering.usage import (
     protocol_of,
     refusal,
 )
+from assay_runner.gateway.metering.witness import Witness
 from assay_runner.vocabulary import CassetteMode
 
 PREFIX = "/cell/"
@@ -98,6 +100,8 @@ class MeteringProxy:
             raise ValueError("the metering proxy needs the gateway's URL (or cassettes to replay)")
         self.upstream = (upstream or "").rstrip("/")
         self.ledger = ledger
+        self.witness = Witness()
+        """The tool results each cell's requests carried to the model (what trajectory judges gate on)."""
         self.exchanges = exchanges
         self.mode = mode
         headers = {"authorization": f"Bearer {token}"} if token else {}
@@ -238,6 +242,8 @@ class MeteringProxy:
                     await send(connection, writer, 502, error_body(str(exc), "cassette_miss"))
                     return None, str(exc) if protocol else None
         if recorded is not None:
+            if protocol is not None and 200 <= recorded.status < 300:
+                self.witness.relayed(call.cell, protocol, call.body)
             return await self._replay(connection, writer, recorded, protocol)
         body = ask_for_usage(protocol, call.body) if protocol else call.body
         sink = Sink(connection, writer)
@@ -259,8 +265,9 @@ class MeteringProxy:
         if relayed.captured is not None and self.exchanges is not None:
             reply = Reply(relayed.status, relayed.content_type, relayed.captured)
             self.exchanges.save(call.cell, call.path, call.turn, call.model, call.body, reply)
-        if reader is None or not 200 <= relayed.status < 300:
+        if reader is None or protocol is None or not 200 <= relayed.status < 300:
             return None, None
+        self.witness.relayed(call.cell, protocol, call.body)  # the model took the request: it saw them
         return _read_usage(reader)
 
     async def _replay(
