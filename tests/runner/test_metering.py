@@ -248,7 +248,7 @@ def test_a_model_without_a_price_is_refused_before_the_first_cell(
             )  # fmt: skip
             error = capsys.readouterr().err
             assert code == 2
-            assert "'m' has no price" in error and "--price MODEL=INPUT,OUTPUT" in error
+            assert "the agent's model 'm' has no price" in error and "--price MODEL=INPUT,OUTPUT" in error
         assert server.requests == []  # nothing was called, nothing billed at $0
         # Without a price table or a budget, costs are not tracked: the run goes on (every cost is 0).
         code, result = run(suite, brain, tmp_path / "free", server.url, "chat 1 plain", "--tickets", "T-1")

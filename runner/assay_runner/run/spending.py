@@ -20,7 +20,8 @@ from assay_runner.agents.base import Agent, AgentOutcome, Workspace
 from assay_runner.contract import PriceConfig, Usage
 from assay_runner.errors import InputError
 from assay_runner.gateway.usage import UsageMeter
-from assay_runner.suite.models import Ticket
+from assay_runner.suite.loader import Suite
+from assay_runner.suite.models import ModelJudge, Ticket
 
 if TYPE_CHECKING:
     from assay_runner.gateway.metering.ledger import Ledger  # a run with a metering proxy only
@@ -31,16 +32,30 @@ HOW_TO_PRICE = (
 )
 
 
-def check_prices(prices: Mapping[str, PriceConfig], budget: float | None, model: str | None) -> None:
-    """Before the first cell: with a price table or a budget, the model the agent calls must have a price,
-    else the run is bad input (exit 2) rather than billed at $0. Without either, costs are not tracked (every
-    cost is 0) and nothing is checked. The proxy refuses any call naming another unpriced model all the
-    same (`gateway.metering.ledger`)."""
-    if model is None or model in prices or (budget is None and not prices):
+def check_prices(
+    prices: Mapping[str, PriceConfig], budget: float | None, models: Mapping[str, str | None]
+) -> None:
+    """Before the first cell: with a price table or a budget, every model the run calls (`models`: who
+    calls it -> the model) must have a price, else the run is bad input (exit 2) rather than billed at $0.
+    Without either, costs are not tracked (every cost is 0) and nothing is checked. The proxy refuses any
+    call naming another unpriced model all the same (`gateway.metering.ledger`)."""
+    if budget is None and not prices:
+        return
+    unpriced = [f"{who}'s model {model!r}" for who, model in models.items() if model and model not in prices]
+    if not unpriced:
         return
     known = ", ".join(sorted(prices)) or "none"
     why = "a budget (maxCostUsd) is set" if budget is not None else f"the run prices models ({known})"
-    raise InputError(f"the agent's model {model!r} has no price, and {why}: {HOW_TO_PRICE}")
+    raise InputError(f"{', '.join(unpriced)} has no price, and {why}: {HOW_TO_PRICE}")
+
+
+def models_called(suite: Suite, agent_model: str | None, judge_model: str | None) -> dict[str, str | None]:
+    """Who calls which model in a run: the agent (None: it calls none) and each model judge."""
+    called: dict[str, str | None] = {"the agent": agent_model}
+    for spec in suite.spec.judges:
+        if isinstance(spec, ModelJudge):
+            called[f"model judge {spec.name}"] = spec.model or judge_model
+    return called
 
 
 @dataclass
