@@ -152,6 +152,8 @@ def answer_command(
         "HOME": str(work),
         "TMPDIR": str(work),
         GATEWAY_SOCKET_ENV: str(pod.socket),
+        # The runner under test (a worktree's, first on the path) rather than the one the site directory has.
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
     }
     as_nobody = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
     return [*as_nobody, SYSTEM_PYTHON, "-c", AS_ASSAY, "answer", "--config", str(path), "-q"], env
@@ -321,6 +323,7 @@ request = urllib.request.Request(
     os.environ["ASSAY_GATEWAY_URL"].rstrip("/") + "/chat/completions", data=json.dumps(call).encode()
 )
 request.add_header("Content-Type", "application/json")
+request.add_header("Authorization", "Bearer " + os.environ["ASSAY_PROXY_KEY"])  # its cell's credential
 urllib.request.urlopen(request, timeout=60).read()
 time.sleep(600)  # MARKER: killed with its pod
 """
