@@ -60,8 +60,9 @@ def refusal(method: str, path: str) -> str | None:
     route = route_of(path)
     if method == "POST" and route in METERED:
         return None
-    if method == "GET" and (route in FREE_READS or route.startswith(tuple(f"{r}/" for r in FREE_READS))):
-        return None
+    head, _, one = route.partition("/")
+    if method == "GET" and head in FREE_READS and (("/" not in one and one.strip(".") != "") or not one):
+        return None  # the list, or one model by its id: one segment, never `..`
     return (
         f"{method} /{route} is not a model call Assay meters nor a free read (it forwards POST "
         "chat/completions, responses or messages, metered, and GET models): it is refused, and recorded"
