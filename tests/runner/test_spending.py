@@ -116,3 +116,18 @@ def test_a_model_judge_without_a_price_is_refused_before_the_first_cell(
         calls = len(server.requests)
     assert code == 2 and calls == 0
     assert "model judge quality's model 'grader' has no price" in capsys.readouterr().err
+
+
+def test_an_unpriced_preset_model_is_refused_before_its_preflight_call(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ChatServer(lambda _body: Reply(ANSWER)) as server:
+        code = main(
+            [
+                "run", "--no-mlflow", "-q", str(suite), "--brain", str(brain), "--agent", "opencode",
+                "--model", "m", "--gateway", server.url, "--out", str(tmp_path / "out"), "--max-cost-usd", "1",
+            ]
+        )  # fmt: skip
+        calls = len(server.requests)
+    assert code == 2 and calls == 0  # not even the preflight's one call
+    assert "the agent's model 'm' has no price, and a budget (maxCostUsd) is set" in capsys.readouterr().err

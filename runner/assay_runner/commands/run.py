@@ -167,6 +167,11 @@ def run(args: argparse.Namespace) -> Finished:
     prepared = prepare(config)
     # Checked before any agent runs: a suite that requires an independent judge fails fast.
     warnings = judge_model_warnings(prepared.suite, config.judge_model, config.agent.model)
+    from assay_runner.run.spending import check_run_prices
+
+    check_run_prices(
+        prepared
+    )  # every model priced (with a price table or a budget) before the preflight call
     preflight_usage = _preflight(config)
     from assay_runner.run.evaluation import run_evaluation
 

@@ -26,7 +26,7 @@ from assay_runner.run.cell import Answered, Cell, cell_key
 from assay_runner.run.preparation import Prepared
 from assay_runner.run.scheduler import CellPool
 from assay_runner.run.shards import cells_of
-from assay_runner.run.spending import PricedAgent, Spending, check_prices, models_called
+from assay_runner.run.spending import PricedAgent, Spending, check_run_prices
 from assay_runner.suite.models import Ticket
 from assay_runner.views.progress import Counts
 from assay_runner.vocabulary import PROGRAM_KINDS
@@ -63,10 +63,7 @@ async def answer_cells(
     gateway is reached through the gateway sidecar (`gateway.sidecar_link`)."""
     config = prepared.config
     agent = build_agent(config, access.client)
-    agent_model = config.agent.model if agent.kind != "replay" else None  # a replayed answer calls none
-    check_prices(
-        prepared.prices, config.max_cost_usd, models_called(prepared.suite, agent_model, config.judge_model)
-    )
+    check_run_prices(prepared)  # before the first cell (and `assay run` before its preflight call)
     proxy = metering_proxy(prepared, sidecar) if agent.kind in PROGRAM_KINDS else None
     ledger = proxy.ledger if proxy is not None else None
     spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd, ledger)

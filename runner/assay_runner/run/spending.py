@@ -25,6 +25,7 @@ from assay_runner.suite.models import ModelJudge, Ticket
 
 if TYPE_CHECKING:
     from assay_runner.gateway.metering.ledger import Ledger  # a run with a metering proxy only
+    from assay_runner.run.preparation import Prepared
 
 HOW_TO_PRICE = (
     "give it a price: `--price MODEL=INPUT,OUTPUT` (USD per million tokens), the suite's `prices:` or the "
@@ -47,6 +48,14 @@ def check_prices(
     known = ", ".join(sorted(prices)) or "none"
     why = "a budget (maxCostUsd) is set" if budget is not None else f"the run prices models ({known})"
     raise InputError(f"{', '.join(unpriced)} has no price, and {why}: {HOW_TO_PRICE}")
+
+
+def check_run_prices(prepared: Prepared) -> None:
+    """`check_prices` for a run: the agent's model (a `replay` agent calls none) and the model judges'."""
+    config = prepared.config
+    agent_model = config.agent.model if config.agent.kind != "replay" else None
+    called = models_called(prepared.suite, agent_model, config.judge_model)
+    check_prices(prepared.prices, config.max_cost_usd, called)
 
 
 def models_called(suite: Suite, agent_model: str | None, judge_model: str | None) -> dict[str, str | None]:
