@@ -125,7 +125,8 @@ def test_an_unpriced_preset_model_is_refused_before_its_preflight_call(
         code = main(
             [
                 "run", "--no-mlflow", "-q", str(suite), "--brain", str(brain), "--agent", "opencode",
-                "--model", "m", "--gateway", server.url, "--out", str(tmp_path / "out"), "--max-cost-usd", "1",
+                "--model", "m", "--gateway", server.url, "--out", str(tmp_path / "out"),
+                "--max-cost-usd", "1",
             ]
         )  # fmt: skip
         calls = len(server.requests)
