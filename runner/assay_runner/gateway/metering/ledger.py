@@ -11,11 +11,13 @@ priced by the model the request names (`contract.PriceConfig.cost_usd`). With a 
 - a model without a price, or a reply whose usage cannot be counted, stops the run's spending: what cannot
   be priced or counted cannot be capped.
 
-With a price table (and always with a budget) a call naming a model without a price is refused, never
-billed at $0; the run checks the agent's model before its first cell (`run.spending.check_prices`).
+With a price table (and always with a budget) a call naming a model without a price is refused, an error
+of its cell, never billed at $0; the run checks its models before its first cell (`run.spending`).
 
-Without a budget everything is admitted and counted all the same; a reply without countable usage is an
-error of its cell (it blocks), never zero.
+Otherwise, without a budget, everything is admitted and counted all the same; a reply without countable
+usage is an error of its cell (it blocks), never zero. Calls the proxy refuses before they are admitted
+(another cell's credential, a path it does not forward) are recorded in the cells they name
+(`CellSpend.refuse`).
 """
 
 from __future__ import annotations
