@@ -388,6 +388,8 @@ class OperatorProcess:
             "ASSAY_LIVENESS": f"http://127.0.0.1:{self.liveness_port}/healthz",
             "PYTHONUNBUFFERED": "1",
         }
+        if os.environ.get("PYTHONPATH"):  # the operator under test (a worktree's, first on the path)
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
         env.update(self.extra_env)
         return env
 
