@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import httpx
 
 from assay_dev.servers.model_server import ModelServer
-from assay_runner.contract import PriceConfig
+from assay_runner.cli import main
+from assay_runner.contract import PriceConfig, Result
 from assay_runner.gateway.metering.exchanges import Exchanges
 from assay_runner.gateway.metering.ledger import Ledger, Refused
 from assay_runner.gateway.metering.proxy import MeteringProxy
 
+NEIGHBOUR = Path(__file__).resolve().parents[1] / "support" / "agents" / "neighbour.py"
 CHAT = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
 
 
@@ -97,3 +100,28 @@ def test_a_call_for_a_model_without_a_price_is_refused_budget_or_not() -> None:
             assert budget is not None or "no price" in (ledger.cell("T-1/1").error or "")
 
     asyncio.run(scenario())
+
+
+def test_a_call_on_a_neighbours_url_blocks_both_cells_naming_them(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """T-2's agent calls the model on T-1's proxy URL (found where a neighbour finds it) with its own
+    credential: refused, nothing reaches the gateway or T-1's record, and both cells block, named."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    agent = f"{sys.executable} {NEIGHBOUR} {{ticket_id}} {shared}"
+    with ModelServer([], model="m") as server:
+        code = main(
+            [
+                "run", "--no-mlflow", "-q", str(suite), "--brain", str(brain), "--agent", "command",
+                "--model", "m", "--command", agent, "--gateway", server.url, "--out", str(tmp_path / "out"),
+                "--tickets", "T-1,T-2", "-j", "2",
+            ]
+        )  # fmt: skip
+        served = len(server.requests)
+    result = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    cells = {ticket.id: ticket.repetitions[0] for ticket in result.tickets}
+    assert code == 1 and result.verdict == "Blocked"
+    assert served == 0 and "STATUS 403" in (cells["T-2"].answer or "")
+    why = "a call on cell T-1/1's URL presented cell T-2/1's credential"
+    assert why in (cells["T-1"].error or "") and why in (cells["T-2"].error or ""), cells
