@@ -47,16 +47,19 @@ def test_a_cells_url_answers_only_that_cells_credential(tmp_path: Path) -> None:
             proxy.close_cell("T-2/1")
             ended = await http.post(f"{a.url}/chat/completions", content=CHAT, headers=bearer(b.key))
             assert ended.status_code == 403 and "ended cell T-2/1's credential" in ended.text
+            again = await http.post(f"{a.url}/chat/completions", content=CHAT, headers=bearer(a.key))
+            assert again.status_code == 200
         first, second = proxy.ledger.cell("T-1/1"), proxy.ledger.cell("T-2/1")
         assert first.refusals == 4 and second.refusals == 1
         assert "T-2/1's credential" in (first.error or "") and "T-2/1's credential" in (second.error or "")
-        assert first.requests == 2  # only its own calls were served, counted and recorded
+        assert first.requests == 3  # only its own calls were served, counted and recorded
         recorded = sorted(p.name for p in (tmp_path / "exchanges" / "T-1" / "1").glob("*.json"))
-        assert recorded == ["chat_completions-0001.json", "messages-0001.json"]
+        # A refused call takes no turn: a replay without it meets the same recording.
+        assert recorded == ["chat_completions-0001.json", "chat_completions-0002.json", "messages-0001.json"]
 
     with ModelServer([], model="m") as server:
         asyncio.run(scenario(server.url))
-        assert len(server.requests) == 2
+        assert len(server.requests) == 3
 
 
 def test_only_the_calls_the_proxy_meters_or_knows_are_free_are_forwarded() -> None:

@@ -182,6 +182,7 @@ class MeteringProxy:
             self.ledger.cell(call.cell).refuse(refused)
             await send(connection, writer, 403, error_body(refused, "not_metered"))
             return
+        self._turns[(call.cell, call.path)] = call.turn  # a refused call takes no turn of the recording
         protocol = protocol_of(call.path)
         try:
             reservation = await self.ledger.admit(call.cell, call.model) if protocol else None
@@ -224,8 +225,7 @@ class MeteringProxy:
             return None
         rest = rest.removeprefix("v1/") if rest.startswith("v1/") else rest
         model = model_of(body)
-        turn = self._turns.get((cell, rest), 0) + 1
-        self._turns[(cell, rest)] = turn
+        turn = self._turns.get((cell, rest), 0) + 1  # taken in `_answer` once the call is let through
         headers = request_headers(request, HOP_BY_HOP | OWN_HEADERS)
         return Call(cell, request.method.decode(), rest, headers, body, model, turn)
 
