@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from assay_dev.servers.model_server import ModelServer
-from assay_runner.agents.trajectory.witness import articles_shown
+from assay_runner.agents.trajectory.witness import articles_shown, normalised_kb
 from assay_runner.cli import main
 from assay_runner.contract import Result
 from assay_runner.gateway.metering.ledger import Ledger
@@ -193,4 +193,5 @@ def test_what_each_protocol_carried_to_the_model_is_the_record(
 
     with ModelServer([], model="m") as server:
         results = asyncio.run(scenario(server.url))
-    assert articles_shown(results, {"KB-1": ARTICLE, "KB-2": OTHER}) == (["KB-1"] if counts else [])
+    kb = normalised_kb({"KB-1": ARTICLE, "KB-2": OTHER})
+    assert articles_shown(results, kb) == (["KB-1"] if counts else [])

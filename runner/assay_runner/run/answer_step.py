@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent
-from assay_runner.agents.trajectory.witness import witnessed
+from assay_runner.agents.trajectory.witness import normalised_kb, witnessed
 from assay_runner.contract import Trajectory, Usage
 from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.run.cell import Answered, cell_key, no_answer_left, unanswered
@@ -69,7 +69,7 @@ class AnswerStep:
         """`proxy`: the agent's model traffic goes through it, on a URL of the cell's own, and the cell's
         usage is what it counted (else what the agent reported); its record of what reached the model is
         joined to the agent's trajectory, matched against the suite's `kb` articles (id -> text)."""
-        self.kb = kb or {}
+        self.kb = normalised_kb(kb or {})
         self.pool = pool
         self.agent = agent
         self.spending = spending

@@ -20,10 +20,16 @@ SEPARATOR = "\x00"
 """Between two tool results in the text searched: no normalised article holds it, so no excerpt spans two."""
 
 
+def normalised_kb(kb: Mapping[str, str]) -> dict[str, str]:
+    """The KB's articles (id -> text) as `articles_shown` compares them: normalised once, for every cell."""
+    return {article: normalised(text) for article, text in kb.items()}
+
+
 def articles_shown(results: Iterable[str], kb: Mapping[str, str]) -> list[str]:
-    """Ids of the articles of `kb` (id -> text) an excerpt of which is in one of the (normalised) results."""
+    """Ids of the articles of `kb` (id -> normalised text: `normalised_kb`) an excerpt of which is in one of
+    the (normalised) results."""
     shown = SEPARATOR.join(results)
-    return sorted(article for article, text in kb.items() if holds_excerpt(shown, normalised(text)))
+    return sorted(article for article, text in kb.items() if holds_excerpt(shown, text))
 
 
 def witnessed(
@@ -34,7 +40,7 @@ def witnessed(
     kb: Mapping[str, str],
     not_kept: int = 0,
 ) -> Trajectory:
-    """`trajectory` with the proxy's record of its cell and the differences named."""
+    """`trajectory` with the proxy's record of its cell and the differences named (`kb`: `normalised_kb`)."""
     shown = articles_shown(results, kb)
     by_upper = {article.upper(): article for article in kb}
     told = {by_upper.get(article, article) for article in articles_read(trajectory)}
