@@ -7,6 +7,7 @@ agent that changed its read-only brain/ or kb/ files has its cell blocked.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -98,7 +99,7 @@ class AnswerStep:
         if self.proxy is not None:
             usage, metering = await self._metered(cell)
             error = error or metering
-            trajectory = self._witnessed(cell, trajectory)
+            trajectory = await self._witnessed(cell, trajectory)
         if not seat.intact:
             error = MODIFIED_READ_ONLY
         elif outcome.answer is None and error is None:
@@ -117,14 +118,16 @@ class AnswerStep:
             trajectory=trajectory,
         )
 
-    def _witnessed(self, cell: str, trajectory: Trajectory | None) -> Trajectory | None:
-        """The CLI's trajectory with what the proxy saw of the cell (the proxy's record is then let go)."""
+    async def _witnessed(self, cell: str, trajectory: Trajectory | None) -> Trajectory | None:
+        """The CLI's trajectory with what the proxy saw of the cell (the proxy's record is then let go). The
+        matching runs on a thread: the other cells' replies keep streaming meanwhile."""
         assert self.proxy is not None
         record = self.proxy.witness.of(cell)
         self.proxy.witness.forget(cell)
         if trajectory is None:
             return None
-        return witnessed(
+        return await asyncio.to_thread(
+            witnessed,
             trajectory,
             model_calls=self.proxy.ledger.cell(cell).requests,
             results=record.results,

@@ -37,7 +37,7 @@ def holds_excerpt(text: str, article: str) -> bool:
     An empty article is never read.
 
     Any excerpt that long covers one of the article's blocks of half that length starting at a multiple of
-    it: each block found in the text is followed out on both sides, character by character."""
+    it: each block found in the text is followed out on both sides (by halving, slices compared whole)."""
     need = needed(article)
     if need == 0:
         return False
@@ -48,16 +48,33 @@ def holds_excerpt(text: str, article: str) -> bool:
         matches = 0
         while found >= 0 and matches < MAX_MATCHES_PER_BLOCK:
             matches += 1
-            left = 0
-            while left < start and left < found and article[start - left - 1] == text[found - left - 1]:
-                left += 1
-            right = 0
-            end, text_end = start + block, found + block
-            while end + right < len(article) and text_end + right < len(text):
-                if article[end + right] != text[text_end + right]:
-                    break
-                right += 1
+            left = _before(article, start, text, found)
+            right = _after(article, start + block, text, found + block)
             if left + block + right >= need:
                 return True
             found = text.find(piece, found + 1)
     return False
+
+
+def _before(article: str, start: int, text: str, at: int) -> int:
+    """How many characters before `article[start]` and `text[at]` agree (halving, slices compared whole)."""
+    low, high = 0, min(start, at)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if article[start - middle : start] == text[at - middle : at]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _after(article: str, start: int, text: str, at: int) -> int:
+    """How many characters from `article[start]` and `text[at]` on agree."""
+    low, high = 0, min(len(article) - start, len(text) - at)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if article[start : start + middle] == text[at : at + middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
