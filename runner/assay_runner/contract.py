@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from assay_runner.vocabulary import AgentKind, CassetteMode, Selection, Verdict
+from assay_runner.vocabulary import AgentKind, CassetteMode, IsolationLevel, Selection, Verdict
 
 RESULT_SCHEMA_VERSION = 1
 SUMMARY_SCHEMA_VERSION = 1
@@ -207,6 +207,8 @@ class RepetitionResult(WireModel):
     usage: Usage | None = None
     trajectory: Trajectory | None = None
     """The agent's steps (model turns, tool calls, errors), when its CLI's transcript tells them."""
+    isolation: Isolation | None = None
+    """The sandbox the agent ran in (None: recorded before Assay recorded it)."""
 
 
 class TicketResult(WireModel):
@@ -276,6 +278,23 @@ class Usage(WireModel):
         """These tokens at `price` (no price: no cost)."""
         cost = price.cost_usd(self.input_tokens, self.output_tokens) if price is not None else 0.0
         return self.model_copy(update={"cost_usd": round(cost, 6)})
+
+
+# --- isolation (the `sandbox` helper's addition: assay_runner.sandbox) ---
+class Isolation(WireModel):
+    """The kernel's protections in force around one cell's agent program (Landlock, `assay_runner.sandbox`):
+    what it could read and write, whom it could connect to, signal or reach by abstract socket."""
+
+    landlock_abi: int = Field(default=0, ge=0)
+    """The Landlock ABI the cell's ruleset used; 0: no Landlock domain."""
+    filesystem: bool = False
+    """Reads and writes limited to the cell's workspace, inputs and the toolchain."""
+    network: bool = False
+    """TCP connect limited to the cell's gateway port, and no bind (ABI 4)."""
+    scoped: bool = False
+    """Signals and abstract Unix sockets limited to the cell's own processes (ABI 6)."""
+    reason: str | None = None
+    """What is missing, and why (no program ran, the kernel lacks an ABI, ...)."""
 
 
 class Inputs(WireModel):
@@ -614,6 +633,10 @@ class RunConfig(ConfigModel):
     shard: ShardConfig | None = None
     """The answers in shards (an Indexed Job of answer pods): which one this answer phase answers, or how
     many the judge phase reads."""
+    isolation: IsolationLevel = "best-effort"
+    """`required`: refuse to start (exit 2) where the kernel cannot sandbox every agent program fully
+    (Landlock ABI 6: files, TCP, signals and abstract sockets); `best-effort`: what the kernel has, recorded
+    per cell. The suite's `isolation: required` wins over this."""
     resume: bool = False
     """The answer phase keeps the cells a previous attempt on the same inputs answered (sealed, no error)
     and answers only the missing or errored ones."""

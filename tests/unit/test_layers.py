@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "runner" / "assay_runner"
 # - vocabulary, errors, contract: the base (the closed sets; exit codes and exceptions; the public wire
 #   models and the rules both sides of them share);
 # - collector, processes: when the process runs the garbage collector; the processes it started and the
-#   ones agents left behind;
+#   ones agents left behind; sandbox: the kernel's confinement of each agent program (Landlock);
 # - usercode, text: the code judge's worker, and reading an answer (words, sentences, clauses): what the
 #   suite validates with and the judges read with;
 # - gateway, suite: model calls; the suite's models and loader;
@@ -30,6 +30,7 @@ LAYERS: tuple[str, ...] = (
     "contract",
     "collector",
     "processes",
+    "sandbox",
     "usercode",
     "text",
     "gateway",

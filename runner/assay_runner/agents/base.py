@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from assay_runner.contract import Trajectory, Usage
+from assay_runner.contract import Isolation, Trajectory, Usage
 from assay_runner.suite.models import Ticket
 
 EXIT_TIMEOUT = 124  # what coreutils' timeout(1) reports; the exit-code judge names it "timed out"
@@ -49,6 +49,8 @@ class AgentOutcome:
     """Seconds since the epoch when the agent started (set by the orchestrator)."""
     trajectory: Trajectory | None = None
     """The agent's steps, read from its transcript (CLI presets), or replayed with its answer."""
+    isolation: Isolation | None = None
+    """The sandbox the agent's program ran in (assay_runner.sandbox); for agents that run none, why."""
 
 
 class Agent(Protocol):

@@ -71,6 +71,8 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         if config.gateway is None and os.environ.get("ASSAY_GATEWAY_URL"):
             # The operator passes the gateway as environment, not in the file: the CLI presets need it too.
             config = config.model_copy(update={"gateway": os.environ["ASSAY_GATEWAY_URL"]})
+        if getattr(args, "isolation", None) == "required":  # a flag may ask for more, never for less
+            config = config.model_copy(update={"isolation": "required"})
         return config
     if args.suite is None:
         raise InputError("give a SUITE directory (or --config FILE)")
@@ -104,6 +106,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             "gate": {"require_mlflow": True if args.require_mlflow else None},
             "prices": dict(args.price),
             "max_cost_usd": args.max_cost_usd,
+            "isolation": getattr(args, "isolation", None) or "best-effort",
             "output": {
                 "dir": str(args.out),
                 "summary_path": args.summary_path,

@@ -11,6 +11,7 @@ from typing import Literal
 from assay_runner.contract import (
     GateSettings,
     Inputs,
+    Isolation,
     JudgeConfigSummary,
     JudgeVerdict,
     MlflowRef,
@@ -71,6 +72,7 @@ def repetition_result(
     started_at: float | None = None,
     judge_seconds: float | None = None,
     trajectory: Trajectory | None = None,
+    isolation: Isolation | None = None,
 ) -> RepetitionResult:
     # score and passed are placeholders: `assemble` derives them from the verdicts.
     if transcript is not None and len(transcript) > TRANSCRIPT_KEPT:
@@ -90,6 +92,7 @@ def repetition_result(
         judge_seconds=judge_seconds,
         usage=usage,
         trajectory=trajectory,
+        isolation=isolation,
     )
 
 

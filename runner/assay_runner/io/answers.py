@@ -34,7 +34,7 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError, field_validator
 
-from assay_runner.contract import Trajectory, Usage, WireModel
+from assay_runner.contract import Isolation, Trajectory, Usage, WireModel
 from assay_runner.errors import InputError, Problem
 
 ANSWER_FILE = "answer.md"
@@ -87,6 +87,8 @@ class CellRecord(WireModel):
     wall_seconds: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     started_at: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     usage: Usage | None = None
+    isolation: Isolation | None = None
+    """The sandbox the agent's program ran in (assay_runner.sandbox)."""
 
     @field_validator("usage")
     @classmethod

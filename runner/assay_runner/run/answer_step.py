@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent
-from assay_runner.contract import Usage
+from assay_runner.contract import Isolation, Usage
 from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.run.cell import Answered, cell_key, no_answer_left, unanswered
 from assay_runner.run.scheduler import CellPool
@@ -108,6 +108,7 @@ class AnswerStep:
             started_at=started_at,
             usage=usage,
             trajectory=outcome.trajectory,
+            isolation=outcome.isolation or Isolation(reason=f"the {self.agent.kind} agent runs no program"),
         )
 
     async def _metered(self, cell: str) -> tuple[Usage, str | None]:

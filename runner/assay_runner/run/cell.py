@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from assay_runner.contract import Trajectory, Usage
+from assay_runner.contract import Isolation, Trajectory, Usage
 
 Cell = tuple[str, int]
 """(ticket id, repetition)."""
@@ -45,6 +45,8 @@ class Answered:
     usage: Usage | None = None
     trajectory: Trajectory | None = None
     """The agent's steps (model turns, tool calls with results, errors), when its transcript tells them."""
+    isolation: Isolation | None = None
+    """The sandbox the agent's program ran in (None: no agent ran, or recorded before it was recorded)."""
 
     @property
     def ok(self) -> bool:

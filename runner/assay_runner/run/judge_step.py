@@ -72,4 +72,5 @@ def _result(
         usage=answered.usage,
         judge_seconds=judge_seconds,
         trajectory=answered.trajectory,
+        isolation=answered.isolation,
     )

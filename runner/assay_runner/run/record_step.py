@@ -75,6 +75,7 @@ class RecordStep:
             wall_seconds=answered.wall_seconds,
             started_at=answered.started_at,
             usage=answered.usage,
+            isolation=answered.isolation,
         )
         written = answer_store.write_cell(
             self.answers_dir,

@@ -69,6 +69,7 @@ def _answered(
         started_at=record.started_at,
         usage=record.usage,
         trajectory=recorded.trajectory,
+        isolation=record.isolation,
     )
 
 
