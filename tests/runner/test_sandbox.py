@@ -56,16 +56,19 @@ def expected_refusals(abi: int) -> set[str]:
 def listeners() -> Iterator[dict[str, int | str]]:
     """Two loopback TCP listeners (the cell's gateway, and another) and an abstract Unix socket."""
     name = f"assay-test-{os.getpid()}"
-    with socket.create_server(("127.0.0.1", 0)) as gateway, socket.create_server(("127.0.0.1", 0)) as other:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix:
-            unix.bind("\0" + name)
-            unix.listen()
-            yield {
-                "gateway": gateway.getsockname()[1],
-                "port": other.getsockname()[1],
-                "abstract": name,
-                "pid": os.getpid(),
-            }
+    with (
+        socket.create_server(("127.0.0.1", 0)) as gateway,
+        socket.create_server(("127.0.0.1", 0)) as other,
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix,
+    ):
+        unix.bind("\0" + name)
+        unix.listen()
+        yield {
+            "gateway": gateway.getsockname()[1],
+            "port": other.getsockname()[1],
+            "abstract": name,
+            "pid": os.getpid(),
+        }
 
 
 @pytest.mark.parametrize("abi", range(KERNEL_ABI + 1))
