@@ -14,6 +14,7 @@ system folder is dropped that way the cell's record says its files are not isola
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -55,7 +56,10 @@ def _covers(outer: str, inner: str) -> bool:
     return inner == outer or inner.startswith(outer.rstrip("/") + "/")
 
 
+@functools.lru_cache(maxsize=4096)
 def _real(path: str) -> str:
+    """Where a path leads. Cached: the grants are the runner's paths (toolchain, PATH, the run's folders),
+    the same for every cell, and resolving them again costs each cell's start about a millisecond."""
     return os.path.realpath(path)
 
 
@@ -85,23 +89,19 @@ class Confined:
             self.ruleset.close()
 
 
-def interpreter_paths() -> list[str]:
+@functools.lru_cache(maxsize=1)
+def interpreter_paths() -> tuple[str, ...]:
     """The runner's own Python (its prefix and its base's): agents written in Python run on it, and its
     scripts folder holds the project's `rg`."""
-    return sorted({sys.prefix, sys.base_prefix, os.path.dirname(_real(sys.executable))})
+    return tuple(sorted({sys.prefix, sys.base_prefix, os.path.dirname(_real(sys.executable))}))
 
 
 def program_paths(argv: Sequence[str], path_env: str) -> list[str]:
     """What the command itself names: its executable (found on PATH) and every absolute path in its
     arguments that is a file (a script), plus each PATH folder. For a folder that is `node_modules/.bin`
     its `node_modules` too, where the links in it lead (the pinned CLIs)."""
-    found: list[str] = []
-    folders = [p for p in path_env.split(os.pathsep) if os.path.isabs(p) and os.path.isdir(p)]
-    for folder in folders:
-        found.append(folder)
-        real = _real(folder)
-        if os.path.basename(real) == ".bin" and os.path.basename(os.path.dirname(real)) == "node_modules":
-            found.append(os.path.dirname(real))
+    folders, granted = _path_folders(path_env)
+    found = list(granted)
     if argv:
         exe = argv[0]
         if not os.path.isabs(exe):
@@ -110,6 +110,19 @@ def program_paths(argv: Sequence[str], path_env: str) -> list[str]:
             if os.path.isabs(candidate) and os.path.isfile(candidate):
                 found += [candidate, _real(candidate)]
     return found
+
+
+@functools.lru_cache(maxsize=64)
+def _path_folders(path_env: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """PATH's folders, and what to grant for them: the same PATH for every cell of a run, resolved once."""
+    folders = tuple(p for p in path_env.split(os.pathsep) if os.path.isabs(p) and os.path.isdir(p))
+    found: list[str] = []
+    for folder in folders:
+        found.append(folder)
+        real = _real(folder)
+        if os.path.basename(real) == ".bin" and os.path.basename(os.path.dirname(real)) == "node_modules":
+            found.append(os.path.dirname(real))
+    return folders, tuple(found)
 
 
 def confine(policy: CellPolicy, abi: int) -> Confined:
