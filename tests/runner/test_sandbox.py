@@ -231,3 +231,34 @@ def test_isolation_required_refuses_a_kernel_short_of_it(
         isolation = result.tickets[0].repetitions[0].isolation
         assert isolation is not None and not isolation.scoped and isolation.reason
         assert isolation.landlock_abi == abi_cap and isolation.filesystem == (abi_cap >= 1)
+
+
+def test_an_agent_reaches_its_metering_proxy_and_nothing_behind_it(
+    two_tickets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Behind the metering proxy the agent's gateway URL is the proxy's port: the gateway itself (another
+    port on loopback) is out of reach, so every model call is metered; so are the keys, the run folder,
+    other processes and the runner's signals."""
+    if KERNEL_ABI < landlock.SCOPE_ABI:
+        pytest.skip(f"this kernel has Landlock ABI {KERNEL_ABI}: no TCP rules or scopes to show")
+    suite, brain = two_tickets
+    out = tmp_path / "out"
+    with socket.create_server(("127.0.0.1", 0)) as gateway:
+        upstream = gateway.getsockname()[1]
+        targets = {
+            "keys": str(suite / "suite.yaml"),
+            "run": str(tmp_path),
+            "port": upstream,
+            "pid": os.getpid(),
+        }
+        (brain / "targets.json").write_text(json.dumps(targets))
+        done, result = run_intruder(
+            suite, brain, out, "probe", "--tickets", "T-1", "--gateway", f"http://127.0.0.1:{upstream}/v1"
+        )
+    assert result is not None, done.stderr
+    cell = result.tickets[0].repetitions[0]
+    probed = json.loads(cell.answer or "{}")
+    assert probed["connect gateway port"].startswith("done"), probed  # its own: the metering proxy's
+    for attack in ("connect other port", "read keys", "list run folder", "other environ", "signal outside"):
+        assert probed[attack].startswith("refused"), (attack, probed)
+    assert cell.isolation is not None and cell.isolation.network and cell.isolation.scoped

@@ -23,6 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 GOOD = (
     "## Summary\nOpen Settings > Export [KB-1].\n\n## Steps\n1. Open Settings > Export.\n\n"
@@ -85,6 +86,14 @@ def connect(port: int) -> str:
         return f"connected to {port}"
 
 
+def own_gateway() -> int:
+    """The port of the gateway URL the runner gave this cell (the metering proxy's)."""
+    port = urlsplit(os.environ.get("ASSAY_GATEWAY_URL", "")).port
+    if port is None:
+        raise OSError(0, "no gateway URL with a port")
+    return port
+
+
 def bind() -> str:
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
@@ -123,11 +132,13 @@ def probe() -> dict[str, str]:
         "write beside workspace": attempt(lambda: str((here.parent / "planted.txt").write_text("x"))),
         "write /tmp": attempt(lambda: str(Path("/tmp/intruder-planted.txt").write_text("x"))),
         "other environ": attempt(other_environ),
-        "connect gateway port": attempt(lambda: connect(int(str(found["gateway"])))),
-        "connect other port": attempt(lambda: connect(int(str(found["port"])))),
+        "connect gateway port": attempt(
+            lambda: connect(int(str(found["gateway"])) if "gateway" in found else own_gateway())
+        ),
+        "connect other port": attempt(lambda: connect(int(str(found.get("port", 0))))),
         "bind": attempt(bind),
-        "abstract socket": attempt(lambda: abstract(str(found["abstract"]))),
-        "signal outside": attempt(lambda: signal_outside(int(str(found["pid"])))),
+        "abstract socket": attempt(lambda: abstract(str(found.get("abstract", "none")))),
+        "signal outside": attempt(lambda: signal_outside(int(str(found.get("pid", os.getppid()))))),
     }
 
 
