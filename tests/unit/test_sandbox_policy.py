@@ -4,6 +4,7 @@ and what the ABI's rights are (assay_runner.sandbox). The kernel's refusals: tes
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -66,10 +67,22 @@ def test_a_grant_that_would_cover_a_protected_path_is_dropped(tmp_path: Path) ->
 
 
 @pytest.mark.skipif(landlock.kernel_abi() < 1, reason="this kernel has no Landlock")
-def test_a_system_folder_holding_a_protected_path_leaves_the_files_unisolated(tmp_path: Path) -> None:
-    confined = confine(CellPolicy(writable=[str(tmp_path)], protected=["/etc/hostname"]), 1)
+def test_a_system_folder_holding_a_protected_path_is_granted_around_it(tmp_path: Path) -> None:
+    """As in an answer pod, where the suite is /etc/assay/suite: /etc is granted entry by entry, without
+    the protected path (Landlock cannot take a folder out of a granted one)."""
+    (tmp_path / "cell").mkdir()
+    confined = confine(CellPolicy(writable=[str(tmp_path / "cell")], protected=["/etc/hostname"]), 1)
     try:
-        assert not confined.isolation.filesystem and "system folder" in (confined.isolation.reason or "")
+        assert confined.dropped == ["/etc"] and confined.isolation.filesystem
+        script = "cat /etc/passwd >/dev/null && echo passwd; cat /etc/hostname 2>/dev/null || echo refused"
+        done = subprocess.run(
+            ["/bin/sh", "-c", script],
+            preexec_fn=confined.preexec,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.stdout.split() == ["passwd", "refused"], done.stderr
     finally:
         confined.close()
 

@@ -66,6 +66,9 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         if args.suite is not None:
             raise InputError("give either a SUITE and flags, or --config FILE, not both")
         config = read_run_config(args.config)
+        from assay_runner.run.isolation import protect
+
+        protect(args.config)  # the agents' sandbox keeps it out of reach
         if args.no_mlflow:  # an explicit flag wins over the file
             config = config.model_copy(update={"mlflow": config.mlflow.model_copy(update={"enabled": False})})
         if config.gateway is None and os.environ.get("ASSAY_GATEWAY_URL"):

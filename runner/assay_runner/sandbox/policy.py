@@ -8,8 +8,8 @@ its gateway's port only and binds nothing; with ABI 6 it signals and reaches abs
 within its own processes.
 
 Landlock only adds rights: a rule on a folder covers all beneath it. So a grant that would cover a protected
-path (the suite, its keys, the run's output, the workspaces' folder) is dropped, never applied, and when a
-system folder is dropped that way the cell's record says its files are not isolated.
+path (the suite, its keys, the run's output, the workspaces' folder, the runner's config and token) is
+split into its entries around it, and one inside a protected path is dropped: never applied.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ DEVICES = {
 }
 SYSTEM_INFO = ("/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg", "/proc/version")
 """Machine-wide facts runtimes read (libuv's CPU count, memory): nothing of another process."""
+MAX_CARVE_DEPTH = 6
+"""How deep a granted folder is split around a protected path inside it (/etc/assay/suite: 2)."""
 FULL_ABI = landlock.SCOPE_ABI
 """The ABI that enforces all three: files (1), TCP (4), signals and abstract sockets (6)."""
 
@@ -125,35 +127,47 @@ def _path_folders(path_env: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return folders, tuple(found)
 
 
+def _beside(path: str, protected: tuple[str, ...], depth: int = 0) -> tuple[str, ...]:
+    """What to grant for `path` so that no protected path is reached: the path itself; nothing when it is
+    (or is inside) a protected path; its entries, each the same way, when a protected path is beneath it.
+    Landlock cannot take a folder out of a granted one, so /etc with the suite in /etc/assay/suite (as in an
+    answer pod) is granted entry by entry, without /etc/assay/suite."""
+    real = _real(path)
+    if any(_covers(p, real) for p in protected):
+        return ()
+    if not any(_covers(real, p) for p in protected):
+        return (path,)
+    if depth >= MAX_CARVE_DEPTH or not os.path.isdir(real):
+        return ()
+    try:
+        entries = sorted(os.listdir(real))
+    except OSError:
+        return ()
+    return tuple(kept for name in entries for kept in _beside(os.path.join(real, name), protected, depth + 1))
+
+
+@functools.lru_cache(maxsize=256)
+def _grants(path: str, protected: tuple[str, ...]) -> tuple[str, ...]:
+    return _beside(path, protected)
+
+
 def confine(policy: CellPolicy, abi: int) -> Confined:
     """The cell's ruleset under this ABI (0: none), and the record of what it enforces."""
     if abi < 1:
-        return Confined(
-            Isolation(reason="this kernel has no Landlock (or it is turned off): nothing confines the agent")
-        )
-    protected = [_real(p) for p in policy.protected]
+        reason = "this kernel has no Landlock (or it is turned off): nothing confines the agent"
+        return Confined(Isolation(reason=reason))
+    protected = tuple(sorted({_real(p) for p in policy.protected}))
     dropped: list[str] = []
-
-    def allowed(path: str) -> bool:
-        real = _real(path)
-        if any(_covers(real, p) or _covers(p, real) for p in protected):
-            dropped.append(path)
-            return False
-        return True
-
     ruleset = Ruleset(abi, network=True, scoped=True)
     try:
         for path in policy.writable:
             ruleset.allow_path(path, WRITE)
-        system_dropped = False
-        for path in SYSTEM_PATHS:
-            if allowed(path):
-                ruleset.allow_path(path, READ)
-            elif os.path.exists(path):
-                system_dropped = True
-        for path in _unique(policy.readable):
-            if allowed(path):
-                ruleset.allow_path(path, READ)
+        for path in _unique([*SYSTEM_PATHS, *policy.readable]):
+            granted = _grants(path, protected)
+            if granted != (path,):
+                dropped.append(path)
+            for kept in granted:
+                ruleset.allow_path(kept, READ)
         for path, rights in DEVICES.items():
             ruleset.allow_path(path, rights)
         for path in SYSTEM_INFO:
@@ -164,8 +178,6 @@ def confine(policy: CellPolicy, abi: int) -> Confined:
         ruleset.close()
         raise
     missing = []
-    if system_dropped:
-        missing.append("a system folder holds a protected path, so it is not granted and not isolated")
     if abi < landlock.NETWORK_ABI:
         missing.append(
             f"TCP is not confined (needs Landlock ABI {landlock.NETWORK_ABI}, the kernel has {abi})"
@@ -177,7 +189,7 @@ def confine(policy: CellPolicy, abi: int) -> Confined:
         )
     isolation = Isolation(
         landlock_abi=abi,
-        filesystem=not system_dropped,
+        filesystem=True,
         network=abi >= landlock.NETWORK_ABI,
         scoped=abi >= landlock.SCOPE_ABI,
         reason="; ".join(missing) or None,
