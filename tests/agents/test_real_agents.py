@@ -29,6 +29,7 @@ import pytest
 from assay_runner.agents.presets import PASS_ENV, preset
 from assay_runner.agents.tools import ripgrep
 from assay_runner.contract import Result, ToolCall
+from assay_runner.sandbox import landlock
 from tests.agents.conftest import AGENTS_BIN
 
 pytestmark = pytest.mark.agents
@@ -103,6 +104,8 @@ def isolated_run(
         "PATH": f"{AGENTS_BIN}:{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         **RUNNER_ONLY,
+        # The runner under test (a worktree's, first on PYTHONPATH), not the one the virtualenv installed.
+        **{name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ},
     }
     spec = {
         "model": MODEL,
@@ -330,6 +333,14 @@ def test_a_conversation_that_reads_before_it_answers_passes_with_what_the_tools_
     assert cell.trajectory.input_tokens == (cell.usage.input_tokens if cell.usage else None)
     assert cell.judges["read_before_citing"].score == 1.0 and cell.judges["tool_use"].score == 1.0
     assert record["attempts"] == []
+    # All of it inside the cell's sandbox (assay_runner.sandbox), wherever the kernel has one.
+    if landlock.kernel_abi() >= landlock.SCOPE_ABI:
+        assert cell.isolation is not None, cell
+        assert (cell.isolation.filesystem, cell.isolation.network, cell.isolation.scoped) == (
+            True,
+            True,
+            True,
+        )
 
 
 @pytest.mark.parametrize("agent", PRESETS)
