@@ -113,3 +113,40 @@ def test_the_abi_cap_is_a_number(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match=landlock.ABI_CAP_ENV):
         landlock.abi()
     assert os.environ[landlock.ABI_CAP_ENV] == "many"
+
+
+def test_the_runners_own_files_are_protected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV, RunConfig
+    from assay_runner.run.isolation import protect, protected_paths
+    from assay_runner.run.preparation import prepare
+
+    suite = tmp_path / "suite"
+    (suite / "kb").mkdir(parents=True)
+    (suite / "kb" / "KB-1.md").write_text("# KB-1\n")
+    (suite / "suite.yaml").write_text(
+        "name: mini\njudges:\n  - {name: exit_code, type: exit_code, weight: 1, threshold: 1.0}\n"
+        "tickets:\n  - {id: T-1, split: validation, question: 'Q?', key: {kb: [KB-1]}}\n"
+    )
+    config = RunConfig.model_validate(
+        {
+            "suite": str(suite),
+            "agent": {"kind": "command", "model": "m", "command": ["agent"]},
+            "answersDir": str(tmp_path / "answers"),
+            "output": {"dir": str(tmp_path / "out")},
+        }
+    )
+    monkeypatch.setenv("ASSAY_GATEWAY_TOKEN_FILE", "/etc/assay/secrets/gateway/token")
+    monkeypatch.setenv(GATEWAY_SOCKET_ENV, "/var/run/assay/gateway/gateway.sock")
+    monkeypatch.setenv(GATEWAY_LEDGER_ENV, "/var/run/assay/ledger")
+    monkeypatch.setattr("assay_runner.run.isolation.RUNNER_FILES", set())  # this test's own
+    protect(tmp_path / "answer.json")
+    paths = protected_paths(prepare(config))
+    assert {
+        str(suite),
+        str(tmp_path / "answers"),
+        str(tmp_path / "out"),
+        "/etc/assay/secrets/gateway",  # the Secret volume's folder: its file is a link into it
+        "/var/run/assay/gateway/gateway.sock",
+        "/var/run/assay/ledger",
+        str(tmp_path / "answer.json"),
+    } <= set(paths)
