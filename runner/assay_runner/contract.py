@@ -293,6 +293,8 @@ class Isolation(WireModel):
     """TCP connect limited to the cell's gateway port, and no bind (ABI 4)."""
     scoped: bool = False
     """Signals and abstract Unix sockets limited to the cell's own processes (ABI 6)."""
+    unix_sockets_refused: bool = False
+    """No Unix socket of its own (seccomp), so no pathname socket reachable (Landlock checks none)."""
     reason: str | None = None
     """What is missing, and why (no program ran, the kernel lacks an ABI, ...)."""
 

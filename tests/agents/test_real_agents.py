@@ -335,12 +335,10 @@ def test_a_conversation_that_reads_before_it_answers_passes_with_what_the_tools_
     assert record["attempts"] == []
     # All of it inside the cell's sandbox (assay_runner.sandbox), wherever the kernel has one.
     if landlock.kernel_abi() >= landlock.SCOPE_ABI:
-        assert cell.isolation is not None, cell
-        assert (cell.isolation.filesystem, cell.isolation.network, cell.isolation.scoped) == (
-            True,
-            True,
-            True,
-        )
+        isolation = cell.isolation
+        assert isolation is not None, cell
+        assert isolation.filesystem and isolation.network and isolation.scoped, isolation
+        assert isolation.unix_sockets_refused, isolation
 
 
 @pytest.mark.parametrize("agent", PRESETS)

@@ -31,6 +31,8 @@ CREATE_RULESET_VERSION = 1 << 0
 RULE_PATH_BENEATH = 1
 RULE_NET_PORT = 2
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 
 ABI_CAP_ENV = "ASSAY_LANDLOCK_ABI_MAX"
 """For tests only: use at most this ABI (0: as if the kernel had no Landlock). It can only lower what the
@@ -209,11 +211,13 @@ class Ruleset:
             f"landlock_add_rule tcp connect {port}",
         )
 
-    def confine(self) -> Callable[[], None]:
+    def confine(self, seccomp: ctypes.Structure | None = None) -> Callable[[], None]:
         """What the agent's child runs after fork, before exec (subprocess's preexec_fn): its own
-        /proc/<pid> readable, no new privileges, then the ruleset enforced on it and all it starts.
-        Any failure raises, and the agent does not start: a cell never runs less confined than recorded."""
+        /proc/<pid> readable, no new privileges, the `seccomp` filter program if given, then the ruleset
+        enforced on it and all it starts. Any failure raises, and the agent does not start: a cell never
+        runs less confined than recorded."""
         ruleset, attr = self.fd, self._own_proc
+        program = ctypes.byref(seccomp) if seccomp is not None else None
 
         def in_child() -> None:
             proc = os.open(f"/proc/{os.getpid()}", os.O_PATH | os.O_CLOEXEC)
@@ -230,6 +234,8 @@ class Ruleset:
             )
             os.close(proc)
             _check(_prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS")
+            if program is not None:
+                _check(_prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0), "prctl PR_SET_SECCOMP")
             _check(
                 _syscall(SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
                 "landlock_restrict_self",

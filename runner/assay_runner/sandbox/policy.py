@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from assay_runner.contract import Isolation
-from assay_runner.sandbox import landlock
+from assay_runner.sandbox import landlock, seccomp
 from assay_runner.sandbox.landlock import (
     EXECUTE,
     IOCTL_DEV,
@@ -187,14 +187,17 @@ def confine(policy: CellPolicy, abi: int) -> Confined:
             f"signals and abstract sockets are not scoped (needs ABI {landlock.SCOPE_ABI}, "
             f"the kernel has {abi})"
         )
+    if seccomp.PROGRAM is None:
+        missing.append("Unix sockets are not refused (no seccomp filter for this machine)")
     isolation = Isolation(
         landlock_abi=abi,
         filesystem=True,
         network=abi >= landlock.NETWORK_ABI,
         scoped=abi >= landlock.SCOPE_ABI,
+        unix_sockets_refused=seccomp.PROGRAM is not None,
         reason="; ".join(missing) or None,
     )
-    return Confined(isolation, ruleset.confine(), ruleset, dropped)
+    return Confined(isolation, ruleset.confine(seccomp.PROGRAM), ruleset, dropped)
 
 
 def _unique(paths: Iterable[str]) -> list[str]:

@@ -2,8 +2,8 @@
 
 Usage: python intruder.py MODE. It runs in the ticket's workspace like any agent. Its targets come in the
 brain, which every cell may read: `brain/targets.json` {"keys": path, "run": folder, "port": TCP port,
-"gateway": its gateway's TCP port, "abstract": abstract Unix socket name (without the leading NUL), "pid": a
-process outside the cell}.
+"gateway": its gateway's TCP port, "abstract": abstract Unix socket name (without the leading NUL), "unix": a
+pathname Unix socket's path, "pid": a process outside the cell}.
 
 Modes:
   probe      try every attack once; answer.md is a JSON object: attack -> "refused: <error>" or "done: ..."
@@ -106,6 +106,12 @@ def abstract(name: str) -> str:
         return f"connected to @{name}"
 
 
+def pathname_socket(path: str) -> str:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.connect(path)
+        return f"connected to {path}"
+
+
 def signal_outside(pid: int) -> str:
     os.kill(pid, 0)  # signal 0: the permission check alone, nothing delivered
     return f"may signal {pid}"
@@ -138,6 +144,7 @@ def probe() -> dict[str, str]:
         "connect other port": attempt(lambda: connect(int(str(found.get("port", 0))))),
         "bind": attempt(bind),
         "abstract socket": attempt(lambda: abstract(str(found.get("abstract", "none")))),
+        "pathname socket": attempt(lambda: pathname_socket(str(found.get("unix", "/nonexistent")))),
         "signal outside": attempt(lambda: signal_outside(int(str(found.get("pid", os.getppid()))))),
     }
 
