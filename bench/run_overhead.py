@@ -14,13 +14,17 @@ from process start to exit. Printed figures:
 - tail: from the last agent's end stamp to the command's exit (its judging, result.json, report, exit);
 - CPU seconds of the runner and its agents, per ticket; peak memory (max RSS) of the runner.
 Each figure is the median of `--runs` runs (default 5): these machines are noisy.
+The agents run in the cell's Landlock sandbox (assay_runner.sandbox), as in any run on a kernel that has
+it. `--sandbox both` (the default there) also runs each size without it (ASSAY_LANDLOCK_ABI_MAX=0), the runs
+interleaved, and prints the sandbox's cost: wall with / wall without, and the handover difference.
 Run: `.venv/bin/python bench/run_overhead.py [--tickets 30 120] [--agent-seconds 0.5] [--runs 5]
-[--agent-program native|shell]`.
+[--agent-program native|shell] [--sandbox both|on|off]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import platform
@@ -49,11 +53,12 @@ tickets:
 
 # The comparison agent: bash builtins for the timestamps ($EPOCHREALTIME), one fork of `sleep`.
 SHELL_AGENT = """#!/bin/bash
-echo "start $EPOCHREALTIME" >> "$2"
+echo "start $EPOCHREALTIME" >&2
 sleep "$1"
 printf '## Summary\\nDone.\\n' > answer.md
-echo "end $EPOCHREALTIME" >> "$2"
+echo "end $EPOCHREALTIME" >&2
 """
+ABI_CAP_ENV = "ASSAY_LANDLOCK_ABI_MAX"  # assay_runner.sandbox.landlock: 0 runs the agents unconfined
 NATIVE_AGENT_SOURCE = Path(__file__).with_name("fixed_time_agent.c")
 
 
@@ -86,15 +91,28 @@ def handovers(starts: list[float], ends: list[float], concurrency: int) -> list[
     return [start - end for start, end in zip(starts[concurrency:], ends, strict=False)]
 
 
-def measure(tickets: int, agent_seconds: float, concurrency: int, agent: Path) -> dict[str, float]:
+def stamps_of(result_file: Path) -> list[list[str]]:
+    """The agents' start and end stamps, from each cell's transcript (their stderr) in result.json."""
+    result = json.loads(result_file.read_text())
+    lines = [
+        line.split()
+        for ticket in result["tickets"]
+        for cell in ticket["repetitions"]
+        for line in (cell.get("transcript") or "").splitlines()
+    ]
+    return [line for line in lines if len(line) == 2 and line[0] in ("start", "end")]
+
+
+def measure(
+    tickets: int, agent_seconds: float, concurrency: int, agent: Path, sandboxed: bool = True
+) -> dict[str, float]:
     root = Path(tempfile.mkdtemp(prefix="assay-bench-"))
     try:
         suite = make_suite(root, tickets)
         brain = root / "brain"
         brain.mkdir()
         (brain / "AGENTS.md").write_text("Answer.\n")
-        events = root / "events"
-        command = shlex.join([str(agent), str(agent_seconds), str(events)])
+        command = shlex.join([str(agent), str(agent_seconds)])
         assay = Path(sys.executable).with_name("assay")
         argv = [
             str(assay),
@@ -117,15 +135,16 @@ def measure(tickets: int, agent_seconds: float, concurrency: int, agent: Path) -
         ]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.time()
-        done = subprocess.run(
-            argv, capture_output=True, text=True, check=False, env={**os.environ, "TMPDIR": str(root)}
-        )
+        env = {**os.environ, "TMPDIR": str(root)}
+        if not sandboxed:
+            env[ABI_CAP_ENV] = "0"
+        done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
         finished = time.time()
         wall = finished - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
             raise SystemExit(f"assay run failed ({done.returncode}): {done.stderr[-2000:]}")
-        stamps = [line.split() for line in events.read_text().splitlines()]
+        stamps = stamps_of(root / "out" / "result.json")
         starts = [float(t) for kind, t in stamps if kind == "start"]
         ends = [float(t) for kind, t in stamps if kind == "end"]
         ideal = math.ceil(tickets / concurrency) * agent_seconds
@@ -191,36 +210,59 @@ def main() -> int:
         default="native",
         help="native: bench/fixed_time_agent.c; shell: a bash script (adds its own start-up per run)",
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=["both", "on", "off"],
+        default="both",
+        help="agents in the Landlock sandbox (on), not (off), or both interleaved with the cost printed",
+    )
     args = parser.parse_args()
     compile_sources()
+    modes = {"both": [True, False], "on": [True], "off": [False]}[args.sandbox]
     print(
         f"{'tickets':>7} {'wall s':>7} {'ideal s':>7} {'wall/ideal':>10} {'to 1st agent s':>14} "
         f"{'span/ideal':>10} {'handover ms':>11} {'tail s':>6} {'cpu s':>6} {'cpu/ticket ms':>13} "
         f"{'peak MiB':>8}"
     )
     ratios = []
+    costs: list[str] = []
     with tempfile.TemporaryDirectory(prefix="assay-bench-agent-") as directory:
         agent = build_agent(args.agent_program, Path(directory))
         for tickets in args.tickets:
-            runs = []
+            runs: dict[bool, list[dict[str, float]]] = {mode: [] for mode in modes}
             for _ in range(args.runs):
-                floor = startup_floor()
-                run = measure(tickets, args.agent_seconds, args.concurrency, agent)
-                runs.append({**run, "floor": floor, "first_over_floor": run["first_agent"] / floor})
-            m = {key: statistics.median(run[key] for run in runs) for key in runs[0]}
-            ratios.append((m["first_over_floor"], m["floor"]))
-            print(
-                f"{tickets:>7} {m['wall']:>7.2f} {m['ideal']:>7.2f} {m['wall'] / m['ideal']:>10.3f} "
-                f"{m['first_agent']:>14.3f} {m['span'] / m['ideal']:>10.3f} {1000 * m['handover']:>11.2f} "
-                f"{m['tail']:>6.3f} {m['cpu']:>6.2f} {1000 * m['cpu'] / tickets:>13.1f} "
-                f"{m['peak_mib']:>8.1f}"
-            )
+                for mode in modes:  # interleaved: both modes see the same moments of a drifting machine
+                    floor = startup_floor()
+                    run = measure(tickets, args.agent_seconds, args.concurrency, agent, sandboxed=mode)
+                    runs[mode].append({**run, "floor": floor, "first_over_floor": run["first_agent"] / floor})
+            medians = {}
+            for mode in modes:
+                m = {key: statistics.median(run[key] for run in runs[mode]) for key in runs[mode][0]}
+                medians[mode] = m
+                if mode == modes[0]:
+                    ratios.append((m["first_over_floor"], m["floor"]))
+                label = f"{tickets}{'' if mode else ' off'}"
+                print(
+                    f"{label:>7} {m['wall']:>7.2f} {m['ideal']:>7.2f} {m['wall'] / m['ideal']:>10.3f} "
+                    f"{m['first_agent']:>14.3f} {m['span'] / m['ideal']:>10.3f} "
+                    f"{1000 * m['handover']:>11.2f} {m['tail']:>6.3f} {m['cpu']:>6.2f} "
+                    f"{1000 * m['cpu'] / tickets:>13.1f} {m['peak_mib']:>8.1f}"
+                )
+            if len(modes) == 2:
+                on, off = medians[True], medians[False]
+                costs.append(
+                    f"{tickets:>7} tickets: sandbox on/off wall {on['wall'] / off['wall']:.3f}, "
+                    f"handover {1000 * (on['handover'] - off['handover']):+.2f} ms, "
+                    f"cpu/ticket {1000 * (on['cpu'] - off['cpu']) / tickets:+.1f} ms"
+                )
     print(f'start-up floor: python -c "{FLOOR_IMPORTS}", run before each run')
     # Interpreter builds differ by tens of milliseconds of start-up (a distribution's optimised build against
     # a plain source build), so every figure above names the one it ran on.
     print(f"python: {platform.python_version()} at {Path(sys.executable).resolve()}")
     for tickets, (ratio, floor) in zip(args.tickets, ratios, strict=True):
         print(f"{tickets:>7} tickets: floor {floor:.3f} s, to 1st agent / floor {ratio:.2f}")
+    for line in costs:  # "off" rows: the same runs with the agents unconfined (ASSAY_LANDLOCK_ABI_MAX=0)
+        print(line)
     return 0
 
 

@@ -44,6 +44,12 @@ class GateRule(StrEnum):
     """Added by `assay gate --verify`: the deterministic judges agree with the stored verdicts."""
 
 
+IsolationLevel = Literal["best-effort", "required"]
+"""How much of the kernel's sandbox (assay_runner.sandbox) a run insists on: `best-effort` applies what the
+kernel offers and records it per cell; `required` refuses to start (exit 2) where the kernel lacks any of
+it."""
+ISOLATION_LEVELS: tuple[IsolationLevel, ...] = get_args(IsolationLevel)
+
 CassetteMode = Literal["off", "record", "replay", "replay-or-record"]
 CASSETTE_MODES: tuple[CassetteMode, ...] = get_args(CassetteMode)
 

@@ -29,6 +29,7 @@ import pytest
 from assay_runner.agents.presets import PASS_ENV, preset
 from assay_runner.agents.tools import ripgrep
 from assay_runner.contract import Result, ToolCall
+from assay_runner.sandbox import landlock
 from tests.agents.conftest import AGENTS_BIN
 
 pytestmark = pytest.mark.agents
@@ -339,6 +340,12 @@ def test_a_conversation_that_reads_before_it_answers_passes_with_what_the_tools_
     ]
     assert cell.trajectory.model_calls == len(through_proxy), cell.trajectory.differences
     assert record["attempts"] == []
+    # All of it inside the cell's sandbox (assay_runner.sandbox), wherever the kernel has one.
+    if landlock.kernel_abi() >= landlock.SCOPE_ABI:
+        isolation = cell.isolation
+        assert isolation is not None, cell
+        assert isolation.filesystem and isolation.network and isolation.scoped, isolation
+        assert isolation.unix_sockets_refused, isolation
 
 
 @pytest.mark.parametrize("agent", PRESETS)

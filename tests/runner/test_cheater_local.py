@@ -1,15 +1,20 @@
-"""Why a local run is not a trust boundary: the cheating agent (tests/support/agents/cheater.py), run by
-`assay run` on this machine, finds the answer key — here through the runner's own command line, which
-names the suite directory. The cluster test (tests/operator_cluster/test_trust_boundary.py) runs the same
-agent in the answer phase of a Job and shows that there it finds nothing."""
+"""The cheating agent (tests/support/agents/cheater.py), run by `assay run` on this machine: in the cell's
+sandbox (Landlock, assay_runner.sandbox) it finds no key; without it (a kernel with no Landlock, simulated
+with ASSAY_LANDLOCK_ABI_MAX=0) it finds the answer key through the runner's own command line, which names
+the suite directory. The cluster test (tests/operator_cluster/test_trust_boundary.py) runs the same agent
+in the answer phase of a Job and shows that there it finds nothing."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from assay_runner.contract import Result
+from assay_runner.sandbox import landlock
 
 CHEATER = Path(__file__).resolve().parents[1] / "support" / "agents" / "cheater.py"
 CANARIES = ("canary-notes-5d1c", "canary-fact-8e2a", "canary-forbidden-41b7")
@@ -34,7 +39,7 @@ def canary_suite(root: Path) -> Path:
     return root
 
 
-def test_locally_the_cheater_reads_the_key(tmp_path: Path) -> None:
+def run_cheater(tmp_path: Path, env: dict[str, str]) -> tuple[int, Result]:
     suite = canary_suite(tmp_path / "suite")
     out = tmp_path / "out"
     # As a user runs it: `assay run` in a process of its own.
@@ -42,11 +47,26 @@ def test_locally_the_cheater_reads_the_key(tmp_path: Path) -> None:
         [sys.executable, "-m", "assay_runner.cli", "run", str(suite), "--brain", str(suite / "kb"),
          "--agent", "command", "--model", "m", "--command", f"{sys.executable} {CHEATER} 15",
          "--timeout", "120", "--no-mlflow", "--out", str(out), "-q"],
-        check=False,
+        check=False, env=env,
     ).returncode  # fmt: skip
-    result = Result.model_validate_json((out / "result.json").read_text())
+    return code, Result.model_validate_json((out / "result.json").read_text())
+
+
+@pytest.mark.skipif(landlock.kernel_abi() < 1, reason="this kernel has no Landlock")
+def test_in_its_sandbox_the_cheater_finds_no_key(tmp_path: Path) -> None:
+    code, result = run_cheater(tmp_path, dict(os.environ))
+    cell = result.tickets[0].repetitions[0]
+    answer = cell.answer or ""
+    assert cell.exit_code == 0 and "## Summary" in answer, cell.transcript
+    assert not any(canary in answer for canary in CANARIES), answer[:2000]
+    assert code == 1 and result.verdict == "Blocked"  # it cannot mention the fact it never saw
+    assert result.tickets[0].repetitions[0].judges["facts"].score == 0.0
+
+
+def test_without_a_sandbox_the_cheater_reads_the_key(tmp_path: Path) -> None:
+    code, result = run_cheater(tmp_path, {**os.environ, landlock.ABI_CAP_ENV: "0"})
     answer = result.tickets[0].repetitions[0].answer or ""
     assert code == 1 and result.verdict == "Blocked"  # the forbidden canary is "advice" it now gives
-    # Locally the agent may read the key, and this one does: one process, one user, one file system.
+    # Unconfined, the agent may read the key, and this one does: one process, one user, one file system.
     assert all(canary in answer for canary in CANARIES), answer[:2000]
     assert result.tickets[0].repetitions[0].judges["facts"].score == 1.0

@@ -14,7 +14,7 @@ import pytest
 
 from assay_runner.cli import main
 from assay_runner.contract import Result, RunSummary
-from tests.runner.conftest import agent_command
+from tests.runner.conftest import AGENT, agent_command
 
 
 def run(suite: Path, brain: Path, out: Path, mode: str, *extra: str) -> tuple[int, Result]:
@@ -114,10 +114,22 @@ def test_agent_that_modifies_the_brain_is_blocked(suite: Path, brain: Path, tmp_
     assert (brain / "AGENTS.md").read_text() == "Answer from the KB.\ncite: KB-1\n"  # the source is untouched
 
 
+def events(out: Path) -> list[tuple[str, str, str]]:
+    """The fake agent's start/end events, from every cell's transcript (its stderr): (kind, ticket, time)."""
+    result = Result.model_validate_json((out / "result.json").read_text())
+    found = []
+    for ticket in result.tickets:
+        for cell in ticket.repetitions:
+            for line in (cell.transcript or "").splitlines():
+                if line.startswith("event "):
+                    kind, name, when = line.split()[1:]
+                    found.append((kind, name, when))
+    return found
+
+
 def test_concurrency_is_bounded(suite: Path, brain: Path, tmp_path: Path) -> None:
-    events = tmp_path / "events"
     script = tmp_path / "agent.sh"
-    script.write_text(f"#!/bin/sh\nexport ASSAY_TEST_EVENTS={events}\nexec {agent_command('sleep', 0.3)}\n")
+    script.write_text(f"#!/bin/sh\nexport ASSAY_TEST_EVENTS=stderr\nexec {agent_command('sleep', 0.3)}\n")
     script.chmod(0o755)
     code = main(
         [
@@ -131,7 +143,7 @@ def test_concurrency_is_bounded(suite: Path, brain: Path, tmp_path: Path) -> Non
             "--model",
             "m",
             "--command",
-            str(script),
+            f"{script} {AGENT}",  # named: the sandbox lets a cell read only the programs its command names
             "--concurrency",
             "2",
             "-k",
@@ -143,9 +155,7 @@ def test_concurrency_is_bounded(suite: Path, brain: Path, tmp_path: Path) -> Non
     )
     assert code == 0
     running = peak = 0
-    lines = sorted(
-        (float(t), kind) for kind, _, t in (line.split() for line in events.read_text().splitlines())
-    )
+    lines = sorted((float(t), kind) for kind, _, t in events(tmp_path / "out"))
     for _, kind in lines:
         running += 1 if kind == "start" else -1
         peak = max(peak, running)
@@ -153,9 +163,8 @@ def test_concurrency_is_bounded(suite: Path, brain: Path, tmp_path: Path) -> Non
 
 
 def test_repetitions_are_queued_repetition_major(suite: Path, brain: Path, tmp_path: Path) -> None:
-    events = tmp_path / "events"
     script = tmp_path / "agent.sh"
-    script.write_text(f"#!/bin/sh\nexport ASSAY_TEST_EVENTS={events}\nexec {agent_command('good')}\n")
+    script.write_text(f"#!/bin/sh\nexport ASSAY_TEST_EVENTS=stderr\nexec {agent_command('good')}\n")
     script.chmod(0o755)
     assert (
         main(
@@ -170,7 +179,7 @@ def test_repetitions_are_queued_repetition_major(suite: Path, brain: Path, tmp_p
                 "--model",
                 "m",
                 "--command",
-                str(script),
+                f"{script} {AGENT}",  # named: a cell reads only the programs its command names
                 "--concurrency",
                 "1",
                 "-k",
@@ -182,7 +191,8 @@ def test_repetitions_are_queued_repetition_major(suite: Path, brain: Path, tmp_p
         )
         == 0
     )
-    starts = [line.split()[1] for line in events.read_text().splitlines() if line.startswith("start")]
+    starts = [ticket for kind, ticket, _ in sorted(events(tmp_path / "out"), key=lambda e: float(e[2]))
+              if kind == "start"]  # fmt: skip
     assert starts[:6] == [f"T-{i}" for i in range(1, 7)] and starts[6:] == starts[:6]
 
 
@@ -260,7 +270,7 @@ def test_sigterm_stops_cleanly_keeps_finished_cells_and_blocks(
                 "--model",
                 "m",
                 "--command",
-                str(script),
+                f"{script} {AGENT}",  # named: a cell reads only the programs its command names
                 "--concurrency",
                 "6",
                 "--out",

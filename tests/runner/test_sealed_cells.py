@@ -22,6 +22,7 @@ import pytest
 
 from assay_runner.cli import main
 from assay_runner.contract import Result
+from assay_runner.sandbox import landlock
 
 DAEMON = Path(__file__).resolve().parents[1] / "support" / "agents" / "daemon.py"
 ASSAY = [sys.executable, "-m", "assay_runner.cli"]
@@ -87,12 +88,14 @@ def test_a_cell_rewritten_after_it_ended_breaks_its_seal_and_blocks(
     suite: Path, brain: Path, tmp_path: Path
 ) -> None:
     """Here the daemon lives: `main()` called from a program of its own does not own its process, so nothing
-    sweeps it (as on a runtime where it escaped). The seal still catches what it did."""
+    sweeps it (as on a runtime where it escaped), and no sandbox holds it (as on a kernel without Landlock:
+    ASSAY_LANDLOCK_ABI_MAX=0; in its sandbox it could reach no other cell, tests/runner/test_sandbox.py).
+    The seal still catches what it did."""
     answer, judge, state = configs(suite, brain, tmp_path)
     not_the_command = "import sys; from assay_runner.cli import main; sys.exit(main(sys.argv[1:]))"
     try:
         answered = [sys.executable, "-c", not_the_command, "answer", "--config", str(answer), "-q"]
-        subprocess.run(answered, check=True, timeout=120)
+        subprocess.run(answered, check=True, timeout=120, env={**os.environ, landlock.ABI_CAP_ENV: "0"})
         deadline = time.monotonic() + 60
         while not (state / "rewrote").exists() and time.monotonic() < deadline:
             time.sleep(0.05)

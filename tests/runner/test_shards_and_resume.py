@@ -11,6 +11,7 @@ import pytest
 
 from assay_runner.cli import main
 from assay_runner.contract import Result
+from assay_runner.sandbox import landlock
 from tests.runner.conftest import agent_command
 
 # T-2 and T-5 fail (no answer) unless the marker file exists: a flaky agent, for resuming.
@@ -97,7 +98,10 @@ def test_a_shard_tree_in_another_shards_place_is_refused(suite: Path, brain: Pat
 
 
 @pytest.fixture
-def flaky(tmp_path: Path) -> tuple[str, Path, Path]:
+def flaky(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path, Path]:
+    # The flaky agent keeps its call log beside the run, where its sandbox would refuse to let it write:
+    # these tests are about resuming, so its cells run as on a kernel without Landlock.
+    monkeypatch.setenv(landlock.ABI_CAP_ENV, "0")
     agent = tmp_path / "flaky.py"
     agent.write_text(FLAKY)
     log, marker = tmp_path / "calls.log", tmp_path / "fixed"

@@ -13,7 +13,7 @@ from assay_runner.core.digests import tickets_digest
 from assay_runner.core.results import answer_digest
 from assay_runner.core.scorecard import assemble
 from assay_runner.io.results import read_result
-from tests.runner.conftest import agent_command
+from tests.runner.conftest import AGENT, agent_command
 
 EXTRA_JUDGES = """\
   - name: policy
@@ -48,7 +48,8 @@ def run_dir(suite: Path, brain: Path, tmp_path: Path) -> tuple[Path, Path, Path]
         "brain": str(brain),
         "mlflow": {"enabled": False},
         "answersDir": str(tmp_path / "answers"),
-        "agent": {"kind": "command", "model": "m", "command": [str(script)]},
+        # The agent program named too: the sandbox lets a cell read only the programs its command names.
+        "agent": {"kind": "command", "model": "m", "command": [str(script), str(AGENT)]},
     }
     config = tmp_path / "run.json"
     config.write_text(json.dumps({**common, "output": {"dir": str(tmp_path / "out")}}))

@@ -28,6 +28,8 @@ from assay_runner.agents.presets import (
 from assay_runner.agents.tools import ripgrep
 from assay_runner.contract import Usage
 from assay_runner.errors import InputError
+from assay_runner.sandbox import landlock
+from assay_runner.sandbox.policy import Sandbox
 from tests.unit.builders import ticket
 
 MODEL = "acme-large"
@@ -51,7 +53,10 @@ PLAIN_SH = TOKEN_SH + 'exec "$0" "$@"'
 CODEX_SH = (
     TOKEN_SH
     + 'export ASSAY_AGENT_PATH="$PATH"; '
-    + 'sandbox=workspace-write; if ! "$0" sandbox -- true >/dev/null 2>&1; then '
+    + 'sandbox=workspace-write; if [ -n "${ASSAY_SANDBOX:-}" ]; then sandbox=danger-full-access; '
+    + "echo \"assay: the cell runs in the runner's Landlock sandbox, where Codex's own cannot start; "
+    + "running with --sandbox danger-full-access: the cell's sandbox is Codex's\" >&2; "
+    + 'elif ! "$0" sandbox -- true >/dev/null 2>&1; then '
     + 'sandbox=danger-full-access; echo "assay: Codex cannot start its sandbox here (no user namespaces); '
     + 'running with --sandbox danger-full-access: the container is the only sandbox" >&2; fi; '
     + 'sub="$1"; shift; exec "$0" "$sub" --sandbox "$sandbox" "$@"'
@@ -354,6 +359,28 @@ def test_codex_end_to_end_with_a_token(tmp_path: Path, monkeypatch: pytest.Monke
     assert env["ASSAY_GATEWAY_TOKEN"] == SECRET  # what env_key names
     assert answer == CODEX_ANSWER
     assert usage == Usage(input_tokens=24763, output_tokens=122)
+
+
+@pytest.mark.skipif(landlock.kernel_abi() < 1, reason="this kernel has no Landlock")
+def test_codex_in_the_runners_sandbox_runs_with_its_own_turned_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bubblewrap cannot mount inside a Landlock domain: the domain is Codex's sandbox, with no probe."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake_cli(bin_dir, "codex", CODEX_JSONL)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}")
+    workspace = make_workspace(tmp_path / "run")  # the folder of workspaces is never readable: not tmp_path
+    sandboxed = CommandAgent(
+        preset("codex"), model=MODEL, gateway=GATEWAY, timeout=30, sandbox=Sandbox(landlock.kernel_abi())
+    )
+    outcome = asyncio.run(sandboxed.run(ticket(), 1, workspace))
+    assert outcome.exit_code == 0, outcome.transcript
+    record = json.loads((workspace.root / ".fake-cli.json").read_text())
+    expected = EXPECTED_ARGV["codex"][4:]
+    assert record["argv"] == [expected[0], "--sandbox", "danger-full-access", *expected[1:]]
+    assert "the cell's sandbox is Codex's" in outcome.transcript
+    assert outcome.isolation is not None and outcome.isolation.filesystem
 
 
 def test_opencode_end_to_end_with_a_token_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

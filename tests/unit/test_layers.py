@@ -16,8 +16,9 @@ PACKAGE = Path(__file__).resolve().parents[2] / "runner" / "assay_runner"
 # folders cannot be written.
 # - vocabulary, errors, contract: the base (the closed sets; exit codes and exceptions; the public wire
 #   models and the rules both sides of them share);
-# - collector, processes, cgroup: when the process runs the garbage collector; the processes it started and
-#   the ones agents left behind; a cgroup per cell where the runtime delegates one;
+# - collector, processes, cgroup, sandbox: when the process runs the garbage collector; the processes it
+#   started and the ones agents left behind; a cgroup per cell where the runtime delegates one; the kernel's
+#   confinement of each agent program (Landlock);
 # - usercode, text: the code judge's worker, and reading an answer (words, sentences, clauses): what the
 #   suite validates with and the judges read with;
 # - gateway, suite: model calls; the suite's models and loader;
@@ -31,6 +32,7 @@ LAYERS: tuple[str, ...] = (
     "collector",
     "processes",
     "cgroup",
+    "sandbox",
     "usercode",
     "text",
     "gateway",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from assay_runner.contract import Trajectory, Usage
+from assay_runner.contract import Isolation, Trajectory, Usage
 from assay_runner.suite.models import Ticket
 from assay_runner.vocabulary import Containment
 
@@ -54,6 +54,8 @@ class AgentOutcome:
     """The agent's steps, read from its transcript (CLI presets), or replayed with its answer."""
     containment: Containment | None = None
     """What ended every process the agent started (a program agent's); None when it ran none."""
+    isolation: Isolation | None = None
+    """The sandbox the agent's program ran in (assay_runner.sandbox); for agents that run none, why."""
 
 
 class Agent(Protocol):

@@ -13,13 +13,13 @@ import os
 import string
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from assay_runner.agents.base import AgentOutcome, Workspace
 from assay_runner.agents.process import run_process
 from assay_runner.agents.trajectory import TrajectoryParser
 from assay_runner.agents.workspace import HOME_DIR
-from assay_runner.contract import Usage
+from assay_runner.contract import Isolation, Usage
 from assay_runner.errors import InputError
 from assay_runner.io.plain import NotPlain, opened
 from assay_runner.suite.models import Ticket
@@ -27,6 +27,14 @@ from assay_runner.suite.models import Ticket
 PROXY_KEY_ENV = "ASSAY_PROXY_KEY"
 """The cell's own credential at the metering proxy: its agent sends it as its API key (`Bearer`), and the
 proxy refuses a call on one cell's URL with another cell's credential, or none."""
+if TYPE_CHECKING:
+    from assay_runner.sandbox.policy import Sandbox
+
+SANDBOX_ENV = "ASSAY_SANDBOX"
+"""Set (to `landlock`) in a sandboxed agent's environment: a CLI's own sandbox cannot start inside it
+(Codex's bubblewrap needs mounts), and the cell's is the sandbox."""
+UNCONFINED = Isolation(reason="run without the runner's sandbox (no sandbox was given to the agent)")
+
 PLACEHOLDERS = frozenset(
     {
         "prompt_file",
@@ -115,8 +123,10 @@ class CommandAgent:
         gateway: str,
         timeout: float,
         max_answer_bytes: int = 8 << 20,
+        sandbox: Sandbox | None = None,
     ) -> None:
         check_template(spec)
+        self.sandbox = sandbox
         self.spec = spec
         self.max_answer_bytes = max_answer_bytes
         self._uses_prompt = "prompt" in used_placeholders(spec)
@@ -169,13 +179,24 @@ class CommandAgent:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(template.format(**values), encoding="utf-8")
         argv = [part.format(**values) for part in self.spec.argv]
-        done = await run_process(
-            argv,
-            cwd=workspace.root,
-            env=self.environment(values, workspace),
-            timeout=self.timeout,
-            stamp_lines=self.spec.parse_trajectory is not None,
-        )
+        env = self.environment(values, workspace)
+        confined = None
+        if self.sandbox is not None:
+            confined = self.sandbox.for_cell(workspace.root, argv, env, values["gateway"])
+            if confined.preexec is not None:
+                env[SANDBOX_ENV] = "landlock"
+        try:
+            done = await run_process(
+                argv,
+                cwd=workspace.root,
+                env=env,
+                timeout=self.timeout,
+                stamp_lines=self.spec.parse_trajectory is not None,
+                confine=confined.preexec if confined is not None else None,
+            )
+        finally:
+            if confined is not None:
+                confined.close()
         answer: str | None = None
         usage: Usage | None = None
         if self.spec.parse_output is not None:
@@ -203,4 +224,5 @@ class CommandAgent:
             error=error,
             trajectory=trajectory,
             containment=done.containment,
+            isolation=confined.isolation if confined is not None else UNCONFINED,
         )

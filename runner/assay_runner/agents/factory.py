@@ -11,9 +11,11 @@ from assay_runner.errors import InputError
 if TYPE_CHECKING:
     from assay_runner.contract import RunConfig
     from assay_runner.gateway.chat import ChatClient
+    from assay_runner.sandbox.policy import Sandbox
 
 
-def build_agent(config: RunConfig, client: ChatClient | None) -> Agent:
+def build_agent(config: RunConfig, client: ChatClient | None, sandbox: Sandbox | None = None) -> Agent:
+    """`sandbox`: where the agent's program runs (None: unconfined, as for agents that run none)."""
     agent = config.agent
     if agent.kind == "replay":
         if not agent.answers:
@@ -53,4 +55,5 @@ def build_agent(config: RunConfig, client: ChatClient | None) -> Agent:
         gateway=config.gateway or "",
         timeout=agent.timeout_seconds,
         max_answer_bytes=config.limits.max_answer_bytes,
+        sandbox=sandbox,
     )

@@ -62,18 +62,26 @@ _CLAUDE_PRELUDE = (
     + _EXEC
 )
 _PLAIN_PRELUDE = _TOKEN_PRELUDE + _EXEC
-# Codex's workspace-write sandbox (bubblewrap) needs user namespaces, which a restricted pod does not give;
-# there the cell would run with every shell command failing. Probe once per cell (`codex sandbox -- true`,
-# under a second); where it cannot start, the pod is the sandbox: danger-full-access, said on stderr (the
+# Codex's workspace-write sandbox (bubblewrap) needs user namespaces, which a restricted pod does not give,
+# and mounts, which a Landlock domain forbids; there the cell would run with every shell command failing.
+# In the runner's own sandbox (ASSAY_SANDBOX set: assay_runner.sandbox) that domain is Codex's sandbox:
+# danger-full-access, with no probe. Otherwise probe once per cell (`codex sandbox -- true`, under a
+# second); where it cannot start, the pod is the sandbox: danger-full-access, said on stderr (the
 # transcript). The argv is `codex exec ...`: the sandbox flag goes after the subcommand.
 CODEX_NO_SANDBOX_NOTE = (
     "assay: Codex cannot start its sandbox here (no user namespaces); running with --sandbox "
     "danger-full-access: the container is the only sandbox"
 )
+CODEX_IN_SANDBOX_NOTE = (
+    "assay: the cell runs in the runner's Landlock sandbox, where Codex's own cannot start; running with "
+    "--sandbox danger-full-access: the cell's sandbox is Codex's"
+)
 _CODEX_PRELUDE = (
     _TOKEN_PRELUDE
     + 'export ASSAY_AGENT_PATH="$PATH"; '
-    + 'sandbox=workspace-write; if ! "$0" sandbox -- true >/dev/null 2>&1; then '
+    + 'sandbox=workspace-write; if [ -n "${ASSAY_SANDBOX:-}" ]; then '
+    + f'sandbox=danger-full-access; echo "{CODEX_IN_SANDBOX_NOTE}" >&2; '
+    + 'elif ! "$0" sandbox -- true >/dev/null 2>&1; then '
     + f'sandbox=danger-full-access; echo "{CODEX_NO_SANDBOX_NOTE}" >&2; fi; '
     + 'sub="$1"; shift; exec "$0" "$sub" --sandbox "$sandbox" "$@"'
 )

@@ -16,10 +16,11 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -139,10 +140,13 @@ async def run_process(
     env: Mapping[str, str],
     timeout: float,
     stamp_lines: bool = False,
+    confine: Callable[[], None] | None = None,
 ) -> ProcessResult:
     """Run to exit or timeout. stdout and stderr go to unnamed temporary files, not pipes: memory stays
     bounded however much an agent prints, and its exit is one event for the loop instead of three. With
-    `stamp_lines`, stdout goes through a pipe the loop copies into its file, stamping each line."""
+    `stamp_lines`, stdout goes through a pipe the loop copies into its file, stamping each line.
+    `confine` runs in the child between fork and exec (the cell's sandbox: `assay_runner.sandbox`); if it
+    fails, the agent does not start."""
     started = time.monotonic()
     group = CELL_GROUPS.cell()
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
@@ -156,8 +160,17 @@ async def run_process(
                     stdin=asyncio.subprocess.DEVNULL,
                     stdout=asyncio.subprocess.PIPE if stamp_lines else stdout,
                     stderr=stderr,
+                    preexec_fn=confine,
                 )
                 spawned.add(process.pid)
+        except subprocess.SubprocessError as exc:  # what a failed preexec_fn raises
+            return ProcessResult(
+                127,
+                "",
+                f"cannot confine {argv[0]!r} to its sandbox: {exc}",
+                time.monotonic() - started,
+                False,
+            )
         except OSError as exc:
             if group is not None:
                 group.kill()  # empty: removed

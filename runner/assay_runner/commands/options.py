@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay_runner.errors import ExitCode
-from assay_runner.vocabulary import AGENT_KINDS, CASSETTE_MODES
+from assay_runner.vocabulary import AGENT_KINDS, CASSETTE_MODES, ISOLATION_LEVELS
 
 if TYPE_CHECKING:
     from assay_runner.contract import Result, RunConfig
@@ -95,6 +95,13 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
     add("--repetitions", "-k", type=repetitions, default=1)
     add("--concurrency", "-j", type=positive_int, default=4)
     add("--keep-workspaces", action="store_true", help="keep each ticket's workspace for debugging")
+    add(
+        "--isolation",
+        choices=ISOLATION_LEVELS,
+        default=None,
+        help="required: refuse to start where the kernel cannot sandbox each agent fully (Landlock ABI 6); "
+        "default best-effort: what the kernel has, recorded per cell",
+    )
     add("--run-name")
     add("--quiet", "-q", action="store_true")
     add_cost_options(parser)

@@ -66,11 +66,16 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         if args.suite is not None:
             raise InputError("give either a SUITE and flags, or --config FILE, not both")
         config = read_run_config(args.config)
+        from assay_runner.run.isolation import protect
+
+        protect(args.config)  # the agents' sandbox keeps it out of reach
         if args.no_mlflow:  # an explicit flag wins over the file
             config = config.model_copy(update={"mlflow": config.mlflow.model_copy(update={"enabled": False})})
         if config.gateway is None and os.environ.get("ASSAY_GATEWAY_URL"):
             # The operator passes the gateway as environment, not in the file: the CLI presets need it too.
             config = config.model_copy(update={"gateway": os.environ["ASSAY_GATEWAY_URL"]})
+        if getattr(args, "isolation", None) == "required":  # a flag may ask for more, never for less
+            config = config.model_copy(update={"isolation": "required"})
         return options.with_evidence_key(config, args.evidence_key)
     if args.suite is None:
         raise InputError("give a SUITE directory (or --config FILE)")
@@ -104,6 +109,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             "gate": {"require_mlflow": True if args.require_mlflow else None},
             "prices": dict(args.price),
             "max_cost_usd": args.max_cost_usd,
+            "isolation": getattr(args, "isolation", None) or "best-effort",
             "output": {
                 "dir": str(args.out),
                 "summary_path": args.summary_path,

@@ -62,6 +62,8 @@ class RepetitionResult(WireModel):
     """The agent's steps (model turns, tool calls, errors), when its CLI's transcript tells them."""
     containment: Containment | None = None
     """What ended every process the cell's agent started (`vocabulary.Containment`); None: it ran none."""
+    isolation: Isolation | None = None
+    """The sandbox the agent ran in (None: recorded before Assay recorded it)."""
 
 
 class TicketResult(WireModel):
@@ -131,6 +133,24 @@ class Usage(WireModel):
         """These tokens at `price` (no price: no cost)."""
         cost = price.cost_usd(self.input_tokens, self.output_tokens) if price is not None else 0.0
         return self.model_copy(update={"cost_usd": round(cost, 6)})
+
+
+class Isolation(WireModel):
+    """The kernel's protections in force around one cell's agent program (Landlock, `assay_runner.sandbox`):
+    what it could read and write, whom it could connect to, signal or reach by abstract socket."""
+
+    landlock_abi: int = Field(default=0, ge=0)
+    """The Landlock ABI the cell's ruleset used; 0: no Landlock domain."""
+    filesystem: bool = False
+    """Reads and writes limited to the cell's workspace, inputs and the toolchain."""
+    network: bool = False
+    """TCP connect limited to the cell's gateway port, and no bind (ABI 4)."""
+    scoped: bool = False
+    """Signals and abstract Unix sockets limited to the cell's own processes (ABI 6)."""
+    unix_sockets_refused: bool = False
+    """No Unix socket of its own (seccomp), so no pathname socket reachable (Landlock checks none)."""
+    reason: str | None = None
+    """What is missing, and why (no program ran, the kernel lacks an ABI, ...)."""
 
 
 class Inputs(WireModel):

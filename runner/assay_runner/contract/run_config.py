@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_validator
 
 from assay_runner.contract.wire import WireModel
-from assay_runner.vocabulary import AgentKind, CassetteMode, Selection
+from assay_runner.vocabulary import AgentKind, CassetteMode, IsolationLevel, Selection
 
 # --- The run configuration: rendered by the operator into a ConfigMap, or built from `assay run` flags. ---
 # Strict in type and range: a RunConfig is written by a program (the operator) or by hand, and a value
@@ -170,6 +170,10 @@ class RunConfig(ConfigModel):
     shard: ShardConfig | None = None
     """The answers in shards (an Indexed Job of answer pods): which one this answer phase answers, or how
     many the judge phase reads."""
+    isolation: IsolationLevel = "best-effort"
+    """`required`: refuse to start (exit 2) where the kernel cannot sandbox every agent program fully
+    (Landlock ABI 6: files, TCP, signals and abstract sockets); `best-effort`: what the kernel has, recorded
+    per cell. The suite's `isolation: required` wins over this."""
     resume: bool = False
     """The answer phase keeps the cells a previous attempt on the same inputs answered (sealed, no error)
     and answers only the missing or errored ones."""

@@ -11,6 +11,7 @@ from typing import Literal
 from assay_runner.contract import (
     GateSettings,
     Inputs,
+    Isolation,
     JudgeConfigSummary,
     JudgeVerdict,
     MlflowRef,
@@ -73,6 +74,7 @@ def repetition_result(
     judge_seconds: float | None = None,
     trajectory: Trajectory | None = None,
     containment: Containment | None = None,
+    isolation: Isolation | None = None,
 ) -> RepetitionResult:
     # score and passed are placeholders: `assemble` derives them from the verdicts.
     if transcript is not None and len(transcript) > TRANSCRIPT_KEPT:
@@ -93,6 +95,7 @@ def repetition_result(
         usage=usage,
         trajectory=trajectory,
         containment=containment,
+        isolation=isolation,
     )
 
 

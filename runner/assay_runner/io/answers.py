@@ -39,7 +39,7 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError, field_validator
 
-from assay_runner.contract import Trajectory, Usage, WireModel
+from assay_runner.contract import Isolation, Trajectory, Usage, WireModel
 from assay_runner.errors import InputError, Problem
 from assay_runner.io import plain
 from assay_runner.io.plain import describe
@@ -106,6 +106,8 @@ class CellRecord(WireModel):
     containment: Containment | None = None
     """What ended every process the cell's agent started (`vocabulary.Containment`); None when it ran no
     program, or the tree is older."""
+    isolation: Isolation | None = None
+    """The sandbox the agent's program ran in (assay_runner.sandbox)."""
 
     @field_validator("usage")
     @classmethod

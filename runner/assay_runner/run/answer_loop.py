@@ -23,6 +23,7 @@ from assay_runner.gateway.access import ModelAccess
 from assay_runner.processes import sweep
 from assay_runner.run.answer_step import AnswerStep, Tally
 from assay_runner.run.cell import Answered, Cell, cell_key
+from assay_runner.run.isolation import run_sandbox
 from assay_runner.run.preparation import Prepared
 from assay_runner.run.scheduler import CellPool
 from assay_runner.run.shards import cells_of
@@ -62,7 +63,8 @@ async def answer_cells(
     to what `then` returned, the exception the cell raised, or None if it did not finish. `sidecar`: the
     gateway is reached through the gateway sidecar (`gateway.sidecar_link`)."""
     config = prepared.config
-    agent = build_agent(config, access.client)
+    sandbox = run_sandbox(prepared)  # before anything starts: a kernel short of what is required is exit 2
+    agent = build_agent(config, access.client, sandbox)
     check_run_prices(prepared)  # before the first cell (and `assay run` before its preflight call)
     proxy = metering_proxy(prepared, sidecar) if agent.kind in PROGRAM_KINDS else None
     ledger = proxy.ledger if proxy is not None else None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent
 from assay_runner.agents.trajectory.witness import normalised_kb, witnessed
-from assay_runner.contract import Trajectory, Usage
+from assay_runner.contract import Isolation, Trajectory, Usage
 from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.run.cell import Answered, cell_key, no_answer_left, unanswered
 from assay_runner.run.scheduler import CellPool
@@ -117,6 +117,7 @@ class AnswerStep:
             usage=usage,
             trajectory=trajectory,
             containment=outcome.containment,
+            isolation=outcome.isolation or Isolation(reason=f"the {self.agent.kind} agent runs no program"),
         )
 
     async def _witnessed(self, cell: str, trajectory: Trajectory | None) -> Trajectory | None:

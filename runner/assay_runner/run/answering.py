@@ -77,9 +77,10 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     answers_dir = check_answer_config(config)
     if prepared.suite.has_keys:
         print(
-            f"assay: warning: {config.suite} holds answer keys, and an agent with a file tool can read them: "
-            "a local run is not a trust boundary (split the suite with `assay split`; on the cluster the "
-            "operator mounts only the public part where agents run)",
+            f"assay: warning: {config.suite} holds answer keys, and an agent with a file tool can read them "
+            "where the kernel gives no sandbox (each cell's `isolation` says): a local run is not a trust "
+            "boundary (split the suite with `assay split`; on the cluster the operator mounts only the "
+            "public part where agents run)",
             file=sys.stderr,
         )
     order = cells_of(prepared.tickets, config.repetitions)

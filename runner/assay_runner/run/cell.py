@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from assay_runner.contract import Trajectory, Usage
+from assay_runner.contract import Isolation, Trajectory, Usage
 from assay_runner.vocabulary import Containment
 
 Cell = tuple[str, int]
@@ -48,6 +48,8 @@ class Answered:
     """The agent's steps (model turns, tool calls with results, errors), when its transcript tells them."""
     containment: Containment | None = None
     """What ended every process the cell's agent started (None: it ran none)."""
+    isolation: Isolation | None = None
+    """The sandbox the agent's program ran in (None: no agent ran, or recorded before it was recorded)."""
 
     @property
     def ok(self) -> bool:

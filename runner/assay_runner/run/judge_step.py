@@ -73,4 +73,5 @@ def _result(
         judge_seconds=judge_seconds,
         trajectory=answered.trajectory,
         containment=answered.containment,
+        isolation=answered.isolation,
     )

@@ -80,6 +80,7 @@ class RecordStep:
             started_at=answered.started_at,
             usage=answered.usage,
             containment=answered.containment,
+            isolation=answered.isolation,
         )
         written = answer_store.write_cell(
             self.answers_dir,

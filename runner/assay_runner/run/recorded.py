@@ -120,6 +120,7 @@ def _answered(
         usage=record.usage,
         trajectory=recorded.trajectory,
         containment=record.containment,
+        isolation=record.isolation,
     )
 
 

@@ -22,7 +22,7 @@ from assay_runner.contract import (
     judge_scale,
     threshold_problem,
 )
-from assay_runner.vocabulary import Split
+from assay_runner.vocabulary import IsolationLevel, Split
 
 JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
 TICKET_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
@@ -394,6 +394,9 @@ class SuiteSpec(WireModel):
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     """USD per million input and output tokens, by model (`{inputPerMillion, outputPerMillion}`): usage
     becomes cost. A RunConfig's (or Evaluation's) prices override these model by model."""
+    isolation: IsolationLevel = "best-effort"
+    """`required`: every run of this suite refuses to start where the kernel cannot sandbox each agent
+    program fully (assay_runner.sandbox); a RunConfig may require it too, never waive it."""
 
     @field_validator("pass_criterion", mode="before")
     @classmethod

@@ -99,9 +99,17 @@ class Search:
                 self.read_file(os.path.join(root, name))
 
 
+def pids_listed() -> list[str]:
+    """/proc's entries (none where a sandbox refuses the listing: the search goes on elsewhere)."""
+    try:
+        return os.listdir("/proc")
+    except OSError:
+        return []
+
+
 def environments() -> dict[str, str]:
     found = {f"self:{k}": v for k, v in os.environ.items()}
-    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+    for pid in (p for p in pids_listed() if p.isdigit()):
         try:
             raw = Path(f"/proc/{pid}/environ").read_bytes()
         except OSError:
@@ -115,7 +123,11 @@ def environments() -> dict[str, str]:
 
 def mount_points() -> list[str]:
     points = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return []
+    for line in lines:
         fields = line.split()
         if len(fields) > 4 and not any(fields[4].startswith(s) for s in SKIP_TOP):
             points.append(fields[4])
@@ -132,7 +144,7 @@ def _parents() -> list[str]:
             pid = int(stat.rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             break
-    others = sorted(p for p in os.listdir("/proc") if p.isdigit() and p not in chain)
+    others = sorted(p for p in pids_listed() if p.isdigit() and p not in chain)
     return chain + others
 
 
@@ -151,7 +163,7 @@ def named_paths() -> list[str]:
 def processes() -> dict[str, str]:
     """Every process it can see: pid -> command line."""
     seen = {}
-    for pid in sorted((p for p in os.listdir("/proc") if p.isdigit()), key=int):
+    for pid in sorted((p for p in pids_listed() if p.isdigit()), key=int):
         try:
             seen[pid] = (
                 Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")

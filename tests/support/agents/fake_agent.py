@@ -9,7 +9,8 @@ Modes:
   tamper   try to overwrite brain/AGENTS.md and kb/, then answer
   env      answer with the environment variable names it can see and the workspace listing
   gateway  ask the gateway (ASSAY_GATEWAY_URL) for the answer with the chat-completions protocol
-Every run appends "start/end <ticket> <time>" to $ASSAY_TEST_EVENTS when set, for concurrency checks.
+Every run appends "start/end <ticket> <time>" to $ASSAY_TEST_EVENTS when set, for concurrency checks (to
+standard error, into the cell's transcript, when it is `stderr`: a sandboxed agent writes no other file).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from pathlib import Path
 
 def event(kind: str, ticket: str) -> None:
     path = os.environ.get("ASSAY_TEST_EVENTS")
-    if path:
+    if path == "stderr":
+        print(f"event {kind} {ticket} {time.monotonic():.6f}", file=sys.stderr, flush=True)
+    elif path:
         with open(path, "a", encoding="utf-8") as stream:
             stream.write(f"{kind} {ticket} {time.monotonic():.6f}\n")
 

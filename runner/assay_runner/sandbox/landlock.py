@@ -1,0 +1,249 @@
+"""Landlock, through its three system calls: a process restricts itself (and everything it starts) to the
+files, TCP ports and scopes a ruleset names, with no privilege (Linux 5.13 and later; docs.kernel.org
+/userspace-api/landlock.html).
+
+No binding on PyPI covers the network rules and the scopes (checked 2026-12-05: `pip index versions
+landlock` finds none), so this is ctypes over `syscall(2)`, standard library only.
+
+The ruleset is built in the runner (paths opened there, with O_PATH), and only the last steps run in the
+agent's child between fork and exec (`Ruleset.confine`): the rule for the child's own `/proc/<pid>`, which
+only the child knows, then PR_SET_NO_NEW_PRIVS and landlock_restrict_self. Nothing there imports, and
+nothing allocates beyond a few ctypes integers.
+
+Which rights a ruleset may name depends on the kernel's ABI (`abi()`): naming a right the kernel does not
+know is EINVAL, so `handled_*` below are per ABI.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import platform
+import stat
+from collections.abc import Callable
+
+# x86_64 and aarch64 share these numbers (the syscalls came after the tables were unified).
+SYS_LANDLOCK_CREATE_RULESET = 444
+SYS_LANDLOCK_ADD_RULE = 445
+SYS_LANDLOCK_RESTRICT_SELF = 446
+SUPPORTED_MACHINES = ("x86_64", "aarch64", "arm64")
+CREATE_RULESET_VERSION = 1 << 0
+RULE_PATH_BENEATH = 1
+RULE_NET_PORT = 2
+PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+
+ABI_CAP_ENV = "ASSAY_LANDLOCK_ABI_MAX"
+"""For tests only: use at most this ABI (0: as if the kernel had no Landlock). It can only lower what the
+kernel gives, never raise it."""
+
+# File-system rights (include/uapi/linux/landlock.h).
+EXECUTE = 1 << 0
+WRITE_FILE = 1 << 1
+READ_FILE = 1 << 2
+READ_DIR = 1 << 3
+REMOVE_DIR = 1 << 4
+REMOVE_FILE = 1 << 5
+MAKE_CHAR = 1 << 6
+MAKE_DIR = 1 << 7
+MAKE_REG = 1 << 8
+MAKE_SOCK = 1 << 9
+MAKE_FIFO = 1 << 10
+MAKE_BLOCK = 1 << 11
+MAKE_SYM = 1 << 12
+REFER = 1 << 13  # ABI 2: link or rename across directories
+TRUNCATE = 1 << 14  # ABI 3
+IOCTL_DEV = 1 << 15  # ABI 5
+FS_ABI_1 = (1 << 13) - 1
+FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
+"""The only rights a rule on a file (not a directory) may carry."""
+
+# Network rights (ABI 4) and scopes (ABI 6).
+BIND_TCP = 1 << 0
+CONNECT_TCP = 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
+SCOPE_SIGNAL = 1 << 1
+
+NETWORK_ABI = 4
+SCOPE_ABI = 6
+
+
+def handled_fs(abi: int) -> int:
+    """Every file-system right the kernel of this ABI knows (all of them handled: what a rule does not
+    grant is denied)."""
+    if abi < 1:
+        return 0
+    rights = FS_ABI_1
+    if abi >= 2:
+        rights |= REFER
+    if abi >= 3:
+        rights |= TRUNCATE
+    if abi >= 5:
+        rights |= IOCTL_DEV
+    return rights
+
+
+def handled_net(abi: int) -> int:
+    return BIND_TCP | CONNECT_TCP if abi >= NETWORK_ABI else 0
+
+
+def handled_scope(abi: int) -> int:
+    return SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= SCOPE_ABI else 0
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1  # __attribute__((packed)) in the uapi header: 12 bytes
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class _NetPortAttr(ctypes.Structure):
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("port", ctypes.c_uint64)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_syscall = _libc.syscall
+_syscall.restype = ctypes.c_long
+_prctl = _libc.prctl
+_prctl.restype = ctypes.c_int
+
+
+class LandlockError(OSError):
+    pass
+
+
+def _check(result: int, what: str) -> int:
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise LandlockError(errno, f"{what}: {os.strerror(errno)}")
+    return result
+
+
+def kernel_abi() -> int:
+    """The Landlock ABI this kernel offers: 0 when it has none (too old, not built in, not in the LSM list,
+    or the call is refused by a seccomp filter)."""
+    if platform.system() != "Linux" or platform.machine() not in SUPPORTED_MACHINES:
+        return 0
+    found = _syscall(
+        SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION)
+    )
+    return max(0, int(found))
+
+
+def abi() -> int:
+    """The ABI the sandbox uses: the kernel's, lowered by ASSAY_LANDLOCK_ABI_MAX when a test sets it."""
+    found = kernel_abi()
+    cap = os.environ.get(ABI_CAP_ENV, "").strip()
+    if cap:
+        try:
+            found = min(found, max(0, int(cap)))
+        except ValueError:
+            raise ValueError(f"{ABI_CAP_ENV} must be a whole number, not {cap!r}") from None
+    return found
+
+
+class Ruleset:
+    """One cell's ruleset: made in the runner, applied in the agent's child (`confine`), closed after."""
+
+    def __init__(self, abi: int, *, network: bool, scoped: bool) -> None:
+        self.abi = abi
+        self.fs_rights = handled_fs(abi)
+        self.net_rights = handled_net(abi) if network else 0
+        self.scopes = handled_scope(abi) if scoped else 0
+        attr = _RulesetAttr(self.fs_rights, self.net_rights, self.scopes)
+        self.fd = _check(
+            _syscall(
+                SYS_LANDLOCK_CREATE_RULESET,
+                ctypes.byref(attr),
+                ctypes.c_size_t(ctypes.sizeof(attr)),
+                ctypes.c_uint32(0),
+            ),
+            "landlock_create_ruleset",
+        )
+        # Built ahead for the child: it only fills in the fd and calls.
+        self._own_proc = _PathBeneathAttr(self.fs_rights & (EXECUTE | READ_FILE | READ_DIR), -1)
+
+    def allow_path(self, path: str, rights: int) -> None:
+        """Allow `rights` (masked to what this ABI handles, and to a file's rights on a file) beneath
+        `path`. A path that does not exist is skipped: there is nothing there to reach."""
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            rights &= self.fs_rights
+            if not stat.S_ISDIR(os.fstat(fd).st_mode):
+                rights &= FILE_RIGHTS
+            attr = _PathBeneathAttr(rights, fd)
+            _check(
+                _syscall(
+                    SYS_LANDLOCK_ADD_RULE,
+                    ctypes.c_int(self.fd),
+                    ctypes.c_int(RULE_PATH_BENEATH),
+                    ctypes.byref(attr),
+                    ctypes.c_uint32(0),
+                ),
+                f"landlock_add_rule {path}",
+            )
+        finally:
+            os.close(fd)
+
+    def allow_connect(self, port: int) -> None:
+        if not self.net_rights:
+            return
+        attr = _NetPortAttr(CONNECT_TCP, port)
+        _check(
+            _syscall(
+                SYS_LANDLOCK_ADD_RULE,
+                ctypes.c_int(self.fd),
+                ctypes.c_int(RULE_NET_PORT),
+                ctypes.byref(attr),
+                ctypes.c_uint32(0),
+            ),
+            f"landlock_add_rule tcp connect {port}",
+        )
+
+    def confine(self, seccomp: ctypes.Structure | None = None) -> Callable[[], None]:
+        """What the agent's child runs after fork, before exec (subprocess's preexec_fn): its own
+        /proc/<pid> readable, no new privileges, the `seccomp` filter program if given, then the ruleset
+        enforced on it and all it starts. Any failure raises, and the agent does not start: a cell never
+        runs less confined than recorded."""
+        ruleset, attr = self.fd, self._own_proc
+        program = ctypes.byref(seccomp) if seccomp is not None else None
+
+        def in_child() -> None:
+            proc = os.open(f"/proc/{os.getpid()}", os.O_PATH | os.O_CLOEXEC)
+            attr.parent_fd = proc
+            _check(
+                _syscall(
+                    SYS_LANDLOCK_ADD_RULE,
+                    ctypes.c_int(ruleset),
+                    ctypes.c_int(RULE_PATH_BENEATH),
+                    ctypes.byref(attr),
+                    ctypes.c_uint32(0),
+                ),
+                "landlock_add_rule /proc/<pid>",
+            )
+            os.close(proc)
+            _check(_prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS")
+            if program is not None:
+                _check(_prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0), "prctl PR_SET_SECCOMP")
+            _check(
+                _syscall(SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
+                "landlock_restrict_self",
+            )
+
+        return in_child
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
