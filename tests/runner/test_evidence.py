@@ -24,7 +24,7 @@ from assay_runner.core.evidence import EvidenceKey, Label
 from assay_runner.core.results import answer_digest
 from assay_runner.core.scorecard import assemble
 from assay_runner.io.results import read_result
-from tests.runner.conftest import agent_command
+from tests.runner.conftest import AGENT, agent_command
 
 CLEAN = "## Summary\nSee [KB-1].\n## Steps\n1. Open Settings > Export.\n## Next\nReply if unclear.\n"
 
@@ -44,9 +44,11 @@ def agent(tmp_path: Path) -> Path:
 
 
 def run_args(suite: Path, brain: Path, agent: Path, out: Path) -> list[str]:
+    """The fake agent's script is named after agent.sh: the sandbox lets a cell read only the programs its
+    command names (agent.sh ignores the argument)."""
     return [
         "run", str(suite), "--brain", str(brain), "--agent", "command", "--model", "m",
-        "--command", str(agent), "--tickets", "T-1,T-2", "--timeout", "2", "--no-mlflow", "-q",
+        "--command", f"{agent} {AGENT}", "--tickets", "T-1,T-2", "--timeout", "2", "--no-mlflow", "-q",
         "--out", str(out),
     ]  # fmt: skip
 
@@ -59,7 +61,7 @@ def split_config(suite: Path, brain: Path, agent: Path, tmp_path: Path, **extra:
         "tickets": ["T-1", "T-2"],
         "mlflow": {"enabled": False},
         "answersDir": str(tmp_path / "answers"),
-        "agent": {"kind": "command", "model": "m", "command": [str(agent)], "timeoutSeconds": 2},
+        "agent": {"kind": "command", "model": "m", "command": [str(agent), str(AGENT)], "timeoutSeconds": 2},
         "output": {"dir": str(tmp_path / "out")},
         **extra,
     }
