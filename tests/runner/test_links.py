@@ -26,12 +26,14 @@ KEYS = f"## Summary\nSee [KB-1]. {MARKER}\n\n## Steps\n1. Open Settings > Export
 LEAVES = {
     "symlink": "import os, sys; os.symlink(sys.argv[1], 'answer.md')",
     "hard-link": "import os, sys; os.link(sys.argv[1], 'answer.md')",
+    "hard-link-in-workspace": "import os; os.link('prompt.md', 'answer.md')",
     "symlink-to-folder": "import os, sys; os.symlink(sys.argv[2], 'answer.md')",
     "fifo": "import os; os.mkfifo('answer.md')",
 }
 EXPECTED = {
     "symlink": "answer.md is a symbolic link to {keys} (outside the workspace): refused",
     "hard-link": "answer.md is a hard link (2 names",
+    "hard-link-in-workspace": "answer.md is a hard link (2 names",
     "symlink-to-folder": "answer.md is a symbolic link to {folder} (outside the workspace): refused",
     "fifo": "answer.md is a named pipe (FIFO): refused",
 }
@@ -61,8 +63,15 @@ def config(tmp_path: Path, suite: Path, brain: Path, agent: list[str]) -> Path:
     return path
 
 
-def assay(*args: str) -> int:
-    return subprocess.run([*ASSAY, *args, "-q"], check=False, timeout=120).returncode
+UNSANDBOXED = {"hard-link"}
+"""Run as on a kernel without Landlock: in a cell's sandbox a hard link from outside the workspace into it
+is refused (it would gain write rights; tests/runner/test_sandbox.py shows it for the keys), so only
+without one does the link reach io.plain, the layer behind the sandbox this case is about. The sandboxed
+cell's own hard link (hard-link-in-workspace) reaches io.plain too."""
+
+
+def assay(*args: str, env: dict[str, str] | None = None) -> int:
+    return subprocess.run([*ASSAY, *args, "-q"], check=False, timeout=120, env=env).returncode
 
 
 def error_of(tmp_path: Path) -> str:
@@ -76,7 +85,8 @@ def test_an_answer_that_is_not_a_plain_file_is_refused_in_the_workspace(
     suite: Path, brain: Path, tmp_path: Path, keys: Path, leaves: str
 ) -> None:
     agent = [sys.executable, "-c", LEAVES[leaves], str(keys), str(keys.parent)]
-    assert assay("run", "--config", str(config(tmp_path, suite, brain, agent))) == 1
+    env = {**os.environ, "ASSAY_LANDLOCK_ABI_MAX": "0"} if leaves in UNSANDBOXED else None
+    assert assay("run", "--config", str(config(tmp_path, suite, brain, agent)), env=env) == 1
     assert EXPECTED[leaves].format(keys=keys, folder=keys.parent) in error_of(tmp_path)
     assert keys.read_text() == KEYS
 
