@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from assay_dev.servers.model_server import ModelServer
 from assay_runner.cli import main
@@ -17,6 +18,7 @@ from assay_runner.contract import PriceConfig, Result
 from assay_runner.gateway.metering.exchanges import Exchanges
 from assay_runner.gateway.metering.ledger import Ledger, Refused
 from assay_runner.gateway.metering.proxy import MeteringProxy
+from assay_runner.sandbox import landlock
 
 NEIGHBOUR = Path(__file__).resolve().parents[1] / "support" / "agents" / "neighbour.py"
 CHAT = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}).encode()
@@ -106,10 +108,16 @@ def test_a_call_for_a_model_without_a_price_is_refused_budget_or_not() -> None:
 
 
 def test_a_call_on_a_neighbours_url_blocks_both_cells_naming_them(
-    suite: Path, brain: Path, tmp_path: Path
+    suite: Path, brain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """T-2's agent calls the model on T-1's proxy URL (found where a neighbour finds it) with its own
-    credential: refused, nothing reaches the gateway or T-1's record, and both cells block, named."""
+    credential: refused, nothing reaches the gateway or T-1's record, and both cells block, named.
+
+    The cells run as on a kernel without Landlock (ASSAY_LANDLOCK_ABI_MAX=0): in their sandboxes neither
+    can write the shared folder nor read its neighbour's /proc/<pid>/environ, so T-2 would never learn the
+    URL (tests/runner/test_sandbox.py shows the neighbour out of reach). This is the proxy's credential
+    check, the layer behind the sandbox, for a kernel that has none."""
+    monkeypatch.setenv(landlock.ABI_CAP_ENV, "0")
     shared = tmp_path / "shared"
     shared.mkdir()
     agent = f"{sys.executable} {NEIGHBOUR} {{ticket_id}} {shared}"
