@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -57,7 +58,9 @@ tickets:
 def codex_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "bin"
     folder.mkdir()
-    (folder / "codex").write_text(f'#!/bin/sh\nexec {sys.executable} {FAKE_CODEX} "$@"\n')
+    # The fake CLI's script beside its launcher: a cell's sandbox grants its PATH folders, not the tests'.
+    shutil.copy(FAKE_CODEX, folder / "fake_codex.py")
+    (folder / "codex").write_text(f'#!/bin/sh\nexec {sys.executable} {folder / "fake_codex.py"} "$@"\n')
     (folder / "codex").chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}:{Path(sys.executable).parent}:/usr/bin:/bin")
 
