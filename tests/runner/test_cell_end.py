@@ -6,6 +6,11 @@ hides the ways a sweep filtered by state misses: its main thread ends with the r
 shows a zombie while its other thread works on (`zombie-leader`); and two more threads fork children while
 it is killed (`fork-storm`). Each runs with the cell in a cgroup of its own (`cgroup.kill`, where this
 machine delegates one) and without (its process tree and strays, through pidfds).
+
+The rewriting daemon runs as on a kernel without Landlock (ASSAY_LANDLOCK_ABI_MAX=0): its state lives beside
+the run and it reads other processes' command lines and the answers tree, all of which a cell's sandbox
+refuses (tests/runner/test_sandbox.py). The kill is the layer behind the sandbox, and is shown here both
+without one and, for a daemon keeping its state in its workspace, inside one.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import pytest
 
 from assay_runner.cgroup import CGROUP_SWITCH, own_group
 from assay_runner.contract import Result
+from assay_runner.sandbox import landlock
 from tests.runner.test_sealed_cells import ASSAY, cells, configs
 
 
@@ -62,7 +68,11 @@ def test_nothing_a_cell_started_outlives_it(
     if containment == "cgroup" and own_group() is None:
         pytest.skip("this machine delegates no cgroup v2 folder to its processes")
     answer, judge, state = configs(suite, brain, tmp_path, mode)
-    env = {**os.environ, CGROUP_SWITCH: "on" if containment == "cgroup" else "off"}
+    env = {
+        **os.environ,
+        CGROUP_SWITCH: "on" if containment == "cgroup" else "off",
+        landlock.ABI_CAP_ENV: "0",  # no sandbox: the daemon reaches the answers tree (see the docstring)
+    }
     subprocess.run([*ASSAY, "answer", "--config", str(answer), "-q"], check=True, timeout=120, env=env)
     assert (state / "ready").exists(), "the daemon was not set up before its cell ended (test set-up)"
     # At once: the phase waited until every killed process was gone before it sealed the tree.
@@ -79,3 +89,30 @@ def test_nothing_a_cell_started_outlives_it(
     assert {t.repetitions[0].containment for t in result.tickets} == {containment}  # the result says it
     assert errors["T-1"] is None
     assert "exit code 124" in (errors["T-2"] or "")  # the truth: it timed out
+
+
+@pytest.mark.parametrize("containment", ["cgroup", "pidfd-tree"])
+def test_a_sandboxed_cells_daemon_is_ended_with_it(
+    suite: Path, brain: Path, tmp_path: Path, containment: str
+) -> None:
+    """The setsid daemon inside the cell's Landlock sandbox, its state in T-1's workspace (a folder with a
+    name no other process's command line holds): the sandbox neither stops the kill nor hides a process
+    from it, and nothing is left once the phase returns. (The zombie-leader modes wait on /proc/self/stat,
+    which a sandboxed process the agent forked cannot read: only the agent's own /proc/<pid> is granted.)"""
+    mode = "setsid"
+    if containment == "cgroup" and own_group() is None:
+        pytest.skip("this machine delegates no cgroup v2 folder to its processes")
+    if landlock.abi() < 1:
+        pytest.skip("this kernel has no Landlock")
+    marker = f"daemon-state-{os.getpid()}-{tmp_path.name}"
+    answer, _, _ = configs(suite, brain, tmp_path, mode)
+    settings = json.loads(answer.read_text())
+    settings["agent"]["command"][2] = marker  # relative: in the agent's workspace
+    answer.write_text(json.dumps(settings))
+    env = {**os.environ, CGROUP_SWITCH: "on" if containment == "cgroup" else "off"}
+    subprocess.run([*ASSAY, "answer", "--config", str(answer), "-q"], check=True, timeout=120, env=env)
+    assert still_running(marker) == []  # at once: the phase waited until each was gone
+    record = json.loads((tmp_path / "answers" / "T-1" / "1" / "cell.json").read_text())
+    assert record["exitCode"] == 0, record  # the daemon was ready before its cell ended (test set-up)
+    assert record["containment"] == containment
+    assert record["isolation"]["filesystem"] is True, record  # it ran in the sandbox

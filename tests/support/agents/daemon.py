@@ -10,7 +10,8 @@ Usage: python daemon.py STATE_DIR [MODE] — runs in the ticket's workspace like
          can, up to 200, so the group forks while it is killed; the children write their pids to
          STATE_DIR/children.
        T-1's agent exits only once its daemon is ready (STATE_DIR/ready: running, its main thread ended, its
-       first children forked), so the cell ends while all of it is alive.
+       first children forked), so the cell ends while all of it is alive; it exits 3 if that never came.
+       STATE_DIR may be relative: a folder in the workspace, all a sandboxed daemon can write.
        The daemon finds the answers tree the way a real one would (from any process's command line: an
        `--answers-out DIR`, or a RunConfig `--config FILE` naming `answersDir`), waits until T-2's cell is
        recorded as timed out (exit 124), then writes a good answer there, removes `exit_code` and rewrites
@@ -119,6 +120,7 @@ def main() -> int:
         time.sleep(3600)
         return 0
     Path("answer.md").write_text(GOOD)
+    state.mkdir(exist_ok=True)  # a relative STATE_DIR: the workspace's
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
@@ -129,7 +131,7 @@ def main() -> int:
     deadline = time.monotonic() + 60
     while not (state / "ready").exists() and time.monotonic() < deadline:
         time.sleep(0.01)
-    return 0
+    return 0 if (state / "ready").exists() else 3  # the cell says whether its daemon was set up
 
 
 if __name__ == "__main__":
