@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 
-from assay_operator.evaluation.read import answers_state, progress
+from assay_operator.evaluation.api import EvaluationStatus
+from assay_operator.evaluation.read import answers_state, progress, reconcile
 from assay_runner.contract import AnswerSummary
+from assay_runner.sandbox.policy import shortfall
 
 
 def job(
@@ -114,6 +116,35 @@ def test_bad_input_is_never_judged_even_when_a_shard_finished_first() -> None:
     state = answers_state.read(job(2, "0", "", "Failed", "PodFailurePolicy"), pods)
     assert state.failure is not None and state.failure.reason == "PodFailurePolicy"
     assert "vibes" in state.failure.message
+
+
+@pytest.mark.parametrize("abi", [0, 5])
+def test_isolation_required_on_a_kernel_short_of_it_is_an_invalid_spec(abi: int) -> None:
+    """The answer pod's runner refused `isolation: required` (exit 2): its log's tail, the termination message
+    (FallbackToLogsOnError), holds the runner's own words. The run ends Blocked, Stalled with reason
+    InvalidSpec, the message naming what the kernel offers and the ABI needed."""
+    log = f"reading suite\nassay: error: bad input\n{shortfall(abi)}\n"
+    pods = [pod(0, "Failed", 2, log, reason="Error"), pod(1, "Failed", 2, log, reason="Error")]
+    state = answers_state.read(job(2, "", "0,1", "Failed", "PodFailurePolicy"), pods)
+    assert state.finished and not state.judge and state.failure is not None
+    assert state.failure.reason == "InvalidSpec", state.failure
+    offers = "no Landlock" if abi == 0 else f"Landlock ABI {abi}"
+    assert f"this kernel offers {offers}; ABI 6 or later" in state.failure.message
+    status = reconcile.finished_status(state.failure, EvaluationStatus(), 3, "t", "e-g3").to_patch()
+    stalled = next(c for c in status["conditions"] if c["type"] == "Stalled")
+    assert (
+        status["verdict"] == "Blocked" and stalled["status"] == "True" and stalled["reason"] == "InvalidSpec"
+    )
+    assert f"this kernel offers {offers}" in stalled["message"] and offers in status["message"]
+
+
+def test_other_bad_input_keeps_the_jobs_reason() -> None:
+    """Only the runner's own isolation refusal is read as the spec's: a message that merely quotes it from
+    a container that did not exit 2 is the Job's failure as before."""
+    quoted = f"Traceback ... {shortfall(0)}"
+    pods = [pod(0, "Failed", 1, quoted, reason="Error")]
+    state = answers_state.read(job(1, "", "0", "Failed", "FailedIndexes"), pods)
+    assert state.failure is not None and state.failure.reason == "BackoffLimitExceeded"
 
 
 def test_a_deadline_judges_what_was_answered_and_blocks_the_rest() -> None:

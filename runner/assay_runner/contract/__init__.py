@@ -69,6 +69,8 @@ from assay_runner.contract.run_config import (
 )
 from assay_runner.contract.seam import (
     DEFAULT_EXPERIMENT,
+    ISOLATION_SHORTFALL,
+    isolation_shortfall,
     read_as_whole_tree,
     threshold_override_problems,
 )
@@ -99,6 +101,7 @@ __all__ = [
     "DEFAULT_EXPERIMENT",
     "GATEWAY_LEDGER_ENV",
     "GATEWAY_SOCKET_ENV",
+    "ISOLATION_SHORTFALL",
     "MAX_STOPPED",
     "MODEL_SCALE",
     "POD_UID_ENV",
@@ -155,6 +158,7 @@ __all__ = [
     "WireModel",
     "digest_files",
     "is_brain_file",
+    "isolation_shortfall",
     "judge_scale",
     "read_as_whole_tree",
     "threshold_override_problems",

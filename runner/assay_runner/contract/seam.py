@@ -4,7 +4,9 @@ wire models and the standard library only: the operator may import it.
 
 - which of a RunConfig's or an Evaluation's `gate.thresholds` overrides a suite refuses, and in which words;
 - when an answer tree is read as a whole run's tree (one shard, none failed) rather than as shards;
-- the MLflow experiment a run logs to when nobody names one (the RunConfig's default, said once there).
+- the MLflow experiment a run logs to when nobody names one (the RunConfig's default, said once there);
+- the words of `isolation: required` refused on a kernel short of it, and how the operator finds them in an
+  answer pod's termination message (the cluster reports it as InvalidSpec, not as a failed Job).
 """
 
 from __future__ import annotations
@@ -41,3 +43,16 @@ def read_as_whole_tree(shards: int, failed: Collection[int] = ()) -> bool:
     shard that did not fail is a whole run (its RunConfig names no shard, its one pod's ledger is the whole
     run's). A shard that failed for good is only said in a shard config, so then it is read as shards."""
     return shards == 1 and not failed
+
+
+ISOLATION_SHORTFALL = "isolation: required, but this kernel offers "
+"""How the runner's refusal of `isolation: required` begins (`sandbox.policy.shortfall`, exit 2)."""
+
+
+def isolation_shortfall(message: str) -> str | None:
+    """The runner's `isolation: required` refusal in an exited container's message (its log's tail on exit
+    2), from its first words to the end of that line; None when the message holds none."""
+    start = message.find(ISOLATION_SHORTFALL)
+    if start < 0:
+        return None
+    return message[start:].split("\n", 1)[0].strip()

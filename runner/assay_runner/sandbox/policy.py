@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from assay_runner.contract import Isolation
+from assay_runner.contract import ISOLATION_SHORTFALL, Isolation
 from assay_runner.sandbox import landlock, seccomp
 from assay_runner.sandbox.landlock import (
     EXECUTE,
@@ -210,7 +210,7 @@ def shortfall(abi: int) -> str | None:
         return None
     have = f"Landlock ABI {abi}" if abi else "no Landlock"
     return (
-        f"isolation: required, but this kernel offers {have}; ABI {FULL_ABI} or later (Linux 6.12+) confines "
+        f"{ISOLATION_SHORTFALL}{have}; ABI {FULL_ABI} or later (Linux 6.12+) confines "
         "each agent's files, TCP, signals and abstract sockets. Run on such a kernel, or with "
         "isolation: best-effort (each cell's result then says what was not enforced)"
     )

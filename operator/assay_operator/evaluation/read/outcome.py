@@ -4,6 +4,10 @@ RunSummary bound to what the Job mounted (the judge Job), or failed with the pre
 Fail closed: a Job that failed, ran out of time, was OOM-killed, or finished without a summary that validates
 is an outcome "failed" with the reason — never a Pass. The summary is accepted only from a container that
 exited 0 (the runner exits 0 for both verdicts in a Job; non-zero means it could not run).
+
+One bad input is the spec's and says so: `isolation: required` on a node whose kernel lacks the Landlock ABI
+it needs (the runner exits 2 naming the ABI) is InvalidSpec, the reason an Evaluation refused before its Job
+has, rather than the Job's PodFailurePolicy.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from pydantic import ValidationError
 
 from assay_operator.evaluation.build.layout import ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER
 from assay_operator.evaluation.build.names import ANNOTATION_BRAIN, ANNOTATION_KEY, ANNOTATION_PUBLIC
-from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary
+from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary, isolation_shortfall
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,15 @@ def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
             t for pod in pods for _, t in _phases_terminated(pod) if t.get("message") and t.get("exitCode")
         ]
         terminal = failures[0] if failures else None
+        shortfall = (
+            isolation_shortfall(terminal["message"]) if terminal and terminal["exitCode"] == 2 else None
+        )
+        if shortfall is not None:
+            return Outcome(
+                "failed",
+                "InvalidSpec",
+                f"the node that ran the answer pod cannot meet the suite: {shortfall[:600]}",
+            )
         detail = f": {terminal['message'].strip()[:400]}" if terminal else ""
         return Outcome("failed", reason, f"{hints.get(reason, 'the Job failed')} ({message}){detail}")
     succeeded = [p for p in pods if (p.get("status") or {}).get("phase") == "Succeeded"]
