@@ -41,6 +41,7 @@ from assay_runner.gateway.metering.reconcile import AROUND
 from assay_runner.gateway.metering.sidecar import CLAIM_PATH
 from assay_runner.gateway.metering.sidecar_ledger import LEDGER_FILE, read_ledger
 from assay_runner.gateway.sidecar_link import SidecarTransport
+from assay_runner.sandbox import landlock
 from tests.runner.test_sealed_cells import GOOD_AGENT
 
 AGENTS = Path(__file__).resolve().parents[1] / "support" / "agents"
@@ -135,10 +136,19 @@ def sidecar(pod: Pod, gateway: str | None, pod_uid: str | None = None) -> Iterat
 
 
 def answer_as_nobody(
-    pod: Pod, agent: list[str], *, tickets: list[str], concurrency: int = 1, resume: bool = False
+    pod: Pod,
+    agent: list[str],
+    *,
+    tickets: list[str],
+    concurrency: int = 1,
+    resume: bool = False,
+    sandboxed: bool = True,
 ) -> None:
-    """`assay answer --config` as nobody, the answer container's user: the socket's path, no token."""
+    """`assay answer --config` as nobody, the answer container's user: the socket's path, no token.
+    `sandboxed=False`: as on a kernel without Landlock (ASSAY_LANDLOCK_ABI_MAX=0)."""
     args, env = answer_command(pod, agent, tickets=tickets, concurrency=concurrency, resume=resume)
+    if not sandboxed:
+        env[landlock.ABI_CAP_ENV] = "0"
     work = pod.answer_side / "work"
     done = subprocess.run(args, env=env, cwd=work, capture_output=True, text=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-5000:]
@@ -237,7 +247,11 @@ def test_a_token_hunter_finds_no_token_and_its_calls_around_the_proxy_block(pod:
     # The gateway needs the token, as a real one does: what the hunter sends it straight (this host's
     # loopback is every process's; a pod's egress is the network policy's business) is refused.
     with ChatServer(lambda _body: Reply("fine"), token=pod.token) as server, sidecar(pod, server.url):
-        answer_as_nobody(pod, hunter, tickets=["T-1"])
+        # Without the cell's sandbox: it would refuse the hunter most of its hunt (its sibling cheater.py,
+        # other processes' /proc, any Unix socket), and this test is about the layer behind it, the sidecar:
+        # no token within reach, the socket refusing a caller without the runner's key. The sandbox's own
+        # refusals (the keys, a pathname socket, the neighbour) are tests/runner/test_sandbox.py's.
+        answer_as_nobody(pod, hunter, tickets=["T-1"], sandboxed=False)
         upstream, rejected = len(server.requests), server.rejected
     answer = (pod.answer_side / "answers" / "T-1" / "1" / "answer.md").read_text()
     report = dict(line.split(": ", 1) for line in answer.splitlines() if ": " in line)
