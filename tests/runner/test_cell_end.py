@@ -92,14 +92,13 @@ def test_nothing_a_cell_started_outlives_it(
 
 
 @pytest.mark.parametrize("containment", ["cgroup", "pidfd-tree"])
+@pytest.mark.parametrize("mode", ["setsid", "zombie-leader", "fork-storm"])
 def test_a_sandboxed_cells_daemon_is_ended_with_it(
-    suite: Path, brain: Path, tmp_path: Path, containment: str
+    suite: Path, brain: Path, tmp_path: Path, mode: str, containment: str
 ) -> None:
-    """The setsid daemon inside the cell's Landlock sandbox, its state in T-1's workspace (a folder with a
+    """The same daemons inside the cell's Landlock sandbox, their state in T-1's workspace (a folder with a
     name no other process's command line holds): the sandbox neither stops the kill nor hides a process
-    from it, and nothing is left once the phase returns. (The zombie-leader modes wait on /proc/self/stat,
-    which a sandboxed process the agent forked cannot read: only the agent's own /proc/<pid> is granted.)"""
-    mode = "setsid"
+    from it, and nothing is left once the phase returns."""
     if containment == "cgroup" and own_group() is None:
         pytest.skip("this machine delegates no cgroup v2 folder to its processes")
     if landlock.abi() < 1:

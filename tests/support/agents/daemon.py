@@ -28,6 +28,8 @@ import json
 import os
 import platform
 import re
+import select
+import signal
 import sys
 import threading
 import time
@@ -55,8 +57,35 @@ def answers_trees() -> list[Path]:
     return found
 
 
+PR_SET_PDEATHSIG = 1
+LEADER_GONE: list[int] = []
+"""A pipe's read end that turns readable once the main thread has ended (`watch_leader`)."""
+
+
+def watch_leader(libc: ctypes.CDLL) -> None:
+    """Before the main thread ends: a child whose parent-death signal fires when the thread that forked it
+    (the main thread) ends, and which then writes to a pipe. A process the agent forked inside the cell's
+    sandbox may not read its own /proc/<pid> (only the agent's is granted), so this is how it learns."""
+    gone_r, gone_w = os.pipe()
+    armed_r, armed_w = os.pipe()
+    if os.fork() == 0:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGUSR1)
+        os.write(armed_w, b"x")
+        signal.sigwait({signal.SIGUSR1})
+        os.write(gone_w, b"x")
+        os._exit(0)
+    os.read(armed_r, 1)
+    LEADER_GONE.append(gone_r)
+
+
 def leader_ended() -> bool:
-    return Path("/proc/self/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z"
+    if not select.select(LEADER_GONE, [], [], 0)[0]:
+        return False
+    try:
+        return Path("/proc/self/stat").read_text().rsplit(")", 1)[-1].split()[0] == "Z"
+    except OSError:  # in the sandbox: the pipe says it
+        return True
 
 
 def daemon(state: Path, mode: str = "setsid") -> None:
@@ -104,11 +133,12 @@ def leave_daemon(state: Path, mode: str) -> None:
         daemon(state)
         return
     (state / "children").touch()
+    libc = ctypes.CDLL(None, use_errno=True)
+    watch_leader(libc)
     threading.Thread(target=daemon, args=(state, mode)).start()
     if mode == "fork-storm":
         for _ in range(2):
             threading.Thread(target=fork_children, args=(state, 100)).start()
-    libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall(SYS_EXIT[platform.machine()], 0)  # the main thread ends; the others run on
 
 
