@@ -43,9 +43,11 @@ from assay_runner.contract.result import (
     Usage,
 )
 from assay_runner.contract.rules import (
+    MODEL_JUDGE,
     MODEL_SCALE,
     UNIT_SCALE,
     digest_files,
+    has_own_scale,
     is_brain_file,
     judge_scale,
     threshold_problem,
@@ -99,6 +101,7 @@ __all__ = [
     "GATEWAY_LEDGER_ENV",
     "GATEWAY_SOCKET_ENV",
     "MAX_STOPPED",
+    "MODEL_JUDGE",
     "MODEL_SCALE",
     "POD_UID_ENV",
     "RESULT_SCHEMA_VERSION",
@@ -152,6 +155,7 @@ __all__ = [
     "Usage",
     "WireModel",
     "digest_files",
+    "has_own_scale",
     "is_brain_file",
     "judge_scale",
     "read_as_whole_tree",
