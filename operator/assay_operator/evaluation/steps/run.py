@@ -24,6 +24,7 @@ import kopf
 from pydantic import ValidationError
 
 from assay_operator import conditions, events, kube, metrics
+from assay_operator.cluster_views import Object, Pod
 from assay_operator.evaluation import api
 from assay_operator.evaluation.api import KIND, EvaluationSpec, EvaluationStatus
 from assay_operator.evaluation.build import names
@@ -200,11 +201,10 @@ def _refuse_stale(read: Callable[..., Any], namespace: str, child: dict[str, Any
     would mount the old run's config, and its Job's verdict would land on this Evaluation. Wait for it."""
     kind, child_name = child["kind"], child["metadata"]["name"]
     found = kube.if_present(lambda: read(child_name, namespace))
-    existing = None if found is None else kube.plain(found)  # None: collected meanwhile, create again
-    refs = (existing or {}).get("metadata", {}).get("ownerReferences") or []
+    existing = None if found is None else Object.of(kube.plain(found))  # None: collected, create again
     stale = existing is None or any(
-        ref.get("kind") == KIND and ref.get("name") == owner.name and ref.get("uid") != owner.uid
-        for ref in refs
+        ref.kind == KIND and ref.name == owner.name and ref.uid != owner.uid
+        for ref in existing.metadata.owner_references
     )
     if stale:
         raise kopf.TemporaryError(
@@ -225,7 +225,7 @@ def _create(
     if kube.create(create, request.namespace, child):
         return True
     _refuse_stale(read, request.namespace, child, request.evaluation)
-    existing = kube.plain(read(child["metadata"]["name"], request.namespace))
+    existing = Object.of(kube.plain(read(child["metadata"]["name"], request.namespace)))
     if not request.evaluation.owns(existing):
         kind, name = child["kind"], child["metadata"]["name"]
         _invalid(request, f"a {kind} named {name} already exists and is not owned by this Evaluation")
@@ -289,26 +289,24 @@ def _delete_superseded(request: Request) -> None:
     selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)}"
     keep = {request.job, request.answer_job}
     for item in kube.batch().list_namespaced_job(request.namespace, label_selector=selector).items:
-        job = kube.plain(item)
+        job = Object.of(kube.plain(item))
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if owner.owns(job) and job["metadata"]["name"] not in keep:
+        if owner.owns(job) and job.metadata.name not in keep:
             # Background: without a propagation policy a deleted Job leaves its pods behind.
             delete = kube.batch().delete_namespaced_job
             kube.delete_if_present(
                 functools.partial(
-                    delete, job["metadata"]["name"], request.namespace, propagation_policy="Background"
+                    delete, job.metadata.name, request.namespace, propagation_policy="Background"
                 )
             )
     core = kube.core()
     claims = core.list_namespaced_persistent_volume_claim(request.namespace, label_selector=selector)
     for found in claims.items:
-        claim = kube.plain(found)
-        generation = (claim["metadata"].get("labels") or {}).get(names.LABEL_GENERATION)
+        claim = Object.of(kube.plain(found))
+        generation = claim.metadata.labels.get(names.LABEL_GENERATION)
         if owner.owns(claim) and generation != str(request.generation):
             delete_claim = core.delete_namespaced_persistent_volume_claim
-            kube.delete_if_present(
-                functools.partial(delete_claim, claim["metadata"]["name"], request.namespace)
-            )
+            kube.delete_if_present(functools.partial(delete_claim, claim.metadata.name, request.namespace))
 
 
 def _wait_for_earlier_runs(request: Request) -> None:
@@ -319,13 +317,11 @@ def _wait_for_earlier_runs(request: Request) -> None:
         f"{names.LABEL_GENERATION}={request.generation}"
     )
     mine = {request.job, request.answer_job}
+    listed = kube.core().list_namespaced_pod(request.namespace, label_selector=selector).items
     running = [
-        pod["metadata"]["name"]
-        for pod in map(
-            kube.plain, kube.core().list_namespaced_pod(request.namespace, label_selector=selector).items
-        )
-        if (pod["metadata"].get("labels") or {}).get("job-name") not in mine
-        and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+        pod.metadata.name
+        for pod in (Pod.of(kube.plain(item)) for item in listed)
+        if pod.metadata.labels.get("job-name") not in mine and pod.status.phase not in ("Succeeded", "Failed")
     ]
     if running:
         raise kopf.TemporaryError(
