@@ -54,12 +54,6 @@ def create(create_call: Callable[..., Any], namespace: str, body: dict[str, Any]
         raise
 
 
-def owned_by(obj: dict[str, Any], owner_uid: str) -> bool:
-    meta = obj.get("metadata") or {}
-    refs = meta.get("owner_references") or meta.get("ownerReferences") or []
-    return any(ref.get("uid") == owner_uid for ref in refs)
-
-
 def if_present(call: Callable[[], T]) -> T | None:
     """The call's result, or None when the object it addresses does not exist (404): deleted meanwhile, by
     a user, the garbage collector or the TTL controller. Every other error is raised."""
