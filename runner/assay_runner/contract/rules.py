@@ -23,7 +23,7 @@ def is_brain_file(relative: str) -> bool:
 UNIT_SCALE: tuple[float, float] = (0.0, 1.0)
 MODEL_JUDGE = "model"
 """The judge kind that grades on a scale of its own (its rubric's); every other kind scores on [0, 1]. The
-suite's and trajectory's models keep `Literal["model"]` for their discriminators."""
+suite's ModelJudge keeps `Literal["model"]` as its discriminator tag (a test holds the two equal)."""
 MODEL_SCALE: tuple[int, int] = (1, 5)
 """A model judge's rubric scale when the suite does not give one."""
 
