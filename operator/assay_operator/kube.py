@@ -12,6 +12,10 @@ from kubernetes.client.exceptions import ApiException
 from assay_operator.schema import GROUP, VERSION
 
 T = TypeVar("T")
+CONNECTIONS = 40
+"""The client's connection pool: kopf's handler threads (startup.HANDLER_THREADS) and the operator's own
+(retries, the lease renewal) each hold one at a time. The client's default, 5 a CPU (10 on 2 cores), is
+smaller: urllib3 would open an extra connection past it and then drop it, a new TLS handshake a request."""
 
 
 @functools.cache
@@ -19,7 +23,9 @@ def api_client() -> client.ApiClient:
     """One client for the process, made after the startup handler loaded the credentials: its connection
     pool is reused. (`client.CoreV1Api()` without one makes a new ApiClient, so a new TLS connection, per
     call.)"""
-    return client.ApiClient()
+    configuration = client.Configuration.get_default_copy()
+    configuration.connection_pool_maxsize = CONNECTIONS
+    return client.ApiClient(configuration)
 
 
 def core() -> client.CoreV1Api:
