@@ -14,13 +14,12 @@ from assay_operator.evaluation.steps.watched import Watched
 
 
 def read_job(name: str, namespace: str) -> dict[str, Any] | None:
-    job = kube.if_present(lambda: kube.batch().read_namespaced_job(name, namespace))
-    return None if job is None else kube.plain(job)
+    return kube.if_present(lambda: kube.read_plain(kube.batch().read_namespaced_job, name, namespace))
 
 
 def pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
-    pods = kube.core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
-    return [kube.plain(p) for p in pods]
+    pods = kube.read_plain(kube.core().list_namespaced_pod, namespace, label_selector=f"job-name={job}")
+    return list(pods.get("items") or [])
 
 
 def finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:

@@ -288,8 +288,8 @@ def _delete_superseded(request: Request) -> None:
     owner = request.evaluation
     selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)}"
     keep = {request.job, request.answer_job}
-    for item in kube.batch().list_namespaced_job(request.namespace, label_selector=selector).items:
-        job = kube.plain(item)
+    jobs = kube.read_plain(kube.batch().list_namespaced_job, request.namespace, label_selector=selector)
+    for job in jobs.get("items") or []:
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
         if owner.owns(job) and job["metadata"]["name"] not in keep:
             # Background: without a propagation policy a deleted Job leaves its pods behind.
@@ -300,9 +300,10 @@ def _delete_superseded(request: Request) -> None:
                 )
             )
     core = kube.core()
-    claims = core.list_namespaced_persistent_volume_claim(request.namespace, label_selector=selector)
-    for found in claims.items:
-        claim = kube.plain(found)
+    claims = kube.read_plain(
+        core.list_namespaced_persistent_volume_claim, request.namespace, label_selector=selector
+    )
+    for claim in claims.get("items") or []:
         generation = (claim["metadata"].get("labels") or {}).get(names.LABEL_GENERATION)
         if owner.owns(claim) and generation != str(request.generation):
             delete_claim = core.delete_namespaced_persistent_volume_claim
@@ -319,11 +320,10 @@ def _wait_for_earlier_runs(request: Request) -> None:
         f"{names.LABEL_GENERATION}={request.generation}"
     )
     mine = {request.job, request.answer_job}
+    pods = kube.read_plain(kube.core().list_namespaced_pod, request.namespace, label_selector=selector)
     running = [
         pod["metadata"]["name"]
-        for pod in map(
-            kube.plain, kube.core().list_namespaced_pod(request.namespace, label_selector=selector).items
-        )
+        for pod in pods.get("items") or []
         if (pod["metadata"].get("labels") or {}).get("job-name") not in mine
         and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
     ]
