@@ -4,6 +4,7 @@ kopf's default of CPUs + 4 threads, nor open a throw-away connection per request
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import kopf
@@ -19,7 +20,9 @@ def test_kopf_runs_the_handlers_in_the_operators_thread_count(monkeypatch: pytes
     settings = kopf.OperatorSettings()
     startup.configure(settings=settings)
     assert settings.execution.max_workers == startup.HANDLER_THREADS
-    assert getattr(settings.execution.executor, "_max_workers") == startup.HANDLER_THREADS
+    executor = settings.execution.executor
+    assert isinstance(executor, ThreadPoolExecutor)
+    assert executor._max_workers == startup.HANDLER_THREADS
 
 
 def test_every_handler_thread_keeps_a_connection_of_the_clients_pool() -> None:
