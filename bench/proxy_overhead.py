@@ -95,14 +95,15 @@ def _body(stream: bool) -> bytes:
     ).encode()
 
 
-async def _timed_calls(base: str, calls: int, stream: bool) -> list[float]:
+async def _timed_calls(base: str, calls: int, stream: bool, key: str = "none") -> list[float]:
     times = []
     # No Nagle in the client either (the proxy sets it upstream): else every call waits for a delayed ACK.
     nodelay = httpx.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
     async with httpx.AsyncClient(transport=nodelay) as client:
         for _ in range(calls):
             started = time.perf_counter()
-            reply = await client.post(f"{base}/chat/completions", content=_body(stream))
+            headers = {"authorization": f"Bearer {key}"}
+            reply = await client.post(f"{base}/chat/completions", content=_body(stream), headers=headers)
             reply.read()
             times.append(time.perf_counter() - started)
     return times
@@ -114,7 +115,8 @@ async def per_call(calls: int, stream: bool) -> tuple[float, float, float]:
     with Upstream(0.0) as upstream:
         direct = await _timed_calls(upstream.url, calls, stream)
         async with MeteringProxy(upstream.url, Ledger()) as proxy:
-            proxied = await _timed_calls(proxy.open_cell("T-1/1"), calls, stream)
+            cell = proxy.open_cell("T-1/1")
+            proxied = await _timed_calls(cell.url, calls, stream, cell.key)
         folder = Path(tempfile.mkdtemp(prefix="as-"))
         try:
             async with GatewaySidecar(folder / "s.sock", folder / "ledger", upstream.url, None) as sidecar:
@@ -123,7 +125,8 @@ async def per_call(calls: int, stream: bool) -> tuple[float, float, float]:
                     key = (await http.post(f"http://sidecar{CLAIM_PATH}", content=b"{}")).json()["key"]
                 link = SidecarLink(sidecar.socket_path, key)
                 async with MeteringProxy(upstream.url, Ledger(), transport=link.transport()) as proxy:
-                    both = await _timed_calls(proxy.open_cell("T-1/1"), calls, stream)
+                    cell = proxy.open_cell("T-1/1")
+                    both = await _timed_calls(cell.url, calls, stream, cell.key)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     return statistics.median(direct), statistics.median(proxied), statistics.median(both)

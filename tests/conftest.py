@@ -56,17 +56,20 @@ IMAGES: dict[str, ClusterImages] = {}
 PROCESS_SINGLETONS: tuple[tuple[str, str], ...] = (
     ("assay_runner.processes", "OWN"),
     ("assay_runner.processes", "CONTAINMENT"),
+    ("assay_runner.cgroup", "CELL_GROUPS"),
     ("assay_runner.collector", "SCHEDULE"),
     ("assay_runner.judges.threads", "JUDGE_THREADS"),
     ("assay_operator.metrics", "CLUSTER"),
     ("assay_operator.campaign.handlers", "RETRIES"),
     ("assay_operator.campaign.handlers", "EVENTS"),
     ("assay_operator.evaluation.handlers", "RETRIES"),
+    ("assay_operator.evaluation.steps.wakeups", "WAKEUPS"),
 )
 """Every process-global object with state, by module and name: `reset()` between tests (tests/unit/
 test_singletons.py keeps the list complete)."""
 PROCESS_CACHES: tuple[tuple[str, str], ...] = (
     ("assay_runner.processes", "lists_children"),
+    ("assay_runner.processes", "_pidfds_work"),
     ("assay_operator.startup", "settings"),
     ("assay_operator.kube", "api_client"),
 )

@@ -154,6 +154,12 @@ class CellGroups:
         self._run: Path | None = None
         self._tried = False
 
+    def reset(self) -> None:
+        """Decide again on first use, as a fresh process does (tests): an earlier run group is left to its
+        exit handler."""
+        self._run = None
+        self._tried = False
+
     def _run_group(self) -> Path | None:
         if self._tried:
             return self._run

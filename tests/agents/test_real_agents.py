@@ -103,6 +103,8 @@ def isolated_run(
         "PATH": f"{AGENTS_BIN}:{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         **RUNNER_ONLY,
+        # The runner under test (a worktree's, first on the path) rather than the one the interpreter has.
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
     }
     spec = {
         "model": MODEL,
@@ -329,6 +331,13 @@ def test_a_conversation_that_reads_before_it_answers_passes_with_what_the_tools_
     assert all(c.start is not None and c.end is not None and c.start <= c.end for c in calls)
     assert cell.trajectory.input_tokens == (cell.usage.input_tokens if cell.usage else None)
     assert cell.judges["read_before_citing"].score == 1.0 and cell.judges["tool_use"].score == 1.0
+    # What the judges gate on is the metering proxy's record: the article's content reached the model in
+    # the read's result, and every call the CLI made passed the proxy.
+    assert cell.trajectory.articles_read == [article]
+    through_proxy = [
+        r for r in record["requests"] if r["protocol"] and r["headers"].get("user-agent") != "assay-preflight"
+    ]
+    assert cell.trajectory.model_calls == len(through_proxy), cell.trajectory.differences
     assert record["attempts"] == []
 
 

@@ -63,7 +63,7 @@ def test_the_sidecar_holds_the_token_and_shares_only_its_socket_with_the_answer_
         {"name": "gateway-socket", "emptyDir": {"sizeLimit": "1Mi"}},
     ]
     assert [m.body() for m in built.answer_mounts] == [
-        {"name": "gateway-socket", "mountPath": "/var/run/assay/gateway"}
+        {"name": "gateway-socket", "mountPath": "/var/run/assay/gateway", "readOnly": True}
     ]
     assert [e.body() for e in built.answer_env] == [
         {"name": "ASSAY_GATEWAY_SOCKET", "value": "/var/run/assay/gateway/gateway.sock"}

@@ -237,6 +237,7 @@ request = urllib.request.Request(
     os.environ["ASSAY_GATEWAY_URL"].rstrip("/") + "/chat/completions", data=json.dumps(call).encode()
 )
 request.add_header("Content-Type", "application/json")
+request.add_header("Authorization", "Bearer " + os.environ.get("ASSAY_PROXY_KEY", ""))  # its credential
 urllib.request.urlopen(request, timeout=60).read()
 time.sleep(4)
 open(sys.argv[1], "w").write({METERED_ANSWER!r})

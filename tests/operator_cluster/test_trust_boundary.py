@@ -442,3 +442,64 @@ def test_a_token_hunter_in_the_answer_phase_finds_no_gateway_token(
     assert ledger["pod"] == pod["metadata"]["uid"] and ledger["setAside"] == []
     assert ledger["claimed"] and ledger["refused"]["count"] >= len(direct)
     assert ledger["cells"]["T-1/1"]["requests"] == 1
+
+
+SOCKET_GRAB = """
+import os, socket, sys
+path = "/var/run/assay/gateway/gateway.sock"
+tried = []
+for name, attempt in (
+    ("rename", lambda: os.rename(path, path + ".aside")),
+    ("unlink", lambda: os.unlink(path)),
+    ("bind", lambda: socket.socket(socket.AF_UNIX).bind(path + ".mine")),
+):
+    try:
+        attempt()
+        tried.append(name + ": done")
+    except OSError as exc:
+        tried.append(name + ": " + (os.strerror(exc.errno) if exc.errno else str(exc)))
+client = socket.socket(socket.AF_UNIX)
+try:
+    client.connect(path)
+    tried.append("connect: done")
+except OSError as exc:
+    tried.append("connect: " + str(exc))
+open(sys.argv[1], "w").write(GOOD + "\\n" + "\\n".join(tried) + "\\n")
+"""
+"""An agent that tries to replace the gateway sidecar's socket (rename it aside, remove it, bind its own
+beside it), then connects to it as the runner does. No braces: the command's placeholders."""
+
+
+def test_no_cell_can_replace_the_gateway_sidecars_socket(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    """The socket's folder is mounted read-only in the answer container: a cell can connect to the sidecar
+    (as the runner does) but cannot rename the socket aside, remove it or bind one of its own there, so it
+    cannot listen at its path, relay the other cells' calls or take the runner's key."""
+    token = f"gw-{secrets.token_urlsafe(24)}"
+    admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
+    suite_cm, kb_cm = canary_suite({part: f"unused{part}" for part in ("notes", "fact", "forbidden")}, "grab")
+    for config_map in (suite_cm, kb_cm):
+        admin.create(support.config_maps_path(namespace), config_map)
+    grab = ["python", "-c", SOCKET_GRAB.replace("GOOD", repr(GOOD_ANSWER)), "{answer_file}"]
+    with ChatServer(lambda _body: Reply(content=GOOD_ANSWER), token=token) as gateway:
+        spec = {
+            "brain": {"configMap": {"name": brains("v1")}},
+            "suite": {"configMap": {"name": "grab-suite"}, "kbConfigMap": {"name": "grab-kb"}},
+            "agent": {"kind": "command", "model": "m", "command": grab, "timeoutSeconds": 120},
+            "gateway": gateway.url,
+            "gatewayTokenSecretRef": {"name": "gateway"},
+            "resources": dict(support.SMALL),
+            "deadlineSeconds": 600,
+        }
+        admin.create(support.evaluations_path(namespace), evaluation("grab", spec))
+        support.wait_for_verdict(admin, namespace, "grab", operator=operator, timeout=420)
+    (pod,) = support.pods_of_job(admin, namespace, support.answer_job("grab"))
+    (answer_container,) = pod["spec"]["containers"]
+    mounts = {m["name"]: m for m in answer_container["volumeMounts"]}
+    assert mounts["gateway-socket"].get("readOnly") is True
+    kept = support.claim_path(admin, namespace, "grab-g1-answers")
+    answer = (kept / "shard-0" / "T-1" / "1" / "answer.md").read_text()
+    report = dict(line.split(": ", 1) for line in answer.splitlines() if ": " in line)
+    assert report["rename"] == report["unlink"] == report["bind"] == "Read-only file system", answer
+    assert report["connect"] == "done", answer

@@ -342,6 +342,7 @@ request = urllib.request.Request(
     os.environ["ASSAY_GATEWAY_URL"].rstrip("/") + "/chat/completions", data=json.dumps(call).encode()
 )
 request.add_header("Content-Type", "application/json")
+request.add_header("Authorization", "Bearer " + os.environ["ASSAY_PROXY_KEY"])  # its cell's credential
 urllib.request.urlopen(request, timeout=60).read()
 time.sleep(600)  # MARKER: killed with its pod
 """

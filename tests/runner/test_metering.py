@@ -195,3 +195,79 @@ def test_recorded_exchanges_replay_offline_with_the_same_verdict(
         "--cassettes", str(cassettes), "--cassette-mode", "replay",
     )  # fmt: skip
     assert missing_code == 1 and "-502" in (cells(missing)[0].answer or "")
+
+
+@pytest.mark.parametrize("protocol", ["chat", "responses", "messages"])
+@pytest.mark.parametrize("style", ["bridge", "twice"])
+def test_a_streams_usage_is_its_largest_counts_whatever_the_events_that_state_it(
+    suite: Path, brain: Path, tmp_path: Path, protocol: str, style: str
+) -> None:
+    # bridge: a messages stream opens with every count 0 and states the real ones only at its end (LiteLLM's
+    # Anthropic bridge); the other protocols restate their usage with zeros after it. twice: the usage
+    # event sent twice. Either way the upstream billed each call once, 300 prompt and 5 output tokens.
+    with ModelServer([], model="m", usage_style=style) as server:  # type: ignore[arg-type]
+        code, result = run(suite, brain, tmp_path / "out", server.url, f"{protocol} 2 stream", "-j", "3")
+        billed = server.reported_usage()
+    assert code == 0, result.reasons
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (
+        billed.prompt_tokens,
+        billed.output_tokens,
+    )
+    for cell in cells(result):
+        assert cell.usage is not None and (cell.usage.input_tokens, cell.usage.output_tokens) == (600, 10)
+
+
+def test_the_budget_holds_on_a_stream_that_states_its_input_only_at_its_end(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    # $0.30 a call (300 prompt tokens at $1000/M): under a $0.70 budget three calls are served, not twelve.
+    with ModelServer([], model="m", usage_style="bridge") as server:
+        code, result = run(
+            suite, brain, tmp_path / "out", server.url, "messages 2 stream", "--price", "m=1000,0",
+            "--max-cost-usd", "0.7", "-j", "1",
+        )  # fmt: skip
+        served = len(server.requests)
+    assert code == 1
+    assert served == 3
+    assert result.usage.cost_usd == pytest.approx(0.3 * served)
+    not_started = [c for c in cells(result) if c.error and "not started" in c.error]
+    assert not_started and all("budget was spent" in (c.error or "") for c in not_started)
+
+
+def test_a_model_without_a_price_is_refused_before_the_first_cell(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ModelServer([], model="m") as server:
+        for extra in (["--price", "other=1,1"], ["--max-cost-usd", "5"]):
+            code = main(
+                [
+                    "run", "--no-mlflow", "-q", str(suite), "--brain", str(brain), "--agent", "command",
+                    "--model", "m", "--command", f"{sys.executable} {CALLER} chat 1 plain",
+                    "--gateway", server.url, "--out", str(tmp_path / "out"), *extra,
+                ]
+            )  # fmt: skip
+            error = capsys.readouterr().err
+            assert code == 2
+            assert "the agent's model 'm' has no price" in error and "--price MODEL=INPUT,OUTPUT" in error
+        assert server.requests == []  # nothing was called, nothing billed at $0
+        # Without a price table or a budget, costs are not tracked: the run goes on (every cost is 0).
+        code, result = run(suite, brain, tmp_path / "free", server.url, "chat 1 plain", "--tickets", "T-1")
+    assert code == 0 and result.usage.cost_usd == 0 and result.usage.input_tokens > 0
+
+
+def test_cells_not_started_name_the_real_cause(suite: Path, brain: Path, tmp_path: Path) -> None:
+    def reply(body: dict) -> Reply:  # type: ignore[type-arg]
+        completion = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "x"}}]}
+        return Reply(raw_body=json.dumps(completion).encode())  # no usage: spending cannot be capped
+
+    with ChatServer(reply) as server:
+        code, result = run(
+            suite, brain, tmp_path / "out", server.url, "chat 1 plain", "--price", "m=1000,5000",
+            "--max-cost-usd", "1", "-j", "1",
+        )  # fmt: skip
+    assert code == 1
+    not_started = [c for c in cells(result) if c.error and "not started" in c.error]
+    assert not_started, [c.error for c in cells(result)]
+    for cell in not_started:
+        assert "budget was spent" not in (cell.error or "")
+        assert "the spending was stopped: spending cannot be capped" in (cell.error or "")

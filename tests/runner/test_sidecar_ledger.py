@@ -102,3 +102,23 @@ def test_a_journal_missing_behind_a_ledger_that_holds_some_of_it_is_unreadable(t
     journal_path(path).unlink()
     with pytest.raises(LedgerUnreadable, match="missing"):
         read_ledger(path)
+
+
+def test_spend_around_the_cells_is_in_the_runs_usage_and_named(tmp_path: Path) -> None:
+    from assay_runner.io.answers import AnswersManifest  # noqa: F401  (the reader's types)
+    from assay_runner.run.cell import Answered
+    from assay_runner.run.sidecar_spend import check_sidecar_spend
+
+    path = tmp_path / LEDGER_FILE
+    journal = _started(path)
+    journal.append(_entry("T-1/1", 1))
+    journal.append(_entry("", 3))  # a cell's stolen key: calls for no cell
+    journal.close()
+    sealed = Answered(answer="a", exit_code=0, error=None, usage=_entry("T-1/1", 1).count.usage())
+    checked, billed = check_sidecar_spend({("T-1", 1): sealed}, tmp_path, None, None)
+    assert checked[("T-1", 1)].error is not None and "for no cell" in checked[("T-1", 1)].error
+    assert billed is not None and billed.attempts == 0
+    assert (billed.extra.input_tokens, billed.extra.output_tokens) == (300, 30)
+    assert "counted 300 input and 30 output tokens" in billed.note(None) and "run's usage" in billed.note(
+        None
+    )

@@ -98,3 +98,37 @@ def test_the_judge_phase_prices_the_recorded_usage_with_the_suites_prices(
     result = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
     assert result.usage.input_tokens == 600 and result.usage.output_tokens == 60
     assert result.usage.cost_usd == pytest.approx(0.9)  # 6 cells x $0.15, from the suite's prices
+
+
+def test_a_model_judge_without_a_price_is_refused_before_the_first_cell(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = (suite / "suite.yaml").read_text()
+    judge = "  - {name: quality, type: model, weight: 0, threshold: 3, model: grader, rubric: '5: good'}\n"
+    (suite / "suite.yaml").write_text(text.replace("gate:", judge + "gate:"))
+    with ChatServer(lambda _body: Reply(ANSWER)) as server:
+        code = main(
+            [
+                "run", "--no-mlflow", "-q", str(suite), "--brain", str(brain), "--agent", "chat",
+                "--model", "m", "--gateway", server.url, "--out", str(tmp_path / "out"), "--price", "m=1,1",
+            ]
+        )  # fmt: skip
+        calls = len(server.requests)
+    assert code == 2 and calls == 0
+    assert "model judge quality's model 'grader' has no price" in capsys.readouterr().err
+
+
+def test_an_unpriced_preset_model_is_refused_before_its_preflight_call(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with ChatServer(lambda _body: Reply(ANSWER)) as server:
+        code = main(
+            [
+                "run", "--no-mlflow", "-q", str(suite), "--brain", str(brain), "--agent", "opencode",
+                "--model", "m", "--gateway", server.url, "--out", str(tmp_path / "out"),
+                "--max-cost-usd", "1",
+            ]
+        )  # fmt: skip
+        calls = len(server.requests)
+    assert code == 2 and calls == 0  # not even the preflight's one call
+    assert "the agent's model 'm' has no price, and a budget (maxCostUsd) is set" in capsys.readouterr().err

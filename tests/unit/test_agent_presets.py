@@ -39,7 +39,7 @@ TOKEN_SH = (
     'token="${ASSAY_GATEWAY_TOKEN:-}"; '
     'if [ -n "${ASSAY_GATEWAY_TOKEN_FILE:-}" ]; '
     'then token="$(cat "$ASSAY_GATEWAY_TOKEN_FILE")" || exit 2; fi; '
-    'export ASSAY_GATEWAY_TOKEN="${token:-assay-no-token}"; '
+    'export ASSAY_GATEWAY_TOKEN="${token:-${ASSAY_PROXY_KEY:-assay-no-token}}"; '
 )
 CLAUDE_SH = (
     TOKEN_SH

@@ -14,6 +14,7 @@ from assay_runner.gateway.metering.usage import (
     UsageReader,
     ask_for_usage,
     protocol_of,
+    refusal,
 )
 
 
@@ -116,3 +117,29 @@ def test_a_streamed_chat_request_is_made_to_report_its_usage() -> None:
     plain = json.dumps({"stream": False}).encode()
     assert ask_for_usage("chat", plain) == plain
     assert ask_for_usage("responses", b'{"stream": true}') == b'{"stream": true}'
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "forwarded"),
+    [
+        ("POST", "chat/completions", True),
+        ("POST", "v1/messages?beta=true", True),
+        ("POST", "/responses/", True),
+        ("GET", "models", True),
+        ("GET", "v1/models/gpt-4o", True),
+        ("POST", "messages/count_tokens", False),
+        ("GET", "messages/count_tokens", False),
+        ("POST", "embeddings", False),
+        ("POST", "completions", False),
+        ("POST", "responses/compact", False),
+        ("POST", "models", False),
+        ("GET", "chat/completions", False),
+        ("HEAD", "models", False),
+        ("DELETE", "responses/abc", False),
+        ("GET", "models/..", False),
+        ("GET", "models/a/../../chat/completions", False),
+        ("POST", "x/chat/completions", False),
+    ],
+)
+def test_the_hops_forward_an_allow_list(method: str, path: str, forwarded: bool) -> None:
+    assert (refusal(method, path) is None) == forwarded

@@ -137,3 +137,22 @@ def test_a_torn_line_in_an_attempt_none_of_whose_answers_are_kept_is_unknown_spe
     )
     found = reconcile_attempts(current, [killed], SEALED, {}, None)
     assert (found.whole, found.cells, found.unknown_calls) == (None, {}, 1)
+
+
+def test_spend_no_sealed_cell_accounts_for_blocks_and_is_still_billed() -> None:
+    """The judge blocks a tree for calls around its cells' proxies; the run's usage still counts them (the
+    gateway billed them), beside the cells' own: for no cell, for a name that is no cell, beyond a record."""
+    book = ledger(
+        cells={
+            "": SpendCount(requests=3, input_tokens=3000, output_tokens=300, cost_usd=0.54),
+            "T-9/1": SpendCount(requests=1, input_tokens=100, output_tokens=10, cost_usd=0.02),
+            "T-2/1": SpendCount(requests=2, input_tokens=80, output_tokens=9, cost_usd=0.05),
+            "T-1/1": SpendCount(requests=1, input_tokens=100, output_tokens=20, cost_usd=0.1),
+        }
+    )
+    sealed = {**SEALED, "T-2/1": Usage(input_tokens=50, output_tokens=5, cost_usd=0.03)}  # T-1/1: as counted
+    found = reconcile(book, sealed, None)
+    assert found.whole is not None and AROUND in found.whole
+    assert found.around == Usage(input_tokens=3000 + 100 + 30, output_tokens=300 + 10 + 4, cost_usd=0.58)
+    attempts = reconcile_attempts(book, [], sealed, {}, None)
+    assert attempts.around == found.around

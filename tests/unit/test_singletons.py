@@ -23,10 +23,6 @@ HOMES = {"assay_runner": ROOT / "runner", "assay_operator": ROOT / "operator", "
 STATELESS = {
     ("assay_runner.io.answers", "DEFAULT_LIMITS"): "a frozen dataclass: the default limits, never changed",
 }
-NOT_YET = {
-    # evaluation/ is being split into sub-packages by another change: Wakeups.reset() is added there.
-    ("assay_operator.evaluation.wakeups", "WAKEUPS"): "Wakeups has no reset() yet",
-}
 
 
 def found_singletons() -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
@@ -55,7 +51,7 @@ def found_singletons() -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
 
 def test_every_singleton_is_reset_between_tests() -> None:
     objects, caches = found_singletons()
-    assert objects - set(STATELESS) - set(NOT_YET) == set(PROCESS_SINGLETONS)
+    assert objects - set(STATELESS) == set(PROCESS_SINGLETONS)
     assert caches == set(PROCESS_CACHES)
 
 

@@ -289,3 +289,54 @@ def test_every_step_kind_round_trips() -> None:
     )
     again = Trajectory.model_validate(json.loads(trajectory.to_json()))
     assert again == trajectory and [s.type for s in again.steps] == ["model", "tool", "error"]
+
+
+def test_a_search_that_found_nothing_is_the_same_event_for_the_three_clis() -> None:
+    """One definition of a failed call: the tool reported an error. A search without hits did what it was
+    asked — Claude Code's Grep and OpenCode's grep say so in their result, Codex's `rg` exits 1 — while a
+    search the tool could not run (rg exits 2) failed, for Codex as for the others."""
+    claude = "\n".join(
+        json.dumps(line)
+        for line in (
+            {
+                "type": "assistant",
+                "message": {
+                    "id": "m1",
+                    "content": [{"type": "tool_use", "id": "g1", "name": "Grep", "input": {"pattern": "zz"}}],
+                },
+            },
+            {
+                "type": "user",
+                "message": {
+                    "content": [{"type": "tool_result", "tool_use_id": "g1", "content": "No matches found"}]
+                },
+            },
+        )
+    )
+    oc = json.dumps(
+        {
+            "type": "tool_use",
+            "part": {
+                "tool": "grep",
+                "state": {"status": "completed", "input": {"pattern": "zz"}, "output": "No files found"},
+            },
+        }
+    )
+
+    def codex_search(code: int, output: str) -> str:
+        item = {"id": "i1", "type": "command_execution", "command": "/bin/bash -lc 'rg zz kb'"}
+        done = {**item, "aggregated_output": output, "exit_code": code, "status": "failed"}
+        return json.dumps({"type": "item.completed", "item": done})
+
+    searches = [
+        parsed.tool_calls()[0]
+        for parsed in (
+            claude_code.parse(claude, [0.1, 0.2], "/w"),
+            opencode.parse(oc, [0.1], "/w"),
+            codex.parse(codex_search(1, ""), [0.1], "/w"),
+        )
+        if parsed is not None
+    ]
+    assert [(s.action, s.ok) for s in searches] == [("search", True)] * 3
+    broken = codex.parse(codex_search(2, "rg: kb: No such file or directory"), [0.1], "/w")
+    assert broken is not None and not broken.tool_calls()[0].ok

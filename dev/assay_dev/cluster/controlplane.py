@@ -101,11 +101,22 @@ class _Process:
             os.killpg(self.popen.pid, signal.SIGKILL)  # helpers left in the group
 
 
+AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+"""
+
+
 class ControlPlane:
     """etcd + kube-apiserver + kube-controller-manager. Use as a context manager, or start()/stop()."""
 
-    def __init__(self, bin_dir: Path, work_dir: Path | None = None) -> None:
+    def __init__(self, bin_dir: Path, work_dir: Path | None = None, *, audit: bool = False) -> None:
         self.bin_dir = bin_dir
+        self.audit = audit
+        """Log every request's metadata (who, verb, object) to `audit_log`: benchmarks count requests by
+        user with it. Off by default: it costs the apiserver a write per request."""
         self._own_work_dir = work_dir is None
         self.work_dir = work_dir or Path(tempfile.mkdtemp(prefix="assay-cp-"))
         self.logs_dir = self.work_dir / "logs"
@@ -127,6 +138,18 @@ class ControlPlane:
     @property
     def server(self) -> str:
         return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def audit_log(self) -> Path:
+        """One JSON audit event per line (stages ResponseStarted, ResponseComplete), when `audit` is set."""
+        return self.logs_dir / "audit.log"
+
+    def _audit_args(self) -> list[str]:
+        if not self.audit:
+            return []
+        policy = self.work_dir / "audit-policy.yaml"
+        policy.write_text(AUDIT_POLICY)
+        return [f"--audit-policy-file={policy}", f"--audit-log-path={self.audit_log}"]
 
     @property
     def api(self) -> KubeApi:
@@ -272,6 +295,7 @@ class ControlPlane:
                 f"--service-account-signing-key-file={certs.sa_private_key}",
                 "--allow-privileged=true",
                 "--profiling=false",
+                *self._audit_args(),
             ],
         )
         client = KubeApi(self.admin_credentials(), timeout=5)
@@ -408,6 +432,6 @@ def _readyz(client: KubeApi) -> bool:
 
 
 @contextlib.contextmanager
-def running_control_plane(bin_dir: Path | None = None) -> Iterator[ControlPlane]:
-    with ControlPlane(bin_dir or locate_binaries()) as control_plane:
+def running_control_plane(bin_dir: Path | None = None, *, audit: bool = False) -> Iterator[ControlPlane]:
+    with ControlPlane(bin_dir or locate_binaries(), audit=audit) as control_plane:
         yield control_plane

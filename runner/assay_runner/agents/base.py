@@ -32,6 +32,8 @@ class Workspace:
     """Where the agent must write its answer (markdown)."""
     gateway: str | None = None
     """This cell's own gateway URL (the metering proxy's, `gateway.metering`); None: the run's gateway."""
+    gateway_key: str | None = None
+    """The cell's own credential at the metering proxy, which its agent presents as its API key."""
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,9 @@ from assay_runner.errors import InputError
 from assay_runner.io.plain import NotPlain, opened
 from assay_runner.suite.models import Ticket
 
+PROXY_KEY_ENV = "ASSAY_PROXY_KEY"
+"""The cell's own credential at the metering proxy: its agent sends it as its API key (`Bearer`), and the
+proxy refuses a call on one cell's URL with another cell's credential, or none."""
 PLACEHOLDERS = frozenset(
     {
         "prompt_file",
@@ -154,6 +157,8 @@ class CommandAgent:
         }
         if workspace.gateway is None:  # behind the metering proxy the agent holds no token: the proxy does
             env.update({name: os.environ[name] for name in self.spec.pass_env if name in os.environ})
+        if workspace.gateway_key is not None:  # only its own cell's credential at the proxy
+            env[PROXY_KEY_ENV] = workspace.gateway_key
         env.update({key: value.format(**values) for key, value in self.spec.env.items()})
         return env
 

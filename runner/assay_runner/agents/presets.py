@@ -7,7 +7,8 @@ final message parsed from the JSON output. docs/agents.md has the command lines,
 
 Every preset starts the CLI through the same short /bin/sh prelude, because templates cannot read the runner's
 environment and two things are only known at run time: the gateway token (`ASSAY_GATEWAY_TOKEN`, or the file
-named by `ASSAY_GATEWAY_TOKEN_FILE`, else the placeholder `assay-no-token` for CLIs that refuse an empty key),
+named by `ASSAY_GATEWAY_TOKEN_FILE`; behind the metering proxy, the cell's own proxy credential
+`ASSAY_PROXY_KEY`; else the placeholder `assay-no-token` for CLIs that refuse an empty key),
 and, for Claude Code, the Anthropic base URL (the gateway URL without its `/v1`). The prelude exports what the
 CLI reads, then `exec`s the CLI with the preset's argv: no key is ever written into a template or a file.
 
@@ -28,7 +29,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assay_runner.agents.command import CommandSpec
+from assay_runner.agents.command import PROXY_KEY_ENV, CommandSpec
 from assay_runner.agents.tools import ripgrep_folder
 from assay_runner.agents.trajectory import claude_code as claude_code_steps
 from assay_runner.agents.trajectory import codex as codex_steps
@@ -50,7 +51,7 @@ CLAUDE_MAX_RETRIES = 4
 _TOKEN_PRELUDE = (
     f'token="${{{TOKEN_ENV}:-}}"; '
     f'if [ -n "${{{TOKEN_FILE_ENV}:-}}" ]; then token="$(cat "${TOKEN_FILE_ENV}")" || exit 2; fi; '
-    f'export {TOKEN_ENV}="${{token:-{PLACEHOLDER_TOKEN}}}"; '
+    f'export {TOKEN_ENV}="${{token:-${{{PROXY_KEY_ENV}:-{PLACEHOLDER_TOKEN}}}}}"; '
 )
 _EXEC = 'exec "$0" "$@"'
 # Claude Code appends /v1/messages to ANTHROPIC_BASE_URL, so the gateway's OpenAI-style /v1 suffix goes.

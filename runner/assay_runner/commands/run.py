@@ -170,6 +170,10 @@ def run(args: argparse.Namespace) -> Finished:
     prepared = prepare(config)
     # Checked before any agent runs: a suite that requires an independent judge fails fast.
     warnings = judge_model_warnings(prepared.suite, config.judge_model, config.agent.model)
+    from assay_runner.run.spending import check_run_prices
+
+    # Every model priced (with a price table or a budget) before the preflight's call, the run's first spend.
+    check_run_prices(prepared)
     preflight_usage = _preflight(config)
     from assay_runner.run.evaluation import run_evaluation
 

@@ -75,6 +75,13 @@ class Trajectory(WireModel):
     input_tokens: int | None = None
     """The run's prompt tokens as the CLI reported them (per turn where it reports them per turn)."""
     output_tokens: int | None = None
+    # What the metering proxy saw (gateway.metering.witness), None without one: what the judges gate on.
+    model_calls: int | None = None
+    """Model calls the proxy relayed for this cell."""
+    articles_read: list[str] | None = None
+    """KB articles whose content reached the model in a tool result (`text.excerpt`)."""
+    differences: list[str] = Field(default_factory=list)
+    """Where the steps above (the CLI's own account) and the proxy's record disagree, each named."""
 
     def tool_calls(self) -> list[ToolCall]:
         return [step for step in self.steps if isinstance(step, ToolCall)]

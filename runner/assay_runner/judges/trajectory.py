@@ -1,11 +1,15 @@
 """`trajectory`: judges what the agent did, from its trajectory, not only its answer.
 
 Checks, each optional (the suite names the ones it wants), score = share that hold:
-- `citedArticlesRead`: every KB article the answer cites (read as `kb_citation` reads it) was read by a
-  tool call that succeeded — a read of `kb/<id>.md`, or a shell command that read that file. A search hit
-  is not a read: it shows a line, not the article.
+- `citedArticlesRead`: every KB article the answer cites (read as `kb_citation` reads it) was read: its
+  content reached the model in a tool result the metering proxy relayed (`Trajectory.articles_read`, by the
+  rule of `text.excerpt`: a contiguous excerpt of 400 characters, or all of a shorter article), whatever the
+  command's wording. A search hit, a size, an empty range is not a read. Only a trajectory without the
+  proxy's record (a result from before it, an agent run without a proxy) is read from the CLI's own steps:
+  a successful read of `kb/<id>.md`.
 - `allowedTools`: no tool call outside these kinds.
-- `maxToolCalls`, `maxFailedToolCalls`: bounds on the calls, and on the calls that failed.
+- `maxToolCalls`, `maxFailedToolCalls`: bounds on the calls, and on the calls that failed (one definition
+  for the three CLIs: the tool reported an error; a search that found nothing did what it was asked).
 
 Not applicable to a cell without a trajectory: its kind of agent keeps none (replayed answers, the chat
 agent), so there is nothing to check rather than a free pass — the other judges still apply.
@@ -55,7 +59,12 @@ class TrajectoryChecks(SpecJudge[TrajectoryJudge]):
         checks: list[tuple[bool, str]] = []
         if spec.cited_articles_read:
             cited = sorted(self._citations.cited(case.answer))
-            read = articles_read(trajectory)
+            witnessed = trajectory.articles_read is not None
+            read = (
+                {article.upper() for article in trajectory.articles_read or []}
+                if witnessed
+                else articles_read(trajectory)
+            )
             unread = [article for article in cited if article.upper() not in read]
             checks.append(
                 (not unread, f"cites {', '.join(unread)} without having read it")

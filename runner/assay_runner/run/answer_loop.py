@@ -26,7 +26,7 @@ from assay_runner.run.cell import Answered, Cell, cell_key
 from assay_runner.run.preparation import Prepared
 from assay_runner.run.scheduler import CellPool
 from assay_runner.run.shards import cells_of
-from assay_runner.run.spending import PricedAgent, Spending
+from assay_runner.run.spending import PricedAgent, Spending, check_run_prices
 from assay_runner.suite.models import Ticket
 from assay_runner.views.progress import Counts
 from assay_runner.vocabulary import PROGRAM_KINDS
@@ -63,6 +63,7 @@ async def answer_cells(
     gateway is reached through the gateway sidecar (`gateway.sidecar_link`)."""
     config = prepared.config
     agent = build_agent(config, access.client)
+    check_run_prices(prepared)  # before the first cell (and `assay run` before its preflight call)
     proxy = metering_proxy(prepared, sidecar) if agent.kind in PROGRAM_KINDS else None
     ledger = proxy.ledger if proxy is not None else None
     spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd, ledger)
@@ -83,7 +84,7 @@ async def answer_cells(
         if proxy is not None:
             await stack.enter_async_context(proxy)
         await stack.enter_async_context(pool)
-        step = AnswerStep(pool, agent, spending, tally, proxy)
+        step = AnswerStep(pool, agent, spending, tally, proxy, prepared.suite.kb)
         after = then(pool)
 
         async def cell(ticket: Ticket, repetition: int) -> R:

@@ -7,12 +7,15 @@ agent that changed its read-only brain/ or kb/ files has its cell blocked.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent
-from assay_runner.contract import Usage
+from assay_runner.agents.trajectory.witness import normalised_kb, witnessed
+from assay_runner.contract import Trajectory, Usage
 from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.run.cell import Answered, cell_key, no_answer_left, unanswered
 from assay_runner.run.scheduler import CellPool
@@ -62,9 +65,12 @@ class AnswerStep:
         spending: Spending | None,
         tally: Tally,
         proxy: MeteringProxy | None = None,
+        kb: Mapping[str, str] | None = None,
     ) -> None:
         """`proxy`: the agent's model traffic goes through it, on a URL of the cell's own, and the cell's
-        usage is what it counted (else what the agent reported)."""
+        usage is what it counted (else what the agent reported); its record of what reached the model is
+        joined to the agent's trajectory, matched against the suite's `kb` articles (id -> text)."""
+        self.kb = normalised_kb(kb or {})
         self.pool = pool
         self.agent = agent
         self.spending = spending
@@ -78,7 +84,8 @@ class AnswerStep:
                 return unanswered(self.spending.not_started())  # the seat discards the untouched workspace
             workspace = seat.workspace
             if self.proxy is not None:
-                workspace = replace(workspace, gateway=self.proxy.open_cell(cell, workspace.root))
+                access = self.proxy.open_cell(cell, workspace.root)
+                workspace = replace(workspace, gateway=access.url, gateway_key=access.key)
             self.tally.running(+1)
             try:
                 started_at = time.time()
@@ -88,10 +95,11 @@ class AnswerStep:
                 self.tally.running(-1)
                 if self.proxy is not None:
                     self.proxy.close_cell(cell)
-        usage, error = outcome.usage, outcome.error
+        usage, error, trajectory = outcome.usage, outcome.error, outcome.trajectory
         if self.proxy is not None:
             usage, metering = await self._metered(cell)
             error = error or metering
+            trajectory = await self._witnessed(cell, trajectory)
         if not seat.intact:
             error = MODIFIED_READ_ONLY
         elif outcome.answer is None and error is None:
@@ -107,8 +115,25 @@ class AnswerStep:
             wall_seconds=round(outcome.wall_seconds, 3),
             started_at=started_at,
             usage=usage,
-            trajectory=outcome.trajectory,
+            trajectory=trajectory,
             containment=outcome.containment,
+        )
+
+    async def _witnessed(self, cell: str, trajectory: Trajectory | None) -> Trajectory | None:
+        """The CLI's trajectory with what the proxy saw of the cell (the proxy's record is then let go). The
+        matching runs on a thread: the other cells' replies keep streaming meanwhile."""
+        assert self.proxy is not None
+        record = self.proxy.witness.of(cell)
+        self.proxy.witness.forget(cell)
+        if trajectory is None:
+            return None
+        return await asyncio.to_thread(
+            witnessed,
+            trajectory,
+            model_calls=self.proxy.ledger.cell(cell).requests,
+            results=record.results,
+            kb=self.kb,
+            not_kept=record.not_kept,
         )
 
     async def _metered(self, cell: str) -> tuple[Usage, str | None]:

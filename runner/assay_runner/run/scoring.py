@@ -67,7 +67,7 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> tuple[Result
     cells = dict(zip(recorded, judged, strict=True))
     usage = total_usage(
         access.meter.usage(),
-        [*(c.usage for c in judged), *(r.usage for r in retried.values())],
+        [*(c.usage for c in judged), *(r.extra for r in retried.values())],
         agent_metered=False,
     )
     run_name = config.run_name or answers_dir.name

@@ -9,7 +9,7 @@ cell accounts for blocks as the reconciliation says.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from assay_runner.contract import GATEWAY_LEDGER_ENV, Usage
@@ -26,14 +26,36 @@ from assay_runner.run.cell import Answered, Cell, cell_key
 
 @dataclass(frozen=True)
 class Retried:
-    """What a tree's earlier, retried attempts spent on cells answered again: part of the run's usage."""
+    """What the gateway billed for a tree beyond its sealed cells, part of the run's usage: the earlier,
+    retried attempts' spend on cells answered again, and calls around the cells' proxies (`around`)."""
 
     usage: Usage
     unknown_calls: int
     attempts: int
+    around: Usage = field(default_factory=Usage)
+    """Spend the sidecar counted that no sealed cell accounts for (the judge blocks the tree for it)."""
+
+    @property
+    def extra(self) -> Usage:
+        """All of it: what the run's usage adds to its cells' own."""
+        return self.usage.plus(self.around)
 
     def note(self, shard: tuple[int, int] | None) -> str:
         where = f"answer shard {shard[0]}" if shard is not None else "the answer pod"
+        notes = [self._around(where)] if self.around != Usage() else []
+        if self.attempts:
+            notes.append(self._retried(where))
+        return "; ".join(notes)
+
+    def _around(self, where: str) -> str:
+        around = self.around
+        return (
+            f"the gateway sidecar of {where} counted {around.input_tokens} input and {around.output_tokens} "
+            f"output tokens (${around.cost_usd:.6f}) that no sealed cell accounts for (calls around the "
+            "cells' proxies, which block the verdict): billed all the same, counted in the run's usage"
+        )
+
+    def _retried(self, where: str) -> str:
         unknown = (
             f"; {self.unknown_calls} call(s) were in flight when an earlier pod ended: the gateway may have "
             "billed them, and what they spent is not known"
@@ -84,5 +106,6 @@ def check_sidecar_spend(
     for cell, answered in recorded.items():
         problems = [p for p in (found.cells.get(cell_key(*cell)), found.whole) if p is not None]
         checked[cell] = _blocked(answered, "; ".join(problems)) if problems else answered
-    retried = Retried(found.retried, found.unknown_calls, len(earlier)) if earlier else None
+    billed = earlier or found.around != Usage()
+    retried = Retried(found.retried, found.unknown_calls, len(earlier), found.around) if billed else None
     return checked, retried

@@ -12,17 +12,59 @@ rule blocks the verdict. Cells already running finish, so a run can overshoot th
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent, AgentOutcome, Workspace
 from assay_runner.contract import PriceConfig, Usage
+from assay_runner.errors import InputError
 from assay_runner.gateway.usage import UsageMeter
-from assay_runner.suite.models import Ticket
+from assay_runner.suite.loader import Suite
+from assay_runner.suite.models import ModelJudge, Ticket
 
 if TYPE_CHECKING:
     from assay_runner.gateway.metering.ledger import Ledger  # a run with a metering proxy only
+    from assay_runner.run.preparation import Prepared
+
+HOW_TO_PRICE = (
+    "give it a price: `--price MODEL=INPUT,OUTPUT` (USD per million tokens), the suite's `prices:` or the "
+    "RunConfig's `prices`"
+)
+
+
+def check_prices(
+    prices: Mapping[str, PriceConfig], budget: float | None, models: Mapping[str, str | None]
+) -> None:
+    """Before the first cell: with a price table or a budget, every model the run calls (`models`: who
+    calls it -> the model) must have a price, else the run is bad input (exit 2) rather than billed at $0.
+    Without either, costs are not tracked (every cost is 0) and nothing is checked. The proxy refuses any
+    call naming another unpriced model all the same (`gateway.metering.ledger`)."""
+    if budget is None and not prices:
+        return
+    unpriced = [f"{who}'s model {model!r}" for who, model in models.items() if model and model not in prices]
+    if not unpriced:
+        return
+    known = ", ".join(sorted(prices)) or "none"
+    why = "a budget (maxCostUsd) is set" if budget is not None else f"the run prices models ({known})"
+    raise InputError(f"{', '.join(unpriced)} has no price, and {why}: {HOW_TO_PRICE}")
+
+
+def check_run_prices(prepared: Prepared) -> None:
+    """`check_prices` for a run: the agent's model (a `replay` agent calls none) and the model judges'."""
+    config = prepared.config
+    agent_model = config.agent.model if config.agent.kind != "replay" else None
+    called = models_called(prepared.suite, agent_model, config.judge_model)
+    check_prices(prepared.prices, config.max_cost_usd, called)
+
+
+def models_called(suite: Suite, agent_model: str | None, judge_model: str | None) -> dict[str, str | None]:
+    """Who calls which model in a run: the agent (None: it calls none) and each model judge."""
+    called: dict[str, str | None] = {"the agent": agent_model}
+    for spec in suite.spec.judges:
+        if isinstance(spec, ModelJudge):
+            called[f"model judge {spec.name}"] = spec.model or judge_model
+    return called
 
 
 @dataclass
@@ -48,10 +90,14 @@ class Spending:
         return self.max_cost_usd is not None and self.spent() >= self.max_cost_usd
 
     def not_started(self) -> str:
-        return (
-            f"incomplete: not started, the budget was spent (maxCostUsd {self.max_cost_usd:g}, "
-            f"${self.spent():.4f} spent)"
-        )
+        """Why a cell is not started: the budget spent, or the reason the proxy stopped the spending (a
+        model without a price, a reply whose usage could not be counted), whichever it was."""
+        spent = self.spent()
+        if self.max_cost_usd is not None and spent >= self.max_cost_usd:
+            budget = f"maxCostUsd {self.max_cost_usd:g}, ${spent:.4f} spent"
+            return f"incomplete: not started, the budget was spent ({budget})"
+        stopped = self.ledger.stopped if self.ledger is not None else None
+        return f"incomplete: not started, the spending was stopped: {stopped} (${spent:.4f} spent)"
 
     def priced(self, usage: Usage | None, *, metered: bool) -> Usage | None:
         """`usage` with its cost; counted against the budget unless the meter already counted it."""

@@ -259,8 +259,9 @@ class TrajectoryJudge(JudgeBase):
 
     type: Literal["trajectory"]
     cited_articles_read: bool = False
-    """Every KB article the answer cites was read by a tool call that succeeded (a read of its file, or a
-    shell command that read it): an answer must not cite what the agent never opened."""
+    """Every KB article the answer cites was read: its content reached the model in a tool result the
+    metering proxy relayed (an excerpt of 400 characters, or all of a shorter article), whatever the command:
+    an answer must not cite what the agent never opened."""
     allowed_tools: list[ToolAction] | None = None
     """Only tool calls of these kinds (`list`, `read`, `search`, `write`, `edit`, `shell`, `web`,
     `delegate`, `other`), whichever CLI made them."""

@@ -45,12 +45,13 @@ def main() -> int:
     base = (given[0] if given else os.environ["ASSAY_GATEWAY_URL"]).rstrip("/")
     if protocol == "messages":
         base = base.removesuffix("/v1") + "/v1"  # as Claude Code: {base}/v1/messages
+    key = os.environ.get("ASSAY_PROXY_KEY", "whatever-i-have")  # its cell's own credential at the proxy
     lengths = []
     for _ in range(calls):
         request = urllib.request.Request(
             base + PATHS[protocol],
             data=body(protocol, stream),
-            headers={"content-type": "application/json", "authorization": "Bearer whatever-i-have"},
+            headers={"content-type": "application/json", "authorization": f"Bearer {key}"},
         )
         try:
             with urllib.request.urlopen(request, timeout=60) as reply:

@@ -79,7 +79,11 @@ def main() -> int:
             request = urllib.request.Request(
                 os.environ["ASSAY_GATEWAY_URL"] + "/chat/completions",
                 data=body,
-                headers={"content-type": "application/json"},
+                # Its cell's own credential at the metering proxy, as a CLI sends its API key.
+                headers={
+                    "content-type": "application/json",
+                    "authorization": f"Bearer {os.environ.get('ASSAY_PROXY_KEY', '')}",
+                },
             )
             with urllib.request.urlopen(request, timeout=30) as response:
                 reply = json.load(response)

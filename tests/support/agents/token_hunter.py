@@ -196,9 +196,12 @@ def listeners(hunt: Hunt) -> list[str]:
 def honest() -> str:
     """One call through the URL the runner gave this cell: the way it is meant to go."""
     base = os.environ.get("ASSAY_GATEWAY_URL", "")
-    request = urllib.request.Request(
-        f"{base}/chat/completions", data=CALL, headers={"content-type": "application/json"}
-    )
+    # With its cell's own credential at the proxy, as a CLI sends it (its API key).
+    headers = {
+        "content-type": "application/json",
+        "authorization": f"Bearer {os.environ.get('ASSAY_PROXY_KEY')}",
+    }
+    request = urllib.request.Request(f"{base}/chat/completions", data=CALL, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=30) as reply:
             return str(reply.status)

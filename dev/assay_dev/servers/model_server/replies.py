@@ -6,7 +6,7 @@ import json
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from assay_dev.servers.model_server.requests import Protocol, ToolCall
 from assay_dev.servers.model_server.script import CACHED_PROMPT_TOKENS, Usage
@@ -221,3 +221,54 @@ def _pieces(text: str, size: int = 24) -> Iterator[str]:
     """Text in several deltas, as a real stream sends it."""
     for start in range(0, len(text), size):
         yield text[start : start + size]
+
+
+UsageStyle = Literal["native", "bridge", "twice"]
+"""How a stream states its usage: as the provider does (`native`); as LiteLLM's Anthropic bridge does
+(`bridge`: every count 0 where the stream opens, the real cumulative counts, input included, only at its
+end; the other protocols restate their usage with zero counts after it); or the usage event sent twice
+(`twice`)."""
+
+
+def restyled(protocol: Protocol, payload: bytes, style: UsageStyle) -> bytes:
+    """A streamed reply's usage stated in `style` (the counts billed are the same)."""
+    if style == "native":
+        return payload
+    events: list[tuple[str | None, Any]] = []
+    full: dict[str, Any] = {}
+    for block in payload.decode().split("\n\n"):
+        if not block.strip():
+            continue
+        name = next((line[7:] for line in block.splitlines() if line.startswith("event: ")), None)
+        data = next(line[6:] for line in block.splitlines() if line.startswith("data: "))
+        event: Any = data if data == "[DONE]" else json.loads(data)
+        carries = _usage_event(protocol, event)
+        if style == "bridge" and protocol == "messages" and carries is not None:
+            if event["type"] == "message_start":
+                full = dict(event["message"]["usage"])
+                event["message"]["usage"] = {key: 0 for key in full}
+            else:
+                event["usage"] = {**full, "output_tokens": event["usage"]["output_tokens"]}
+        elif style == "bridge" and carries is not None:
+            zero = json.loads(json.dumps(event))
+            usage = zero["usage"] if protocol == "chat" else zero["response"]["usage"]
+            for key in usage:
+                usage[key] = 0 if isinstance(usage[key], int) else usage[key]
+            events.extend([(name, event), (name, zero)])  # the real counts, then restated as zeros
+            continue
+        events.append((name, event))
+        if style == "twice" and carries is not None and (protocol != "messages" or carries == "end"):
+            events.append((name, event))
+    return _sse(events)
+
+
+def _usage_event(protocol: Protocol, event: Any) -> str | None:
+    """Whether a stream event states usage: "start" or "end" (of a messages stream), else "usage"."""
+    if not isinstance(event, dict):
+        return None
+    if protocol == "messages":
+        return {"message_start": "start", "message_delta": "end"}.get(str(event.get("type")))
+    if protocol == "chat":
+        return "usage" if event.get("usage") else None
+    response = event.get("response")
+    return "usage" if isinstance(response, dict) and response.get("usage") else None

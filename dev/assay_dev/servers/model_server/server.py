@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay_dev.servers.loopback import LoopbackServer, QuietHandler
-from assay_dev.servers.model_server.replies import REPLIES, error_body
+from assay_dev.servers.model_server.replies import REPLIES, UsageStyle, error_body, restyled
 from assay_dev.servers.model_server.requests import (
     Protocol,
     completed_turns,
@@ -69,12 +69,15 @@ class ModelServer(LoopbackServer):
         model: str,
         host: str = "127.0.0.1",
         side_faults: Sequence[int] = (),
+        usage_style: UsageStyle = "native",
     ) -> None:
         """`side_faults`: what the first requests without tools (a preflight, a title) get instead of a
         reply, one each: an HTTP status, or 0 for a connection closed without an answer (a reset)."""
         self.choose: ScriptChooser = script if callable(script) else (lambda _text: script)
         self.model = model
         self.side_faults = list(side_faults)
+        self.usage_style: UsageStyle = usage_style
+        """How streamed replies state their usage (`replies.restyled`): the counts are the same."""
         self.requests: list[Recorded] = []
         self.problems: list[str] = []
         self._lock = threading.Lock()
@@ -221,6 +224,8 @@ class ModelServer(LoopbackServer):
 
             def _ok(self, record: Recorded, payload: bytes, usage: Usage, stream: bool) -> None:
                 record.usage = usage
+                if stream and record.protocol is not None:
+                    payload = restyled(record.protocol, payload, server.usage_style)
                 self._send(record, 200, payload, "text/event-stream" if stream else "application/json")
 
             def _fail(self, record: Recorded, protocol: Protocol, status: int, message: str) -> None:

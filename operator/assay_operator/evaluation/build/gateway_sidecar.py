@@ -120,6 +120,8 @@ def build_gateway_sidecar(
     return GatewaySidecar(
         container=container,
         volumes=volumes,
-        answer_mounts=[k8s.VolumeMount(name=SOCKET_VOLUME, mount_path=SOCKET_DIR)],
+        # Read-only for the answer container: connecting to a socket needs no write to its file system, but
+        # renaming it aside, or binding another in its place, does (EROFS): no cell can replace it.
+        answer_mounts=[k8s.VolumeMount(name=SOCKET_VOLUME, mount_path=SOCKET_DIR, read_only=True)],
         answer_env=[k8s.EnvVar(name=GATEWAY_SOCKET_ENV, value=SOCKET_PATH)],
     )

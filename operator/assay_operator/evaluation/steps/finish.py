@@ -14,13 +14,13 @@ from assay_operator.evaluation.steps.watched import Watched
 
 
 def read_job(name: str, namespace: str) -> Job | None:
-    job = kube.if_present(lambda: kube.batch().read_namespaced_job(name, namespace))
-    return None if job is None else Job.of(kube.plain(job))
+    job = kube.if_present(lambda: kube.read_plain(kube.batch().read_namespaced_job, name, namespace))
+    return None if job is None else Job.of(job)
 
 
 def pods_of(namespace: str, job: str) -> list[Pod]:
-    pods = kube.core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
-    return [Pod.of(kube.plain(p)) for p in pods]
+    pods = kube.read_plain(kube.core().list_namespaced_pod, namespace, label_selector=f"job-name={job}")
+    return [Pod.of(pod) for pod in pods.get("items") or []]
 
 
 def finish_if_done(job: Job, namespace: str, evaluation: str, generation: int) -> None:

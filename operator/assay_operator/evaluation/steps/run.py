@@ -294,8 +294,9 @@ def _delete_superseded(request: Request) -> None:
     owner = request.evaluation
     selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)}"
     keep = {request.job, request.answer_job}
-    for item in kube.batch().list_namespaced_job(request.namespace, label_selector=selector).items:
-        job = Object.of(kube.plain(item))
+    jobs = kube.read_plain(kube.batch().list_namespaced_job, request.namespace, label_selector=selector)
+    for item in jobs.get("items") or []:
+        job = Object.of(item)
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
         if owner.owns(job) and job.metadata.name not in keep:
             # Background: without a propagation policy a deleted Job leaves its pods behind.
@@ -306,9 +307,11 @@ def _delete_superseded(request: Request) -> None:
                 )
             )
     core = kube.core()
-    claims = core.list_namespaced_persistent_volume_claim(request.namespace, label_selector=selector)
-    for found in claims.items:
-        claim = Object.of(kube.plain(found))
+    claims = kube.read_plain(
+        core.list_namespaced_persistent_volume_claim, request.namespace, label_selector=selector
+    )
+    for found in claims.get("items") or []:
+        claim = Object.of(found)
         generation = claim.metadata.labels.get(names.LABEL_GENERATION)
         if owner.owns(claim) and generation != str(request.generation):
             delete_claim = core.delete_namespaced_persistent_volume_claim
@@ -323,10 +326,10 @@ def _wait_for_earlier_runs(request: Request) -> None:
         f"{names.LABEL_GENERATION}={request.generation}"
     )
     mine = {request.job, request.answer_job}
-    listed = kube.core().list_namespaced_pod(request.namespace, label_selector=selector).items
+    listed = kube.read_plain(kube.core().list_namespaced_pod, request.namespace, label_selector=selector)
     running = [
         pod.metadata.name
-        for pod in (Pod.of(kube.plain(item)) for item in listed)
+        for pod in (Pod.of(item) for item in listed.get("items") or [])
         if pod.metadata.labels.get("job-name") not in mine and pod.status.phase not in ("Succeeded", "Failed")
     ]
     if running:

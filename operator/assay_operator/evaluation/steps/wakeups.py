@@ -29,5 +29,10 @@ class Wakeups:
         with self._lock:
             return set(self._waiting.get((namespace, config_map), ()))
 
+    def reset(self) -> None:
+        """Nothing waiting, as in a fresh process (tests)."""
+        with self._lock:
+            self._waiting.clear()
+
 
 WAKEUPS = Wakeups()

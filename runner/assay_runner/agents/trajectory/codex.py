@@ -50,12 +50,16 @@ def _started(item: dict[str, Any], root: str, when: float | None) -> ToolCall | 
     return None
 
 
-def _outcome(item: dict[str, Any]) -> tuple[str, bool]:
+def _outcome(item: dict[str, Any], action: ToolAction) -> tuple[str, bool]:
     kind = item.get("type")
     status = item.get("status")
     if kind == "command_execution":
         code = item.get("exit_code")
-        return text_of(item.get("aggregated_output")), code == 0 and status != "failed"
+        # rg and grep exit 1 when nothing matched: a search that found nothing did what it was asked, as
+        # Claude Code's Grep and OpenCode's grep report it (2 and up are their errors).
+        # Codex marks any other exit `failed`: the exit code decides.
+        done = code == 0 or (action == "search" and code == 1)
+        return text_of(item.get("aggregated_output")), done
     if kind == "mcp_tool_call":
         error = item.get("error")
         return text_of(error if error else item.get("result")), not error and status != "failed"
@@ -81,7 +85,7 @@ def parse(stdout: str, times: Sequence[float | None], root: str) -> Trajectory |
             if kind == "item.completed":
                 item_type = item.get("type")
                 if call is not None:
-                    result, ok = _outcome(item)
+                    result, ok = _outcome(item, call.action)
                     finish_call(call, result, ok, when)
                 elif item_type in ("agent_message", "assistant_message") and isinstance(
                     item.get("text"), str

@@ -11,8 +11,13 @@ priced by the model the request names (`contract.PriceConfig.cost_usd`). With a 
 - a model without a price, or a reply whose usage cannot be counted, stops the run's spending: what cannot
   be priced or counted cannot be capped.
 
-Without a budget everything is admitted and counted all the same; a reply without countable usage is an
-error of its cell (it blocks), never zero.
+With a price table (and always with a budget) a call naming a model without a price is refused, an error
+of its cell, never billed at $0; the run checks its models before its first cell (`run.spending`).
+
+Otherwise, without a budget, everything is admitted and counted all the same; a reply without countable
+usage is an error of its cell (it blocks), never zero. Calls the proxy refuses before they are admitted
+(another cell's credential, a path it does not forward) are recorded in the cells they name
+(`CellSpend.refuse`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from dataclasses import dataclass, field
 
 from assay_runner.contract import PriceConfig, Usage
 from assay_runner.gateway.metering.usage import Counted
+
+MAX_REFUSALS = 20
 
 
 class Refused(Exception):
@@ -38,6 +45,17 @@ class CellSpend:
     requests: int = 0
     error: str | None = None
     """Why this cell's spending could not be counted (it blocks)."""
+    refused: list[str] = field(default_factory=list)
+    """Calls made in this cell's name (or with its credential) that the proxy refused, each named; the
+    first MAX_REFUSALS are kept (`refusals` counts them all)."""
+    refusals: int = 0
+
+    def refuse(self, why: str) -> None:
+        """Record a call refused in this cell's name: it blocks the cell."""
+        self.refusals += 1
+        if len(self.refused) < MAX_REFUSALS:
+            self.refused.append(why)
+        self.error = self.error or f"the metering proxy refused a call: {why}"
 
     def usage(self) -> Usage:
         return Usage(
@@ -109,10 +127,17 @@ class Ledger:
         """Admit a request of `cell` for `model`, waiting while the requests in flight might spend the
         rest of the budget; raises Refused when the budget does not allow it."""
         price = self.prices.get(model or "")
+        if price is None and (self.budget is not None or self.prices):
+            why = (
+                f"no price for model {model!r} (priced: {', '.join(sorted(self.prices)) or 'none'}): what "
+                "cannot be priced is not billed at $0"
+            )
+            if self.budget is not None:
+                self._stop(f"{why}, and a budget cannot be kept on it")
+            self.cell(cell).error = self.cell(cell).error or why
+            raise Refused(why)
         if self.budget is None:
             return self._hold(Reservation(cell, price, 0.0))
-        if price is None:
-            self._stop(f"no price for model {model!r}: a budget cannot be kept on what cannot be priced")
         async with self._condition():
             while True:
                 if self.stopped is not None:

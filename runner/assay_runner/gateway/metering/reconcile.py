@@ -45,6 +45,9 @@ class Reconciled:
     """What earlier attempts spent on cells another attempt answered again (priced by the sidecar)."""
     unknown_calls: int = 0
     """Calls of those attempts whose spend is not known (in flight when their pod ended, a torn line)."""
+    around: Usage = field(default_factory=Usage)
+    """What the sidecar counted that no sealed cell accounts for (calls around a cell's proxy, for no cell or
+    beyond a cell's record): it blocks, and it was billed all the same, so the run's usage counts it."""
 
 
 def _spent(count: SpendCount) -> bool:
@@ -68,7 +71,7 @@ def reconcile_attempts(
     attempt = {cell: answered_by.get(cell, current.pod) for cell in sealed}
     whole: list[str] = []
     cells: dict[str, str] = {}
-    retried, unknown = Usage(), 0
+    retried, unknown, around = Usage(), 0, Usage()
     for cell, pod in sorted(attempt.items()):
         if pod not in by_pod:
             cells[cell] = (
@@ -84,7 +87,8 @@ def reconcile_attempts(
         for cell, problem in found.cells.items():
             cells[cell] = f"{cells[cell]}; {problem}" if cell in cells else problem
         retried, unknown = retried.plus(found.retried), unknown + found.unknown_calls
-    return Reconciled("; ".join(whole) or None, cells, retried, unknown)
+        around = around.plus(found.around)
+    return Reconciled("; ".join(whole) or None, cells, retried, unknown, around)
 
 
 def reconcile(
@@ -99,7 +103,7 @@ def reconcile(
     record carries. `answered_again`: the tree's other cells, which another attempt answered: what this
     ledger counted for them was spent on answers thrown away."""
     whole: list[str] = []
-    retried, unknown = Usage(), 0
+    retried, unknown, around = Usage(), 0, Usage()
     if check_shard and ledger.shard != shard:
         whole.append(f"the gateway sidecar's ledger is shard {ledger.shard}'s, this tree is shard {shard}'s")
     if ledger.torn and not sealed:
@@ -122,6 +126,7 @@ def reconcile(
             unknown += count.in_flight + count.lost + (count.error is not None)
             continue
         if name not in sealed and _spent(count):
+            around = around.plus(count.usage())
             who = "no cell" if name == NO_CELL else f"{name!r}, which is no cell of this tree"
             whole.append(f"the gateway sidecar counted {_tokens(count)} for {who}: {AROUND}")
     cells: dict[str, str] = {}
@@ -132,7 +137,19 @@ def reconcile(
         problem = _cell_problem(counted, usage or Usage())
         if problem is not None:
             cells[cell] = problem
-    return Reconciled("; ".join(whole) or None, cells, retried, unknown)
+        around = around.plus(_beyond(counted, usage or Usage()))
+    return Reconciled("; ".join(whole) or None, cells, retried, unknown, around)
+
+
+def _beyond(count: SpendCount, usage: Usage) -> Usage:
+    """What the sidecar counted for a cell beyond the cell's sealed record (its tokens, and the cost over)."""
+    if count.input_tokens <= usage.input_tokens and count.output_tokens <= usage.output_tokens:
+        return Usage()
+    return Usage(
+        input_tokens=max(0, count.input_tokens - usage.input_tokens),
+        output_tokens=max(0, count.output_tokens - usage.output_tokens),
+        cost_usd=round(max(0.0, count.cost_usd - usage.cost_usd), 6),
+    )
 
 
 def _cell_problem(count: SpendCount, usage: Usage) -> str | None:

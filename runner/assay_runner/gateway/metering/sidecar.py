@@ -297,7 +297,7 @@ class GatewaySidecar:
         path = target.split("?", 1)[0]
         if not (path == self.base or path.startswith(f"{self.base}/")):
             return f"{path} is not under the gateway's path {self.base or '/'}"
-        return refusal(method, path)
+        return refusal(method, path[len(self.base) :])
 
     async def _claim(
         self, connection: h11.Connection, writer: asyncio.StreamWriter, method: str, body: bytes
@@ -339,7 +339,7 @@ class GatewaySidecar:
     ) -> None:
         assert self.ledger is not None and self.origin is not None
         method, target = request.method.decode(), request.target.decode("latin-1")
-        protocol = protocol_of(target)
+        protocol = protocol_of(target.split("?", 1)[0][len(self.base) :])
         model = model_of(body)
         try:
             reservation = await self.ledger.admit(cell, model) if protocol else None

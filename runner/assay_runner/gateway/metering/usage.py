@@ -34,33 +34,38 @@ class Counted:
     output_tokens: int
 
 
+METERED: dict[str, Protocol] = {"chat/completions": "chat", "responses": "responses", "messages": "messages"}
+"""The model calls a metering hop forwards (POST), by their path below the gateway's base URL."""
+FREE_READS = ("models",)
+"""GETs forwarded unmetered: the model list (and one model, `models/<id>`), which spends no tokens."""
+
+
+def route_of(path: str) -> str:
+    """A request path below the gateway's base URL, without its query, slashes at either end or a leading
+    `v1/` (Claude Code appends `/v1/messages` to a base without it)."""
+    route = path.split("?", 1)[0].strip("/")
+    return route.removeprefix("v1/") if route.startswith("v1/") else route
+
+
 def protocol_of(path: str) -> Protocol | None:
-    """The protocol a request path speaks, or None for calls that use no tokens (a model list)."""
-    path = "/" + path.split("?", 1)[0].strip("/")
-    if path.endswith("/chat/completions"):
-        return "chat"
-    if path.endswith("/responses"):
-        return "responses"
-    if path.endswith("/messages"):
-        return "messages"
-    return None
-
-
-FREE_CALLS = ("/messages/count_tokens",)
-"""POSTs that spend no tokens (Anthropic's token counter), forwarded unmetered."""
+    """The protocol a model call's path speaks, or None for anything else."""
+    return METERED.get(route_of(path))
 
 
 def refusal(method: str, path: str) -> str | None:
-    """Why a metering hop does not forward this call, or None when it does. Model calls in the three
-    protocols are metered; reads (GET, HEAD: a model list) and `FREE_CALLS` spend nothing; any other call
-    (an embeddings or legacy completions POST, say) could spend what no reader here counts, so it is
-    refused rather than let through unmetered."""
-    route = "/" + path.split("?", 1)[0].strip("/")
-    if protocol_of(path) is not None or method in ("GET", "HEAD") or route.endswith(FREE_CALLS):
+    """Why a metering hop does not forward this call, or None when it does. The hops forward an allow-list:
+    POSTs of the three protocols' model calls, metered; GETs of the model list, which spend nothing. Every
+    other call (Anthropic's `messages/count_tokens`, embeddings, legacy completions, a HEAD or DELETE...)
+    is refused: what no reader here counts is not let through unmetered."""
+    route = route_of(path)
+    if method == "POST" and route in METERED:
         return None
+    head, _, one = route.partition("/")
+    if method == "GET" and head in FREE_READS and (("/" not in one and one.strip(".") != "") or not one):
+        return None  # the list, or one model by its id: one segment, never `..`
     return (
-        f"{method} {route} is not a model call Assay meters (chat/completions, responses, messages): "
-        "calls it cannot count are not forwarded"
+        f"{method} /{route} is not a model call Assay meters nor a free read (it forwards POST "
+        "chat/completions, responses or messages, metered, and GET models): it is refused, and recorded"
     )
 
 
@@ -109,8 +114,17 @@ def _counted(protocol: Protocol, usage: object) -> Counted:
     )
 
 
+MESSAGES_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+"""An Anthropic stream's usage fields: each may come in `message_start`, `message_delta` or both."""
+
+
 class UsageReader:
-    """Fed the reply's bytes as they stream past; `counted()` once the reply has ended."""
+    """Fed the reply's bytes as they stream past; `counted()` once the reply has ended.
+
+    A stream's usage is cumulative wherever it is stated, so each field is the largest count any of the
+    stream's events gave it: a `message_start` that says `input_tokens: 0` and a final `message_delta` with
+    the real count (LiteLLM's Anthropic bridge) is billed the real count, and usage sent twice is counted
+    once, never dropped for a later, smaller copy."""
 
     def __init__(self, protocol: Protocol, streamed: bool) -> None:
         self.protocol = protocol
@@ -118,10 +132,11 @@ class UsageReader:
         self._body = bytearray()
         self._line = bytearray()
         self._event: str | None = None
-        self._found: Counted | None = None
-        self._prompt: int | None = None  # messages streams: from message_start
-        self._output: int | None = None  # messages streams: from message_delta (cumulative)
+        self._largest: dict[str, int] = {}
         self.error: str | None = None
+
+    def _seen(self, field: str, value: int) -> None:
+        self._largest[field] = max(value, self._largest.get(field, 0))
 
     def feed(self, chunk: bytes) -> None:
         if not self.streamed:
@@ -162,16 +177,30 @@ class UsageReader:
         kind = event.get("type", self._event)
         if self.protocol == "chat":
             if event.get("usage") is not None:
-                self._found = _counted("chat", event["usage"])
+                counted = _counted("chat", event["usage"])
+                self._seen("input", counted.input_tokens)
+                self._seen("output", counted.output_tokens)
         elif self.protocol == "responses":
-            if kind == "response.completed" and isinstance(event.get("response"), dict):
-                self._found = _counted("responses", event["response"].get("usage"))
-        elif kind == "message_start" and isinstance(event.get("message"), dict):
-            usage = event["message"].get("usage")
-            counted = _counted("messages", {**(usage or {}), "output_tokens": 0}) if usage else None
-            self._prompt = counted.input_tokens if counted else None
-        elif kind == "message_delta" and isinstance(event.get("usage"), dict):
-            self._output = _count(event["usage"].get("output_tokens"), "usage.output_tokens")
+            response = event.get("response")
+            if isinstance(response, dict) and response.get("usage") is not None:
+                counted = _counted("responses", response["usage"])
+                self._seen("input", counted.input_tokens)
+                self._seen("output", counted.output_tokens)
+            elif kind == "response.completed":
+                raise MalformedUsage("the response.completed event states no usage")
+        else:
+            usage: object = None
+            if kind == "message_start" and isinstance(event.get("message"), dict):
+                usage = event["message"].get("usage")
+            elif kind == "message_delta":
+                usage = event.get("usage")
+            if usage is None:
+                return
+            if not isinstance(usage, dict):
+                raise MalformedUsage(f"the {kind} event's usage is {usage!r}, not an object")
+            for name in MESSAGES_FIELDS:
+                if usage.get(name) is not None:
+                    self._seen(name, _count(usage[name], f"{kind} usage.{name}"))
 
     def counted(self) -> Counted:
         """The reply's usage; raises MalformedUsage when it has none that can be counted."""
@@ -185,8 +214,13 @@ class UsageReader:
             if not isinstance(reply, dict):
                 raise MalformedUsage("the reply is not a JSON object")
             return _counted(self.protocol, reply.get("usage"))
-        if self.protocol == "messages" and self._prompt is not None and self._output is not None:
-            return Counted(self._prompt, self._output)
-        if self._found is None:
-            raise MalformedUsage("the streamed reply reported no usage")
-        return self._found
+        seen = self._largest
+        if self.protocol != "messages":
+            if "input" not in seen or "output" not in seen:
+                raise MalformedUsage("the streamed reply reported no usage")
+            return Counted(seen["input"], seen["output"])
+        missing = [name for name in ("input_tokens", "output_tokens") if name not in seen]
+        if missing:
+            raise MalformedUsage(f"the streamed reply reported no {' and no '.join(missing)}")
+        prompt = sum(seen.get(name, 0) for name in MESSAGES_FIELDS[:3])
+        return Counted(prompt, seen["output_tokens"])

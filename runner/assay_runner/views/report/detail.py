@@ -138,6 +138,10 @@ def trajectory_entry(trajectory: Trajectory | None) -> dict[str, object] | None:
         parts.append(f"tokens {trajectory.input_tokens or 0:,} in / {trajectory.output_tokens or 0:,} out")
     if trajectory.dropped_steps:
         parts.append(f"{trajectory.dropped_steps} later steps not kept")
+    if trajectory.model_calls is not None:  # the metering proxy's record, which the judges gate on
+        parts.append(f"proxy: {trajectory.model_calls} model calls")
+        parts.append(f"read {', '.join(trajectory.articles_read or []) or 'no article'}")
+    parts += [f"differs: {difference}" for difference in trajectory.differences]
     return {"sum": " · ".join(parts), "steps": [_step(step) for step in trajectory.steps]}
 
 
