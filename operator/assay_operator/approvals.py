@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from assay_operator.objects import PolicyRule
+
 APPROVED_BY = "assay.dev/approved-by"
 OVERRIDE_VERDICT = "override.assay.dev/verdict"
 OVERRIDE_REASON = "override.assay.dev/reason"
@@ -27,7 +29,7 @@ APPROVE_VERB, OVERRIDE_VERB = "approve", "override"
 POLICY_NAME = "assay-approvals"
 MAX_REASON = 1024
 
-APPROVER_RULES: list[dict[str, Any]] = [
+APPROVER_RULES: list[PolicyRule] = [
     {"apiGroups": ["assay.dev"], "resources": ["campaigns"], "verbs": [APPROVE_VERB]},
     {"apiGroups": ["assay.dev"], "resources": ["evaluations"], "verbs": [OVERRIDE_VERB]},
 ]

@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from assay_operator.campaign import api as campaign_api
 from assay_operator.evaluation import api
+from assay_operator.objects import PrinterColumn
 
 HEADER = (
     "# GENERATED from the assay_operator API models by `make crds` (assay_operator.crdgen). Do not edit.\n"
@@ -150,7 +151,7 @@ class Kind:
     short_names: list[str]
     spec: type[BaseModel]
     status: type[BaseModel]
-    printer_columns: list[dict[str, Any]]
+    printer_columns: list[PrinterColumn]
     description: str
     spec_description: str
     status_description: str

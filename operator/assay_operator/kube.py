@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -12,6 +13,10 @@ from kubernetes.client.exceptions import ApiException
 from assay_operator.schema import GROUP, VERSION
 
 T = TypeVar("T")
+CONNECTIONS = 40
+"""The client's connection pool: kopf's handler threads (startup.HANDLER_THREADS) and the operator's own
+(retries, the lease renewal) each hold one at a time. The client's default, 5 a CPU (10 on 2 cores), is
+smaller: urllib3 would open an extra connection past it and then drop it, a new TLS handshake a request."""
 
 
 @functools.cache
@@ -19,7 +24,9 @@ def api_client() -> client.ApiClient:
     """One client for the process, made after the startup handler loaded the credentials: its connection
     pool is reused. (`client.CoreV1Api()` without one makes a new ApiClient, so a new TLS connection, per
     call.)"""
-    return client.ApiClient()
+    configuration = client.Configuration.get_default_copy()
+    configuration.connection_pool_maxsize = CONNECTIONS
+    return client.ApiClient(configuration)
 
 
 def core() -> client.CoreV1Api:
@@ -43,6 +50,15 @@ def plain(obj: Any) -> dict[str, Any]:
     return cast(dict[str, Any], api_client().sanitize_for_serialization(obj))  # type: ignore[no-untyped-call]
 
 
+def read_plain(call: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """A read or list call's answer as the API's own JSON (camelCase keys, as `plain` gives and the watch
+    events carry), parsed straight from the response: the client's models and `plain` turning them back
+    were most of the CPU a Job's event cost the operator (its pods listed). An error raises ApiException
+    as the call itself would."""
+    response = call(*args, _preload_content=False, **kwargs)
+    return cast(dict[str, Any], json.loads(response.data))
+
+
 def create(create_call: Callable[..., Any], namespace: str, body: dict[str, Any]) -> bool:
     """Create; an existing object of that name is adopted (True when created now)."""
     try:
@@ -52,12 +68,6 @@ def create(create_call: Callable[..., Any], namespace: str, body: dict[str, Any]
         if exc.status == 409:
             return False
         raise
-
-
-def owned_by(obj: dict[str, Any], owner_uid: str) -> bool:
-    meta = obj.get("metadata") or {}
-    refs = meta.get("owner_references") or meta.get("ownerReferences") or []
-    return any(ref.get("uid") == owner_uid for ref in refs)
 
 
 def if_present(call: Callable[[], T]) -> T | None:

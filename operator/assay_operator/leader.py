@@ -28,6 +28,7 @@ from kubernetes import client, config
 from kubernetes.client.exceptions import ApiException
 
 from assay_operator import kube
+from assay_operator.cluster_views import View
 
 log = logging.getLogger("assay.leader")
 LEASE_NAME = "assay-operator"
@@ -68,8 +69,35 @@ def _micro_time(value: object) -> str | None:
     )
 
 
+class LeaseMeta(View):
+    name: str = LEASE_NAME
+    namespace: str = ""
+    resource_version: str | None = None
+
+
+class LeaseSpec(View):
+    holder_identity: str | None = None
+    lease_duration_seconds: int | None = None
+    acquire_time: str | None = None
+    renew_time: str | None = None
+    lease_transitions: int | None = None
+
+
+class Lease(View):
+    """The Lease as the elector reads and writes it (the fields it sets; unset ones are left out)."""
+
+    api_version: str = "coordination.k8s.io/v1"
+    kind: str = "Lease"
+    metadata: LeaseMeta = LeaseMeta()
+    spec: LeaseSpec = LeaseSpec()
+
+    def body(self) -> dict[str, Any]:
+        """The API's JSON: camelCase keys, fields left unset (None) omitted."""
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
 class Leases:
-    """The one Lease, read and written as the API's JSON (optimistic concurrency on resourceVersion); every
+    """The one Lease, read and written through the API (optimistic concurrency on resourceVersion); every
     request gives up after `timeout` seconds (a hung request must not outlive the leader's deadline)."""
 
     def __init__(self, namespace: str, timeout: float = 5.0) -> None:
@@ -81,27 +109,28 @@ class Leases:
         self.namespace = namespace
         self.timeout = timeout
 
-    def read(self) -> dict[str, Any] | None:
-        return kube.if_present(
-            lambda: kube.plain(
-                self.api.read_namespaced_lease(LEASE_NAME, self.namespace, _request_timeout=self.timeout)
-            )
+    def read(self) -> Lease | None:
+        found = kube.if_present(
+            lambda: self.api.read_namespaced_lease(LEASE_NAME, self.namespace, _request_timeout=self.timeout)
         )
+        return None if found is None else Lease.of(kube.plain(found))
 
-    def create(self, body: dict[str, Any]) -> dict[str, Any]:
-        return kube.plain(
-            self.api.create_namespaced_lease(self.namespace, body, _request_timeout=self.timeout)
+    def create(self, lease: Lease) -> Lease:
+        created = self.api.create_namespaced_lease(
+            self.namespace, lease.body(), _request_timeout=self.timeout
         )
+        return Lease.of(kube.plain(created))
 
-    def replace(self, body: dict[str, Any]) -> dict[str, Any]:
-        return kube.plain(
-            self.api.replace_namespaced_lease(LEASE_NAME, self.namespace, body, _request_timeout=self.timeout)
+    def replace(self, lease: Lease) -> Lease:
+        replaced = self.api.replace_namespaced_lease(
+            LEASE_NAME, self.namespace, lease.body(), _request_timeout=self.timeout
         )
+        return Lease.of(kube.plain(replaced))
 
-    def patch(self, body: dict[str, Any]) -> dict[str, Any]:
-        return kube.plain(
-            self.api.patch_namespaced_lease(LEASE_NAME, self.namespace, body, _request_timeout=self.timeout)
-        )
+    def release(self, version: str | None) -> None:
+        """Empty the holder of the Lease at `version` (a conflict when it changed since)."""
+        body = {"metadata": {"resourceVersion": version}, "spec": {"holderIdentity": None}}
+        self.api.patch_namespaced_lease(LEASE_NAME, self.namespace, body, _request_timeout=self.timeout)
 
 
 class Elector:
@@ -114,30 +143,28 @@ class Elector:
         self._transitions = 0
         self._acquired: str | None = None
 
-    def _body(self, acquire: bool) -> dict[str, Any]:
+    def _lease(self, acquire: bool) -> Lease:
         now = _stamp()
-        spec: dict[str, Any] = {
-            "holderIdentity": self.election.identity,
-            "leaseDurationSeconds": self.election.lease_seconds,
-            "renewTime": now,
-        }
-        if acquire:
-            spec |= {"acquireTime": now, "leaseTransitions": self._transitions + 1}
-        else:  # a renewal replaces the whole object: keep when it was acquired and how often it changed hands
-            spec |= {"acquireTime": self._acquired, "leaseTransitions": self._transitions}
-        metadata: dict[str, Any] = {"name": LEASE_NAME, "namespace": self.election.namespace}
-        if self._version is not None:
-            metadata["resourceVersion"] = self._version
-        return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": metadata, "spec": spec}
+        # A renewal replaces the whole object: it keeps when the lease was acquired and how often it changed
+        # hands.
+        spec = LeaseSpec(
+            holder_identity=self.election.identity,
+            lease_duration_seconds=self.election.lease_seconds,
+            renew_time=now,
+            acquire_time=now if acquire else self._acquired,
+            lease_transitions=self._transitions + 1 if acquire else self._transitions,
+        )
+        metadata = LeaseMeta(namespace=self.election.namespace, resource_version=self._version)
+        return Lease(metadata=metadata, spec=spec)
 
-    def _write(self, write: Callable[[dict[str, Any]], dict[str, Any]], acquire: bool) -> bool:
+    def _write(self, write: Callable[[Lease], Lease], acquire: bool) -> bool:
         try:
-            written = write(self._body(acquire))
+            written = write(self._lease(acquire))
         except ApiException as conflict:
             if conflict.status == 409:
                 return False  # changed under us: another replica created, renewed or took it
             raise
-        self._version = written["metadata"]["resourceVersion"]
+        self._version = written.metadata.resource_version
         return True
 
     def try_acquire(self) -> bool:
@@ -146,16 +173,16 @@ class Elector:
         if lease is None:
             self._version = None
             return self._write(self.leases.create, acquire=True)
-        spec = lease.get("spec") or {}
-        self._version = lease["metadata"]["resourceVersion"]
-        self._transitions = int(spec.get("leaseTransitions") or 0)
-        self._acquired = _micro_time(spec.get("acquireTime"))
-        holder = spec.get("holderIdentity")
-        record = (holder, spec.get("renewTime"), spec.get("leaseDurationSeconds"))
+        spec = lease.spec
+        self._version = lease.metadata.resource_version
+        self._transitions = spec.lease_transitions or 0
+        self._acquired = _micro_time(spec.acquire_time)
+        holder = spec.holder_identity
+        record = (holder, spec.renew_time, spec.lease_duration_seconds)
         if record != self._seen:
             self._seen, self._seen_at = record, time.monotonic()
         mine = holder == self.election.identity
-        expired = time.monotonic() - self._seen_at > int(spec.get("leaseDurationSeconds") or 0)
+        expired = time.monotonic() - self._seen_at > (spec.lease_duration_seconds or 0)
         if not (mine or not holder or expired):
             return False
         return self._write(self.leases.replace, acquire=not mine)
@@ -220,10 +247,9 @@ class Elector:
         """Hand the lease over at once (a clean stop): the standby does not wait for it to expire."""
         try:
             lease = self.leases.read()
-            if lease is None or (lease.get("spec") or {}).get("holderIdentity") != self.election.identity:
+            if lease is None or lease.spec.holder_identity != self.election.identity:
                 return
-            version = lease["metadata"]["resourceVersion"]
-            self.leases.patch({"metadata": {"resourceVersion": version}, "spec": {"holderIdentity": None}})
+            self.leases.release(lease.metadata.resource_version)
             log.info("released the lease")
         except ApiException as error:
             log.warning("could not release the lease: %s %s", error.status, error.reason)

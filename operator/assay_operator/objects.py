@@ -8,7 +8,7 @@ object once, with `body()`, into the API's JSON (camelCase, unset fields left ou
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -20,6 +20,23 @@ class KubeModel(BaseModel):
     def body(self) -> dict[str, Any]:
         """The API's JSON for this object: camelCase keys, fields left unset (None) omitted."""
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class PolicyRule(TypedDict):
+    """An RBAC rule as a Role's `rules` (and the chart's rule files) hold it."""
+
+    apiGroups: list[str]
+    resources: list[str]
+    verbs: list[str]
+
+
+class PrinterColumn(TypedDict):
+    """One of a CRD's `additionalPrinterColumns` (what `kubectl get` shows)."""
+
+    name: str
+    type: Literal["string", "boolean", "date", "integer", "number"]
+    jsonPath: str
+    priority: NotRequired[int]
 
 
 class ObjectMeta(KubeModel):

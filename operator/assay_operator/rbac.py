@@ -5,7 +5,8 @@ wildcards)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from assay_operator.objects import PolicyRule
 
 
 @dataclass(frozen=True)
@@ -91,17 +92,17 @@ LEADER_ELECTION: tuple[Permission, ...] = (
 )
 
 
-def _rules(permissions: tuple[Permission, ...]) -> list[dict[str, Any]]:
+def _rules(permissions: tuple[Permission, ...]) -> list[PolicyRule]:
     return [
         {"apiGroups": [p.group], "resources": list(p.resources), "verbs": list(p.verbs)} for p in permissions
     ]
 
 
-def role_rules() -> list[dict[str, Any]]:
+def role_rules() -> list[PolicyRule]:
     return _rules(PERMISSIONS)
 
 
-def leader_election_rules() -> list[dict[str, Any]]:
+def leader_election_rules() -> list[PolicyRule]:
     return _rules(LEADER_ELECTION)
 
 

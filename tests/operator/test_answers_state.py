@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from assay_operator.cluster_views import Job, Pod
 from assay_operator.evaluation.api import EvaluationStatus
 from assay_operator.evaluation.read import answers_state, progress, reconcile
 from assay_runner.contract import AnswerSummary
@@ -15,11 +16,11 @@ from assay_runner.sandbox.policy import shortfall
 
 def job(
     shards: int, completed: str = "", failed: str = "", condition: str | None = None, reason: str = ""
-) -> dict[str, Any]:
+) -> Job:
     status: dict[str, Any] = {"completedIndexes": completed, "failedIndexes": failed}
     if condition:
         status["conditions"] = [{"type": condition, "status": "True", "reason": reason, "message": "m"}]
-    return {"metadata": {"name": "e-g1-answer"}, "spec": {"completions": shards}, "status": status}
+    return Job.of({"metadata": {"name": "e-g1-answer"}, "spec": {"completions": shards}, "status": status})
 
 
 def pod(
@@ -30,20 +31,22 @@ def pod(
     reason: str = "Completed",
     created: str = "2026-01-01T00:00:00Z",
     evicted: bool = False,
-) -> dict[str, Any]:
+) -> Pod:
     terminated = {"exitCode": exit_code, "reason": reason, "message": message}
     conditions = [{"type": "DisruptionTarget", "status": "True"}] if evicted else []
-    return {
-        "metadata": {
-            "annotations": {"batch.kubernetes.io/job-completion-index": str(index)},
-            "creationTimestamp": created,
-        },
-        "status": {
-            "phase": phase,
-            "conditions": conditions,
-            "containerStatuses": [{"name": "answer", "state": {"terminated": terminated}}],
-        },
-    }
+    return Pod.of(
+        {
+            "metadata": {
+                "annotations": {"batch.kubernetes.io/job-completion-index": str(index)},
+                "creationTimestamp": created,
+            },
+            "status": {
+                "phase": phase,
+                "conditions": conditions,
+                "containerStatuses": [{"name": "answer", "state": {"terminated": terminated}}],
+            },
+        }
+    )
 
 
 def summary(index: int, answered: int) -> str:

@@ -82,9 +82,9 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
 
 # The operator's own layers, lowest first, named by module path under assay_operator: each module may import
 # only the layers before its own (and its own), so an import that runs back up fails here with its module.
-# - the shared base: schema and quantities, bounded text, timers, the Kubernetes object models, who may
-#   approve, RBAC, coalescing, metrics, conditions, settings, Events, the API client, the leader lease,
-#   retries, the status write;
+# - the shared base: schema and quantities, bounded text, timers, the Kubernetes object models (those it
+#   builds, and the views of those it reads: cluster_views), who may approve, RBAC, coalescing, metrics,
+#   conditions, settings, Events, the API client, the leader lease, retries, the status write;
 # - per kind, the runner's shape: the API; pure builders of children; pure readers of what the cluster
 #   shows; steps that touch the cluster; the kopf handlers. `startup` (the process's kopf settings) sits
 #   where it is needed: it reads the children's labels (build) and the steps read its settings;
@@ -99,6 +99,7 @@ OPERATOR_LAYERS: tuple[str, ...] = (
     "bounded",
     "timers",
     "objects",
+    "cluster_views",
     "approvals",
     "rbac",
     "coalesce",

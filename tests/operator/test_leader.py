@@ -12,40 +12,43 @@ import pytest
 from kubernetes.client.exceptions import ApiException
 
 from assay_operator import leader
-from assay_operator.leader import Election, Elector
+from assay_operator.leader import Election, Elector, Lease
 
 
 class MemoryLeases:
-    """One Lease; a write with a stale resourceVersion is a 409, as the apiserver answers."""
+    """One Lease, kept as the API's JSON; a write with a stale resourceVersion is a 409, as the apiserver
+    answers."""
 
     def __init__(self) -> None:
         self.lease: dict[str, Any] | None = None
         self.version = 0
 
-    def read(self) -> dict[str, Any] | None:
-        return copy.deepcopy(self.lease)
+    def read(self) -> Lease | None:
+        return None if self.lease is None else Lease.of(self.lease)
 
-    def _store(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _store(self, body: dict[str, Any]) -> Lease:
         self.version += 1
         self.lease = copy.deepcopy(body)
         self.lease["metadata"]["resourceVersion"] = str(self.version)
-        return copy.deepcopy(self.lease)
+        return Lease.of(self.lease)
 
-    def create(self, body: dict[str, Any]) -> dict[str, Any]:
+    def create(self, lease: Lease) -> Lease:
         if self.lease is not None:
             raise ApiException(status=409, reason="AlreadyExists")
-        return self._store(body)
+        return self._store(lease.body())
 
-    def replace(self, body: dict[str, Any]) -> dict[str, Any]:
+    def replace(self, lease: Lease) -> Lease:
         assert self.lease is not None
-        if body["metadata"].get("resourceVersion") != self.lease["metadata"]["resourceVersion"]:
+        if lease.metadata.resource_version != self.lease["metadata"]["resourceVersion"]:
             raise ApiException(status=409, reason="Conflict")
-        return self._store(body)
+        return self._store(lease.body())
 
-    def patch(self, body: dict[str, Any]) -> dict[str, Any]:
+    def release(self, version: str | None) -> None:
         assert self.lease is not None
-        self.lease["spec"].update(body["spec"])
-        return self._store(self.lease)
+        if version != self.lease["metadata"]["resourceVersion"]:
+            raise ApiException(status=409, reason="Conflict")
+        self.lease["spec"]["holderIdentity"] = None
+        self._store(self.lease)
 
 
 def elector(store: MemoryLeases, identity: str) -> Elector:
@@ -84,7 +87,7 @@ def test_two_standbys_racing_for_an_expired_lease_get_one_winner(clock: list[flo
     lease = store.read()
     # b writes first; c's write carries the version it read before: a conflict, not a second leader.
     assert b.try_acquire()
-    c._version = lease["metadata"]["resourceVersion"] if lease else None
+    c._version = lease.metadata.resource_version if lease else None
     assert not c._write(store.replace, acquire=True)
     assert store.lease is not None and store.lease["spec"]["holderIdentity"] == "b"
 
@@ -112,9 +115,9 @@ class HangingLeases(MemoryLeases):
         super().__init__()
         self.release_hang = release
 
-    def replace(self, body: dict[str, Any]) -> dict[str, Any]:
+    def replace(self, lease: Lease) -> Lease:
         self.release_hang.wait(60)
-        return super().replace(body)
+        return super().replace(lease)
 
 
 def test_a_leader_whose_renewal_hangs_stops_at_its_deadline() -> None:

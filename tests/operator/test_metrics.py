@@ -11,7 +11,7 @@ import yaml
 from prometheus_client import CollectorRegistry, generate_latest
 
 from assay_operator import metrics
-from assay_operator.evaluation.read.state import evaluation_state
+from assay_operator.evaluation.read.state import SeenEvaluation, evaluation_state
 from assay_operator.metrics import EvaluationsCollector, EvaluationState
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +37,7 @@ def fixture(name: str) -> dict[str, Any]:
     ],
 )
 def test_phase_and_verdict_of_the_current_generation(name: str, phase: str, verdict: str) -> None:
-    got = evaluation_state(fixture(name))
+    got = evaluation_state(SeenEvaluation.of(fixture(name)))
     assert (got.phase, got.verdict) == (phase, verdict)
     assert (got.deadline_at is None) == (phase == "Finished")
 
@@ -45,9 +45,11 @@ def test_phase_and_verdict_of_the_current_generation(name: str, phase: str, verd
 def test_the_deadline_runs_from_the_start_of_the_run() -> None:
     running = fixture("progressing_running")
     started = datetime.fromisoformat(running["status"]["startTime"].replace("Z", "+00:00"))
-    assert evaluation_state(running).deadline_at == started + timedelta(seconds=1800)  # the default
+    assert evaluation_state(SeenEvaluation.of(running)).deadline_at == started + timedelta(
+        seconds=1800
+    )  # the default
     running["spec"]["deadlineSeconds"] = 60
-    assert evaluation_state(running).deadline_at == started + timedelta(seconds=60)
+    assert evaluation_state(SeenEvaluation.of(running)).deadline_at == started + timedelta(seconds=60)
 
 
 def test_the_collector_exports_every_pair_and_the_overdue_count() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay_operator import conditions
+from assay_operator.cluster_views import Job, Pod
 from assay_operator.evaluation.api import MAX_MESSAGE_LENGTH, EvaluationStatus
 from assay_operator.evaluation.read import outcome as job_outcome
 from assay_operator.evaluation.read import reconcile
@@ -23,21 +24,27 @@ def summary(verdict: str = "Pass") -> RunSummary:
     )
 
 
-def job(condition: str | None, reason: str = "", message: str = "") -> dict[str, Any]:
+def job_body(condition: str | None, reason: str = "", message: str = "") -> dict[str, Any]:
     status: dict[str, Any] = {}
     if condition:
         status["conditions"] = [{"type": condition, "status": "True", "reason": reason, "message": message}]
     return {"metadata": {"name": "e-g1"}, "status": status}
 
 
-def pod(phase: str, exit_code: int, message: str = "", reason: str = "Completed") -> dict[str, Any]:
+def job(condition: str | None, reason: str = "", message: str = "") -> Job:
+    return Job.of(job_body(condition, reason, message))
+
+
+def pod(phase: str, exit_code: int, message: str = "", reason: str = "Completed") -> Pod:
     terminated = {"exitCode": exit_code, "reason": reason, "message": message}
-    return {
-        "status": {
-            "phase": phase,
-            "containerStatuses": [{"name": "judge", "state": {"terminated": terminated}}],
+    return Pod.of(
+        {
+            "status": {
+                "phase": phase,
+                "containerStatuses": [{"name": "judge", "state": {"terminated": terminated}}],
+            }
         }
-    }
+    )
 
 
 def test_running() -> None:
@@ -98,12 +105,12 @@ def test_bad_input_carries_the_runners_message() -> None:
     assert outcome.reason == "PodFailurePolicy" and "suite.yaml:3" in outcome.message
 
 
-def mounted(brain: str = "sha256:b", public: str | None = None, key: str | None = None) -> dict[str, Any]:
+def mounted(brain: str = "sha256:b", public: str | None = None, key: str | None = None) -> Job:
     """A finished Job annotated with the digests of the snapshots it mounted."""
     annotations = {"assay.dev/brain-digest": brain}
     if public is not None and key is not None:
         annotations |= {"assay.dev/suite-public-digest": public, "assay.dev/suite-key-digest": key}
-    return {**job("Complete"), "metadata": {"name": "e-g1", "annotations": annotations}}
+    return Job.of({**job_body("Complete"), "metadata": {"name": "e-g1", "annotations": annotations}})
 
 
 def test_a_summary_bound_to_the_mounted_snapshots_is_accepted() -> None:
@@ -134,12 +141,14 @@ def test_a_foreign_suite_part_blocks() -> None:
 
 def test_an_oom_in_the_answer_phase_is_named() -> None:
     killed = {"exitCode": 137, "reason": "OOMKilled", "message": ""}
-    failed = {
-        "status": {
-            "phase": "Failed",
-            "initContainerStatuses": [{"name": "answer", "state": {"terminated": killed}}],
+    failed = Pod.of(
+        {
+            "status": {
+                "phase": "Failed",
+                "initContainerStatuses": [{"name": "answer", "state": {"terminated": killed}}],
+            }
         }
-    }
+    )
     outcome = job_outcome.classify(job("Failed", "BackoffLimitExceeded"), [failed])
     assert outcome.reason == "OOMKilled" and "the answer container was OOMKilled" in outcome.message
 

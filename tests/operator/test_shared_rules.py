@@ -102,3 +102,23 @@ def test_default_resources_live_on_their_model_fields() -> None:
     assert pods.resources_of(spec()) == {"cpu": default.cpu, "memory": default.memory}
     given = spec(resources={"cpu": "2", "memory": "1Gi"})
     assert pods.resources_of(given) == {"cpu": "2", "memory": "1Gi"}
+
+
+def test_the_model_judge_scale_has_one_home() -> None:
+    """Which judge kind grades on a scale of its own is `contract.has_own_scale`: the suite's models (their
+    field checks and `scale_bounds`), the result's integrity check, MLflow's feedback source and the
+    operator's check of `gate.thresholds` all follow it."""
+    from assay_operator.evaluation.build.suite_split import threshold_override_problems
+    from assay_runner.contract import MODEL_JUDGE, JudgeConfigSummary, has_own_scale, judge_scale
+    from assay_runner.core.integrity import _judge_config
+    from assay_runner.suite.models import JUDGE_KINDS
+
+    own = {kind for kind in JUDGE_KINDS if has_own_scale(kind)}
+    assert own == {MODEL_JUDGE} and JUDGE_KINDS[MODEL_JUDGE].kind_tag() == MODEL_JUDGE
+    for kind in JUDGE_KINDS:
+        summary = JudgeConfigSummary(name="j", type=kind, weight=1, threshold=2, scale=(1, 5))
+        refused = [where for where, _ in _judge_config("j", summary)]
+        assert refused == ([] if has_own_scale(kind) else ["j.scale"]), kind
+        suite = f"judges:\n  - name: j\n    type: {kind}\n"
+        operator_says = threshold_override_problems({"suite.yaml": suite}, {"j": 3})
+        assert bool(operator_says) == (judge_scale(kind) == (0.0, 1.0)), kind

@@ -12,7 +12,7 @@ Like the Evaluation, the spec names data and never the pod. The CRD is generated
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -29,6 +29,7 @@ from assay_operator.evaluation.api import (
     SuiteRef,
     TicketSelection,
 )
+from assay_operator.objects import PrinterColumn
 from assay_runner.core.standing import OnTie, Reduction, Role
 from assay_runner.vocabulary import Verdict
 
@@ -277,7 +278,7 @@ class CampaignStatus(ApiModel):
     conditions: list[Condition] | None = Field(default=None, max_length=16)
 
 
-def printer_columns() -> list[dict[str, Any]]:
+def printer_columns() -> list[PrinterColumn]:
     return [
         {"name": "Winner", "type": "string", "jsonPath": ".status.winner"},
         {"name": "Promote", "type": "boolean", "jsonPath": ".status.promote"},

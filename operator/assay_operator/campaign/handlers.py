@@ -33,6 +33,7 @@ from assay_operator.campaign import plan as campaign
 from assay_operator.campaign import status as campaign_status
 from assay_operator.campaign.children import Child, parse_children
 from assay_operator.campaign.watched import WatchedCampaign
+from assay_operator.cluster_views import Object
 from assay_operator.coalesce import Coalescer
 from assay_operator.evaluation import api
 from assay_operator.evaluation.api import GROUP, VERSION
@@ -62,7 +63,8 @@ def _children(owner: WatchedCampaign) -> dict[str, Child]:
             GROUP, VERSION, namespace, api.PLURAL, label_selector=selector
         ),
     )
-    return parse_children(item for item in listed.get("items", []) if kube.owned_by(item, owner.uid))
+    items = listed.get("items", [])
+    return parse_children(item for item in items if Object.of(item).metadata.owned_by(owner.uid))
 
 
 def _patch_status(owner: WatchedCampaign, status: campaign_api.CampaignStatus) -> bool:

@@ -10,12 +10,13 @@ command, the service account, volumes or environment of the Job. The operator ow
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from assay_operator import quantity
 from assay_operator.conditions import Condition
+from assay_operator.objects import PrinterColumn
 from assay_operator.schema import DNS_NAME, GROUP, VERSION, ApiModel, problems
 from assay_runner.contract import DEFAULT_EXPERIMENT
 from assay_runner.vocabulary import AgentKind, Selection, Verdict
@@ -378,7 +379,7 @@ class EvaluationStatus(ApiModel):
     """Set when a person overrode the gate's verdict of this generation."""
 
 
-def printer_columns() -> list[dict[str, Any]]:
+def printer_columns() -> list[PrinterColumn]:
     return [
         {"name": "Verdict", "type": "string", "jsonPath": ".status.verdict"},
         {"name": "Score", "type": "number", "jsonPath": ".status.score"},

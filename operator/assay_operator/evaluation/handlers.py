@@ -26,6 +26,7 @@ import kopf
 from kubernetes.client.exceptions import ApiException
 
 from assay_operator import approvals, metrics
+from assay_operator.cluster_views import Job
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
 from assay_operator.evaluation.build import names
 from assay_operator.evaluation.read import starting, state
@@ -64,30 +65,28 @@ _running: set[str] = set()
 )
 def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
     assert namespace is not None
-    uid = body["metadata"].get("uid", "")
+    job = Job.of(body)  # the one typed view of this event, handed to every step
+    uid = job.metadata.uid
     if event["type"] == "DELETED":
         _running.discard(uid)
         metrics.JOBS_RUNNING.set(len(_running))
         return
-    owner = next((r for r in body["metadata"].get("ownerReferences") or [] if r.get("kind") == KIND), None)
-    generation = (body["metadata"].get("labels") or {}).get(names.LABEL_GENERATION)
+    owner = job.metadata.owner(KIND)
+    generation = job.metadata.labels.get(names.LABEL_GENERATION)
     if owner is None or generation is None:
         return
-    finished = any(
-        c.get("type") in ("Complete", "Failed") and c.get("status") == "True"
-        for c in (body.get("status") or {}).get("conditions") or []
-    )
+    finished = job.finished
     (_running.discard if finished else _running.add)(uid)
     metrics.JOBS_RUNNING.set(len(_running))
-    job, evaluation = dict(body), owner["name"]
+    evaluation = owner.name
     if not finished:
         _retried(
-            ("Admission", namespace, job["metadata"]["name"]),
+            ("Admission", namespace, job.metadata.name),
             lambda: admission.job_seen(job, namespace, evaluation, int(generation)),
         )
-    if (body["metadata"].get("labels") or {}).get(names.LABEL_COMPONENT) == names.ANSWER:
+    if job.metadata.labels.get(names.LABEL_COMPONENT) == names.ANSWER:
         _retried(
-            ("Answers", namespace, job["metadata"]["name"]),
+            ("Answers", namespace, job.metadata.name),
             lambda: judging.answer_job_seen(job, namespace, evaluation, int(generation)),
             lambda last: finish.cannot_finish(namespace, evaluation, int(generation), last),
         )
@@ -95,7 +94,7 @@ def job_changed(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **
     if not finished:
         return
     _retried(
-        ("Job", namespace, job["metadata"]["name"]),
+        ("Job", namespace, job.metadata.name),
         lambda: finish.finish_if_done(job, namespace, evaluation, int(generation)),
         lambda last: finish.cannot_finish(namespace, evaluation, int(generation), last),
     )
@@ -179,4 +178,4 @@ def evaluation_seen(event: kopf.RawEvent, body: kopf.Body, **_: Any) -> None:
     if event["type"] == "DELETED":
         metrics.CLUSTER.record(uid, None)
     else:
-        metrics.CLUSTER.record(uid, state.evaluation_state(dict(body)))
+        metrics.CLUSTER.record(uid, state.evaluation_state(state.SeenEvaluation.of(body)))

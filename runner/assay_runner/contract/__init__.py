@@ -44,9 +44,11 @@ from assay_runner.contract.result import (
     Usage,
 )
 from assay_runner.contract.rules import (
+    MODEL_JUDGE,
     MODEL_SCALE,
     UNIT_SCALE,
     digest_files,
+    has_own_scale,
     is_brain_file,
     judge_scale,
     threshold_problem,
@@ -103,6 +105,7 @@ __all__ = [
     "GATEWAY_SOCKET_ENV",
     "ISOLATION_SHORTFALL",
     "MAX_STOPPED",
+    "MODEL_JUDGE",
     "MODEL_SCALE",
     "POD_UID_ENV",
     "RESULT_SCHEMA_VERSION",
@@ -157,6 +160,7 @@ __all__ = [
     "Usage",
     "WireModel",
     "digest_files",
+    "has_own_scale",
     "is_brain_file",
     "isolation_shortfall",
     "judge_scale",

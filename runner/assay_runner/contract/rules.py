@@ -21,14 +21,22 @@ def is_brain_file(relative: str) -> bool:
 
 
 UNIT_SCALE: tuple[float, float] = (0.0, 1.0)
+MODEL_JUDGE = "model"
+"""The judge kind that grades on a scale of its own (its rubric's); every other kind scores on [0, 1]. The
+suite's ModelJudge keeps `Literal["model"]` as its discriminator tag (a test holds the two equal)."""
 MODEL_SCALE: tuple[int, int] = (1, 5)
 """A model judge's rubric scale when the suite does not give one."""
+
+
+def has_own_scale(judge_type: str) -> bool:
+    """Whether a judge of this kind gives its threshold and floor on a scale of its own (a model judge)."""
+    return judge_type == MODEL_JUDGE
 
 
 def judge_scale(judge_type: str, scale: tuple[float, float] | None = None) -> tuple[float, float]:
     """The scale a judge's threshold and floor are given on: a model judge's own (its rubric's), [0, 1] for
     every other judge."""
-    if judge_type != "model":
+    if not has_own_scale(judge_type):
         return UNIT_SCALE
     low, high = scale or MODEL_SCALE
     return (float(low), float(high))

@@ -19,6 +19,7 @@ from assay_runner.contract import (
     JudgeConfigSummary,
     Result,
     TicketResult,
+    has_own_scale,
     threshold_problem,
 )
 from assay_runner.core.scorecard import assemble
@@ -70,7 +71,7 @@ def _judge_config(where: str, judge: JudgeConfigSummary) -> Iterator[Issue]:
     if not (math.isfinite(judge.weight) and 0 <= judge.weight <= 1000):
         yield f"{where}.weight", f"must be in [0, 1000], got {judge.weight}"
     low, high = judge.scale or (0.0, 1.0)
-    if judge.scale is not None and (judge.type != "model" or not (math.isfinite(low) and low < high)):
+    if judge.scale is not None and (not has_own_scale(judge.type) or not (math.isfinite(low) and low < high)):
         yield f"{where}.scale", f"must be [low, high] with low < high, on a model judge; got {judge.scale}"
         return
     for label, value in (("threshold", judge.threshold), ("floor", judge.floor)):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay_runner.contract import PriceConfig
+from assay_runner.contract import PriceConfig, RunConfig
 from assay_runner.gateway.cassette import CassetteClient
 from assay_runner.gateway.chat import ChatClient
 from assay_runner.gateway.usage import MeteredClient, UsageMeter
@@ -62,3 +62,23 @@ def model_access(
     if client is None:
         return ModelAccess(None, meter)
     return ModelAccess(MeteredClient(client, meter), meter, http)
+
+
+def run_model_access(
+    config: RunConfig,
+    prices: Mapping[str, PriceConfig] | None,
+    role: TokenRole = "agent",
+    sidecar: SidecarLink | None = None,
+) -> ModelAccess:
+    """The model client of a run from its RunConfig: its gateway, its cassettes (directory and mode) and the
+    suite's prices. The one recipe of every phase that calls a model (`assay run`, the answer phase, the
+    judge phase); `role` and `sidecar` as for `model_access`."""
+    cassettes = config.cassettes
+    return model_access(
+        config.gateway,
+        Path(cassettes.dir) if cassettes else None,
+        cassettes.mode if cassettes else None,
+        prices,
+        role=role,
+        sidecar=sidecar,
+    )

@@ -22,7 +22,7 @@ from assay_runner.core.digests import tree_digest as tree_digest_of
 from assay_runner.core.evidence import EvidenceKey
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
-from assay_runner.gateway.access import model_access
+from assay_runner.gateway.access import run_model_access
 from assay_runner.gateway.sidecar_link import SidecarLink, connect, sidecar_socket
 from assay_runner.io import answers as answer_store
 from assay_runner.io import plain
@@ -110,14 +110,7 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     record = RecordStep(answers_dir, key, sidecar.pod if sidecar is not None else None)
     for cell, (seal, answered_by) in kept.items():
         record.keep(cell, seal, answered_by)
-    cassettes = config.cassettes
-    access = model_access(
-        config.gateway,
-        Path(cassettes.dir) if cassettes else None,
-        cassettes.mode if cassettes else None,
-        prepared.prices,
-        sidecar=sidecar,
-    )
+    access = run_model_access(config, prepared.prices, sidecar=sidecar)
     deadline = _Deadline(config.answer_deadline_seconds, control.stop)
     started = time.monotonic()
     stopped: str | None = None

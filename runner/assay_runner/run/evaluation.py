@@ -7,12 +7,10 @@ answer phase (`run.answering`: answer, record) and the judge phase (`run.scoring
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from assay_runner.contract import RepetitionResult, Result
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
-from assay_runner.gateway.access import model_access
+from assay_runner.gateway.access import run_model_access
 from assay_runner.judges import AnyJudge, build_judges, close_judges, end_judges
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, unanswered
@@ -32,13 +30,7 @@ async def run_evaluation(prepared: Prepared, control: Control, resume: Result | 
     config = prepared.config
     kept = resumable(prepared, resume) if resume is not None else {}
     order = [(t, r) for t, r in cells_of(prepared.tickets, config.repetitions) if (t.id, r) not in kept]
-    cassettes = config.cassettes
-    access = model_access(
-        config.gateway,
-        Path(cassettes.dir) if cassettes else None,
-        cassettes.mode if cassettes else None,
-        prepared.prices,
-    )
+    access = run_model_access(config, prepared.prices)
     judges: list[AnyJudge] = []
     try:
         try:

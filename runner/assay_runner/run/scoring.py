@@ -17,7 +17,7 @@ from assay_runner.core.evidence import EvidenceKey
 from assay_runner.core.independence import judge_model_warnings
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
-from assay_runner.gateway.access import model_access
+from assay_runner.gateway.access import run_model_access
 from assay_runner.io.answers import AnswersManifest, Limits
 from assay_runner.io.evidence_keys import key_for, named_key
 from assay_runner.judges import AnyJudge, build_judges, close_judges
@@ -52,14 +52,7 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> tuple[Result
     manifest = manifests[0] if len(manifests) == 1 else None
     # The agent's model: the config's, else what the answer phase recorded it answered with.
     agent_model = config.agent.model or next((m.model for m in manifests if m is not None), None)
-    cassettes = config.cassettes
-    access = model_access(
-        config.gateway,
-        Path(cassettes.dir) if cassettes else None,
-        cassettes.mode if cassettes else None,
-        prepared.prices,
-        role="judge",
-    )
+    access = run_model_access(config, prepared.prices, role="judge")
     by_id = {t.id: t for t in prepared.tickets}
     judges: list[AnyJudge] = []
     try:

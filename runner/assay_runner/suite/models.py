@@ -19,6 +19,7 @@ from assay_runner.contract import (
     PriceConfig,
     ToolAction,
     WireModel,
+    has_own_scale,
     judge_scale,
     threshold_problem,
 )
@@ -103,7 +104,7 @@ class JudgeBase(WireModel):
     @model_validator(mode="after")
     def _bounds_on_scale(self) -> JudgeBase:
         # A model judge's scale is one of its fields: its threshold is checked once the judge is valid.
-        if self.unit_scale:
+        if not has_own_scale(self.kind_tag()):
             return self  # checked field by field (`_on_unit_scale`)
         for label, value in (("threshold", self.threshold), ("floor", self.floor)):
             problem = None if value is None else threshold_problem(label, value, self.scale_bounds())
@@ -111,15 +112,19 @@ class JudgeBase(WireModel):
                 raise ValueError(problem)
         return self
 
-    unit_scale: ClassVar[bool] = True
-    """Thresholds on [0, 1] (a model judge's are on its own scale, checked with the scale)."""
+    @classmethod
+    def kind_tag(cls) -> str:
+        """The kind's `type` tag. Thresholds are on [0, 1] unless the kind has a scale of its own
+        (`contract.has_own_scale`: a model judge's are checked with its scale)."""
+        field = cls.model_fields.get("type")
+        return str(typing.get_args(field.annotation)[0]) if field is not None else "?"
 
     @field_validator("threshold", "floor")
     @classmethod
     def _on_unit_scale(cls, value: float | None, info: ValidationInfo) -> float | None:
         # A field check, not a check of the whole judge: reported in the same pass as any other problem of
         # the judge (a whole-model check runs only once every field is valid).
-        if cls.unit_scale and value is not None:
+        if not has_own_scale(cls.kind_tag()) and value is not None:
             problem = threshold_problem(str(info.field_name), value, judge_scale("unit"))
             if problem is not None:
                 raise ValueError(problem)
@@ -288,9 +293,7 @@ class TrajectoryJudge(JudgeBase):
 class ModelJudge(JudgeBase):
     """A model grades the answer against a rubric, sampled several times; the median counts."""
 
-    unit_scale: ClassVar[bool] = False
-
-    type: Literal["model"]
+    type: Literal["model"]  # a discriminator's tag stays a literal; it is contract.MODEL_JUDGE
     rubric: str = Field(min_length=1)
     scale: tuple[int, int] = MODEL_SCALE
     """Lowest and highest score the rubric allows."""
@@ -334,7 +337,7 @@ JudgeSpec = Annotated[
 
 def _kinds() -> dict[str, type[JudgeBase]]:
     members: tuple[type[JudgeBase], ...] = typing.get_args(typing.get_args(JudgeSpec)[0])
-    return {typing.get_args(kind.model_fields["type"].annotation)[0]: kind for kind in members}
+    return {kind.kind_tag(): kind for kind in members}
 
 
 JUDGE_KINDS: dict[str, type[JudgeBase]] = _kinds()

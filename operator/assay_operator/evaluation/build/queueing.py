@@ -11,8 +11,8 @@ Job carries the queue label (the judge Job runs after it, on the quota the answe
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from assay_operator.cluster_views import Job
 from assay_operator.evaluation.api import EvaluationSpec
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -33,10 +33,10 @@ class QueueState:
     admitted: bool
 
 
-def queue_state(job: dict[str, Any]) -> QueueState | None:
+def queue_state(job: Job) -> QueueState | None:
     """Whether a queued run's Job still waits for admission (suspended) or was admitted (resumed); None for
     a Job that names no queue."""
-    queue = ((job.get("metadata") or {}).get("labels") or {}).get(QUEUE_LABEL)
+    queue = job.metadata.labels.get(QUEUE_LABEL)
     if not queue:
         return None
-    return QueueState(queue=str(queue), admitted=not bool((job.get("spec") or {}).get("suspend")))
+    return QueueState(queue=queue, admitted=not job.spec.suspend)

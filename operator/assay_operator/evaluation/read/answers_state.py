@@ -11,11 +11,11 @@ ends with the answer Job's own failure (outcome.classify), as a one-pod run did.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import ValidationError
 
 from assay_operator import bounded
+from assay_operator.cluster_views import Job, Pod, Terminated, holds
 from assay_operator.evaluation.api import MAX_SHARD_REASON
 from assay_operator.evaluation.build.layout import ANSWER_CONTAINER, SPLIT_CONTAINER
 from assay_operator.evaluation.read.outcome import Outcome, classify
@@ -56,77 +56,64 @@ def indexes(text: str | None) -> set[int]:
     return found
 
 
-def _condition(job: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    for condition in (job.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == kind and condition.get("status") == "True":
-            return dict(condition)
-    return None
+def _index(pod: Pod) -> int | None:
+    value = pod.metadata.annotations.get(INDEX_ANNOTATION)
+    return int(value) if value is not None and value.isdigit() else None
 
 
-def _index(pod: dict[str, Any]) -> int | None:
-    value = ((pod.get("metadata") or {}).get("annotations") or {}).get(INDEX_ANNOTATION)
-    return int(value) if value is not None and str(value).isdigit() else None
-
-
-def _terminated(pod: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+def _terminated(pod: Pod) -> tuple[str, Terminated] | None:
     """The container that ended the pod: the split (when it failed) or the answer container."""
-    status = pod.get("status") or {}
     for name in (SPLIT_CONTAINER, ANSWER_CONTAINER):
-        for container in [
-            *(status.get("initContainerStatuses") or []),
-            *(status.get("containerStatuses") or []),
-        ]:
-            if container.get("name") != name:
+        for container in pod.containers:
+            if container.name != name:
                 continue
-            terminated = (container.get("state") or {}).get("terminated")
-            if terminated is not None and (terminated.get("exitCode") or name == ANSWER_CONTAINER):
-                return name, dict(terminated)
+            terminated = container.state.terminated
+            if terminated is not None and (terminated.exit_code or name == ANSWER_CONTAINER):
+                return name, terminated
     return None
 
 
-def _evicted(pod: dict[str, Any]) -> bool:
-    conditions = (pod.get("status") or {}).get("conditions") or []
-    return any(c.get("type") == "DisruptionTarget" and c.get("status") == "True" for c in conditions)
+def _evicted(pod: Pod) -> bool:
+    return holds(pod.status.conditions, "DisruptionTarget") is not None
 
 
-def shard_failure(pods: list[dict[str, Any]]) -> str:
+def shard_failure(pods: list[Pod]) -> str:
     """Why one shard failed for good, from its pods (every attempt): how often, and how the last ended."""
-    failed = [p for p in pods if (p.get("status") or {}).get("phase") == "Failed" and not _evicted(p)]
+    failed = [p for p in pods if p.status.phase == "Failed" and not _evicted(p)]
     if not failed:
         return "the answer Job stopped it before it finished"
-    failed.sort(key=lambda p: str((p.get("metadata") or {}).get("creationTimestamp") or ""))
+    failed.sort(key=lambda p: p.metadata.creation_timestamp or "")
     attempts = f"its pod failed {len(failed)} time{'s' if len(failed) > 1 else ''}"
     ended = _terminated(failed[-1])
     if ended is None:
-        return f"{attempts}: {(failed[-1].get('status') or {}).get('reason') or 'no container ran'}"
+        return f"{attempts}: {failed[-1].status.reason or 'no container ran'}"
     name, terminated = ended
-    code = terminated.get("exitCode")
-    if terminated.get("reason") == "OOMKilled":
+    code = terminated.exit_code
+    if terminated.reason == "OOMKilled":
         detail = (
             f"the {name} container was OOMKilled (exit code {code}): raise spec.resources.memory or lower "
             "spec.concurrency"
         )
     else:
-        message = str(terminated.get("message") or "").strip()
+        message = (terminated.message or "").strip()
         detail = f"the {name} container exited {code}" + (f": {message[-300:]}" if message else "")
     return bounded.text(f"{attempts}; the last: {detail}", MAX_SHARD_REASON)
 
 
-def _summary(pod: dict[str, Any]) -> AnswerSummary | None:
+def _summary(pod: Pod) -> AnswerSummary | None:
     ended = _terminated(pod)
     if ended is None or ended[0] != ANSWER_CONTAINER:
         return None
     try:
-        return AnswerSummary.model_validate_json(ended[1].get("message") or "")
+        return AnswerSummary.model_validate_json(ended[1].message or "")
     except ValidationError:
         return None  # a runner that wrote none: the count is unknown, not wrong
 
 
-def read(job: dict[str, Any], pods: list[dict[str, Any]]) -> AnswersState:
-    spec, status = job.get("spec") or {}, job.get("status") or {}
-    shards = int(spec.get("completions") or 1)
-    succeeded = frozenset(indexes(status.get("completedIndexes")))
-    by_index: dict[int, list[dict[str, Any]]] = {}
+def read(job: Job, pods: list[Pod]) -> AnswersState:
+    shards = job.spec.completions or 1
+    succeeded = frozenset(indexes(job.status.completed_indexes))
+    by_index: dict[int, list[Pod]] = {}
     for pod in pods:
         index = _index(pod)
         if index is not None:
@@ -135,16 +122,16 @@ def read(job: dict[str, Any], pods: list[dict[str, Any]]) -> AnswersState:
         found
         for index in succeeded
         for pod in by_index.get(index, [])
-        if (pod.get("status") or {}).get("phase") == "Succeeded" and (found := _summary(pod)) is not None
+        if pod.status.phase == "Succeeded" and (found := _summary(pod)) is not None
     ]
     cells_done = sum(s.answered for s in summaries) if summaries else None
     cells_total = summaries[0].total if summaries else None
-    failed_indexes = indexes(status.get("failedIndexes"))
-    complete, failed_job = _condition(job, "Complete"), _condition(job, "Failed")
+    failed_indexes = indexes(job.status.failed_indexes)
+    complete, failed_job = job.condition("Complete"), job.condition("Failed")
     if complete is None and failed_job is None:
         failed = {i: shard_failure(by_index.get(i, [])) for i in sorted(failed_indexes)}
         return AnswersState(shards, succeeded, failed, cells_done, cells_total)
-    reason = str((failed_job or {}).get("reason") or "")
+    reason = (failed_job.reason if failed_job is not None else None) or ""
     unfinished = set(range(shards)) - succeeded
     failed = {}
     for index in sorted(unfinished):

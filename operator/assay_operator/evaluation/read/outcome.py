@@ -13,10 +13,10 @@ has, rather than the Job's PodFailurePolicy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import ValidationError
 
+from assay_operator.cluster_views import Job, Pod, Terminated
 from assay_operator.evaluation.build.layout import ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER
 from assay_operator.evaluation.build.names import ANNOTATION_BRAIN, ANNOTATION_KEY, ANNOTATION_PUBLIC
 from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary, isolation_shortfall
@@ -33,23 +33,14 @@ class Outcome:
     summary: RunSummary | None = None
 
 
-def _condition(job: dict[str, Any], kind: str) -> dict[str, Any] | None:
-    for condition in (job.get("status") or {}).get("conditions") or []:
-        if condition.get("type") == kind and condition.get("status") == "True":
-            return dict(condition)
-    return None
+def _terminated(pod: Pod, name: str = JUDGE_CONTAINER) -> Terminated | None:
+    container = pod.container(name)
+    if container is None:
+        return None
+    return container.state.terminated or container.last_state.terminated
 
 
-def _terminated(pod: dict[str, Any], name: str = JUDGE_CONTAINER) -> dict[str, Any] | None:
-    status = pod.get("status") or {}
-    for container in [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]:
-        if container.get("name") == name:
-            state = container.get("state") or {}
-            return state.get("terminated") or (container.get("lastState") or {}).get("terminated")
-    return None
-
-
-def _phases_terminated(pod: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def _phases_terminated(pod: Pod) -> list[tuple[str, Terminated]]:
     """Each phase's container that terminated, the pod's order (the answer phase first)."""
     found = []
     for name in (SPLIT_CONTAINER, ANSWER_CONTAINER, JUDGE_CONTAINER):
@@ -59,18 +50,18 @@ def _phases_terminated(pod: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
-def _oom(pods: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
+def _oom(pods: list[Pod]) -> tuple[str, Terminated] | None:
     for pod in pods:
         for name, terminated in _phases_terminated(pod):
-            if terminated.get("reason") == "OOMKilled" or terminated.get("exitCode") == 137:
+            if terminated.reason == "OOMKilled" or terminated.exit_code == 137:
                 return name, terminated
     return None
 
 
-def digest_mismatch(job: dict[str, Any], summary: RunSummary) -> str:
+def digest_mismatch(job: Job, summary: RunSummary) -> str:
     """Empty when the RunSummary is bound to what this Job mounted: the brain snapshot, and for a ConfigMap
     suite the public part and the key. A summary that names other inputs is not this Job's verdict."""
-    annotations = (job.get("metadata") or {}).get("annotations") or {}
+    annotations = job.metadata.annotations
     reported = summary.inputs
     checks = (
         ("brain", ANNOTATION_BRAIN, reported.brain_digest),
@@ -105,21 +96,21 @@ def parse_summary(message: str) -> tuple[RunSummary | None, str]:
     return summary, ""
 
 
-def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
-    complete = _condition(job, "Complete")
-    failed = _condition(job, "Failed")
+def classify(job: Job, pods: list[Pod]) -> Outcome:
+    complete = job.condition("Complete")
+    failed = job.condition("Failed")
     if complete is None and failed is None:
         return Outcome("running")
     if failed is not None:
-        reason = failed.get("reason") or "JobFailed"
-        message = failed.get("message") or ""
+        reason = failed.reason or "JobFailed"
+        message = failed.message or ""
         oom = _oom(pods)
         if oom is not None:
             container, killed = oom
             return Outcome(
                 "failed",
                 "OOMKilled",
-                f"the {container} container was OOMKilled (exit code {killed.get('exitCode')}): raise "
+                f"the {container} container was OOMKilled (exit code {killed.exit_code}): raise "
                 f"spec.resources.memory or lower spec.concurrency. Job: {reason}: {message}",
             )
         hints = {
@@ -129,12 +120,10 @@ def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
             "PodFailurePolicy": "the runner could not run (bad input); its message says what is wrong",
             "FailedIndexes": "every answer shard failed and used up its retries; see the pods' logs",
         }
-        failures = [
-            t for pod in pods for _, t in _phases_terminated(pod) if t.get("message") and t.get("exitCode")
-        ]
+        failures = [t for pod in pods for _, t in _phases_terminated(pod) if t.message and t.exit_code]
         terminal = failures[0] if failures else None
         shortfall = (
-            isolation_shortfall(terminal["message"]) if terminal and terminal["exitCode"] == 2 else None
+            isolation_shortfall(terminal.message or "") if terminal and terminal.exit_code == 2 else None
         )
         if shortfall is not None:
             return Outcome(
@@ -142,9 +131,9 @@ def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
                 "InvalidSpec",
                 f"the node that ran the answer pod cannot meet the suite: {shortfall[:600]}",
             )
-        detail = f": {terminal['message'].strip()[:400]}" if terminal else ""
+        detail = f": {(terminal.message or '').strip()[:400]}" if terminal else ""
         return Outcome("failed", reason, f"{hints.get(reason, 'the Job failed')} ({message}){detail}")
-    succeeded = [p for p in pods if (p.get("status") or {}).get("phase") == "Succeeded"]
+    succeeded = [p for p in pods if p.status.phase == "Succeeded"]
     terminated = next((t for t in map(_terminated, succeeded) if t is not None), None)
     if terminated is None:
         return Outcome(
@@ -152,9 +141,9 @@ def classify(job: dict[str, Any], pods: list[dict[str, Any]]) -> Outcome:
             "ResultUnreadable",
             "the Job completed but no runner pod with a termination message was found (pods gone?)",
         )
-    if terminated.get("exitCode") != 0:
-        return Outcome("failed", "ResultUnreadable", f"the runner exited {terminated.get('exitCode')}")
-    summary, problem = parse_summary(terminated.get("message") or "")
+    if terminated.exit_code != 0:
+        return Outcome("failed", "ResultUnreadable", f"the runner exited {terminated.exit_code}")
+    summary, problem = parse_summary(terminated.message or "")
     if summary is None:
         return Outcome("failed", "ResultUnreadable", problem)
     mismatch = digest_mismatch(job, summary)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay_operator import bounded
+from assay_operator.cluster_views import Pod
 
 MAX_MESSAGE = 512
 SECRET_MISSING = re.compile(r'secrets? "(?P<name>[^"]+)" not found', re.IGNORECASE)
@@ -89,8 +90,9 @@ def _statuses(pod: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def started(pod: Mapping[str, Any]) -> bool:
-    """A container of the pod runs or ran: whatever kept it from starting is past."""
-    return any({"running", "terminated"} & set(s.get("state") or {}) for s in _statuses(pod))
+    """A container of the pod runs or ran: whatever kept it from starting is past (`Pod.started`; here
+    read from the raw body a pod's watch event hands over)."""
+    return Pod.of(pod).started
 
 
 def from_pod(pod: Mapping[str, Any]) -> StartProblem | None:

@@ -6,9 +6,9 @@ Workload objects are not read, so the operator needs no permission on them."""
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 from assay_operator import conditions
+from assay_operator.cluster_views import Job
 from assay_operator.evaluation.build import queueing
 from assay_operator.evaluation.read import progress, reconcile
 from assay_operator.evaluation.steps.watched import Watched
@@ -18,11 +18,11 @@ _shown: dict[tuple[str, str], bool] = {}
 """(namespace, job) -> the admission last written, so a Job event that changes nothing costs no request."""
 
 
-def job_seen(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
+def job_seen(job: Job, namespace: str, evaluation: str, generation: int) -> None:
     state = queueing.queue_state(job)
     if state is None:
         return
-    name = job["metadata"]["name"]
+    name = job.metadata.name
     with _lock:
         if _shown.get((namespace, name)) == state.admitted:
             return

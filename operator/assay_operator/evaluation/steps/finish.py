@@ -5,27 +5,27 @@ A run whose answer Job left nothing to judge ends here too (judging.py), with th
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from assay_operator import bounded, conditions, events, kube, metrics
+from assay_operator.cluster_views import Job, Pod
 from assay_operator.evaluation.read import reconcile
 from assay_operator.evaluation.read.outcome import Outcome, classify
 from assay_operator.evaluation.steps.watched import Watched
 
 
-def read_job(name: str, namespace: str) -> dict[str, Any] | None:
-    job = kube.if_present(lambda: kube.batch().read_namespaced_job(name, namespace))
-    return None if job is None else kube.plain(job)
+def read_job(name: str, namespace: str) -> Job | None:
+    job = kube.if_present(lambda: kube.read_plain(kube.batch().read_namespaced_job, name, namespace))
+    return None if job is None else Job.of(job)
 
 
-def pods_of(namespace: str, job: str) -> list[dict[str, Any]]:
-    pods = kube.core().list_namespaced_pod(namespace, label_selector=f"job-name={job}").items
-    return [kube.plain(p) for p in pods]
+def pods_of(namespace: str, job: str) -> list[Pod]:
+    pods = kube.read_plain(kube.core().list_namespaced_pod, namespace, label_selector=f"job-name={job}")
+    return [Pod.of(pod) for pod in pods.get("items") or []]
 
 
-def finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
+def finish_if_done(job: Job, namespace: str, evaluation: str, generation: int) -> None:
     """The judge Job (or a one-Job run's Job) is done: its verdict, or Blocked with the reason."""
-    job_name = job["metadata"]["name"]
+    job_name = job.metadata.name
     if classify(job, []).state == "running":
         return  # the Job's conditions say it all: no need to list its pods
     outcome = classify(job, pods_of(namespace, job_name))
@@ -34,7 +34,7 @@ def finish_if_done(job: dict[str, Any], namespace: str, evaluation: str, generat
         return
     if not current.owns(job):
         return  # the Job of a deleted Evaluation that had this name: not this one's verdict
-    record(outcome, current, generation, job_name, (job.get("status") or {}).get("startTime"))
+    record(outcome, current, generation, job_name, job.status.start_time)
 
 
 def record(outcome: Outcome, current: Watched, generation: int, job_name: str, started: str | None) -> None:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import cast
 
 import kopf
 
 from assay_operator import events, kube, metrics
+from assay_operator.cluster_views import Job
 from assay_operator.evaluation.api import AnswerStatus
 from assay_operator.evaluation.build import judge_job, runconfig
 from assay_operator.evaluation.build.names import ANNOTATION_JUDGE_JOB, claim_name
@@ -29,9 +30,7 @@ from assay_operator.startup import settings
 log = logging.getLogger("assay.operator")
 
 
-def _current(
-    job: dict[str, Any], namespace: str, evaluation: str, generation: int
-) -> tuple[Watched, str] | None:
+def _current(job: Job, namespace: str, evaluation: str, generation: int) -> tuple[Watched, str] | None:
     """The Evaluation and the run's judge Job, when `job` is the answer Job of its current run and that run
     has no verdict yet."""
     watched = Watched.read(namespace, evaluation)
@@ -39,21 +38,21 @@ def _current(
         return None
     if not watched.owns(job):
         return None  # the answer Job of a deleted Evaluation that had this name
-    judge = ((job.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_JUDGE_JOB)
+    judge = job.metadata.annotations.get(ANNOTATION_JUDGE_JOB)
     status = watched.status
     if judge is None or status.job_name != judge or reconcile.verdict_written(status, generation, judge):
         return None
-    return watched, str(judge)
+    return watched, judge
 
 
-def answer_job_seen(job: dict[str, Any], namespace: str, evaluation: str, generation: int) -> None:
+def answer_job_seen(job: Job, namespace: str, evaluation: str, generation: int) -> None:
     with serial.lock(namespace, evaluation):
         current = _current(job, namespace, evaluation, generation)
         if current is None:
             return
         watched, judge = current
         status = watched.status
-        answer_name = job["metadata"]["name"]
+        answer_name = job.metadata.name
         state = answers_state.read(job, finish.pods_of(namespace, answer_name))
         answer = progress.answer_status(state, answer_name, claim_name(evaluation, generation))
         if not state.finished:
@@ -62,16 +61,14 @@ def answer_job_seen(job: dict[str, Any], namespace: str, evaluation: str, genera
             return
         if state.failure is not None:  # nothing to judge: the answer Job's failure is the run's outcome
             watched.write(progress.answering_status(answer))
-            finish.record(
-                state.failure, watched, generation, judge, (job.get("status") or {}).get("startTime")
-            )
+            finish.record(state.failure, watched, generation, judge, job.status.start_time)
             return
         _start_judge(watched, job, judge, state, answer)
 
 
 def _start_judge(
     watched: Watched,
-    answer_job: dict[str, Any],
+    answer_job: Job,
     judge: str,
     state: answers_state.AnswersState,
     answer: AnswerStatus,
@@ -80,9 +77,9 @@ def _start_judge(
     status = watched.status
     spec = watched.spec  # valid: its answer Job exists
     operator = settings()
-    started = (answer_job.get("status") or {}).get("startTime")
-    elapsed = reconcile.seconds_between(str(started), datetime.now(UTC)) if started else 0.0
-    snapshots = Snapshots.from_annotations(evaluation, dict(answer_job["metadata"].get("annotations") or {}))
+    started = answer_job.status.start_time
+    elapsed = reconcile.seconds_between(started, datetime.now(UTC)) if started else 0.0
+    snapshots = Snapshots.from_annotations(evaluation, answer_job.metadata.annotations)
     rerun = status.rerun
     config_map = runconfig.build_judge_config_map(
         spec, evaluation, namespace, generation, operator, state.failed, rerun

@@ -43,12 +43,12 @@ def _owner(namespace: str, job: str) -> str | None:
         if (namespace, job) in _owners:
             return _owners[(namespace, job)]
     found = finish.read_job(job, namespace)
-    refs = ((found or {}).get("metadata") or {}).get("ownerReferences") or []
-    owner = next((r.get("name") for r in refs if r.get("kind") == KIND), None)
-    if owner is not None:
-        with _lock:
-            _owners[(namespace, job)] = str(owner)
-    return owner
+    reference = None if found is None else found.metadata.owner(KIND)
+    if reference is None:
+        return None
+    with _lock:
+        _owners[(namespace, job)] = reference.name
+    return reference.name
 
 
 def _job_of(pod: Mapping[str, Any]) -> tuple[str, int] | None:
@@ -134,7 +134,7 @@ def _give_up_if_still_blocked(namespace: str, job: str, generation: int, evaluat
         problem = _blocked.get((namespace, job))
     try:
         pods = finish.pods_of(namespace, job)
-        if problem is None or any(starting.started(p) for p in pods):
+        if problem is None or any(p.started for p in pods):
             return
         run = _current_run(namespace, evaluation, job, generation)
         if run is None:

@@ -24,6 +24,7 @@ import kopf
 from pydantic import ValidationError
 
 from assay_operator import conditions, events, kube, metrics
+from assay_operator.cluster_views import Object, Pod
 from assay_operator.evaluation import api
 from assay_operator.evaluation.api import KIND, EvaluationSpec, EvaluationStatus
 from assay_operator.evaluation.build import names
@@ -194,17 +195,17 @@ def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple
     return parts
 
 
-def _refuse_stale(read: Callable[..., Any], namespace: str, child: dict[str, Any], owner: Watched) -> None:
+def _refuse_stale(
+    read: Callable[..., Any], namespace: str, kind: str, child_name: str, owner: Watched
+) -> None:
     """A child name was taken (409). When the holder belongs to a deleted Evaluation of the same name (a
     delete and re-create, common under GitOps) it is garbage the collector has not removed yet: adopting it
     would mount the old run's config, and its Job's verdict would land on this Evaluation. Wait for it."""
-    kind, child_name = child["kind"], child["metadata"]["name"]
     found = kube.if_present(lambda: read(child_name, namespace))
-    existing = None if found is None else kube.plain(found)  # None: collected meanwhile, create again
-    refs = (existing or {}).get("metadata", {}).get("ownerReferences") or []
+    existing = None if found is None else Object.of(kube.plain(found))  # None: collected, create again
     stale = existing is None or any(
-        ref.get("kind") == KIND and ref.get("name") == owner.name and ref.get("uid") != owner.uid
-        for ref in refs
+        ref.kind == KIND and ref.name == owner.name and ref.uid != owner.uid
+        for ref in existing.metadata.owner_references
     )
     if stale:
         raise kopf.TemporaryError(
@@ -214,25 +215,31 @@ def _refuse_stale(read: Callable[..., Any], namespace: str, child: dict[str, Any
         )
 
 
-def _create(
-    request: Request,
-    create: Callable[..., Any],
-    read: Callable[..., Any],
-    child: dict[str, Any],
-) -> bool:
+Child = ConfigMap | PersistentVolumeClaim | NetworkPolicy | Job
+"""A child the operator builds and creates."""
+
+
+def _create_adopted(request: Request, create: Callable[..., Any], child: Child) -> bool:
+    """Serialise the child once, here, adopted by the Evaluation; True when it was created now."""
+    body = child.body()
+    kopf.adopt(body, owner=cast(kopf.Body, request.body))
+    return kube.create(create, request.namespace, body)
+
+
+def _create(request: Request, create: Callable[..., Any], read: Callable[..., Any], child: Child) -> bool:
     """Create one child, adopted; True when created now. A name taken by another owner's object is refused
     (a stale one: wait for the collector; anyone else's: the spec cannot run)."""
-    if kube.create(create, request.namespace, child):
+    if _create_adopted(request, create, child):
         return True
-    _refuse_stale(read, request.namespace, child, request.evaluation)
-    existing = kube.plain(read(child["metadata"]["name"], request.namespace))
+    kind, name = child.kind, child.metadata.name
+    _refuse_stale(read, request.namespace, kind, name, request.evaluation)
+    existing = Object.of(kube.plain(read(name, request.namespace)))
     if not request.evaluation.owns(existing):
-        kind, name = child["kind"], child["metadata"]["name"]
         _invalid(request, f"a {kind} named {name} already exists and is not owned by this Evaluation")
     return False
 
 
-def _apply_policy(request: Request, policy: dict[str, Any]) -> None:
+def _apply_policy(request: Request, policy: NetworkPolicy) -> None:
     """The answer pods' NetworkPolicy, one per Evaluation: created, or brought up to this spec's gateway."""
     networking = kube.networking()
     if _create(
@@ -243,7 +250,7 @@ def _apply_policy(request: Request, policy: dict[str, Any]) -> None:
     ):
         return
     networking.patch_namespaced_network_policy(
-        policy["metadata"]["name"], request.namespace, {"spec": policy["spec"]}
+        policy.metadata.name, request.namespace, {"spec": policy.spec.body()}
     )
 
 
@@ -256,30 +263,29 @@ def _create_inputs(
     """The snapshots, the answer phase's RunConfig, the answers claim and the NetworkPolicy, each adopted
     and idempotent — all before the answer Job, so no answer pod starts without its egress rule."""
     core = kube.core()
-    children = [child.body() for child in config_map_objects]  # serialised once, here
-    claim_body = claim.body()
-    policy_body = policy.body() if policy is not None else None
-    for child in [*children, claim_body, *([policy_body] if policy_body else [])]:
-        kopf.adopt(child, owner=cast(kopf.Body, request.body))
-    for child in children:
-        if not kube.create(core.create_namespaced_config_map, request.namespace, child):
-            _refuse_stale(core.read_namespaced_config_map, request.namespace, child, request.evaluation)
-    if policy_body is not None:
-        _apply_policy(request, policy_body)
+    for child in config_map_objects:
+        if not _create_adopted(request, core.create_namespaced_config_map, child):
+            _refuse_stale(
+                core.read_namespaced_config_map,
+                request.namespace,
+                child.kind,
+                child.metadata.name,
+                request.evaluation,
+            )
+    if policy is not None:
+        _apply_policy(request, policy)
     _create(
         request,
         core.create_namespaced_persistent_volume_claim,
         core.read_namespaced_persistent_volume_claim,
-        claim_body,
+        claim,
     )
 
 
 def _create_answer_job(request: Request, job: Job) -> bool:
     """True when the answer Job was created now (False: it was there already, from an earlier attempt)."""
-    body = job.body()
-    kopf.adopt(body, owner=cast(kopf.Body, request.body))
     batch = kube.batch()
-    return _create(request, batch.create_namespaced_job, batch.read_namespaced_job, body)
+    return _create(request, batch.create_namespaced_job, batch.read_namespaced_job, job)
 
 
 def _delete_superseded(request: Request) -> None:
@@ -288,27 +294,28 @@ def _delete_superseded(request: Request) -> None:
     owner = request.evaluation
     selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)}"
     keep = {request.job, request.answer_job}
-    for item in kube.batch().list_namespaced_job(request.namespace, label_selector=selector).items:
-        job = kube.plain(item)
+    jobs = kube.read_plain(kube.batch().list_namespaced_job, request.namespace, label_selector=selector)
+    for item in jobs.get("items") or []:
+        job = Object.of(item)
         # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if owner.owns(job) and job["metadata"]["name"] not in keep:
+        if owner.owns(job) and job.metadata.name not in keep:
             # Background: without a propagation policy a deleted Job leaves its pods behind.
             delete = kube.batch().delete_namespaced_job
             kube.delete_if_present(
                 functools.partial(
-                    delete, job["metadata"]["name"], request.namespace, propagation_policy="Background"
+                    delete, job.metadata.name, request.namespace, propagation_policy="Background"
                 )
             )
     core = kube.core()
-    claims = core.list_namespaced_persistent_volume_claim(request.namespace, label_selector=selector)
-    for found in claims.items:
-        claim = kube.plain(found)
-        generation = (claim["metadata"].get("labels") or {}).get(names.LABEL_GENERATION)
+    claims = kube.read_plain(
+        core.list_namespaced_persistent_volume_claim, request.namespace, label_selector=selector
+    )
+    for found in claims.get("items") or []:
+        claim = Object.of(found)
+        generation = claim.metadata.labels.get(names.LABEL_GENERATION)
         if owner.owns(claim) and generation != str(request.generation):
             delete_claim = core.delete_namespaced_persistent_volume_claim
-            kube.delete_if_present(
-                functools.partial(delete_claim, claim["metadata"]["name"], request.namespace)
-            )
+            kube.delete_if_present(functools.partial(delete_claim, claim.metadata.name, request.namespace))
 
 
 def _wait_for_earlier_runs(request: Request) -> None:
@@ -319,13 +326,11 @@ def _wait_for_earlier_runs(request: Request) -> None:
         f"{names.LABEL_GENERATION}={request.generation}"
     )
     mine = {request.job, request.answer_job}
+    listed = kube.read_plain(kube.core().list_namespaced_pod, request.namespace, label_selector=selector)
     running = [
-        pod["metadata"]["name"]
-        for pod in map(
-            kube.plain, kube.core().list_namespaced_pod(request.namespace, label_selector=selector).items
-        )
-        if (pod["metadata"].get("labels") or {}).get("job-name") not in mine
-        and (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
+        pod.metadata.name
+        for pod in (Pod.of(item) for item in listed.get("items") or [])
+        if pod.metadata.labels.get("job-name") not in mine and pod.status.phase not in ("Succeeded", "Failed")
     ]
     if running:
         raise kopf.TemporaryError(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assay_operator import kube
+from assay_operator.cluster_views import Object
 from assay_operator.evaluation.api import PLURAL, EvaluationSpec, EvaluationStatus
 from assay_operator.evaluation.build import names
 from assay_operator.evaluation.read import reconcile
@@ -59,9 +60,9 @@ class Watched:
         """The rerun token the annotation asks for (names.RERUN_ANNOTATION), None when unset or blank."""
         return self.annotations.get(names.RERUN_ANNOTATION) or None
 
-    def owns(self, child: dict[str, Any]) -> bool:
+    def owns(self, child: Object) -> bool:
         """The child's owner reference names this very object (not a deleted namesake)."""
-        return kube.owned_by(child, self.uid)
+        return child.metadata.owned_by(self.uid)
 
     def write(
         self, build: Callable[[], EvaluationStatus] | EvaluationStatus, *, warn: bool = True

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from assay_runner.contract import RepetitionResult
+from assay_runner.contract import MODEL_JUDGE, RepetitionResult
 
 if TYPE_CHECKING:
     from mlflow.entities import Expectation, Feedback
 
-MODEL_JUDGE_TYPES = {"model"}
 ANSWER_KEY = "answer_key"
 
 
@@ -25,7 +24,7 @@ def cell_feedback(
     for name, verdict in cell.judges.items():
         if not verdict.applicable:
             continue  # excluded, not scored: no feedback rather than a made-up value
-        source_type = "LLM_JUDGE" if judge_types.get(name) in MODEL_JUDGE_TYPES else "CODE"
+        source_type = "LLM_JUDGE" if judge_types.get(name) == MODEL_JUDGE else "CODE"
         metadata = {"ticket": ticket_id, "repetition": str(cell.index)}
         if verdict.raw is not None:
             metadata["raw"] = f"{verdict.raw:g}"
