@@ -390,3 +390,34 @@ def test_answer_pods_making_the_key_at_once_end_with_one(tmp_path: Path) -> None
     assert all(f"evidence key {key.key_id}" in line for line in said)
     assert sum("made" in line for line in said) == 1
     assert sorted(p.name for p in path.parent.iterdir()) == ["key"]  # nothing left aside
+
+
+def test_makers_of_one_pid_at_once_end_with_one_key(tmp_path: Path) -> None:
+    """Each answer pod's maker is its container's first process, so every one has pid 1: makers that share a
+    pid (threads here) must not share the name of the file they write aside (they did: `File exists`, and
+    shard 2 of four was Blocked on the local control plane)."""
+    import threading
+
+    from assay_runner.io.evidence_keys import make_key_file
+
+    path = tmp_path / ".evidence" / "key"
+    path.parent.mkdir()
+    start = threading.Barrier(8)
+    made: list[tuple[EvidenceKey, bool] | BaseException] = []
+
+    def make() -> None:
+        start.wait()
+        try:
+            made.append(make_key_file(path))
+        except BaseException as exc:  # recorded for the assertion below
+            made.append(exc)
+
+    makers = [threading.Thread(target=make) for _ in range(8)]
+    for maker in makers:
+        maker.start()
+    for maker in makers:
+        maker.join()
+    assert not [m for m in made if isinstance(m, BaseException)], made
+    keys = {m[0].key_id for m in made if not isinstance(m, BaseException)}
+    assert keys == {EvidenceKey(path.read_bytes()).key_id}
+    assert sorted(p.name for p in path.parent.iterdir()) == ["key"]

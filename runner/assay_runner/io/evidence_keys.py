@@ -16,6 +16,7 @@ as trustworthy as the machine (the result records each cell's isolation).
 from __future__ import annotations
 
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -108,7 +109,9 @@ def make_key_file(path: Path) -> tuple[EvidenceKey, bool]:
     if path.exists():
         return read_key_file(path, "evidence-key"), False
     key = EvidenceKey.new()
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # A random name, not the pid: the answer pods of one Indexed Job each run their maker as the first
+    # process of its container (pid 1), on the same volume at the same moment.
+    partial = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     try:
         descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except OSError as exc:
