@@ -33,7 +33,10 @@ if TYPE_CHECKING:
 SANDBOX_ENV = "ASSAY_SANDBOX"
 """Set (to `landlock`) in a sandboxed agent's environment: a CLI's own sandbox cannot start inside it
 (Codex's bubblewrap needs mounts), and the cell's is the sandbox."""
-UNCONFINED = Isolation(reason="run without the runner's sandbox (no sandbox was given to the agent)")
+# Constructed, not validated, at import: validating would build the deferred schema before the first agent.
+UNCONFINED = Isolation.model_construct(
+    reason="run without the runner's sandbox (no sandbox was given to the agent)"
+)
 
 PLACEHOLDERS = frozenset(
     {

@@ -155,7 +155,7 @@ def confine(policy: CellPolicy, abi: int) -> Confined:
     """The cell's ruleset under this ABI (0: none), and the record of what it enforces."""
     if abi < 1:
         reason = "this kernel has no Landlock (or it is turned off): nothing confines the agent"
-        return Confined(Isolation(reason=reason))
+        return Confined(Isolation.model_construct(reason=reason))
     protected = tuple(sorted({_real(p) for p in policy.protected}))
     dropped: list[str] = []
     ruleset = Ruleset(abi, network=True, scoped=True)
@@ -189,7 +189,10 @@ def confine(policy: CellPolicy, abi: int) -> Confined:
         )
     if seccomp.PROGRAM is None:
         missing.append("Unix sockets are not refused (no seccomp filter for this machine)")
-    isolation = Isolation(
+    # Constructed, not validated: the values are this function's own, and validating would build the wire
+    # model's schema (deferred, `contract.WireModel`) before the first agent starts, ~12 ms; run.warmup builds
+    # it while the first agents run.
+    isolation = Isolation.model_construct(
         landlock_abi=abi,
         filesystem=True,
         network=abi >= landlock.NETWORK_ABI,
