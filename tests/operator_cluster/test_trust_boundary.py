@@ -34,6 +34,7 @@ from assay_dev.operator_support import OperatorProcess, evaluation, replay_spec
 from assay_dev.servers.auth_proxy import AuthProxy
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_dev.servers.mlflow_server import mlflow_server
+from assay_operator.evaluation.build.layout import EVIDENCE_KEY_FILE
 from tests.operator_cluster.conftest import StartOperator
 
 pytestmark = pytest.mark.cluster
@@ -503,3 +504,101 @@ def test_no_cell_can_replace_the_gateway_sidecars_socket(
     report = dict(line.split(": ", 1) for line in answer.splitlines() if ": " in line)
     assert report["rename"] == report["unlink"] == report["bind"] == "Read-only file system", answer
     assert report["connect"] == "done", answer
+
+
+SANDBOX_PROBE = """
+import json, os, socket, sys
+from urllib.parse import urlsplit
+sock_path, gateway_port = sys.argv[1], int(sys.argv[2])
+def attempt(action):
+    try:
+        return "done: " + str(action())[:80]
+    except OSError as exc:
+        return "refused: " + (os.strerror(exc.errno) if exc.errno else str(exc))
+def connect_tcp(port):
+    with socket.create_connection(("127.0.0.1", port), timeout=10):
+        return port
+def connect_unix():
+    with socket.socket(socket.AF_UNIX) as client:
+        client.connect(sock_path)
+own = urlsplit(os.environ["ASSAY_GATEWAY_URL"]).port
+report = dict([
+    ("evidence key", attempt(lambda: open(EVIDENCE_KEY).read())),
+    ("workspaces", attempt(lambda: os.listdir(".."))),
+    ("rename socket", attempt(lambda: os.rename(sock_path, sock_path + ".aside"))),
+    ("replace socket", attempt(lambda: os.replace(os.path.abspath("prompt.md"), sock_path))),
+    ("connect socket", attempt(connect_unix)),
+    ("connect gateway port", attempt(lambda: connect_tcp(gateway_port))),
+    ("connect own proxy", attempt(lambda: connect_tcp(own))),
+])
+open("answer.md", "w").write(GOOD)
+print("probe " + json.dumps(report), file=sys.stderr)
+"""
+"""An agent that tries each way out of its cell an answer pod offers (issue 36): the evidence key (the
+claim's .evidence/key, mounted read-only in the answer container), the other cells' workspaces, the gateway
+sidecar's socket (rename or replace it, connect to it) and a TCP port other than its proxy's (the
+gateway's own), then answers honestly and prints what the kernel did to its stderr (the transcript).
+No braces: the command's placeholders."""
+
+
+def test_the_sandbox_holds_inside_a_restricted_answer_pod(
+    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+) -> None:
+    """Inside the local kubelet's answer pod (no capability, RuntimeDefault seccomp, read-only root) each
+    cell's agent runs in its own Landlock domain with Unix sockets refused: the evidence key, the other
+    cells' workspaces, the sidecar's socket and the gateway's port are refused, its own proxy's port is
+    not; each cell's `isolation` says which ABI held; the run's verdict is its honest answers' own."""
+    token = f"gw-{secrets.token_urlsafe(24)}"
+    admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
+    canaries = {
+        "notes": "opening Settings > Export",
+        "fact": "Settings > Export",
+        "forbidden": "unusedforbid",
+    }
+    suite_cm, kb_cm = canary_suite(canaries, "fence")
+    suite = json.loads(suite_cm["data"]["suite.yaml"])
+    second = {**suite["tickets"][0], "id": "T-2", "question": "Where is export?"}
+    suite["tickets"].append(second)
+    suite_cm["data"]["suite.yaml"] = json.dumps(suite, indent=2)
+    for config_map in (suite_cm, kb_cm):
+        admin.create(support.config_maps_path(namespace), config_map)
+    good = (
+        "## Summary\nOpen Settings > Export [KB-1].\n\n## Steps\n1. Open Settings > Export.\n\n"
+        "## Next\nReply if anything is unclear.\n"
+    )
+    with ChatServer(lambda _body: Reply(content=good), token=token) as gateway:
+        code = SANDBOX_PROBE.replace("GOOD", repr(good)).replace("EVIDENCE_KEY", repr(EVIDENCE_KEY_FILE))
+        port = str(urlsplit(gateway.url).port)
+        probe = ["python", "-c", code, "/var/run/assay/gateway/gateway.sock", port]
+        spec = {
+            "brain": {"configMap": {"name": brains("v1")}},
+            "suite": {"configMap": {"name": "fence-suite"}, "kbConfigMap": {"name": "fence-kb"}},
+            "agent": {"kind": "command", "model": "m", "command": probe, "timeoutSeconds": 120},
+            "gateway": gateway.url,
+            "gatewayTokenSecretRef": {"name": "gateway"},
+            "concurrency": 2,
+            "resources": dict(support.SMALL),
+            "deadlineSeconds": 600,
+        }
+        admin.create(support.evaluations_path(namespace), evaluation("fence", spec))
+        done = support.wait_for_verdict(admin, namespace, "fence", operator=operator, timeout=420)
+    kept = support.claim_path(admin, namespace, "fence-g1-answers")
+    result = json.loads((kept / "result" / "result.json").read_text())
+    for ticket in result["tickets"]:
+        cell = ticket["repetitions"][0]
+        isolation = cell["isolation"]
+        assert isolation["landlockAbi"] >= 6 and isolation["filesystem"] and isolation["network"], isolation
+        assert isolation["scoped"] and isolation["unixSocketsRefused"], isolation
+        transcript = (kept / "shard-0" / ticket["id"] / "1" / "transcript").read_text()
+        lines = [x for x in transcript.splitlines() if x.startswith("probe ")]
+        assert lines, transcript
+        line = lines[0]
+        report = json.loads(line.removeprefix("probe "))
+        refused = {name: what for name, what in report.items() if what.startswith("refused: ")}
+        assert set(refused) == set(report) - {"connect own proxy"}, report
+        assert report["connect own proxy"].startswith("done"), report
+        assert refused["connect gateway port"] == "refused: Permission denied", report  # Landlock's TCP rule
+        assert refused["connect socket"] == "refused: Permission denied", (
+            report
+        )  # the seccomp filter (EACCES)
+    assert done["status"]["verdict"] == result["verdict"] == "Pass", done["status"]["message"]

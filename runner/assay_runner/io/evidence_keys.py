@@ -8,7 +8,9 @@
   phase that starts a run (`assay run`, `assay answer`) makes a key there; the phases after it (`assay
   score`, `--resume`, `gate --verify`, `compare --verify`) find it by the keyId the tree or result records.
 
-Inside the per-cell sandbox an agent is granted no path of the runner's state, so it reads neither. Without
+Inside the per-cell sandbox an agent reads neither: both are protected paths no grant covers
+(run/isolation.py), even where the named file sits in a granted folder (the cluster's /etc/assay/evidence/key
+under /etc). Without
 the sandbox, an agent running as the same user could read the store: a local run without isolation is only
 as trustworthy as the machine (the result records each cell's isolation).
 """

@@ -14,6 +14,7 @@ from pathlib import Path
 from assay_runner.agents.presets import TOKEN_FILE_ENV
 from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV
 from assay_runner.errors import InputError
+from assay_runner.io.evidence_keys import store_dir
 from assay_runner.run.preparation import Prepared
 from assay_runner.sandbox import landlock
 from assay_runner.sandbox.policy import Sandbox, shortfall
@@ -33,8 +34,9 @@ def required(prepared: Prepared) -> bool:
 
 
 def protected_paths(prepared: Prepared) -> list[str]:
-    """Where the suite, its keys, the run's outputs and the runner's records are, its config and the
-    gateway's token, socket and ledger: no grant covers them."""
+    """Where the suite, its keys, the run's outputs and the runner's records are, its config, the
+    evidence key (the named file, on the cluster under /etc, which the toolchain's grant would cover; and
+    the per-user key store) and the gateway's token, socket and ledger: no grant covers them."""
     config = prepared.config
     token = os.environ.get(TOKEN_FILE_ENV)
     runner = [
@@ -53,6 +55,8 @@ def protected_paths(prepared: Prepared) -> list[str]:
         config.mlflow.tracking_uri,
         str(prepared.suite.root),
         config.kb,
+        config.evidence.key_file,
+        str(store_dir()),
         *runner,
     ]
     return [str(Path(path).absolute()) for path in named if path and "://" not in path]
