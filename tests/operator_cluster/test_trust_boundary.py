@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -106,6 +106,20 @@ def canary_suite(
     return suite_cm, kb_cm
 
 
+@pytest.fixture
+def node_without_landlock(kubelet: LocalKubelet) -> Iterator[None]:
+    """The node's RuntimeDefault profile refuses the Landlock calls for this test (as containerd 1.6's did:
+    docs/runtime.md), so the answer pods' agents run without the cell's sandbox and each cell's `isolation`
+    says so: what the test shows is the layer behind the sandbox (the pod's mounts, the sidecar's token and
+    socket), which the sandbox would otherwise hide. test_the_sandbox_holds_inside_a_restricted_answer_pod
+    shows the sandbox itself."""
+    kubelet.runtime.landlock_allowed = False
+    try:
+        yield
+    finally:
+        kubelet.runtime.landlock_allowed = True
+
+
 def container_state(pod: dict[str, Any], name: str) -> dict[str, Any]:
     status = pod.get("status") or {}
     statuses = [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]
@@ -113,6 +127,7 @@ def container_state(pod: dict[str, Any], name: str) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.usefixtures("node_without_landlock")
 def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
     admin: KubeApi,
     namespace: str,
@@ -196,6 +211,7 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
     result = json.loads((volume / "result" / "result.json").read_text())
     cell = result["tickets"][0]["repetitions"][0]
     assert cell["exitCode"] == 0 and cell["judges"]["facts"]["score"] == 0.0  # it could not state the fact
+    assert cell["isolation"]["landlockAbi"] == 0, cell["isolation"]  # the layer behind the sandbox, shown
     # The key did reach the judge phase: the judges used it.
     assert canaries["fact"] in json.dumps(result["tickets"][0]["key"])
     assert status["inputs"]["publicDigest"] and status["inputs"]["keyDigest"]
@@ -380,6 +396,7 @@ def test_a_summary_naming_a_foreign_brain_blocks(
     assert "brain digest sha256:0000" in stalled["message"] and "not the snapshot's" in stalled["message"]
 
 
+@pytest.mark.usefixtures("node_without_landlock")
 def test_a_token_hunter_in_the_answer_phase_finds_no_gateway_token(
     admin: KubeApi,
     namespace: str,
@@ -437,6 +454,7 @@ def test_a_token_hunter_in_the_answer_phase_finds_no_gateway_token(
     result = json.loads((kept / "result" / "result.json").read_text())
     error = result["tickets"][0]["repetitions"][0]["error"] or ""
     assert "around its cell's proxy" in error and "without the runner's key" in error, error
+    assert result["tickets"][0]["repetitions"][0]["isolation"]["landlockAbi"] == 0
     # The sidecar ended with the pod, and its ledger (on the claim, out of the answer container's reach:
     # it mounts shard-0/ alone) says what it saw, for the pod it names.
     ledger = json.loads((kept / "ledgers" / "shard-0" / "ledger.json").read_text())
@@ -471,6 +489,7 @@ open(sys.argv[1], "w").write(GOOD + "\\n" + "\\n".join(tried) + "\\n")
 beside it), then connects to it as the runner does. No braces: the command's placeholders."""
 
 
+@pytest.mark.usefixtures("node_without_landlock")
 def test_no_cell_can_replace_the_gateway_sidecars_socket(
     admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
 ) -> None:

@@ -24,3 +24,18 @@ def test_a_restricted_container_may_use_landlock() -> None:
     }
     assert allowed >= LANDLOCK, sorted(LANDLOCK - allowed)
     assert profile["defaultAction"] != "SCMP_ACT_ALLOW"  # refused unless listed: the listing is what counts
+
+
+def test_a_node_like_containerd_1_6_refuses_landlock_and_nothing_else_changes() -> None:
+    """`landlock=False`: the profile a test node takes on to show the layers behind the sandbox (the
+    kernel's default action then refuses the three calls, as containerd 1.6's RuntimeDefault did)."""
+    try:
+        with_landlock = runtime_default(capabilities=[])
+        without = runtime_default(capabilities=[], landlock=False)
+    except SeccompError:
+        pytest.skip(f"no default seccomp profile at {PROFILE} on this machine")
+    named = {name for rule in without["syscalls"] for name in rule["names"]}
+    assert not named & LANDLOCK
+    every = {name for rule in with_landlock["syscalls"] for name in rule["names"]}
+    assert every - named == LANDLOCK
+    assert without["defaultAction"] == with_landlock["defaultAction"] != "SCMP_ACT_ALLOW"

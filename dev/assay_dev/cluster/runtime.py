@@ -152,6 +152,10 @@ class NodeRuntime:
         """The source its containers' root mounts carry: whose they are, for the clean-up."""
         self._image_roots: dict[str, Path] = {}
         self._image_lock = threading.Lock()
+        self.landlock_allowed = True
+        """Whether its RuntimeDefault seccomp profile lets containers call Landlock (containers/common's
+        does). A test may set it False for a while: a node like containerd 1.6's, whose agents run without
+        the cell's sandbox (each cell's `isolation` says so), so the layers behind it can be shown."""
 
     def start(self) -> None:
         check_host()
@@ -280,7 +284,11 @@ class PodSandbox:
         mounts: Sequence[oci.Mount],
         share_pid: bool,
     ) -> None:
-        seccomp = runtime_default(security.capabilities) if security.seccomp == "RuntimeDefault" else None
+        seccomp = (
+            runtime_default(security.capabilities, landlock=self.node.landlock_allowed)
+            if security.seccomp == "RuntimeDefault"
+            else None
+        )
         spec = oci.ContainerSpec(
             process=process,
             rootfs=str(handle.rootfs),

@@ -32,8 +32,13 @@ def _kernel_at_least(wanted: str) -> bool:
     return numbers(os.uname().release) >= numbers(wanted)
 
 
-def runtime_default(capabilities: Iterable[str], profile: Path = PROFILE) -> Obj:
-    """The OCI `linux.seccomp` object for a container holding `capabilities` (CAP_* names)."""
+LANDLOCK_CALLS = frozenset({"landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self"})
+
+
+def runtime_default(capabilities: Iterable[str], profile: Path = PROFILE, *, landlock: bool = True) -> Obj:
+    """The OCI `linux.seccomp` object for a container holding `capabilities` (CAP_* names). `landlock=False`:
+    the profile without the Landlock calls (the default action refuses them), as containerd 1.6's
+    RuntimeDefault was (docs/runtime.md): a node on which agents run without the cell's sandbox."""
     try:
         source: Obj = json.loads(profile.read_text())
     except (OSError, ValueError) as error:
@@ -59,6 +64,10 @@ def runtime_default(capabilities: Iterable[str], profile: Path = PROFILE) -> Obj
         if includes.get("minKernel") and not _kernel_at_least(includes["minKernel"]):
             continue
         names = rule.get("names") or ([rule["name"]] if rule.get("name") else [])
+        if not landlock:
+            names = [name for name in names if name not in LANDLOCK_CALLS]
+            if not names:
+                continue
         converted: Obj = {"names": names, "action": rule["action"]}
         if rule.get("errnoRet") is not None:
             converted["errnoRet"] = rule["errnoRet"]
