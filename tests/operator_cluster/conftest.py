@@ -148,3 +148,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                         tail = "\n".join(file.read_text(errors="replace").splitlines()[-25:])
                         report.sections.append((f"pod log {folder.name}/{file.name}", tail))
     return report
+
+
+@pytest.fixture
+def node_without_landlock(kubelet: LocalKubelet) -> Iterator[None]:
+    """The node's RuntimeDefault profile refuses the Landlock calls for this test (as containerd 1.6's did:
+    docs/runtime.md), so the answer pods' agents run without the cell's sandbox and each cell's `isolation`
+    says so: what the test shows is the layer behind the sandbox (the pod's mounts, the sidecar's token and
+    socket, a test's own control server), which the sandbox would otherwise hide or refuse.
+    test_trust_boundary.py::test_the_sandbox_holds_inside_a_restricted_answer_pod shows the sandbox itself."""
+    kubelet.runtime.landlock_allowed = False
+    try:
+        yield
+    finally:
+        kubelet.runtime.landlock_allowed = True

@@ -162,6 +162,9 @@ def flaky() -> Iterator[Flaky]:
     server.server.shutdown()
 
 
+# The flaky agent asks the test's server on the host before each cell: a TCP port the cell's sandbox refuses
+# (it connects only to its gateway port). What this test shows is the rerun, not the sandbox.
+@pytest.mark.usefixtures("node_without_landlock")
 def test_a_rerun_resumes_on_the_volume_and_answers_only_the_errored_cells(
     admin: KubeApi, namespace: str, operators: StartOperator, brains: Callable[[str], str], flaky: Flaky
 ) -> None:

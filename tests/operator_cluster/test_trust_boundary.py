@@ -20,7 +20,7 @@ import hashlib
 import json
 import re
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -104,20 +104,6 @@ def canary_suite(
         "data": {"KB-1.md": "# KB-1: Export\nOpen Settings > Export and pick a format.\n"},
     }
     return suite_cm, kb_cm
-
-
-@pytest.fixture
-def node_without_landlock(kubelet: LocalKubelet) -> Iterator[None]:
-    """The node's RuntimeDefault profile refuses the Landlock calls for this test (as containerd 1.6's did:
-    docs/runtime.md), so the answer pods' agents run without the cell's sandbox and each cell's `isolation`
-    says so: what the test shows is the layer behind the sandbox (the pod's mounts, the sidecar's token and
-    socket), which the sandbox would otherwise hide. test_the_sandbox_holds_inside_a_restricted_answer_pod
-    shows the sandbox itself."""
-    kubelet.runtime.landlock_allowed = False
-    try:
-        yield
-    finally:
-        kubelet.runtime.landlock_allowed = True
 
 
 def container_state(pod: dict[str, Any], name: str) -> dict[str, Any]:

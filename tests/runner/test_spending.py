@@ -118,6 +118,24 @@ def test_a_model_judge_without_a_price_is_refused_before_the_first_cell(
     assert "model judge quality's model 'grader' has no price" in capsys.readouterr().err
 
 
+def test_the_answer_phase_alone_prices_its_agent_not_the_judges_it_never_calls(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An answer pod runs no judge: an unpriced judge model is the judge phase's to refuse, not a reason for
+    every answer pod to exit 2 (it did, on the local control plane, for all three CLI presets)."""
+    text = (suite / "suite.yaml").read_text()
+    judge = "  - {name: quality, type: model, weight: 0, threshold: 3, model: grader, rubric: '5: good'}\n"
+    (suite / "suite.yaml").write_text(text.replace("gate:", judge + "gate:"))
+    with ChatServer(lambda _body: Reply(ANSWER)) as server:
+        answer = [
+            "answer", "-q", str(suite), "--brain", str(brain), "--agent", "chat", "--model", "m",
+            "--gateway", server.url, "--price", "m=1,1",
+        ]  # fmt: skip
+        assert main([*answer, "--answers-out", str(tmp_path / "answers")]) == 0
+        assert main([*answer[:-2], "--price", "x=1,1", "--answers-out", str(tmp_path / "other")]) == 2
+    assert "the agent's model 'm' has no price" in capsys.readouterr().err  # the agent's own still is
+
+
 def test_an_unpriced_preset_model_is_refused_before_its_preflight_call(
     suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

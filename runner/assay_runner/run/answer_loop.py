@@ -65,7 +65,8 @@ async def answer_cells(
     config = prepared.config
     sandbox = run_sandbox(prepared)  # before anything starts: a kernel short of what is required is exit 2
     agent = build_agent(config, access.client, sandbox)
-    check_run_prices(prepared)  # before the first cell (and `assay run` before its preflight call)
+    # The agent's model priced before the first cell; `assay run` checked the judges' before its preflight.
+    check_run_prices(prepared, judges=False)
     proxy = metering_proxy(prepared, sidecar) if agent.kind in PROGRAM_KINDS else None
     ledger = proxy.ledger if proxy is not None else None
     spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd, ledger)

@@ -50,11 +50,15 @@ def check_prices(
     raise InputError(f"{', '.join(unpriced)} has no price, and {why}: {HOW_TO_PRICE}")
 
 
-def check_run_prices(prepared: Prepared) -> None:
-    """`check_prices` for a run: the agent's model (a `replay` agent calls none) and the model judges'."""
+def check_run_prices(prepared: Prepared, *, judges: bool = True) -> None:
+    """`check_prices` for a run: the agent's model (a `replay` agent calls none) and, with `judges`, the model
+    judges'. The answer phase alone (`assay answer`, an answer pod) calls no judge: the judges' prices are
+    the judge phase's (`assay run` checks them before its preflight call)."""
     config = prepared.config
     agent_model = config.agent.model if config.agent.kind != "replay" else None
     called = models_called(prepared.suite, agent_model, config.judge_model)
+    if not judges:
+        called = {"the agent": called["the agent"]}
     check_prices(prepared.prices, config.max_cost_usd, called)
 
 
