@@ -60,8 +60,8 @@ def _mount() -> tuple[Path, str] | None:
     return None
 
 
-def own_group() -> Path | None:
-    """The folder of the runner's own cgroup, when it is a cgroup v2 folder the runner may write in."""
+def _own_folder() -> Path | None:
+    """The folder of the runner's own cgroup, when it is a cgroup v2 folder this mount namespace shows."""
     path, mount = _own_path(), _mount()
     if path is None or mount is None:
         return None
@@ -72,9 +72,65 @@ def own_group() -> Path | None:
     folder = (where / relative).resolve()
     if not (folder / "cgroup.procs").is_file():
         return None
+    return folder
+
+
+def own_group() -> Path | None:
+    """The folder of the runner's own cgroup, when it is a cgroup v2 folder the runner may write in."""
+    folder = _own_folder()
+    if folder is None:
+        return None
     if not (os.access(folder, os.W_OK) and os.access(folder / "cgroup.procs", os.W_OK)):
         return None
     return folder
+
+
+def oom_kills() -> int | None:
+    """How many processes the kernel's out-of-memory killer has ended in the runner's memory cgroup and
+    below it; None where no count can be read. cgroup v2: `oom_kill` in `memory.events` (which counts the
+    subtree); v1: `oom_kill` in `memory.oom_control` (Linux 4.13+). Read-only: a container that may not
+    write its cgroup still shows the count."""
+    for folder, counts in (_memory_v2(), "memory.events"), (memory_v1_folder(), "memory.oom_control"):
+        if folder is None:
+            continue
+        try:
+            lines = (folder / counts).read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            name, _, count = line.partition(" ")
+            if name == "oom_kill" and count.strip().isdigit():
+                return int(count)
+    return None
+
+
+def _memory_v2() -> Path | None:
+    folder = _own_folder()
+    return folder if folder is not None and (folder / "memory.events").is_file() else None
+
+
+def memory_v1_folder() -> Path | None:
+    """The runner's folder in a cgroup v1 memory hierarchy (`N:memory:<path>` in /proc/self/cgroup)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+        mounts = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return None
+    path = next(
+        (line.split(":", 2)[2] for line in lines if "memory" in line.split(":", 2)[1].split(",")), None
+    )
+    if path is None:
+        return None
+    for line in mounts:
+        before, _, after = line.partition(" - ")
+        kind = after.split(" ")
+        if kind[0] == "cgroup" and len(kind) > 2 and "memory" in kind[2].split(","):
+            fields = before.split()
+            relative = os.path.relpath(path, fields[3])
+            if relative.startswith(".."):
+                return None
+            return (Path(fields[4]) / relative).resolve()
+    return None
 
 
 class CellGroup:

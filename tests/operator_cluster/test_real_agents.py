@@ -65,6 +65,7 @@ def test_a_preset_runs_in_the_runner_pod_and_ends_in_a_verdict(
         agent={"kind": preset, "model": MODEL, "timeoutSeconds": 120},
         tickets={"ids": ["T-001"]},
         prices={MODEL: {"inputPerMillion": 3, "outputPerMillion": 15}},
+        resources=dict(support.FOR_CLIS),
     )
     with ModelServer(write_the_recorded_answer, model=MODEL) as server:
         spec["gateway"] = server.url

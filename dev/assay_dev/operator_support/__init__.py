@@ -32,6 +32,7 @@ from assay_dev.operator_support.images import (
     register_images,
 )
 from assay_dev.operator_support.manifests import (
+    FOR_CLIS,
     HANGING_AGENT,
     MUTE_GRID_AGENTS,
     SMALL,
@@ -111,6 +112,7 @@ __all__ = [
     "EXAMPLES",
     "FAKE_DIR",
     "FAKE_RUNNER",
+    "FOR_CLIS",
     "GRACE_SECONDS",
     "GROUP",
     "HANGING_AGENT",

@@ -29,6 +29,10 @@ SMALL = {"cpu": "1", "memory": "512Mi"}
 """A runner pod's resources in these tests. The runtime enforces them (a CFS quota, a memory cgroup): a
 whole core keeps the mostly single-threaded runner unthrottled, 512 MiB is well above what it uses."""
 
+FOR_CLIS = {"cpu": "1", "memory": "2Gi"}
+"""A runner pod's resources when its cells run an agent CLI: OpenCode alone held 530 MiB (481 MiB anonymous)
+when the memory cgroup of a 512 MiB pod ended it, beside a runner of about 60 MiB."""
+
 
 def replay_spec(brain: str, answers: str = "v1", **overrides: Any) -> Obj:
     """The bundled support-desk example, replayed (offline, ~2 s of runner time)."""

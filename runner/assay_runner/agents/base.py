@@ -17,6 +17,10 @@ from assay_runner.suite.models import Ticket
 from assay_runner.vocabulary import Containment
 
 EXIT_TIMEOUT = 124  # what coreutils' timeout(1) reports; the exit-code judge names it "timed out"
+OUT_OF_MEMORY = (
+    "killed by the kernel's out-of-memory killer: the runner's memory limit (spec.resources.memory on the"
+    " cluster) is too small for this agent"
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class AgentOutcome:
     """What ended every process the agent started (a program agent's); None when it ran none."""
     isolation: Isolation | None = None
     """The sandbox the agent's program ran in (assay_runner.sandbox); for agents that run none, why."""
+    out_of_memory: bool = False
+    """The kernel's out-of-memory killer ended the agent (its memory limit, not the agent, ended the cell)."""
 
 
 class Agent(Protocol):

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from assay_runner.agents.base import AgentOutcome, Workspace
+from assay_runner.agents.base import OUT_OF_MEMORY, AgentOutcome, Workspace
 from assay_runner.agents.process import run_process
 from assay_runner.agents.trajectory import TrajectoryParser
 from assay_runner.agents.workspace import HOME_DIR
@@ -217,6 +217,8 @@ class CommandAgent:
         transcript = f"$ {' '.join(argv)}\n--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}"
         if done.timed_out:
             transcript += f"\n--- killed after {self.timeout:g} s ---"
+        if done.out_of_memory:
+            transcript += f"\n--- {OUT_OF_MEMORY} ---"
         return AgentOutcome(
             exit_code=done.exit_code,
             answer=answer,
@@ -227,5 +229,6 @@ class CommandAgent:
             error=error,
             trajectory=trajectory,
             containment=done.containment,
+            out_of_memory=done.out_of_memory,
             isolation=confined.isolation if confined is not None else UNCONFINED,
         )

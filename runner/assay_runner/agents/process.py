@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from assay_runner.agents.base import EXIT_TIMEOUT
-from assay_runner.cgroup import CELL_GROUPS, CellGroup
+from assay_runner.cgroup import CELL_GROUPS, CellGroup, oom_kills
 from assay_runner.processes import CONTAINMENT, OWN, kill_tree, sweep
 from assay_runner.vocabulary import Containment
 
@@ -48,6 +48,9 @@ class ProcessResult:
     last line, lines past MAX_STAMPS)."""
     containment: Containment = "process-group"
     """What ended everything the agent started (`vocabulary.Containment`)."""
+    out_of_memory: bool = False
+    """The agent died of SIGKILL, not sent by the runner, while the kernel's out-of-memory killer ended a
+    process in the runner's cgroup: the pod's (or the host's) memory limit, not the agent, ended it."""
 
 
 @contextlib.contextmanager
@@ -149,6 +152,7 @@ async def run_process(
     fails, the agent does not start."""
     started = time.monotonic()
     group = CELL_GROUPS.cell()
+    kills_before = oom_kills()
     with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
         try:
             with OWN.spawning() as spawned:
@@ -206,7 +210,11 @@ async def run_process(
         exit_code = EXIT_TIMEOUT if timed_out else _exit_code(process.returncode)
         out = _tail(stdout)
         times = _line_times(stamps, out) if stamp_lines else ()
-        return ProcessResult(exit_code, out, _tail(stderr), wall_seconds, timed_out, times, containment)
+        killed = process.returncode == -signal.SIGKILL and not timed_out
+        out_of_memory = killed and kills_before is not None and (oom_kills() or 0) > kills_before
+        return ProcessResult(
+            exit_code, out, _tail(stderr), wall_seconds, timed_out, times, containment, out_of_memory
+        )
 
 
 async def _drain(pump: asyncio.Future[None]) -> None:

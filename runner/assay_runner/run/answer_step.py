@@ -103,7 +103,7 @@ class AnswerStep:
         if not seat.intact:
             error = MODIFIED_READ_ONLY
         elif outcome.answer is None and error is None:
-            error = no_answer_left(outcome.exit_code)
+            error = no_answer_left(outcome.exit_code, outcome.out_of_memory)
         if seat.kept is not None:
             self.tally.note(f"{ticket.id}#{repetition} workspace kept at {seat.kept}")
         return Answered(

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from assay_runner.agents.base import OUT_OF_MEMORY
 from assay_runner.contract import Isolation, Trajectory, Usage
 from assay_runner.vocabulary import Containment
 
@@ -69,5 +70,6 @@ def unanswered(error: str, exit_code: int | None = None) -> Answered:
     return Answered(answer=None, exit_code=exit_code, error=error)
 
 
-def no_answer_left(exit_code: int | None) -> str:
-    return f"the agent left no answer (exit code {exit_code})"
+def no_answer_left(exit_code: int | None, out_of_memory: bool = False) -> str:
+    why = f": {OUT_OF_MEMORY}" if out_of_memory else ""
+    return f"the agent left no answer (exit code {exit_code}{why})"
