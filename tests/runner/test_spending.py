@@ -10,6 +10,10 @@ import pytest
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
 from assay_runner.contract import Result
+from assay_runner.errors import InputError
+from assay_runner.io.runconfig import read_run_config
+from assay_runner.run.preparation import prepare
+from assay_runner.run.spending import check_run_prices
 
 ANSWER = "## Summary\nSee [KB-1].\n## Steps\n1. Open Settings > Export.\n## Next\nDone.\n"
 
@@ -134,6 +138,64 @@ def test_the_answer_phase_alone_prices_its_agent_not_the_judges_it_never_calls(
         assert main([*answer, "--answers-out", str(tmp_path / "answers")]) == 0
         assert main([*answer[:-2], "--price", "x=1,1", "--answers-out", str(tmp_path / "other")]) == 2
     assert "the agent's model 'm' has no price" in capsys.readouterr().err  # the agent's own still is
+
+
+def test_the_judge_phase_prices_its_model_judges_before_the_first_judge_call(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The answer phase priced only its agent's model; the judge phase (`assay score`, the judge pod) refuses
+    an unpriced model judge before any judge calls the gateway: exit 2, no call, no result."""
+    import json
+
+    text = (suite / "suite.yaml").read_text()
+    judge = "  - {name: quality, type: model, weight: 0, threshold: 3, model: grader, rubric: '5: good'}\n"
+    (suite / "suite.yaml").write_text(text.replace("gate:", judge + "gate:"))
+    answers = tmp_path / "answers"
+    with ChatServer(lambda _body: Reply(ANSWER)) as server:
+        common = {
+            "suite": str(suite),
+            "brain": str(brain),
+            "mlflow": {"enabled": False},
+            "gateway": server.url,
+            "agent": {"kind": "chat", "model": "m"},
+            "prices": {"m": {"inputPerMillion": 1, "outputPerMillion": 1}},
+            "answersDir": str(answers),
+        }
+        (tmp_path / "answer.json").write_text(json.dumps(common))
+        assert main(["answer", "--config", str(tmp_path / "answer.json"), "-q"]) == 0
+        answered = len(server.requests)
+        judge_config = {**common, "output": {"dir": str(tmp_path / "out")}}
+        (tmp_path / "judge.json").write_text(json.dumps(judge_config))
+        code = main(["score", "--config", str(tmp_path / "judge.json"), "-q"])
+        judged = len(server.requests) - answered
+    assert code == 2 and judged == 0
+    assert "model judge quality's model 'grader' has no price" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "result.json").exists()
+
+
+def test_a_replayed_model_judge_needs_no_price(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Cassettes in `replay` mode make no call: nothing to bill, so an unpriced replayed judge is no reason to
+    refuse (the operator's replayed example judges run so)."""
+    import json
+
+    text = (suite / "suite.yaml").read_text()
+    judge = "  - {name: quality, type: model, weight: 0, threshold: 3, model: grader, rubric: '5: good'}\n"
+    (suite / "suite.yaml").write_text(text.replace("gate:", judge + "gate:"))
+    config: dict[str, object] = {
+        "suite": str(suite),
+        "brain": str(brain),
+        "agent": {"kind": "chat", "model": "m"},
+        "prices": {"m": {"inputPerMillion": 1, "outputPerMillion": 1}},
+        "cassettes": {"dir": str(tmp_path / "cassettes"), "mode": "replay"},
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    check_run_prices(prepare(read_run_config(tmp_path / "config.json")), agent=False)  # no refusal
+    config["cassettes"] = {"dir": str(tmp_path / "cassettes"), "mode": "replay-or-record"}
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    with pytest.raises(InputError, match="model judge quality's model 'grader' has no price"):
+        check_run_prices(prepare(read_run_config(tmp_path / "config.json")), agent=False)
 
 
 def test_an_unpriced_preset_model_is_refused_before_its_preflight_call(

@@ -28,7 +28,7 @@ from assay_runner.run.recorded import read_cells
 from assay_runner.run.seal import digest
 from assay_runner.run.shards import cells_of, shard_of
 from assay_runner.run.sidecar_spend import Retried, check_sidecar_spend, ledgers_dir
-from assay_runner.run.spending import total_usage
+from assay_runner.run.spending import check_run_prices, total_usage
 
 UNSEALED_TREE = (
     "unauthenticated: the answers tree carries no seals (made by hand, not by `assay answer`), so this "
@@ -47,6 +47,8 @@ async def judge_phase(config: RunConfig, *, sealed: bool = True) -> tuple[Result
     answers_dir = Path(config.answers_dir)
     started = now_iso()
     prepared = prepare(config)
+    # Before the first judge's call: the answer phase priced only its agent's model.
+    check_run_prices(prepared, agent=False)
     named = named_key(config.evidence.key_file)
     recorded, manifests, retried = read_recorded(prepared, answers_dir, sealed=sealed, named=named)
     manifest = manifests[0] if len(manifests) == 1 else None

@@ -33,6 +33,10 @@ HOW_TO_PRICE = (
 )
 
 
+AGENT = "the agent"
+"""Who calls the agent's model, in `models_called` and the refusal's words."""
+
+
 def check_prices(
     prices: Mapping[str, PriceConfig], budget: float | None, models: Mapping[str, str | None]
 ) -> None:
@@ -50,21 +54,25 @@ def check_prices(
     raise InputError(f"{', '.join(unpriced)} has no price, and {why}: {HOW_TO_PRICE}")
 
 
-def check_run_prices(prepared: Prepared, *, judges: bool = True) -> None:
-    """`check_prices` for a run: the agent's model (a `replay` agent calls none) and, with `judges`, the model
-    judges'. The answer phase alone (`assay answer`, an answer pod) calls no judge: the judges' prices are
-    the judge phase's (`assay run` checks them before its preflight call)."""
+def check_run_prices(prepared: Prepared, *, agent: bool = True, judges: bool = True) -> None:
+    """`check_prices` for a run: with `agent`, the agent's model (a `replay` agent calls none); with `judges`,
+    the model judges' unless cassettes replay them (`mode: replay` makes no call: nothing to bill). The
+    answer phase (`assay answer`, an answer pod) calls no judge and checks only its agent's; the judge phase
+    (`assay score`, the judge pod) calls no agent and checks only the judges'; `assay run` checks both
+    before its preflight call."""
     config = prepared.config
     agent_model = config.agent.model if config.agent.kind != "replay" else None
     called = models_called(prepared.suite, agent_model, config.judge_model)
-    if not judges:
-        called = {"the agent": called["the agent"]}
-    check_prices(prepared.prices, config.max_cost_usd, called)
+    replayed = config.cassettes is not None and config.cassettes.mode == "replay"
+    checked = {
+        who: model for who, model in called.items() if (agent if who == AGENT else judges and not replayed)
+    }
+    check_prices(prepared.prices, config.max_cost_usd, checked)
 
 
 def models_called(suite: Suite, agent_model: str | None, judge_model: str | None) -> dict[str, str | None]:
     """Who calls which model in a run: the agent (None: it calls none) and each model judge."""
-    called: dict[str, str | None] = {"the agent": agent_model}
+    called: dict[str, str | None] = {AGENT: agent_model}
     for spec in suite.spec.judges:
         if isinstance(spec, ModelJudge):
             called[f"model judge {spec.name}"] = spec.model or judge_model
