@@ -109,16 +109,8 @@ def run(
 ) -> GridRun:
     api = plane.api
     support.install_crd(api)
-    plane.create_namespace(NAMESPACE)
-    api.create(support.config_maps_path(NAMESPACE), support.brain_config_map(BRAIN, "v1"))
-    support.grant_operator(api, NAMESPACE)
-    operator = support.OperatorProcess(
-        plane,
-        [NAMESPACE],
-        scratch / "operator.log",
-        image=support.images().fake_runner,
-        env=support.other_checkout(source),
-    )
+    support.bench_namespace(plane, NAMESPACE, BRAIN)
+    operator = support.fake_runner_operator(plane, NAMESPACE, scratch / "operator.log", source)
     operator.start()
     out = GridRun(cells=brains * len(agents), max_parallel=max_parallel)
     try:

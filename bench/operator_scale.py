@@ -126,12 +126,8 @@ def run_round(
 ) -> Round:
     api = plane.api
     namespace = f"scale-{label}"
-    plane.create_namespace(namespace)
-    api.create(support.config_maps_path(namespace), support.brain_config_map(BRAIN, "v1"))
-    support.grant_operator(api, namespace)
-    operator = support.OperatorProcess(
-        plane, [namespace], scratch / f"operator-{label}.log", image=support.images().fake_runner
-    )
+    support.bench_namespace(plane, namespace, BRAIN)
+    operator = support.fake_runner_operator(plane, namespace, scratch / f"operator-{label}.log")
     operator.start()
     out = Round(label, size)
     names = [f"{prefix}{i}" for i in range(size)]

@@ -193,11 +193,9 @@ def one_run(api: KubeApi, clock: Clock, pods: int, args: argparse.Namespace) -> 
 def run(plane: ControlPlane, scratch: Path, args: argparse.Namespace) -> list[Figures]:
     api = plane.api
     support.install_crd(api)
-    plane.create_namespace(NAMESPACE)
-    api.create(support.config_maps_path(NAMESPACE), support.brain_config_map("brain", "v1"))
+    support.bench_namespace(plane, NAMESPACE, "brain")
     for config_map in suite_config_maps(args.tickets):
         api.create(support.config_maps_path(NAMESPACE), config_map)
-    support.grant_operator(api, NAMESPACE)
     operator = support.OperatorProcess(
         plane, [NAMESPACE], scratch / "operator.log", image=support.images().runner
     )

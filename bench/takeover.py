@@ -98,18 +98,11 @@ def run(
 ) -> Takeovers:
     api = plane.api
     support.install_crd(api)
-    plane.create_namespace(NAMESPACE)
-    api.create(support.config_maps_path(NAMESPACE), support.brain_config_map("brain", "v1"))
-    support.grant_operator(api, NAMESPACE, [*rbac.role_rules(), *rbac.leader_election_rules()])
+    support.bench_namespace(plane, NAMESPACE, "brain", [*rbac.role_rules(), *rbac.leader_election_rules()])
     env = {"ASSAY_LEADER_ELECTION": "true", "POD_NAMESPACE": NAMESPACE, "ASSAY_LEASE_SECONDS": str(lease)}
-    env.update(support.other_checkout(source))  # another version, for a before/after comparison
-    replicas = {
-        name: support.OperatorProcess(
-            plane,
-            [NAMESPACE],
-            scratch / f"{name}.log",
-            image=support.images().fake_runner,
-            env={**env, "POD_NAME": name},
+    replicas = {  # `source`: another version, for a before/after comparison
+        name: support.fake_runner_operator(
+            plane, NAMESPACE, scratch / f"{name}.log", source, env={**env, "POD_NAME": name}
         )
         for name in ("replica-a", "replica-b")
     }

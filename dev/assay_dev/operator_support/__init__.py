@@ -6,10 +6,12 @@ Nothing here knows the operator's internals: it talks to the apiserver and reads
 user would.
 
 One concept per module, every name re-exported here: `paths`, `crd`, `images` (the runner images),
-`manifests`, `operator_process`, `state` (reading the cluster), `recorders` (watches) and `steps`.
+`manifests`, `operator_process`, `state` (reading the cluster), `recorders` (watches), `steps` and
+`bench_setup` (the benchmarks' namespace and operator).
 """
 
 from assay_dev.cluster.kubeapi import Obj
+from assay_dev.operator_support.bench_setup import bench_namespace, fake_runner_operator
 from assay_dev.operator_support.crd import (
     CRD_FILE,
     CRD_FILES,
@@ -137,6 +139,7 @@ __all__ = [
     "answer_job",
     "assert_conditions",
     "barrier",
+    "bench_namespace",
     "brain_config_map",
     "brain_files",
     "campaign",
@@ -151,6 +154,7 @@ __all__ = [
     "evaluation",
     "evaluations_path",
     "events_for",
+    "fake_runner_operator",
     "get_or_none",
     "grant_operator",
     "has_verdict",
