@@ -24,7 +24,7 @@ from tests.mlflow.test_token import EXAMPLE, judge_phase
 
 pytestmark = pytest.mark.mlflow
 
-EXPERIMENT = "assay-token"  # what judge_phase logs to
+CLIENT_VARIABLES = ("MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD")
 # What an unauthenticated caller may get: liveness, the version, the server's settings and the UI's static
 # bundle; no experiment, run, trace or artifact.
 PUBLIC = {
@@ -61,6 +61,14 @@ def answer_key_texts() -> list[str]:
     return texts
 
 
+def without_credentials(env: pytest.MonkeyPatch) -> None:
+    """No MLflow credential in the environment, and after the test the variables as they were before — also
+    those the runner sets from its credential file on the way (`delenv` alone records only a set value)."""
+    for name in CLIENT_VARIABLES:
+        env.setenv(name, "")
+        env.delenv(name)
+
+
 @dataclass(frozen=True)
 class Logged:
     url: str
@@ -77,8 +85,7 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Logged]:
     root = tmp_path_factory.mktemp("mlflow-auth")
     auth = MlflowAuth(readers=(Account("release-manager"), Account("auditor")))
     with pytest.MonkeyPatch.context() as env, mlflow_server(root, auth) as url:
-        for name in ("MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
-            env.delenv(name, raising=False)
+        without_credentials(env)
         credential = root / "secret" / "token"
         credential.parent.mkdir()
         credential.write_text(auth.writer.credential + "\n")
@@ -228,8 +235,7 @@ def test_the_mlflow_client_without_a_credential_gets_nothing(
     logged: Logged, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The same through MLflow's own client: the calls a reader of the UI or a script would make."""
-    for name in ("MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
-        monkeypatch.delenv(name, raising=False)
+    without_credentials(monkeypatch)
     monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")
     client = MlflowClient(logged.url)
     run_id = logged.result.mlflow.run_id or ""

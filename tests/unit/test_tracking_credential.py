@@ -14,8 +14,11 @@ CLIENT_VARIABLES = ("MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_USERNAME", "MLFLOW
 
 @pytest.fixture
 def credential_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for name in CLIENT_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
+    for (
+        name
+    ) in CLIENT_VARIABLES:  # absent now, and as they were after the test (whatever client_settings sets)
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     for name in ("MAX_RETRIES", "BACKOFF_FACTOR", "TIMEOUT"):  # client_settings sets them: restored after
         monkeypatch.setenv(f"MLFLOW_HTTP_REQUEST_{name}", "1")
     path = tmp_path / "token"
