@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -31,6 +32,8 @@ WRITER_ROLE = "assay-writer"
 
 @dataclass(frozen=True)
 class Account:
+    """An account of the server; its password is a fresh random one unless given."""
+
     username: str
     password: str = field(default_factory=lambda: secrets.token_urlsafe(18))
 
@@ -121,11 +124,11 @@ def _set_up_accounts(url: str, auth: MlflowAuth) -> None:
     and one that may read every experiment for the readers (MLflow's REST API, as docs/operating.md shows)."""
     with httpx.Client(base_url=url, auth=auth.admin.basic, timeout=30) as admin:
 
-        def call(path: str, body: dict[str, object]) -> dict[str, object]:
+        def call(path: str, body: dict[str, Any]) -> dict[str, Any]:
             response = admin.post(path, json=body)
             if response.status_code != 200:
                 raise RuntimeError(f"mlflow {path}: {response.status_code} {response.text[:300]}")
-            answer: dict[str, object] = response.json()
+            answer: dict[str, Any] = response.json()
             return answer
 
         for account in (auth.writer, *auth.readers):
@@ -135,7 +138,7 @@ def _set_up_accounts(url: str, auth: MlflowAuth) -> None:
             (READERS_ROLE, "READ", auth.readers),
         ):
             created = call("/api/3.0/mlflow/roles/create", {"workspace": "default", "name": role})
-            role_id = created["role"]["id"]  # type: ignore[index]
+            role_id = created["role"]["id"]
             grant = {"resource_type": "experiment", "resource_pattern": "*", "permission": permission}
             call("/api/3.0/mlflow/roles/permissions/add", {"role_id": role_id, **grant})
             for member in members:
