@@ -2,14 +2,15 @@
 
 1. build (first time only, ~30 min on 2 cores) or find the control plane, and the operator and runner images
    (`make images`; cached by content); start etcd, kube-apiserver, the controller managers, the local
-   kubelet (pods under runc) and a real MLflow server;
+   kubelet (pods under runc) and a real MLflow server with MLflow's basic-auth app (a writer account for
+   the runner, a named reader; anonymous calls refused);
 2. `kubectl apply` the CRD and `helm install` the chart with the images by digest: the operator runs from
    its image as the chart's Deployment, and each Evaluation's pod from the runner image;
 3. apply the example brains as ConfigMaps and create two Evaluations of the bundled support-desk suite
    (the replay agent with the example's answers; the model judge replayed from cassettes: offline);
 4. show `kubectl get evaluations` as they run and finish — one Pass, one Blocked;
 5. run a Campaign (v1 challenging the released v0) and show its decision;
-6. fetch each run's HTML report from MLflow and print where to look.
+6. fetch each run's HTML report from MLflow as the named reader and print where to look.
 Needs root (the local kubelet runs pods under runc).
 """
 
@@ -39,13 +40,16 @@ from assay_dev.cluster.assay_install import (
 from assay_dev.cluster.crds import wait_established
 from assay_dev.cluster.node import local_node
 from assay_dev.cluster.ports import free_port
-from assay_dev.servers.mlflow_server import mlflow_server
+from assay_dev.operator_support.manifests import secret
+from assay_dev.servers.mlflow_server import MlflowAuth, mlflow_server
 
 REPO = Path(__file__).resolve().parents[1]
 
 NAMESPACE = "assay-demo"
 OUT = REPO / "out" / "demo-cluster"
 CANDIDATES = {"support-v1": "v1", "support-v0": "v0"}
+# The runner's MLflow credential: a Secret in the Evaluations' namespace, named by the chart's defaults.
+MLFLOW_SECRET, MLFLOW_SECRET_KEY = "mlflow-writer", "credential"
 
 
 def say(text: str) -> None:
@@ -93,14 +97,15 @@ def main() -> int:
     OUT.mkdir(parents=True)
     work = Path(tempfile.mkdtemp(prefix="assay-demo-"))
     try:
-        with mlflow_server(OUT) as mlflow_url:
+        auth = MlflowAuth()
+        with mlflow_server(OUT, auth) as mlflow_url:
             say("starting etcd, kube-apiserver, kube-controller-manager, the local kubelet and provisioner")
             with (
                 ControlPlane(bin_dir, work) as cp,
                 workload_controllers(cp),
                 local_node(cp, images.runner.base_image),
             ):
-                run_demo(cp, bin_dir, images, mlflow_url)
+                run_demo(cp, bin_dir, images, mlflow_url, auth)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     say("stopped everything the demo started")
@@ -120,13 +125,19 @@ def install_crds(cp: ControlPlane, directory: Path = CRDS) -> None:
     wait_established(cp.api, names)
 
 
-def run_demo(cp: ControlPlane, bin_dir: Path, images: LocalImages, mlflow_url: str) -> None:
+def run_demo(cp: ControlPlane, bin_dir: Path, images: LocalImages, mlflow_url: str, auth: MlflowAuth) -> None:
     cp.create_namespace(NAMESPACE)
+    cp.api.create(
+        f"/api/v1/namespaces/{NAMESPACE}/secrets",
+        secret(MLFLOW_SECRET, MLFLOW_SECRET_KEY, auth.writer.credential),
+    )
     say("kubectl apply --server-side -f crds/  &&  helm install assay charts/assay")
     install_crds(cp)
-    install = helm_install_args(
-        NAMESPACE, free_port(), free_port(), images, ("--set", f"defaults.mlflowTrackingUri={mlflow_url}")
+    mlflow_values = (
+        *("--set", f"defaults.mlflowTrackingUri={mlflow_url}"),
+        *("--set", f"defaults.mlflowTokenSecret={MLFLOW_SECRET}/{MLFLOW_SECRET_KEY}"),
     )
+    install = helm_install_args(NAMESPACE, free_port(), free_port(), images, mlflow_values)
     subprocess.run(
         [str(bin_dir / "helm"), *install], check=True, env={**os.environ, "KUBECONFIG": str(cp.kubeconfig)}
     )
@@ -181,9 +192,11 @@ def run_demo(cp: ControlPlane, bin_dir: Path, images: LocalImages, mlflow_url: s
     ).stdout
     print(decision)
 
-    say("reports and MLflow runs")
+    say(f"reports and MLflow runs, read as {auth.readers[0].username} (anonymous calls get 401)")
     from mlflow import MlflowClient
 
+    os.environ["MLFLOW_TRACKING_USERNAME"] = auth.readers[0].username
+    os.environ["MLFLOW_TRACKING_PASSWORD"] = auth.readers[0].password
     client = MlflowClient(tracking_uri=mlflow_url)
     for name, version in CANDIDATES.items():
         run_id = cp.kubectl(

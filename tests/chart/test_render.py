@@ -208,6 +208,26 @@ def test_token_secret_defaults_reach_the_operator_as_names_only(helm: Helm) -> N
     assert "secrets" not in json.dumps(rendered.one("Role")["rules"])
 
 
+def test_an_mlflow_server_without_a_credential_is_refused_unless_the_install_says_so(helm: Helm) -> None:
+    """MLflow holds every answer key: the default install logs to a server only with a credential."""
+    server = ["--set", "defaults.mlflowTrackingUri=http://mlflow.mlflow.svc:5000"]
+    refused = helm.run("template", "assay", str(CHART), *server, check=False)
+    assert refused.returncode != 0 and "defaults.mlflowTokenSecret is empty" in refused.stderr, refused.stderr
+    for extra in (
+        ["--set", "defaults.mlflowTokenSecret=mlflow-writer"],
+        ["--set", "defaults.mlflowAnonymous=true"],
+    ):
+        rendered = Rendered(helm.template(VALUES / "default.yaml", extra=[*server, *extra]))
+        assert (
+            from_environment(env_of(rendered, "assay-system")).default_mlflow_uri
+            == "http://mlflow.mlflow.svc:5000"
+        )
+    local = Rendered(
+        helm.template(VALUES / "default.yaml", extra=["--set", "defaults.mlflowTrackingUri=sqlite:///m.db"])
+    )
+    assert from_environment(env_of(local, "assay-system")).default_mlflow_uri == "sqlite:///m.db"  # no server
+
+
 def test_rbac_is_the_operator_table(helm: Helm) -> None:
     rendered = render(helm, "default")
     role = rendered.one("Role")

