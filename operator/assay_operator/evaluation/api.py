@@ -387,7 +387,11 @@ def printer_columns() -> list[PrinterColumn]:
         {"name": "Verdict", "type": "string", "jsonPath": ".status.verdict"},
         {"name": "Score", "type": "number", "jsonPath": ".status.score"},
         {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
-        {"name": "State", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Reconciling")].reason'},
+        {
+            "name": "State",
+            "type": "string",
+            "jsonPath": '.status.conditions[?(@.type=="Reconciling")].reason',
+        },
         {"name": "Tickets", "type": "string", "jsonPath": ".status.tickets.summary"},
         {"name": "Shards", "type": "string", "jsonPath": ".status.answer.shardsSummary"},
         {"name": "Cells", "type": "string", "jsonPath": ".status.answer.cellsSummary"},

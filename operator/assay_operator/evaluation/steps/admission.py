@@ -1,7 +1,8 @@
 """A queued run's place in its Kueue queue, shown on the Evaluation: the Queued condition is True (reason
 Queued, naming the queue and the Job) while Kueue keeps one of the run's Jobs suspended, and turns False
-(reason Admitted) when Kueue admits that Job and resumes it — the answer Job first, then the judge Job. Read from the Job's watch events (queueing.queue_state): Kueue's own
-Workload objects are not read, so the operator needs no permission on them."""
+(reason Admitted) when Kueue admits that Job and resumes it — the answer Job first, then the judge Job.
+Read from the Job's watch events (queueing.queue_state): Kueue's own Workload objects are not read, so the
+operator needs no permission on them."""
 
 from __future__ import annotations
 
