@@ -75,8 +75,8 @@ PERMISSIONS: tuple[Permission, ...] = (
         "",
         ("events",),
         ("create", "patch", "list", "watch"),
-        "Events on Evaluations (kopf posts and aggregates); the Warning Events on runner pods (a missing Secret "
-        "volume shows only there), on answers claims (a missing StorageClass) and on runner Jobs (a "
+        "Events on Evaluations (kopf posts and aggregates); the Warning Events on runner pods (a missing "
+        "Secret volume shows only there), on answers claims (a missing StorageClass) and on runner Jobs (a "
         "ResourceQuota that refuses the pods)",
     ),
     Permission("events.k8s.io", ("events",), ("create", "patch"), "Events through the events.k8s.io API"),
