@@ -49,7 +49,8 @@ PERMISSIONS: tuple[Permission, ...] = (
         "",
         ("persistentvolumeclaims",),
         ("create", "get", "list", "delete"),
-        "the answers volume of each generation; an older generation's is deleted",
+        "the answers volume of each generation (read to say why it is not bound); an older generation's is "
+        "deleted",
     ),
     Permission(
         "networking.k8s.io",
@@ -74,8 +75,9 @@ PERMISSIONS: tuple[Permission, ...] = (
         "",
         ("events",),
         ("create", "patch", "list", "watch"),
-        "Events on Evaluations (kopf posts and aggregates); the kubelet's Warning Events on runner pods (a "
-        "missing Secret volume shows only there)",
+        "Events on Evaluations (kopf posts and aggregates); the Warning Events on runner pods (a missing "
+        "Secret volume shows only there), on answers claims (a missing StorageClass) and on runner Jobs (a "
+        "ResourceQuota that refuses the pods)",
     ),
     Permission("events.k8s.io", ("events",), ("create", "patch"), "Events through the events.k8s.io API"),
 )

@@ -85,11 +85,13 @@ def import_api_classes() -> None:
 def select_on_the_server(settings: kopf.OperatorSettings) -> None:
     """The apiserver sends only what a handler can use from the busy kinds (every pod, Event and ConfigMap of
     a watched namespace would otherwise cost kopf a few milliseconds each): the runner Jobs and pods, the
-    Warning Events about pods, the ConfigMaps that are not the operator's own snapshots."""
+    Warning Events, the ConfigMaps that are not the operator's own snapshots. Warning Events of every kind:
+    a field selector cannot name three kinds (Pod, PersistentVolumeClaim, Job), and Normal Events, the
+    bulk, stay on the server."""
     ours = f"{names.LABEL_MANAGED_BY}={names.MANAGED_BY}"
     settings.watching.label_selectors["batch", "v1", "jobs"] = f"{ours},{names.LABEL_EVALUATION}"
     settings.watching.label_selectors["", "v1", "pods"] = f"{ours},{names.LABEL_EVALUATION}"
-    settings.watching.field_selectors["", "v1", "events"] = "type=Warning,involvedObject.kind=Pod"
+    settings.watching.field_selectors["", "v1", "events"] = "type=Warning"
     settings.watching.label_selectors["", "v1", "configmaps"] = (
         f"{names.LABEL_MANAGED_BY}!={names.MANAGED_BY}"
     )

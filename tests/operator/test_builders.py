@@ -607,15 +607,19 @@ def test_long_names_sharing_a_prefix_get_distinct_children_and_labels() -> None:
     assert names.labels("short")[names.LABEL_EVALUATION] == "short"
 
 
-def test_kueue_queue_suspends_the_answer_job_only() -> None:
+def test_kueue_queue_suspends_both_jobs_of_a_run() -> None:
     spec = SPEC.model_copy(update={"queue_name": "team-queue"})
-    job = answer_job(spec)
-    assert (
-        job["spec"]["suspend"] is True
-        and job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-queue"
-    )
-    judge = judge_job(spec)  # it runs after the answers, on the quota they released
-    assert "suspend" not in judge["spec"] and "kueue.x-k8s.io/queue-name" not in judge["metadata"]["labels"]
+    for job in (answer_job(spec), judge_job(spec)):  # the judge pod's requests wait for quota too
+        assert job["spec"]["suspend"] is True
+        assert job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-queue"
+        # Kueue reads the pods' requests from the template: the label is on the Job, not the pods.
+        assert "kueue.x-k8s.io/queue-name" not in job["spec"]["template"]["metadata"]["labels"]
+
+
+def test_without_a_queue_neither_job_is_suspended() -> None:
+    for job in (answer_job(SPEC), judge_job(SPEC)):
+        assert "suspend" not in job["spec"]
+        assert "kueue.x-k8s.io/queue-name" not in job["metadata"]["labels"]
 
 
 def test_brain_snapshot_is_immutable_and_digest_matches_the_runner() -> None:

@@ -144,3 +144,16 @@ def test_blocked_then_started_keeps_the_run_reconciling() -> None:
     started = progress.started_status(blocked, 1, "e-g1")
     found = conditions.find(started.conditions, conditions.START_BLOCKED)
     assert found is not None and (found.status, found.reason) == ("False", "Started")
+
+
+@pytest.mark.parametrize(("judging", "state"), [(False, "Running"), (True, "Judging")])
+def test_a_queued_job_reads_queued_then_what_it_does_once_admitted(judging: bool, state: str) -> None:
+    """The State column (Reconciling's reason) tells a queued run from a starting one, for either Job."""
+    queued = progress.queued_status(EvaluationStatus(), 1, "e-g1-judge", "evals")
+    reconciling = conditions.find(queued.conditions, conditions.RECONCILING)
+    assert reconciling is not None and (reconciling.status, reconciling.reason) == ("True", "Queued")
+    admitted = progress.admitted_status(queued, 1, "e-g1-judge", "evals", judging)
+    found = conditions.find(admitted.conditions, conditions.QUEUED)
+    assert found is not None and (found.status, found.reason) == ("False", "Admitted")
+    reconciling = conditions.find(admitted.conditions, conditions.RECONCILING)
+    assert reconciling is not None and reconciling.reason == state

@@ -1,11 +1,12 @@
 """Real Kueue on the local control plane (built from the Go module proxy, webhooks on loopback): Evaluations
 naming a LocalQueue wait as Kueue Workloads while the ClusterQueue's quota is in use, start when admitted,
-and say so in their Queued condition, naming the queue. The REAL operator creates their Jobs suspended;
-Kueue, not the operator, decides when each runs."""
+and say so in their Queued condition, naming the queue. The REAL operator creates both Jobs of a run (the
+answer Job, then the judge Job) suspended in that queue; Kueue, not the operator, decides when each runs."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 
 import pytest
 
@@ -17,7 +18,8 @@ from tests.operator_cluster.conftest import StartOperator
 
 pytestmark = pytest.mark.cluster
 CPU_QUOTA = "1"
-"""Each runner pod asks for 500m (support.SMALL): two Evaluations run at once, the third waits."""
+"""Room for AT_ONCE runner pods (support.SMALL's cpu each): the other Jobs wait for quota."""
+AT_ONCE = int(Decimal(CPU_QUOTA) / Decimal(support.SMALL["cpu"]))
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +29,8 @@ def kueue(control_plane: ControlPlane) -> Iterator[Kueue]:
 
 
 def queues(api: KubeApi, namespace: str, name: str) -> None:
-    """A ResourceFlavor, a ClusterQueue with room for two runner pods, and a LocalQueue in `namespace`."""
+    """A ResourceFlavor, a ClusterQueue with room for AT_ONCE runner pods, and a LocalQueue in
+    `namespace`."""
     flavor = f"{name}-flavor"
     api.create(
         f"{API}/resourceflavors",
@@ -110,16 +113,43 @@ def test_kueue_admits_and_queues_evaluations_by_quota(
         condition(o, "Queued") for o in watch.versions(waited[0]) if condition_is(o, "Queued", "True")
     )
     assert first_wait is not None and "queue 'evals'" in first_wait["message"]
+    # While it waits, `kubectl get evaluations` reads Queued in its State column (Reconciling's reason), not
+    # the Running of a run that is starting.
+    waiting = [o for n in names for o in watch.versions(n) if condition_is(o, "Queued", "True")]
+    assert waiting and all((condition(o, "Reconciling") or {}).get("reason") == "Queued" for o in waiting)
 
-    # Kueue, not the operator, ran them: a Workload per answer Job (its shards admitted together), each
-    # admitted by the ClusterQueue; the judge Jobs follow on the quota the answers released.
+    # Each judge Job was admitted by Kueue under the same queue: the Evaluation said so, naming it.
+    for d in done:
+        judge = d["status"]["jobName"]
+        admitted = [
+            found["message"]
+            for o in watch.versions(d["metadata"]["name"])
+            if (found := condition(o, "Queued")) is not None and found["reason"] == "Admitted"
+        ]
+        assert any(m.startswith(f"Job {judge} admitted by Kueue from queue 'evals'") for m in admitted), (
+            admitted
+        )
+
+    # Kueue, not the operator, ran them: a Workload per Job, answer Jobs (their shards admitted together) and
+    # judge Jobs alike, each in the LocalQueue and admitted by the ClusterQueue.
     workloads = admin.get(f"{API}/namespaces/{namespace}/workloads")["items"]
-    jobs = {d["status"]["answer"]["jobName"] for d in done}
-    owners = {r["name"] for w in workloads for r in w["metadata"].get("ownerReferences") or []}
-    assert jobs <= owners, (jobs, owners)
-    assert not {d["status"]["jobName"] for d in done} & owners  # no Workload for a judge Job
-    # At most two answered at once (quota): no moment with three answer Jobs resumed and unfinished.
-    assert peak_running(jobs_watch, jobs) <= 2
+    answers = {d["status"]["answer"]["jobName"] for d in done}
+    judges = {d["status"]["jobName"] for d in done}
+    owners = {r["name"]: w for w in workloads for r in w["metadata"].get("ownerReferences") or []}
+    assert answers | judges <= set(owners), (answers, judges, sorted(owners))
+    for job in answers | judges:
+        workload = owners[job]
+        assert workload["spec"]["queueName"] == "evals", workload["spec"]
+        assert workload["status"]["admission"]["clusterQueue"] == f"evals-{namespace}"[:63], workload[
+            "status"
+        ]
+    # Each judge Job was created suspended, in the queue, and resumed by Kueue.
+    for job in judges:
+        versions = [e.object for e in jobs_watch.snapshot() if e.object["metadata"]["name"] == job]
+        assert versions[0]["spec"]["suspend"] is True and not versions[-1]["spec"]["suspend"], job
+        assert versions[0]["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "evals"
+    # No more ran at once than the quota has room for, answer and judge Jobs together.
+    assert peak_running(jobs_watch, answers | judges) <= AT_ONCE
 
 
 def condition_is(obj: support.Obj, kind: str, status: str) -> bool:

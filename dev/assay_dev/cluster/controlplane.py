@@ -2,8 +2,9 @@
 processes on loopback ports, built from source by scripts/build-k8s.sh (see docs/control-plane.md).
 
 Real CRD validation (OpenAPI and CEL), real RBAC and admission, real Job, garbage-collector, namespace,
-service-account and PersistentVolume controllers; a real dynamic provisioner when started (storage.py). No
-scheduler and no kubelet: the local kubelet (kubelet.py beside this module) binds and runs pods.
+service-account, PersistentVolume and ResourceQuota controllers; a real dynamic provisioner when started
+(storage.py). No scheduler and no kubelet: the local kubelet (kubelet.py beside this module) binds and runs
+pods.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ CONTROLLERS = (
     "persistentvolume-binder-controller",
     "persistentvolume-protection-controller",
     "persistentvolumeclaim-protection-controller",
+    # ResourceQuota: the apiserver's admission enforces a quota only once this controller has counted it.
+    "resourcequota-controller",
 )
 APISERVER_READY_TIMEOUT = 90.0
 

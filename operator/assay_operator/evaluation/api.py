@@ -381,10 +381,18 @@ class EvaluationStatus(ApiModel):
 
 
 def printer_columns() -> list[PrinterColumn]:
+    """State is Reconciling's reason: what the run is doing (Running, Queued, Judging), what keeps it from
+    starting (SecretNotFound, StorageClassNotFound, QuotaExceeded, ...), or Completed, so a queued or blocked
+    run does not read like one that is starting."""
     return [
         {"name": "Verdict", "type": "string", "jsonPath": ".status.verdict"},
         {"name": "Score", "type": "number", "jsonPath": ".status.score"},
         {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
+        {
+            "name": "State",
+            "type": "string",
+            "jsonPath": '.status.conditions[?(@.type=="Reconciling")].reason',
+        },
         {"name": "Tickets", "type": "string", "jsonPath": ".status.tickets.summary"},
         {"name": "Shards", "type": "string", "jsonPath": ".status.answer.shardsSummary"},
         {"name": "Cells", "type": "string", "jsonPath": ".status.answer.cellsSummary"},

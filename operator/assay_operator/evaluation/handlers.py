@@ -6,8 +6,9 @@
   shards as they finish, then the judge Job once it is over (judging.py); when the judge Job finishes, the
   verdict (finish.py).
 - `config_map_seen` (a watch on ConfigMaps): a ConfigMap an Evaluation waits for wakes it (wakeups.py).
-- `pod_seen`, `pod_event_seen` (watches on the runner pods and Warning Events): a pod that cannot start is
-  reported, then the run stopped (pod_start.py).
+- `pod_seen`, `start_event_seen` (watches on the runner pods and Warning Events): a pod that cannot start
+  (or a Job that cannot create its pods, a claim that cannot be provisioned) is reported, then the run
+  stopped (pod_start.py).
 - `override_requested`: a person's verdict override is recorded (override.py).
 - `evaluation_seen`: the cluster-state gauges.
 
@@ -29,7 +30,7 @@ from assay_operator import approvals, metrics
 from assay_operator.cluster_views import Job
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
 from assay_operator.evaluation.build import names
-from assay_operator.evaluation.read import starting, state
+from assay_operator.evaluation.read import claims, pod_creation, starting, state
 from assay_operator.evaluation.steps import admission, finish, judging, override, pod_start, run
 from assay_operator.evaluation.steps.wakeups import WAKEUPS
 from assay_operator.evaluation.steps.watched import Watched
@@ -122,8 +123,8 @@ def _pod_worth_a_look(body: kopf.Body, namespace: str | None, **_: Any) -> bool:
     return namespace is not None and pod_start.worth_a_look(body, namespace)
 
 
-def _event_about_a_pod(body: kopf.Body, **_: Any) -> bool:
-    return starting.concerns_a_pod(body)
+def _event_about_a_start(body: kopf.Body, **_: Any) -> bool:
+    return starting.concerns_a_pod(body) or claims.concerns_a_claim(body) or pod_creation.concerns_a_job(body)
 
 
 # The apiserver filters these watches first (startup.select_on_the_server); the `when` filters are cheap and
@@ -152,9 +153,11 @@ def pod_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: 
     _retried(("Pod", namespace, pod["metadata"]["name"]), lambda: pod_start.pod_seen(pod, namespace))
 
 
-@kopf.on.event("", "v1", "events", when=_event_about_a_pod)
-def pod_event_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
-    """The kubelet's Warning Events: FailedMount is the only report of a missing Secret volume."""
+@kopf.on.event("", "v1", "events", when=_event_about_a_start)
+def start_event_seen(event: kopf.RawEvent, body: kopf.Body, namespace: str | None, **_: Any) -> None:
+    """Warning Events that say why a run cannot start, each the only report of it: the kubelet's FailedMount
+    (a missing Secret volume), the PersistentVolume controller's ProvisioningFailed (a missing StorageClass),
+    the Job controller's FailedCreate (a ResourceQuota that refuses the pods)."""
     if namespace is None or event["type"] == "DELETED":
         return
     event_body = dict(body)

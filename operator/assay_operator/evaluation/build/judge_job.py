@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from assay_operator import objects as k8s
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.build import gateway_sidecar, pods
+from assay_operator.evaluation.build import gateway_sidecar, pods, queueing
 from assay_operator.evaluation.build.layout import (
     ANSWERS_DIR,
     JUDGE_CONTAINER,
@@ -89,7 +89,7 @@ def build_judge_job(
     return k8s.Job(
         metadata=k8s.ObjectMeta(
             name=job_name(evaluation, generation, rerun),
-            labels=pod_labels,
+            labels={**pod_labels, **queueing.job_labels(spec)},
             annotations={ANNOTATION_SPEC_HASH: pods.spec_hash(spec), **snapshots.annotations()},
         ),
         spec=k8s.JobSpec(
@@ -98,5 +98,6 @@ def build_judge_job(
             ttl_seconds_after_finished=settings.job_ttl_seconds,
             pod_failure_policy=k8s.PodFailurePolicy(rules=pods.failure_rules([*init_containers, judge])),
             template=k8s.PodTemplateSpec(metadata=k8s.PodTemplateMeta(labels=pod_labels), spec=pod_spec),
+            suspend=queueing.suspended(spec),
         ),
     )

@@ -1,11 +1,11 @@
 """Kueue: an Evaluation that names a LocalQueue (`spec.queueName`) has its Job created suspended with the
 queue label; Kueue makes a Workload of it, admits it when the ClusterQueue has quota, and resumes it.
 
-Everything the operator knows about queueing lives here: the labels a run's Job carries and how to read,
-from the Job, whether it waits in its queue or was admitted. The unit of admission is the run's Job; when a
-run becomes several Jobs (an answer Job of several shards and a judge Job), the shards must still be admitted
-together: the answer Job's pods form one Workload (an Indexed Job's parallelism is one pod set), and only that
-Job carries the queue label (the judge Job runs after it, on the quota the answer phase released).
+Everything the operator knows about queueing lives here: the labels a run's Jobs carry and how to read,
+from a Job, whether it waits in its queue or was admitted. The unit of admission is a Job: the answer Job's
+pods form one Workload (an Indexed Job's parallelism is one pod set, so its shards are admitted together),
+and the judge Job, made once the answers are in, is a second Workload in the same queue — its pod holds a
+runner's requests too, so it waits for quota like any other rather than run beside the quota.
 """
 
 from __future__ import annotations

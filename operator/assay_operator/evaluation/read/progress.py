@@ -39,15 +39,18 @@ def queued_status(current: EvaluationStatus, generation: int, job: str, queue: s
     )
 
 
-def admitted_status(current: EvaluationStatus, generation: int, job: str, queue: str) -> EvaluationStatus:
-    message = f"Job {job} admitted by Kueue from queue {queue!r}; running"
+def admitted_status(
+    current: EvaluationStatus, generation: int, job: str, queue: str, judging: bool = False
+) -> EvaluationStatus:
+    """`judging`: the admitted Job is the run's judge Job (Reconciling reads Judging, as before its queue)."""
+    message = f"Job {job} admitted by Kueue from queue {queue!r}; " + ("judging" if judging else "running")
     return _patch(
         current,
         generation,
         message,
         [
             conditions.Desired(conditions.QUEUED, "False", "Admitted", message),
-            conditions.Desired(conditions.RECONCILING, "True", "Running", message),
+            conditions.Desired(conditions.RECONCILING, "True", "Judging" if judging else "Running", message),
         ],
     )
 

@@ -2,13 +2,16 @@
 
 - the pod's container statuses: `waiting` with CreateContainerConfigError (a Secret or ConfigMap, or a key
   of one, that an env var refers to is missing), ErrImagePull / ImagePullBackOff / InvalidImageName;
-- the pod's PodScheduled=False condition with reason Unschedulable (no node has room);
+- the pod's PodScheduled=False condition with reason Unschedulable (no node has room), or the scheduler's
+  "pod has unbound immediate PersistentVolumeClaims": then the claim says why (claims.py);
 - the kubelet's Warning Events on the pod: FailedMount, which is the only place a missing Secret *volume*
   shows (the pod itself just stays ContainerCreating / PodInitializing, as the tokens are mounted as files).
 
-Each problem names what is missing (the Secret, the key, the image) so the person reading the Evaluation
-knows what to fix. A problem that cannot heal by itself ends the run Stalled after a grace period instead
-of waiting out the deadline; Unschedulable can (a node is added, another run ends), so it is only reported.
+Each problem names what is missing (the Secret, the key, the image, the claim) so the person reading the
+Evaluation knows what to fix. What keeps a Job from creating its pods at all (a ResourceQuota) is read from
+the Job's Events (pod_creation.py). A problem that cannot heal by itself ends the run Stalled after a grace
+period instead of waiting out the deadline; Unschedulable can (a node is added, another run ends), so it is
+only reported.
 """
 
 from __future__ import annotations
@@ -33,6 +36,12 @@ VOLUME_KEY_MISSING = re.compile(
 IMAGE_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull"})
 CONFIG_REASONS = frozenset({"CreateContainerConfigError", "CreateContainerError"})
 EVENT_REASONS = frozenset({"FailedMount", "Failed", "FailedScheduling"})
+UNBOUND_CLAIM = re.compile(
+    r"unbound (?:immediate )?PersistentVolumeClaims|"
+    r"persistentvolumeclaim \"[^\"]+\" (?:not found|is not bound)|"
+    r"storageclass(?:\.storage\.k8s\.io)? \"[^\"]+\" not found",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,9 @@ class StartProblem:
     message: str
     heals: bool = False
     """True when it can go away by itself (Unschedulable): reported, never stalled on."""
+    claim: str | None = None
+    """The PersistentVolumeClaim the pod waits for, when the scheduler says it is not bound: the claim and
+    its Events say why (claims.from_claim), which replaces this problem when they name something."""
 
 
 def _volume_source(pod: Mapping[str, Any], volume: str) -> tuple[str, str] | None:
@@ -84,6 +96,22 @@ def _missing_object(text: str, pod: str, spec: Mapping[str, Any] | None = None) 
     return None
 
 
+def _claim_of(pod: Mapping[str, Any] | None) -> str | None:
+    """The first PersistentVolumeClaim a pod mounts (a runner pod mounts one: its generation's answers)."""
+    for volume in ((pod or {}).get("spec") or {}).get("volumes") or []:
+        claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+        if claim:
+            return str(claim)
+    return None
+
+
+def _unschedulable(pod_name: str, message: str, pod: Mapping[str, Any] | None) -> StartProblem:
+    """The scheduler's word; when it says a claim is not bound, the claim to read for why."""
+    text = f"pod {pod_name} cannot be scheduled: {message}"
+    claim = _claim_of(pod) if UNBOUND_CLAIM.search(message) else None
+    return StartProblem("Unschedulable", bounded.text(text, MAX_MESSAGE), heals=True, claim=claim)
+
+
 def _statuses(pod: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     status = pod.get("status") or {}
     return [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]
@@ -121,8 +149,7 @@ def from_pod(pod: Mapping[str, Any]) -> StartProblem | None:
     for condition in (pod.get("status") or {}).get("conditions") or []:
         scheduled = (condition.get("type"), condition.get("status"), condition.get("reason"))
         if scheduled == ("PodScheduled", "False", "Unschedulable"):
-            text = f"pod {name} cannot be scheduled: {condition.get('message') or 'no node fits'}"
-            return StartProblem("Unschedulable", bounded.text(text, MAX_MESSAGE), heals=True)
+            return _unschedulable(name, str(condition.get("message") or "no node fits"), pod)
     return None
 
 
@@ -138,15 +165,15 @@ def concerns_a_pod(event: Mapping[str, Any]) -> bool:
 
 def from_event(event: Mapping[str, Any], pod: Mapping[str, Any] | None = None) -> StartProblem | None:
     """The problem a kubelet or scheduler Warning Event on a pod reports (FailedMount is the only report
-    of a missing Secret volume), or None. `pod`, when given, names the Secret behind a volume."""
+    of a missing Secret volume), or None. `pod`, when given, names the Secret behind a volume and the claim
+    the scheduler waits for."""
     if not concerns_a_pod(event):
         return None
     involved = event.get("involvedObject") or event.get("regarding") or {}
     pod_name = str(involved.get("name") or "?")
     message = str(event.get("message") or event.get("note") or "")
     if event.get("reason") == "FailedScheduling":
-        text = f"pod {pod_name} cannot be scheduled: {message}"
-        return StartProblem("Unschedulable", bounded.text(text, MAX_MESSAGE), heals=True)
+        return _unschedulable(pod_name, message, pod)
     return _missing_object(message, pod_name, pod)
 
 

@@ -1,7 +1,8 @@
 """A queued run's place in its Kueue queue, shown on the Evaluation: the Queued condition is True (reason
-Queued, naming the queue) while Kueue keeps the run's Job suspended, and turns False (reason Admitted) when
-Kueue admits the Job and resumes it. Read from the Job's watch events (queueing.queue_state): Kueue's own
-Workload objects are not read, so the operator needs no permission on them."""
+Queued, naming the queue and the Job) while Kueue keeps one of the run's Jobs suspended, and turns False
+(reason Admitted) when Kueue admits that Job and resumes it — the answer Job first, then the judge Job.
+Read from the Job's watch events (queueing.queue_state): Kueue's own Workload objects are not read, so the
+operator needs no permission on them."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import threading
 
 from assay_operator import conditions
 from assay_operator.cluster_views import Job
-from assay_operator.evaluation.build import queueing
+from assay_operator.evaluation.build import names, queueing
 from assay_operator.evaluation.read import progress, reconcile
 from assay_operator.evaluation.steps.watched import Watched
 
@@ -37,8 +38,12 @@ def job_seen(job: Job, namespace: str, evaluation: str, generation: int) -> None
     queued = conditions.find(status.conditions, conditions.QUEUED)
     want = "False" if state.admitted else "True"
     if queued is None or queued.status != want or queued.observed_generation != generation:
-        build = progress.admitted_status if state.admitted else progress.queued_status
-        if watched.write(build(status, generation, name, state.queue)) is None:
+        if state.admitted:
+            judging = job.metadata.labels.get(names.LABEL_COMPONENT) == names.JUDGE
+            patch = progress.admitted_status(status, generation, name, state.queue, judging)
+        else:
+            patch = progress.queued_status(status, generation, name, state.queue)
+        if watched.write(patch) is None:
             return
     with _lock:
         _shown[(namespace, name)] = state.admitted

@@ -1,7 +1,10 @@
 """A run whose pod cannot start is reported, then stopped: the StartBlocked condition names what is missing
-within seconds of the kubelet saying so (starting.py reads it from the pod and its Events); a problem that
-cannot heal by itself that is still there after the grace period (ASSAY_POD_START_GRACE_SECONDS) ends the
-run — verdict Blocked, Stalled=True with the reason, the Job deleted — instead of waiting out the deadline.
+within seconds of the cluster saying so — the kubelet and the scheduler on the pod and its Events
+(starting.py), the PersistentVolume controller and the provisioner on the answers claim (claims.py), the Job
+controller's FailedCreate on the Job when admission refuses its pods, a ResourceQuota's (pod_creation.py); a
+problem that cannot heal by itself that is still there after the grace period
+(ASSAY_POD_START_GRACE_SECONDS) ends the run — verdict Blocked, Stalled=True with the reason, the Job
+deleted — instead of waiting out the deadline.
 
 The grace period runs from the condition's lastTransitionTime, so it survives an operator restart: the
 restarted operator lists the pods again and re-arms the check.
@@ -17,9 +20,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from assay_operator import conditions, events, kube, metrics, timers
+from assay_operator.cluster_views import Object
 from assay_operator.evaluation.api import KIND, EvaluationStatus
-from assay_operator.evaluation.build.names import LABEL_GENERATION
-from assay_operator.evaluation.read import progress, reconcile, starting
+from assay_operator.evaluation.build.names import LABEL_GENERATION, LABEL_MANAGED_BY, MANAGED_BY
+from assay_operator.evaluation.read import claims, pod_creation, progress, reconcile, starting
 from assay_operator.evaluation.read.outcome import Outcome
 from assay_operator.evaluation.read.starting import StartProblem
 from assay_operator.evaluation.steps import finish
@@ -181,15 +185,90 @@ def worth_a_look(pod: Mapping[str, Any], namespace: str) -> bool:
     return known and starting.started(pod)
 
 
+def _explained(namespace: str, problem: StartProblem | None, pod: str) -> StartProblem | None:
+    """A pod the scheduler says waits for its claim: why the claim is not bound, read from the claim and its
+    Events (the scheduler's words do not name it); the scheduler's problem when the claim names nothing."""
+    if problem is None or problem.claim is None:
+        return problem
+    name = problem.claim
+    claim = kube.if_present(lambda: kube.core().read_namespaced_persistent_volume_claim(name, namespace))
+    if claim is None:
+        return problem
+    selector = f"involvedObject.kind={claims.KIND},involvedObject.name={name}"
+    listed = kube.read_plain(kube.core().list_namespaced_event, namespace, field_selector=selector)
+    return claims.from_claim(kube.plain(claim), listed.get("items") or [], pod) or problem
+
+
 def pod_seen(pod: Mapping[str, Any], namespace: str) -> None:
     run = _job_of(pod)
     if run is None:
         return
     job, generation = run
-    report(namespace, job, generation, starting.from_pod(pod), starting.started(pod))
+    name = str((pod.get("metadata") or {}).get("name") or "?")
+    problem = _explained(namespace, starting.from_pod(pod), name)
+    report(namespace, job, generation, problem, starting.started(pod))
+
+
+def _ours(found: Object) -> int | None:
+    """The generation of an object the operator made for a run, or None for anyone else's."""
+    labels = found.metadata.labels
+    generation = labels.get(LABEL_GENERATION)
+    if labels.get(LABEL_MANAGED_BY) != MANAGED_BY or generation is None or not generation.isdigit():
+        return None
+    return int(generation)
+
+
+def _claim_event_seen(event: Mapping[str, Any], namespace: str) -> None:
+    """The claim of a run cannot be provisioned: the run's answer Job is what cannot start (its pods mount
+    the claim first). Before that Job exists there is nothing to report on; the controller repeats the Event
+    at every resync (15 s by default)."""
+    name = str((event.get("involvedObject") or {}).get("name") or "")
+    found = kube.if_present(lambda: kube.core().read_namespaced_persistent_volume_claim(name, namespace))
+    if found is None:
+        return
+    claim = kube.plain(found)
+    generation = _ours(Object.of(claim))
+    owner = Object.of(claim).metadata.owner(KIND)
+    problem = claims.from_event(event, claim)
+    if generation is None or owner is None or problem is None:
+        return
+    if (claim.get("status") or {}).get("phase") == "Bound":
+        return  # provisioned after all (the Event is an old one)
+    run = _current_run_of(namespace, owner.name, generation)
+    if run is not None:
+        report(namespace, run, generation, problem, started=False)
+
+
+def _current_run_of(namespace: str, evaluation: str, generation: int) -> str | None:
+    """The answer Job of the Evaluation's current run, when that run is `generation`'s and has no verdict."""
+    watched = Watched.read(namespace, evaluation)
+    if watched is None or watched.generation != generation or watched.status.answer is None:
+        return None
+    if conditions.holds(watched.status.conditions, conditions.COMPLETED, generation):
+        return None
+    return watched.status.answer.job_name
+
+
+def _job_event_seen(event: Mapping[str, Any], namespace: str) -> None:
+    """A Job of a run could not create its pods (admission refused them: a ResourceQuota, PodSecurity)."""
+    problem = pod_creation.from_event(event)
+    name = str((event.get("involvedObject") or {}).get("name") or "")
+    job = None if problem is None else finish.read_job(name, namespace)
+    generation = None if job is None else _ours(job)
+    if problem is None or job is None or generation is None or job.finished:
+        return
+    report(namespace, name, generation, problem, started=False)
 
 
 def event_seen(event: Mapping[str, Any], namespace: str) -> None:
+    """A Warning Event the watch let through: on a runner pod, a run's claim or a run's Job."""
+    kind = (event.get("involvedObject") or {}).get("kind")
+    if kind == claims.KIND:
+        _claim_event_seen(event, namespace)
+        return
+    if kind == pod_creation.KIND:
+        _job_event_seen(event, namespace)
+        return
     if starting.from_event(event) is None and "non-existent" not in str(event.get("message")):
         return  # not about a pod that cannot start: no need to read the pod
     name = str((event.get("involvedObject") or {}).get("name") or "")
@@ -202,4 +281,4 @@ def event_seen(event: Mapping[str, Any], namespace: str) -> None:
     if run is None or problem is None or starting.started(found):
         return
     job, generation = run
-    report(namespace, job, generation, problem, started=False)
+    report(namespace, job, generation, _explained(namespace, problem, name), started=False)
