@@ -3,6 +3,8 @@
 `control_plane`, `kubelet` and `namespace` come from tests/conftest.py. Here:
 
 - `crd` (session): the committed CRD from crds/, installed once, Established.
+- `agents_image` (session): the runner image with the agent CLIs, built only when a selected test uses
+  it.
 - `images` (session): the runner images, by digest: the REAL runner image (`make images`), the same plus
   the tests' agents and recorded answers (the operator's default here), a fake runner writing canned
   termination messages, and an image whose pull never ends. Pods run them under runc.
@@ -38,6 +40,15 @@ def crd(control_plane: ControlPlane) -> dict[str, Any]:
 @pytest.fixture(scope="session")
 def images(kubelet: LocalKubelet, cluster_images: ClusterImages) -> Images:
     return support.register_images(kubelet, cluster_images.runner)
+
+
+@pytest.fixture(scope="session")
+def agents_image(cluster_images: ClusterImages, images: Images) -> str:
+    """The runner image with the pinned agent CLIs (built at collection time when a test using this fixture
+    is selected: tests/conftest.py's AGENT_FIXTURES)."""
+    if cluster_images.runner_agents is None:
+        pytest.fail("the runner-agents image was not prepared", pytrace=False)
+    return cluster_images.runner_agents
 
 
 @pytest.fixture

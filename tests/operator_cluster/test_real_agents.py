@@ -18,7 +18,6 @@ from assay_dev.images import buildah
 from assay_dev.operator_support import evaluation
 from assay_dev.servers.model_server import ModelServer, ReadFile, Say, Script, WriteFile
 from tests.agents.conftest import CLIS
-from tests.conftest import ClusterImages
 from tests.operator_cluster.conftest import StartOperator
 
 pytestmark = pytest.mark.cluster
@@ -27,14 +26,6 @@ PRESETS = ["opencode", "claude-code", "codex"]
 MODEL = "assay-scripted-model"
 TICKET = re.compile(r"# Support ticket (\S+)")
 CITED = re.compile(r"\bKB-\d+\b")
-
-
-@pytest.fixture(scope="session")
-def agents_image(cluster_images: ClusterImages, images: support.Images) -> str:
-    """The runner image with the pinned agent CLIs (built at collection time when this test is selected)."""
-    if cluster_images.runner_agents is None:
-        pytest.fail("the runner-agents image was not prepared", pytrace=False)
-    return cluster_images.runner_agents
 
 
 def write_the_recorded_answer(text: str) -> Script:

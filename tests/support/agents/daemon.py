@@ -40,7 +40,11 @@ GOOD = "## Summary\nSee [KB-1].\n\n## Steps\n1. Open Settings > Export.\n\n## Ne
 
 def answers_trees() -> list[Path]:
     found: list[Path] = []
-    for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:  # in a cell's sandbox: no listing of /proc; it keeps looking until it is killed
+        return found
+    for pid in pids:
         try:
             argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
             cwd = Path(os.readlink(f"/proc/{pid}/cwd"))
