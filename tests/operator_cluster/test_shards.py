@@ -398,14 +398,14 @@ def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and
 
         support.create_evaluation(admin, namespace, "deleted", spec(gateway.url))
         support.create_evaluation(admin, namespace, "calm", spec(calm_gateway.url))
-        shard0 = support.claim_path(admin, namespace, "deleted-g1-answers")
 
         def t1_sealed_and_t3_holding() -> str | None:
             """Shard 0's pod, once T-1 is recorded and T-3's call settled (the agent holds, no call in
             flight)."""
             try:
-                lines = (shard0 / "ledgers" / "shard-0" / "ledger.jsonl").read_text().splitlines()
-                recorded = (shard0 / "shard-0" / "T-1" / "1" / "cell.json").is_file()
+                claim = support.claim_path(admin, namespace, "deleted-g1-answers")
+                lines = (claim / "ledgers" / "shard-0" / "ledger.jsonl").read_text().splitlines()
+                recorded = (claim / "shard-0" / "T-1" / "1" / "cell.json").is_file()
             except Exception:  # the claim is not bound yet, the sidecar has not started its journal
                 return None
             entries = [json.loads(line) for line in lines if line.strip()]
@@ -447,6 +447,7 @@ def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and
     else:
         assert not disrupted and job_status.get("failed") == 1, job_status
     # Resumed: T-1 is the first pod's (kept, not asked again), T-3 and T-5 the retry's.
+    shard0 = support.claim_path(admin, namespace, "deleted-g1-answers")
     manifest = json.loads((shard0 / "shard-0" / "answers.json").read_text())
     by_pod = {deleted["metadata"]["uid"]: "first", retry["metadata"]["uid"]: "retry"}
     answered_by = {cell: by_pod[uid] for cell, uid in manifest["answeredBy"].items()}
