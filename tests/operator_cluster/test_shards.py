@@ -356,7 +356,12 @@ def end_pod(admin: KubeApi, namespace: str, name: str, how: str) -> None:
 
 @pytest.mark.parametrize("how", ["delete", "evict"])
 def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and_billed_once(
-    how: str, admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+    how: str,
+    control_plane: ControlPlane,
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
 ) -> None:
     """An answer pod deleted (`kubectl delete pod`) or evicted (`kubectl drain`) mid-run gets SIGTERM and its
     grace period: the runner records the cell it cut off, seals the tree and exits 143, so the Job retries
@@ -379,6 +384,8 @@ def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and
                    token=token) as gateway,
         ChatServer(lambda _body: Reply(content="go", prompt_tokens=120, completion_tokens=30),
                    token=token) as calm_gateway,
+        # The ended pod is removed once the Job controller counted it: its last version is in the watch.
+        support.recording(control_plane, f"/api/v1/namespaces/{namespace}/pods") as pods,
     ):  # fmt: skip
         brain = brains("v1")
 
@@ -431,13 +438,15 @@ def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and
     ), status
     # The index was retried: the ended pod failed (exit 143), its retry succeeded; shard 1 ran once. An
     # evicted pod is DisruptionTarget (the podFailurePolicy ignores it); a deleted one is not (counted).
-    by_index = pods_by_index(admin, namespace, job)
-    phases = {i: sorted(p["status"]["phase"] for p in pods) for i, pods in by_index.items()}
-    assert phases == {0: ["Failed", "Succeeded"], 1: ["Succeeded"]}, phases
-    deleted = next(p for p in by_index[0] if p["metadata"]["name"] == first)
+    deleted = pods.versions(first)[-1]
+    assert deleted["status"]["phase"] == "Failed", deleted["status"]
     (answer_state,) = [s for s in deleted["status"]["containerStatuses"] if s["name"] == "answer"]
     assert answer_state["state"]["terminated"]["exitCode"] == 143, answer_state
-    retry = next(p for p in by_index[0] if p["metadata"]["name"] != first)
+    by_index = pods_by_index(admin, namespace, job)
+    phases = {i: [p["status"]["phase"] for p in attempts] for i, attempts in by_index.items()}
+    assert phases == {0: ["Succeeded"], 1: ["Succeeded"]}, phases
+    (retry,) = by_index[0]
+    assert retry["metadata"]["uid"] != deleted["metadata"]["uid"]
     job_status = support.job_status(admin, namespace, job)
     assert job_status.get("succeeded") == 2, job_status
     disrupted = [c for c in deleted["status"].get("conditions") or [] if c["type"] == "DisruptionTarget"]
