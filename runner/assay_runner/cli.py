@@ -44,7 +44,7 @@ from assay_runner.commands.options import Finished
 from assay_runner.errors import AssayError, ExitCode, InputError
 
 Handler = Callable[[argparse.Namespace], "int | Finished"]
-TERMINATED = 128 + signal.SIGTERM
+TERMINATED = ExitCode.TERMINATED
 """The exit code of a command SIGTERM ended before it could stop cleanly (the code a shell reports)."""
 
 

@@ -21,6 +21,10 @@ class ExitCode(IntEnum):
     READER_GONE = 141
     """128 + SIGPIPE: the command's reader closed the pipe (`assay validate SUITE | head -1`), as a shell
     reports a command killed by SIGPIPE; no verdict is claimed."""
+    TERMINATED = 143
+    """128 + SIGTERM: SIGTERM ended the command before it finished. `assay answer` exits so once it has
+    recorded the cells it cut off: not done, so the Job retries the shard, which resumes (the operator names
+    it in a shard's failure)."""
 
 
 EXIT_TIMEOUT = 124

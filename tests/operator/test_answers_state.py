@@ -101,6 +101,16 @@ def test_a_crash_names_the_exit_code_and_the_runners_last_words() -> None:
     assert state.cells_done is None  # a runner that wrote no summary: unknown, not zero
 
 
+def test_a_shard_deleted_on_every_attempt_says_sigterm_stopped_it() -> None:
+    stopped = AnswerSummary(shard=(1, 2), cells=3, answered=1, total=6, stopped="signal").to_json()
+    pods = [pod(0, "Succeeded"), pod(1, "Failed", 143, stopped, reason="Error")]
+    state = answers_state.read(job(2, "0", "1", "Failed", "FailedIndexes"), pods)
+    assert state.failed == {
+        1: "its pod failed 1 time; the last: the answer container was stopped by SIGTERM (exit code 143: its "
+        "pod was deleted, evicted, drained or preempted) before every cell finished"
+    }
+
+
 def test_nothing_answered_ends_the_run_with_the_answer_jobs_own_reason() -> None:
     pods = [pod(0, "Failed", 137, reason="OOMKilled"), pod(0, "Failed", 137, reason="OOMKilled")]
     state = answers_state.read(job(1, "", "0", "Failed", "FailedIndexes"), pods)

@@ -318,3 +318,155 @@ def test_a_killed_shards_earlier_spend_is_in_the_result_and_the_result_is_the_ga
     assert any("answer shard 0 was retried: 1 earlier attempt(s)" in w for w in result["warnings"])
     manifest = json.loads((kept / "shard-0" / "answers.json").read_text())
     assert set(manifest["answeredBy"].values()) == {ledgers[0].pod}
+
+
+HOLD_ON_T3 = f"""
+import json, os, sys, time, urllib.request
+call = dict(model="agent-m", messages=[dict(role="user", content="hi")])
+request = urllib.request.Request(
+    os.environ["ASSAY_GATEWAY_URL"].rstrip("/") + "/chat/completions", data=json.dumps(call).encode()
+)
+request.add_header("Content-Type", "application/json")
+request.add_header("Authorization", "Bearer " + os.environ.get("ASSAY_PROXY_KEY", ""))  # its credential
+reply = json.loads(urllib.request.urlopen(request, timeout=60).read())
+if sys.argv[2] == "T-3" and reply["choices"][0]["message"]["content"] == "hold":
+    time.sleep(600)
+open(sys.argv[1], "w").write({METERED_ANSWER!r})
+"""
+"""A program agent: one model call, then a good answer; on T-3 (shard 0's second cell) it holds while the
+gateway says `hold`, so its pod can be deleted with a cell sealed and one cut off, both calls settled."""
+PRICE = {"agent-m": {"inputPerMillion": 1000.0, "outputPerMillion": 2000.0}}
+CALL_COST = (120 * 1000.0 + 30 * 2000.0) / 1e6  # $0.18 a call at the test's prices
+
+
+def end_pod(admin: KubeApi, namespace: str, name: str, how: str) -> None:
+    """`delete`: what `kubectl delete pod` does; `evict`: what `kubectl drain` does, through the Eviction API
+    (the apiserver marks the pod DisruptionTarget, then deletes it). Either way: SIGTERM, the grace period."""
+    path = f"/api/v1/namespaces/{namespace}/pods/{name}"
+    if how == "delete":
+        admin.delete(path)
+    else:
+        eviction = {
+            "apiVersion": "policy/v1",
+            "kind": "Eviction",
+            "metadata": {"name": name, "namespace": namespace},
+        }
+        admin.create(f"{path}/eviction", eviction)
+
+
+@pytest.mark.parametrize("how", ["delete", "evict"])
+def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and_billed_once(
+    how: str,
+    control_plane: ControlPlane,
+    admin: KubeApi,
+    namespace: str,
+    operator: OperatorProcess,
+    brains: Callable[[str], str],
+) -> None:
+    """An answer pod deleted (`kubectl delete pod`) or evicted (`kubectl drain`) mid-run gets SIGTERM and its
+    grace period: the runner records the cell it cut off, seals the tree and exits 143, so the Job retries
+    the index (exit 0 counted it done, and the cut-off cells blocked the verdict). The retry resumes: the
+    cell the first pod sealed is kept, not asked again; the cut-off one is answered anew. The verdict and
+    score equal a calm run's beside it, and the result's usage and cost are what the gateway served: the
+    sealed cell's call once, the cut-off cell's two calls (the first pod's, thrown away, and the retry's)
+    both, as both were billed. An eviction is not counted against the backoff limit; a delete is."""
+    token = metered_suite_and_token(admin, namespace)
+    hold = {"content": "hold"}
+    job = support.answer_job("deleted")
+    agent = {
+        "kind": "command",
+        "model": "agent-m",
+        "command": ["python3", "-c", HOLD_ON_T3, "{answer_file}", "{ticket_id}"],
+        "timeoutSeconds": 300,
+    }
+    with (
+        ChatServer(lambda _body: Reply(content=hold["content"], prompt_tokens=120, completion_tokens=30),
+                   token=token) as gateway,
+        ChatServer(lambda _body: Reply(content="go", prompt_tokens=120, completion_tokens=30),
+                   token=token) as calm_gateway,
+        # The ended pod is removed once the Job controller counted it: its last version is in the watch.
+        support.recording(control_plane, f"/api/v1/namespaces/{namespace}/pods") as pods,
+    ):  # fmt: skip
+        brain = brains("v1")
+
+        def spec(url: str) -> dict[str, Any]:
+            return {
+                "brain": {"configMap": {"name": brain}},
+                "suite": {"configMap": {"name": "metered-suite"}, "kbConfigMap": {"name": "metered-kb"}},
+                "agent": agent,
+                "gateway": url,
+                "gatewayTokenSecretRef": {"name": "gateway"},
+                "prices": PRICE,
+                "parallelism": 2,
+                "concurrency": 1,
+                "resources": dict(support.SMALL),
+                "deadlineSeconds": 600,
+            }
+
+        support.create_evaluation(admin, namespace, "deleted", spec(gateway.url))
+        support.create_evaluation(admin, namespace, "calm", spec(calm_gateway.url))
+
+        def t1_sealed_and_t3_holding() -> str | None:
+            """Shard 0's pod, once T-1 is recorded and T-3's call settled (the agent holds, no call in
+            flight)."""
+            try:
+                claim = support.claim_path(admin, namespace, "deleted-g1-answers")
+                lines = (claim / "ledgers" / "shard-0" / "ledger.jsonl").read_text().splitlines()
+                recorded = (claim / "shard-0" / "T-1" / "1" / "cell.json").is_file()
+            except Exception:  # the claim is not bound yet, the sidecar has not started its journal
+                return None
+            entries = [json.loads(line) for line in lines if line.strip()]
+            t3 = [e["count"] for e in entries if e["cell"] == "T-3/1"]
+            if not recorded or not t3 or not t3[-1].get("requests") or t3[-1].get("inFlight"):
+                return None
+            (pod,) = pods_by_index(admin, namespace, job)[0]
+            return str(pod["metadata"]["name"])
+
+        first = wait_until(t1_sealed_and_t3_holding, timeout=240, what="shard 0 with T-1 sealed, T-3 held")
+        hold["content"] = "go"  # the retry's T-3 answers
+        end_pod(admin, namespace, first, how)
+        done = support.wait_for_verdict(admin, namespace, "deleted", operator=operator, timeout=360)
+        calm = support.wait_for_verdict(admin, namespace, "calm", operator=operator, timeout=360)
+        served, calm_served = len(gateway.requests), len(calm_gateway.requests)
+
+    status, calm_status = done["status"], calm["status"]
+    assert calm_status["verdict"] == "Pass", calm_status
+    assert (status["verdict"], status["score"], status["judges"]) == (
+        calm_status["verdict"],
+        calm_status["score"],
+        calm_status["judges"],
+    ), status
+    # The index was retried: the ended pod failed (exit 143), its retry succeeded; shard 1 ran once. An
+    # evicted pod is DisruptionTarget (the podFailurePolicy ignores it); a deleted one is not (counted).
+    deleted = pods.versions(first)[-1]
+    assert deleted["status"]["phase"] == "Failed", deleted["status"]
+    (answer_state,) = [s for s in deleted["status"]["containerStatuses"] if s["name"] == "answer"]
+    assert answer_state["state"]["terminated"]["exitCode"] == 143, answer_state
+    by_index = pods_by_index(admin, namespace, job)
+    phases = {i: [p["status"]["phase"] for p in attempts] for i, attempts in by_index.items()}
+    assert phases == {0: ["Succeeded"], 1: ["Succeeded"]}, phases
+    (retry,) = by_index[0]
+    assert retry["metadata"]["uid"] != deleted["metadata"]["uid"]
+    job_status = support.job_status(admin, namespace, job)
+    assert job_status.get("succeeded") == 2, job_status
+    disrupted = [c for c in deleted["status"].get("conditions") or [] if c["type"] == "DisruptionTarget"]
+    if how == "evict":
+        assert disrupted and disrupted[0]["status"] == "True", deleted["status"]
+        assert not job_status.get("failed"), job_status
+    else:
+        assert not disrupted and job_status.get("failed") == 1, job_status
+    # Resumed: T-1 is the first pod's (kept, not asked again), T-3 and T-5 the retry's.
+    shard0 = support.claim_path(admin, namespace, "deleted-g1-answers")
+    manifest = json.loads((shard0 / "shard-0" / "answers.json").read_text())
+    by_pod = {deleted["metadata"]["uid"]: "first", retry["metadata"]["uid"]: "retry"}
+    answered_by = {cell: by_pod[uid] for cell, uid in manifest["answeredBy"].items()}
+    assert answered_by == {"T-1/1": "first", "T-3/1": "retry", "T-5/1": "retry"}, answered_by
+    # Billed once each, the cut-off cell twice: 6 cells + the first pod's T-3 call; the calm run, 6.
+    assert (served, calm_served) == (7, 6)
+    result = json.loads((shard0 / "result" / "result.json").read_text())
+    usage = result["usage"]
+    assert (usage["inputTokens"], usage["outputTokens"]) == (120 * served, 30 * served), usage
+    assert usage["costUsd"] == pytest.approx(served * CALL_COST), usage
+    assert status["usage"]["costUsd"] == pytest.approx(served * CALL_COST), status["usage"]
+    assert calm_status["usage"]["costUsd"] == pytest.approx(calm_served * CALL_COST)
+    assert any("answer shard 0 was retried: 1 earlier attempt(s)" in w for w in result["warnings"])

@@ -57,10 +57,14 @@ def pod_volume(kubelet: LocalKubelet, pod: dict[str, Any], volume: str) -> Path:
 
 
 def canary_suite(
-    canaries: dict[str, str], name: str = "canary", slow_judge_seconds: float = 0
+    canaries: dict[str, str],
+    name: str = "canary",
+    slow_judge_seconds: float = 0,
+    extras: dict[str, str] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """A suite ConfigMap whose answer key holds the canaries, and its KB ConfigMap (which does not). With
-    `slow_judge_seconds`, a code judge that keeps the judge phase running that long."""
+    `slow_judge_seconds`, a code judge that keeps the judge phase running that long; `extras`: other keys
+    of the suite ConfigMap (a README, a reviewer's notes), which nothing names public."""
     judges: list[dict[str, Any]] = [
         {"name": "kb", "type": "kb_citation", "weight": 0.3, "threshold": 0.9},
         {"name": "facts", "type": "must_mention", "weight": 0.4, "threshold": 0.9},
@@ -98,7 +102,7 @@ def canary_suite(
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": f"{name}-suite"},
-        "data": {"suite.yaml": json.dumps(suite, indent=2)},
+        "data": {"suite.yaml": json.dumps(suite, indent=2), **(extras or {})},
     }
     kb_cm = {
         "apiVersion": "v1",
@@ -126,7 +130,7 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
     agents_in_image: Path,
 ) -> None:
     tag = secrets.token_hex(4)
-    canaries = {part: f"canary{part}{tag}" for part in ("notes", "fact", "forbidden")}
+    canaries = {part: f"canary{part}{tag}" for part in ("notes", "fact", "forbidden", "readme", "reviewer")}
     neighbour = {part: f"neighbour{part}{tag}" for part in ("notes", "fact", "forbidden")}
     brain = brains("v1")
     # Another Evaluation whose judge container holds its key (mounted, and in memory) the whole time.
@@ -148,7 +152,13 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
 
     wait_until(judging, timeout=180, what="the neighbour's judge container to run")
 
-    for config_map in canary_suite(canaries):
+    # Files beside the suite in its ConfigMap, written as a key would be (the cheater copies what looks like
+    # one): nothing names them public, so no answer pod may mount them (the operator used to keep them).
+    extras = {
+        "README.md": f"# For reviewers\nnotes: T-1 is answered by {canaries['readme']}.\n",
+        "notes.md": f"mustMention: [{canaries['reviewer']}]\n",
+    }
+    for config_map in canary_suite(canaries, extras=extras):
         admin.create(support.config_maps_path(namespace), config_map)
     spec = {
         "brain": {"configMap": {"name": brain}},
@@ -191,7 +201,12 @@ def test_a_cheating_agent_finds_no_answer_key_in_the_answer_phase(
         assert other not in where["processes"], f"the cheater saw {other!r}: {where['processes']}"
     assert where["other roots"] == "", f"the cheater walked another root file system: {where['other roots']}"
     assert "/v3/kv/range" in where["asked"], "the cheater did not ask the loopback listeners"
-    assert "How do I export my notes?" in (pod_volume(kubelet, pod, "suite") / "questions.yaml").read_text()
+    public = pod_volume(kubelet, pod, "suite")
+    assert "How do I export my notes?" in (public / "questions.yaml").read_text()
+    assert sorted(p.name for p in public.iterdir() if not p.name.startswith(".")) == [
+        "questions.yaml",
+        "suite.yaml",
+    ]
     operator_token = re.search(r"token: (\S+)", operator.kubeconfig.read_text())
     assert operator_token is not None
     for part, canary in {**canaries, **{f"neighbour's {k}": v for k, v in neighbour.items()}}.items():

@@ -4,15 +4,18 @@ reason, and a resumed phase answers only what is missing or errored — unless i
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from assay_dev.cluster.wait import wait_until
 from assay_runner.cli import main
 from assay_runner.contract import Result
 from assay_runner.sandbox import landlock
-from tests.runner.conftest import agent_command
+from tests.runner.conftest import AGENT, agent_command
 
 # T-2 and T-5 fail (no answer) unless the marker file exists: a flaky agent, for resuming.
 FLAKY = """\
@@ -193,3 +196,58 @@ def test_the_answer_phase_writes_a_compact_summary_where_its_config_says(
     second = AnswerSummary.model_validate_json((tmp_path / "termination-log").read_text())
     assert (second.cells, second.answered, second.kept) == (6, 6, 4)
     assert len((tmp_path / "termination-log").read_bytes()) < 4096
+
+
+def test_a_sigtermed_answer_phase_exits_143_and_its_resume_answers_only_the_unfinished(
+    suite: Path, brain: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a deleted or evicted answer pod does: SIGTERM with cells unfinished records them and seals the
+    tree, but exits 143, not 0 (the Job retries the index; exit 0 would count it done). The retry resumes:
+    the sealed cells are kept, only the cut-off ones are answered again, and the verdict is a calm run's."""
+    # The agent logs each call beside the run, where its sandbox would refuse it: it runs as without Landlock.
+    monkeypatch.setenv(landlock.ABI_CAP_ENV, "0")
+    answers, log, calls, calm = (tmp_path / n for n in ("answers", "stderr.log", "calls.log", "calm"))
+    marker = tmp_path / "calm-now"
+    script = tmp_path / "agent.sh"
+    # T-1 and T-2 answer at once; the others hang until the phase is stopped, or answer once `marker` is.
+    script.write_text(
+        f"#!/bin/sh\nticket=$(head -1 prompt.md | grep -o 'T-[0-9]*')\necho $ticket >> {calls}\n"
+        f"[ -e {marker} ] && exec {agent_command('good')}\n"
+        f'case "$ticket" in\n  T-1|T-2) exec {agent_command("good")} ;;\n'
+        f"  *) exec {agent_command('hang')} ;;\nesac\n"
+    )
+    script.chmod(0o755)
+    args = ["answer", str(suite), "--brain", str(brain), "--agent", "command", "--model", "m", "-q"]
+    args += ["--command", f"{script} {AGENT}", "--concurrency", "4"]
+    with log.open("w") as stderr_file:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "assay_runner.cli", *args, "--answers-out", str(answers)],
+            stdout=subprocess.DEVNULL,
+            stderr=stderr_file,
+        )
+
+        def two_answered_and_others_hanging() -> bool:
+            answered = {p.parent.parent.name for p in answers.glob("*/1/answer.md")}
+            hanging = subprocess.run(
+                ["pgrep", "-f", f"{AGENT} hang"], capture_output=True, text=True, check=False
+            ).stdout.split()
+            return answered == {"T-1", "T-2"} and len(hanging) >= 2
+
+        wait_until(two_answered_and_others_hanging, timeout=60, what="T-1 and T-2 answered, agents hanging")
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+    assert process.returncode == 143, log.read_text()
+    assert "SIGTERM stopped the answer phase before every cell finished" in log.read_text()
+    manifest = json.loads((answers / "answers.json").read_text())
+    assert manifest["stopped"] == "the answer phase was stopped (signal) before every cell finished"
+    assert set(manifest["cells"]) == {f"T-{i}/1" for i in range(1, 7)}  # every cell sealed, answered or not
+
+    marker.touch()
+    calls.write_text("")
+    assert main([*args, "--answers-out", str(answers), "--resume"]) == 0
+    assert sorted(calls.read_text().split()) == ["T-3", "T-4", "T-5", "T-6"]  # the cut-off cells only
+    assert main([*args, "--answers-out", str(calm)]) == 0
+    interrupted = judge(tmp_path, suite, answers, "resumed", repetitions=1)
+    uninterrupted = judge(tmp_path, suite, calm, "calm", repetitions=1)
+    assert interrupted.verdict == uninterrupted.verdict == "Pass", interrupted.reasons
+    assert interrupted.score == uninterrupted.score

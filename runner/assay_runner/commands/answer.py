@@ -4,6 +4,10 @@ The agents answer every ticket x repetition with the brain, the questions and th
 into a tree `assay score --answers DIR` (or `assay score --config`) judges later. No judge runs and no
 answer key is read; with `--config`, a configuration that names `keys` is refused. Exit 0 once every cell is
 accounted for (answered, or recorded with the reason it is not), whatever the agents did; 2 on bad input.
+Stopped by SIGTERM or SIGINT before every cell finished, it still records the unfinished cells (with why)
+and seals the tree, then exits 128 + the signal's number (143, 130): an interrupted phase is not a finished
+one. On the cluster that is how a deleted, evicted or preempted answer pod leaves its Job's index to be
+retried, and the retry (`--resume`) keeps the cells this pod sealed and answers the rest.
 With `output.summaryPath` in the config, a compact AnswerSummary (cells answered of this phase's and of the
 run's) goes there: on the cluster, the answer pod's termination message.
 """
@@ -11,6 +15,8 @@ run's) goes there: on the cluster, the answer pod's termination message.
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,14 +92,25 @@ def run(args: argparse.Namespace) -> int:
 
     from assay_runner.commands.run import until_stopped
     from assay_runner.io.destinations import check_destinations
+    from assay_runner.run.answer_loop import Control
     from assay_runner.run.answering import answer_all, prepare_answers
 
     config = answer_config(args)
     if config.answers_dir is not None:
         check_destinations(Path(config.answers_dir), config.output.summary_path, out_setting="answersDir")
     prepared = prepare_answers(config)
-    summary = asyncio.run(until_stopped(prepared, args.quiet, answer_all))
+    control = Control()
+    summary = asyncio.run(until_stopped(prepared, args.quiet, answer_all, control))
     if config.output.summary_path is not None:
         # On the cluster: the pod's termination message, the operator's view of this shard's progress.
         Path(config.output.summary_path).write_text(summary.to_json())
+    if control.signal is not None and summary.stopped is not None:
+        name = signal.Signals(control.signal).name
+        print(
+            f"assay: {name} stopped the answer phase before every cell finished ({summary.answered} of "
+            f"{summary.cells} answered); the unfinished cells are recorded, and a resumed phase (--resume) "
+            "answers them",
+            file=sys.stderr,
+        )
+        return 128 + control.signal
     return ExitCode.PASS

@@ -121,10 +121,13 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
 
 
 async def until_stopped(
-    prepared: Prepared, quiet: bool, phase: Callable[[Prepared, Control], Awaitable[T]]
+    prepared: Prepared,
+    quiet: bool,
+    phase: Callable[[Prepared, Control], Awaitable[T]],
+    control: Control | None = None,
 ) -> T:
     """Run `phase` (the whole evaluation, or the answer phase) with progress on the terminal; SIGINT and
-    SIGTERM ask it to stop cleanly (finished cells are kept)."""
+    SIGTERM ask it to stop cleanly (finished cells are kept), and `control.signal` says which did."""
     import asyncio
 
     from assay_runner.agents.process import pidfd_child_watcher
@@ -133,12 +136,12 @@ async def until_stopped(
     from assay_runner.views.progress import progress_display
 
     CONTAINMENT.contain()  # in the `assay` command: agents' orphans come to this process, to be swept
-    control = Control()
+    control = control or Control()
     loop = asyncio.get_running_loop()
     stopping = (signal.SIGINT, signal.SIGTERM)
     before = {sig: signal.getsignal(sig) for sig in stopping}
     for sig in stopping:
-        loop.add_signal_handler(sig, control.stop.set)
+        loop.add_signal_handler(sig, control.interrupt, int(sig))
     try:
         with pidfd_child_watcher(), progress_display(quiet) as counts:
             control.counts = counts

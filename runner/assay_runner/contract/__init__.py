@@ -7,8 +7,9 @@ code). Keys are camelCase on the wire, like the Evaluation resource.
 A package of one concept per module, re-exported here so every import reads `assay_runner.contract`:
 `wire` (the base model), `rules` (brain files, digests, judge scales and thresholds), `trajectory`,
 `result` (`result.json`), `summary` (the RunSummary), `answers` (the AnswerSummary), `run_config` (the
-RunConfig), `pod_wiring` (the environment and paths the pods of one run share) and `seam` (the rules the
-operator applies as the runner does, written once).
+RunConfig), `pod_wiring` (the environment and paths the pods of one run share), `suite_parts` (what of a
+suite is public: the split both `assay split` and the operator make) and `seam` (the rules the operator
+applies as the runner does, written once).
 """
 
 from assay_runner.contract.answers import (
@@ -76,6 +77,13 @@ from assay_runner.contract.seam import (
     read_as_whole_tree,
     threshold_override_problems,
 )
+from assay_runner.contract.suite_parts import (
+    KEYS_FILE,
+    QUESTIONS_FILE,
+    SuiteParts,
+    SuiteSplitError,
+    split_suite_files,
+)
 from assay_runner.contract.summary import (
     SUMMARY_MAX_BYTES,
     SUMMARY_SCHEMA_VERSION,
@@ -104,10 +112,12 @@ __all__ = [
     "GATEWAY_LEDGER_ENV",
     "GATEWAY_SOCKET_ENV",
     "ISOLATION_SHORTFALL",
+    "KEYS_FILE",
     "MAX_STOPPED",
     "MODEL_JUDGE",
     "MODEL_SCALE",
     "POD_UID_ENV",
+    "QUESTIONS_FILE",
     "RESULT_SCHEMA_VERSION",
     "SHARD_DIR",
     "SHARD_INDEX_ENV",
@@ -149,6 +159,8 @@ __all__ = [
     "RunRequest",
     "RunSummary",
     "ShardConfig",
+    "SuiteParts",
+    "SuiteSplitError",
     "SummaryCounts",
     "SummaryRule",
     "TicketId",
@@ -165,6 +177,7 @@ __all__ = [
     "isolation_shortfall",
     "judge_scale",
     "read_as_whole_tree",
+    "split_suite_files",
     "threshold_override_problems",
     "threshold_problem",
 ]

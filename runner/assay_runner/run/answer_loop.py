@@ -48,6 +48,14 @@ class Control:
 
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     counts: Counts | None = None
+    signal: int | None = None
+    """The signal that asked the phase to stop (SIGINT, SIGTERM), if one did."""
+
+    def interrupt(self, signum: int) -> None:
+        """A signal's stop request: the phase stops cleanly, and the command says it was interrupted."""
+        if self.signal is None:
+            self.signal = signum
+        self.stop.set()
 
 
 async def answer_cells(

@@ -126,11 +126,12 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     finally:
         deadline.cancel()
         await access.aclose()
-    if stopped is None and deadline.reached:
-        stopped = DEADLINE_REACHED.format(seconds=config.answer_deadline_seconds)
-    elif stopped is None and control.stop.is_set():
-        stopped = STOPPED
     unwritten = [(t.id, r) for t, r in order if not record.sealed(t.id, r)]
+    # `stopped` says why cells were left: a stop that came once every cell was sealed left none.
+    if stopped is None and unwritten and deadline.reached:
+        stopped = DEADLINE_REACHED.format(seconds=config.answer_deadline_seconds)
+    elif stopped is None and unwritten and control.stop.is_set():
+        stopped = STOPPED
     for ticket_id, repetition in unwritten:
         outcome = ran.get((ticket_id, repetition))
         reason = stopped or (f"could not run this cell: {outcome!r}" if outcome is not None else STOPPED)

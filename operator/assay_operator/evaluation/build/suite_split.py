@@ -1,5 +1,7 @@
-"""A suite ConfigMap split at its trust boundary, as `assay split` lays a suite out: the public part
-(suite.yaml with the judges, questions.yaml, any other file such as judge code) and the key (keys.yaml).
+"""A suite ConfigMap split at its trust boundary by the runner's own rule (`contract.split_suite_files`, what
+`assay split` writes): the public part (suite.yaml with the judges, questions.yaml, the code judges' files)
+and the key (keys.yaml). Any other key of the ConfigMap (a README, a reviewer's notes) is in neither: nothing
+names it public, so no answer pod mounts it.
 
 The operator reads only the structure (which tickets, which keys); the runner validates the suite itself, so
 a bad suite fails its Job with the runner's exact message (exit 2). Pure: data in, data out.
@@ -10,14 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from assay_runner.contract import judge_scale
+from assay_runner.contract import KEYS_FILE, SuiteSplitError, judge_scale, split_suite_files
 from assay_runner.contract import threshold_override_problems as refused_overrides
 
-SUITE_FILE, QUESTIONS_FILE, KEYS_FILE = "suite.yaml", "questions.yaml", "keys.yaml"
-
-
-class SuiteSplitError(ValueError):
-    """The suite ConfigMap cannot be split (not YAML, no suite.yaml, tickets not a list...)."""
+SUITE_FILE = "suite.yaml"
+__all__ = ["KEYS_FILE", "SuiteSplitError", "split_suite", "threshold_override_problems"]
 
 
 def _load_yaml(text: str, where: str) -> Any:
@@ -29,47 +28,12 @@ def _load_yaml(text: str, where: str) -> Any:
         raise SuiteSplitError(f"{where} is not valid YAML: {exc}") from None
 
 
-def _dump_yaml(data: object) -> str:
-    import yaml
-
-    return str(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110))
-
-
-def split_suite(data: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    """A suite ConfigMap's files split into the public part (suite.yaml with the judges, questions.yaml,
-    any other file such as judge code) and the key (keys.yaml), as `assay split` lays them out. Only the
-    structure is read here; the runner validates the suite itself (a bad suite fails its Job, exit 2). A
-    ConfigMap that already holds keys.yaml is taken as split."""
-    if SUITE_FILE not in data:
-        raise SuiteSplitError(f"it has no {SUITE_FILE} key (keys: {', '.join(sorted(data)) or 'none'})")
-    if KEYS_FILE in data:
-        return {k: v for k, v in data.items() if k != KEYS_FILE}, {KEYS_FILE: data[KEYS_FILE]}
-    suite = _load_yaml(data[SUITE_FILE], SUITE_FILE)
-    if not isinstance(suite, dict):
-        raise SuiteSplitError(f"{SUITE_FILE} must be a mapping")
-    tickets_file = suite.get("ticketsFile")
-    consumed = {SUITE_FILE}
-    if tickets_file is not None:
-        if not isinstance(tickets_file, str) or tickets_file not in data:
-            raise SuiteSplitError(
-                f"{SUITE_FILE} names ticketsFile {tickets_file!r}, which is not a key of it"
-            )
-        document = _load_yaml(data[tickets_file], tickets_file)
-        tickets = document.get("tickets") if isinstance(document, dict) else None
-        consumed.add(tickets_file)
-    else:
-        tickets = suite.get("tickets")
-    if not isinstance(tickets, list) or not all(isinstance(t, dict) and "id" in t for t in tickets):
-        raise SuiteSplitError("its tickets must be a list of mappings, each with an id")
-    public_suite = {k: v for k, v in suite.items() if k not in ("tickets", "ticketsFile")}
-    public_suite["ticketsFile"] = QUESTIONS_FILE
-    questions = [{k: v for k, v in ticket.items() if k != "key"} for ticket in tickets]
-    keys = {str(ticket["id"]): ticket.get("key") or {} for ticket in tickets}
-    header = "# Split by the Assay operator: {what}.\n"
-    public = {k: v for k, v in data.items() if k not in consumed}
-    public[SUITE_FILE] = header.format(what="the suite's public part") + _dump_yaml(public_suite)
-    public[QUESTIONS_FILE] = header.format(what="the questions") + _dump_yaml({"tickets": questions})
-    return public, {KEYS_FILE: header.format(what="the answer keys") + _dump_yaml({"keys": keys})}
+def split_suite(data: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """A suite ConfigMap's keys split into the public part and the key (`{keys.yaml: ...}`), as `assay split`
+    splits the same files. A ConfigMap that already holds keys.yaml is joined and split again."""
+    parts = split_suite_files({name: text.encode() for name, text in data.items()})
+    public = {name: content.decode() for name, content in parts.public.items()}
+    return public, {KEYS_FILE: parts.keys.decode()}
 
 
 def threshold_override_problems(data: dict[str, str], thresholds: Mapping[str, float]) -> list[str]:

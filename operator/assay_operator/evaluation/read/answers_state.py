@@ -20,6 +20,7 @@ from assay_operator.evaluation.api import MAX_SHARD_REASON
 from assay_operator.evaluation.build.layout import ANSWER_CONTAINER, SPLIT_CONTAINER
 from assay_operator.evaluation.read.outcome import Outcome, classify
 from assay_runner.contract import AnswerSummary
+from assay_runner.errors import ExitCode
 
 INDEX_ANNOTATION = "batch.kubernetes.io/job-completion-index"
 REASONS = {"FailedIndexes": "BackoffLimitExceeded"}
@@ -93,6 +94,12 @@ def shard_failure(pods: list[Pod]) -> str:
         detail = (
             f"the {name} container was OOMKilled (exit code {code}): raise spec.resources.memory or lower "
             "spec.concurrency"
+        )
+    elif code == ExitCode.TERMINATED and name == ANSWER_CONTAINER:
+        # Its message is the AnswerSummary of what it had answered: the words say more.
+        detail = (
+            f"the {name} container was stopped by SIGTERM (exit code {code}: its pod was deleted, evicted, "
+            "drained or preempted) before every cell finished"
         )
     else:
         message = (terminated.message or "").strip()

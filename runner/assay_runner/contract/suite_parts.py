@@ -1,0 +1,131 @@
+"""A suite cut at its trust boundary, file by file: the one rule of what is public, which `assay split` (after
+validating the suite) and the operator (on a suite ConfigMap's keys, which it does not validate) both call,
+so a suite carried either way gives its answer pods the same public part (docs/trust-model.md).
+
+- The public part: `suite.yaml` without its tickets (the judges, gate and pass criterion: the rules of the
+  game), `questions.yaml` (each ticket's id, split and question), the `kb/` articles and the files the
+  suite's code judges name. Nothing else: a README, a reviewer's notes or any other file beside the suite
+  stays out, because nothing names it public.
+- The key (`keys.yaml`): every ticket's answer key, by id.
+
+A suite already split (a `keys.yaml` beside a keyless public part) is joined and cut again, so it comes out
+as its unsplit self would. Only the structure is read (which files, which tickets, which keys); the runner
+validates the suite itself. Like the rest of `contract`: the standard library and YAML, no judge code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+SUITE_FILE, QUESTIONS_FILE, KEYS_FILE = "suite.yaml", "questions.yaml", "keys.yaml"
+KB_PREFIX = "kb/"
+QUESTION_FIELDS = ("id", "split", "question")
+"""What of a ticket is public; its `key` is the answer key's, and a ticket has nothing else."""
+HEADER = "# Split at its trust boundary from suite {name!r}: {what}. Regenerate rather than edit.\n"
+
+
+class SuiteSplitError(ValueError):
+    """The suite's files cannot be split (not YAML, no suite.yaml, tickets not a list, a file it names
+    missing...)."""
+
+
+@dataclass(frozen=True)
+class SuiteParts:
+    """The two parts of a suite: its public files (relative path -> bytes) and its key file's bytes."""
+
+    public: dict[str, bytes]
+    keys: bytes
+
+
+def split_suite_files(files: Mapping[str, bytes]) -> SuiteParts:
+    """Cut the suite made of `files` (relative path -> bytes: suite.yaml, its tickets file, kb/ articles,
+    code-judge files, and whatever else lay beside them) into its public part and its key."""
+    if SUITE_FILE not in files:
+        raise SuiteSplitError(f"it has no {SUITE_FILE} (files: {', '.join(sorted(files)) or 'none'})")
+    suite = _load(files[SUITE_FILE], SUITE_FILE)
+    if not isinstance(suite, dict):
+        raise SuiteSplitError(f"{SUITE_FILE} must be a mapping")
+    tickets = _tickets(files, suite)
+    keys = _keys(files, tickets)
+    public_suite = {k: v for k, v in suite.items() if k not in ("tickets", "ticketsFile")}
+    public_suite["ticketsFile"] = QUESTIONS_FILE
+    name = str(suite.get("name"))
+    questions = [{k: ticket[k] for k in QUESTION_FIELDS if k in ticket} for ticket in tickets]
+    public = {
+        SUITE_FILE: _text(name, "its public part", public_suite),
+        QUESTIONS_FILE: _text(name, "its questions", {"tickets": questions}),
+    }
+    for path in sorted(files):
+        if path.startswith(KB_PREFIX):
+            public[path] = files[path]
+    for path in _code_files(suite):
+        if path not in files:
+            raise SuiteSplitError(f"{SUITE_FILE} names the code judge file {path!r}, which is not in it")
+        public[path] = files[path]
+    return SuiteParts(public=public, keys=_text(name, "its answer keys", {"keys": keys}))
+
+
+def _tickets(files: Mapping[str, bytes], suite: dict[str, Any]) -> list[dict[str, Any]]:
+    tickets_file = suite.get("ticketsFile")
+    if tickets_file is None:
+        tickets = suite.get("tickets")
+    elif not isinstance(tickets_file, str) or tickets_file not in files:
+        raise SuiteSplitError(f"{SUITE_FILE} names ticketsFile {tickets_file!r}, which is not in it")
+    else:
+        document = _load(files[tickets_file], tickets_file)
+        tickets = document.get("tickets") if isinstance(document, dict) else None
+    if not isinstance(tickets, list) or not all(isinstance(t, dict) and "id" in t for t in tickets):
+        raise SuiteSplitError("its tickets must be a list of mappings, each with an id")
+    for index, ticket in enumerate(tickets):
+        unknown = sorted(str(k) for k in ticket if k not in (*QUESTION_FIELDS, "key"))
+        if unknown:  # public or key? Neither: refused, as the runner refuses it
+            raise SuiteSplitError(
+                f"tickets[{index}] ({ticket['id']!r}) has {', '.join(unknown)}: a ticket has only "
+                f"{', '.join(QUESTION_FIELDS)} and key"
+            )
+    return tickets
+
+
+def _keys(files: Mapping[str, bytes], tickets: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each ticket's key: its own, or, for a suite already split, the one in keys.yaml (never both)."""
+    inline = {str(t["id"]): t.get("key") or {} for t in tickets}
+    if KEYS_FILE not in files:
+        return inline
+    document = _load(files[KEYS_FILE], KEYS_FILE)
+    given = document.get("keys") if isinstance(document, dict) else None
+    if not isinstance(given, dict):
+        raise SuiteSplitError(f"{KEYS_FILE} must be a mapping with `keys`, by ticket id")
+    both = sorted(tid for tid, key in inline.items() if key and tid in given)
+    if both:
+        raise SuiteSplitError(f"ticket(s) {', '.join(both)} have a key in the public part and in {KEYS_FILE}")
+    return {tid: given.get(tid) or key for tid, key in inline.items()} | {
+        str(tid): key for tid, key in given.items() if str(tid) not in inline
+    }
+
+
+def _code_files(suite: dict[str, Any]) -> list[str]:
+    judges = suite.get("judges")
+    listed = judges if isinstance(judges, list) else []
+    return [
+        judge["file"]
+        for judge in listed
+        if isinstance(judge, dict) and judge.get("type") == "code" and isinstance(judge.get("file"), str)
+    ]
+
+
+def _load(data: bytes, where: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(data)
+    except yaml.YAMLError as exc:
+        raise SuiteSplitError(f"{where} is not valid YAML: {exc}") from None
+
+
+def _text(name: str, what: str, data: object) -> bytes:
+    import yaml
+
+    body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
+    return (HEADER.format(name=name, what=what) + body).encode()
