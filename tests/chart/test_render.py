@@ -181,7 +181,7 @@ def test_pod_security_is_restricted_without_a_fixed_uid(helm: Helm) -> None:
         {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}},
         {
             "name": "decision-key",
-            "secret": {"secretName": "assay-operator-decision-key", "optional": True, "defaultMode": 0o400},
+            "secret": {"secretName": "assay-operator-decision-key", "optional": True, "defaultMode": 0o444},
         },
     ]
 

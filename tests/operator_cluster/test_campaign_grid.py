@@ -131,7 +131,9 @@ def test_a_grid_decides_and_waits_for_approval(
     ]
     support.wait_for_events(admin, namespace, "bench", {"Decided", "AwaitingApproval"})
 
-    control_plane.kubectl("annotate", "-n", namespace, "campaign/bench", "assay.dev/approved-by=alice")
+    control_plane.kubectl(
+        "annotate", "-n", namespace, "campaign/bench", f"assay.dev/approved-by=alice@g1:{status['winner']}"
+    )
     path = support.campaigns_path(namespace, "bench")
 
     def approved() -> Obj | None:
