@@ -209,7 +209,8 @@ def policy(operator_user: str = OPERATOR_USER) -> dict[str, Any]:
                 "reason": "Forbidden",
             },
             {
-                "expression": "!variables.approving || "
+                # Only once something awaits (the check above): the winner is read from the status.
+                "expression": "!variables.approving || !variables.awaiting || "
                 f"({_bound(APPROVED_BY, 'object.status.approval.winner')})",
                 "messageExpression": f"'{APPROVED_BY} must name the user approving, the generation and the "
                 "winner awaiting approval: ' + request.userInfo.username + '@g' + "
@@ -229,7 +230,8 @@ def policy(operator_user: str = OPERATOR_USER) -> dict[str, Any]:
                 "reason": "Forbidden",
             },
             {
-                "expression": f"!variables.overriding || ({_bound(OVERRIDE_BY, 'object.status.verdict')})",
+                "expression": "!variables.overriding || !variables.decided || "
+                f"({_bound(OVERRIDE_BY, 'object.status.verdict')})",
                 "messageExpression": f"'{OVERRIDE_BY} must name the user overriding, the generation and the "
                 "verdict overridden: ' + request.userInfo.username + '@g' + "
                 "string(object.metadata.generation) + ':' + object.status.verdict",

@@ -220,6 +220,7 @@ def _undecided(
     return CampaignStatus(
         observed_generation=generation,
         promote=False,
+        approval=None,  # nothing is approved while undecided (and an approval not the operator's goes)
         message=bounded.text(message, MAX_MESSAGE_LENGTH),
         conditions=conditions.merge(current.conditions, desired, generation),
     )
