@@ -200,6 +200,9 @@ def test_an_approval_the_operator_did_not_seal_counts_for_nothing() -> None:
     assert not campaign_status.written_by_operator(forged.approval, "")  # type: ignore[arg-type]
     undone = decide(s, wanted, existing, 1, forged)
     assert undone.approval is not None and undone.approval.state == "AwaitingApproval"
+    # The patch replaces the stored approval whole: the forged fields are cleared, not merged beside it.
+    patched = undone.to_patch()["approval"]
+    assert (patched["approvedBy"], patched["approvedAt"]) == (None, None) and patched["seal"]
     ready = next(c for c in undone.conditions or [] if c.type == "Ready")
     assert (ready.status, ready.reason) == ("False", "AwaitingApproval")
     # The operator's own approval verifies, for this Campaign only (the uid is in the seal).

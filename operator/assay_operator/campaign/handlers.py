@@ -182,7 +182,7 @@ def reconcile_campaign(namespace: str, name: str) -> None:
         if approved_by is not None:
             _take_approval(owner, current, status, approved_by)
         patch = status.to_patch()
-        if all(stored.get(k) == v for k, v in patch.items()):
+        if all(_stored_as(stored.get(k)) == _stored_as(v) for k, v in patch.items()):
             return  # nothing changed: no write, no event
         if not _patch_status(owner, status):
             return
@@ -196,6 +196,15 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             outcome = "promote" if status.promote else "keep"
             metrics.CAMPAIGNS.labels(outcome).inc()
             owner.event("Normal" if status.promote else "Warning", "Decided", status.message or "")
+
+
+def _stored_as(value: Any) -> Any:
+    """A patch's value as the apiserver stores it: a merge patch's null deletes the key."""
+    if isinstance(value, dict):
+        return {k: _stored_as(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_stored_as(v) for v in value]
+    return value
 
 
 def _take_approval(

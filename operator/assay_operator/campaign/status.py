@@ -69,9 +69,10 @@ APPROVAL = "approval"
 
 
 def sealed(approval: ApprovalStatus, uid: str) -> ApprovalStatus:
-    """The approval with the operator's seal over it and the Campaign's uid."""
-    approval = approval.model_copy(update={"seal": None})
-    return approval.model_copy(update={"seal": seals.seal(APPROVAL, uid, approval.sealed_fields())})
+    """The approval with the operator's seal over it and the Campaign's uid. Every field is set (None too),
+    so the merge patch replaces a stored approval whole: no field of another writer's survives beside it."""
+    fields = approval.sealed_fields()
+    return ApprovalStatus.model_validate({**fields, "seal": seals.seal(APPROVAL, uid, fields)})
 
 
 def written_by_operator(approval: ApprovalStatus, uid: str) -> bool:

@@ -107,4 +107,4 @@ def undo_foreign(watched: Watched) -> None:
     if written is None:
         return
     events.warning(watched.body, "DecisionReverted", message)
-    log.warning("Evaluation %s/%s: %s", watched.namespace, watched.name, message)
+    log.info("Evaluation %s/%s: %s", watched.namespace, watched.name, message)  # the Event warns
