@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import secrets
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -405,6 +406,7 @@ def test_only_the_operator_writes_decisions_into_the_status(
         what="a status write admitted without the policy's binding",
     )
     # The operator finds the approval it did not seal and undoes it, naming the field manager that wrote it.
+    written = time.monotonic()
     wait_until(
         lambda: event_messages(admin, namespace, "release", "DecisionReverted"),
         timeout=60,
@@ -415,6 +417,7 @@ def test_only_the_operator_writes_decisions_into_the_status(
     assert "kubectl-patch" in reverted, reverted
     undone = wait_for_approval(admin, namespace, "AwaitingApproval", 1)
     assert "approvedBy" not in undone
+    print(f"forged approval undone {time.monotonic() - written:.1f} s after the write was admitted")
     released = get_or_none(admin, support.campaigns_path(namespace, "release"))
     assert released is not None
     ready_condition = condition(released, "Ready")
@@ -426,6 +429,7 @@ def test_only_the_operator_writes_decisions_into_the_status(
     # The same for a complete override "by alice" on the Blocked Evaluation.
     forged = patch_status(plane, None, namespace, evaluation_target, forged_override(1))
     assert forged.returncode == 0, forged.stderr
+    written = time.monotonic()
 
     def override_undone(obj: Obj) -> bool:
         status = obj.get("status")
@@ -439,6 +443,7 @@ def test_only_the_operator_writes_decisions_into_the_status(
         what="the forged override undone",
         operator=operator,
     )
+    print(f"forged override undone {time.monotonic() - written:.1f} s after the write was admitted")
     ready_condition = condition(after, "Ready")
     assert ready_condition is not None and (ready_condition["status"], ready_condition["reason"]) == (
         "False",
