@@ -1,7 +1,9 @@
 """Render manifests/base (a kustomize base) from charts/assay with default values; `--check` fails on drift.
 
 The chart is the one source of install artefacts: `helm template --include-crds` with the default values
-into one file per object, plus a kustomization.yaml listing them. Users who do not run Helm apply the base
+into one file per object, plus a kustomization.yaml listing them. One value differs: decisionKey.generate is
+false, since a rendered key would be one random key committed for every install (the operator mounts the
+Secret optionally; docs/operating.md says how to make it). Users who do not run Helm apply the base
 (`kubectl apply --server-side -k manifests/base`) or put their own overlay on it.
 
 Usage: python scripts/render_manifests.py [--check] [--helm PATH]
@@ -41,7 +43,10 @@ def find_helm() -> Path:
 
 def helm_template(helm: Path) -> str:
     result = subprocess.run(
-        [str(helm), "template", RELEASE, str(CHART), "--namespace", NAMESPACE, "--include-crds"],
+        [
+            *(str(helm), "template", RELEASE, str(CHART), "--namespace", NAMESPACE, "--include-crds"),
+            *("--set", "decisionKey.generate=false"),
+        ],
         capture_output=True,
         text=True,
         check=False,

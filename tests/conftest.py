@@ -60,6 +60,7 @@ PROCESS_SINGLETONS: tuple[tuple[str, str], ...] = (
     ("assay_runner.collector", "SCHEDULE"),
     ("assay_runner.judges.threads", "JUDGE_THREADS"),
     ("assay_operator.metrics", "CLUSTER"),
+    ("assay_operator.seals", "KEY"),
     ("assay_operator.campaign.handlers", "RETRIES"),
     ("assay_operator.campaign.handlers", "EVENTS"),
     ("assay_operator.evaluation.handlers", "RETRIES"),

@@ -101,6 +101,10 @@ class Settings(BaseModel):
     dns_ports: tuple[int, ...] = (53,)
     """ASSAY_DNS_PORTS: the ports DNS is allowed on (comma-separated; OpenShift's DNS pods listen on 5353)."""
 
+    decision_key_file: str | None = None
+    """ASSAY_DECISION_KEY_FILE: the key of the operator's seals on the approvals and overrides it writes
+    (assay_operator.seals; the chart mounts a Secret there). Unset: a key of the process's own."""
+
     leader_election: bool = False
     """ASSAY_LEADER_ELECTION: run as one of several replicas; only the holder of the Lease assay-operator (in
     POD_NAMESPACE) reconciles, the others stand by (the chart sets it when operator.replicas > 1)."""
@@ -140,6 +144,7 @@ ENV = {
     "answer_network_policy": "ASSAY_ANSWER_NETWORK_POLICY",
     "gateway_network": "ASSAY_GATEWAY_NETWORK",
     "dns_ports": "ASSAY_DNS_PORTS",
+    "decision_key_file": "ASSAY_DECISION_KEY_FILE",
     "leader_election": "ASSAY_LEADER_ELECTION",
     "lease_seconds": "ASSAY_LEASE_SECONDS",
 }

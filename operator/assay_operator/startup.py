@@ -21,7 +21,7 @@ from typing import Any
 import kopf
 from kubernetes import config
 
-from assay_operator import kube, leader, metrics
+from assay_operator import kube, leader, metrics, seals
 from assay_operator.evaluation.build import names
 from assay_operator.settings import Settings, from_environment
 
@@ -52,6 +52,7 @@ def login() -> None:
 @kopf.on.startup()
 def configure(settings: kopf.OperatorSettings, **_: Any) -> None:
     operator = globals()["settings"]()  # validate the environment first: a bad setting stops the start
+    seals.KEY.get()  # and the decision key: an unreadable or short key file stops it too
     settings.persistence.progress_storage = kopf.AnnotationsProgressStorage(prefix="assay.dev")
     settings.persistence.diffbase_storage = kopf.AnnotationsDiffBaseStorage(
         prefix="assay.dev", key="last-handled-configuration"

@@ -120,7 +120,16 @@ def test_default_objects(helm: Helm) -> None:
     cluster_scoped = ["ClusterRole", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
     assert rendered.kinds() == sorted(
         # The cluster-scoped three are the approvals' (the approver role is bound to nobody by default).
-        ["Deployment", "NetworkPolicy", "Role", "RoleBinding", "Service", "ServiceAccount", *cluster_scoped]
+        [
+            "Deployment",
+            "NetworkPolicy",
+            "Role",
+            "RoleBinding",
+            "Secret",
+            "Service",
+            "ServiceAccount",
+            *cluster_scoped,
+        ]
     )
     for obj in rendered.objects:
         if obj["kind"] in cluster_scoped:
@@ -163,9 +172,18 @@ def test_pod_security_is_restricted_without_a_fixed_uid(helm: Helm) -> None:
     # OpenShift assigns the UID and group: a fixed one is rejected by restricted-v2.
     keys = {path.rsplit(".", 1)[-1] for path, _ in walk(pod)}
     assert not keys & {"runAsUser", "runAsGroup", "fsGroup", "hostNetwork", "hostPID", "privileged"}
-    # Read-only root: /tmp is the one writable place, an emptyDir.
-    assert main["volumeMounts"] == [{"name": "tmp", "mountPath": "/tmp"}]
-    assert pod["volumes"] == [{"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}]
+    # Read-only root: /tmp is the one writable place, an emptyDir; the decision key is mounted read-only.
+    assert main["volumeMounts"] == [
+        {"name": "tmp", "mountPath": "/tmp"},
+        {"name": "decision-key", "mountPath": "/etc/assay-operator/decision-key", "readOnly": True},
+    ]
+    assert pod["volumes"] == [
+        {"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}},
+        {
+            "name": "decision-key",
+            "secret": {"secretName": "assay-operator-decision-key", "optional": True, "defaultMode": 0o444},
+        },
+    ]
 
 
 def test_operator_env_is_accepted_by_the_operator_settings(helm: Helm) -> None:
@@ -187,6 +205,7 @@ def test_operator_env_is_accepted_by_the_operator_settings(helm: Helm) -> None:
         job_ttl_seconds=3600,
         backoff_limit=1,
         metrics_port=8081,
+        decision_key_file="/etc/assay-operator/decision-key/key",
     )
     assert "ASSAY_DEFAULT_GATEWAY" not in env and "ASSAY_DEFAULT_MLFLOW_URI" not in env
 

@@ -10,6 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from assay_operator.campaign import plan as campaign
+from assay_operator.campaign import status as campaign_status
 from assay_operator.campaign.api import CampaignSpec, CampaignStatus
 from tests.operator.test_campaign import REPLAY, decide, finished_evaluation
 
@@ -146,13 +147,18 @@ def test_manual_approval_waits_then_records_who() -> None:
     by_type = {c.type: c for c in waiting.conditions or []}
     assert (by_type["Ready"].status, by_type["Ready"].reason) == ("False", "AwaitingApproval")
     assert by_type["AwaitingApproval"].status == "True" and by_type["Stalled"].status == "False"
-    assert "assay.dev/approved-by" in by_type["AwaitingApproval"].message
+    assert "assay.dev/approved-by=<you>@g1:b0-a0" in by_type["AwaitingApproval"].message
 
     # Reconciled again without the annotation: still waiting.
     again = decide(s, wanted, existing, 1, waiting)
     assert again.approval is not None and again.approval.state == "AwaitingApproval"
 
-    approved = decide(s, wanted, existing, 1, waiting, approved_by="alice")
+    # An annotation that does not name this generation and winner approves nothing.
+    for value in ("alice", "alice@g2:b0-a0", "alice@g1:b1-a0", "alice@g1"):
+        ignored = decide(s, wanted, existing, 1, waiting, approved_by=value)
+        assert ignored.approval is not None and ignored.approval.state == "AwaitingApproval", value
+
+    approved = decide(s, wanted, existing, 1, waiting, approved_by="alice@g1:b0-a0")
     assert approved.approval is not None and approved.approval.state == "Approved"
     assert approved.approval.approved_by == "alice" and approved.approval.approved_at
     by_type = {c.type: c for c in approved.conditions or []}
@@ -174,11 +180,40 @@ def test_manual_approval_waits_then_records_who() -> None:
         existing2[name] = bumped
     later = decide(s, wanted, existing2, 2, approved)
     assert later.approval is not None and later.approval.state == "AwaitingApproval"
+    # ...also when the annotation of generation 1 is still there (given while the operator was down).
+    stale = decide(s, wanted, existing2, 2, approved, approved_by="alice@g1:b0-a0")
+    assert stale.approval is not None and stale.approval.state == "AwaitingApproval"
+    assert stale.approval.generation == 2
+
+
+def test_an_approval_the_operator_did_not_seal_counts_for_nothing() -> None:
+    s, wanted, existing = two_cells(approval="Manual")
+    waiting = decide(s, wanted, existing, 1, CampaignStatus())
+    assert waiting.approval is not None
+    forged = waiting.model_copy(
+        update={
+            "approval": waiting.approval.model_copy(
+                update={"state": "Approved", "approved_by": "alice", "approved_at": "2026-01-01T00:00:00Z"}
+            )
+        }
+    )
+    assert not campaign_status.written_by_operator(forged.approval, "")  # type: ignore[arg-type]
+    undone = decide(s, wanted, existing, 1, forged)
+    assert undone.approval is not None and undone.approval.state == "AwaitingApproval"
+    # The patch replaces the stored approval whole: the forged fields are cleared, not merged beside it.
+    patched = undone.to_patch()["approval"]
+    assert (patched["approvedBy"], patched["approvedAt"]) == (None, None) and patched["seal"]
+    ready = next(c for c in undone.conditions or [] if c.type == "Ready")
+    assert (ready.status, ready.reason) == ("False", "AwaitingApproval")
+    # The operator's own approval verifies, for this Campaign only (the uid is in the seal).
+    approved = decide(s, wanted, existing, 1, waiting, approved_by="alice@g1:b0-a0")
+    assert approved.approval is not None and campaign_status.written_by_operator(approved.approval, "")
+    assert not campaign_status.written_by_operator(approved.approval, "another-uid")
 
 
 def test_automatic_approval_keeps_todays_behaviour() -> None:
     s, wanted, existing = two_cells()
-    status = decide(s, wanted, existing, 1, CampaignStatus(), approved_by="alice")
+    status = decide(s, wanted, existing, 1, CampaignStatus(), approved_by="alice@g1:b0-a0")
     assert status.promote and status.approval is None
     ready = next(c for c in status.conditions or [] if c.type == "Ready")
     assert (ready.status, ready.reason) == ("True", "Promote")

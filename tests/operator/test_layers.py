@@ -100,6 +100,8 @@ OPERATOR_LAYERS: tuple[str, ...] = (
     "timers",
     "objects",
     "cluster_views",
+    "field_managers",
+    "seals",
     "approvals",
     "rbac",
     "coalesce",

@@ -219,6 +219,28 @@ def test_an_override_records_who_why_and_what_the_gate_said() -> None:
     assert running.to_patch()["override"] is None
 
 
+def test_an_override_is_sealed_for_its_evaluation_and_one_not_sealed_is_undone() -> None:
+    blocked = reconcile.finished_status(
+        job_outcome.Outcome("failed", "DeadlineExceeded", "too slow"), EvaluationStatus(), 1, "t", "e-g1"
+    )
+    passed = reconcile.overridden_status(blocked, 1, "Pass", "flaky", "alice", "t2", uid="uid-1")
+    assert passed.override is not None
+    assert reconcile.override_written_by_operator(passed.override, "uid-1")
+    assert not reconcile.override_written_by_operator(passed.override, "uid-2")  # another object's
+    changed = passed.override.model_copy(update={"by": "mallory"})
+    assert not reconcile.override_written_by_operator(changed, "uid-1")
+    unsealed = passed.override.model_copy(update={"seal": None})
+    assert not reconcile.override_written_by_operator(unsealed, "uid-1")
+
+    merged = EvaluationStatus.model_validate({**blocked.to_patch(), **passed.to_patch()})
+    undone = reconcile.foreign_override_undone(merged, 1, "status.override was not written by the operator")
+    patch = undone.to_patch()
+    assert patch["override"] is None and patch["verdict"] == "Blocked"
+    by_type = {c.type: c for c in undone.conditions or []}
+    assert (by_type["Ready"].status, by_type["Ready"].reason) == ("False", "DecisionReverted")
+    assert (by_type["Stalled"].status, by_type["Stalled"].reason) == ("True", "DecisionReverted")
+
+
 def test_every_status_message_is_cut_to_the_schemas_one_bound() -> None:
     """status.message has one bound, the schema's (api.MAX_MESSAGE_LENGTH): every writer cuts to it, none
     to a shorter one of its own, and none writes more than the apiserver would take."""

@@ -116,7 +116,9 @@ def test_a_grid_decides_and_waits_for_approval(
     assert 0 <= winner["vsIncumbent"]["confidence"] < 0.5
 
     # --- approval: Manual — decided, not Ready, until a person approves -----------------------------------
-    assert status["approval"] == {"state": "AwaitingApproval", "winner": status["winner"], "generation": 1}
+    awaiting = dict(status["approval"])
+    assert len(awaiting.pop("seal")) == 64  # the operator's own seal (assay_operator.seals)
+    assert awaiting == {"state": "AwaitingApproval", "winner": status["winner"], "generation": 1}
     support.assert_conditions(
         done, {"Ready": "False", "Completed": "True", "AwaitingApproval": "True", "Stalled": "False"}, 1
     )
@@ -131,7 +133,9 @@ def test_a_grid_decides_and_waits_for_approval(
     ]
     support.wait_for_events(admin, namespace, "bench", {"Decided", "AwaitingApproval"})
 
-    control_plane.kubectl("annotate", "-n", namespace, "campaign/bench", "assay.dev/approved-by=alice")
+    control_plane.kubectl(
+        "annotate", "-n", namespace, "campaign/bench", f"assay.dev/approved-by=alice@g1:{status['winner']}"
+    )
     path = support.campaigns_path(namespace, "bench")
 
     def approved() -> Obj | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -93,6 +94,11 @@ class OperatorProcess:
         self.kubeconfig = kubeconfig or control_plane.token_kubeconfig(
             self.namespaces[0], OPERATOR_SA, path=log_file.with_suffix(".kubeconfig")
         )
+        # The key of the operator's seals (assay_operator.seals), as the chart's Secret gives it: the same
+        # across restarts of this operator, so its earlier decisions still verify.
+        self.decision_key = log_file.with_suffix(".decision-key")
+        self.decision_key.write_text(secrets.token_hex(32))
+        self.decision_key.chmod(0o600)
         self.popen: subprocess.Popen[bytes] | None = None
         self.liveness_port = 0
         self.metrics_port = 0
@@ -110,6 +116,7 @@ class OperatorProcess:
             "KUBECONFIG": str(self.kubeconfig),
             "ASSAY_RUNNER_IMAGE": self.image,
             "ASSAY_NAMESPACES": ",".join(self.namespaces),
+            "ASSAY_DECISION_KEY_FILE": str(self.decision_key),
             "ASSAY_METRICS_PORT": str(self.metrics_port),
             "ASSAY_LIVENESS": f"http://127.0.0.1:{self.liveness_port}/healthz",
             "PYTHONUNBUFFERED": "1",

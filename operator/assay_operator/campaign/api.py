@@ -242,9 +242,18 @@ class CandidateStatus(ApiModel):
 class ApprovalStatus(ApiModel):
     state: Literal["AwaitingApproval", "Approved"]
     winner: str
+    """The candidate whose promotion awaits approval, or was approved."""
     generation: int
+    """The Campaign's generation it concerns: an approval never carries over to another."""
     approved_by: str | None = Field(default=None, max_length=253)
+    """Who approved, as the apiserver authenticated the request that set the annotation."""
     approved_at: str | None = None
+    seal: str | None = Field(default=None, max_length=64)
+    """The operator's seal over this approval and the Campaign's uid (assay_operator.seals): an approval
+    without one that verifies was not written by the operator, and is undone."""
+
+    def sealed_fields(self) -> dict[str, object]:
+        return self.model_dump(by_alias=True, mode="json", exclude={"seal"})
 
 
 class GridStatus(ApiModel):

@@ -10,10 +10,13 @@ coalesced (coalesce.py): those that arrive while a reconcile runs ask for one mo
 Children are owned Evaluations, so deleting a Campaign deletes them through the garbage collector; no
 finalizers.
 
-Manual approval: a person annotates the Campaign `assay.dev/approved-by=<who>`; the reconcile that sees it
-records the approval in the status (who, when, which winner and generation) and an Event, then removes the
-annotation — each annotation approves the promotion awaiting at that moment, never a later one. An
-annotation with nothing awaiting approval is removed with a Warning Event saying so.
+Manual approval: a person annotates the Campaign `assay.dev/approved-by=<who>@g<generation>:<winner>`; the
+reconcile that sees it records the approval in the status (who, when, which winner and generation, sealed by
+the operator) and an Event, then removes the annotation — each annotation approves the promotion it names,
+awaiting at that moment, never a later one. An annotation naming another generation or winner, or with
+nothing awaiting approval, is removed with a Warning Event saying so. An approval in the status that the
+operator did not write (its seal does not verify: assay_operator.seals) wakes the reconcile too, which
+undoes it, with a Warning Event naming who wrote it as managedFields record it.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any, cast
 import kopf
 from pydantic import ValidationError
 
-from assay_operator import bounded, kube, metrics
+from assay_operator import approvals, bounded, field_managers, kube, metrics
 from assay_operator.campaign import api as campaign_api
 from assay_operator.campaign import plan as campaign
 from assay_operator.campaign import status as campaign_status
@@ -164,20 +167,27 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             # The other object's deletion wakes nothing of ours: look again later.
             raise kopf.TemporaryError(problem, delay=30)
         approved_by = owner.annotations.get(campaign_api.APPROVED_BY)
+        foreign = current.approval is not None and not campaign_status.written_by_operator(
+            current.approval, owner.uid
+        )
         try:
             changed = steps.create or steps.update or steps.delete
             children = _children(owner) if changed else existing
-            status = campaign_status.campaign_status(spec, wanted, children, generation, current, approved_by)
+            status = campaign_status.campaign_status(
+                spec, wanted, children, generation, current, approved_by, owner.uid
+            )
         except ValidationError as error:  # a bound the status model enforces: Stalled, saying which
             problem = f"the operator built a status its schema refuses: {api.problems(error)}"
             status = campaign_status.refused_status(current, generation, bounded.text(problem, 400))
         if approved_by is not None:
             _take_approval(owner, current, status, approved_by)
         patch = status.to_patch()
-        if all(stored.get(k) == v for k, v in patch.items()):
+        if all(_stored_as(stored.get(k)) == _stored_as(v) for k, v in patch.items()):
             return  # nothing changed: no write, no event
         if not _patch_status(owner, status):
             return
+        if foreign and current.approval is not None:
+            _foreign_approval_undone(owner, current.approval)
         _approval_events(owner, current, status)
         newly_decided = status.promote is not None and (
             current.promote is None or current.observed_generation != generation
@@ -188,25 +198,41 @@ def reconcile_campaign(namespace: str, name: str) -> None:
             owner.event("Normal" if status.promote else "Warning", "Decided", status.message or "")
 
 
+def _stored_as(value: Any) -> Any:
+    """A patch's value as the apiserver stores it: a merge patch's null deletes the key."""
+    if isinstance(value, dict):
+        return {k: _stored_as(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_stored_as(v) for v in value]
+    return value
+
+
 def _take_approval(
     owner: WatchedCampaign,
     current: campaign_api.CampaignStatus,
     status: campaign_api.CampaignStatus,
     approved_by: str,
 ) -> None:
-    """The annotation is spent once seen: it approved what awaited, or there was nothing to approve."""
+    """The annotation is spent once seen: it approved what it names and awaited, or it is ignored, saying
+    why (another generation or winner, nothing awaiting)."""
     namespace, name = owner.namespace, owner.name
+    bound = approvals.parse_binding(approved_by)
+    approval = status.approval
     approved_now = (
-        status.approval is not None
-        and status.approval.state == "Approved"
-        and status.approval.approved_by == approved_by[:253]
-        and not _was_approved(current, status.approval)
+        approval is not None
+        and bound is not None
+        and approval.state == "Approved"
+        and approval.approved_by == bound.user[:253]
+        and not _was_approved(current, approval)
     )
     if not approved_now:
+        awaited = approval.winner if approval is not None and approval.state != "Approved" else None
+        why = approvals.binding_problem(approved_by, owner.generation, awaited, "promotion")
         owner.event(
             "Warning",
             "ApprovalIgnored",
-            f"{campaign_api.APPROVED_BY}={approved_by}: no promotion awaits approval; annotation removed",
+            f"{campaign_api.APPROVED_BY}={approved_by}: {why or 'no promotion awaits approval'}; "
+            "annotation removed",
         )
     kube.custom().patch_namespaced_custom_object(
         GROUP,
@@ -215,6 +241,17 @@ def _take_approval(
         campaign_api.PLURAL,
         name,
         {"metadata": {"annotations": {campaign_api.APPROVED_BY: None}}},
+    )
+
+
+def _foreign_approval_undone(owner: WatchedCampaign, approval: campaign_api.ApprovalStatus) -> None:
+    writer = field_managers.last_writer(owner.body, "status", "approval")
+    owner.event(
+        "Warning",
+        "DecisionReverted",
+        f"status.approval ({approval.state} of {approval.winner}, generation {approval.generation}, by "
+        f"{approval.approved_by or 'nobody'}) was not written by the operator (no valid seal); written by "
+        f"{writer}: undone",
     )
 
 
@@ -237,13 +274,33 @@ def _approval_events(
         message = f"promotion of {approval.winner} approved by {approval.approved_by}"
         owner.event("Normal", "Approved", message)
     elif approval.state == campaign_api.AWAITING_APPROVAL and current.approval != approval:
-        message = f"promotion of {approval.winner} awaits approval: annotate {campaign_status.APPROVAL_HINT}"
+        hint = campaign_status.approval_hint(approval.generation, approval.winner)
+        message = f"promotion of {approval.winner} awaits approval: annotate {hint}"
         owner.event("Normal", campaign_api.AWAITING_APPROVAL, message)
 
 
 @kopf.on.event(GROUP, VERSION, campaign_api.PLURAL, annotations={campaign_api.APPROVED_BY: kopf.PRESENT})
 def campaign_approved(namespace: str | None, name: str, **_: Any) -> None:
     """A person approved (or tried to): reconcile now, which records it and removes the annotation."""
+    assert namespace is not None
+    _reconcile_from_event(namespace, name)
+
+
+def _foreign_decision(body: kopf.Body, **_: Any) -> bool:
+    """The status holds an approval the operator did not seal (written around admission)."""
+    approval = (body.get("status") or {}).get("approval")
+    if not approval:
+        return False
+    try:
+        parsed = campaign_api.ApprovalStatus.model_validate(approval)
+    except ValidationError:
+        return True
+    return not campaign_status.written_by_operator(parsed, str(body["metadata"].get("uid") or ""))
+
+
+@kopf.on.event(GROUP, VERSION, campaign_api.PLURAL, when=_foreign_decision)
+def campaign_decision_changed(namespace: str | None, name: str, **_: Any) -> None:
+    """Someone else wrote status.approval: reconcile now, which undoes it and says who wrote it."""
     assert namespace is not None
     _reconcile_from_event(namespace, name)
 

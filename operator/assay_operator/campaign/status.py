@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from assay_operator import bounded, conditions, status_writer
+from assay_operator import approvals, bounded, conditions, seals, status_writer
 from assay_operator.campaign.api import (
+    APPROVED_BY,
     AWAITING_APPROVAL,
     MAX_MESSAGE_LENGTH,
     MAX_REASON_LENGTH,
@@ -46,9 +47,9 @@ def grid_status(grid: GridSpec | None) -> GridStatus | None:
     return GridStatus(axes=axes, cells=cells)
 
 
-def awaiting_approval(winner: str, message: str) -> list[conditions.Desired]:
+def awaiting_approval(winner: str, generation: int, message: str) -> list[conditions.Desired]:
     """Decided to promote, waiting for a person: not Ready (nothing may gate on it yet), not stalled."""
-    waiting = f"the promotion of {winner} awaits approval: annotate {APPROVAL_HINT}"
+    waiting = f"the promotion of {winner} awaits approval: annotate {approval_hint(generation, winner)}"
     return [
         conditions.Desired(conditions.READY, "False", AWAITING_APPROVAL, waiting),
         conditions.Desired(conditions.COMPLETED, "True", "Decided", message),
@@ -58,7 +59,24 @@ def awaiting_approval(winner: str, message: str) -> list[conditions.Desired]:
     ]
 
 
-APPROVAL_HINT = "the Campaign with assay.dev/approved-by=<who>"
+def approval_hint(generation: int, winner: str) -> str:
+    """What a person writes to approve this promotion, their own user name first."""
+    return f"the Campaign with {APPROVED_BY}={approvals.binding_value('<you>', generation, winner)}"
+
+
+APPROVAL = "approval"
+"""The kind of decision an approval's seal names (assay_operator.seals)."""
+
+
+def sealed(approval: ApprovalStatus, uid: str) -> ApprovalStatus:
+    """The approval with the operator's seal over it and the Campaign's uid. Every field is set (None too),
+    so the merge patch replaces a stored approval whole: no field of another writer's survives beside it."""
+    fields = approval.sealed_fields()
+    return ApprovalStatus.model_validate({**fields, "seal": seals.seal(APPROVAL, uid, fields)})
+
+
+def written_by_operator(approval: ApprovalStatus, uid: str) -> bool:
+    return seals.verifies(APPROVAL, uid, approval.sealed_fields(), approval.seal)
 
 
 def decided(promote: bool, reason: str, message: str) -> list[conditions.Desired]:
@@ -89,9 +107,11 @@ def _approval(
     current: CampaignStatus,
     approved_by: str | None,
     at: str,
+    uid: str,
 ) -> ApprovalStatus | None:
-    """Manual approval of a decided promotion: kept once given for this generation and winner, given by
-    the annotation's author, else awaited. None when nothing needs approving."""
+    """Manual approval of a decided promotion: kept once given for this generation and winner (and sealed
+    by the operator: one it did not write counts for nothing), given by an annotation naming this
+    generation and winner (`alice@g1:cited`), else awaited. None when nothing needs approving."""
     if spec.approval != "Manual" or not decision.promote or decision.winner is None:
         return None
     prior = current.approval
@@ -100,17 +120,25 @@ def _approval(
         and prior.state == "Approved"
         and prior.generation == generation
         and prior.winner == decision.winner
+        and written_by_operator(prior, uid)
     ):
         return prior
-    if approved_by:
-        return ApprovalStatus(
+    bound = approvals.parse_binding(approved_by)
+    if (
+        approved_by
+        and bound is not None
+        and approvals.binding_problem(approved_by, generation, decision.winner, "promotion") is None
+    ):
+        approval = ApprovalStatus(
             state="Approved",
             winner=decision.winner,
             generation=generation,
-            approved_by=approved_by[:253],
+            approved_by=bound.user[:253],
             approved_at=at,
         )
-    return ApprovalStatus(state=AWAITING_APPROVAL, winner=decision.winner, generation=generation)
+    else:
+        approval = ApprovalStatus(state=AWAITING_APPROVAL, winner=decision.winner, generation=generation)
+    return sealed(approval, uid)
 
 
 def campaign_status(
@@ -120,9 +148,11 @@ def campaign_status(
     generation: int,
     current: CampaignStatus,
     approved_by: str | None = None,
+    uid: str = "",
 ) -> CampaignStatus:
     """The status of `generation`: progress while Evaluations run, the decision once all finished (a
-    promotion under `approval: Manual` waits for `approved_by`, the approving annotation's value)."""
+    promotion under `approval: Manual` waits for `approved_by`, the approving annotation's value; `uid`,
+    the Campaign's, is in the approval's seal)."""
     children = {e.evaluation: have for e in wanted if (have := up_to_date(e, existing)) is not None}
     done = [e for e in wanted if e.evaluation in children and finished(children[e.evaluation])]
     progress = f"{len(done)}/{len(wanted)}"
@@ -136,6 +166,7 @@ def campaign_status(
         promote=None,
         reasons=None,
         grid=grid_status(spec.grid),
+        approval=None,  # set, so the patch clears an approval of another generation (or not the operator's)
     )
     if len(done) < len(wanted):
         message = f"{progress} Evaluations have a verdict; waiting for the rest"
@@ -160,9 +191,10 @@ def campaign_status(
             message = report.verdict
             reason = "Promote" if report.promote else "NoPromotion" if report.winner else "NoWinner"
             desired = decided(report.promote, reason, message)
-            status.approval = _approval(spec, report, generation, current, approved_by, conditions.now())
+            at = conditions.now()
+            status.approval = _approval(spec, report, generation, current, approved_by, at, uid)
             if status.approval is not None and status.approval.state == AWAITING_APPROVAL:
-                desired = awaiting_approval(status.approval.winner, message)
+                desired = awaiting_approval(status.approval.winner, generation, message)
             elif status.approval is not None:
                 message = f"{message}; approved by {status.approval.approved_by}"
                 desired = decided(True, "Approved", message)
@@ -189,6 +221,7 @@ def _undecided(
     return CampaignStatus(
         observed_generation=generation,
         promote=False,
+        approval=None,  # nothing is approved while undecided (and an approval not the operator's goes)
         message=bounded.text(message, MAX_MESSAGE_LENGTH),
         conditions=conditions.merge(current.conditions, desired, generation),
     )

@@ -344,6 +344,12 @@ class OverrideStatus(ApiModel):
     at: str
     generation: int
     """The generation whose verdict was overridden (a new run clears the override)."""
+    seal: str | None = Field(default=None, max_length=64)
+    """The operator's seal over this override and the Evaluation's uid (assay_operator.seals): an override
+    without one that verifies was not written by the operator, and is undone."""
+
+    def sealed_fields(self) -> dict[str, object]:
+        return self.model_dump(by_alias=True, mode="json", exclude={"seal"})
 
 
 class EvaluationStatus(ApiModel):

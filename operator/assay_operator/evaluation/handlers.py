@@ -10,6 +10,7 @@
   (or a Job that cannot create its pods, a claim that cannot be provisioned) is reported, then the run
   stopped (pod_start.py).
 - `override_requested`: a person's verdict override is recorded (override.py).
+- `foreign_override_seen`: an override in the status the operator did not seal is undone (override.py).
 - `evaluation_seen`: the cluster-state gauges.
 
 No finalizers: there are no delete handlers, timers or daemons on Evaluations, so deleting one never waits
@@ -172,6 +173,19 @@ def override_requested(namespace: str | None, name: str, **_: Any) -> None:
     """A person overrides the verdict (admitted only with a checked identity): record it, spend it."""
     assert namespace is not None
     _retried(("Override", namespace, name), functools.partial(override.take_latest, namespace, name))
+
+
+def _foreign_override(body: kopf.Body, **_: Any) -> bool:
+    return bool((body.get("status") or {}).get("override")) and override.foreign(Watched.of(body))
+
+
+@kopf.on.event(GROUP, VERSION, PLURAL, when=_foreign_override)
+def foreign_override_seen(namespace: str | None, name: str, **_: Any) -> None:
+    """status.override was written around admission: undo it (on the object as it is now)."""
+    assert namespace is not None
+    _retried(
+        ("ForeignOverride", namespace, name), functools.partial(override.undo_foreign_latest, namespace, name)
+    )
 
 
 @kopf.on.event(GROUP, VERSION, PLURAL)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from assay_operator import bounded, conditions, status_writer
+from assay_operator import bounded, conditions, seals, status_writer
 from assay_operator.evaluation.api import (
     MAX_DETAIL,
     MAX_FAILING,
@@ -230,11 +230,26 @@ def invalid_status(current: EvaluationStatus, generation: int, message: str) -> 
     )
 
 
+OVERRIDE = "override"
+"""The kind of decision an override's seal names (assay_operator.seals)."""
+
+
+def override_written_by_operator(override: OverrideStatus, uid: str) -> bool:
+    return seals.verifies(OVERRIDE, uid, override.sealed_fields(), override.seal)
+
+
 def overridden_status(
-    current: EvaluationStatus, generation: int, verdict: Verdict, reason: str, by: str, at: str
+    current: EvaluationStatus,
+    generation: int,
+    verdict: Verdict,
+    reason: str,
+    by: str,
+    at: str,
+    uid: str = "",
 ) -> EvaluationStatus:
     """A person overrode the verdict of `generation`: the verdict and the conditions follow the override
-    (Ready, Stalled: what GitOps tools act on), the status says who, why and what the gate said."""
+    (Ready, Stalled: what GitOps tools act on), the status says who, why and what the gate said; the
+    override carries the operator's seal (with `uid`, the Evaluation's)."""
     gate = current.override.gate_verdict if current.override is not None else current.verdict or "Blocked"
     message = bounded.text(
         f"{verdict} by override of {by}: {reason} (the gate's verdict: {gate}: {current.message or ''})",
@@ -248,6 +263,7 @@ def overridden_status(
         at=at,
         generation=generation,
     )
+    override.seal = seals.seal(OVERRIDE, uid, override.sealed_fields())
     passed = verdict == "Pass"
     desired = [
         conditions.Desired(conditions.READY, "True" if passed else "False", "Overridden", message),
@@ -260,6 +276,20 @@ def overridden_status(
         override=override,
         message=message,
         conditions=conditions.merge(current.conditions, desired, generation),
+    )
+
+
+def foreign_override_undone(current: EvaluationStatus, generation: int, message: str) -> EvaluationStatus:
+    """status.override was not written by the operator: removed, and the verdict fails closed (the status
+    it came with is not the operator's either) until the Evaluation runs again."""
+    message = bounded.text(message, MAX_MESSAGE_LENGTH)
+    return EvaluationStatus(
+        verdict="Blocked",
+        override=None,
+        message=message,
+        conditions=conditions.merge(
+            current.conditions, conditions.finished("Blocked", "DecisionReverted", message), generation
+        ),
     )
 
 
