@@ -16,7 +16,9 @@ from process start to exit. Printed figures:
 Each figure is the median of `--runs` runs (default 5): these machines are noisy.
 The agents run in the cell's Landlock sandbox (assay_runner.sandbox), as in any run on a kernel that has
 it. `--sandbox both` (the default there) also runs each size without it (ASSAY_LANDLOCK_ABI_MAX=0), the runs
-interleaved, and prints the sandbox's cost: wall with / wall without, and the handover difference.
+interleaved, and prints the sandbox's cost per cell: how much later each agent starts in the slot it takes
+(the handover difference) and the CPU it adds, then wall with / wall without. bench/sandbox_spawn.py
+shows what that cost is made of.
 Run: `.venv/bin/python bench/run_overhead.py [--tickets 30 120] [--agent-seconds 0.5] [--runs 5]
 [--agent-program native|shell] [--sandbox both|on|off]`.
 """
@@ -251,9 +253,10 @@ def main() -> int:
             if len(modes) == 2:
                 on, off = medians[True], medians[False]
                 costs.append(
-                    f"{tickets:>7} tickets: sandbox on/off wall {on['wall'] / off['wall']:.3f}, "
-                    f"handover {1000 * (on['handover'] - off['handover']):+.2f} ms, "
-                    f"cpu/ticket {1000 * (on['cpu'] - off['cpu']) / tickets:+.1f} ms"
+                    f"{tickets:>7} tickets: the sandbox's cost per cell: its agent starts "
+                    f"{1000 * (on['handover'] - off['handover']):+.2f} ms later (handover), "
+                    f"{1000 * (on['cpu'] - off['cpu']) / tickets:+.1f} ms CPU; "
+                    f"wall on/off {on['wall'] / off['wall']:.3f}"
                 )
     print(f'start-up floor: python -c "{FLOOR_IMPORTS}", run before each run')
     # Interpreter builds differ by tens of milliseconds of start-up (a distribution's optimised build against

@@ -150,3 +150,52 @@ def test_the_runners_own_files_are_protected(tmp_path: Path, monkeypatch: pytest
         "/var/run/assay/ledger",
         str(tmp_path / "answer.json"),
     } <= set(paths)
+
+
+@pytest.mark.skipif(landlock.kernel_abi() < 1, reason="this kernel has no Landlock")
+def test_the_runs_grants_are_opened_once_and_follow_a_path_replaced_between_cells(tmp_path: Path) -> None:
+    """The grants every cell shares stay open from cell to cell (`Sandbox.opened`), but each cell's rule is
+    on what the path names when the cell starts: a script replaced (renamed over) during the run is the new
+    file for the next cell, readable, as if it were opened for that cell alone."""
+    from assay_runner.sandbox.policy import READ, Sandbox
+
+    script = tmp_path / "tools" / "agent.txt"
+    script.parent.mkdir()
+    script.write_text("one\n")
+    workspaces = tmp_path / "run" / "workspaces"
+    sandbox = Sandbox(landlock.kernel_abi(), [str(tmp_path / "run")])
+    argv = ["/bin/cat", str(script)]
+
+    def cell(name: str) -> tuple[str, int, int]:
+        """What the cell's agent read, and the descriptor and inode its rule on the script is on."""
+        workspace = workspaces / name
+        workspace.mkdir(parents=True)
+        confined = sandbox.for_cell(workspace, argv, {"PATH": "/usr/bin:/bin"}, "")
+        try:
+            done = subprocess.run(
+                argv, preexec_fn=confined.preexec, capture_output=True, text=True, check=False
+            )
+        finally:
+            confined.close()
+        rule = sandbox.opened.rule(str(script), READ)
+        assert rule is not None
+        return done.stdout + done.stderr, rule.parent_fd, os.fstat(rule.parent_fd).st_ino
+
+    def open_descriptors() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    try:
+        first, kept, inode = cell("a")
+        held = open_descriptors()
+        again, same, same_inode = cell("b")
+        assert first == again == "one\n"
+        assert (same, same_inode) == (kept, inode)  # opened once: the same descriptor for both cells
+        replacement = script.with_name("agent.new")
+        replacement.write_text("two\n")
+        replacement.replace(script)
+        replaced, _, new_inode = cell("c")
+        assert replaced == "two\n"  # the new file, granted to this cell
+        assert new_inode == os.stat(script).st_ino != inode
+        assert open_descriptors() == held  # the old file's descriptor closed when the new one was opened
+    finally:
+        sandbox.close()

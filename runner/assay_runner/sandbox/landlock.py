@@ -7,8 +7,13 @@ landlock` finds none), so this is ctypes over `syscall(2)`, standard library onl
 
 The ruleset is built in the runner (paths opened there, with O_PATH), and only the last steps run in the
 agent's child between fork and exec (`Ruleset.confine`): the rule for the child's own `/proc/<pid>`, which
-only the child knows, then PR_SET_NO_NEW_PRIVS and landlock_restrict_self. Nothing there imports, and
-nothing allocates beyond a few ctypes integers.
+only the child knows, then PR_SET_NO_NEW_PRIVS and landlock_restrict_self. Nothing there imports or
+formats, and every ctypes argument is made ahead: a child forked from the runner copies each page it
+writes, so the less Python it runs the less it copies.
+
+The paths a run grants every cell (the system folders, the toolchain) are opened once (`OpenedPaths`) and
+their rules added to each cell's ruleset from the open descriptors: a cell's ruleset then opens only its
+workspace (bench/sandbox_spawn.py measures both).
 
 Which rights a ruleset may name depends on the kernel's ABI (`abi()`): naming a right the kernel does not
 know is EINVAL, so `handled_*` below are per ABI.
@@ -114,6 +119,8 @@ _syscall = _libc.syscall
 _syscall.restype = ctypes.c_long
 _prctl = _libc.prctl
 _prctl.restype = ctypes.c_int
+_RULE_PATH_BENEATH_ARG = ctypes.c_int(RULE_PATH_BENEATH)
+_NO_FLAGS = ctypes.c_uint32(0)
 
 
 class LandlockError(OSError):
@@ -168,33 +175,29 @@ class Ruleset:
             ),
             "landlock_create_ruleset",
         )
+        self._fd_arg = ctypes.c_int(self.fd)
         # Built ahead for the child: it only fills in the fd and calls.
         self._own_proc = _PathBeneathAttr(self.fs_rights & (EXECUTE | READ_FILE | READ_DIR), -1)
 
     def allow_path(self, path: str, rights: int) -> None:
         """Allow `rights` (masked to what this ABI handles, and to a file's rights on a file) beneath
         `path`. A path that does not exist is skipped: there is nothing there to reach."""
-        try:
-            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-        except OSError:
+        rule = open_rule(path, rights, self.fs_rights)
+        if rule is None:
             return
         try:
-            rights &= self.fs_rights
-            if not stat.S_ISDIR(os.fstat(fd).st_mode):
-                rights &= FILE_RIGHTS
-            attr = _PathBeneathAttr(rights, fd)
-            _check(
-                _syscall(
-                    SYS_LANDLOCK_ADD_RULE,
-                    ctypes.c_int(self.fd),
-                    ctypes.c_int(RULE_PATH_BENEATH),
-                    ctypes.byref(attr),
-                    ctypes.c_uint32(0),
-                ),
-                f"landlock_add_rule {path}",
-            )
+            self.add(rule, path)
         finally:
-            os.close(fd)
+            os.close(rule.parent_fd)
+
+    def add(self, rule: _PathBeneathAttr, path: str) -> None:
+        """Add a rule made by `open_rule` (its descriptor stays the caller's to close)."""
+        _check(
+            _syscall(
+                SYS_LANDLOCK_ADD_RULE, self._fd_arg, _RULE_PATH_BENEATH_ARG, ctypes.byref(rule), _NO_FLAGS
+            ),
+            f"landlock_add_rule {path}",
+        )
 
     def allow_connect(self, port: int) -> None:
         if not self.net_rights:
@@ -216,30 +219,23 @@ class Ruleset:
         /proc/<pid> readable, no new privileges, the `seccomp` filter program if given, then the ruleset
         enforced on it and all it starts. Any failure raises, and the agent does not start: a cell never
         runs less confined than recorded."""
-        ruleset, attr = self.fd, self._own_proc
+        ruleset, attr = self._fd_arg, self._own_proc
+        own_proc = ctypes.byref(attr)
         program = ctypes.byref(seccomp) if seccomp is not None else None
+        syscall, prctl, path_flags = _syscall, _prctl, os.O_PATH | os.O_CLOEXEC
 
         def in_child() -> None:
-            proc = os.open(f"/proc/{os.getpid()}", os.O_PATH | os.O_CLOEXEC)
-            attr.parent_fd = proc
+            # /proc/self leads to the child's own /proc/<pid> (the rule is on the directory it opens).
+            attr.parent_fd = os.open("/proc/self", path_flags)
             _check(
-                _syscall(
-                    SYS_LANDLOCK_ADD_RULE,
-                    ctypes.c_int(ruleset),
-                    ctypes.c_int(RULE_PATH_BENEATH),
-                    ctypes.byref(attr),
-                    ctypes.c_uint32(0),
-                ),
+                syscall(SYS_LANDLOCK_ADD_RULE, ruleset, _RULE_PATH_BENEATH_ARG, own_proc, _NO_FLAGS),
                 "landlock_add_rule /proc/<pid>",
             )
-            os.close(proc)
-            _check(_prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS")
+            os.close(attr.parent_fd)
+            _check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS")
             if program is not None:
-                _check(_prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0), "prctl PR_SET_SECCOMP")
-            _check(
-                _syscall(SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)),
-                "landlock_restrict_self",
-            )
+                _check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0), "prctl PR_SET_SECCOMP")
+            _check(syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, _NO_FLAGS), "landlock_restrict_self")
 
         return in_child
 
@@ -247,3 +243,61 @@ class Ruleset:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+def open_rule(path: str, rights: int, handled: int) -> _PathBeneathAttr | None:
+    """A rule allowing `rights` beneath `path` (masked to the `handled` rights, and to a file's rights on a
+    file), on an O_PATH descriptor of it that the caller closes. None: nothing is there to reach."""
+    opened = _open_rule(path, rights, handled)
+    return opened[0] if opened is not None else None
+
+
+def _open_rule(path: str, rights: int, handled: int) -> tuple[_PathBeneathAttr, tuple[int, int]] | None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        found = os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    rights &= handled
+    if not stat.S_ISDIR(found.st_mode):
+        rights &= FILE_RIGHTS
+    return _PathBeneathAttr(rights, fd), (found.st_dev, found.st_ino)
+
+
+class OpenedPaths:
+    """Path rules kept open and added to any number of rulesets of one ABI (`rule`): every cell of a run is
+    granted the same system folders and toolchain, so each cell's ruleset adds them from descriptors
+    already open. Each use checks (one stat) that the path still names the file the descriptor holds, and
+    opens it again if not: a cell's rule is on what the path names when the cell starts, as if opened for
+    it. `close` closes them all."""
+
+    def __init__(self, abi: int) -> None:
+        self.handled = handled_fs(abi)
+        self._rules: dict[tuple[str, int], tuple[_PathBeneathAttr, tuple[int, int]]] = {}
+
+    def rule(self, path: str, rights: int) -> _PathBeneathAttr | None:
+        key = (path, rights)
+        kept = self._rules.get(key)
+        if kept is not None:
+            try:
+                found = os.stat(path)
+            except OSError:
+                found = None
+            if found is not None and (found.st_dev, found.st_ino) == kept[1]:
+                return kept[0]
+            del self._rules[key]
+            os.close(kept[0].parent_fd)
+        opened = _open_rule(path, rights, self.handled)
+        if opened is None:
+            return None
+        self._rules[key] = opened
+        return opened[0]
+
+    def close(self) -> None:
+        rules, self._rules = self._rules, {}
+        for rule, _ in rules.values():
+            os.close(rule.parent_fd)

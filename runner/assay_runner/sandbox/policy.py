@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from assay_runner.sandbox.landlock import (
     READ_FILE,
     WRITE_FILE,
     LandlockError,
+    OpenedPaths,
     Ruleset,
 )
 
@@ -151,13 +153,16 @@ def _grants(path: str, protected: tuple[str, ...]) -> tuple[str, ...]:
     return _beside(path, protected)
 
 
-def confine(policy: CellPolicy, abi: int) -> Confined:
-    """The cell's ruleset under this ABI (0: none), and the record of what it enforces."""
+def confine(policy: CellPolicy, abi: int, opened: OpenedPaths | None = None) -> Confined:
+    """The cell's ruleset under this ABI (0: none), and the record of what it enforces. `opened`: the run's
+    rules opened so far (`Sandbox`), reused and added to; None opens them for this cell alone."""
     if abi < 1:
         reason = "this kernel has no Landlock (or it is turned off): nothing confines the agent"
         return Confined(Isolation.model_construct(reason=reason))
     protected = tuple(sorted({_real(p) for p in policy.protected}))
     dropped: list[str] = []
+    own = opened is None
+    rules = OpenedPaths(abi) if opened is None else opened
     ruleset = Ruleset(abi, network=True, scoped=True)
     try:
         for path in policy.writable:
@@ -167,16 +172,19 @@ def confine(policy: CellPolicy, abi: int) -> Confined:
             if granted != (path,):
                 dropped.append(path)
             for kept in granted:
-                ruleset.allow_path(kept, READ)
+                _add(ruleset, rules, kept, READ)
         for path, rights in DEVICES.items():
-            ruleset.allow_path(path, rights)
+            _add(ruleset, rules, path, rights)
         for path in SYSTEM_INFO:
-            ruleset.allow_path(path, READ_FILE)
+            _add(ruleset, rules, path, READ_FILE)
         for port in sorted(set(policy.connect_ports)):
             ruleset.allow_connect(port)
     except LandlockError:
         ruleset.close()
         raise
+    finally:
+        if own:
+            rules.close()  # the ruleset holds its rules: the descriptors are no longer needed
     missing = []
     if abi < landlock.NETWORK_ABI:
         missing.append(
@@ -201,6 +209,12 @@ def confine(policy: CellPolicy, abi: int) -> Confined:
         reason="; ".join(missing) or None,
     )
     return Confined(isolation, ruleset.confine(seccomp.PROGRAM), ruleset, dropped)
+
+
+def _add(ruleset: Ruleset, rules: OpenedPaths, path: str, rights: int) -> None:
+    rule = rules.rule(path, rights)
+    if rule is not None:  # nothing there: nothing to reach
+        ruleset.add(rule, path)
 
 
 def _unique(paths: Iterable[str]) -> list[str]:
@@ -233,10 +247,21 @@ def gateway_port(url: str) -> int | None:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """The run's sandbox: the ABI in use and what no cell may reach; `for_cell` makes each cell's."""
+    """The run's sandbox: the ABI in use and what no cell may reach; `for_cell` makes each cell's. The
+    grants every cell shares are opened once (`opened`), closed when the sandbox is (`close`, or when it is
+    collected)."""
 
     abi: int
     protected: Sequence[str] = ()
+    opened: OpenedPaths = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        opened = OpenedPaths(self.abi)
+        object.__setattr__(self, "opened", opened)
+        weakref.finalize(self, opened.close)
+
+    def close(self) -> None:
+        self.opened.close()
 
     def for_cell(
         self, workspace: Path, argv: Sequence[str], env: Mapping[str, str], gateway: str
@@ -248,4 +273,4 @@ class Sandbox:
             connect_ports=[port] if port is not None else [],
             protected=[*self.protected, str(workspace.parent)],
         )
-        return confine(policy, self.abi)
+        return confine(policy, self.abi, self.opened)
