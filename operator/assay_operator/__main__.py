@@ -54,5 +54,24 @@ def main() -> int:
     return 0
 
 
+def exit_now(code: int) -> None:
+    """Exit without the interpreter's finalisation once kopf has stopped: a handler thread still inside a
+    synchronous API call can make finalisation abort (a standby that had taken over exited -6, no message,
+    after releasing its lease, on the local control plane). Nothing is left to do by then: kopf has stopped,
+    the lease is released, and every write the operator makes is idempotent (it survives SIGKILL too)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def console() -> None:
+    """The `assay-operator` command. kopf's command line ends in click's SystemExit: its code is kept."""
+    try:
+        code = main()
+    except SystemExit as stop:
+        code = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+    exit_now(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

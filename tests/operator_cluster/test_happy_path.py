@@ -104,9 +104,19 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     # --- kubectl get: the printer columns -----------------------------------------------------------------
     table = control_plane.kubectl("get", "evaluations", "-n", namespace).stdout.splitlines()
     header = table[0].split()
-    assert header == ["NAME", "VERDICT", "SCORE", "READY", "TICKETS", "SHARDS", "CELLS", "AGE"], table
+    assert header == ["NAME", "VERDICT", "SCORE", "READY", "STATE", "TICKETS", "SHARDS", "CELLS", "AGE"], (
+        table
+    )
     rows = {line.split()[0]: line.split() for line in table[1:]}
-    assert rows["support-v1"][1:7] == ["Pass", str(status["score"]), "True", "16/16", "1/1", "16/16"]
+    assert rows["support-v1"][1:8] == [
+        "Pass",
+        str(status["score"]),
+        "True",
+        "Completed",
+        "16/16",
+        "1/1",
+        "16/16",
+    ]
     assert rows["support-v0"][1] == "Blocked" and rows["support-v0"][3] == "False"
     short = control_plane.kubectl("get", "evals", "-n", namespace, "-o", "name").stdout.split()
     assert sorted(short) == ["evaluation.assay.dev/support-v0", "evaluation.assay.dev/support-v1"]

@@ -195,10 +195,16 @@ class OperatorProcess:
         """Tracebacks, errors and warnings in the log (kopf's included: a forbidden request, a status field
         the schema dropped), except a handler waiting on purpose (TemporaryError: "failed temporarily") and
         kopf's shutdown notes: a handler still waiting for its retry ("Unprocessed streams") or still running
-        when the operator is stopped ("is cancelled. Will escalate")."""
+        when the operator is stopped ("is cancelled. Will escalate"), and its resource observer's scan of the
+        API groups racing the close of its own HTTP session ("Connector is closed": only once stopping)."""
         lines = self.log_text().splitlines()
         bad = ("Traceback (most recent call last)", "[ERROR", "[WARNING", "[CRITICAL", "Unhandled exception")
-        benign = ("failed temporarily", "Unprocessed streams left", "is cancelled. Will escalate.")
+        benign = (
+            "failed temporarily",
+            "Unprocessed streams left",
+            "is cancelled. Will escalate.",
+            "ClientConnectionError('Connector is closed.')",
+        )
         return [line for line in lines if any(b in line for b in bad) and not any(b in line for b in benign)]
 
     def cpu_seconds(self) -> float:
