@@ -78,3 +78,8 @@ def sealed(written: EvaluationStatus, current: EvaluationStatus, uid: str) -> Ev
     result = written.model_copy()
     result.verdict_seal = seals.seal(KIND, uid, after)
     return result
+
+
+def seal_of(status: EvaluationStatus, uid: str) -> str:
+    """The seal of the decision `status` states, as stored."""
+    return seals.seal(KIND, uid, decision(status))
