@@ -14,6 +14,7 @@ from assay_operator.evaluation.api import EvaluationStatus
 from assay_operator.evaluation.read import outcome as job_outcome
 from assay_operator.evaluation.read import progress, reconcile, verdict_seal
 from tests.operator.test_reconcile import summary
+from tests.operator.test_status_schema import full_summary
 
 UID = "uid-1"
 
@@ -128,6 +129,42 @@ def test_a_blocked_flipped_to_pass_is_never_sealed_by_a_later_partial_write() ->
     assert (stored.status.verdict, stored.status.score, stored.status.judges) == ("Blocked", None, None)
     ready = conditions.find(stored.status.conditions, conditions.READY)
     assert ready is not None and (ready.status, ready.reason) == ("False", "DecisionReverted")
+
+
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        job_outcome.Outcome("succeeded", "Completed", "", full_summary("Blocked")),
+        job_outcome.Outcome("succeeded", "Completed", "", summary("Blocked")),
+        job_outcome.Outcome("failed", "DeadlineExceeded", "too slow"),
+    ],
+    ids=["full-summary", "summary", "no-summary"],
+)
+def test_the_verdict_restored_from_the_judge_job_replaces_every_forged_figure(
+    outcome: job_outcome.Outcome,
+) -> None:
+    """The undo re-derives the status from the judge Job's outcome over a forged one: every figure a
+    Campaign reads is the outcome's again, and the whole is sealed (else it would be undone for ever)."""
+    stored = Stored()
+    stored.operator_writes(reconcile.running_status(stored.status, 1, "e-g1", "sha256:b", "t0"))
+    stored.operator_writes(reconcile.finished_status(outcome, stored.status, 1, "t1", "e-g1"))
+    assert stored.verifies()
+    gate = dict(stored.body)
+    stored.someone_writes(
+        {
+            "verdict": "Pass",
+            "judgesPassing": 9,
+            "rules": [{"name": "score", "passed": True, "detail": "fine"}],
+            "tickets": {"total": 9, "passed": 9, "summary": "9/9"},
+            "repetitions": {"k": 9, "passRate": 1.0, "passAtK": 1.0, "passHatK": 1.0, "fullyResolved": 9},
+            "paired": {"ticketsDigest": "sha256:t", "scores": [1.0], "resolved": "1"},
+        }
+    )
+    assert not stored.verifies()
+    stored.operator_writes(reconcile.finished_status(outcome, stored.status, 1, "t1", "e-g1"))
+    assert stored.verifies()
+    figures = ("verdict", "score", "judges", "judgesPassing", "rules", "tickets", "repetitions", "paired")
+    assert {k: stored.body.get(k) for k in figures} == {k: gate.get(k) for k in figures}
 
 
 def test_an_old_sealed_decision_copied_onto_a_newer_run_does_not_verify() -> None:
