@@ -486,11 +486,11 @@ def test_a_verdict_flipped_around_admission_is_restored_by_the_operator(
 ) -> None:
     plane = control_plane
     operator = operators(namespace, image=support.images().fake_runner)
-    support.create_evaluation(admin, namespace, "gated", replay_spec(brains("v1")))
-    blocked = support.wait_for_verdict(admin, namespace, "gated", operator=operator)
+    support.create_evaluation(admin, namespace, "blocked-gate", replay_spec(brains("v1")))
+    blocked = support.wait_for_verdict(admin, namespace, "blocked-gate", operator=operator)
     gate = blocked["status"]
     assert gate["verdict"] == "Blocked" and gate.get("verdictSeal")
-    target, path = "evaluation/gated", support.evaluations_path(namespace, "gated")
+    target, path = "evaluation/blocked-gate", support.evaluations_path(namespace, "blocked-gate")
     # With the policy in force (it takes a moment to load) even the cluster admin is refused.
     wait_until(
         lambda: (
@@ -529,7 +529,7 @@ def test_a_verdict_flipped_around_admission_is_restored_by_the_operator(
         )
 
     after = support.wait_for_evaluation(
-        admin, namespace, "gated", restored, what="the gate's verdict restored", operator=operator
+        admin, namespace, "blocked-gate", restored, what="the gate's verdict restored", operator=operator
     )
     print(f"flipped verdict restored {time.monotonic() - written:.1f} s after the write was admitted")
     assert after["status"]["verdictSeal"] and after["status"]["judges"] == gate["judges"]
@@ -540,11 +540,11 @@ def test_a_verdict_flipped_around_admission_is_restored_by_the_operator(
     ]
     assert real_kstatus.compute(after).status != "Current"
     wait_until(
-        lambda: event_messages(admin, namespace, "gated", "DecisionReverted"),
+        lambda: event_messages(admin, namespace, "blocked-gate", "DecisionReverted"),
         timeout=30,
         what="the DecisionReverted Event",
     )
-    (message,) = event_messages(admin, namespace, "gated", "DecisionReverted")
+    (message,) = event_messages(admin, namespace, "blocked-gate", "DecisionReverted")
     assert "verdict Pass, score 0.99, Ready True (Passed)" in message, message
     assert "kubectl-patch" in message and f"restored from the run's judge Job {gate['jobName']}" in message
 
@@ -563,15 +563,15 @@ def test_a_verdict_flipped_around_admission_is_restored_by_the_operator(
         return ready is not None and (ready["status"], ready["reason"]) == ("False", "DecisionReverted")
 
     closed = support.wait_for_evaluation(
-        admin, namespace, "gated", failed_closed, what="the verdict failed closed", operator=operator
+        admin, namespace, "blocked-gate", failed_closed, what="the verdict failed closed", operator=operator
     )
     assert closed["status"]["verdict"] == "Blocked" and "score" not in closed["status"]
     assert real_kstatus.compute(closed).status != "Current"
-    messages = event_messages(admin, namespace, "gated", "DecisionReverted")
+    messages = event_messages(admin, namespace, "blocked-gate", "DecisionReverted")
     assert any("verdict Pass, score 0.98" in m and "until the Evaluation runs again" in m for m in messages)
     # The operator's own writes verify: after every event queued so far, no third undo, still Blocked.
     support.barrier(admin, namespace, operator)
-    assert len(event_messages(admin, namespace, "gated", "DecisionReverted")) == 2
+    assert len(event_messages(admin, namespace, "blocked-gate", "DecisionReverted")) == 2
     assert admin.get(path)["status"]["verdict"] == "Blocked"
 
 
