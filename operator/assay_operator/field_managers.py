@@ -8,22 +8,31 @@ says which tool wrote, not who held it — and a writer that lies about its mana
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
 def last_writer(body: Mapping[str, Any], *path: str) -> str:
     """The manager that last wrote the field at `path` (e.g. "status", "approval"), for a message."""
+    return last_writer_of_any(body, [path])
+
+
+def _manages(entry: Mapping[str, Any], path: Sequence[str]) -> bool:
+    fields: Any = entry.get("fieldsV1") or {}
+    for key in path:
+        fields = fields.get(f"f:{key}") if isinstance(fields, Mapping) else None
+    return fields is not None
+
+
+def last_writer_of_any(body: Mapping[str, Any], paths: Sequence[Sequence[str]]) -> str:
+    """The manager that last wrote any of the fields at `paths`, for a message."""
     latest: Mapping[str, Any] | None = None
     for entry in (body.get("metadata") or {}).get("managedFields") or []:
-        fields: Any = entry.get("fieldsV1") or {}
-        for key in path:
-            fields = fields.get(f"f:{key}") if isinstance(fields, Mapping) else None
-        if fields is None:
+        if not any(_manages(entry, path) for path in paths):
             continue
         if latest is None or str(entry.get("time") or "") >= str(latest.get("time") or ""):
             latest = entry
-    where = ".".join(path)
+    where = " or ".join(".".join(path) for path in paths)
     if latest is None:
         return f"a writer managedFields does not name ({where})"
     subresource = f"/{latest['subresource']}" if latest.get("subresource") else ""

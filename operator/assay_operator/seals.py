@@ -65,7 +65,7 @@ class DecisionKey:
             return key
         log.warning(
             "no %s: decisions are sealed with a key that lives as long as this process; after a restart "
-            "earlier approvals and overrides no longer verify and are undone",
+            "earlier approvals, overrides and verdicts no longer verify and are undone",
             KEY_FILE,
         )
         return secrets.token_bytes(MIN_KEY_BYTES)

@@ -12,6 +12,8 @@ from assay_operator.campaign import plan as campaign
 from assay_operator.campaign import status as campaign_status
 from assay_operator.campaign.api import CampaignSpec, CampaignStatus
 from assay_operator.campaign.children import normalised_spec, parse_children
+from assay_operator.evaluation.api import EvaluationStatus
+from assay_operator.evaluation.read import verdict_seal
 
 Obj = dict[str, Any]
 REPLAY = {"kind": "replay", "answers": {"bundled": "support-desk/answers/v1"}}
@@ -79,12 +81,23 @@ def decide(
     approved_by: str | None = None,
 ) -> CampaignStatus:
     """campaign_status on Evaluations as the API returns them (each parsed once, as the handler does)."""
-    children = parse_children(existing.values())
+    children = parse_children(as_the_operator_wrote(e) for e in existing.values())
     return campaign_status.campaign_status(s, wanted, children, generation, current, approved_by)
 
 
 def plan(wanted: list[campaign.Entry], existing: dict[str, Obj], max_parallel: int) -> campaign.Plan:
-    return campaign.plan(wanted, parse_children(existing.values()), max_parallel)
+    return campaign.plan(
+        wanted, parse_children(as_the_operator_wrote(e) for e in existing.values()), max_parallel
+    )
+
+
+def as_the_operator_wrote(evaluation: Obj) -> Obj:
+    """The Evaluation with the seal the operator writes beside the decision its status states, as the test
+    left the status (read/verdict_seal.py): a Campaign decides on no verdict without it."""
+    status = dict(evaluation.get("status") or {})
+    uid = str(evaluation["metadata"].get("uid") or "")
+    status["verdictSeal"] = verdict_seal.seal_of(EvaluationStatus.model_validate(status), uid)
+    return {**evaluation, "status": status}
 
 
 def wire_status(
@@ -185,6 +198,30 @@ def test_progress_then_the_release_key_winner_not_the_highest_mean() -> None:
         "Promote",
         "True",
     )
+
+
+def test_a_verdict_the_operator_did_not_seal_is_not_decided_on() -> None:
+    """A child's verdict flipped around admission (about to be undone by the operator) counts as no verdict:
+    the Campaign waits, and decides on the verdict once the operator's again."""
+    wanted = campaign.entries("r", spec())
+    existing = {
+        e.evaluation: as_the_operator_wrote(finished_evaluation(e, score=0.9, fully_resolved=3))
+        for e in wanted
+    }
+    c = wanted[2].evaluation
+    existing[c] = as_the_operator_wrote(
+        finished_evaluation(wanted[2], score=0.5, fully_resolved=1, verdict="Blocked")
+    )
+    flipped = {**existing[c]["status"], "verdict": "Pass", "score": 0.99}
+    children = parse_children(
+        [*(existing[e.evaluation] for e in wanted[:2]), {**existing[c], "status": flipped}]
+    )
+    assert not children[c].decided_by_operator
+    status = campaign_status.campaign_status(spec(), wanted, children, 1, CampaignStatus()).to_patch()
+    assert status["progress"] == "2/3" and status["winner"] is None
+    decided = parse_children(existing[e.evaluation] for e in wanted)
+    assert decided[c].decided_by_operator
+    assert campaign_status.campaign_status(spec(), wanted, decided, 1, CampaignStatus()).progress == "3/3"
 
 
 def test_an_incumbent_only_matched_is_kept_and_ready_is_false() -> None:

@@ -233,7 +233,7 @@ def test_an_override_is_sealed_for_its_evaluation_and_one_not_sealed_is_undone()
     assert not reconcile.override_written_by_operator(unsealed, "uid-1")
 
     merged = EvaluationStatus.model_validate({**blocked.to_patch(), **passed.to_patch()})
-    undone = reconcile.foreign_override_undone(merged, 1, "status.override was not written by the operator")
+    undone = reconcile.decision_reverted(merged, 1, "status.override was not written by the operator")
     patch = undone.to_patch()
     assert patch["override"] is None and patch["verdict"] == "Blocked"
     by_type = {c.type: c for c in undone.conditions or []}

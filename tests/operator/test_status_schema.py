@@ -33,6 +33,7 @@ from assay_runner.contract import (
     SummaryRule,
     Usage,
 )
+from tests.operator.test_campaign import as_the_operator_wrote
 
 CRDS = Path(__file__).resolve().parents[2] / "crds"
 Obj = dict[str, Any]
@@ -151,7 +152,9 @@ def campaign_shapes() -> dict[str, CampaignStatus]:
     empty = CampaignStatus()
     return {
         "progress": campaign_status.campaign_status(spec, wanted, {}, 1, empty),
-        "decided": campaign_status.campaign_status(spec, wanted, parse_children(finished.values()), 1, empty),
+        "decided": campaign_status.campaign_status(
+            spec, wanted, parse_children(map(as_the_operator_wrote, finished.values())), 1, empty
+        ),
         "conflict": campaign_status.conflict_status(empty, 1, "an Evaluation named release-a already exists"),
         "invalid": campaign_status.invalid_status(empty, 1, "invalid spec: candidates: too short"),
     }

@@ -26,6 +26,7 @@ import pytest
 from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
 from assay_dev.operator_support import Images, OperatorProcess
+from assay_dev.operator_support.operator_process import new_decision_key
 from tests.conftest import ClusterImages
 
 _OPERATORS = pytest.StashKey[list[OperatorProcess]]()
@@ -83,6 +84,9 @@ def operators(
     request.node.stash[_OPERATORS] = started
     namespaces_seen: list[str] = []
     request.node.stash[_POD_LOGS] = (kubelet, namespaces_seen)
+    # One key for the test's operators, as one installation's replicas and upgrades share the chart's Secret:
+    # each verdict carries a seal (assay_operator.evaluation.read.verdict_seal) the next operator verifies.
+    decision_key = new_decision_key(tmp_path / "operators.decision-key")
 
     def start(
         namespace: str | Sequence[str],
@@ -98,7 +102,12 @@ def operators(
             support.grant_operator(control_plane.api, ns, rules)
             namespaces_seen.append(ns)
         process = OperatorProcess(
-            control_plane, watched, tmp_path / f"operator-{len(started)}.log", image=image, env=env
+            control_plane,
+            watched,
+            tmp_path / f"operator-{len(started)}.log",
+            image=image,
+            env=env,
+            decision_key=decision_key,
         )
         started.append(process)
         if expect_problems:

@@ -15,7 +15,10 @@ and the REAL operator.
   operator believed it); one written while the policy is absent is undone by the operator, with an Event
   naming the field manager that wrote it;
 - an approval of generation 1 never approves generation 2, also when given while the operator was down and
-  the spec changed before it came back.
+  the spec changed before it came back;
+- the gate's own verdict is the operator's alone too: a Blocked Evaluation flipped to Pass with the policy
+  absent (verdict, score and Ready, no override) is restored from its judge Job, and failed closed to
+  Blocked (DecisionReverted) once that Job is gone, each time with an Event naming the field manager.
 """
 
 from __future__ import annotations
@@ -132,7 +135,12 @@ def annotate(
 
 
 def patch_status(
-    plane: ControlPlane, kubeconfig: Path | None, namespace: str, target: str, status: Obj
+    plane: ControlPlane,
+    kubeconfig: Path | None,
+    namespace: str,
+    target: str,
+    status: Obj,
+    dry_run: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     return plane.kubectl(
         "patch",
@@ -143,6 +151,7 @@ def patch_status(
         "--type=merge",
         "-p",
         json.dumps({"status": status}),
+        *(["--dry-run=server"] if dry_run else []),
         kubeconfig=kubeconfig,
         check=False,
     )
@@ -453,6 +462,117 @@ def test_only_the_operator_writes_decisions_into_the_status(
     messages = event_messages(admin, namespace, "blocked-candidate", "DecisionReverted")
     assert messages and "status.override (Pass by alice, generation 1)" in messages[0]
     assert "kubectl-patch" in messages[0]
+
+
+def flipped_to_pass(obj: Obj, score: float) -> Obj:
+    """What a status writer around admission sets on a Blocked Evaluation to make it pass, without an
+    override: the verdict, the score, and Ready (what kstatus, Argo CD and `kubectl wait` read)."""
+    status = obj["status"]
+    assert isinstance(status, dict)
+    flipped = [
+        {**c, "status": "True", "reason": "Passed"} if c["type"] == "Ready" else c
+        for c in status["conditions"]
+    ]
+    return {"verdict": "Pass", "score": score, "conditions": flipped, "message": "Pass: looks fine"}
+
+
+def test_a_verdict_flipped_around_admission_is_restored_by_the_operator(
+    control_plane: ControlPlane,
+    admin: KubeApi,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+    approvals_installed: str,
+) -> None:
+    plane = control_plane
+    operator = operators(namespace, image=support.images().fake_runner)
+    support.create_evaluation(admin, namespace, "blocked-gate", replay_spec(brains("v1")))
+    blocked = support.wait_for_verdict(admin, namespace, "blocked-gate", operator=operator)
+    gate = blocked["status"]
+    assert gate["verdict"] == "Blocked" and gate.get("verdictSeal")
+    target, path = "evaluation/blocked-gate", support.evaluations_path(namespace, "blocked-gate")
+    # With the policy in force (it takes a moment to load) even the cluster admin is refused.
+    wait_until(
+        lambda: (
+            "only the operator writes the status of evaluations"
+            in patch_status(
+                plane, None, namespace, target, flipped_to_pass(blocked, 0.99), dry_run=True
+            ).stderr
+        ),
+        timeout=60,
+        what="the approvals policy in force",
+    )
+    assert admin.get(path)["status"]["verdict"] == "Blocked"
+
+    admin.request(
+        "DELETE",
+        f"/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/"
+        f"assay-operator-approvals-{namespace}",
+    )
+    wait_until(
+        lambda: patch_status(plane, None, namespace, target, flipped_to_pass(blocked, 0.99)).returncode == 0,
+        timeout=60,
+        what="a status write admitted without the policy's binding",
+    )
+    written = time.monotonic()
+
+    # The judge Job is still there: the operator re-derives the gate's verdict from its result.
+    def restored(obj: Obj) -> bool:
+        status = obj.get("status")
+        ready = condition(obj, "Ready")
+        return (
+            isinstance(status, dict)
+            and status.get("verdict") == "Blocked"
+            and status.get("score") == gate.get("score")
+            and ready is not None
+            and ready["status"] == "False"
+        )
+
+    after = support.wait_for_evaluation(
+        admin, namespace, "blocked-gate", restored, what="the gate's verdict restored", operator=operator
+    )
+    print(f"flipped verdict restored {time.monotonic() - written:.1f} s after the write was admitted")
+    assert after["status"]["verdictSeal"] and after["status"]["judges"] == gate["judges"]
+    said, now = condition(blocked, "Ready"), condition(after, "Ready")
+    assert said is not None and now is not None
+    assert [now[k] for k in ("status", "reason", "message")] == [
+        said[k] for k in ("status", "reason", "message")
+    ]
+    assert real_kstatus.compute(after).status != "Current"
+    wait_until(
+        lambda: event_messages(admin, namespace, "blocked-gate", "DecisionReverted"),
+        timeout=30,
+        what="the DecisionReverted Event",
+    )
+    (message,) = event_messages(admin, namespace, "blocked-gate", "DecisionReverted")
+    assert "verdict Pass, score 0.99, Ready True (Passed)" in message, message
+    assert "kubectl-patch" in message and f"restored from the run's judge Job {gate['jobName']}" in message
+
+    # Without the judge Job (deleted, as its TTL does) there is nothing to re-derive from: Blocked.
+    admin.delete(support.jobs_path(namespace, gate["jobName"]), {"propagationPolicy": "Foreground"})
+    wait_until(
+        lambda: get_or_none(admin, support.jobs_path(namespace, gate["jobName"])) is None,
+        timeout=60,
+        what="the judge Job gone",
+    )
+    forged = patch_status(plane, None, namespace, target, flipped_to_pass(after, 0.98))
+    assert forged.returncode == 0, forged.stderr
+
+    def failed_closed(obj: Obj) -> bool:
+        ready = condition(obj, "Ready")
+        return ready is not None and (ready["status"], ready["reason"]) == ("False", "DecisionReverted")
+
+    closed = support.wait_for_evaluation(
+        admin, namespace, "blocked-gate", failed_closed, what="the verdict failed closed", operator=operator
+    )
+    assert closed["status"]["verdict"] == "Blocked" and "score" not in closed["status"]
+    assert real_kstatus.compute(closed).status != "Current"
+    messages = event_messages(admin, namespace, "blocked-gate", "DecisionReverted")
+    assert any("verdict Pass, score 0.98" in m and "until the Evaluation runs again" in m for m in messages)
+    # The operator's own writes verify: after every event queued so far, no third undo, still Blocked.
+    support.barrier(admin, namespace, operator)
+    assert len(event_messages(admin, namespace, "blocked-gate", "DecisionReverted")) == 2
+    assert admin.get(path)["status"]["verdict"] == "Blocked"
 
 
 def test_an_approval_of_one_generation_never_approves_the_next(

@@ -73,6 +73,13 @@ def other_checkout(operator_dir: Path | None) -> dict[str, str]:
     return {"PYTHONPATH": f"{operator_dir}:{operator_dir.parent / 'runner'}"}
 
 
+def new_decision_key(path: Path) -> Path:
+    """A fresh decision key in `path` (the chart makes one at install, in a Secret)."""
+    path.write_text(secrets.token_hex(32))
+    path.chmod(0o600)
+    return path
+
+
 class OperatorProcess:
     """`assay-operator` (kopf) as a subprocess, authenticated with its ServiceAccount's token."""
 
@@ -85,6 +92,7 @@ class OperatorProcess:
         image: str | None = None,
         env: Mapping[str, str] | None = None,
         kubeconfig: Path | None = None,
+        decision_key: Path | None = None,
     ) -> None:
         self.control_plane = control_plane
         self.namespaces = list(namespaces)
@@ -95,10 +103,9 @@ class OperatorProcess:
             self.namespaces[0], OPERATOR_SA, path=log_file.with_suffix(".kubeconfig")
         )
         # The key of the operator's seals (assay_operator.seals), as the chart's Secret gives it: the same
-        # across restarts of this operator, so its earlier decisions still verify.
-        self.decision_key = log_file.with_suffix(".decision-key")
-        self.decision_key.write_text(secrets.token_hex(32))
-        self.decision_key.chmod(0o600)
+        # across restarts of this operator, so its earlier decisions still verify; `decision_key`, a file
+        # several operators share (the replicas of one installation, one succeeding another).
+        self.decision_key = decision_key or new_decision_key(log_file.with_suffix(".decision-key"))
         self.popen: subprocess.Popen[bytes] | None = None
         self.liveness_port = 0
         self.metrics_port = 0

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from assay_operator import conditions
 from assay_operator.evaluation.api import EvaluationSpec, EvaluationStatus
+from assay_operator.evaluation.read import verdict_seal
 
 
 def normalised_spec(spec: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -40,15 +41,20 @@ class Child:
     spec: dict[str, Any] | None
     """Normalised (normalised_spec); None when it does not validate (it is then replaced)."""
     status: EvaluationStatus
+    decided_by_operator: bool = True
+    """The decision its status states carries the operator's seal (evaluation/read/verdict_seal.py); one
+    that does not (written around admission, about to be undone) is not a verdict to decide on."""
 
 
 def parse_child(evaluation: Mapping[str, Any]) -> Child:
     metadata = evaluation["metadata"]
+    status = EvaluationStatus.model_validate(evaluation.get("status") or {})
     return Child(
         name=str(metadata["name"]),
         generation=int(metadata.get("generation") or 0),
         spec=normalised_spec(evaluation.get("spec") or {}),
-        status=EvaluationStatus.model_validate(evaluation.get("status") or {}),
+        status=status,
+        decided_by_operator=verdict_seal.written_by_operator(status, str(metadata.get("uid") or "")),
     )
 
 
@@ -102,12 +108,13 @@ def evaluation_status(evaluation: Child) -> EvaluationStatus:
 
 
 def finished(evaluation: Child) -> bool:
-    """The Evaluation's current generation has its verdict (a stale verdict of an older spec does not
-    count)."""
+    """The Evaluation's current generation has its verdict, the operator's (a stale verdict of an older spec
+    does not count, nor one the operator did not write: the Campaign waits for it to be undone)."""
     status = evaluation.status
     generation = evaluation.generation
     return (
-        status.verdict is not None
+        evaluation.decided_by_operator
+        and status.verdict is not None
         and status.observed_generation == generation
         and conditions.holds(status.conditions, conditions.COMPLETED, generation)
     )

@@ -384,6 +384,10 @@ class EvaluationStatus(ApiModel):
     """Per-ticket figures for a Campaign's paired tests (absent when the summary had no room)."""
     override: OverrideStatus | None = None
     """Set when a person overrode the gate's verdict of this generation."""
+    verdict_seal: str | None = Field(default=None, max_length=64)
+    """The operator's seal over the decision this status states (the verdict, score, judges' means, the Ready
+    and Completed conditions) with the run it is of and the Evaluation's uid (read/verdict_seal.py): a
+    decision without one that verifies was not written by the operator, and is undone."""
 
 
 def printer_columns() -> list[PrinterColumn]:

@@ -11,6 +11,7 @@
   stopped (pod_start.py).
 - `override_requested`: a person's verdict override is recorded (override.py).
 - `foreign_override_seen`: an override in the status the operator did not seal is undone (override.py).
+- `foreign_verdict_seen`: a verdict (score, Ready, ...) the operator did not seal is undone (verdict.py).
 - `evaluation_seen`: the cluster-state gauges.
 
 No finalizers: there are no delete handlers, timers or daemons on Evaluations, so deleting one never waits
@@ -32,7 +33,7 @@ from assay_operator.cluster_views import Job
 from assay_operator.evaluation.api import GROUP, KIND, PLURAL, VERSION
 from assay_operator.evaluation.build import names
 from assay_operator.evaluation.read import claims, pod_creation, starting, state
-from assay_operator.evaluation.steps import admission, finish, judging, override, pod_start, run
+from assay_operator.evaluation.steps import admission, finish, judging, override, pod_start, run, verdict
 from assay_operator.evaluation.steps.wakeups import WAKEUPS
 from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.retries import Retries
@@ -185,6 +186,21 @@ def foreign_override_seen(namespace: str | None, name: str, **_: Any) -> None:
     assert namespace is not None
     _retried(
         ("ForeignOverride", namespace, name), functools.partial(override.undo_foreign_latest, namespace, name)
+    )
+
+
+def _foreign_verdict(body: kopf.Body, **_: Any) -> bool:
+    watched = Watched.of(body)
+    return verdict.foreign(watched) and not override.foreign(watched)  # an override's undo comes first
+
+
+@kopf.on.event(GROUP, VERSION, PLURAL, when=_foreign_verdict)
+def foreign_verdict_seen(namespace: str | None, name: str, **_: Any) -> None:
+    """The decision in the status was written around admission, with no override: undo it (on the object
+    as it is now)."""
+    assert namespace is not None
+    _retried(
+        ("ForeignVerdict", namespace, name), functools.partial(verdict.undo_foreign_latest, namespace, name)
     )
 
 

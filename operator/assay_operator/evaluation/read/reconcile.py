@@ -82,18 +82,14 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             run_id=summary.mlflow.run_id,
             logged=summary.mlflow.logged,
         ),
-        **(
-            {}
-            if figures is None
-            else {
-                "repetitions": RepetitionsStatus(
-                    k=figures.k,
-                    pass_rate=_round(figures.pass_rate),
-                    pass_at_k=_round(figures.pass_at_k),
-                    pass_hat_k=_round(figures.pass_hat_k),
-                    fully_resolved=figures.fully_resolved,
-                )
-            }
+        repetitions=None
+        if figures is None
+        else RepetitionsStatus(
+            k=figures.k,
+            pass_rate=_round(figures.pass_rate),
+            pass_at_k=_round(figures.pass_at_k),
+            pass_hat_k=_round(figures.pass_hat_k),
+            fully_resolved=figures.fully_resolved,
         ),
     )
 
@@ -143,7 +139,16 @@ def finished_status(
             desired = conditions.finished("Blocked", "GateBlocked", message)
     else:
         message = bounded.text(f"Blocked: {outcome.reason}: {outcome.message}", MAX_MESSAGE_LENGTH)
-        status = EvaluationStatus(verdict="Blocked", score=None)
+        status = EvaluationStatus(
+            verdict="Blocked",
+            score=None,
+            judges=None,
+            judges_passing=None,
+            rules=None,
+            tickets=None,
+            repetitions=None,
+            paired=None,
+        )
         desired = conditions.finished("Blocked", outcome.reason, message)
     status.observed_generation = generation
     status.job_name = job_name
@@ -190,6 +195,7 @@ def running_status(
         repetitions=None,
         usage=None,
         mlflow=None,
+        paired=None,
         override=None,
         message=message,
         inputs=InputsStatus(
@@ -279,12 +285,24 @@ def overridden_status(
     )
 
 
-def foreign_override_undone(current: EvaluationStatus, generation: int, message: str) -> EvaluationStatus:
-    """status.override was not written by the operator: removed, and the verdict fails closed (the status
-    it came with is not the operator's either) until the Evaluation runs again."""
+def decision_reverted(current: EvaluationStatus, generation: int, message: str) -> EvaluationStatus:
+    """The decision in the status (an override, or the verdict itself) was not written by the operator:
+    the override removed, and the verdict fails closed until the Evaluation runs again. Every decisive
+    field is written (verdict_seal.FIELDS), none kept from the status it replaces, which is not the
+    operator's: the score, the judges' means and the figures a Campaign reads are cleared; the run named is
+    the one the status names."""
     message = bounded.text(message, MAX_MESSAGE_LENGTH)
     return EvaluationStatus(
+        observed_generation=generation,
+        job_name=current.job_name,
         verdict="Blocked",
+        score=None,
+        judges=None,
+        judges_passing=None,
+        rules=None,
+        tickets=None,
+        repetitions=None,
+        paired=None,
         override=None,
         message=message,
         conditions=conditions.merge(

@@ -17,7 +17,7 @@ import logging
 from assay_operator import approvals, conditions, events, field_managers, kube
 from assay_operator.evaluation.api import GROUP, PLURAL, VERSION
 from assay_operator.evaluation.build import names
-from assay_operator.evaluation.read import reconcile
+from assay_operator.evaluation.read import reconcile, verdict_seal
 from assay_operator.evaluation.steps.watched import Watched
 from assay_runner.vocabulary import Verdict
 
@@ -48,6 +48,8 @@ def take(watched: Watched) -> None:
     ):
         undo_foreign(watched)  # the verdict it would override is not the operator's: undone first
         return
+    if not verdict_seal.written_by_operator(current, watched.uid):
+        return  # the verdict it would override is not the operator's: undone first (steps/verdict.py)
     problem = approvals.binding_problem(by, generation, current.verdict if decided else None, "verdict")
     if verdict not in ("Pass", "Blocked") or not reason or not by:
         events.warning(
@@ -103,7 +105,7 @@ def undo_foreign(watched: Watched) -> None:
         f"until the Evaluation runs again (set {names.RERUN_ANNOTATION})"
     )
     generation, current = watched.generation, watched.status
-    written = watched.write(lambda: reconcile.foreign_override_undone(current, generation, message))
+    written = watched.write(lambda: reconcile.decision_reverted(current, generation, message))
     if written is None:
         return
     events.warning(watched.body, "DecisionReverted", message)

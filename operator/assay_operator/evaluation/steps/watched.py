@@ -70,5 +70,11 @@ class Watched:
         """Write the status `build` gives over `status` (publish.write_status); `warn`: a refused write
         also gives this object a Warning Event."""
         return write_status(
-            self.namespace, self.name, build, self.status, self.generation, self.body if warn else None
+            self.namespace,
+            self.name,
+            build,
+            self.status,
+            self.generation,
+            self.uid,
+            self.body if warn else None,
         )
