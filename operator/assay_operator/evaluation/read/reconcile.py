@@ -118,6 +118,13 @@ def _paired(summary: RunSummary) -> PairedStatus | None:
     return PairedStatus.model_validate(paired.model_dump())
 
 
+NO_FIGURES: dict[str, None] = dict.fromkeys(
+    ("score", "judges", "judges_passing", "rules", "tickets", "repetitions", "paired")
+)
+"""A Blocked status that rests on no gate's figures clears them all: named (set to None), each is sent as
+a null in the status patch, which removes what an earlier run or a forged write left."""
+
+
 def blocked_reasons(summary: RunSummary) -> str:
     """The gate's failed rules, each with its detail, as status.message says them (cut to its bound)."""
     failed = [f"{r.name}: {r.detail}" for r in summary.rules if not r.passed]
@@ -139,16 +146,7 @@ def finished_status(
             desired = conditions.finished("Blocked", "GateBlocked", message)
     else:
         message = bounded.text(f"Blocked: {outcome.reason}: {outcome.message}", MAX_MESSAGE_LENGTH)
-        status = EvaluationStatus(
-            verdict="Blocked",
-            score=None,
-            judges=None,
-            judges_passing=None,
-            rules=None,
-            tickets=None,
-            repetitions=None,
-            paired=None,
-        )
+        status = EvaluationStatus(verdict="Blocked", **NO_FIGURES)
         desired = conditions.finished("Blocked", outcome.reason, message)
     status.observed_generation = generation
     status.job_name = job_name
@@ -296,13 +294,7 @@ def decision_reverted(current: EvaluationStatus, generation: int, message: str) 
         observed_generation=generation,
         job_name=current.job_name,
         verdict="Blocked",
-        score=None,
-        judges=None,
-        judges_passing=None,
-        rules=None,
-        tickets=None,
-        repetitions=None,
-        paired=None,
+        **NO_FIGURES,
         override=None,
         message=message,
         conditions=conditions.merge(
