@@ -19,20 +19,6 @@ from tests.operator.test_status_schema import full_summary
 UID = "uid-1"
 
 
-def merge_patch(stored: Any, patch: Any) -> Any:
-    """RFC 7386, as the apiserver applies a merge patch: maps merge key by key, null removes, the rest
-    (lists included) replaces."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(stored) if isinstance(stored, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
-
-
 class Stored:
     """One Evaluation's stored status, written through the operator's one sealing path."""
 
@@ -44,10 +30,12 @@ class Stored:
         return reconcile.parse_status(self.body)
 
     def operator_writes(self, written: EvaluationStatus) -> None:
-        self.body = merge_patch(self.body, verdict_seal.sealed(written, self.status, UID).to_patch())
+        self.body = verdict_seal.merge_patch(
+            self.body, verdict_seal.sealed(written, self.status, UID).to_patch()
+        )
 
     def someone_writes(self, patch: dict[str, Any]) -> None:
-        self.body = merge_patch(self.body, patch)
+        self.body = verdict_seal.merge_patch(self.body, patch)
 
     def verifies(self, uid: str = UID) -> bool:
         return verdict_seal.written_by_operator(self.status, uid)
