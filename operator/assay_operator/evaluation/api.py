@@ -33,6 +33,7 @@ SHORT_NAMES = ["eval", "evals"]
 BUNDLED_PATH = r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$"
 # The status's bounds, which the status builders cut to (assay_operator.bounded) so a status always fits.
 MAX_RULES, MAX_DETAIL, MAX_FAILING, MAX_PAIRED, MAX_MESSAGE_LENGTH = 16, 512, 10, 500, 4096
+MAX_FLAKY = 10
 MAX_PARALLELISM = 100
 """Answer pods per Evaluation; an Indexed Job's pod is named <job>-<index>, which must stay a DNS label."""
 MAX_FAILED_SHARDS, MAX_SHARD_REASON = 16, 512
@@ -235,11 +236,13 @@ class EvaluationSpec(ApiModel):
 
 class RuleStatus(ApiModel):
     name: str
-    """Gate rule (score, judges, ticketFloor, judgeFloors, repetitions, complete, mlflow)."""
+    """Gate rule (score, judges, ticketFloor, judgeFloors, repetitions, maxAnswerSeconds,
+    answerSecondsPercentile, maxTicketCostUsd, maxRunCostUsd, complete, mlflow)."""
     passed: bool
     detail: str = Field(max_length=MAX_DETAIL)
     value: float | None = None
-    """The number the rule was decided on (the score, the lowest ticket score, the coverage, ...)."""
+    """The number the rule was decided on (the score, the lowest ticket score, the coverage, the slowest
+    answer's seconds, the dearest ticket's cost, ...)."""
 
 
 class TicketsStatus(ApiModel):
@@ -258,6 +261,10 @@ class RepetitionsStatus(ApiModel):
     pass_hat_k: float
     fully_resolved: int | None = None
     """Tickets passing in every repetition."""
+    flaky_tickets: int | None = None
+    """Tickets passing in some repetitions and not in others."""
+    flaky: list[str] = Field(default_factory=list, max_length=MAX_FLAKY)
+    """The first of them, in ticket order (the full list is in the result)."""
 
 
 class UsageStatus(ApiModel):

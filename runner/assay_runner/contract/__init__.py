@@ -26,6 +26,7 @@ from assay_runner.contract.pod_wiring import (
 )
 from assay_runner.contract.result import (
     RESULT_SCHEMA_VERSION,
+    AnswerSecondsPercentile,
     GateSettings,
     Inputs,
     Isolation,
@@ -128,6 +129,7 @@ __all__ = [
     "UNIT_SCALE",
     "AgentConfig",
     "AgentError",
+    "AnswerSecondsPercentile",
     "AnswerSummary",
     "CassetteConfig",
     "ConfigModel",

@@ -40,11 +40,11 @@ def regate(
             raise InputError(f"--threshold {name}={threshold:g}: {problem}")
         judges[index] = judges[index].model_copy(update={"threshold": threshold})
     config = result.config.model_copy(update={"gate": gate, "judges": judges})
-    card = assemble(result.tickets, config, result.repetitions.k, result.mlflow)
+    card = assemble(result.tickets, config, result.repetitions.k, result.mlflow, usage=result.usage)
     return result.model_copy(update={"config": config, **card.as_update()})
 
 
 def with_mlflow(result: Result, ref: MlflowRef) -> Result:
     """The result with its MLflow reference, re-gated: `requireMlflow` makes logging part of the gate."""
-    card = assemble(result.tickets, result.config, result.repetitions.k, ref)
+    card = assemble(result.tickets, result.config, result.repetitions.k, ref, usage=result.usage)
     return result.model_copy(update={"mlflow": ref, **card.as_update()})

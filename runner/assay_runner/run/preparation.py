@@ -28,6 +28,7 @@ from assay_runner.core.digests import judges_digest, read_tree, suite_digest, ti
 from assay_runner.core.results import answers_digest, build_result, ticket_results
 from assay_runner.errors import InputError, Problem
 from assay_runner.run.cell import Cell
+from assay_runner.run.spending import run_models, unpriced_models
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
 from assay_runner.suite.split import KEYS_FILE
@@ -77,6 +78,7 @@ class Prepared:
             usage=usage,
             gate=self.gate,
             request=RunRequest(tickets=config.tickets, repetitions=config.repetitions),
+            unpriced=unpriced_models(self.prices, run_models(self)),
         )
 
     def inputs(self, answers: str | None = None) -> Inputs:

@@ -46,7 +46,7 @@ def check_prices(
     call naming another unpriced model all the same (`gateway.metering.ledger`)."""
     if budget is None and not prices:
         return
-    unpriced = [f"{who}'s model {model!r}" for who, model in models.items() if model and model not in prices]
+    unpriced = unpriced_models(prices, models)
     if not unpriced:
         return
     known = ", ".join(sorted(prices)) or "none"
@@ -54,20 +54,29 @@ def check_prices(
     raise InputError(f"{', '.join(unpriced)} has no price, and {why}: {HOW_TO_PRICE}")
 
 
-def check_run_prices(prepared: Prepared, *, agent: bool = True, judges: bool = True) -> None:
-    """`check_prices` for a run: with `agent`, the agent's model (a `replay` agent calls none); with `judges`,
-    the model judges' unless cassettes replay them (`mode: replay` makes no call: nothing to bill). The
-    answer phase (`assay answer`, an answer pod) calls no judge and checks only its agent's; the judge phase
-    (`assay score`, the judge pod) calls no agent and checks only the judges'; `assay run` checks both
-    before its preflight call."""
+def unpriced_models(prices: Mapping[str, PriceConfig], models: Mapping[str, str | None]) -> list[str]:
+    """Who calls a model without a price ("the agent's model 'm'"), of `models`: who calls it -> the model."""
+    return [f"{who}'s model {model!r}" for who, model in models.items() if model and model not in prices]
+
+
+def run_models(prepared: Prepared, *, agent: bool = True, judges: bool = True) -> dict[str, str | None]:
+    """The models a run calls: with `agent`, the agent's (a `replay` agent calls none); with `judges`, the
+    model judges' unless cassettes replay them (`mode: replay` makes no call: nothing to bill)."""
     config = prepared.config
     agent_model = config.agent.model if config.agent.kind != "replay" else None
     called = models_called(prepared.suite, agent_model, config.judge_model)
     replayed = config.cassettes is not None and config.cassettes.mode == "replay"
-    checked = {
+    return {
         who: model for who, model in called.items() if (agent if who == AGENT else judges and not replayed)
     }
-    check_prices(prepared.prices, config.max_cost_usd, checked)
+
+
+def check_run_prices(prepared: Prepared, *, agent: bool = True, judges: bool = True) -> None:
+    """`check_prices` for a run's models (`run_models`). The answer phase (`assay answer`, an answer pod)
+    calls no judge and checks only its agent's; the judge phase (`assay score`, the judge pod) calls no
+    agent and checks only the judges'; `assay run` checks both before its preflight call."""
+    models = run_models(prepared, agent=agent, judges=judges)
+    check_prices(prepared.prices, prepared.config.max_cost_usd, models)
 
 
 def models_called(suite: Suite, agent_model: str | None, judge_model: str | None) -> dict[str, str | None]:

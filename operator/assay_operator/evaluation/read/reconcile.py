@@ -30,6 +30,7 @@ from assay_operator import bounded, conditions, seals, status_writer
 from assay_operator.evaluation.api import (
     MAX_DETAIL,
     MAX_FAILING,
+    MAX_FLAKY,
     MAX_MESSAGE_LENGTH,
     MAX_PAIRED,
     MAX_RULES,
@@ -90,6 +91,8 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             pass_at_k=_round(figures.pass_at_k),
             pass_hat_k=_round(figures.pass_hat_k),
             fully_resolved=figures.fully_resolved,
+            flaky_tickets=counts.flaky_tickets,
+            flaky=figures.flaky[:MAX_FLAKY],
         ),
     )
 
