@@ -252,6 +252,8 @@ class TicketsStatus(ApiModel):
     """"passed/total", for the printer column."""
     failing: list[str] = Field(default_factory=list, max_length=MAX_FAILING)
     """The first failing ticket ids."""
+    flaky: int | None = None
+    """Tickets passing in some repetitions and not in others (`repetitions.flaky` names the first)."""
 
 
 class RepetitionsStatus(ApiModel):
@@ -261,10 +263,9 @@ class RepetitionsStatus(ApiModel):
     pass_hat_k: float
     fully_resolved: int | None = None
     """Tickets passing in every repetition."""
-    flaky_tickets: int | None = None
-    """Tickets passing in some repetitions and not in others."""
     flaky: list[str] = Field(default_factory=list, max_length=MAX_FLAKY)
-    """The first of them, in ticket order (the full list is in the result)."""
+    """The first tickets passing in some repetitions and not in others, in ticket order (`tickets.flaky`
+    counts them; the full list is in the result)."""
 
 
 class UsageStatus(ApiModel):

@@ -69,6 +69,7 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             passed=counts.passed_tickets,
             summary=f"{counts.passed_tickets}/{counts.tickets}",
             failing=list(summary.failing_tickets)[:MAX_FAILING],
+            flaky=counts.flaky_tickets,
         ),
         usage=UsageStatus(
             input_tokens=summary.usage.input_tokens,
@@ -91,7 +92,6 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             pass_at_k=_round(figures.pass_at_k),
             pass_hat_k=_round(figures.pass_hat_k),
             fully_resolved=figures.fully_resolved,
-            flaky_tickets=counts.flaky_tickets,
             flaky=figures.flaky[:MAX_FLAKY],
         ),
     )
