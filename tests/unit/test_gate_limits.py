@@ -5,11 +5,15 @@ the RunSummary, the status and MLflow's records."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
+from assay_operator.evaluation.api import EvaluationSpec
+from assay_operator.evaluation.build import runconfig
 from assay_operator.evaluation.read.reconcile import verdict_status
+from assay_operator.settings import Settings
 from assay_runner.contract import (
     AnswerSecondsPercentile,
     GateSettings,
@@ -27,6 +31,7 @@ from assay_runner.core.scorecard import Scorecard, assemble
 from assay_runner.core.summary import FLAKY_TICKETS_SHOWN, summarise
 from assay_runner.errors import InputError
 from assay_runner.io.tracking.run_data import metrics_of, params_of, tags_of
+from assay_runner.run.preparation import prepare
 from assay_runner.views.report import render_report
 from assay_runner.views.report.overview import RULE_TITLES
 from assay_runner.vocabulary import GateRule
@@ -295,3 +300,53 @@ def test_the_report_titles_each_limit_and_names_the_flaky_tickets() -> None:
         assert RULE_TITLES[name] in page
     assert "3 flaky ticket(s), passing in some of the 2 repetitions and not in others" in page
     assert "T-FLAKY-00, T-FLAKY-01, T-FLAKY-02" in page
+
+
+def test_an_evaluations_limits_reach_the_runs_gate(tmp_path: Path) -> None:
+    """spec.gate's limits -> the RunConfig the operator renders -> the effective gate the run decides on."""
+    spec = EvaluationSpec.model_validate(
+        {
+            "brain": {"configMap": {"name": "b"}},
+            "suite": {"configMap": {"name": "s"}},
+            "agent": {"kind": "chat", "model": "m"},
+            "gate": {
+                "maxAnswerSeconds": 120,
+                "answerSecondsPercentile": {"percentile": 95, "maxSeconds": 60},
+                "maxTicketCostUsd": 0.5,
+                "maxRunCostUsd": 20,
+            },
+        }
+    )
+    config = runconfig.build_run_config(spec, "e", "ns", Settings(runner_image="x"))
+    assert config.gate.answer_seconds_percentile == AnswerSecondsPercentile(percentile=95, max_seconds=60)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "suite.yaml").write_text(
+        "name: s\njudges:\n  - {name: f, type: format, weight: 1, threshold: 0.5}\n"
+        "gate: {minScore: 0.8, maxAnswerSeconds: 600}\n"
+        "tickets:\n  - {id: T-1, split: validation, question: 'q?', key: {}}\n"
+    )
+    prepared = prepare(
+        config.model_copy(update={"suite": str(suite), "kb": None, "keys": None, "brain": None})
+    )
+    gate = prepared.gate
+    assert gate.min_score == 0.8  # the suite's, not overridden
+    assert gate.max_answer_seconds == 120  # the Evaluation's over the suite's 600
+    assert gate.answer_seconds_percentile == AnswerSecondsPercentile(percentile=95, max_seconds=60)
+    assert (gate.max_ticket_cost_usd, gate.max_run_cost_usd) == (0.5, 20)
+
+
+@pytest.mark.parametrize(
+    "gate",
+    [
+        {"maxAnswerSeconds": 0},
+        {"maxTicketCostUsd": -1},
+        {"answerSecondsPercentile": {"percentile": 0, "maxSeconds": 60}},
+        {"answerSecondsPercentile": {"percentile": 95}},
+    ],
+)
+def test_an_evaluation_with_a_limit_that_could_not_decide_is_refused(gate: dict[str, object]) -> None:
+    with pytest.raises(ValidationError):
+        EvaluationSpec.model_validate(
+            {"brain": {"configMap": {"name": "b"}}, "suite": {"configMap": {"name": "s"}}, "gate": gate}
+        )

@@ -113,6 +113,13 @@ class AgentSpec(ApiModel):
     """Recorded answers for `replay`."""
 
 
+class AnswerSecondsPercentile(ApiModel):
+    percentile: float = Field(gt=0, le=100)
+    """Which percentile, by nearest rank: the ceil(p/100 x n)-th smallest of the n answers' times."""
+    max_seconds: float = Field(gt=0)
+    """Its limit in seconds."""
+
+
 class GateOverrides(ApiModel):
     min_score: float | None = Field(default=None, ge=0, le=1)
     """Minimum evaluation score (the suite's gate when omitted)."""
@@ -122,6 +129,15 @@ class GateOverrides(ApiModel):
     """With repetitions: the share of tickets that must pass in every repetition."""
     require_mlflow: bool | None = None
     """Block when logging to MLflow fails."""
+    max_answer_seconds: float | None = Field(default=None, gt=0)
+    """Every answer's agent wall time at most this many seconds (a cell without one blocks)."""
+    answer_seconds_percentile: AnswerSecondsPercentile | None = None
+    """A percentile (nearest rank) of the answers' agent wall times at most `maxSeconds`."""
+    max_ticket_cost_usd: float | None = Field(default=None, gt=0)
+    """Every answer's priced cost at most this many US dollars (a ticket costs its dearest repetition);
+    without a price for every model the run calls, it blocks. Not the budget: `maxCostUsd` stops spending."""
+    max_run_cost_usd: float | None = Field(default=None, gt=0)
+    """The run's total priced cost (agent and model judges) at most this many US dollars."""
     thresholds: dict[str, float] | None = Field(default=None, max_length=64)
     """Per-judge thresholds by judge name (model judges on their raw scale)."""
 

@@ -26,7 +26,6 @@ from assay_runner.contract.pod_wiring import (
 )
 from assay_runner.contract.result import (
     RESULT_SCHEMA_VERSION,
-    AnswerSecondsPercentile,
     GateSettings,
     Inputs,
     Isolation,
@@ -57,6 +56,7 @@ from assay_runner.contract.rules import (
 )
 from assay_runner.contract.run_config import (
     AgentConfig,
+    AnswerSecondsPercentile,
     CassetteConfig,
     ConfigModel,
     EvidenceConfig,

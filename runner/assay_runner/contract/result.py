@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from assay_runner.contract.run_config import Finite, PriceConfig
+from assay_runner.contract.run_config import AnswerSecondsPercentile, Finite, PriceConfig
 from assay_runner.contract.trajectory import Trajectory
 from assay_runner.contract.wire import WireModel
 from assay_runner.vocabulary import Containment, Selection, Verdict
@@ -189,14 +189,6 @@ class JudgeConfigSummary(WireModel):
     threshold: float
     floor: float | None = None
     scale: tuple[float, float] | None = None
-
-
-class AnswerSecondsPercentile(WireModel):
-    """`{percentile: 95, maxSeconds: 60}`: the 95th percentile of the run's cell wall times at most 60 s."""
-
-    percentile: Finite = Field(gt=0, le=100)
-    """Which percentile, by the nearest-rank method: the ceil(p/100 x n)-th smallest of the n cells."""
-    max_seconds: Finite = Field(gt=0)
 
 
 class GateSettings(WireModel):

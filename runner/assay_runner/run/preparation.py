@@ -101,7 +101,12 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
     files hold them, nothing here hands them on)."""
     suite = load_suite(config.suite, config.kb, config.keys if with_keys else None)
     suite = with_thresholds(suite, config.gate.thresholds)
-    overrides = config.gate.model_dump(exclude={"thresholds"}, exclude_none=True)
+    # The overrides as they are (a nested limit stays a model, never a dict in the gate).
+    overrides = {
+        name: value
+        for name in type(config.gate).model_fields
+        if name != "thresholds" and (value := getattr(config.gate, name)) is not None
+    }
     return Prepared(
         config=config,
         suite=suite,
