@@ -22,7 +22,7 @@ def _rule_value(card: Scorecard, name: GateRule) -> float:
 
 
 def standing(name: str, result: Result) -> Standing:
-    card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow)
+    card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow, usage=result.usage)
     complete = next(r for r in card.rules if r.name == GateRule.COMPLETE)
     figures = card.repetitions
     return Standing(
