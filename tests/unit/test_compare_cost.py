@@ -96,10 +96,14 @@ def test_compare_shows_each_candidates_cost_and_decides_on_it(
     assert (out["key"], out["winner"], out["promote"]) == (list(COST_KEY), "cheap", True)
     rows = {row["name"]: row for row in out["candidates"]}
     assert (rows["cheap"]["costUsd"], rows["dear"]["costUsd"]) == (0.01, 0.025)
-    assert (rows["cheap"]["key"]["cost"], rows["cheap"]["rankByKey"], rows["dear"]["rankByKey"]) == (0.01, 1, 2)
+    assert (rows["cheap"]["key"]["cost"], rows["cheap"]["rankByKey"], rows["dear"]["rankByKey"]) == (
+        0.01,
+        1,
+        2,
+    )
 
     html = page.read_text()
-    assert "<button type=\"button\">cost</button>" in html
+    assert '<button type="button">cost</button>' in html
     assert 'data-v="0.01">$0.0100</td>' in html and 'data-v="0.025">$0.0250</td>' in html
     assert "release-key winner: <b>cheap</b>" in html
 
