@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 
 from assay_dev import operator_support as support
-from assay_dev.cluster import ControlPlane, KubeApi
+from assay_dev.cluster import ApiError, ControlPlane, KubeApi
 from assay_dev.operator_support import campaign
 from assay_dev.operator_support.images import CANNED_TOKENS
 from assay_operator.evaluation.build.layout import ANSWER_CONFIG_KEY, RUN_CONFIG_KEY
 from assay_operator.evaluation.build.names import judge_config_name, run_config_name
 from assay_runner.contract import PriceConfig
 from tests.operator_cluster.conftest import StartOperator
-from tests.operator_cluster.test_campaign import unfinished_peak, wait_for_decision
+from tests.operator_cluster.test_campaign import replay, shared, unfinished_peak, wait_for_decision
 
 pytestmark = pytest.mark.cluster
 Obj = dict[str, Any]
@@ -106,3 +106,57 @@ def test_a_sixteen_cell_grid_of_two_pod_evaluations_under_a_budget_picks_the_che
     assert sorted(rows[name]["rankByKey"] for name in cheap) == list(range(1, len(cheap) + 1))
     assert any(f"cost ${cost_of('vendor/cheap'):.4f}" in r for r in status["reasons"]), status["reasons"]
     support.assert_conditions(done, {"Ready": "True", "Completed": "True", "Stalled": "False"}, 1)
+
+
+ONE = {"name": "a", "brain": {"configMap": {"name": "b"}}}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"key": ["cost", "mean"]}, "cost only breaks ties"),
+        ({"parallelism": 0}, "spec.parallelism"),
+        ({"parallelism": 101}, "spec.parallelism"),
+        ({"maxCostUsd": 0}, "spec.maxCostUsd"),
+        ({"prices": {"m": {"inputPerMillion": -1, "outputPerMillion": 1}}}, "inputPerMillion"),
+        ({"gatewayTokenSecretRef": {"name": "Not_A_Name"}}, "spec.gatewayTokenSecretRef.name"),
+        ({"candidates": [{**ONE, "maxCostUsd": -1}]}, "spec.candidates[0].maxCostUsd"),
+        ({"candidates": [{**ONE, "parallelism": 0}]}, "spec.candidates[0].parallelism"),
+        ({"candidates": [{**ONE, "storage": {"size": "1Ki"}}]}, "spec.candidates[0].storage"),
+        ({"candidates": [{**ONE, "storage": {"accessMode": "ReadOnlyMany"}}]}, "spec.candidates[0].storage"),
+    ],
+)
+def test_the_apiserver_refuses_what_an_evaluation_refuses(
+    admin: KubeApi, namespace: str, crd: Obj, change: Obj, message: str
+) -> None:
+    """The Campaign's settings of size and spending are admitted by the Evaluation's own rules, shared and
+    per candidate (the CRD generated from the same models)."""
+    spec = shared(agent=replay("v1"), candidates=[ONE])
+    spec.update(change)
+    with pytest.raises(ApiError) as refused:
+        admin.create(support.campaigns_path(namespace), campaign("bad", spec))
+    assert refused.value.status == 422 and message in str(refused.value), refused.value
+
+
+def test_the_apiserver_admits_every_setting_shared_and_per_candidate(
+    admin: KubeApi, namespace: str, crd: Obj
+) -> None:
+    """The control for the refusals above: the same fields, valid, are stored as given."""
+    own = {
+        **ONE,
+        "parallelism": 4,
+        "maxCostUsd": 2.0,
+        "prices": {"vendor/dear": {"inputPerMillion": 2.0, "outputPerMillion": 10.0}},
+        "storage": {"size": "2Gi", "accessMode": "ReadWriteMany", "storageClassName": "nfs"},
+        "gatewayTokenSecretRef": {"name": "own-token", "key": "token"},
+        "judgeGatewayTokenSecretRef": {"name": "judge-token", "key": "judge"},
+        "resources": {"cpu": "2", "memory": "1Gi"},
+        "concurrency": 8,
+    }
+    spec = shared(agent=replay("v1"), candidates=[own], incumbent={**ONE, "name": "live", "parallelism": 3})
+    spec.update(sized_grid("b"), grid=None, candidates=[own])
+    spec = {k: v for k, v in spec.items() if v is not None}
+    stored = admin.create(support.campaigns_path(namespace), campaign("good", spec))["spec"]
+    assert stored["candidates"][0] == own and stored["incumbent"]["parallelism"] == 3
+    assert (stored["parallelism"], stored["maxCostUsd"], stored["prices"]) == (PARALLELISM, BUDGET, PRICES)
+    assert stored["key"] == ["fully-resolved", "mean", "cost"]
