@@ -122,7 +122,7 @@ def _paired(summary: RunSummary) -> PairedStatus | None:
 
 
 NO_FIGURES: dict[str, None] = dict.fromkeys(
-    ("score", "judges", "judges_passing", "rules", "tickets", "repetitions", "paired")
+    ("score", "judges", "judges_passing", "rules", "tickets", "repetitions", "paired", "usage")
 )
 """A Blocked status that rests on no gate's figures clears them all: named (set to None), each is sent as
 a null in the status patch, which removes what an earlier run or a forged write left."""
