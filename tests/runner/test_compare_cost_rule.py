@@ -1,10 +1,7 @@
 """The best-scoring candidate refused for cost: two real runs (the chat agent against a chat-completions
 server on loopback) under a suite whose gate limits a run's cost (`maxRunCostUsd`), then `assay compare`. The
 better answers cost more than the limit: that run is Blocked by its own gate, and the comparison does not
-promote it, saying why.
-
-Needs the gate's cost rules (issue 39, the `gates` work): skipped until the suite's gate has
-`maxRunCostUsd`."""
+promote it, saying why."""
 
 from __future__ import annotations
 
@@ -16,12 +13,7 @@ import pytest
 
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
-from assay_runner.contract import GateSettings, Result
-
-pytestmark = pytest.mark.skipif(
-    "max_run_cost_usd" not in GateSettings.model_fields,
-    reason="the gate rule maxRunCostUsd comes with issue 39's gate cost rules (the gates branch)",
-)
+from assay_runner.contract import Result
 
 FULL = "## Summary\nSee [KB-1].\n## Steps\n1. Open Settings > Export.\n## Next\nDone.\n"
 TERSE = "See [KB-1]. Open Settings > Export."
