@@ -50,6 +50,7 @@ GOOD = (
     "## Next\nReply if anything is unclear.\n"
 )
 LISTEN_PORT = 8080
+START_PODS = 8
 REFUSED = "ECONNREFUSED"  # kube-router REJECTs with ICMP port unreachable: connect() fails at once
 
 
@@ -313,15 +314,11 @@ def support_suite() -> dict[str, dict[str, str]]:
     }
 
 
-def test_networked_pod_start(
-    networked_plane: ControlPlane,
-    networked_kubelet: LocalKubelet,
-    networked_images: Images,
-    net_namespace: str,
-) -> None:
-    """Pod start on the networked node, one pod at a time: created -> container running, with the pod's
-    network wired and kube-router's rules for a policy selecting it in place (the kubelet waits for them)."""
-    admin, namespace = networked_plane.api, net_namespace
+def start_times(
+    admin: KubeApi, namespace: str, kubelet: LocalKubelet, image: str
+) -> tuple[list[float], list[str]]:
+    """Seconds from each pod's creation to its container running, one pod at a time, each selected by a
+    deny-all NetworkPolicy (enforced on a networked node, ignored on the default one); and their podIPs."""
     policy = {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",
@@ -329,22 +326,49 @@ def test_networked_pod_start(
         "spec": {"podSelector": {"matchLabels": {"probe": "start"}}, "policyTypes": ["Ingress", "Egress"]},
     }
     admin.create(f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies", policy)
-    starts, waits = [], []
-    for index in range(8):
+    starts, ips = [], []
+    for index in range(START_PODS):
         name = f"start-{index}"
-        pod = plain_pod(name, networked_images.test_runner, ["sleep", "60"], {"probe": "start"})
         created = time.monotonic()
-        admin.create(f"/api/v1/namespaces/{namespace}/pods", pod)
+        admin.create(
+            f"/api/v1/namespaces/{namespace}/pods",
+            plain_pod(name, image, ["sleep", "60"], {"probe": "start"}),
+        )
         running = running_pod(admin, namespace, name)
         starts.append(time.monotonic() - created)
-        assert running["status"]["podIP"].startswith("10.88."), running["status"]
-        assert running["status"]["hostIP"] == networked_kubelet.host_ip
-        waited = networked_kubelet.rules_wait(namespace, name)
+        assert running["status"]["hostIP"] == kubelet.host_ip, running["status"]
+        ips.append(running["status"]["podIP"])
+        admin.delete(f"/api/v1/namespaces/{namespace}/pods/{name}", {"gracePeriodSeconds": 0})
+    return starts, ips
+
+
+def summary(starts: list[float]) -> str:
+    return f"median {statistics.median(starts):.2f}s, worst {max(starts):.2f}s over {len(starts)} pods"
+
+
+def test_networked_pod_start(
+    networked_plane: ControlPlane,
+    networked_kubelet: LocalKubelet,
+    networked_images: Images,
+    net_namespace: str,
+) -> None:
+    """Pod start on the networked node: created -> container running, with the pod's network wired and
+    kube-router's rules for the policy selecting it in place (the kubelet waits for them)."""
+    admin, namespace = networked_plane.api, net_namespace
+    starts, ips = start_times(admin, namespace, networked_kubelet, networked_images.test_runner)
+    assert all(ip.startswith("10.88.") and ip != networked_kubelet.host_ip for ip in ips), ips
+    waits = []
+    for index in range(START_PODS):
+        waited = networked_kubelet.rules_wait(namespace, f"start-{index}")
         assert waited is not None
         waits.append(waited)
-        admin.delete(f"/api/v1/namespaces/{namespace}/pods/{name}", {"gracePeriodSeconds": 0})
     print(
-        f"networked pod start over {len(starts)} pods: median {statistics.median(starts):.2f}s, "
-        f"worst {max(starts):.2f}s; of which waiting for the policy's rules: median "
-        f"{statistics.median(waits):.2f}s, worst {max(waits):.2f}s"
+        f"networked pod start: {summary(starts)}; of which waiting for the policy's rules: {summary(waits)}"
     )
+
+
+def test_default_pod_start(admin: KubeApi, namespace: str, kubelet: LocalKubelet, images: Images) -> None:
+    """The same on the default node (host network), for comparison; its pods keep 127.0.0.1."""
+    starts, ips = start_times(admin, namespace, kubelet, images.test_runner)
+    assert kubelet.network is None and set(ips) == {"127.0.0.1"} == {kubelet.host_ip}, ips
+    print(f"default pod start: {summary(starts)}")
