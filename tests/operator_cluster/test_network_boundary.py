@@ -51,7 +51,8 @@ GOOD = (
 )
 LISTEN_PORT = 8080
 START_PODS = 8
-REFUSED = "ECONNREFUSED"  # kube-router REJECTs with ICMP port unreachable: connect() fails at once
+REFUSED = ("ECONNREFUSED", "timeout")
+"""How a refused connection ends: ICMP port unreachable (kube-router's REJECT), or no answer at all."""
 
 
 @pytest.fixture(scope="module")
@@ -274,8 +275,11 @@ def test_an_answer_pod_reaches_the_gateway_through_its_sidecar_and_nothing_else(
     assert gateway.requests, "the gateway saw no call"
     # Allowed too: the gateway's own address and port (the policy's rule for the gateway URL's IP).
     assert found.pop("gateway") == "connected", found
-    # Refused by the policy, each reachable from the control pod.
-    assert found == dict.fromkeys(set(targets) - {"gateway"}, REFUSED), found
+    # Refused by the policy, each reachable from the control pod. kube-router REJECTs with ICMP port
+    # unreachable, which the kernel rate-limits per destination (a burst of 6, then one a second): a refusal
+    # past the burst shows as a connect that times out.
+    assert set(found) == set(targets) - {"gateway"}, found
+    assert all(outcome in REFUSED for outcome in found.values()), found
     # The judge pod is not held back: it logged the run to MLflow at the node's address.
     assert status["mlflow"]["logged"] is True, status["mlflow"]
     assert status["verdict"] == "Pass", status
