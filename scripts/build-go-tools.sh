@@ -11,8 +11,11 @@
 #                 Rancher's dynamic PersistentVolume provisioner, which makes the Evaluations' answer volumes
 #                 on the local control plane; its manifests (RBAC, default config) copied from the same
 #                 module version into local-path-provisioner-<key>/config/
+#   cni-plugins   the reference CNI plugins bridge, host-local and loopback, all three in one directory (the
+#                 CNI_PATH; the path printed is the bridge plugin's), for a networked local cluster
+#   kube-router   kube-router, of which a networked local cluster runs only the NetworkPolicy controller
 #
-# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all six)
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all eight)
 #   KSTATUS=$(scripts/build-go-tools.sh kstatus)
 # A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
@@ -24,7 +27,7 @@ if [[ -n "${ASSAY_NO_BUILDS:-}" ]]; then  # make test's first phase, which runs 
   exit 1
 fi
 
-ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner)
+ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
 mkdir -p "$cache"
@@ -39,6 +42,10 @@ package_of() {  # what `go build` builds in the tool's module
     kueue) echo sigs.k8s.io/kueue/cmd/kueue ;;
     syft) echo github.com/anchore/syft/cmd/syft ;;
     local-path-provisioner) echo github.com/rancher/local-path-provisioner ;;
+    cni-plugins) echo github.com/containernetworking/plugins/plugins/main/bridge \
+      github.com/containernetworking/plugins/plugins/ipam/host-local \
+      github.com/containernetworking/plugins/plugins/main/loopback ;;
+    kube-router) echo github.com/cloudnativelabs/kube-router/v2/cmd/kube-router ;;
     *) echo . ;;
   esac
 }
@@ -46,7 +53,23 @@ package_of() {  # what `go build` builds in the tool's module
 ldflags_of() {  # a release's version stamp, read from the helper module's go.mod
   case $1 in
     syft) echo "-X main.version=$(awk '$1 == "github.com/anchore/syft" { print $2; exit }' "$repo/tools/syft/go.mod")" ;;
+    kube-router) echo "-X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$(awk \
+      '$1 == "github.com/cloudnativelabs/kube-router/v2" { print $2; exit }' "$repo/tools/kube-router/go.mod")" ;;
     *) echo "" ;;
+  esac
+}
+
+binary_of() {  # the file printed (and checked for) in the tool's cache directory
+  case $1 in
+    cni-plugins) echo bridge ;;
+    *) echo "$1" ;;
+  esac
+}
+
+output_of() {  # go build -o: a directory when the tool is several programs
+  case $1 in
+    cni-plugins) echo "$2/" ;;
+    *) echo "$2/$1" ;;
   esac
 }
 
@@ -83,20 +106,21 @@ build_one() {
   key=$( (go env GOVERSION; cat "$dir"/go.mod "$dir"/go.sum; cat "$dir"/*.go 2>/dev/null || true
     printf '%s' "$(ldflags_of "$tool")") \
     | sha256sum | cut -c1-16)
-  local final="$cache/$tool-$key"
-  if [[ -x "$final/$tool" ]]; then
-    echo "$final/$tool"
+  local final="$cache/$tool-$key" binary
+  binary=$(binary_of "$tool")
+  if [[ -x "$final/$binary" ]]; then
+    echo "$final/$binary"
     return
   fi
   exec 9>"$cache/.lock-$tool-$key"
   flock 9
-  if [[ ! -x "$final/$tool" ]]; then
+  if [[ ! -x "$final/$binary" ]]; then
     local tmp start=$SECONDS
     tmp=$(mktemp -d "$cache/.build-$tool.XXXXXX")
     chmod 755 "$tmp"
     echo "building $tool into $final" >&2
     if ! (cd "$dir" && go build -p 2 -trimpath -tags "$(tags_of "$tool")" -ldflags "-s -w $(ldflags_of "$tool")" \
-      -o "$tmp/$tool" "$(package_of "$tool")") >&2; then
+      -o "$(output_of "$tool" "$tmp")" $(package_of "$tool")) >&2; then
       rm -rf "$tmp"
       return 1
     fi
@@ -105,7 +129,7 @@ build_one() {
     mv -T "$tmp" "$final"
   fi
   exec 9>&-
-  echo "$final/$tool"
+  echo "$final/$binary"
 }
 
 tools=("$@")

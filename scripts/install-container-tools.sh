@@ -2,12 +2,13 @@
 # Installs Debian's container tools for the project's images and the local kubelet's runc back end:
 # buildah (builds the images), mmdebstrap (bootstraps the Debian base when no UBI registry answers),
 # umoci (unpacks an image into a runc bundle's root filesystem), runc (runs the containers) and uidmap
-# (newuidmap, which mmdebstrap's unshare mode needs). Idempotent: does nothing when all are present. Runs
+# (newuidmap, which mmdebstrap's unshare mode needs); iptables and ipset, with which kube-router enforces
+# NetworkPolicy in a networked local cluster (dev/assay_dev/cluster/network.py). Idempotent: does nothing when all are present. Runs
 # apt-get as root, or through sudo when not root.
 set -euo pipefail
 
-tools=(buildah mmdebstrap umoci runc newuidmap catatonit)
-packages=(buildah mmdebstrap umoci runc uidmap catatonit)
+tools=(buildah mmdebstrap umoci runc newuidmap catatonit iptables ipset)
+packages=(buildah mmdebstrap umoci runc uidmap catatonit iptables ipset)
 
 missing=0
 for tool in "${tools[@]}"; do

@@ -2,7 +2,8 @@
 
 Starts etcd, kube-apiserver, kube-controller-manager, the local kubelet (pods run under runc from the
 images in the local store: `make images` builds Assay's) and the local-path provisioner (the default
-StorageClass; its helper pods use the runner image's base), prints the `export` lines for KUBECONFIG and PATH
+StorageClass; its helper pods use the runner image's base) — with `--networked`, pods on their own network and
+NetworkPolicy enforced (docs/runtime.md) — prints the `export` lines for KUBECONFIG and PATH
 (the built kubectl and helm), and runs until Ctrl-C.
 """
 
@@ -22,6 +23,12 @@ from .node import local_node
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m assay_dev.cluster", description=__doc__)
     parser.add_argument("--no-kubelet", action="store_true", help="do not run pods")
+    parser.add_argument(
+        "--networked",
+        action="store_true",
+        help="pods on their own network (10.88.0.0/16, in a node network namespace) with NetworkPolicy "
+        "enforced by kube-router (docs/runtime.md)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
 
@@ -33,7 +40,8 @@ def main() -> None:
         if not args.no_kubelet:
             from assay_dev.images import build
 
-            node.enter_context(local_node(plane, build.current(["runner"])[0].base_image))
+            base = build.current(["runner"])[0].base_image
+            node.enter_context(local_node(plane, base, networked=args.networked))
         print(f"# control plane up; logs in {plane.logs_dir}", file=sys.stderr)
         print(f"export KUBECONFIG={plane.kubeconfig}")
         print(f"export PATH={plane.bin_dir}:$PATH")

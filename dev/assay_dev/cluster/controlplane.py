@@ -30,6 +30,7 @@ from .certs import Certs, write_certs
 from .kubeapi import ApiError, Credentials, KubeApi
 from .kubeconfig import write_kubeconfig
 from .kubelet import LocalKubelet
+from .network import NodeNetwork, locate_plugins
 from .ports import free_port
 
 log = logging.getLogger(__name__)
@@ -388,17 +389,25 @@ class ControlPlane:
                     ) from error
             time.sleep(0.1)
 
-    def local_kubelet(self) -> LocalKubelet:
+    def local_kubelet(self, *, networked: bool = False) -> LocalKubelet:
         """A LocalKubelet (not started) for this control plane, with its own admin client. Pods get the
-        in-cluster variables pointing at this apiserver, so a pod with a token can reach it."""
+        in-cluster variables pointing at this apiserver, so a pod with a token can reach it.
+
+        `networked`: pods get network namespaces of their own on a bridge in a node network namespace
+        (network.py); the apiserver is then reached at the node's address, as a pod reaches a cluster's."""
+        network = NodeNetwork(self.work_dir / "kubelet", locate_plugins()) if networked else None
+        host = network.node_ip if network is not None else "127.0.0.1"
         service_env = {
-            "KUBERNETES_SERVICE_HOST": "127.0.0.1",
+            "KUBERNETES_SERVICE_HOST": host,
             "KUBERNETES_SERVICE_PORT": str(self.port),
             "KUBERNETES_SERVICE_PORT_HTTPS": str(self.port),
-            "KUBERNETES_PORT": f"tcp://127.0.0.1:{self.port}",
+            "KUBERNETES_PORT": f"tcp://{host}:{self.port}",
         }
         return LocalKubelet(
-            KubeApi(self.admin_credentials()), work_dir=self.work_dir / "kubelet", service_env=service_env
+            KubeApi(self.admin_credentials()),
+            work_dir=self.work_dir / "kubelet",
+            service_env=service_env,
+            network=network,
         )
 
     def logs_tail(self, lines: int = 20) -> str:

@@ -16,7 +16,11 @@ What it does, as kubelet does it:
 - on deletionTimestamp, SIGTERM then SIGKILL after the grace period, final status, then delete with
   grace 0 — what lets Job deadlines, garbage collection and namespace deletion finish.
 
-Pods share the host's network (loopback services stay reachable; no pod IPs). Faults for tests: `oom_kill`
+Pods share the host's network (loopback services stay reachable; no pod IPs), unless the kubelet is given
+a NodeNetwork (network.py; opt-in per cluster, `ControlPlane.local_kubelet(networked=True)`): then each
+pod but a hostNetwork one gets a network namespace of its own wired by the real CNI plugins, its podIP on
+the node's bridge and the Node's address as hostIP; with an enforcer (policy.py) beside it, a pod's
+containers start only once the enforcer's rules for it are in place. Faults for tests: `oom_kill`
 (SIGKILL reported as the OOM killer's), `evict`, and pulls that are slow or never end (`fault_pull`).
 Native sidecars (init containers with `restartPolicy: Always`) run beside the pod's other containers and are
 restarted when they exit (pod.py). Not covered: other restarts (a pod's restartPolicy behaves like Never),
@@ -36,7 +40,9 @@ from typing import Any
 
 from .images import PullFault
 from .kubeapi import ApiError, KubeApi, pods_path
+from .network import NodeNetwork
 from .pod import POD_IP, PodWorker, memory_bytes, now
+from .pod_host import Enforcer
 from .runtime import NodeRuntime
 from .volumes import MountError
 
@@ -57,8 +63,13 @@ class LocalKubelet:
         node_name: str = "assay-local-node",
         service_env: Mapping[str, str] | None = None,
         pull_faults: Mapping[str, PullFault] | None = None,
+        network: NodeNetwork | None = None,
     ) -> None:
         self.api = api
+        self.network = network
+        self.enforcer: Enforcer | None = None
+        """Set once a NetworkPolicy enforcer runs for this (networked) node; pods started then wait for it."""
+        self.host_ip = network.node_ip if network is not None else POD_IP
         self.node_name = node_name
         self.work_dir = work_dir
         self.service_env = dict(service_env or {})
@@ -88,6 +99,8 @@ class LocalKubelet:
     def start(self) -> None:
         self.work_dir.mkdir(parents=True, exist_ok=True)
         self.runtime.start()
+        if self.network is not None:
+            self.network.start()
         self._register_node()
         self._thread = threading.Thread(target=self._watch_loop, name="local-kubelet", daemon=True)
         self._thread.start()
@@ -106,6 +119,8 @@ class LocalKubelet:
         if self._thread is not None:
             self._thread.join(10)
         self.runtime.stop()
+        if self.network is not None:
+            self.network.stop()
 
     def log_path(self, namespace: str, name: str, container: str | None = None) -> Path:
         """The file holding a container's stdout and stderr (the first container by default)."""
@@ -129,6 +144,10 @@ class LocalKubelet:
 
     def is_running(self, namespace: str, name: str) -> bool:
         return self._worker(namespace, name).running()
+
+    def rules_wait(self, namespace: str, name: str) -> float | None:
+        """On a networked node with an enforcer: how long the pod waited for its rules (None: not yet)."""
+        return self._worker(namespace, name).rules_wait
 
     # --- internals ----------------------------------------------------------------------------------
 
@@ -166,7 +185,7 @@ class LocalKubelet:
             "capacity": self.allocatable,
             "allocatable": self.allocatable,
             "addresses": [
-                {"type": "InternalIP", "address": POD_IP},
+                {"type": "InternalIP", "address": self.host_ip},
                 {"type": "Hostname", "address": self.node_name},
             ],
             "conditions": [
@@ -281,6 +300,12 @@ class LocalKubelet:
 
     def persistent_volume_claim(self, namespace: str, name: str) -> Obj | None:
         return self._get_or_none(f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}")
+
+    def network_policies(self, namespace: str) -> list[Obj]:
+        items: list[Obj] = self.api.get(f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies")[
+            "items"
+        ]
+        return items
 
     def persistent_volume(self, name: str) -> Obj | None:
         return self._get_or_none(f"/api/v1/persistentvolumes/{name}")

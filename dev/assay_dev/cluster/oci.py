@@ -3,8 +3,9 @@
 A pod is a sandbox process (catatonit -P, Kubernetes' "pause") that holds the pod's IPC and UTS namespaces
 (and its PID namespace, which containers join only under shareProcessNamespace), and containers that join
 them; each container has its own PID (by default), mount and cgroup namespaces and its image's root
-filesystem. There is no network namespace: pods share the host's network (the node runs on loopback; see
-docs/runtime.md). What a container gets, as CRI-O gives it: its own /proc, a private /dev with the default
+filesystem. There is no network namespace (pods share the host's network: the node runs on loopback; see
+docs/runtime.md), except on a networked node (network.py), whose pods join the one it made for them.
+What a container gets, as CRI-O gives it: its own /proc, a private /dev with the default
 devices, /sys and the cgroup tree read-only, CRI-O's masked and read-only /proc and /sys paths, its
 volumes as bind mounts, the capability set and seccomp profile of its securityContext, no_new_privs when
 escalation is off, and cgroup v1 limits.
@@ -73,7 +74,8 @@ class ContainerSpec:
     seccomp: Obj | None = None
     mounts: Sequence[Mount] = ()
     namespace_paths: Mapping[str, str] = field(default_factory=dict)
-    """type -> /proc/PID/ns/TYPE of the sandbox to join; the others are new."""
+    """type -> /proc/PID/ns/TYPE of the sandbox to join; the others are new. "network" (a networked node's
+    pod namespace, /run/netns/...) is joined when given, else the host's is kept."""
     hostname: str | None = None
     """Only for the sandbox: containers joining its UTS namespace inherit the name."""
 
@@ -134,6 +136,8 @@ def runtime_spec(spec: ContainerSpec) -> Obj:
     for kind in (*POD_NAMESPACES, "mount", "cgroup"):
         path = spec.namespace_paths.get(kind)
         namespaces.append({"type": kind, "path": path} if path else {"type": kind})
+    if "network" in spec.namespace_paths:  # a networked node's pod: its sandbox and containers join it
+        namespaces.append({"type": "network", "path": spec.namespace_paths["network"]})
     linux: Obj = {
         "namespaces": namespaces,
         "cgroupsPath": spec.cgroups_path,

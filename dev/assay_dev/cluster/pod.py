@@ -38,6 +38,7 @@ from assay_dev.images.buildah import BuildahError
 from . import oci, resources, waiting
 from .images import PulledImage, UnknownImage, pull
 from .kubeapi import ApiError, pods_path
+from .network import NetworkError, PodNetwork
 from .pod_host import PodHost
 from .podspec import (
     ConfigError,
@@ -162,6 +163,11 @@ class PodWorker:
         self.pod_message: str | None = None
         self.extra_conditions: list[Obj] = []
         self.sandbox: PodSandbox | None = None
+        self.networked = kubelet.network is not None and not spec.get("hostNetwork")
+        """On a networked node, a pod has a network namespace of its own (unless hostNetwork)."""
+        self.pod_network: PodNetwork | None = None
+        self.rules_wait: float | None = None
+        """Seconds the pod waited for the enforcer's rules before its containers started."""
         self._deletion = threading.Event()
         self._gone = threading.Event()
         self._wake = threading.Event()
@@ -271,6 +277,11 @@ class PodWorker:
                 log.exception(
                     "local kubelet: removing pod %s/%s's containers failed", self.namespace, self.name
                 )
+        if self.pod_network is not None and self.kubelet.network is not None:
+            try:
+                self.kubelet.network.remove_pod(self.uid)
+            except NetworkError:
+                log.exception("local kubelet: removing pod %s/%s's network failed", self.namespace, self.name)
         if self._gone.is_set():
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -297,7 +308,7 @@ class PodWorker:
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         self._write_status()
         sources = self._prepare()
-        if sources is not None and self._start_sandbox():
+        if sources is not None and self._wire_network() and self._start_sandbox():
             self._sources = sources
             init = [c for c in self.containers if c.init]
             regular = [c for c in self.containers if not c.init]
@@ -368,11 +379,51 @@ class PodWorker:
                 self._sleep(1.0)
         return None
 
-    def _start_sandbox(self) -> bool:
-        """The pod's sandbox; False when the pod is deleted or evicted before it could start."""
+    def _wire_network(self) -> bool:
+        """On a networked node: the pod's network namespace, wired, its IP in the status; then, with an
+        enforcer, wait until its rules for the pod are in place (so no container runs before its policy is
+        enforced). False when the pod is deleted or evicted first."""
+        if not self.networked:
+            return True
+        network = self.kubelet.network
+        assert network is not None
+        while self.pod_network is None:
+            self._check_stop()
+            if self._interrupted():
+                return False
+            try:
+                self.pod_network = network.add_pod(self.uid, self.namespace, self.name)
+            except NetworkError as error:
+                self._set_waiting("ContainerCreating", f"failed to set up the pod's network: {error}")
+                self._sleep(1.0)
+        self._write_status()  # the podIP the enforcer selects the pod by
+        enforcer = self.kubelet.enforcer
+        if enforcer is None:
+            return True
+        started = time.monotonic()
         while not self._interrupted():
             self._check_stop()
-            sandbox = self.kubelet.runtime.sandbox(self.uid, self.dir, pod_hostname(self.pod))
+            with self._lock:
+                pod = self.pod
+            if enforcer.rules_ready(pod, self.pod_network.ip, self.kubelet.network_policies(self.namespace)):
+                self.rules_wait = time.monotonic() - started
+                log.info(
+                    "local kubelet: pod %s/%s's network rules in place after %.2fs",
+                    self.namespace,
+                    self.name,
+                    self.rules_wait,
+                )
+                return True
+            self._wake.wait(0.05)
+            self._wake.clear()
+        return False
+
+    def _start_sandbox(self) -> bool:
+        """The pod's sandbox; False when the pod is deleted or evicted before it could start."""
+        netns = self.pod_network.netns if self.pod_network is not None else None
+        while not self._interrupted():
+            self._check_stop()
+            sandbox = self.kubelet.runtime.sandbox(self.uid, self.dir, pod_hostname(self.pod), netns)
             self.sandbox = sandbox
             try:
                 sandbox.start()
@@ -645,12 +696,13 @@ class PodWorker:
             _condition("Ready", ready, None if ready else reason_not_ready),
             *self.extra_conditions,
         ]
+        host_ip = self.kubelet.host_ip
+        pod_ip = host_ip if not self.networked else self.pod_network.ip if self.pod_network else None
         status: Obj = {
             "phase": self.phase,
-            "hostIP": POD_IP,
-            "hostIPs": [{"ip": POD_IP}],
-            "podIP": POD_IP,
-            "podIPs": [{"ip": POD_IP}],
+            "hostIP": host_ip,
+            "hostIPs": [{"ip": host_ip}],
+            **({"podIP": pod_ip, "podIPs": [{"ip": pod_ip}]} if pod_ip else {}),
             "startTime": self.start_time,
             "qosClass": resources.qos_class(self.pod),
             "conditions": conditions,

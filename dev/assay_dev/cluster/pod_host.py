@@ -7,13 +7,22 @@ worker names this Protocol rather than the kubelet's class, so the two files do 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
 from .images import PullFault
 from .kubeapi import KubeApi
+from .network import NodeNetwork
 from .podspec import Obj, ObjectSource
 from .runtime import NodeRuntime
+
+
+class Enforcer(Protocol):
+    """What enforces NetworkPolicy on a networked node (policy.py)."""
+
+    def rules_ready(self, pod: Obj, ip: str, policies: Iterable[Obj]) -> bool:
+        """Whether the pod's packets already go through every policy in `policies` that selects it."""
 
 
 class PodHost(ObjectSource, Protocol):
@@ -29,6 +38,13 @@ class PodHost(ObjectSource, Protocol):
     allocatable: dict[str, str]
     stopping: threading.Event
     """Set when the node is stopping: every worker ends."""
+    network: NodeNetwork | None
+    """A networked node's network (pods get namespaces of their own); None: pods share the host's."""
+    enforcer: Enforcer | None
+    host_ip: str
+
+    def network_policies(self, namespace: str) -> list[Obj]:
+        """The NetworkPolicies of `namespace`, as the apiserver has them now."""
 
     def confirm_deletion(self, pod: Obj) -> None:
         """Delete the pod for good (grace period 0), as a kubelet does once its containers are gone."""

@@ -197,8 +197,8 @@ class NodeRuntime:
         path = f"/{CGROUP_PARENT}/{self.id}/pod{pod_uid}"
         return f"{path}/{name}" if name else path
 
-    def sandbox(self, pod_uid: str, pod_dir: Path, hostname: str) -> PodSandbox:
-        return PodSandbox(self, pod_uid, pod_dir, hostname)
+    def sandbox(self, pod_uid: str, pod_dir: Path, hostname: str, netns: Path | None = None) -> PodSandbox:
+        return PodSandbox(self, pod_uid, pod_dir, hostname, netns)
 
 
 def _runc_id(pod_uid: str, name: str) -> str:
@@ -206,8 +206,12 @@ def _runc_id(pod_uid: str, name: str) -> str:
 
 
 class PodSandbox:
-    def __init__(self, node: NodeRuntime, pod_uid: str, pod_dir: Path, hostname: str) -> None:
+    def __init__(
+        self, node: NodeRuntime, pod_uid: str, pod_dir: Path, hostname: str, netns: Path | None = None
+    ) -> None:
         self.node = node
+        self.netns = netns
+        """The pod's network namespace on a networked node (network.py); None: the host's network."""
         self.pod_uid = pod_uid
         self.dir = pod_dir / "runtime"
         self.hostname = hostname
@@ -238,14 +242,18 @@ class PodSandbox:
             resources=resources.linux_resources({}, 16, self.node.swap_accounted),
             seccomp=runtime_default(()),
             hostname=self.hostname,
+            namespace_paths=self._network(),
         )
         bundle = self.dir / "sandbox"
         self.node.runc.write_bundle(bundle, oci.runtime_spec(spec))
         self.pid = self.node.runc.run_detached(self.id, bundle, bundle / "runc.log")
 
+    def _network(self) -> dict[str, str]:
+        return {"network": str(self.netns)} if self.netns is not None else {}
+
     def namespace_paths(self, share_pid: bool) -> dict[str, str]:
         kinds = [kind for kind in oci.POD_NAMESPACES if share_pid or kind != "pid"]
-        return {kind: f"/proc/{self.pid}/ns/{kind}" for kind in kinds}
+        return {**{kind: f"/proc/{self.pid}/ns/{kind}" for kind in kinds}, **self._network()}
 
     def host_mounts(self) -> list[oci.Mount]:
         mounts = [oci.Mount(str(self.dir / "hostname"), "/etc/hostname", read_only=True)]
