@@ -70,10 +70,14 @@ class CellPool:
         slots: int,
         keep_workspaces: bool,
         collector: Schedule = SCHEDULE,
+        warm: Sequence[Callable[[], object]] = (),
     ) -> None:
         """`order` is the queue: cells start in this order, and their workspaces are made in it. Opening the
-        pool ends start-up on `collector` (the process's schedule)."""
+        pool ends start-up on `collector` (the process's schedule). `warm`: slow first-use work of the
+        cells' later steps (the code judge's workers), done on the checking thread once the first agents
+        run (`run.warmup`)."""
         self.collector = collector
+        self.warm = list(warm)
         self.workspaces = workspaces
         self.order = list(order)
         self.slots = slots
@@ -93,7 +97,9 @@ class CellPool:
             self.workspaces, self.order, ahead=self.slots, executor=self._making
         )
         self._preparing = asyncio.create_task(
-            prepare_rest(self._first_wave, self._checking, background=[self.workspaces.reference]),
+            prepare_rest(
+                self._first_wave, self._checking, background=[self.workspaces.reference, *self.warm]
+            ),
             name="prepare the rest of the run",
         )
         return self
