@@ -158,8 +158,10 @@ def memory_v1_folder() -> Path | None:
 class CellGroup:
     """One cell's cgroup."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, then: Callable[[], bool] | None = None) -> None:
+        """`then`: the mover's next job after this group's move (the next cell's group, made ahead)."""
         self.folder = folder
+        self._then = then
 
     def add_soon(self, pid: int) -> Future[bool]:
         """`add` for a child of this process not yet reaped, on the mover's thread (`MOVER`): the caller goes
@@ -172,7 +174,10 @@ class CellGroup:
             done: Future[bool] = Future()
             done.set_result(False)
             return done
-        return MOVER.submit(partial(self._add_held, pidfd, pid))
+        moved = MOVER.submit(partial(self._add_held, pidfd, pid))
+        if self._then is not None:
+            MOVER.submit(self._then)
+        return moved
 
     def _add_held(self, pidfd: int, pid: int) -> bool:
         try:
@@ -304,8 +309,9 @@ class CellGroups:
         if run is None:
             return None
         folder = self._ahead.popleft() if self._ahead else _made(run)
-        MOVER.submit(partial(self._make_ahead, run))
-        return CellGroup(folder) if folder is not None else None
+        # The next cell's is made after this one's agent is moved: the mover (and its thread's start, for
+        # the first cell) waits until the agent has started.
+        return CellGroup(folder, partial(self._make_ahead, run)) if folder is not None else None
 
     def _make_ahead(self, run: Path) -> bool:
         if self._run != run:  # reset meanwhile (tests): the folder would belong to no run
