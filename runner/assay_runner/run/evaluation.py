@@ -39,7 +39,7 @@ async def run_evaluation(prepared: Prepared, control: Control, resume: Result | 
             judges = build_judges(prepared.suite, access.client, config.judge_model)
             step = JudgeStep(judges)
             # The code judge's workers for the first cells, which end together: started while they run.
-            warm = [partial(warm_judges, judges, config.concurrency)]
+            warm = [partial(warm_judges, judges, min(config.concurrency, len(order)))]
             ran = await answer_cells(prepared, access, control, lambda _pool: step.judge, order, warm=warm)
         finally:
             end_judges(judges)  # their workers end while the verdict is computed, and are reaped after it
