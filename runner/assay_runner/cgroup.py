@@ -99,13 +99,9 @@ def oom_kills() -> int | None:
     """How many processes the kernel's out-of-memory killer has ended in the runner's memory cgroup and
     below it; None where no count can be read. cgroup v2: `oom_kill` in `memory.events` (which counts the
     subtree); v1: `oom_kill` in `memory.oom_control` (Linux 4.13+). Read-only: a container that may not
-    write its cgroup still shows the count. Read before and after every agent: where the count is kept is
-    found once per cgroup the runner is in (`_counters`), and each call reads only the count."""
-    try:
-        membership = Path("/proc/self/cgroup").read_text()
-    except OSError:
-        return None
-    for counts in _counters(membership):
+    write its cgroup still shows the count. Read before and after every agent, so where the count is kept is
+    found once (`_counters`) and each call reads only the count."""
+    for counts in _counters():
         try:
             lines = counts.read_text().splitlines()
         except OSError:
@@ -118,10 +114,11 @@ def oom_kills() -> int | None:
 
 
 @functools.cache
-def _counters(membership: str) -> tuple[Path, ...]:
-    """The files that may hold the OOM-kill count for the cgroups `membership` (/proc/self/cgroup's text)
-    names, in the order `oom_kills` reads them. Finding them reads /proc/self/mountinfo and resolves paths,
-    about a millisecond on a host with a v1 memory hierarchy, which was paid before every agent's start."""
+def _counters() -> tuple[Path, ...]:
+    """The files that may hold the runner's OOM-kill count, in the order `oom_kills` reads them: those of
+    the cgroups the runner is in, which do not change while it runs (its pod's container, its service).
+    Finding them reads /proc/self/cgroup, which waits for the kernel's cgroup lock (behind any migration
+    under way on the host, milliseconds), and /proc/self/mountinfo: it was done before every agent's start."""
     found = [(_memory_v2(), "memory.events"), (memory_v1_folder(), "memory.oom_control")]
     return tuple(folder / counts for folder, counts in found if folder is not None)
 
