@@ -12,7 +12,8 @@ from process start to exit. Printed figures:
 - handover: the median time from an agent's end stamp to the next agent's start stamp in the slot it freed
   (noticing the exit, starting the next process, and the agent program's own start);
 - tail: from the last agent's end stamp to the command's exit (its judging, result.json, report, exit);
-- CPU seconds of the runner and its agents, per ticket; peak memory (max RSS) of the runner.
+- CPU seconds of the runner and its agents, per ticket; peak memory (max RSS) of the runner;
+- the machine's 1-minute load average at the start and at the end (the figures move with it).
 Each figure is the median of `--runs` runs (default 5): these machines are noisy.
 The agents run in the cell's Landlock sandbox (assay_runner.sandbox), as in any run on a kernel that has
 it. `--sandbox both` (the default there) also runs each size without it (ASSAY_LANDLOCK_ABI_MAX=0), the runs
@@ -220,6 +221,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     compile_sources()
+    load_before = os.getloadavg()
     modes = {"both": [True, False], "on": [True], "off": [False]}[args.sandbox]
     print(
         f"{'tickets':>7} {'wall s':>7} {'ideal s':>7} {'wall/ideal':>10} {'to 1st agent s':>14} "
@@ -262,6 +264,8 @@ def main() -> int:
     # Interpreter builds differ by tens of milliseconds of start-up (a distribution's optimised build against
     # a plain source build), so every figure above names the one it ran on.
     print(f"python: {platform.python_version()} at {Path(sys.executable).resolve()}")
+    # These figures move with the machine's other work: the 1-minute load at the start and at the end.
+    print(f"load (1 min): {load_before[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
     for tickets, (ratio, floor) in zip(args.tickets, ratios, strict=True):
         print(f"{tickets:>7} tickets: floor {floor:.3f} s, to 1st agent / floor {ratio:.2f}")
     for line in costs:  # "off" rows: the same runs with the agents unconfined (ASSAY_LANDLOCK_ABI_MAX=0)

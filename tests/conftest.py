@@ -56,6 +56,7 @@ IMAGES: dict[str, ClusterImages] = {}
 PROCESS_SINGLETONS: tuple[tuple[str, str], ...] = (
     ("assay_runner.processes", "OWN"),
     ("assay_runner.processes", "CONTAINMENT"),
+    ("assay_runner.cgroup", "MOVER"),
     ("assay_runner.cgroup", "CELL_GROUPS"),
     ("assay_runner.collector", "SCHEDULE"),
     ("assay_runner.judges.threads", "JUDGE_THREADS"),
@@ -71,6 +72,7 @@ test_singletons.py keeps the list complete)."""
 PROCESS_CACHES: tuple[tuple[str, str], ...] = (
     ("assay_runner.processes", "lists_children"),
     ("assay_runner.processes", "_pidfds_work"),
+    ("assay_runner.cgroup", "_counters"),
     ("assay_operator.startup", "settings"),
     ("assay_operator.kube", "api_client"),
 )

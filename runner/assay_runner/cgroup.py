@@ -8,7 +8,9 @@ group of its own below the runner's (`assay-run-<pid>-<random>`) and each cell o
 missing, and the cells are ended as before (`processes`: their process tree and the strays, through
 pidfds); each cell's record says which (`containment`).
 
-The runner moves the agent into its group right after starting it: an agent that exits first is not moved
+The runner moves the agent into its group right after starting it (on a thread of its own, `MOVER`: the
+write waits for the kernel's migration, milliseconds the event loop spends starting other agents meanwhile;
+the cell awaits the move before it is ended): an agent that exits first is not moved
 (its cell says `pidfd-tree`), and a process it forked before the move is outside the group — still below
 the agent or a stray of the runner's, which the pidfd sweep that follows `cgroup.kill` kills. Only the
 `assay` command uses cgroups (`processes.CONTAINMENT`): a program that calls `main()` in-process may not
@@ -20,12 +22,20 @@ want its children's cgroups changed.
 from __future__ import annotations
 
 import atexit
+import collections
 import contextlib
+import functools
 import os
+import queue
 import secrets
 import select
 import signal
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from functools import partial
 from pathlib import Path
 
 from assay_runner.processes import CONTAINMENT, KILL_WAIT_SECONDS
@@ -89,12 +99,11 @@ def oom_kills() -> int | None:
     """How many processes the kernel's out-of-memory killer has ended in the runner's memory cgroup and
     below it; None where no count can be read. cgroup v2: `oom_kill` in `memory.events` (which counts the
     subtree); v1: `oom_kill` in `memory.oom_control` (Linux 4.13+). Read-only: a container that may not
-    write its cgroup still shows the count."""
-    for folder, counts in (_memory_v2(), "memory.events"), (memory_v1_folder(), "memory.oom_control"):
-        if folder is None:
-            continue
+    write its cgroup still shows the count. Read before and after every agent, so where the count is kept is
+    found once (`_counters`) and each call reads only the count."""
+    for counts in _counters():
         try:
-            lines = (folder / counts).read_text().splitlines()
+            lines = counts.read_text().splitlines()
         except OSError:
             continue
         for line in lines:
@@ -102,6 +111,16 @@ def oom_kills() -> int | None:
             if name == "oom_kill" and count.strip().isdigit():
                 return int(count)
     return None
+
+
+@functools.cache
+def _counters() -> tuple[Path, ...]:
+    """The files that may hold the runner's OOM-kill count, in the order `oom_kills` reads them: those of
+    the cgroups the runner is in, which do not change while it runs (its pod's container, its service).
+    Finding them reads /proc/self/cgroup, which waits for the kernel's cgroup lock (behind any migration
+    under way on the host, milliseconds), and /proc/self/mountinfo: it was done before every agent's start."""
+    found = [(_memory_v2(), "memory.events"), (memory_v1_folder(), "memory.oom_control")]
+    return tuple(folder / counts for folder, counts in found if folder is not None)
 
 
 def _memory_v2() -> Path | None:
@@ -136,11 +155,40 @@ def memory_v1_folder() -> Path | None:
 class CellGroup:
     """One cell's cgroup."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, then: Callable[[], bool] | None = None) -> None:
+        """`then`: the mover's next job after this group's move (the next cell's group, made ahead)."""
         self.folder = folder
+        self._then = then
+
+    def add_soon(self, pid: int) -> Future[bool]:
+        """`add` for a child of this process not yet reaped, on the mover's thread (`MOVER`): the caller goes
+        on at once and awaits the outcome before it ends the cell. The child may be reaped meanwhile and its
+        pid taken by another process: a pidfd opened now holds the child itself, and the pid is written
+        only while the pidfd shows it not reaped."""
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:  # gone already
+            done: Future[bool] = Future()
+            done.set_result(False)
+            return done
+        moved = MOVER.submit(partial(self._add_held, pidfd, pid))
+        if self._then is not None:
+            MOVER.submit(self._then)
+        return moved
+
+    def _add_held(self, pidfd: int, pid: int) -> bool:
+        try:
+            signal.pidfd_send_signal(pidfd, 0)  # ESRCH once reaped; a zombie not yet reaped still counts
+        except OSError:
+            return False
+        finally:
+            os.close(pidfd)
+        return self.add(pid)
 
     def add(self, pid: int) -> bool:
-        """Move `pid` into the group; False when it cannot be (then the pidfd sweep ends it)."""
+        """Move `pid` into the group; False when it cannot be (then the pidfd sweep ends it). The write
+        waits for the kernel's cgroup migration, 5-16 ms measured here (it waits out an RCU grace period),
+        so `run_process` has it done on a thread (`add_soon`) instead of blocking the event loop."""
         try:
             (self.folder / "cgroup.procs").write_text(f"{pid}\n")
         except OSError:
@@ -174,8 +222,17 @@ class CellGroup:
             return False
         finally:
             os.close(events)
-        with contextlib.suppress(OSError):
+        # Empty: the cell is over. Removing the folder waits for any migration under way (another cell's
+        # agent being moved into its group holds the kernel's cgroup lock for milliseconds), so the mover
+        # removes it, after the moves asked before; what is left at exit, `_remove` removes.
+        MOVER.submit(self._removed)
+        return True
+
+    def _removed(self) -> bool:
+        try:
             self.folder.rmdir()
+        except OSError:
+            return False
         return True
 
     def _kill_listed(self) -> None:
@@ -209,12 +266,14 @@ class CellGroups:
     def __init__(self) -> None:
         self._run: Path | None = None
         self._tried = False
+        self._ahead: collections.deque[Path] = collections.deque()
 
     def reset(self) -> None:
         """Decide again on first use, as a fresh process does (tests): an earlier run group is left to its
         exit handler."""
         self._run = None
         self._tried = False
+        self._ahead.clear()
 
     def _run_group(self) -> Path | None:
         if self._tried:
@@ -240,16 +299,34 @@ class CellGroups:
         return folder
 
     def cell(self) -> CellGroup | None:
-        """A new, empty group for one cell, or None where cells get none."""
+        """A new, empty group for one cell, or None where cells get none. Made ahead by the mover, one cell
+        ahead: making a folder waits for any migration under way (`CellGroup.kill`), and this is called right
+        before an agent starts."""
         run = self._run_group()
         if run is None:
             return None
-        folder = run / f"cell-{secrets.token_hex(6)}"
-        try:
-            folder.mkdir()
-        except OSError:
-            return None
-        return CellGroup(folder)
+        folder = self._ahead.popleft() if self._ahead else _made(run)
+        # The next cell's is made after this one's agent is moved: the mover (and its thread's start, for
+        # the first cell) waits until the agent has started.
+        return CellGroup(folder, partial(self._make_ahead, run)) if folder is not None else None
+
+    def _make_ahead(self, run: Path) -> bool:
+        if self._run != run:  # reset meanwhile (tests): the folder would belong to no run
+            return False
+        folder = _made(run)
+        if folder is not None:
+            self._ahead.append(folder)
+        return folder is not None
+
+
+def _made(run: Path) -> Path | None:
+    """A new, empty cell group in the run's group (None: it cannot be made)."""
+    folder = run / f"cell-{secrets.token_hex(6)}"
+    try:
+        folder.mkdir()
+    except OSError:
+        return None
+    return folder
 
 
 def _remove_stale(parent: Path) -> None:
@@ -263,7 +340,9 @@ def _remove_stale(parent: Path) -> None:
 
 
 def _remove(run: Path) -> None:
-    """At exit: the run's group and any cell group left in it (each empty by then, or it stays)."""
+    """At exit: the run's group and any cell group left in it (each empty by then, or it stays), once the
+    mover has done what it was asked (a group it is making would keep the run's)."""
+    MOVER.wait_idle(KILL_WAIT_SECONDS)
     with contextlib.suppress(OSError):
         for cell in run.iterdir():
             if cell.is_dir():
@@ -272,4 +351,49 @@ def _remove(run: Path) -> None:
         run.rmdir()
 
 
+class Mover:
+    """One daemon thread that moves agents into their cells' groups, in the order asked. A daemon: it
+    holds no state a process exit must wait for (each move is awaited by its cell before the cell ends),
+    and `assay` may end without joining it."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], bool], Future[bool]]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, move: Callable[[], bool]) -> Future[bool]:
+        moved: Future[bool] = Future()
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._work, name="assay-cgroup-mover", daemon=True)
+                self._thread.start()
+        self._jobs.put((move, moved))
+        return moved
+
+    def reset(self) -> None:
+        """As a fresh process has it (tests): what was asked is done first, the thread stays for the next."""
+        self.wait_idle(KILL_WAIT_SECONDS)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until every job asked so far is done (False: not within `timeout`)."""
+        if self._thread is None or not self._thread.is_alive():
+            return True
+        try:
+            self.submit(lambda: True).result(timeout)
+        except FutureTimeout:
+            return False
+        return True
+
+    def _work(self) -> None:
+        while True:
+            move, moved = self._jobs.get()
+            if not moved.set_running_or_notify_cancel():
+                continue
+            try:
+                moved.set_result(move())
+            except BaseException as error:  # reported to the cell that waits for it
+                moved.set_exception(error)
+
+
+MOVER = Mover()
 CELL_GROUPS = CellGroups()

@@ -19,6 +19,7 @@ import contextlib
 import json
 import os
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,51 @@ def test_a_sandboxed_cells_daemon_is_ended_with_it(
     assert record["exitCode"] == 0, record  # the daemon was ready before its cell ended (test set-up)
     assert record["containment"] == containment
     assert record["isolation"]["filesystem"] is True, record  # it ran in the sandbox
+
+
+def test_an_agent_is_moved_into_its_cells_group_only_while_it_is_not_reaped() -> None:
+    """The move runs on the mover's thread while the loop goes on, so the agent may be reaped first and its
+    pid taken by another process: the pid is written only while a pidfd opened at the spawn shows the
+    child not reaped. A live child is moved (its /proc/<pid>/cgroup names the cell's group); a reaped one
+    is not, and its pid is never written."""
+    from assay_runner.cgroup import CELL_GROUPS, MOVER
+    from assay_runner.processes import CONTAINMENT
+
+    if own_group() is None:
+        pytest.skip("this machine delegates no cgroup v2 folder to its processes")
+    CONTAINMENT.owner = True
+    CONTAINMENT.contain()
+    live = subprocess.Popen(["sleep", "30"])
+    group = CELL_GROUPS.cell()
+    assert group is not None
+    try:
+        assert group.add_soon(live.pid).result(timeout=30)
+        assert Path(f"/proc/{live.pid}/cgroup").read_text().strip().endswith("/" + group.folder.name)
+    finally:
+        live.kill()
+        live.wait()
+    assert group.kill()
+    other = CELL_GROUPS.cell()
+    assert other is not None
+    held = threading.Event()
+    MOVER.submit(lambda: held.wait(30))  # the mover busy: the move waits behind it
+    child = subprocess.Popen(["sleep", "30"])
+    moving = other.add_soon(child.pid)
+    child.kill()
+    child.wait()  # reaped before its move runs
+    held.set()
+    assert moving.result(timeout=30) is False
+    # Its pid taken by another process meanwhile (made so here: a pidfd of the reaped child, the pid of a
+    # live one): that process is not moved, and ending the cell's group cannot kill it.
+    bystander = subprocess.Popen(["sleep", "30"])
+    gone = subprocess.Popen(["true"])
+    pidfd = os.pidfd_open(gone.pid)
+    gone.wait()
+    try:
+        assert other._add_held(pidfd, bystander.pid) is False
+        assert (other.folder / "cgroup.procs").read_text() == ""
+        assert other.kill()
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()

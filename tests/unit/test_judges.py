@@ -290,3 +290,33 @@ def test_ending_the_judges_kills_the_workers_at_once_and_closing_reaps_them() ->
     close_judges([exit_judge, judge])
     assert worker.process.returncode == -signal.SIGKILL
     assert judge._ending == []
+
+
+def test_warmed_workers_judge_the_first_cells_and_are_closed_like_the_others() -> None:
+    """`warm_judges` starts a code judge's workers ahead (while a run's first agents run): the cells judged
+    next use them, and no more are started; a judge that does not compile starts one, which says so."""
+    import concurrent.futures
+
+    from assay_runner.judges import close_judges, warm_judges
+
+    judge = code_judge("import time; time.sleep(0.2); return 1.0")
+    warm_judges([exit_judge, judge], 2)
+    warmed = {worker.process.pid for worker in judge._idle}
+    assert len(warmed) == 2 and all(worker.process.poll() is None for worker in judge._idle)
+    warm_judges([judge], 2)  # already there: none started
+    assert {worker.process.pid for worker in judge._idle} == warmed
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        verdicts = list(pool.map(judge.judge, [case("an answer")] * 2))
+    assert [v.score for v in verdicts] == [1.0] * 2
+    assert {worker.process.pid for worker in judge._idle} == warmed
+    workers = [worker.process for worker in judge._idle]
+    close_judges([judge])
+    assert all(process.returncode is not None for process in workers)
+
+    broken = code_judge("return 1.0")
+    broken._setup = {**(broken._setup or {}), "code": "return ("}
+    warm_judges([broken], 3)
+    assert len(broken._idle) == 1
+    verdict = broken.judge(case("an answer"))
+    assert verdict.error is not None and "does not compile" in verdict.error
+    close_judges([broken])

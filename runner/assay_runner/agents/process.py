@@ -182,9 +182,9 @@ async def run_process(
             return ProcessResult(
                 127, "", f"cannot start {argv[0]!r}: {exc}", time.monotonic() - started, False
             )
-        if group is not None and not group.add(process.pid):
-            group.kill()
-            group = None
+        # Into the cell's group on the mover's thread: the write waits for the kernel (milliseconds), and the
+        # loop has other agents to start meanwhile. Awaited before anything ends the cell (`_joined`).
+        moving = asyncio.wrap_future(group.add_soon(process.pid)) if group is not None else None
         stamps = _Stamps([])
         pump = None
         if stamp_lines:
@@ -196,14 +196,17 @@ async def run_process(
                 await process.wait()
         except TimeoutError:
             timed_out = True
+            group = await _joined(group, moving)
             await _terminate(process)
         except asyncio.CancelledError:
+            group = await _joined(group, moving)
             await _terminate(process)
             _end_everything_it_started(process, group)
             if pump is not None:
                 pump.cancel()
             raise
         wall_seconds = time.monotonic() - started
+        group = await _joined(group, moving)
         containment = _end_everything_it_started(process, group)
         if pump is not None:
             await _drain(pump)  # after the kill: nothing is left to hold the pipe open
@@ -215,6 +218,18 @@ async def run_process(
         return ProcessResult(
             exit_code, out, _tail(stderr), wall_seconds, timed_out, times, containment, out_of_memory
         )
+
+
+async def _joined(group: CellGroup | None, moving: asyncio.Future[bool] | None) -> CellGroup | None:
+    """The cell's group once the agent's move into it is over, so that ending the group ends what is in
+    it; None when the agent could not be moved (it exited first, say): the group, empty, is removed, and
+    the cell is ended the other ways (`_end_everything_it_started`)."""
+    if group is None or moving is None:
+        return group
+    if await moving:
+        return group
+    group.kill()
+    return None
 
 
 async def _drain(pump: asyncio.Future[None]) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from assay_runner.judges.base import AsyncJudge, Case, Closable, Judge
+from assay_runner.judges.base import AsyncJudge, Case, Closable, Judge, Warmable
 from assay_runner.suite.models import (
     AbstentionJudge,
     CodeJudge,
@@ -90,6 +90,14 @@ def build_judges(
     suite: Suite, client: ChatClient | None = None, judge_model: str | None = None
 ) -> list[AnyJudge]:
     return [build_judge(spec, suite, client, judge_model) for spec in suite.spec.judges]
+
+
+def warm_judges(judges: Iterable[AnyJudge], count: int) -> None:
+    """Have what the judges start on first use ready for `count` cells judged at once (a code judge's
+    workers): blocks while it starts, so it runs off the event loop (`run.scheduler`'s warm-up)."""
+    for judge in judges:
+        if isinstance(judge, Warmable):
+            judge.warm(count)
 
 
 def end_judges(judges: Iterable[AnyJudge]) -> None:

@@ -71,6 +71,14 @@ S = TypeVar("S", bound=JudgeBase)
 
 
 @runtime_checkable
+class Warmable(Protocol):
+    """A judge whose first use starts something slow (a code judge's worker process)."""
+
+    def warm(self, count: int) -> None:
+        """Have `count` of them ready (blocks while they start; run it off the event loop)."""
+
+
+@runtime_checkable
 class Closable(Protocol):
     """A judge that holds something (processes) to let go of once the judging is over."""
 

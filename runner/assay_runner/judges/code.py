@@ -181,6 +181,26 @@ class Code(SpecJudge[CodeJudge]):
         assert self._setup is not None
         return Worker(self._setup)
 
+    def warm(self, count: int) -> None:
+        """Start workers until `count` are idle. A run's first cells end together and each one judged needs
+        a worker: started then, their interpreters' start-up (tens of milliseconds of CPU each) competes
+        with the runner starting the next agents; started while the first agents run, it does not. A
+        worker that cannot start is left for the judging to start, and report."""
+        if self._setup is None:
+            return
+        while True:
+            with self._lock:
+                if len(self._idle) >= count:
+                    return
+            try:
+                worker = Worker(self._setup)
+            except (WorkerGone, OSError):
+                return
+            with self._lock:
+                self._idle.append(worker)
+            if worker.ready.get("kind") != "ready":
+                return  # the code does not compile: the judging says so, once per cell, as before
+
     def end(self) -> None:
         """SIGKILL to every idle worker, all at once; `close` reaps them (they end side by side meanwhile)."""
         with self._lock:

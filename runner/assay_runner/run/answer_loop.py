@@ -65,11 +65,14 @@ async def answer_cells(
     then: Callable[[CellPool], Then[R]],
     order: Sequence[tuple[Ticket, int]] | None = None,
     sidecar: SidecarLink | None = None,
+    warm: Sequence[Callable[[], object]] = (),
 ) -> dict[Cell, R | BaseException | None]:
     """Answer every cell (or those of `order`, in that order: a shard's, the ones a resumed phase still
     needs) and hand each answer to `then(pool)` (given the pool, for its file-work thread). Each cell maps
     to what `then` returned, the exception the cell raised, or None if it did not finish. `sidecar`: the
-    gateway is reached through the gateway sidecar (`gateway.sidecar_link`)."""
+    gateway is reached through the gateway sidecar (`gateway.sidecar_link`). `warm`: what `then`'s
+    first use would start slowly (the code judge's workers), started while the first agents run
+    (`run.scheduler`)."""
     config = prepared.config
     sandbox = run_sandbox(prepared)  # before anything starts: a kernel short of what is required is exit 2
     agent = build_agent(config, access.client, sandbox)
@@ -89,7 +92,11 @@ async def answer_cells(
     tally = Tally(control.counts)
     tally.starting(len(order))
     pool = CellPool(
-        workspaces, order, slots=config.concurrency, keep_workspaces=config.output.keep_workspaces
+        workspaces,
+        order,
+        slots=config.concurrency,
+        keep_workspaces=config.output.keep_workspaces,
+        warm=warm,
     )
     async with contextlib.AsyncExitStack() as stack:
         if proxy is not None:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from assay_runner.agents.base import Agent
-from assay_runner.agents.trajectory.witness import normalised_kb, witnessed
 from assay_runner.contract import Isolation, Trajectory, Usage
 from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.run.cell import Answered, cell_key, no_answer_left, unanswered
@@ -25,6 +24,9 @@ from assay_runner.views.progress import Counts
 
 if TYPE_CHECKING:  # the proxy imports httpx: only a metered run needs it
     from assay_runner.gateway.metering.proxy import MeteringProxy
+# The witness (`agents.trajectory.witness`) matches what the proxy saw against the KB's articles: it imports
+# the text stack (markdown, sentences, folding; ~5 ms), which only a metered run needs, and is imported by
+# one, when its first cell is answered.
 
 MODIFIED_READ_ONLY = "the agent modified its read-only brain/ or kb/ files"
 SETTLE_SECONDS = 30.0
@@ -70,7 +72,11 @@ class AnswerStep:
         """`proxy`: the agent's model traffic goes through it, on a URL of the cell's own, and the cell's
         usage is what it counted (else what the agent reported); its record of what reached the model is
         joined to the agent's trajectory, matched against the suite's `kb` articles (id -> text)."""
-        self.kb = normalised_kb(kb or {})
+        self.kb: dict[str, str] = {}
+        if proxy is not None:
+            from assay_runner.agents.trajectory.witness import normalised_kb
+
+            self.kb = normalised_kb(kb or {})
         self.pool = pool
         self.agent = agent
         self.spending = spending
@@ -124,6 +130,8 @@ class AnswerStep:
         """The CLI's trajectory with what the proxy saw of the cell (the proxy's record is then let go). The
         matching runs on a thread: the other cells' replies keep streaming meanwhile."""
         assert self.proxy is not None
+        from assay_runner.agents.trajectory.witness import witnessed
+
         record = self.proxy.witness.of(cell)
         self.proxy.witness.forget(cell)
         if trajectory is None:

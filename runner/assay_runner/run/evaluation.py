@@ -7,11 +7,13 @@ answer phase (`run.answering`: answer, record) and the judge phase (`run.scoring
 
 from __future__ import annotations
 
+from functools import partial
+
 from assay_runner.contract import RepetitionResult, Result
 from assay_runner.core.results import now_iso
 from assay_runner.errors import InputError
 from assay_runner.gateway.access import run_model_access
-from assay_runner.judges import AnyJudge, build_judges, close_judges, end_judges
+from assay_runner.judges import AnyJudge, build_judges, close_judges, end_judges, warm_judges
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, unanswered
 from assay_runner.run.judge_step import JudgeStep, unjudged
@@ -36,7 +38,9 @@ async def run_evaluation(prepared: Prepared, control: Control, resume: Result | 
         try:
             judges = build_judges(prepared.suite, access.client, config.judge_model)
             step = JudgeStep(judges)
-            ran = await answer_cells(prepared, access, control, lambda _pool: step.judge, order)
+            # The code judge's workers for the first cells, which end together: started while they run.
+            warm = [partial(warm_judges, judges, min(config.concurrency, len(order)))]
+            ran = await answer_cells(prepared, access, control, lambda _pool: step.judge, order, warm=warm)
         finally:
             end_judges(judges)  # their workers end while the verdict is computed, and are reaped after it
             await access.aclose()

@@ -15,8 +15,9 @@ run, and `pool.run(cell, stop)` for the whole queue. Behind it, each piece exist
   calls per workspace, off the event loop; one thread each, not one per slot, because every extra thread
   is one more contender for the interpreter lock when the loop has an agent to start.
 - The first wave and the warm-up (`run.warmup`): once every slot has started its first agent the loop
-  mostly waits, so that is when the checking thread is started and the end of the run (result models,
-  report modules) is prepared, instead of between one agent's exit and the next one's start.
+  mostly waits, so that is when the checking thread is started, the cells' slow first-use work is done on
+  it (`warm`: the code judge's workers) and the end of the run (result models, report modules) is
+  prepared, instead of between one agent's exit and the next one's start.
 - The collector schedule (`assay_runner.collector`): start-up ends when the pool opens; what start-up made
   is frozen out of later collections.
 - A stop request cancels the unfinished cells (their agent processes are killed) and keeps the finished
@@ -70,10 +71,14 @@ class CellPool:
         slots: int,
         keep_workspaces: bool,
         collector: Schedule = SCHEDULE,
+        warm: Sequence[Callable[[], object]] = (),
     ) -> None:
         """`order` is the queue: cells start in this order, and their workspaces are made in it. Opening the
-        pool ends start-up on `collector` (the process's schedule)."""
+        pool ends start-up on `collector` (the process's schedule). `warm`: slow first-use work of the
+        cells' later steps (the code judge's workers), done on the checking thread once the first agents
+        run (`run.warmup`)."""
         self.collector = collector
+        self.warm = list(warm)
         self.workspaces = workspaces
         self.order = list(order)
         self.slots = slots
@@ -93,7 +98,9 @@ class CellPool:
             self.workspaces, self.order, ahead=self.slots, executor=self._making
         )
         self._preparing = asyncio.create_task(
-            prepare_rest(self._first_wave, self._checking, background=[self.workspaces.reference]),
+            prepare_rest(
+                self._first_wave, self._checking, background=[self.workspaces.reference, *self.warm]
+            ),
             name="prepare the rest of the run",
         )
         return self
