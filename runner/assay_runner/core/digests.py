@@ -61,4 +61,7 @@ def judges_digest(suite: Suite, gate: GateSettings | None = None) -> str:
         source = getattr(judge, "file", None)
         if source is not None and source in suite.files:
             files[f"code/{source}"] = suite.files[source]
+    # The calibration decides which judges gate, so it is part of what the verdict is bound to.
+    if spec.calibration is not None and spec.calibration.file in suite.files:
+        files[f"calibration/{spec.calibration.file}"] = suite.files[spec.calibration.file]
     return digest_files(files)

@@ -57,6 +57,8 @@ class Standing:
     """Each judge's mean (None: the judge applied to no ticket)."""
     paired: Paired | None = None
     """Per-ticket scores and outcomes for the paired tests (None when only the totals are known)."""
+    shadow_judges: frozenset[str] = frozenset()
+    """Judges recorded but not deciding: compared (their deltas are shown), never a reason to refuse."""
 
     @property
     def eligible(self) -> bool:
