@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from assay_runner.contract import GateSettings, JudgeConfigSummary, ResultConfig
+from assay_runner.contract import GateSettings, Inputs, JudgeConfigSummary, Result, ResultConfig
 from assay_runner.core.decision import PromotionRules, decide
 from assay_runner.core.scorecard import assemble
 from assay_runner.core.standing import Standing
+from assay_runner.core.summary import summarise
+from assay_runner.io.tracking.run_data import metrics_of, tags_of
+from assay_runner.views.report import render_report
 from tests.unit.builders import cfg, config, rep, tres, v
 
 A = cfg("a", 1.0)
@@ -120,3 +123,33 @@ def test_judge_config_summary_reads_without_shadow() -> None:
     # A result written before shadow judges existed reads as every judge gating.
     summary = JudgeConfigSummary.model_validate({"name": "a", "type": "code", "weight": 1, "threshold": 1})
     assert summary.shadow is None
+
+
+def _result() -> Result:
+    tickets = [tres(f"T{i}", rep(1, {"a": v(1.0), "s": v(0.0)})) for i in range(3)]
+    tickets.append(tres("LOW", rep(1, {"a": v(0.6), "s": v(0.0)})))
+    conf = _with_shadow_rules(config([A, SHADOW], min_score=0.5), "ticketFloor")
+    card = assemble(tickets, conf, 1)
+    return Result(
+        suite="s",
+        inputs=Inputs(suite_digest="sha256:s", judges_digest="sha256:j"),
+        config=conf,
+        **card.as_update(),  # type: ignore[arg-type]
+    )
+
+
+def test_a_shadow_judges_figures_appear_where_a_gating_judges_do() -> None:
+    result = _result()
+    assert result.verdict == "Pass"
+    metrics, tags = metrics_of(result), tags_of(result)
+    assert metrics["judge.s.mean"] == 0.0 and metrics["judge.a.mean"] == pytest.approx(0.9)
+    assert tags["assay.judge.s.shadow"] == "declared shadow (shadow: true)"
+    assert tags["assay.rule.ticketFloor"] == "shadow-fail" and tags["assay.rule.judges"] == "pass"
+    summary = summarise(result)
+    assert summary.judges["s"] == 0.0 and summary.shadow_judges == {"s": "declared shadow (shadow: true)"}
+    assert summary.counts.judges_passing == 1  # the shadow judge's failure is not counted against it
+    assert next(r for r in summary.rules if r.name == "ticketFloor").shadow
+    page = render_report(result)
+    assert "would fail (shadow)" in page and "shadow, not gating: declared shadow (shadow: true)" in page
+    assert "would block (shadow)" in page
+    assert "(shadow: not deciding)" in page
