@@ -28,6 +28,7 @@ from typing import Any, NoReturn
 from assay_runner import __version__
 from assay_runner.commands import (
     answer,
+    calibrate,
     compare,
     evidence_key,
     gate,
@@ -74,6 +75,7 @@ COMMANDS = (
     gate,
     compare,
     judges_check,
+    calibrate,
     report,
     gateway_sidecar,
     evidence_key,

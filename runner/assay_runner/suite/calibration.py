@@ -10,16 +10,46 @@ calibrated again.
 from __future__ import annotations
 
 import json
+from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from assay_runner.contract import WireModel, digest_files
-from assay_runner.suite.models import JudgeBase, SuiteSpec
+from assay_runner.suite.models import JUDGE_NAME, TICKET_ID, JudgeBase, SuiteSpec
 
 CALIBRATION_SCHEMA_VERSION = 1
 DECLARED_SHADOW = "declared shadow (shadow: true)"
 DEFINITION_EXCLUDED = {"shadow", "description"}
 """Fields that do not change what a judge decides on an answer: editing them keeps its calibration."""
+
+
+class Label(WireModel):
+    """One person's verdict on one answer, for one judge: a line of the labels file (JSONL, or a YAML
+    `labels:` list)."""
+
+    ticket: str = Field(pattern=TICKET_ID)
+    """The suite's ticket the answer replies to (its answer key is what the judge reads)."""
+    judge: str = Field(pattern=JUDGE_NAME)
+    """The judge whose verdict the person gives."""
+    answer: str | None = None
+    """The answer text."""
+    cell: str | None = Field(default=None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}/[0-9]+$")
+    """Or a recorded cell, `ticket/repetition`, of the result given with `--result`."""
+    verdict: Literal["pass", "fail"] | None = None
+    """The person's pass/fail (compared with the judge's score against its threshold)."""
+    score: int | None = None
+    """Or the person's score on the judge's own scale (a model judge's rubric): weighted kappa."""
+    labeller: str = Field(min_length=1, max_length=253)
+    """Who labelled it."""
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _one_of_each(self) -> Label:
+        if (self.answer is None) == (self.cell is None):
+            raise ValueError("give exactly one of 'answer' or 'cell'")
+        if (self.verdict is None) == (self.score is None):
+            raise ValueError("give exactly one of 'verdict' or 'score'")
+        return self
 
 
 class Disagreement(WireModel):
