@@ -116,3 +116,68 @@ def test_a_shadow_judge_failing_every_ticket_leaves_the_verdict_pass(tmp_path: P
     gating = suite_copy(tmp_path / "gating", judges=[{**strict, "shadow": False}])
     code, blocked = score(gating, "v1", tmp_path / "gating-out")
     assert code == 1 and blocked.verdict == "Blocked"
+
+
+def evaluation(result: Result, **override: object) -> dict[str, object]:
+    return {
+        "metadata": {"name": "support-v0"},
+        "status": {
+            "observedGeneration": 3,
+            "verdict": "Pass",
+            "inputs": {
+                "judgesDigest": result.inputs.judges_digest,
+                "answersDigest": result.inputs.answers_digest,
+            },
+            "override": {
+                "verdict": "Pass",
+                "gateVerdict": "Blocked",
+                "reason": "reviewed: these answers are fine for the beta",
+                "by": "alice",
+                "at": "2026-12-05T06:00:00Z",
+                "generation": 3,
+                **override,
+            },
+        },
+    }
+
+
+def test_an_override_exports_as_labels_that_calibrate_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, result = score(EXAMPLE, "v0", tmp_path / "v0")
+    assert code == 1
+    failing = {
+        (t.id, name)
+        for t in result.tickets
+        for r in t.repetitions
+        for name, v in r.judges.items()
+        if v.applicable and v.score is not None and name in {"kb_citation", "policy", "format", "must_mention"}
+        and v.score < next(c.threshold for c in result.config.judges if c.name == name)
+    }  # fmt: skip
+    (tmp_path / "evaluation.json").write_text(json.dumps(evaluation(result)))
+    labels = tmp_path / "labels.jsonl"
+    args = [
+        "labels",
+        "export",
+        str(tmp_path / "evaluation.json"),
+        "--result",
+        str(tmp_path / "v0" / "result.json"),
+    ]
+    assert main([*args, "--out", str(labels)]) == 0
+    exported = [json.loads(line) for line in labels.read_text().splitlines()]
+    assert exported and all(e["verdict"] == "pass" and e["labeller"] == "alice" for e in exported)
+    assert {(e["ticket"], e["judge"]) for e in exported} >= failing
+    assert all("reviewed: these answers are fine" in e["note"] for e in exported)
+    capsys.readouterr()
+    assert main(["calibrate", str(EXAMPLE), str(labels), *REPLAY[:4]]) == 0
+    assert "policy:" in capsys.readouterr().out  # every exported label disagrees with its judge, by design
+    # An override to Blocked names no answer; a result of another run is refused.
+    (tmp_path / "other.json").write_text(
+        json.dumps(evaluation(result, verdict="Blocked", gateVerdict="Pass"))
+    )
+    assert main(["labels", "export", str(tmp_path / "other.json"), "--result", args[-1]]) == 0
+    assert "names no answer" in capsys.readouterr().err
+    forged = evaluation(result)
+    forged["status"]["inputs"]["answersDigest"] = "sha256:other"  # type: ignore[index]
+    (tmp_path / "forged.json").write_text(json.dumps(forged))
+    assert main(["labels", "export", str(tmp_path / "forged.json"), "--result", args[-1]]) == 2
