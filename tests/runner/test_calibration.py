@@ -146,12 +146,13 @@ def test_an_override_exports_as_labels_that_calibrate_reads(
 ) -> None:
     code, result = score(EXAMPLE, "v0", tmp_path / "v0")
     assert code == 1
+    unit_scale = {"kb_citation", "policy", "format", "must_mention"}
     failing = {
         (t.id, name)
         for t in result.tickets
         for r in t.repetitions
         for name, v in r.judges.items()
-        if v.applicable and v.score is not None and name in {"kb_citation", "policy", "format", "must_mention"}
+        if v.applicable and v.score is not None and name in unit_scale
         and v.score < next(c.threshold for c in result.config.judges if c.name == name)
     }  # fmt: skip
     (tmp_path / "evaluation.json").write_text(json.dumps(evaluation(result)))
