@@ -11,6 +11,8 @@ from assay_runner.core.scorecard import assemble
 from assay_runner.core.standing import Standing
 from assay_runner.core.summary import summarise
 from assay_runner.io.tracking.run_data import metrics_of, tags_of
+from assay_runner.suite.calibration import Calibration, definition_digest, shadow_reasons
+from assay_runner.suite.models import JudgeBase, SuiteSpec
 from assay_runner.views.report import render_report
 from tests.unit.builders import cfg, config, rep, tres, v
 
@@ -153,3 +155,59 @@ def test_a_shadow_judges_figures_appear_where_a_gating_judges_do() -> None:
     assert "would fail (shadow)" in page and "shadow, not gating: declared shadow (shadow: true)" in page
     assert "would block (shadow)" in page
     assert "(shadow: not deciding)" in page
+
+
+def _spec(**extra: object) -> SuiteSpec:
+    return SuiteSpec.model_validate(
+        {
+            "name": "s",
+            "judges": [
+                {"name": "a", "type": "format", "weight": 1, "threshold": 0.8},
+                {"name": "b", "type": "format", "weight": 1, "threshold": 0.8, "maxWords": 100},
+            ],
+            "tickets": [{"id": "T-1", "split": "validation", "question": "q?"}],
+            **extra,
+        }
+    )
+
+
+def test_why_a_required_judge_does_not_gate() -> None:
+    spec = _spec(calibration={"judges": ["a", "b"], "minKappa": 0.6, "minLabels": 50})
+    assert shadow_reasons(spec, {}) == {
+        "a": "not calibrated: calibration.json is not in the suite",
+        "b": "not calibrated: calibration.json is not in the suite",
+    }
+    assert shadow_reasons(spec, {"calibration.json": b"{not json"})["a"].startswith(
+        "not calibrated: calibration.json is not a calibration"
+    )
+    a, b = spec.judges
+
+    def entry(judge: JudgeBase, labels: int, kappa: float | None) -> dict[str, object]:
+        return {
+            "judgeDigest": definition_digest(judge, {}), "kind": "binary", "labels": labels,
+            "agreement": 0.9, "kappa": kappa, "categories": ["fail", "pass"], "confusion": [[1, 0], [0, 1]],
+        }  # fmt: skip
+
+    calibration = Calibration(
+        suite="s", labels_digest="sha256:l", labels_file="l.jsonl", resamples=10, seed=0, level=0.95,
+        created_at="now", judges={"a": entry(a, 60, 0.7), "b": entry(b, 60, 0.4)},  # type: ignore[dict-item]
+    )  # fmt: skip
+    files = {"calibration.json": calibration.to_json().encode()}
+    assert shadow_reasons(spec, files) == {"b": "kappa 0.40 < minKappa 0.6 on 60 labels"}
+    # The description and the shadow flag are not the definition; the threshold is.
+    edited = a.model_copy(update={"description": "new words", "shadow": True})
+    assert definition_digest(edited, {}) == definition_digest(a, {})
+    assert definition_digest(a.model_copy(update={"threshold": 0.5}), {}) != definition_digest(a, {})
+
+
+def test_a_suite_must_keep_a_gating_weighted_judge_and_name_known_judges() -> None:
+    with pytest.raises(ValidationError, match="must gate"):
+        SuiteSpec.model_validate(
+            {
+                "name": "s",
+                "judges": [{"name": "a", "type": "format", "weight": 1, "threshold": 0.8, "shadow": True}],
+                "tickets": [{"id": "T-1", "split": "validation", "question": "q?"}],
+            }
+        )
+    with pytest.raises(ValidationError, match="calibration names no judge of this suite: zz"):
+        _spec(calibration={"judges": ["zz"]})
