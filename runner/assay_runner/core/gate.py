@@ -1,6 +1,6 @@
 """The release gate: rules over the scored tickets, each reported with value, threshold and offenders.
 
-The verdict is Pass if and only if every rule passes; there is no other way to Pass. The rules:
+The verdict is Pass if and only if every deciding rule passes; there is no other way to Pass. The rules:
 
 1. `score`       the evaluation score reaches `minScore`;
 2. `judges`      every judge's mean reaches its own threshold (and no judge errored);
