@@ -79,6 +79,20 @@ def test_a_suite_requiring_calibration_gates_the_judge_that_agrees_and_shadows_t
     assert (result.judges["format"].shadow or "").startswith("kappa -0.52 < minKappa 0.6 on 128 labels")
     assert "shadow, not deciding: format" in next(r.detail for r in result.rules if r.name == "judges")
     assert result.inputs.judges_digest != before.inputs.judges_digest  # the calibration is bound in
+    # Split at its trust boundary (as the operator splits a suite ConfigMap): the public part carries the
+    # calibration's figures without the labelled answers, and the verdict is the whole suite's.
+    public, keys = tmp_path / "public", tmp_path / "keys.yaml"
+    assert main(["split", str(suite), "--public", str(public), "--keys", str(keys)]) == 0
+    carried = json.loads((public / "calibration.json").read_text())
+    assert carried["judges"]["policy"]["kappa"] == pytest.approx(0.871486)
+    assert "disagreements" not in carried["judges"]["policy"]
+    assert "reinstall the app" not in (public / "calibration.json").read_text()
+    out = tmp_path / "split-out"
+    args = ["score", str(public), "--keys", str(keys), "--answers", str(EXAMPLE / "answers" / "v1")]
+    assert main([*args, *REPLAY, "--out", str(out)]) == 0
+    split = Result.model_validate_json((out / "result.json").read_text())
+    assert split.inputs.judges_digest == result.inputs.judges_digest
+    assert {n: j.shadow for n, j in split.judges.items()} == {n: j.shadow for n, j in result.judges.items()}
     # Another definition of the judge (its threshold edited) is not the one calibrated: it runs as shadow.
     edited = yaml.safe_load((suite / "suite.yaml").read_text())
     next(j for j in edited["judges"] if j["name"] == "policy")["threshold"] = 0.5

@@ -8,11 +8,18 @@ digest, and nothing else does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay_runner.contract import GateSettings, digest_files, is_brain_file
+from assay_runner.contract import (
+    GateSettings,
+    SuiteSplitError,
+    digest_files,
+    is_brain_file,
+    public_calibration,
+)
 from assay_runner.suite.loader import KB_DIR, Suite
 
 __all__ = ["digest_files", "judges_digest", "read_tree", "suite_digest", "tickets_digest", "tree_digest"]
@@ -61,7 +68,12 @@ def judges_digest(suite: Suite, gate: GateSettings | None = None) -> str:
         source = getattr(judge, "file", None)
         if source is not None and source in suite.files:
             files[f"code/{source}"] = suite.files[source]
-    # The calibration decides which judges gate, so it is part of what the verdict is bound to.
+    # The calibration decides which judges gate, so it is part of what the verdict is bound to: its figures,
+    # as the split suite carries them (the review list of labelled answers is not).
     if spec.calibration is not None and spec.calibration.file in suite.files:
-        files[f"calibration/{spec.calibration.file}"] = suite.files[spec.calibration.file]
+        data = suite.files[spec.calibration.file]
+        # Not JSON: digested as it is (and not a calibration: its judges run as shadow judges).
+        with contextlib.suppress(SuiteSplitError):
+            data = public_calibration(data)
+        files[f"calibration/{spec.calibration.file}"] = data
     return digest_files(files)

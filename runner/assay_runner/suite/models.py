@@ -13,6 +13,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from assay_runner.contract import (
+    CALIBRATION_FILE,
     MODEL_SCALE,
     GateSettings,
     PassCriterion,
@@ -389,7 +390,7 @@ class CalibrationRequirement(WireModel):
 
     judges: list[Annotated[str, Field(pattern=JUDGE_NAME)]] = Field(min_length=1)
     """The judges that need a calibration to gate."""
-    file: str = "calibration.json"
+    file: str = CALIBRATION_FILE
     """Path, relative to the suite directory, of the calibration `assay calibrate --out` wrote."""
     min_kappa: float = Field(default=0.6, ge=-1, le=1)
     """The least Cohen's kappa (weighted kappa for scores) of the judge against the labels."""
