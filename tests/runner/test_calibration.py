@@ -196,3 +196,37 @@ def test_an_override_exports_as_labels_that_calibrate_reads(
     forged["status"]["inputs"]["answersDigest"] = "sha256:other"  # type: ignore[index]
     (tmp_path / "forged.json").write_text(json.dumps(forged))
     assert main(["labels", "export", str(tmp_path / "forged.json"), "--result", args[-1]]) == 2
+
+
+def test_scores_on_a_model_judges_scale_from_recorded_cells_give_a_weighted_kappa(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, result = score(EXAMPLE, "v1", tmp_path / "v1")
+    raws = {t.id: t.repetitions[0].judges["quality"].raw for t in result.tickets}
+    assert all(raw is not None for raw in raws.values())
+    # A person's 1-5 scores: the judge's own (rounded) on most tickets, one point lower on three.
+    lower = {"T-002", "T-005", "T-011"}
+    labels = [
+        {"ticket": tid, "judge": "quality", "cell": f"{tid}/1", "labeller": "cy",
+         "score": round(raw or 0) - (1 if tid in lower else 0)}
+        for tid, raw in raws.items()
+    ]  # fmt: skip
+    path = tmp_path / "scores.yaml"
+    path.write_text(yaml.safe_dump({"labels": labels}))
+    capsys.readouterr()
+    args = ["calibrate", str(EXAMPLE), str(path), "--result", str(tmp_path / "v1" / "result.json")]
+    assert main([*args, *REPLAY[:4], "--out", str(tmp_path / "cal")]) == 0
+    quality = json.loads((tmp_path / "cal" / "calibration.json").read_text())["judges"]["quality"]
+    assert quality["kind"] == "ordinal" and quality["categories"] == ["1", "2", "3", "4", "5"]
+    assert quality["labels"] == 16 and len(quality["disagreements"]) == 3
+    assert {d["ticket"] for d in quality["disagreements"]} == lower
+    pairs = [(str(label["score"]), str(round(raws[str(label["ticket"])] or 0))) for label in labels]
+    from assay_runner.core.agreement import kappa
+
+    assert quality["kappa"] == pytest.approx(kappa(pairs, quality["categories"], "quadratic"), abs=1e-6)
+    assert "quality: weighted kappa" in capsys.readouterr().out
+    # A score off the judge's scale, and a score for a judge with no scale, are bad input.
+    path.write_text(yaml.safe_dump({"labels": [{**labels[0], "score": 9}]}))
+    assert main([*args, *REPLAY[:4]]) == 2
+    path.write_text(yaml.safe_dump({"labels": [{**labels[0], "judge": "policy"}]}))
+    assert main([*args, *REPLAY[:4]]) == 2
