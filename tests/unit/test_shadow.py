@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from assay_runner.contract import GateSettings, Inputs, JudgeConfigSummary, Result, ResultConfig
 from assay_runner.core.decision import PromotionRules, decide
+from assay_runner.core.decision_report import report_of
 from assay_runner.core.scorecard import assemble
 from assay_runner.core.standing import Standing
 from assay_runner.core.summary import summarise
@@ -113,6 +114,11 @@ def test_a_shadow_judges_fall_is_shown_and_does_not_refuse_a_promotion() -> None
     assert decision.promote
     deltas = {d.judge: d.delta for d in decision.judge_deltas["new"]}
     assert deltas["s"] == pytest.approx(-0.8)
+    row = report_of(decision).row("new")
+    versus = row.vs_incumbent if row is not None else None
+    assert versus is not None and versus.fallen == ()
+    change = next(c for c in versus.judges if c.judge == "s")
+    assert change.shadow and change.regressed  # shown as fallen, and not a reason to refuse
     gating = decide(
         [_standing("new", {"a": 0.95, "s": 0.1}, frozenset())],
         _standing("old", {"a": 0.9, "s": 0.9}, frozenset()),
