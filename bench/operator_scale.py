@@ -14,12 +14,18 @@ every verdict. With --held M (default 100), one more round of M Evaluations whos
 - the most Evaluations running at once (an answer Job seen, no verdict yet).
 Then how each per-Evaluation figure grows from the smallest N (1.00: linear in N; below: better).
 
+`--start-only`: no node, so the Job controller's pods stay Pending and nothing runs; each round waits for
+every answer Job instead of every verdict. What it measures is the operator's start of a burst alone
+(validation, the run's objects, the answer Job, the status writes), without 2,000 runner pods on the same two
+cores: the goal's "every answer Job within 10 s p99 at 1,000" is about that part, and on this machine the
+full round is bound by the local kubelet, not the operator.
+
 The runner is the fake one (assay_dev.operator_support: canned summaries), so the figures are the
 operator's, the Job controller's and the local kubelet's, not the scoring's. The goals (issue 38): linear or
 better, every answer Job within 10 s p99 at 1,000, RSS under 300 MiB. Asserts nothing about time; exits 1 if
 a verdict is missing. The 1,000 round needs a quiet machine (2,000 pods on the local kubelet).
 Run: `ASSAY_K8S_BIN_DIR=$(bash scripts/build-k8s.sh | tail -1) .venv/bin/python bench/operator_scale.py
-[--sizes 10,100,1000] [--held 100]`.
+[--sizes 10,100,1000] [--held 100] [--start-only]`.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,7 +97,7 @@ class Round:
     cpu: float = 0.0
     idle_rss_kib: int = 0
     hwm_kib: int = 0
-    requests: int = 0
+    requests: Counter[str] = field(default_factory=Counter)
     peak_running: int = 0
 
     @property
@@ -103,12 +110,13 @@ class Round:
 
     @property
     def requests_per(self) -> float:
-        return self.requests / self.size
+        return self.requests.total() / self.size
 
 
-def audit_requests(log: Path, user: str, start: int) -> int:
-    """Requests by `user` in the audit log after byte `start` (each request once: its audit ID)."""
-    seen: set[str] = set()
+def audit_requests(log: Path, user: str, start: int) -> Counter[str]:
+    """Requests by `user` in the audit log after byte `start` (each request once: its audit ID), counted by
+    verb and resource (`create jobs`, `patch evaluations/status`)."""
+    seen: dict[str, str] = {}
     with log.open("rb") as events:
         events.seek(start)
         for line in events:
@@ -117,12 +125,20 @@ def audit_requests(log: Path, user: str, start: int) -> int:
             except json.JSONDecodeError:
                 continue  # a line being written
             if (event.get("user") or {}).get("username") == user:
-                seen.add(event["auditID"])
-    return len(seen)
+                target = event.get("objectRef") or {}
+                resource = "/".join(filter(None, (target.get("resource"), target.get("subresource"))))
+                seen[event["auditID"]] = f"{event.get('verb')} {resource or event.get('requestURI')}"
+    return Counter(seen.values())
 
 
 def run_round(
-    plane: ControlPlane, scratch: Path, label: str, size: int, prefix: str, timeout: float
+    plane: ControlPlane,
+    scratch: Path,
+    label: str,
+    size: int,
+    prefix: str,
+    timeout: float,
+    start_only: bool = False,
 ) -> Round:
     api = plane.api
     namespace = f"scale-{label}"
@@ -153,15 +169,16 @@ def run_round(
             while time.monotonic() < deadline:
                 out.peak_running = max(out.peak_running, clock.running())
                 with clock.lock:
-                    if len(clock.verdict) == size:
+                    if len(clock.job if start_only else clock.verdict) == size:
                         break
                 if not operator.alive():
                     raise RuntimeError(f"the operator died:\n{operator.log_tail()}")
                 time.sleep(0.2)
             with clock.lock:
-                out.missing = [n for n in names if n not in clock.verdict]
+                reached = clock.job if start_only else clock.verdict
+                out.missing = [n for n in names if n not in reached]
                 if not out.missing:
-                    out.all_verdicts = max(clock.verdict.values()) - first
+                    out.all_verdicts = max(reached.values()) - first
                 out.to_job = [clock.job[n] - created[n] for n in names if n in clock.job]
             out.cpu = operator.cpu_seconds() - cpu_before
             out.hwm_kib = operator.memory_kib()[1]
@@ -173,6 +190,8 @@ def run_round(
 
 def report(rounds: list[Round]) -> None:
     print("operator scale: N Evaluations created in a burst (fake runner), fresh operator per round")
+    if any(r.label.startswith("start") for r in rounds):
+        print("start rounds: no node; 'all in s': burst -> last answer Job; CPU, requests: the start's")
     header = (
         f"{'round':>14} {'create s':>8} {'job p50':>8} {'job p99':>8} {'all in s':>8} {'running':>7} "
         f"{'CPU s':>7} {'CPU/Eval':>9} {'VmHWM':>7} {'RSS/Eval':>9} {'req/Eval':>8}"
@@ -197,8 +216,24 @@ def report(rounds: list[Round]) -> None:
                 f"all verdicts/Eval x{(r.all_verdicts / r.size) / (base.all_verdicts / base.size):.2f}"
             )
     for r in rounds:
+        kinds = ", ".join(f"{what} {n / r.size:.1f}" for what, n in r.requests.most_common())
+        print(f"  {r.label} requests per Evaluation: {kinds}")
+    for r in rounds:
         if r.missing:
-            print(f"  {r.label}: NO VERDICT for {len(r.missing)}: {r.missing[:10]}")
+            reached = "answer Job" if r.label.startswith("start") else "verdict"
+            print(f"  {r.label}: NO {reached.upper()} for {len(r.missing)}: {r.missing[:10]}")
+
+
+def run_rounds(plane: ControlPlane, scratch: Path, sizes: list[int], args: argparse.Namespace) -> list[Round]:
+    kind = "start" if args.start_only else "burst"
+    rounds = [
+        run_round(plane, scratch, f"{kind}-{size}", size, "e-", args.timeout, args.start_only)
+        for size in sizes
+    ]
+    if args.held and not args.start_only:
+        label = f"held-{args.held}"
+        rounds.append(run_round(plane, scratch, label, args.held, HOLD_PREFIX, args.timeout))
+    return rounds
 
 
 def main() -> int:
@@ -208,6 +243,11 @@ def main() -> int:
         "--held", type=int, default=100, help="Evaluations whose answer pods hold 6 s (0: none)"
     )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds to wait for a round's verdicts")
+    parser.add_argument(
+        "--start-only",
+        action="store_true",
+        help="no node: every round waits for the answer Jobs only (the operator's start of a burst)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     rounds: list[Round] = []
@@ -217,13 +257,12 @@ def main() -> int:
     ):
         runner = images_build.current(["runner"])[0]  # make images; built here when missing
         with local_node(plane, runner.base_image) as kubelet:
-            support.register_images(kubelet, runner.reference)  # the fake runner, derived from the runner
+            support.register_images(kubelet, runner.reference)  # the fake runner, from the runner
             support.install_crd(plane.api)
-            for size in sizes:
-                rounds.append(run_round(plane, Path(scratch), f"burst-{size}", size, "e-", args.timeout))
-            if args.held:
-                label = f"held-{args.held}"
-                rounds.append(run_round(plane, Path(scratch), label, args.held, HOLD_PREFIX, args.timeout))
+            if not args.start_only:
+                rounds.extend(run_rounds(plane, Path(scratch), sizes, args))
+        if args.start_only:  # the node is stopped: no pod is bound, none runs
+            rounds.extend(run_rounds(plane, Path(scratch), sizes, args))
     report(rounds)
     return 1 if any(r.missing for r in rounds) else 0
 

@@ -29,6 +29,7 @@ from kubernetes.client.exceptions import ApiException
 
 from assay_operator import kube
 from assay_operator.cluster_views import View
+from assay_operator.objects import ApiJson
 
 log = logging.getLogger("assay.leader")
 LEASE_NAME = "assay-operator"
@@ -83,17 +84,13 @@ class LeaseSpec(View):
     lease_transitions: int | None = None
 
 
-class Lease(View):
+class Lease(View, ApiJson):
     """The Lease as the elector reads and writes it (the fields it sets; unset ones are left out)."""
 
     api_version: str = "coordination.k8s.io/v1"
     kind: str = "Lease"
     metadata: LeaseMeta = LeaseMeta()
     spec: LeaseSpec = LeaseSpec()
-
-    def body(self) -> dict[str, Any]:
-        """The API's JSON: camelCase keys, fields left unset (None) omitted."""
-        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 class Leases:

@@ -14,12 +14,16 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 
-class KubeModel(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+class ApiJson(BaseModel):
+    """A model the operator sends to the API (what it builds, and the Lease it reads and writes back)."""
 
     def body(self) -> dict[str, Any]:
         """The API's JSON for this object: camelCase keys, fields left unset (None) omitted."""
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+class KubeModel(ApiJson):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
 
 
 class PolicyRule(TypedDict):

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from assay_runner.contract import JudgeVerdict, RepetitionResult, Result
+from assay_runner.core.limits import LIMIT_RULES
 from mlflow import MlflowClient
 
 # The support-desk example's judges as `params` shows them (suite.yaml, literally).
@@ -50,10 +51,14 @@ def expected_metrics(result: Result) -> dict[str, float]:
         "pass_at_k": figures.pass_at_k,
         "pass_hat_k": figures.pass_hat_k,
         "fully_resolved": float(figures.fully_resolved),
+        "flaky_tickets": float(len(figures.flaky)),
         "input_tokens": float(result.usage.input_tokens),
         "output_tokens": float(result.usage.output_tokens),
         "cost_usd": result.usage.cost_usd,
     }
+    for rule in result.rules:
+        if rule.name in LIMIT_RULES and rule.value is not None:
+            metrics[f"rule.{rule.name}"] = rule.value
     assert result.started_at and result.finished_at
     started, finished = (datetime.fromisoformat(t) for t in (result.started_at, result.finished_at))
     metrics["duration_seconds"] = (finished - started).total_seconds()
@@ -82,6 +87,11 @@ def check_run(uri: str, result: Result, params: dict[str, str]) -> None:
         assert tags[f"assay.rule.{rule.name}"] == (f"shadow-{outcome}" if rule.shadow else outcome)
     for name, judge in result.judges.items():
         assert tags.get(f"assay.judge.{name}.shadow") == judge.shadow
+    flaky = result.repetitions.flaky
+    if flaky:
+        assert tags["assay.flaky"].startswith(", ".join(flaky[:50]))
+    else:
+        assert "assay.flaky" not in tags
     artifacts = {a.path for a in client.list_artifacts(result.mlflow.run_id)}
     assert {"result.json", "summary.json", "report.html"} <= artifacts
 

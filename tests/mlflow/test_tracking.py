@@ -3,6 +3,7 @@ metrics and tags, a trace per ticket, every judge's verdict on every cell."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -191,3 +192,45 @@ def test_repetitions_share_their_tickets_trace(
     params = {**RUN_PARAMS, "tickets": "4", "repetitions": "2", "selection": ",".join(TICKETS)}
     check_run(uri, result, params)
     check_traces(uri, result)
+
+
+def test_latency_limits_and_flaky_tickets_are_logged(tmp_path: Path) -> None:
+    """The limits' settings as params and their outcome as tags (their figures as metrics: check_run), and
+    the flaky tickets (repetition 1 the good brain's answers, repetition 2 the weak one's) as a tag and a
+    metric."""
+    suite = tmp_path / "suite"
+    shutil.copytree(EXAMPLE, suite)
+    text = (suite / "suite.yaml").read_text()
+    limits = "  maxAnswerSeconds: 600\n  answerSecondsPercentile: {percentile: 95, maxSeconds: 600}\n"
+    (suite / "suite.yaml").write_text(text.replace("  ticketFloor: 0.70\n", "  ticketFloor: 0.70\n" + limits))
+    tree = tmp_path / "answers"
+    two_repetitions(tree)
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    main(
+        [
+            *("run", str(suite), "--brain", str(EXAMPLE / "brains" / "v1"), "--agent", "replay"),
+            *("--answers", str(tree), "--repetitions", "2", "--tickets", ",".join(TICKETS)),
+            *("--judge-model", "example-judge", "--cassettes", str(EXAMPLE / "cassettes")),
+            *("--run-name", "limits", "--out", str(tmp_path / "out"), "-q", "--mlflow", uri),
+        ]
+    )
+    result = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    latency = {r.name: r for r in result.rules if r.name in ("maxAnswerSeconds", "answerSecondsPercentile")}
+    assert set(latency) == {"maxAnswerSeconds", "answerSecondsPercentile"}
+    # Replayed answers from a hand-made tree carry no agent time: both rules block, saying so.
+    assert all(not r.passed and r.value is None for r in latency.values())
+    assert all("8 cell(s) without a recorded wall time" in r.detail for r in latency.values())
+    assert result.repetitions.flaky  # the two brains disagree on some ticket
+    params = {
+        **RUN_PARAMS,
+        "tickets": "4",
+        "repetitions": "2",
+        "selection": ",".join(TICKETS),
+        "gate.maxAnswerSeconds": "600.0",
+        "gate.answerSecondsPercentile": "{'percentile': 95.0, 'maxSeconds': 600.0}",
+    }
+    check_run(uri, result, params)
+    run = MlflowClient(tracking_uri=uri).get_run(result.mlflow.run_id or "")
+    assert run.data.tags["assay.rule.maxAnswerSeconds"] == "fail"
+    assert run.data.tags["assay.flaky"] == ", ".join(result.repetitions.flaky)
+    assert run.data.metrics["flaky_tickets"] == len(result.repetitions.flaky)

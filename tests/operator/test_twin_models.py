@@ -19,6 +19,7 @@ SAME_FIELDS = [
     (api.UsageStatus, contract.Usage),
     (api.RuleStatus, contract.SummaryRule),
     (api.GateOverrides, contract.GateOverrides),
+    (api.AnswerSecondsPercentile, contract.AnswerSecondsPercentile),
     (api.PriceSpec, contract.PriceConfig),
 ]
 # The status shows a subset on purpose: MLflow's error text and the cell counts stay in result.json.

@@ -69,7 +69,7 @@ def test_every_write_of_a_run_leaves_a_decision_that_verifies() -> None:
     # Writes that leave the decision alone keep the stored seal: observations, someone's message.
     seal = stored.status.verdict_seal
     stored.operator_writes(EvaluationStatus(message="an observation"))
-    stored.someone_writes({"usage": {"inputTokens": 3}, "message": "someone else's note"})
+    stored.someone_writes({"mlflow": {"runId": "r-3"}, "message": "someone else's note"})
     assert stored.verifies() and stored.status.verdict_seal == seal
     # An override the operator writes seals the decision it makes, and a new run reseals its own.
     stored.operator_writes(reconcile.overridden_status(stored.status, 1, "Pass", "flaky", "alice", "t2", UID))
@@ -87,6 +87,7 @@ def test_every_write_of_a_run_leaves_a_decision_that_verifies() -> None:
         {"judges": {"kb": 1.0, "quality": 0.9}},
         {"verdictSeal": None},
         {"observedGeneration": 2},
+        {"usage": {"costUsd": 0.001}},  # a Campaign's key may rank on cost: its figure is decisive too
     ],
 )
 def test_a_decisive_field_written_around_the_operator_does_not_verify(forged: dict[str, Any]) -> None:

@@ -55,7 +55,7 @@ def test_bundled_example_passes_v1_and_blocks_v0(
     assert all(v is None or 0 <= v <= 1 for v in status["judges"].values())
     assert {r["name"] for r in status["rules"]} >= {"score", "judges", "ticketFloor"}
     assert all(r["passed"] for r in status["rules"])
-    assert status["tickets"] == {"total": 16, "passed": 16, "summary": "16/16", "failing": []}
+    assert status["tickets"] == {"total": 16, "passed": 16, "summary": "16/16", "failing": [], "flaky": 0}
     assert status["jobName"] == "support-v1-g1"
     assert status["answer"] == {
         "jobName": "support-v1-g1-answer",

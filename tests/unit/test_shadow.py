@@ -217,3 +217,15 @@ def test_a_suite_must_keep_a_gating_weighted_judge_and_name_known_judges() -> No
         )
     with pytest.raises(ValidationError, match="calibration names no judge of this suite: zz"):
         _spec(calibration={"judges": ["zz"]})
+
+
+def test_a_latency_limit_as_a_shadow_rule_would_block_and_does_not_decide() -> None:
+    slow = rep(1, {"a": v(1.0)}).model_copy(update={"wall_seconds": 240.0})
+    tickets = [tres("T1", slow), tres("T2", rep(1, {"a": v(1.0)}).model_copy(update={"wall_seconds": 3.0}))]
+    conf = config([A])
+    limited = conf.model_copy(update={"gate": conf.gate.model_copy(update={"max_answer_seconds": 60.0})})
+    assert assemble(tickets, limited, 1).verdict == "Blocked"
+    card = assemble(tickets, _with_shadow_rules(limited, "maxAnswerSeconds"), 1)
+    latency = rule(card, "maxAnswerSeconds")
+    assert latency.shadow and not latency.passed and "T1" in latency.offenders
+    assert card.verdict == "Pass" and card.reasons == []

@@ -40,7 +40,8 @@ FAKE_RUNNER = r"""#!/bin/sh
 # "namespace/name") and exits as told. A canned summary is bound to the snapshots the pod mounted (as the
 # real judge phase reports them), except `foreign-*`'s, which names another brain. A Campaign's cells are
 # named `<campaign>-<brain>-<agent>`: an agent named `mute` wrote no answer (incomplete, Blocked); cell
-# b7-okay is Blocked by its gate.
+# b7-okay is Blocked by its gate. Its usage is CANNED_TOKENS, priced by the RunConfig's price of its agent's
+# model when it has one (bind.py), so a Campaign's cost per candidate follows its prices.
 run_name() { sed -n 's/.*"runName": *"[^/"]*\/\([^"]*\)".*/\1/p' "$1"; }
 case "$1" in
   split) exit 0 ;;
@@ -64,13 +65,22 @@ esac
 exit 0
 """
 
+CANNED_TOKENS = (8000, 2000)
+"""The input and output tokens a fake run reports (4 cells of 2000 in, 500 out)."""
+
 BIND_SUMMARY = r"""
 import json, sys
 from pathlib import Path
-from assay_runner.contract import digest_files
+from assay_runner.contract import PriceConfig, digest_files
 from assay_runner.core.digests import tree_digest
 
 summary = json.loads(Path(sys.argv[1]).read_text())
+config = json.loads(Path("/etc/assay/run/config.json").read_text())
+price = (config.get("prices") or {}).get((config.get("agent") or {}).get("model") or "")
+if price is not None:  # priced with the one formula, as the real run prices its metered usage
+    tokens = CANNED_TOKENS
+    cost = PriceConfig.model_validate_json(json.dumps(price)).cost_usd(*tokens)
+    summary["usage"] = {"inputTokens": tokens[0], "outputTokens": tokens[1], "costUsd": round(cost, 6)}
 inputs = summary["inputs"]
 inputs["brainDigest"] = tree_digest(Path("/etc/assay/brain"))
 keys = Path("/etc/assay/key/keys.yaml")
@@ -78,7 +88,7 @@ if keys.is_file():
     inputs["publicDigest"] = tree_digest(Path("/etc/assay/suite"))
     inputs["keyDigest"] = digest_files({"keys.yaml": keys.read_bytes()})
 print(json.dumps(summary), end="")
-"""
+""".replace("CANNED_TOKENS", repr(CANNED_TOKENS))
 
 
 def canned_summary(verdict: str = "Pass", schema_version: int = 1, complete: bool = True) -> RunSummary:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from assay_operator import approvals
 from assay_operator.evaluation.api import (
+    MAX_PARALLELISM,
     AgentSpec,
     ApiModel,
     BrainRef,
@@ -25,7 +26,10 @@ from assay_operator.evaluation.api import (
     Condition,
     GateOverrides,
     MlflowSpec,
+    PriceSpec,
     ResourcesSpec,
+    SecretKeyRef,
+    StorageSpec,
     SuiteRef,
     TicketSelection,
 )
@@ -51,8 +55,37 @@ admission policy checks is the requesting user; see assay_operator.approvals).""
 AWAITING_APPROVAL = "AwaitingApproval"
 
 
-class CandidateSpec(ApiModel):
-    """One contender: a brain, and optionally its own agent (kind and model)."""
+class ChildSettings(ApiModel):
+    """The settings of an Evaluation's size and spending that a Campaign gives its Evaluations: shared in its
+    spec, and per listed candidate (or incumbent), where a value given replaces the shared one whole —
+    `prices` excepted, which is merged model by model over the shared table, as an Evaluation's prices are
+    over its suite's. The bounds and admission rules are the Evaluation's own (the same models)."""
+
+    parallelism: int | None = Field(default=None, ge=1, le=MAX_PARALLELISM)
+    """Answer pods of each Evaluation (the Evaluation's default, 1, when omitted): its ticket x repetition
+    cells are cut into this many shards, and one judge pod judges them all."""
+    storage: StorageSpec | None = None
+    """The volume each Evaluation keeps its answers and result on (the operator's defaults when omitted)."""
+    gateway_token_secret_ref: SecretKeyRef | None = None
+    """Bearer token for the gateway (the operator's default when omitted), mounted where the agents and the
+    model judge call it."""
+    judge_gateway_token_secret_ref: SecretKeyRef | None = None
+    """A separate gateway token for the model judge (judge phase only)."""
+    prices: dict[str, PriceSpec] | None = Field(default=None, max_length=64)
+    """Price table by model name: turns each Evaluation's token usage into its `usage.costUsd`, the figure
+    the `cost` reduction of the key ranks on; overrides the suite's `prices` model by model."""
+    max_cost_usd: float | None = Field(default=None, gt=0)
+    """Each Evaluation's budget in US dollars (not the Campaign's total): once spent, no new ticket starts,
+    and the Evaluation is Blocked, saying so (so it cannot win)."""
+
+
+CHILD_SETTINGS = tuple(ChildSettings.model_fields)
+"""The Evaluation fields a candidate may set for itself, over the Campaign's shared ones."""
+
+
+class CandidateSpec(ChildSettings):
+    """One contender: a brain, optionally its own agent (kind and model), and optionally its own size and
+    spending (ChildSettings), which replace the Campaign's shared ones for its Evaluation."""
 
     name: str = Field(pattern=CANDIDATE_NAME, max_length=30)
     """Short name, unique in the campaign; the Evaluation is named `<campaign>-<name>`."""
@@ -60,6 +93,10 @@ class CandidateSpec(ApiModel):
     """The brain this candidate runs."""
     agent: AgentSpec | None = None
     """The agent (kind, model); spec.agent when omitted."""
+    resources: ResourcesSpec | None = None
+    """Resources of its runner pods; spec.resources when omitted."""
+    concurrency: int | None = Field(default=None, ge=1, le=32)
+    """Tickets answered at once in each of its answer pods; spec.concurrency when omitted."""
 
 
 def _unique(field: str) -> str:
@@ -116,7 +153,10 @@ class GridSpec(ApiModel):
     """When omitted, each agent runs its own model."""
 
 
-class CampaignSpec(ApiModel):
+class CampaignSpec(ChildSettings):
+    """The candidates and what every Evaluation shares; ChildSettings (parallelism, storage, the tokens,
+    prices, budget) are shared here and may be set per listed candidate."""
+
     cel_rules = (
         (
             "has(self.candidates) != has(self.grid)",
@@ -140,6 +180,7 @@ class CampaignSpec(ApiModel):
             "give spec.agent, or an agent for the incumbent",
         ),
         ("self.key.all(k, self.key.filter(j, j == k).size() == 1)", "name each reduction in key once"),
+        ("self.key[0] != 'cost'", "cost only breaks ties: name a reduction of quality first"),
     )
 
     candidates: list[CandidateSpec] | None = Field(default=None, min_length=1, max_length=16)
@@ -161,8 +202,18 @@ class CampaignSpec(ApiModel):
     """Tickets answered at once within one Evaluation."""
     max_parallel: int = Field(default=2, ge=1, le=16)
     """Evaluations running at once."""
-    key: list[Reduction] = Field(default=["fully-resolved", "mean"], min_length=1, max_length=4)
-    """The release key, most significant first: reductions the gate itself decides on."""
+    key: list[Reduction] = Field(default=["fully-resolved", "mean"], min_length=1, max_length=5)
+    """The release key, most significant first: reductions the gate itself decides on. `cost` (each
+    Evaluation's priced usage, `usage.costUsd`; lower is better) may follow them as a tie-breaker, e.g.
+    [fully-resolved, mean, cost]: of two candidates equal on the rest, the cheaper wins."""
+
+    @field_validator("key")
+    @classmethod
+    def _cost_breaks_ties_only(cls, key: list[Reduction]) -> list[Reduction]:
+        if key and key[0] == "cost":  # the CRD's CEL rule refuses this; checked again for older objects
+            raise ValueError("cost only breaks ties: name a reduction of quality first")
+        return key
+
     on_tie: OnTie = "keep"
     """When the winner only matches the incumbent on the first reduction: `keep` the incumbent, or decide on
     the rest of the key (`full-key`)."""
@@ -231,8 +282,10 @@ class CandidateStatus(ApiModel):
     complete: bool | None = None
     eligible: bool | None = None
     """Complete coverage and its own gate verdict Pass."""
+    cost_usd: float | None = None
+    """Its Evaluation's priced usage in US dollars (the `cost` reduction; lower ranks higher)."""
     key: dict[str, float] | None = None
-    """Its values of the release key's reductions."""
+    """Its values of the release key's reductions (`cost` in US dollars)."""
     rank_by_key: int | None = None
     rank_by_mean: int | None = None
     vs_incumbent: VsIncumbentStatus | None = None

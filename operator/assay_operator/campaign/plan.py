@@ -14,7 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from assay_operator.campaign.api import CampaignSpec, CandidateSpec, GridModel, GridSpec
+from assay_operator.campaign.api import (
+    CHILD_SETTINGS,
+    CampaignSpec,
+    CandidateSpec,
+    GridModel,
+    GridSpec,
+)
 from assay_operator.campaign.children import Child, finished, normalised_spec
 from assay_operator.evaluation.build.names import bounded_name
 from assay_operator.schema import API_VERSION
@@ -37,7 +43,12 @@ SHARED_FIELDS = (
     "resources",
     "deadline_seconds",
     "queue_name",
+    *CHILD_SETTINGS,
 )
+# The ones a listed candidate (or the incumbent) may set for itself: its value replaces the shared one.
+OWN_FIELDS = (*CHILD_SETTINGS, "resources", "concurrency")
+MERGED_FIELDS = ("prices",)
+"""Merged key by key over the shared value (a candidate prices its own model, the rest stay shared)."""
 
 
 @dataclass(frozen=True)
@@ -81,16 +92,25 @@ def evaluation_spec(spec: CampaignSpec, candidate: CandidateSpec) -> dict[str, A
         "agent": agent.model_dump(by_alias=True, exclude_none=True, mode="json"),
     }
     for name in SHARED_FIELDS:
-        value = getattr(spec, name)
+        value = _json(getattr(spec, name))
+        own = _json(getattr(candidate, name)) if name in OWN_FIELDS else None
+        if own is not None and name in MERGED_FIELDS and isinstance(value, dict):
+            value = {**value, **own}
+        elif own is not None:
+            value = own
         if value is None:
             continue
-        alias = CampaignSpec.model_fields[name].alias or name
-        out[alias] = (
-            value.model_dump(by_alias=True, exclude_none=True, mode="json")
-            if isinstance(value, BaseModel)
-            else value
-        )
+        out[CampaignSpec.model_fields[name].alias or name] = value
     return out
+
+
+def _json(value: object) -> Any:
+    """A spec value as the Evaluation's JSON (camelCase, no nulls)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    if isinstance(value, dict):
+        return {k: _json(v) for k, v in value.items()}
+    return value
 
 
 def grid_candidates(grid: GridSpec) -> list[CandidateSpec]:

@@ -52,6 +52,7 @@ def standing_of(name: str, status: EvaluationStatus) -> Standing:
         suite_digest=status.inputs.suite_digest if status.inputs else None,
         judge_means=dict(status.judges or {}),
         shadow_judges=frozenset(status.shadow_judges or {}),
+        cost_usd=status.usage.cost_usd if status.usage is not None else None,
         paired=_paired(status),
         blocked_because=failed_rules or ((str(status.message),) if not has_summary else ()),
     )

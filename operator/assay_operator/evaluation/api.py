@@ -33,6 +33,7 @@ SHORT_NAMES = ["eval", "evals"]
 BUNDLED_PATH = r"^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$"
 # The status's bounds, which the status builders cut to (assay_operator.bounded) so a status always fits.
 MAX_RULES, MAX_DETAIL, MAX_FAILING, MAX_PAIRED, MAX_MESSAGE_LENGTH = 16, 512, 10, 500, 4096
+MAX_FLAKY = 10
 MAX_PARALLELISM = 100
 """Answer pods per Evaluation; an Indexed Job's pod is named <job>-<index>, which must stay a DNS label."""
 MAX_FAILED_SHARDS, MAX_SHARD_REASON = 16, 512
@@ -113,6 +114,13 @@ class AgentSpec(ApiModel):
     """Recorded answers for `replay`."""
 
 
+class AnswerSecondsPercentile(ApiModel):
+    percentile: float = Field(gt=0, le=100)
+    """Which percentile, by nearest rank: the ceil(p/100 x n)-th smallest of the n answers' times."""
+    max_seconds: float = Field(gt=0)
+    """Its limit in seconds."""
+
+
 class GateOverrides(ApiModel):
     min_score: float | None = Field(default=None, ge=0, le=1)
     """Minimum evaluation score (the suite's gate when omitted)."""
@@ -122,6 +130,15 @@ class GateOverrides(ApiModel):
     """With repetitions: the share of tickets that must pass in every repetition."""
     require_mlflow: bool | None = None
     """Block when logging to MLflow fails."""
+    max_answer_seconds: float | None = Field(default=None, gt=0)
+    """Every answer's agent wall time at most this many seconds (a cell without one blocks)."""
+    answer_seconds_percentile: AnswerSecondsPercentile | None = None
+    """A percentile (nearest rank) of the answers' agent wall times at most `maxSeconds`."""
+    max_ticket_cost_usd: float | None = Field(default=None, gt=0)
+    """Every answer's priced cost at most this many US dollars (a ticket costs its dearest repetition);
+    without a price for every model the run calls, it blocks. Not the budget: `maxCostUsd` stops spending."""
+    max_run_cost_usd: float | None = Field(default=None, gt=0)
+    """The run's total priced cost (agent and model judges) at most this many US dollars."""
     thresholds: dict[str, float] | None = Field(default=None, max_length=64)
     """Per-judge thresholds by judge name (model judges on their raw scale)."""
 
@@ -236,11 +253,13 @@ class EvaluationSpec(ApiModel):
 
 class RuleStatus(ApiModel):
     name: str
-    """Gate rule (score, judges, ticketFloor, judgeFloors, repetitions, complete, mlflow)."""
+    """Gate rule (score, judges, ticketFloor, judgeFloors, repetitions, maxAnswerSeconds,
+    answerSecondsPercentile, maxTicketCostUsd, maxRunCostUsd, complete, mlflow)."""
     passed: bool
     detail: str = Field(max_length=MAX_DETAIL)
     value: float | None = None
-    """The number the rule was decided on (the score, the lowest ticket score, the coverage, ...)."""
+    """The number the rule was decided on (the score, the lowest ticket score, the coverage, the slowest
+    answer's seconds, the dearest ticket's cost, ...)."""
     shadow: bool | None = None
     """True for a shadow rule (the suite's gate.shadowRules): evaluated, not deciding; passed false reads
     "would block"."""
@@ -253,6 +272,8 @@ class TicketsStatus(ApiModel):
     """"passed/total", for the printer column."""
     failing: list[str] = Field(default_factory=list, max_length=MAX_FAILING)
     """The first failing ticket ids."""
+    flaky: int | None = None
+    """Tickets passing in some repetitions and not in others (`repetitions.flaky` names the first)."""
 
 
 class RepetitionsStatus(ApiModel):
@@ -262,6 +283,9 @@ class RepetitionsStatus(ApiModel):
     pass_hat_k: float
     fully_resolved: int | None = None
     """Tickets passing in every repetition."""
+    flaky: list[str] = Field(default_factory=list, max_length=MAX_FLAKY)
+    """The first tickets passing in some repetitions and not in others, in ticket order (`tickets.flaky`
+    counts them; the full list is in the result)."""
 
 
 class UsageStatus(ApiModel):

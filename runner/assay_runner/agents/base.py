@@ -46,7 +46,9 @@ class AgentOutcome:
     answer: str | None
     """None when the agent left no answer."""
     transcript: str = ""
-    wall_seconds: float = 0.0
+    wall_seconds: float | None = None
+    """The agent's own time; None when it is not known (a replayed answer whose tree did not record it:
+    a latency rule then blocks rather than read a replay's instant as the agent's speed)."""
     usage: Usage | None = None
     timed_out: bool = False
     error: str | None = None

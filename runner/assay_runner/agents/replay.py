@@ -31,4 +31,6 @@ class ReplayAgent:
             transcript=recorded.transcript,
             files=recorded.files,
             trajectory=recorded.trajectory,
+            # The recorded agent's time when the answer phase wrote it (`cell.json`); a replay takes none.
+            wall_seconds=recorded.record.wall_seconds if recorded.record is not None else None,
         )

@@ -41,7 +41,9 @@ def add_parser(commands: Subcommands) -> None:
         "--key",
         default="fully-resolved,mean",
         help="ordered reductions the gate uses: fully-resolved, mean, lowest-ticket, "
-        "judges-passing (default: fully-resolved,mean)",
+        "judges-passing, and cost (the run's priced usage, lower is better; never first), e.g. "
+        "fully-resolved,mean,cost lets the cheaper of two equal candidates win "
+        "(default: fully-resolved,mean)",
     )
     compare.add_argument(
         "--on-tie",

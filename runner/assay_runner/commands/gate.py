@@ -36,6 +36,17 @@ def add_parser(commands: Subcommands) -> None:
     gate.add_argument("--ticket-floor", type=options.unit_float)
     gate.add_argument("--min-pass-hat-k", type=options.unit_float)
     gate.add_argument("--threshold", type=options.threshold, action="append", metavar="JUDGE=VALUE")
+    gate.add_argument(
+        "--max-answer-seconds", type=options.positive_float, help="every cell's agent wall time"
+    )
+    gate.add_argument(
+        "--answer-seconds-percentile",
+        type=options.percentile_limit,
+        metavar="PERCENTILE:SECONDS",
+        help="that percentile (nearest rank) of the cells' agent wall times, e.g. 95:60",
+    )
+    gate.add_argument("--max-ticket-cost-usd", type=options.positive_float, help="every cell's priced cost")
+    gate.add_argument("--max-run-cost-usd", type=options.positive_float, help="the run's total priced cost")
     add_verify_options(gate)
     gate.add_argument("--out", type=Path)
     gate.add_argument("--quiet", "-q", action="store_true")
@@ -95,6 +106,12 @@ def run(args: argparse.Namespace) -> options.Finished:
         ticket_floor=args.ticket_floor,
         thresholds=dict(args.threshold or []),
         min_pass_hat_k=args.min_pass_hat_k,
+        limits={
+            "max_answer_seconds": args.max_answer_seconds,
+            "answer_seconds_percentile": args.answer_seconds_percentile,
+            "max_ticket_cost_usd": args.max_ticket_cost_usd,
+            "max_run_cost_usd": args.max_run_cost_usd,
+        },
     )
     if checks is not None:
         from assay_runner.run.verify import verified, verify

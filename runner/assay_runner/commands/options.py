@@ -4,6 +4,7 @@ hands its finished result to the command line (which turns it into the exit code
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -47,6 +48,27 @@ def unit_float(text: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be in [0, 1], got {value}")
     return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, got {text}")
+    return value
+
+
+def percentile_limit(text: str) -> dict[str, float]:
+    """`P:SECONDS` (`95:60`): the P-th percentile of the cells' wall times at most SECONDS."""
+    percentile, sep, seconds = text.partition(":")
+    try:
+        p, limit = float(percentile), positive_float(seconds)
+    except (ValueError, argparse.ArgumentTypeError):
+        p, limit = math.nan, math.nan
+    if not sep or not (0 < p <= 100) or not math.isfinite(limit):
+        raise argparse.ArgumentTypeError(
+            f"expected PERCENTILE:SECONDS (percentile in (0, 100]), got {text!r}"
+        )
+    return {"percentile": p, "maxSeconds": limit}
 
 
 def threshold(text: str) -> tuple[str, float]:

@@ -56,6 +56,7 @@ from assay_runner.contract.rules import (
 )
 from assay_runner.contract.run_config import (
     AgentConfig,
+    AnswerSecondsPercentile,
     CassetteConfig,
     ConfigModel,
     EvidenceConfig,
@@ -131,6 +132,7 @@ __all__ = [
     "UNIT_SCALE",
     "AgentConfig",
     "AgentError",
+    "AnswerSecondsPercentile",
     "AnswerSummary",
     "CassetteConfig",
     "ConfigModel",

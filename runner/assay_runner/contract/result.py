@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from assay_runner.contract.run_config import PriceConfig
+from assay_runner.contract.run_config import AnswerSecondsPercentile, Finite, PriceConfig
 from assay_runner.contract.trajectory import Trajectory
 from assay_runner.contract.wire import WireModel
 from assay_runner.vocabulary import UNSHADOWABLE_RULES, Containment, GateRule, Selection, Verdict
@@ -121,6 +121,9 @@ class RepetitionFigures(WireModel):
     """Number of tickets that pass in every repetition."""
     cells: int
     passing_cells: int
+    flaky: list[str] = Field(default_factory=list)
+    """Tickets that pass in some repetitions and not in others (a missing repetition does not pass), in
+    ticket order (the RunSummary keeps the first few; `flakyTickets` in its counts says how many)."""
 
 
 class Usage(WireModel):
@@ -197,13 +200,25 @@ class JudgeConfigSummary(WireModel):
 
 
 class GateSettings(WireModel):
-    # Every bound is a share in [0, 1]: -1, 2, NaN or 1e9 would make the gate pass everything or nothing.
+    # Every share is in [0, 1] and every limit finite and above 0: -1, 2, NaN or 1e9 would make the gate
+    # pass everything or nothing.
     min_score: float = Field(default=0.90, ge=0, le=1)
     ticket_floor: float = Field(default=0.70, ge=0, le=1)
     min_pass_hat_k: float | None = Field(default=None, ge=0, le=1)
     """When set and k > 1: the share of tickets that must pass in every repetition (1.0 = all)."""
     require_mlflow: bool = False
     """Block when logging to MLflow failed."""
+    max_answer_seconds: Finite | None = Field(default=None, gt=0)
+    """Every cell's agent wall time (`wallSeconds`: the agent's own time, not the queue) at most this many
+    seconds; a cell without a recorded wall time blocks."""
+    answer_seconds_percentile: AnswerSecondsPercentile | None = None
+    """A percentile of the cells' agent wall times (nearest rank) at most `maxSeconds`."""
+    max_ticket_cost_usd: Finite | None = Field(default=None, gt=0)
+    """Every cell's priced cost (US dollars, from the metering proxy's counts) at most this: a ticket's cost
+    is its dearest repetition's. A cell without usage, or a run with an unpriced model, blocks."""
+    max_run_cost_usd: Finite | None = Field(default=None, gt=0)
+    """The run's total priced cost (agents and model judges) at most this; distinct from the budget
+    (`maxCostUsd`), which stops spending. An unpriced model blocks."""
     shadow_rules: list[str] = Field(default_factory=list)
     """Rules evaluated and reported ("would block") that do not decide the verdict, like a metric's dry run
     in Argo Rollouts. `complete` and `verified` cannot be shadowed: a run that was not judged whole, or a
@@ -240,6 +255,10 @@ class ResultConfig(WireModel):
     judges: list[JudgeConfigSummary]
     gate: GateSettings
     pass_criterion: PassCriterion
+    unpriced: list[str] | None = None
+    """Who called a model the run had no price for ("the agent's model 'm'"); empty when every model was
+    priced, None when the run did not say (online judging, older results): the cost rules block unless it
+    is empty, since what was not priced cost $0 only on paper."""
 
 
 class RunRequest(WireModel):

@@ -56,11 +56,25 @@ class MlflowConfig(ConfigModel):
     enabled: bool = True
 
 
+class AnswerSecondsPercentile(ConfigModel):
+    """`{percentile: 95, maxSeconds: 60}`: the 95th percentile of the run's cell wall times at most 60 s."""
+
+    percentile: Finite = Field(gt=0, le=100)
+    """Which percentile, by the nearest-rank method: the ceil(p/100 x n)-th smallest of the n cells."""
+    max_seconds: Finite = Field(gt=0)
+
+
 class GateOverrides(ConfigModel):
+    """The suite's gate, overridden field by field (the limits' meanings: `GateSettings`)."""
+
     min_score: Finite | None = Field(default=None, ge=0, le=1)
     ticket_floor: Finite | None = Field(default=None, ge=0, le=1)
     min_pass_hat_k: Finite | None = Field(default=None, ge=0, le=1)
     require_mlflow: bool | None = None
+    max_answer_seconds: Finite | None = Field(default=None, gt=0)
+    answer_seconds_percentile: AnswerSecondsPercentile | None = None
+    max_ticket_cost_usd: Finite | None = Field(default=None, gt=0)
+    max_run_cost_usd: Finite | None = Field(default=None, gt=0)
     thresholds: dict[str, float] = Field(default_factory=dict)
     """Per-judge thresholds, by judge name (model judges on their raw scale)."""
 

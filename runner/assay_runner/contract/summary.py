@@ -29,6 +29,8 @@ class SummaryCounts(WireModel):
     errors: int
     judges_passing: int | None = None
     """Gating judges at or above their thresholds (the judges rule's count; shadow judges left out)."""
+    flaky_tickets: int | None = None
+    """Tickets that pass in some repetitions and not in others (`repetitions.flaky` names the first few)."""
 
 
 class PairedTickets(WireModel):

@@ -21,6 +21,7 @@ from the same numbers, and both read it back as the same typed report (core.deci
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -111,7 +112,13 @@ def _ranks(standings: Sequence[Standing], sort_key: Callable[[Standing], object]
 
 
 def _fmt(key: Sequence[str], values: Sequence[float]) -> str:
-    return ", ".join(f"{name} {_num(value)}" for name, value in zip(key, values, strict=True))
+    return ", ".join(f"{name} {_shown(name, value)}" for name, value in zip(key, values, strict=True))
+
+
+def _shown(name: str, value: float) -> str:
+    if name == "cost":
+        return "unknown" if math.isinf(value) else f"${value:.4f}"
+    return _num(value)
 
 
 def _num(value: float) -> str:
@@ -187,7 +194,7 @@ def decide(
     ties = [c.name for c in complete if c.key(key) == best.key(key) and c is not best]
     decision.winner = best.name
     reasons.append(
-        f"release-key winner: {best.name} ({_fmt(key, best.key(key))})"
+        f"release-key winner: {best.name} ({_fmt(key, best.figures(key))})"
         + (f", tied on every key with {', '.join(ties)} (chosen by name)" if ties else "")
     )
     if by_mean.name != best.name:
@@ -293,7 +300,7 @@ def _promotion(
     if mine[0] == theirs[0] and on_tie == "full-key" and mine > theirs:
         return True, (
             f"promote {best.name}: ties the incumbent on {key[0]} and beats it on the full key "
-            f"({_fmt(key, mine)} vs {_fmt(key, theirs)})"
+            f"({_fmt(key, best.figures(key))} vs {_fmt(key, incumbent.figures(key))})"
         )
     if mine[0] == theirs[0]:
         return False, (

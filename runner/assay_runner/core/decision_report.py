@@ -7,6 +7,7 @@ dict by string keys. `to_json` is the one serialiser of the public `assay compar
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from assay_runner.core.decision import Decision, JudgeDelta, PromotionRules
@@ -65,7 +66,8 @@ class CandidateRow:
     role: Role
     standing: Standing
     key: dict[str, float]
-    """The release key's values, by reduction."""
+    """The release key's values as stated, by reduction (`cost` in dollars: lower ranks higher; absent when
+    not known)."""
     rank_by_key: int | None
     """None for the incumbent: the reference, not a contender."""
     rank_by_mean: int | None
@@ -112,7 +114,11 @@ def _row(decision: Decision, standing: Standing, role: Role) -> CandidateRow:
         name=standing.name,
         role=role,
         standing=standing,
-        key=dict(zip(decision.key, standing.key(decision.key), strict=True)),
+        key={
+            name: value
+            for name, value in zip(decision.key, standing.figures(decision.key), strict=True)
+            if math.isfinite(value)  # a cost not known: ranked last, shown as absent
+        },
         rank_by_key=decision.rank_by_key.get(standing.name) if contender else None,
         rank_by_mean=decision.rank_by_mean.get(standing.name) if contender else None,
         vs_incumbent=_versus(decision, standing.name) if contender else None,
@@ -217,6 +223,7 @@ def row_figures(row: CandidateRow) -> dict[str, object]:
         "complete": s.complete,
         "verdict": s.verdict,
         "eligible": s.eligible,
+        "cost_usd": s.cost_usd,
         "key": row.key,
         "rank_by_key": row.rank_by_key,  # None for the incumbent: the reference, not a contender
         "rank_by_mean": row.rank_by_mean,

@@ -20,7 +20,9 @@ from assay_runner.contract import (
     is_brain_file,
     public_calibration,
 )
+from assay_runner.core.limits import LIMIT_SETTINGS
 from assay_runner.suite.loader import KB_DIR, Suite
+from assay_runner.suite.models import JudgeBase
 
 __all__ = ["digest_files", "judges_digest", "read_tree", "suite_digest", "tickets_digest", "tree_digest"]
 
@@ -55,13 +57,27 @@ def tickets_digest(ticket_ids: Sequence[str]) -> str:
     return digest_files({"tickets.json": _canonical(list(ticket_ids))})
 
 
+def _gate_wire(gate: GateSettings) -> dict[str, object]:
+    """The gate as digested: the limits (core.limits) only when set, so a gate without them keeps the
+    digest it had before they existed and earlier results still verify."""
+    unset_limits = {name for name in LIMIT_SETTINGS if getattr(gate, name) is None}
+    if not gate.shadow_rules:  # likewise shadow rules (docs/calibration.md)
+        unset_limits.add("shadow_rules")
+    return gate.model_dump(mode="json", by_alias=True, exclude=unset_limits)
+
+
+def _judge_wire(judge: JudgeBase) -> dict[str, object]:
+    """A judge as digested: `shadow` only when set, so a suite without shadow judges keeps its digest."""
+    return judge.model_dump(mode="json", by_alias=True, exclude=None if judge.shadow else {"shadow"})
+
+
 def judges_digest(suite: Suite, gate: GateSettings | None = None) -> str:
     """`gate`: the effective gate after the run's overrides (the suite's own when None); per-judge
     threshold overrides are already in the suite's judges (apply_thresholds)."""
     spec = suite.spec
     files = {
-        "judges.json": _canonical([j.model_dump(mode="json", by_alias=True) for j in spec.judges]),
-        "gate.json": _canonical((gate or spec.gate).model_dump(mode="json", by_alias=True)),
+        "judges.json": _canonical([_judge_wire(j) for j in spec.judges]),
+        "gate.json": _canonical(_gate_wire(gate or spec.gate)),
         "passCriterion.json": _canonical(spec.pass_criterion.model_dump(mode="json", by_alias=True)),
     }
     for judge in spec.judges:

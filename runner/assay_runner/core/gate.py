@@ -8,7 +8,9 @@ The verdict is Pass if and only if every deciding rule passes; there is no other
 4. `judgeFloors` a judge with a `floor` reaches it on every repetition of every ticket it applies to;
 5. `repetitions` with k > 1 and `minPassHatK` set: that share of tickets passes in every repetition;
 6. `complete`    every expected ticket x repetition was judged without error (fail closed);
-7. `mlflow`      when `requireMlflow` is set: the run was logged.
+7. `mlflow`      when `requireMlflow` is set: the run was logged;
+8-11.            when the suite sets them, the limits on time and cost (core.limits): `maxAnswerSeconds`,
+                 `answerSecondsPercentile`, `maxTicketCostUsd`, `maxRunCostUsd`.
 
 A suite can mark rules as shadow (`gate.shadowRules`): they are evaluated and reported ("would block") but
 do not decide. A shadow judge is left out of every rule (it decides nothing) and named in the judges rule's

@@ -143,7 +143,7 @@ def _tickets(result: Result) -> Iterator[Issue]:
 
 def _derived(result: Result) -> Iterator[Issue]:
     """The stored verdict and score must be what the stored judge verdicts give."""
-    card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow)
+    card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow, usage=result.usage)
     # Blocked where the cells give Pass is allowed: something beyond the cells may block (`--verify`).
     if result.verdict == "Pass" and card.verdict != "Pass":
         yield "verdict", f"says {result.verdict}, but its judge verdicts give {card.verdict}"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from assay_runner.contract import MlflowRef, Result, judge_scale, threshold_problem
+from collections.abc import Mapping
+
+from pydantic import ValidationError
+
+from assay_runner.contract import GateSettings, MlflowRef, Result, judge_scale, threshold_problem
 from assay_runner.core.scorecard import assemble
 from assay_runner.errors import InputError
 
@@ -14,18 +18,25 @@ def regate(
     ticket_floor: float | None = None,
     thresholds: dict[str, float] | None = None,
     min_pass_hat_k: float | None = None,
+    limits: Mapping[str, object] | None = None,
 ) -> Result:
-    gate = result.config.gate.model_copy(
-        update={
-            key: value
-            for key, value in (
-                ("min_score", min_score),
-                ("ticket_floor", ticket_floor),
-                ("min_pass_hat_k", min_pass_hat_k),
-            )
-            if value is not None
-        }
-    )
+    """`limits`: new time and cost limits (core.limits), by GateSettings field name; None leaves one as
+    stored."""
+    updates = {
+        key: value
+        for key, value in (
+            ("min_score", min_score),
+            ("ticket_floor", ticket_floor),
+            ("min_pass_hat_k", min_pass_hat_k),
+            *(limits or {}).items(),
+        )
+        if value is not None
+    }
+    try:
+        # Validated as a suite's gate is: a limit that could not decide anything is bad input.
+        gate = GateSettings.model_validate({**result.config.gate.model_dump(), **updates})
+    except ValidationError as error:
+        raise InputError(f"the gate's new settings: {error}") from error
     judges = list(result.config.judges)
     for name, threshold in (thresholds or {}).items():
         index = next((i for i, j in enumerate(judges) if j.name == name), None)
@@ -40,11 +51,11 @@ def regate(
             raise InputError(f"--threshold {name}={threshold:g}: {problem}")
         judges[index] = judges[index].model_copy(update={"threshold": threshold})
     config = result.config.model_copy(update={"gate": gate, "judges": judges})
-    card = assemble(result.tickets, config, result.repetitions.k, result.mlflow)
+    card = assemble(result.tickets, config, result.repetitions.k, result.mlflow, usage=result.usage)
     return result.model_copy(update={"config": config, **card.as_update()})
 
 
 def with_mlflow(result: Result, ref: MlflowRef) -> Result:
     """The result with its MLflow reference, re-gated: `requireMlflow` makes logging part of the gate."""
-    card = assemble(result.tickets, result.config, result.repetitions.k, ref)
+    card = assemble(result.tickets, result.config, result.repetitions.k, ref, usage=result.usage)
     return result.model_copy(update={"mlflow": ref, **card.as_update()})

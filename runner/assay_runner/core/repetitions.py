@@ -2,7 +2,8 @@
 
 - pass rate: of all ticket x repetition cells, the share that pass;
 - pass@k: the share of tickets that pass at least once in k tries (what a lenient demo shows);
-- pass^k: the share of tickets that pass every time (what a release needs: users meet every repetition).
+- pass^k: the share of tickets that pass every time (what a release needs: users meet every repetition);
+- flaky: the tickets between the two, passing in some repetitions and not in others.
 A missing repetition counts as a failure, never as absent.
 """
 
@@ -22,6 +23,9 @@ def figures(tickets: Sequence[TicketResult], k: int) -> RepetitionFigures:
     passing_cells = sum(sum(1 for r in t.repetitions[:k] if r.passed) for t in tickets)
     at_least_once = sum(1 for t in tickets if any(r.passed for r in t.repetitions))
     every_time = sum(1 for t in tickets if ticket_passes_every_time(t, k))
+    flaky = [
+        t.id for t in tickets if any(r.passed for r in t.repetitions) and not ticket_passes_every_time(t, k)
+    ]
     count = len(tickets)
     return RepetitionFigures(
         k=k,
@@ -31,4 +35,5 @@ def figures(tickets: Sequence[TicketResult], k: int) -> RepetitionFigures:
         fully_resolved=every_time,
         cells=cells,
         passing_cells=passing_cells,
+        flaky=flaky,
     )

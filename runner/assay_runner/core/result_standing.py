@@ -22,8 +22,18 @@ def _rule_value(card: Scorecard, name: GateRule) -> float:
     return float(rule.value or 0.0)
 
 
+def cost_usd(result: Result) -> float:
+    """The run's priced usage: its total, which also holds the model judges' calls, and never less than its
+    cells' own (the agent's calls, priced as the proxy metered them) add up to — a total edited down does not
+    make a candidate cheaper. `--verify` authenticates the total with the rest of the result."""
+    cells = sum(
+        rep.usage.cost_usd for ticket in result.tickets for rep in ticket.repetitions if rep.usage is not None
+    )
+    return max(result.usage.cost_usd, round(cells, 6))
+
+
 def standing(name: str, result: Result) -> Standing:
-    card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow)
+    card = assemble(result.tickets, result.config, result.repetitions.k, result.mlflow, usage=result.usage)
     complete = next(r for r in card.rules if r.name == GateRule.COMPLETE)
     figures = card.repetitions
     return Standing(
@@ -45,6 +55,7 @@ def standing(name: str, result: Result) -> Standing:
         blocked_because=tuple(card.reasons),
         judge_means={judge: j.mean for judge, j in card.judges.items()},
         shadow_judges=frozenset(judge for judge, j in card.judges.items() if j.shadow is not None),
+        cost_usd=cost_usd(result),
         paired=Paired(
             scores={t.id: t.score for t in card.tickets},
             resolved={t.id: ticket_passes_every_time(t, result.repetitions.k) for t in card.tickets},

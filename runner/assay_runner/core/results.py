@@ -36,7 +36,9 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def result_config(suite: Suite, gate: GateSettings | None = None) -> ResultConfig:
+def result_config(
+    suite: Suite, gate: GateSettings | None = None, unpriced: list[str] | None = None
+) -> ResultConfig:
     """The judges as the gate reads them: a shadow judge carries why it does not gate (declared, or not
     calibrated as the suite requires)."""
     shadow = shadow_reasons(suite.spec, suite.files)
@@ -52,7 +54,12 @@ def result_config(suite: Suite, gate: GateSettings | None = None) -> ResultConfi
         )
         for spec in suite.spec.judges
     ]
-    return ResultConfig(judges=judges, gate=gate or suite.spec.gate, pass_criterion=suite.spec.pass_criterion)
+    return ResultConfig(
+        judges=judges,
+        gate=gate or suite.spec.gate,
+        pass_criterion=suite.spec.pass_criterion,
+        unpriced=unpriced,
+    )
 
 
 def answer_digest(answer: str | None) -> str | None:
@@ -137,9 +144,11 @@ def build_result(
     gate: GateSettings | None = None,
     mode: Literal["release", "online"] = "release",
     request: RunRequest | None = None,
+    unpriced: list[str] | None = None,
 ) -> Result:
-    config = result_config(suite, gate)
-    card = assemble(tickets, config, k, mlflow)
+    """`unpriced`: who called a model the run had no price for (None: not known, which blocks a cost rule)."""
+    config = result_config(suite, gate, unpriced)
+    card = assemble(tickets, config, k, mlflow, usage=usage)
     return Result(
         run_name=run_name,
         suite=suite.name,

@@ -17,8 +17,9 @@ from assay_runner.contract import (
     ResultConfig,
     RuleResult,
     TicketResult,
+    Usage,
 )
-from assay_runner.core import gate, repetitions, scoring
+from assay_runner.core import gate, limits, repetitions, scoring
 from assay_runner.vocabulary import Verdict
 
 
@@ -61,8 +62,14 @@ def _rescore_ticket(ticket: TicketResult, config: ResultConfig, k: int) -> Ticke
 
 
 def assemble(
-    tickets: Sequence[TicketResult], config: ResultConfig, k: int, mlflow: MlflowRef | None = None
+    tickets: Sequence[TicketResult],
+    config: ResultConfig,
+    k: int,
+    mlflow: MlflowRef | None = None,
+    *,
+    usage: Usage | None = None,
 ) -> Scorecard:
+    """`usage`: the run's total, which `maxRunCostUsd` decides on (None: not recorded, which blocks it)."""
     rescored = [_rescore_ticket(ticket, config, k) for ticket in tickets]
     score = scoring.mean(t.score for t in rescored)
     judges = {c.name: scoring.judge_summary(c, rescored) for c in config.judges}
@@ -76,6 +83,7 @@ def assemble(
     repetition_rule = gate.repetitions_rule(figures, config.gate)
     if repetition_rule is not None:
         rules.append(repetition_rule)
+    rules.extend(limits.limit_rules(rescored, k, config.gate, usage, config.unpriced))
     rules.append(gate.complete_rule(rescored, k, config.judges))
     if config.gate.require_mlflow:
         ref = mlflow or MlflowRef()

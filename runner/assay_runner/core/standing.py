@@ -6,10 +6,13 @@ it directly, so there is one shape and one mapping from gate figures to the rele
 
 The release key is an ordered tuple of those reductions. Only reductions the gate itself uses can be
 named (REDUCTIONS, each with the rule that reads it), so the selector and the gate cannot drift apart.
+`cost` (the run's priced usage, what the budget reads) is the one a lower value of is better; it can only
+break ties, never come first: a cheaper candidate never replaces a better one, nor the incumbent, for cost.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -18,7 +21,7 @@ from assay_runner.core.statistics import Paired
 from assay_runner.errors import InputError
 from assay_runner.vocabulary import GateRule
 
-Reduction = Literal["fully-resolved", "mean", "lowest-ticket", "judges-passing"]
+Reduction = Literal["fully-resolved", "mean", "lowest-ticket", "judges-passing", "cost"]
 DEFAULT_KEY: tuple[Reduction, ...] = ("fully-resolved", "mean")
 OnTie = Literal["keep", "full-key"]
 Role = Literal["candidate", "incumbent"]
@@ -57,6 +60,10 @@ class Standing:
     """Each judge's mean (None: the judge applied to no ticket)."""
     paired: Paired | None = None
     """Per-ticket scores and outcomes for the paired tests (None when only the totals are known)."""
+    cost_usd: float | None = None
+    """The run's priced usage in US dollars (result.json's and the status's `usage.costUsd`: the agent's
+    calls through the metering proxy and the model judges'); None when not known, which ranks last on cost.
+    A run without prices costs 0: compare priced runs with priced runs."""
     shadow_judges: frozenset[str] = frozenset()
     """Judges recorded but not deciding: compared (their deltas are shown), never a reason to refuse."""
 
@@ -65,18 +72,41 @@ class Standing:
         return self.complete and self.verdict == "Pass"
 
     def reduction(self, name: str) -> float:
+        """The reduction's value as stated (a count, a score, dollars)."""
         return REDUCTIONS[name].value(self)  # type: ignore[index]
 
-    def key(self, names: Sequence[str]) -> tuple[float, ...]:
+    def figures(self, names: Sequence[str]) -> tuple[float, ...]:
+        """The key's values as stated, for people (`cost` in dollars)."""
         return tuple(self.reduction(name) for name in names)
+
+    def key(self, names: Sequence[str]) -> tuple[float, ...]:
+        """The key's values as they are ordered: greater is better (`cost` negated)."""
+        return tuple(REDUCTIONS[name].ordered(self) for name in names)  # type: ignore[index]
 
 
 @dataclass(frozen=True)
 class ReductionOf:
-    rule: GateRule
-    """The gate rule that decides on this number."""
+    rule: GateRule | str
+    """The gate rule that decides on this number (cost: the budget, `maxCostUsd`)."""
     description: str
     value: Callable[[Standing], float]
+    lower_is_better: bool = False
+    tie_breaker_only: bool = False
+    """May not be the key's first reduction: the one a promotion over the incumbent must strictly improve."""
+
+    def ordered(self, standing: Standing) -> float:
+        value = self.value(standing)
+        return -value if self.lower_is_better else value
+
+
+BUDGET = "maxCostUsd"
+"""What reads a run's cost: the budget that stops its spending (and the gate's cost rules, where a suite
+sets them)."""
+
+
+def _cost(standing: Standing) -> float:
+    """Fail closed: a cost that is not known is no saving."""
+    return math.inf if standing.cost_usd is None else standing.cost_usd
 
 
 REDUCTIONS: dict[Reduction, ReductionOf] = {
@@ -94,6 +124,13 @@ REDUCTIONS: dict[Reduction, ReductionOf] = {
         "judges at or above their thresholds (the judges rule)",
         lambda s: float(s.judges_passing),
     ),
+    "cost": ReductionOf(
+        BUDGET,
+        "the run's priced usage in US dollars, lower is better (what the budget reads); a tie-breaker",
+        _cost,
+        lower_is_better=True,
+        tie_breaker_only=True,
+    ),
 }
 
 
@@ -107,6 +144,11 @@ def parse_key(text: str | Sequence[str]) -> tuple[str, ...]:
         if len(set(names)) != len(names):
             problem = " (a reduction is named twice)"
         raise InputError(f"key {shown!r}: name reductions the gate uses: {', '.join(REDUCTIONS)}{problem}")
+    if REDUCTIONS[names[0]].tie_breaker_only:  # type: ignore[index]
+        raise InputError(
+            f"key {','.join(names)!r}: {names[0]} only breaks ties; put a reduction of quality first "
+            f"(for example fully-resolved,mean,{names[0]})"
+        )
     return names
 
 

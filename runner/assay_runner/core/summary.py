@@ -20,6 +20,7 @@ from assay_runner.core.repetitions import ticket_passes_every_time
 from assay_runner.core.scoring import gating_judges_passing
 
 FAILING_TICKETS_SHOWN = 10
+FLAKY_TICKETS_SHOWN = 10
 DETAIL_CHARS = 160
 SHADOW_REASON_CHARS = 120
 
@@ -40,6 +41,7 @@ def encode(summary: RunSummary) -> bytes:
 
 def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
     failing = [t.id for t in result.tickets if not t.passed]
+    flaky = result.repetitions.flaky
     summary = RunSummary(
         verdict=result.verdict,
         score=round(result.score, 6),
@@ -65,13 +67,14 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
                 if r.error or any(v.error for v in r.judges.values())
             ),
             judges_passing=gating_judges_passing(result.judges),
+            flaky_tickets=len(flaky),
         ),
         failing_tickets=failing[:FAILING_TICKETS_SHOWN],
-        repetitions=result.repetitions,
+        repetitions=result.repetitions.model_copy(update={"flaky": flaky[:FLAKY_TICKETS_SHOWN]}),
         usage=result.usage,
         inputs=result.inputs,
         mlflow=result.mlflow,
-        truncated=len(failing) > FAILING_TICKETS_SHOWN,
+        truncated=len(failing) > FAILING_TICKETS_SHOWN or len(flaky) > FLAKY_TICKETS_SHOWN,
         paired=paired_tickets(result),
         shadow_judges={
             name: j.shadow[:SHADOW_REASON_CHARS] for name, j in result.judges.items() if j.shadow is not None
@@ -81,13 +84,17 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
 
 
 def fit(summary: RunSummary, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
-    """Shrink until it fits: fewer failing tickets, shorter details, no per-ticket figures, then fewer
-    judges."""
+    """Shrink until it fits: fewer failing tickets, fewer flaky ones, shorter details, no per-ticket
+    figures, then fewer judges."""
     while len(encode(summary)) > limit:
+        figures = summary.repetitions
         if summary.failing_tickets:
             summary = summary.model_copy(
                 update={"failing_tickets": summary.failing_tickets[:-1], "truncated": True}
             )
+        elif figures is not None and figures.flaky:
+            fewer = figures.model_copy(update={"flaky": figures.flaky[:-1]})
+            summary = summary.model_copy(update={"repetitions": fewer, "truncated": True})
         elif any(len(r.detail) > 40 for r in summary.rules):
             rules = [r.model_copy(update={"detail": r.detail[:40]}) for r in summary.rules]
             summary = summary.model_copy(update={"rules": rules, "truncated": True})

@@ -112,7 +112,7 @@ class AnswerStep:
             error=error,
             transcript=outcome.transcript,
             files=outcome.files,
-            wall_seconds=round(outcome.wall_seconds, 3),
+            wall_seconds=None if outcome.wall_seconds is None else round(outcome.wall_seconds, 3),
             started_at=started_at,
             usage=usage,
             trajectory=trajectory,

@@ -29,11 +29,27 @@ from assay_runner.core.results import answers_digest, build_result, ticket_resul
 from assay_runner.errors import InputError, Problem
 from assay_runner.run.cell import Cell
 from assay_runner.suite.loader import Suite, load_suite
-from assay_runner.suite.models import Ticket
+from assay_runner.suite.models import ModelJudge, Ticket
 from assay_runner.suite.split import KEYS_FILE
 
 Prices = Mapping[str, PriceConfig]
 """USD per million tokens, by model."""
+AGENT = "the agent"
+"""Who calls the agent's model, in `models_called` and the refusal's words."""
+
+
+def models_called(suite: Suite, agent_model: str | None, judge_model: str | None) -> dict[str, str | None]:
+    """Who calls which model in a run: the agent (None: it calls none) and each model judge."""
+    called: dict[str, str | None] = {AGENT: agent_model}
+    for spec in suite.spec.judges:
+        if isinstance(spec, ModelJudge):
+            called[f"model judge {spec.name}"] = spec.model or judge_model
+    return called
+
+
+def unpriced_models(prices: Prices, models: Mapping[str, str | None]) -> list[str]:
+    """Who calls a model without a price ("the agent's model 'm'"), of `models`: who calls it -> the model."""
+    return [f"{who}'s model {model!r}" for who, model in models.items() if model and model not in prices]
 
 
 @dataclass(frozen=True)
@@ -50,6 +66,19 @@ class Prepared:
     @property
     def agent_price(self) -> PriceConfig | None:
         return self.prices.get(self.config.agent.model or "")
+
+    def models(self, *, agent: bool = True, judges: bool = True) -> dict[str, str | None]:
+        """The models the run calls: with `agent`, the agent's (a `replay` agent calls none); with `judges`,
+        the model judges' unless cassettes replay them (`mode: replay` makes no call: nothing to bill)."""
+        config = self.config
+        agent_model = config.agent.model if config.agent.kind != "replay" else None
+        called = models_called(self.suite, agent_model, config.judge_model)
+        replayed = config.cassettes is not None and config.cassettes.mode == "replay"
+        return {
+            who: model
+            for who, model in called.items()
+            if (agent if who == AGENT else judges and not replayed)
+        }
 
     @property
     def cells(self) -> int:
@@ -77,6 +106,7 @@ class Prepared:
             usage=usage,
             gate=self.gate,
             request=RunRequest(tickets=config.tickets, repetitions=config.repetitions),
+            unpriced=unpriced_models(self.prices, self.models()),
         )
 
     def inputs(self, answers: str | None = None) -> Inputs:
@@ -99,7 +129,12 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
     files hold them, nothing here hands them on)."""
     suite = load_suite(config.suite, config.kb, config.keys if with_keys else None)
     suite = with_thresholds(suite, config.gate.thresholds)
-    overrides = config.gate.model_dump(exclude={"thresholds"}, exclude_none=True)
+    # The overrides as they are (a nested limit stays a model, never a dict in the gate).
+    overrides = {
+        name: value
+        for name in type(config.gate).model_fields
+        if name != "thresholds" and (value := getattr(config.gate, name)) is not None
+    }
     return Prepared(
         config=config,
         suite=suite,

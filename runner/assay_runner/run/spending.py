@@ -20,21 +20,16 @@ from assay_runner.agents.base import Agent, AgentOutcome, Workspace
 from assay_runner.contract import PriceConfig, Usage
 from assay_runner.errors import InputError
 from assay_runner.gateway.usage import UsageMeter
-from assay_runner.suite.loader import Suite
-from assay_runner.suite.models import ModelJudge, Ticket
+from assay_runner.run.preparation import Prepared, unpriced_models
+from assay_runner.suite.models import Ticket
 
 if TYPE_CHECKING:
     from assay_runner.gateway.metering.ledger import Ledger  # a run with a metering proxy only
-    from assay_runner.run.preparation import Prepared
 
 HOW_TO_PRICE = (
     "give it a price: `--price MODEL=INPUT,OUTPUT` (USD per million tokens), the suite's `prices:` or the "
     "RunConfig's `prices`"
 )
-
-
-AGENT = "the agent"
-"""Who calls the agent's model, in `models_called` and the refusal's words."""
 
 
 def check_prices(
@@ -46,7 +41,7 @@ def check_prices(
     call naming another unpriced model all the same (`gateway.metering.ledger`)."""
     if budget is None and not prices:
         return
-    unpriced = [f"{who}'s model {model!r}" for who, model in models.items() if model and model not in prices]
+    unpriced = unpriced_models(prices, models)
     if not unpriced:
         return
     known = ", ".join(sorted(prices)) or "none"
@@ -55,28 +50,11 @@ def check_prices(
 
 
 def check_run_prices(prepared: Prepared, *, agent: bool = True, judges: bool = True) -> None:
-    """`check_prices` for a run: with `agent`, the agent's model (a `replay` agent calls none); with `judges`,
-    the model judges' unless cassettes replay them (`mode: replay` makes no call: nothing to bill). The
-    answer phase (`assay answer`, an answer pod) calls no judge and checks only its agent's; the judge phase
-    (`assay score`, the judge pod) calls no agent and checks only the judges'; `assay run` checks both
-    before its preflight call."""
-    config = prepared.config
-    agent_model = config.agent.model if config.agent.kind != "replay" else None
-    called = models_called(prepared.suite, agent_model, config.judge_model)
-    replayed = config.cassettes is not None and config.cassettes.mode == "replay"
-    checked = {
-        who: model for who, model in called.items() if (agent if who == AGENT else judges and not replayed)
-    }
-    check_prices(prepared.prices, config.max_cost_usd, checked)
-
-
-def models_called(suite: Suite, agent_model: str | None, judge_model: str | None) -> dict[str, str | None]:
-    """Who calls which model in a run: the agent (None: it calls none) and each model judge."""
-    called: dict[str, str | None] = {AGENT: agent_model}
-    for spec in suite.spec.judges:
-        if isinstance(spec, ModelJudge):
-            called[f"model judge {spec.name}"] = spec.model or judge_model
-    return called
+    """`check_prices` for a run's models (`Prepared.models`). The answer phase (`assay answer`, an answer pod)
+    calls no judge and checks only its agent's; the judge phase (`assay score`, the judge pod) calls no
+    agent and checks only the judges'; `assay run` checks both before its preflight call."""
+    models = prepared.models(agent=agent, judges=judges)
+    check_prices(prepared.prices, prepared.config.max_cost_usd, models)
 
 
 @dataclass

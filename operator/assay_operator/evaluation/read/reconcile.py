@@ -30,6 +30,7 @@ from assay_operator import bounded, conditions, seals, status_writer
 from assay_operator.evaluation.api import (
     MAX_DETAIL,
     MAX_FAILING,
+    MAX_FLAKY,
     MAX_MESSAGE_LENGTH,
     MAX_PAIRED,
     MAX_RULES,
@@ -71,6 +72,7 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             passed=counts.passed_tickets,
             summary=f"{counts.passed_tickets}/{counts.tickets}",
             failing=list(summary.failing_tickets)[:MAX_FAILING],
+            flaky=counts.flaky_tickets,
         ),
         usage=UsageStatus(
             input_tokens=summary.usage.input_tokens,
@@ -93,6 +95,7 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             pass_at_k=_round(figures.pass_at_k),
             pass_hat_k=_round(figures.pass_hat_k),
             fully_resolved=figures.fully_resolved,
+            flaky=figures.flaky[:MAX_FLAKY],
         ),
     )
 
@@ -136,7 +139,17 @@ def _paired(summary: RunSummary) -> PairedStatus | None:
 
 
 NO_FIGURES: dict[str, None] = dict.fromkeys(
-    ("score", "judges", "judges_passing", "shadow_judges", "rules", "tickets", "repetitions", "paired")
+    (
+        "score",
+        "judges",
+        "judges_passing",
+        "shadow_judges",
+        "rules",
+        "tickets",
+        "repetitions",
+        "paired",
+        "usage",
+    )
 )
 """A Blocked status that rests on no gate's figures clears them all: named (set to None), each is sent as
 a null in the status patch, which removes what an earlier run or a forged write left."""

@@ -12,6 +12,7 @@ from assay_operator import conditions
 from assay_operator.cluster_views import Job
 from assay_operator.evaluation.build import names, queueing
 from assay_operator.evaluation.read import progress, reconcile
+from assay_operator.evaluation.steps import serial
 from assay_operator.evaluation.steps.watched import Watched
 
 _lock = threading.Lock()
@@ -27,6 +28,14 @@ def job_seen(job: Job, namespace: str, evaluation: str, generation: int) -> None
     with _lock:
         if _shown.get((namespace, name)) == state.admitted:
             return
+    # After the run's start has written its status (the start holds this lock): what is read here names
+    # the run's Jobs.
+    with serial.lock(namespace, evaluation):
+        _show(job, state, namespace, evaluation, generation)
+
+
+def _show(job: Job, state: queueing.QueueState, namespace: str, evaluation: str, generation: int) -> None:
+    name = job.metadata.name
     watched = Watched.read(namespace, evaluation)
     if watched is None or watched.generation != generation:
         return

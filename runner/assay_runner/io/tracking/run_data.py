@@ -6,6 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from assay_runner.contract import Result
+from assay_runner.core.limits import LIMIT_RULES, LIMIT_SETTINGS
+
+FLAKY_TAGGED = 50  # MLflow keeps a tag's first 5000 characters; the result names them all
 
 
 def seconds_of(iso: str | None) -> float | None:
@@ -29,7 +32,12 @@ def metrics_of(result: Result) -> dict[str, float]:
         pass_at_k=figures.pass_at_k,
         pass_hat_k=figures.pass_hat_k,
         fully_resolved=float(figures.fully_resolved),
+        flaky_tickets=float(len(figures.flaky)),
     )
+    for rule in result.rules:
+        # The limits' figures (slowest answer, percentile, dearest cell, run cost), as the gate read them.
+        if rule.name in LIMIT_RULES and rule.value is not None:
+            metrics[f"rule.{rule.name}"] = rule.value
     metrics.update(
         input_tokens=float(result.usage.input_tokens),
         output_tokens=float(result.usage.output_tokens),
@@ -62,6 +70,12 @@ def tags_of(result: Result) -> dict[str, str]:
             tags[f"assay.judge.{name}.shadow"] = judge.shadow[:500]
     if result.reasons:
         tags["assay.reasons"] = "; ".join(result.reasons)[:4000]
+    flaky = result.repetitions.flaky
+    if flaky:
+        shown = ", ".join(flaky[:FLAKY_TAGGED])
+        tags["assay.flaky"] = shown + (
+            f" (+{len(flaky) - FLAKY_TAGGED} more)" if len(flaky) > FLAKY_TAGGED else ""
+        )
     return tags
 
 
@@ -77,6 +91,8 @@ def params_of(result: Result, extra: Mapping[str, str]) -> dict[str, str]:
     }
     if gate.min_pass_hat_k is not None:
         params["gate.minPassHatK"] = str(gate.min_pass_hat_k)
+    for key, value in gate.model_dump(by_alias=True, include=set(LIMIT_SETTINGS), exclude_none=True).items():
+        params[f"gate.{key}"] = str(value)
     if gate.shadow_rules:
         params["gate.shadowRules"] = ",".join(gate.shadow_rules)
     for judge in result.config.judges:

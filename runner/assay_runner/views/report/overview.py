@@ -15,10 +15,15 @@ RULE_TITLES: dict[str, str] = {
     GateRule.JUDGE_FLOORS: "Judges' per-ticket floors",
     GateRule.REPETITIONS: "Tickets passing every repetition",
     GateRule.COMPLETE: "Every cell judged without error",
+    GateRule.MAX_ANSWER_SECONDS: "Every answer within the time limit",
+    GateRule.ANSWER_SECONDS_PERCENTILE: "Answer time percentile within its limit",
+    GateRule.MAX_TICKET_COST_USD: "Every ticket within the cost limit",
+    GateRule.MAX_RUN_COST_USD: "The run within the cost limit",
     GateRule.MLFLOW: "Logged to MLflow",
     GateRule.VERIFIED: "Re-judged: the stored verdicts hold",
 }
 MAX_OFFENDERS = 40  # the tiles show every failing ticket; the rule lists the first few
+MAX_FLAKY = 20  # the grid marks every flaky ticket; the summary names the first few
 
 
 def _duration(started: str | None, finished: str | None) -> str | None:
@@ -48,6 +53,7 @@ def verdict_section(result: Result) -> str:
         f"{compact(gate.min_score)}) · {len(result.tickets) - failing} of {len(result.tickets)} tickets pass"
         f" · floor {num(gate.ticket_floor, 2)}</p>",
     ]
+    lines.append(_flaky_html(result.repetitions.flaky, result.repetitions.k))
     if result.reasons:
         lines.append('<h3 class="sr">Why</h3><ul class="reasons">')
         lines.extend(f"<li>{esc(reason)}</li>" for reason in result.reasons)
@@ -60,6 +66,19 @@ def verdict_section(result: Result) -> str:
         lines.append("</ul>")
     lines.append("</section>")
     return "".join(lines)
+
+
+def _flaky_html(flaky: list[str], k: int) -> str:
+    """The tickets that pass in some repetitions and not in others, named in the summary."""
+    if not flaky:
+        return ""
+    shown = ", ".join(flaky[:MAX_FLAKY]) + (
+        f" (+{len(flaky) - MAX_FLAKY} more)" if len(flaky) > MAX_FLAKY else ""
+    )
+    return (
+        f'<p class="verdict-sub flaky">{len(flaky)} flaky ticket(s), passing in some of the {k} repetitions '
+        f"and not in others: {esc(shown)}</p>"
+    )
 
 
 def _mlflow_html(ref: MlflowRef) -> str:
