@@ -28,12 +28,14 @@ from typing import Any, NoReturn
 from assay_runner import __version__
 from assay_runner.commands import (
     answer,
+    calibrate,
     compare,
     evidence_key,
     gate,
     gateway_sidecar,
     judge,
     judges_check,
+    labels,
     report,
     run,
     score,
@@ -74,6 +76,8 @@ COMMANDS = (
     gate,
     compare,
     judges_check,
+    calibrate,
+    labels,
     report,
     gateway_sidecar,
     evidence_key,

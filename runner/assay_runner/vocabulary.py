@@ -52,6 +52,10 @@ class GateRule(StrEnum):
     """Added by `assay gate --verify`: the deterministic judges agree with the stored verdicts."""
 
 
+UNSHADOWABLE_RULES: frozenset[GateRule] = frozenset({GateRule.COMPLETE, GateRule.VERIFIED})
+"""Rules a suite cannot mark as shadow (`gate.shadowRules`): fail closed stays."""
+
+
 IsolationLevel = Literal["best-effort", "required"]
 """How much of the kernel's sandbox (assay_runner.sandbox) a run insists on: `best-effort` applies what the
 kernel offers and records it per cell; `required` refuses to start (exit 2) where the kernel lacks any of

@@ -83,7 +83,10 @@ def check_run(uri: str, result: Result, params: dict[str, str]) -> None:
     assert tags["assay.digest.suite"] == result.inputs.suite_digest
     assert tags["assay.digest.judges"] == result.inputs.judges_digest
     for rule in result.rules:
-        assert tags[f"assay.rule.{rule.name}"] == ("pass" if rule.passed else "fail")
+        outcome = "pass" if rule.passed else "fail"
+        assert tags[f"assay.rule.{rule.name}"] == (f"shadow-{outcome}" if rule.shadow else outcome)
+    for name, judge in result.judges.items():
+        assert tags.get(f"assay.judge.{name}.shadow") == judge.shadow
     flaky = result.repetitions.flaky
     if flaky:
         assert tags["assay.flaky"].startswith(", ".join(flaky[:50]))

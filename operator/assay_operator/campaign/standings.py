@@ -34,7 +34,7 @@ def standing_of(name: str, status: EvaluationStatus) -> Standing:
     mean = status.score or 0.0
     if score_rule is not None and score_rule.value is not None:
         mean = score_rule.value  # unrounded: what the score rule compared
-    failed_rules = tuple(f"{r.name}: {r.detail}" for r in status.rules or [] if not r.passed)
+    failed_rules = tuple(f"{r.name}: {r.detail}" for r in status.rules or [] if not r.passed and not r.shadow)
     return Standing(
         name=name,
         verdict=status.verdict or "Blocked",
@@ -51,6 +51,7 @@ def standing_of(name: str, status: EvaluationStatus) -> Standing:
         k=repetitions.k if repetitions else 0,
         suite_digest=status.inputs.suite_digest if status.inputs else None,
         judge_means=dict(status.judges or {}),
+        shadow_judges=frozenset(status.shadow_judges or {}),
         cost_usd=status.usage.cost_usd if status.usage is not None else None,
         paired=_paired(status),
         blocked_because=failed_rules or ((str(status.message),) if not has_summary else ()),

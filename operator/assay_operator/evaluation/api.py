@@ -37,6 +37,7 @@ MAX_FLAKY = 10
 MAX_PARALLELISM = 100
 """Answer pods per Evaluation; an Indexed Job's pod is named <job>-<index>, which must stay a DNS label."""
 MAX_FAILED_SHARDS, MAX_SHARD_REASON = 16, 512
+MAX_SHADOW_JUDGES, MAX_SHADOW_REASON = 32, 512
 AccessMode = Literal["ReadWriteOnce", "ReadWriteMany"]
 
 
@@ -259,6 +260,9 @@ class RuleStatus(ApiModel):
     value: float | None = None
     """The number the rule was decided on (the score, the lowest ticket score, the coverage, the slowest
     answer's seconds, the dearest ticket's cost, ...)."""
+    shadow: bool | None = None
+    """True for a shadow rule (the suite's gate.shadowRules): evaluated, not deciding; passed false reads
+    "would block"."""
 
 
 class TicketsStatus(ApiModel):
@@ -386,7 +390,12 @@ class EvaluationStatus(ApiModel):
     judges: dict[str, float | None] | None = None
     """Each judge's mean over the tickets where it applied, in [0, 1] (null when it applied nowhere)."""
     judges_passing: int | None = None
-    """How many judges are at or above their thresholds."""
+    """How many gating judges are at or above their thresholds (shadow judges left out)."""
+    shadow_judges: dict[str, Annotated[str, Field(max_length=MAX_SHADOW_REASON)]] | None = Field(
+        default=None, max_length=MAX_SHADOW_JUDGES
+    )
+    """Judges that ran and are in `judges` but do not gate, each with why (declared shadow, or not
+    calibrated as the suite requires)."""
     rules: list[RuleStatus] | None = Field(default=None, max_length=MAX_RULES)
     tickets: TicketsStatus | None = None
     repetitions: RepetitionsStatus | None = None

@@ -26,6 +26,10 @@ def run(args: argparse.Namespace) -> int:
         f"({splits['training']} training, {splits['validation']} validation), {len(suite.kb)} KB articles"
     )
     print(f"judges: {judges}")
+    from assay_runner.suite.calibration import shadow_reasons
+
+    for name, why in shadow_reasons(suite.spec, suite.files).items():
+        print(f"shadow judge {name} (recorded, not gating): {why}")
     if not suite.has_keys:
         print("no ticket has an answer key: this is a suite's public part (give --keys to check the keys)")
     return ExitCode.PASS

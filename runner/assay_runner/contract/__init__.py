@@ -79,10 +79,12 @@ from assay_runner.contract.seam import (
     threshold_override_problems,
 )
 from assay_runner.contract.suite_parts import (
+    CALIBRATION_FILE,
     KEYS_FILE,
     QUESTIONS_FILE,
     SuiteParts,
     SuiteSplitError,
+    public_calibration,
     split_suite_files,
 )
 from assay_runner.contract.summary import (
@@ -109,6 +111,7 @@ from assay_runner.contract.wire import (
 
 __all__ = [
     "ANSWER_SUMMARY_SCHEMA_VERSION",
+    "CALIBRATION_FILE",
     "DEFAULT_EXPERIMENT",
     "GATEWAY_LEDGER_ENV",
     "GATEWAY_SOCKET_ENV",
@@ -178,6 +181,7 @@ __all__ = [
     "is_brain_file",
     "isolation_shortfall",
     "judge_scale",
+    "public_calibration",
     "read_as_whole_tree",
     "split_suite_files",
     "threshold_override_problems",

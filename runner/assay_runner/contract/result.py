@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from assay_runner.contract.run_config import AnswerSecondsPercentile, Finite, PriceConfig
 from assay_runner.contract.trajectory import Trajectory
 from assay_runner.contract.wire import WireModel
-from assay_runner.vocabulary import Containment, Selection, Verdict
+from assay_runner.vocabulary import UNSHADOWABLE_RULES, Containment, GateRule, Selection, Verdict
 
 RESULT_SCHEMA_VERSION = 1
 
@@ -91,6 +91,10 @@ class JudgeSummary(WireModel):
     passed: bool
     applicable_tickets: int
     errors: int = 0
+    shadow: str | None = None
+    """Why this judge does not gate (declared `shadow: true`, or no valid calibration): it runs and is
+    recorded, reported and compared like any judge, and `passed` says whether it would pass, but it never
+    decides (not the score, the judges rule, a floor or completeness). None: it gates."""
 
 
 class RuleResult(WireModel):
@@ -101,6 +105,8 @@ class RuleResult(WireModel):
     detail: str
     offenders: list[str] = Field(default_factory=list)
     """The judges or tickets that break the rule."""
+    shadow: bool = False
+    """Evaluated and reported but not deciding (`gate.shadowRules`): `passed: false` reads "would block"."""
 
 
 class RepetitionFigures(WireModel):
@@ -189,6 +195,8 @@ class JudgeConfigSummary(WireModel):
     threshold: float
     floor: float | None = None
     scale: tuple[float, float] | None = None
+    shadow: str | None = None
+    """Why the judge does not gate (a shadow judge); None: it gates."""
 
 
 class GateSettings(WireModel):
@@ -211,6 +219,29 @@ class GateSettings(WireModel):
     max_run_cost_usd: Finite | None = Field(default=None, gt=0)
     """The run's total priced cost (agents and model judges) at most this; distinct from the budget
     (`maxCostUsd`), which stops spending. An unpriced model blocks."""
+    shadow_rules: list[str] = Field(default_factory=list)
+    """Rules evaluated and reported ("would block") that do not decide the verdict, like a metric's dry run
+    in Argo Rollouts. `complete` and `verified` cannot be shadowed: a run that was not judged whole, or a
+    verdict the judges do not reproduce, always blocks."""
+
+    @field_validator("shadow_rules")
+    @classmethod
+    def _shadowable(cls, rules: list[str]) -> list[str]:
+        # Names, not the enum: a suite is validated strictly, and YAML gives strings. The gate's rule names
+        # are GateRule's, so a new rule is shadowable as soon as it exists.
+        unknown = sorted(set(rules) - {str(rule) for rule in GateRule})
+        if unknown:
+            raise ValueError(
+                f"no gate rule {', '.join(unknown)} (rules: {', '.join(str(r) for r in GateRule)})"
+            )
+        refused = sorted(set(rules) & {str(rule) for rule in UNSHADOWABLE_RULES})
+        if refused:
+            raise ValueError(
+                f"{', '.join(refused)} cannot be a shadow rule: it is what keeps the gate closed"
+            )
+        if len(set(rules)) != len(rules):
+            raise ValueError("a rule is named twice")
+        return rules
 
 
 class PassCriterion(WireModel):

@@ -3,9 +3,10 @@ validating the suite) and the operator (on a suite ConfigMap's keys, which it do
 so a suite carried either way gives its answer pods the same public part (docs/trust-model.md).
 
 - The public part: `suite.yaml` without its tickets (the judges, gate and pass criterion: the rules of the
-  game), `questions.yaml` (each ticket's id, split and question), the `kb/` articles and the files the
-  suite's code judges name. Nothing else: a README, a reviewer's notes or any other file beside the suite
-  stays out, because nothing names it public.
+  game), `questions.yaml` (each ticket's id, split and question), the `kb/` articles, the files the
+  suite's code judges name and, when the suite requires calibrated judges, the calibration's figures (which
+  judges may gate: `public_calibration`, without the labelled answers). Nothing else: a README, a
+  reviewer's notes or any other file beside the suite stays out, because nothing names it public.
 - The key (`keys.yaml`): every ticket's answer key, by id.
 
 A suite already split (a `keys.yaml` beside a keyless public part) is joined and cut again, so it comes out
@@ -15,6 +16,7 @@ validates the suite itself. Like the rest of `contract`: the standard library an
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +25,8 @@ SUITE_FILE, QUESTIONS_FILE, KEYS_FILE = "suite.yaml", "questions.yaml", "keys.ya
 KB_PREFIX = "kb/"
 QUESTION_FIELDS = ("id", "split", "question")
 """What of a ticket is public; its `key` is the answer key's, and a ticket has nothing else."""
+CALIBRATION_FILE = "calibration.json"
+"""Where a suite's `calibration:` requirement finds its calibration when it names no `file`."""
 HEADER = "# Split at its trust boundary from suite {name!r}: {what}. Regenerate rather than edit.\n"
 
 
@@ -64,6 +68,9 @@ def split_suite_files(files: Mapping[str, bytes]) -> SuiteParts:
         if path not in files:
             raise SuiteSplitError(f"{SUITE_FILE} names the code judge file {path!r}, which is not in it")
         public[path] = files[path]
+    calibration = _calibration_file(suite)
+    if calibration is not None and calibration in files:  # absent: its judges run as shadow judges
+        public[calibration] = public_calibration(files[calibration], calibration)
     return SuiteParts(public=public, keys=_text(name, "its answer keys", {"keys": keys}))
 
 
@@ -113,6 +120,30 @@ def _code_files(suite: dict[str, Any]) -> list[str]:
         for judge in listed
         if isinstance(judge, dict) and judge.get("type") == "code" and isinstance(judge.get("file"), str)
     ]
+
+
+def _calibration_file(suite: dict[str, Any]) -> str | None:
+    calibration = suite.get("calibration")
+    if not isinstance(calibration, dict):
+        return None
+    path = calibration.get("file", CALIBRATION_FILE)
+    return path if isinstance(path, str) else None
+
+
+def public_calibration(data: bytes, where: str = CALIBRATION_FILE) -> bytes:
+    """A calibration's figures without the labelled answers it lists for review (each judge's
+    `disagreements`): what decides which judges gate, and nothing an agent could learn an answer from. The
+    judges digest covers this form, so a suite carried split or whole binds its verdict to the same bytes."""
+    try:
+        document = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise SuiteSplitError(f"{where} is not JSON: {exc}") from None
+    judges = document.get("judges") if isinstance(document, dict) else None
+    if isinstance(judges, dict):
+        for entry in judges.values():
+            if isinstance(entry, dict):
+                entry.pop("disagreements", None)
+    return json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
 
 
 def _load(data: bytes, where: str) -> Any:

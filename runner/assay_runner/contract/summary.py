@@ -18,6 +18,8 @@ class SummaryRule(WireModel):
     detail: str
     value: float | None = None
     """The number the rule was decided on (a Campaign ranks candidates by these)."""
+    shadow: bool = False
+    """Evaluated but not deciding (`gate.shadowRules`): `passed: false` reads "would block"."""
 
 
 class SummaryCounts(WireModel):
@@ -26,7 +28,7 @@ class SummaryCounts(WireModel):
     cells: int
     errors: int
     judges_passing: int | None = None
-    """Judges at or above their thresholds (the judges rule's count)."""
+    """Gating judges at or above their thresholds (the judges rule's count; shadow judges left out)."""
     flaky_tickets: int | None = None
     """Tickets that pass in some repetitions and not in others (`repetitions.flaky` names the first few)."""
 
@@ -61,3 +63,5 @@ class RunSummary(WireModel):
     """True when lists were shortened to fit the size bound."""
     paired: PairedTickets | None = None
     """Per-ticket figures for paired comparisons; dropped (truncated) when they do not fit."""
+    shadow_judges: dict[str, str] = Field(default_factory=dict)
+    """Judges recorded but not deciding (their means are in `judges`), each with why."""

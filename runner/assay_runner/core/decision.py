@@ -236,7 +236,13 @@ def _extra_rules(decision: Decision, best: Standing, incumbent: Standing) -> tup
     """The optional rules: both are checked and reported, either blocks."""
     rules, lines, promote = decision.rules, [], True
     if rules.max_judge_drop is not None:
-        fallen = [d for d in decision.judge_deltas.get(best.name, []) if d.regressed(rules.max_judge_drop)]
+        # A shadow judge's fall is shown with the deltas but never refuses a promotion: it decides nothing.
+        shadow = best.shadow_judges | incumbent.shadow_judges
+        fallen = [
+            d
+            for d in decision.judge_deltas.get(best.name, [])
+            if d.judge not in shadow and d.regressed(rules.max_judge_drop)
+        ]
         for d in fallen:
             shown = "not scored" if d.candidate is None else f"{d.candidate:.3f}"
             lines.append(

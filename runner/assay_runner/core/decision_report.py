@@ -28,6 +28,8 @@ class JudgeChange:
     delta: float | None
     regressed: bool | None
     """Whether it fell by more than `maxJudgeDrop` (None: the rule is not set)."""
+    shadow: bool = False
+    """A shadow judge on either side: compared and shown, never a reason to refuse (not in `fallen`)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class Versus:
 
     @property
     def fallen(self) -> tuple[str, ...]:
-        return tuple(change.judge for change in self.judges if change.regressed)
+        return tuple(change.judge for change in self.judges if change.regressed and not change.shadow)
 
 
 @dataclass(frozen=True)
@@ -123,9 +125,11 @@ def _row(decision: Decision, standing: Standing, role: Role) -> CandidateRow:
     )
 
 
-def _change(delta: JudgeDelta, tolerance: float | None) -> JudgeChange:
+def _change(delta: JudgeDelta, tolerance: float | None, shadow: frozenset[str]) -> JudgeChange:
     regressed = delta.regressed(tolerance) if tolerance is not None else None
-    return JudgeChange(delta.judge, delta.candidate, delta.incumbent, delta.delta, regressed)
+    return JudgeChange(
+        delta.judge, delta.candidate, delta.incumbent, delta.delta, regressed, delta.judge in shadow
+    )
 
 
 def _versus(decision: Decision, name: str) -> Versus | None:
@@ -144,7 +148,12 @@ def _versus(decision: Decision, name: str) -> Versus | None:
             adjusted_p_value=decision.adjusted_p.get(name),
             confidence=decision.confidence(name),
         )
-    changes = tuple(_change(d, decision.rules.max_judge_drop) for d in deltas)
+    # The same shadow judges the decision left out of maxJudgeDrop (core.decision._extra_rules).
+    candidate = next((c for c in decision.candidates if c.name == name), None)
+    shadow = (candidate.shadow_judges if candidate else frozenset()) | (
+        decision.incumbent.shadow_judges if decision.incumbent else frozenset()
+    )
+    changes = tuple(_change(d, decision.rules.max_judge_drop, shadow) for d in deltas)
     return Versus(judges=changes, paired=paired)
 
 
@@ -164,6 +173,7 @@ def _versus_json(versus: Versus) -> dict[str, object]:
                 "incumbent": _r(c.incumbent),
                 "delta": _r(c.delta),
                 **({"regressed": c.regressed} if c.regressed is not None else {}),
+                **({"shadow": True} if c.shadow else {}),
             }
             for c in versus.judges
         ]

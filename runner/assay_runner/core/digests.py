@@ -8,13 +8,21 @@ digest, and nothing else does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from assay_runner.contract import GateSettings, digest_files, is_brain_file
+from assay_runner.contract import (
+    GateSettings,
+    SuiteSplitError,
+    digest_files,
+    is_brain_file,
+    public_calibration,
+)
 from assay_runner.core.limits import LIMIT_SETTINGS
 from assay_runner.suite.loader import KB_DIR, Suite
+from assay_runner.suite.models import JudgeBase
 
 __all__ = ["digest_files", "judges_digest", "read_tree", "suite_digest", "tickets_digest", "tree_digest"]
 
@@ -53,7 +61,14 @@ def _gate_wire(gate: GateSettings) -> dict[str, object]:
     """The gate as digested: the limits (core.limits) only when set, so a gate without them keeps the
     digest it had before they existed and earlier results still verify."""
     unset_limits = {name for name in LIMIT_SETTINGS if getattr(gate, name) is None}
+    if not gate.shadow_rules:  # likewise shadow rules (docs/calibration.md)
+        unset_limits.add("shadow_rules")
     return gate.model_dump(mode="json", by_alias=True, exclude=unset_limits)
+
+
+def _judge_wire(judge: JudgeBase) -> dict[str, object]:
+    """A judge as digested: `shadow` only when set, so a suite without shadow judges keeps its digest."""
+    return judge.model_dump(mode="json", by_alias=True, exclude=None if judge.shadow else {"shadow"})
 
 
 def judges_digest(suite: Suite, gate: GateSettings | None = None) -> str:
@@ -61,7 +76,7 @@ def judges_digest(suite: Suite, gate: GateSettings | None = None) -> str:
     threshold overrides are already in the suite's judges (apply_thresholds)."""
     spec = suite.spec
     files = {
-        "judges.json": _canonical([j.model_dump(mode="json", by_alias=True) for j in spec.judges]),
+        "judges.json": _canonical([_judge_wire(j) for j in spec.judges]),
         "gate.json": _canonical(_gate_wire(gate or spec.gate)),
         "passCriterion.json": _canonical(spec.pass_criterion.model_dump(mode="json", by_alias=True)),
     }
@@ -69,4 +84,12 @@ def judges_digest(suite: Suite, gate: GateSettings | None = None) -> str:
         source = getattr(judge, "file", None)
         if source is not None and source in suite.files:
             files[f"code/{source}"] = suite.files[source]
+    # The calibration decides which judges gate, so it is part of what the verdict is bound to: its figures,
+    # as the split suite carries them (the review list of labelled answers is not).
+    if spec.calibration is not None and spec.calibration.file in suite.files:
+        data = suite.files[spec.calibration.file]
+        # Not JSON: digested as it is (and not a calibration: its judges run as shadow judges).
+        with contextlib.suppress(SuiteSplitError):
+            data = public_calibration(data)
+        files[f"calibration/{spec.calibration.file}"] = data
     return digest_files(files)

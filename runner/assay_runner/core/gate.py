@@ -1,6 +1,6 @@
 """The release gate: rules over the scored tickets, each reported with value, threshold and offenders.
 
-The verdict is Pass if and only if every rule passes; there is no other way to Pass. The rules:
+The verdict is Pass if and only if every deciding rule passes; there is no other way to Pass. The rules:
 
 1. `score`       the evaluation score reaches `minScore`;
 2. `judges`      every judge's mean reaches its own threshold (and no judge errored);
@@ -11,6 +11,10 @@ The verdict is Pass if and only if every rule passes; there is no other way to P
 7. `mlflow`      when `requireMlflow` is set: the run was logged;
 8-11.            when the suite sets them, the limits on time and cost (core.limits): `maxAnswerSeconds`,
                  `answerSecondsPercentile`, `maxTicketCostUsd`, `maxRunCostUsd`.
+
+A suite can mark rules as shadow (`gate.shadowRules`): they are evaluated and reported ("would block") but
+do not decide. A shadow judge is left out of every rule (it decides nothing) and named in the judges rule's
+detail with what it would have done.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from assay_runner.contract import (
     RuleResult,
     TicketResult,
 )
-from assay_runner.core.scoring import at_least, cell_errors, unit, verdict_score
+from assay_runner.core.scoring import at_least, cell_errors, shadow_names, unit, verdict_score
 from assay_runner.vocabulary import GateRule, Verdict
 
 MAX_LISTED = 5
@@ -48,19 +52,24 @@ def score_rule(score: float, gate: GateSettings) -> RuleResult:
     )
 
 
+def _shortfall(name: str, summary: JudgeSummary) -> str:
+    if summary.errors:
+        return f"{name} had {summary.errors} error(s)"
+    shown = summary.raw_mean if summary.raw_mean is not None else summary.mean
+    return f"{name} {shown:.3f} < {summary.threshold:g}"
+
+
 def judges_rule(summaries: dict[str, JudgeSummary]) -> RuleResult:
-    failing: list[str] = []
-    parts: list[str] = []
-    for name, summary in summaries.items():
-        if summary.passed:
-            continue
-        failing.append(name)
-        if summary.errors:
-            parts.append(f"{name} had {summary.errors} error(s)")
-        else:
-            shown = summary.raw_mean if summary.raw_mean is not None else summary.mean
-            parts.append(f"{name} {shown:.3f} < {summary.threshold:g}")
-    detail = "; ".join(parts) if failing else f"all {len(summaries)} judges at or above their thresholds"
+    gating = {name: s for name, s in summaries.items() if s.shadow is None}
+    failing = [name for name, summary in gating.items() if not summary.passed]
+    parts = [_shortfall(name, gating[name]) for name in failing]
+    detail = "; ".join(parts) if failing else f"all {len(gating)} judges at or above their thresholds"
+    shadows = [name for name, s in summaries.items() if s.shadow is not None]
+    if shadows:
+        would = [_shortfall(n, summaries[n]) for n in shadows if not summaries[n].passed]
+        detail += f"; shadow, not deciding: {', '.join(shadows)}" + (
+            f" (would fail: {'; '.join(would)})" if would else ""
+        )
     return RuleResult(
         name=GateRule.JUDGES,
         passed=not failing,
@@ -95,7 +104,7 @@ def judge_floor_breaks(ticket: TicketResult, configs: Sequence[JudgeConfigSummar
     """'judge@ticket#rep' for every repetition where a judge with a floor scored below it."""
     breaks: list[str] = []
     for config in configs:
-        if config.floor is None:
+        if config.floor is None or config.shadow is not None:
             continue
         floor = unit(config, config.floor)
         for rep in ticket.repetitions:
@@ -106,7 +115,7 @@ def judge_floor_breaks(ticket: TicketResult, configs: Sequence[JudgeConfigSummar
 
 
 def judge_floors_rule(tickets: Sequence[TicketResult], configs: Sequence[JudgeConfigSummary]) -> RuleResult:
-    floored = [c.name for c in configs if c.floor is not None]
+    floored = [c.name for c in configs if c.floor is not None and c.shadow is None]
     breaks = [b for t in tickets for b in judge_floor_breaks(t, configs)]
     if not floored:
         detail = "no judge sets a per-ticket floor"
@@ -141,7 +150,12 @@ def repetitions_rule(figures: RepetitionFigures, gate: GateSettings) -> RuleResu
     )
 
 
-def complete_rule(tickets: Sequence[TicketResult], k: int) -> RuleResult:
+def complete_rule(
+    tickets: Sequence[TicketResult], k: int, configs: Sequence[JudgeConfigSummary] = ()
+) -> RuleResult:
+    """Every cell judged without error; a shadow judge's error is recorded on its verdict and does not
+    count (`configs`: the judges, to tell which are shadow)."""
+    shadow = shadow_names(configs)
     expected = len(tickets) * k
     problems: list[str] = []
     offenders: list[str] = []
@@ -152,7 +166,7 @@ def complete_rule(tickets: Sequence[TicketResult], k: int) -> RuleResult:
             problems.append(f"{ticket.id}: {k - len(ticket.repetitions)} repetition(s) missing")
             broken = True
         for rep in ticket.repetitions:
-            errors = ([rep.error] if rep.error else []) + cell_errors(rep.judges)
+            errors = ([rep.error] if rep.error else []) + cell_errors(rep.judges, shadow)
             if errors:
                 problems.append(f"{ticket.id}#{rep.index}: {errors[0]}")
                 broken = True
@@ -187,5 +201,17 @@ def mlflow_rule(logged: bool, error: str | None) -> RuleResult:
     )
 
 
+def as_shadow(rules: Sequence[RuleResult], gate: GateSettings) -> list[RuleResult]:
+    """The rules, those the gate names in `shadowRules` marked as not deciding."""
+    shadow = set(gate.shadow_rules)
+    return [rule.model_copy(update={"shadow": True}) if rule.name in shadow else rule for rule in rules]
+
+
+def deciding(rules: Sequence[RuleResult]) -> list[RuleResult]:
+    return [rule for rule in rules if not rule.shadow]
+
+
 def verdict_of(rules: Sequence[RuleResult]) -> Verdict:
-    return "Pass" if rules and all(rule.passed for rule in rules) else "Blocked"
+    """Pass when every deciding rule passes (and there is one); a shadow rule never decides."""
+    decisive = deciding(rules)
+    return "Pass" if decisive and all(rule.passed for rule in decisive) else "Blocked"

@@ -11,6 +11,7 @@ from pathlib import Path
 from assay_runner.contract import Result
 from assay_runner.core.repetitions import ticket_passes_every_time
 from assay_runner.core.scorecard import Scorecard, assemble
+from assay_runner.core.scoring import gating_judges_passing
 from assay_runner.core.standing import Standing
 from assay_runner.core.statistics import Paired
 from assay_runner.vocabulary import GateRule
@@ -40,7 +41,7 @@ def standing(name: str, result: Result) -> Standing:
         verdict=card.verdict,
         mean=_rule_value(card, GateRule.SCORE),
         lowest_ticket=_rule_value(card, GateRule.TICKET_FLOOR),
-        judges_passing=sum(1 for j in card.judges.values() if j.passed),
+        judges_passing=gating_judges_passing(card.judges),
         complete=complete.passed,
         coverage=float(complete.value or 0.0),
         pass_rate=figures.pass_rate,
@@ -53,6 +54,7 @@ def standing(name: str, result: Result) -> Standing:
         ticket_ids=tuple(t.id for t in result.tickets),
         blocked_because=tuple(card.reasons),
         judge_means={judge: j.mean for judge, j in card.judges.items()},
+        shadow_judges=frozenset(judge for judge, j in card.judges.items() if j.shadow is not None),
         cost_usd=cost_usd(result),
         paired=Paired(
             scores={t.id: t.score for t in card.tickets},

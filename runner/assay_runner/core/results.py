@@ -24,6 +24,7 @@ from assay_runner.contract import (
     Usage,
 )
 from assay_runner.core.scorecard import assemble
+from assay_runner.suite.calibration import shadow_reasons
 from assay_runner.suite.loader import Suite
 from assay_runner.suite.models import Ticket
 from assay_runner.vocabulary import Containment
@@ -38,6 +39,9 @@ def now_iso() -> str:
 def result_config(
     suite: Suite, gate: GateSettings | None = None, unpriced: list[str] | None = None
 ) -> ResultConfig:
+    """The judges as the gate reads them: a shadow judge carries why it does not gate (declared, or not
+    calibrated as the suite requires)."""
+    shadow = shadow_reasons(suite.spec, suite.files)
     judges = [
         JudgeConfigSummary(
             name=spec.name,
@@ -46,6 +50,7 @@ def result_config(
             threshold=spec.threshold,
             floor=spec.floor,
             scale=spec.scale_bounds() if spec.scale_bounds() != (0.0, 1.0) else None,
+            shadow=shadow.get(spec.name),
         )
         for spec in suite.spec.judges
     ]

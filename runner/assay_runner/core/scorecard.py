@@ -38,6 +38,7 @@ class Scorecard:
 
 
 def _rescore_ticket(ticket: TicketResult, config: ResultConfig, k: int) -> TicketResult:
+    shadow = scoring.shadow_names(config.judges)
     reps = []
     for rep in ticket.repetitions:
         if rep.error is not None:
@@ -55,7 +56,7 @@ def _rescore_ticket(ticket: TicketResult, config: ResultConfig, k: int) -> Ticke
         scoring.at_least(rescored.score, config.gate.ticket_floor)
         and not gate.judge_floor_breaks(rescored, config.judges)
         and len(reps) >= k
-        and all(r.error is None and not scoring.cell_errors(r.judges) for r in reps)
+        and all(r.error is None and not scoring.cell_errors(r.judges, shadow) for r in reps)
     )
     return rescored.model_copy(update={"passed": passed})
 
@@ -83,12 +84,13 @@ def assemble(
     if repetition_rule is not None:
         rules.append(repetition_rule)
     rules.extend(limits.limit_rules(rescored, k, config.gate, usage, config.unpriced))
-    rules.append(gate.complete_rule(rescored, k))
+    rules.append(gate.complete_rule(rescored, k, config.judges))
     if config.gate.require_mlflow:
         ref = mlflow or MlflowRef()
         rules.append(gate.mlflow_rule(ref.logged, ref.error))
+    rules = gate.as_shadow(rules, config.gate)
     verdict = gate.verdict_of(rules)
-    reasons = [f"{rule.name}: {rule.detail}" for rule in rules if not rule.passed]
+    reasons = [f"{rule.name}: {rule.detail}" for rule in gate.deciding(rules) if not rule.passed]
     return Scorecard(
         verdict=verdict,
         score=score,

@@ -3,12 +3,17 @@
 Applicability is the rule that keeps this honest: a judge that did not apply is left out of the cell's
 weighted mean (the other weights renormalise) and out of its own mean — it never contributes a free 1.0.
 A judge error counts as an applicable 0 and is flagged, so an error can only lower a score.
+
+A shadow judge (`JudgeConfigSummary.shadow`) is scored and summarised like any other, but it is left out of
+every number that decides: the cell's weighted mean (its weight does not count, so it cannot move a score),
+the pass criterion and the errors that block. Like a dry-run metric in Argo Rollouts, its failure, even its
+error, never fails the run.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from assay_runner.contract import JudgeConfigSummary, JudgeSummary, JudgeVerdict, PassCriterion, TicketResult
 
@@ -27,6 +32,16 @@ def unit(config: JudgeConfigSummary, value: float) -> float:
     return (value - low) / (high - low)
 
 
+def shadow_names(configs: Sequence[JudgeConfigSummary]) -> frozenset[str]:
+    """The judges that are recorded but do not decide."""
+    return frozenset(config.name for config in configs if config.shadow is not None)
+
+
+def gating_judges_passing(summaries: Mapping[str, JudgeSummary]) -> int:
+    """Gating judges at or above their thresholds (the judges rule's count; shadow judges left out)."""
+    return sum(1 for summary in summaries.values() if summary.passed and summary.shadow is None)
+
+
 def verdict_score(verdict: JudgeVerdict) -> float:
     return 0.0 if verdict.error is not None or verdict.score is None else verdict.score
 
@@ -41,7 +56,7 @@ def cell_score(
         verdict = verdicts.get(config.name)
         if verdict is None:
             return 0.0, f"judge {config.name!r} has no verdict"
-        if config.weight <= 0 or not verdict.applicable:
+        if config.weight <= 0 or config.shadow is not None or not verdict.applicable:
             continue
         total_weight += config.weight
         weighted += config.weight * verdict_score(verdict)
@@ -50,8 +65,11 @@ def cell_score(
     return weighted / total_weight, None
 
 
-def cell_errors(verdicts: dict[str, JudgeVerdict]) -> list[str]:
-    return [f"{name}: {v.error}" for name, v in verdicts.items() if v.error is not None]
+def cell_errors(verdicts: dict[str, JudgeVerdict], shadow: Collection[str] = ()) -> list[str]:
+    """The judges' errors that block: a shadow judge's error is recorded on its verdict, not here."""
+    return [
+        f"{name}: {v.error}" for name, v in verdicts.items() if v.error is not None and name not in shadow
+    ]
 
 
 def cell_passes(
@@ -60,11 +78,14 @@ def cell_passes(
     criterion: PassCriterion,
     score: float,
 ) -> bool:
-    """Whether one ticket repetition counts as passing (for pass rate, pass@k and pass^k)."""
-    if cell_errors(verdicts):
+    """Whether one ticket repetition counts as passing (for pass rate, pass@k and pass^k); shadow judges
+    do not count."""
+    if cell_errors(verdicts, shadow_names(configs)):
         return False
     applicable = [
-        (c, verdicts[c.name]) for c in configs if c.name in verdicts and verdicts[c.name].applicable
+        (c, verdicts[c.name])
+        for c in configs
+        if c.shadow is None and c.name in verdicts and verdicts[c.name].applicable
     ]
     if criterion.kind == "minTicketScore":
         assert criterion.min_ticket_score is not None
@@ -108,4 +129,5 @@ def judge_summary(config: JudgeConfigSummary, tickets: Sequence[TicketResult]) -
         passed=passed,
         applicable_tickets=len(per_ticket),
         errors=errors,
+        shadow=config.shadow,
     )

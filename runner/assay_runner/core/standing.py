@@ -64,6 +64,8 @@ class Standing:
     """The run's priced usage in US dollars (result.json's and the status's `usage.costUsd`: the agent's
     calls through the metering proxy and the model judges'); None when not known, which ranks last on cost.
     A run without prices costs 0: compare priced runs with priced runs."""
+    shadow_judges: frozenset[str] = frozenset()
+    """Judges recorded but not deciding: compared (their deltas are shown), never a reason to refuse."""
 
     @property
     def eligible(self) -> bool:

@@ -17,10 +17,12 @@ from assay_runner.contract import (
     SummaryRule,
 )
 from assay_runner.core.repetitions import ticket_passes_every_time
+from assay_runner.core.scoring import gating_judges_passing
 
 FAILING_TICKETS_SHOWN = 10
 FLAKY_TICKETS_SHOWN = 10
 DETAIL_CHARS = 160
+SHADOW_REASON_CHARS = 120
 
 
 def paired_tickets(result: Result) -> PairedTickets:
@@ -50,6 +52,7 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
                 passed=r.passed,
                 detail=r.detail[:DETAIL_CHARS],
                 value=None if r.value is None else round(r.value, 6),
+                shadow=r.shadow,
             )
             for r in result.rules
         ],
@@ -63,7 +66,7 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
                 for r in t.repetitions
                 if r.error or any(v.error for v in r.judges.values())
             ),
-            judges_passing=sum(1 for j in result.judges.values() if j.passed),
+            judges_passing=gating_judges_passing(result.judges),
             flaky_tickets=len(flaky),
         ),
         failing_tickets=failing[:FAILING_TICKETS_SHOWN],
@@ -73,6 +76,9 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
         mlflow=result.mlflow,
         truncated=len(failing) > FAILING_TICKETS_SHOWN or len(flaky) > FLAKY_TICKETS_SHOWN,
         paired=paired_tickets(result),
+        shadow_judges={
+            name: j.shadow[:SHADOW_REASON_CHARS] for name, j in result.judges.items() if j.shadow is not None
+        },
     )
     return fit(summary, limit)
 
@@ -92,6 +98,9 @@ def fit(summary: RunSummary, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
         elif any(len(r.detail) > 40 for r in summary.rules):
             rules = [r.model_copy(update={"detail": r.detail[:40]}) for r in summary.rules]
             summary = summary.model_copy(update={"rules": rules, "truncated": True})
+        elif any(len(why) > 40 for why in summary.shadow_judges.values()):
+            shadows = {name: why[:40] for name, why in summary.shadow_judges.items()}
+            summary = summary.model_copy(update={"shadow_judges": shadows, "truncated": True})
         elif summary.paired is not None:
             summary = summary.model_copy(update={"paired": None, "truncated": True})
         elif summary.judges:

@@ -56,10 +56,14 @@ def _provenance(result: Result, suite: Suite, gate: GateSettings | None) -> list
         problems.append("the judges digest differs from the suite's (other judges, or the config was edited)")
     if result.inputs.suite_digest != suite_digest(suite):
         problems.append("the suite digest differs from the suite's (other tickets or KB)")
-    expected = [(j.name, j.type, j.weight, j.floor, j.scale) for j in result_config(suite).judges]
-    stored = [(j.name, j.type, j.weight, j.floor, j.scale) for j in result.config.judges]
+    # Which judges are shadow is part of the judges: a result that claims a gating judge was shadow does not
+    # match its suite.
+    expected = [(j.name, j.type, j.weight, j.floor, j.scale, j.shadow) for j in result_config(suite).judges]
+    stored = [(j.name, j.type, j.weight, j.floor, j.scale, j.shadow) for j in result.config.judges]
     if expected != stored:
-        problems.append("the result's judges are not the suite's (a judge removed, added or re-weighted)")
+        problems.append(
+            "the result's judges are not the suite's (a judge removed, added, re-weighted or made shadow)"
+        )
     known = {t.id for t in suite.tickets}
     unknown = [t.id for t in result.tickets if t.id not in known]
     if unknown:

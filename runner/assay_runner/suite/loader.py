@@ -109,6 +109,8 @@ def load_suite(path: str | Path, kb_dir: str | Path | None = None, keys: str | P
     if tickets_doc is not None:
         problems.extend(_cross_check(tickets, kb, tickets_doc, root))
     problems.extend(_check_code_files(raw, root, suite_doc, files))
+    if spec is not None and spec.calibration is not None:
+        problems.extend(_read_calibration(spec.calibration.file, root, suite_doc, files))
     if problems or spec is None:
         raise InputError(problems)
     return Suite(spec=spec, root=root, tickets=tickets, kb=kb, files=files)
@@ -292,6 +294,18 @@ def has_words(phrase: str) -> bool:
     from assay_runner.text.match import tokenize
 
     return bool(tokenize(phrase))
+
+
+def _read_calibration(source: str, root: Path, doc: YamlDocument, files: dict[str, bytes]) -> list[Problem]:
+    """The calibration file, when there is one: a missing file is not an error (its judges then run as
+    shadow judges, saying why), a path out of the suite is."""
+    path = (root / source).resolve()
+    if root.resolve() not in path.parents:
+        where = doc.line_of(("calibration", "file"))
+        return [Problem(doc.display, "calibration.file", "must stay inside the suite directory", where)]
+    if path.is_file():
+        files[source] = path.read_bytes()
+    return []
 
 
 def _check_code_files(

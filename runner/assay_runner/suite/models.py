@@ -13,6 +13,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from assay_runner.contract import (
+    CALIBRATION_FILE,
     MODEL_SCALE,
     GateSettings,
     PassCriterion,
@@ -94,6 +95,10 @@ class JudgeBase(WireModel):
     """The judge's mean over applicable tickets must reach this (model judges: on their raw scale)."""
     floor: float | None = None
     """Optional per-ticket floor: any applicable ticket scoring below it blocks on its own."""
+    shadow: bool = False
+    """A shadow judge runs, is recorded (result, report, MLflow, status) and compared like any other, but
+    never decides: it is left out of the weighted score, the judges rule, the floors and the errors that
+    block (its error is recorded, not blocking: a dry run, as in Argo Rollouts)."""
     description: str = ""
 
     def normalise(self, raw: float) -> float:
@@ -377,6 +382,22 @@ class KeysFile(WireModel):
     keys: dict[str, AnswerKey]
 
 
+class CalibrationRequirement(WireModel):
+    """`calibration:` in suite.yaml: which judges must have been checked against people to gate, and how
+    well they must agree with them (`assay calibrate` writes the file). A listed judge without a valid
+    calibration (no file, no entry, another definition, too few labels, kappa below) runs as a shadow judge,
+    and the result says why."""
+
+    judges: list[Annotated[str, Field(pattern=JUDGE_NAME)]] = Field(min_length=1)
+    """The judges that need a calibration to gate."""
+    file: str = CALIBRATION_FILE
+    """Path, relative to the suite directory, of the calibration `assay calibrate --out` wrote."""
+    min_kappa: float = Field(default=0.6, ge=-1, le=1)
+    """The least Cohen's kappa (weighted kappa for scores) of the judge against the labels."""
+    min_labels: int = Field(default=50, ge=1)
+    """The least number of labelled answers the kappa was computed on."""
+
+
 class SuiteSpec(WireModel):
     """`suite.yaml`."""
 
@@ -397,6 +418,8 @@ class SuiteSpec(WireModel):
     prices: dict[str, PriceConfig] = Field(default_factory=dict)
     """USD per million input and output tokens, by model (`{inputPerMillion, outputPerMillion}`): usage
     becomes cost. A RunConfig's (or Evaluation's) prices override these model by model."""
+    calibration: CalibrationRequirement | None = None
+    """Judges that gate only once calibrated against people (`assay calibrate`)."""
     isolation: IsolationLevel = "best-effort"
     """`required`: every run of this suite refuses to start where the kernel cannot sandbox each agent
     program fully (assay_runner.sandbox); a RunConfig may require it too, never waive it."""
@@ -419,6 +442,12 @@ class SuiteSpec(WireModel):
             raise ValueError(f"judge names must be unique; repeated: {', '.join(duplicates)}")
         if not any(judge.weight > 0 for judge in self.judges):
             raise ValueError("at least one judge needs a weight above 0, or no ticket can be scored")
+        if not any(judge.weight > 0 and not judge.shadow for judge in self.judges):
+            raise ValueError("at least one judge with a weight above 0 must gate (not shadow)")
+        if self.calibration is not None:
+            unknown = sorted(set(self.calibration.judges) - set(names))
+            if unknown:
+                raise ValueError(f"calibration names no judge of this suite: {', '.join(unknown)}")
         if (self.tickets is None) == (self.tickets_file is None):
             raise ValueError("give exactly one of 'tickets' or 'ticketsFile'")
         criterion = self.pass_criterion

@@ -89,7 +89,7 @@ def print_decision(report: DecisionReport) -> None:
     if winner is not None and winner.vs_incumbent is not None and winner.vs_incumbent.judges:
         shown = [
             f"{c.judge} {'not scored' if c.delta is None else f'{c.delta:+.3f}'}"
-            + (" ✘" if c.regressed else "")
+            + (" (shadow)" if c.shadow else " ✘" if c.regressed else "")
             for c in winner.vs_incumbent.judges
         ]
         console.print(f"winner's judges vs the incumbent: {', '.join(shown)}")

@@ -49,8 +49,8 @@ def ticket_table(result: Result) -> Table:
     )
     table.add_column("ticket")
     table.add_column("split", style="dim")
-    for name in result.judges:
-        table.add_column(name, justify="center")
+    for name, summary in result.judges.items():
+        table.add_column(f"{name} (shadow)" if summary.shadow is not None else name, justify="center")
     table.add_column("score", justify="right")
     table.add_column("", justify="center")
     for ticket in result.tickets:
@@ -66,7 +66,7 @@ def ticket_table(result: Result) -> Table:
     means = []
     for summary in result.judges.values():
         shown = summary.raw_mean if summary.raw_mean is not None else summary.mean
-        style = "green" if summary.passed else "bold red"
+        style = "green" if summary.passed else "yellow" if summary.shadow is not None else "bold red"
         means.append(Text("n/a" if shown is None else f"{shown:.2f}", style=style))
     table.add_row("mean", "", *means, f"{result.score:.2f}", "")
     table.add_row("threshold", "", *(f"{s.threshold:g}" for s in result.judges.values()), "", "")
@@ -79,6 +79,10 @@ def rules_table(result: Result) -> Table:
     table.add_column("", justify="center")
     table.add_column("detail")
     for rule in result.rules:
+        if rule.shadow:  # evaluated, not deciding: a failure reads "would block"
+            mark = Text(FULL, style="green") if rule.passed else Text(f"{FAILED} would block", style="yellow")
+            table.add_row(f"{rule.name} (shadow)", mark, rule.detail)
+            continue
         table.add_row(
             rule.name,
             Text(FULL, style="green") if rule.passed else Text(FAILED, style="bold red"),

@@ -16,9 +16,9 @@ GitOps tools, never read back to decide anything.
   Stalled, Queued and StartBlocked (verdict_written, admission, pod_start, the wait for a ConfigMap,
   override); `startTime` (pod_start's grace, finish's run seconds); `verdict`, `message` and `override`
   (override keeps the gate's own verdict and words; judging looks whether `message` says "judging").
-- observations (never read back): `score`, `judges`, `judgesPassing`, `rules`, `tickets`, `repetitions`,
-  `usage`, `inputs`, `mlflow`, `paired` (the RunSummary's figures), `completionTime`, and the conditions
-  Ready and Reconciling.
+- observations (never read back): `score`, `judges`, `judgesPassing`, `shadowJudges`, `rules`, `tickets`,
+  `repetitions`, `usage`, `inputs`, `mlflow`, `paired` (the RunSummary's figures), `completionTime`, and
+  the conditions Ready and Reconciling.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from assay_operator.evaluation.api import (
     MAX_MESSAGE_LENGTH,
     MAX_PAIRED,
     MAX_RULES,
+    MAX_SHADOW_JUDGES,
+    MAX_SHADOW_REASON,
     AnswerStatus,
     EvaluationStatus,
     InputsStatus,
@@ -64,6 +66,7 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
         judges={name: _round(mean) for name, mean in summary.judges.items()},
         rules=_rules(summary),
         judges_passing=counts.judges_passing,
+        shadow_judges=_shadow_judges(summary),
         tickets=TicketsStatus(
             total=counts.tickets,
             passed=counts.passed_tickets,
@@ -101,7 +104,13 @@ def _rules(summary: RunSummary) -> list[RuleStatus]:
     """The gate's rules, at most MAX_RULES: failed rules first when there are more, the last line counting
     the rules left out (the full list is in the result on MLflow)."""
     rules = [
-        RuleStatus(name=r.name, passed=r.passed, detail=bounded.text(r.detail, MAX_DETAIL), value=r.value)
+        RuleStatus(
+            name=r.name,
+            passed=r.passed,
+            detail=bounded.text(r.detail, MAX_DETAIL),
+            value=r.value,
+            shadow=True if r.shadow else None,
+        )
         for r in summary.rules
     ]
     if len(rules) <= MAX_RULES:
@@ -110,6 +119,14 @@ def _rules(summary: RunSummary) -> list[RuleStatus]:
     kept, left = ordered[: MAX_RULES - 1], ordered[MAX_RULES - 1 :]
     detail = f"{len(left)} more rules ({sum(not r.passed for r in left)} failed): see the full result"
     return [*kept, RuleStatus(name="more", passed=all(r.passed for r in left), detail=detail)]
+
+
+def _shadow_judges(summary: RunSummary) -> dict[str, str] | None:
+    """The judges that ran without gating, with why (None when every judge gates, as before they existed)."""
+    if not summary.shadow_judges:
+        return None
+    kept = list(summary.shadow_judges.items())[:MAX_SHADOW_JUDGES]
+    return {name: bounded.text(why, MAX_SHADOW_REASON) for name, why in kept}
 
 
 def _paired(summary: RunSummary) -> PairedStatus | None:
@@ -122,7 +139,17 @@ def _paired(summary: RunSummary) -> PairedStatus | None:
 
 
 NO_FIGURES: dict[str, None] = dict.fromkeys(
-    ("score", "judges", "judges_passing", "rules", "tickets", "repetitions", "paired", "usage")
+    (
+        "score",
+        "judges",
+        "judges_passing",
+        "shadow_judges",
+        "rules",
+        "tickets",
+        "repetitions",
+        "paired",
+        "usage",
+    )
 )
 """A Blocked status that rests on no gate's figures clears them all: named (set to None), each is sent as
 a null in the status patch, which removes what an earlier run or a forged write left."""
@@ -130,7 +157,7 @@ a null in the status patch, which removes what an earlier run or a forged write 
 
 def blocked_reasons(summary: RunSummary) -> str:
     """The gate's failed rules, each with its detail, as status.message says them (cut to its bound)."""
-    failed = [f"{r.name}: {r.detail}" for r in summary.rules if not r.passed]
+    failed = [f"{r.name}: {r.detail}" for r in summary.rules if not r.passed and not r.shadow]
     return bounded.text("Blocked: " + "; ".join(failed), MAX_MESSAGE_LENGTH)
 
 
@@ -191,6 +218,7 @@ def running_status(
         score=None,
         judges=None,
         judges_passing=None,
+        shadow_judges=None,
         rules=None,
         tickets=None,
         repetitions=None,

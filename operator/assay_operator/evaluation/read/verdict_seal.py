@@ -1,8 +1,8 @@
 """The operator's seal on the decision an Evaluation's status states — the gate's own outcome as much as an
 override: `verdict`, `score`, the judges' means, the Ready and Completed conditions (their status, reason
 and generation: what kstatus, Argo CD and `kubectl wait` act on) and the figures a Campaign decides on
-(`judgesPassing`, `rules`, `tickets`, `repetitions`, `paired`, and `usage`, whose cost a Campaign's key may
-rank on), bound to the run they are of
+(`judgesPassing`, `shadowJudges`, `rules`, `tickets`, `repetitions`, `paired`, and `usage`, whose cost a
+Campaign's key may rank on), bound to the run they are of
 (`observedGeneration`, `jobName`, whose name holds the rerun token's hash) and to the Evaluation's uid. An
 HMAC-SHA256 under the operator's decision key (assay_operator.seals), in `status.verdictSeal`.
 
@@ -28,7 +28,7 @@ KIND = "verdict"
 """The kind of decision the seal names (an override's is "override")."""
 DECIDING = ("verdict", "score", "judges")
 """What GitOps tools and people read as the decision, with the Ready and Completed conditions."""
-FIGURES = ("judges_passing", "rules", "tickets", "repetitions", "paired", "usage")
+FIGURES = ("judges_passing", "shadow_judges", "rules", "tickets", "repetitions", "paired", "usage")
 """What a Campaign decides on besides (campaign/standings.py): sealed with the decision. (`inputs`, whose
 suite digest says which Evaluations compare, is not: the runs write it in parts.)"""
 RUN = ("observed_generation", "job_name")

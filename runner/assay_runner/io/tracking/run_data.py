@@ -62,7 +62,12 @@ def tags_of(result: Result) -> dict[str, str]:
     if result.inputs.tickets_digest:
         tags["assay.digest.tickets"] = result.inputs.tickets_digest
     for rule in result.rules:
-        tags[f"assay.rule.{rule.name}"] = "pass" if rule.passed else "fail"
+        outcome = "pass" if rule.passed else "fail"
+        # A shadow rule is evaluated and does not decide: its failure is a "would block", never a "fail".
+        tags[f"assay.rule.{rule.name}"] = f"shadow-{outcome}" if rule.shadow else outcome
+    for name, judge in result.judges.items():
+        if judge.shadow is not None:
+            tags[f"assay.judge.{name}.shadow"] = judge.shadow[:500]
     if result.reasons:
         tags["assay.reasons"] = "; ".join(result.reasons)[:4000]
     flaky = result.repetitions.flaky
@@ -88,10 +93,13 @@ def params_of(result: Result, extra: Mapping[str, str]) -> dict[str, str]:
         params["gate.minPassHatK"] = str(gate.min_pass_hat_k)
     for key, value in gate.model_dump(by_alias=True, include=set(LIMIT_SETTINGS), exclude_none=True).items():
         params[f"gate.{key}"] = str(value)
+    if gate.shadow_rules:
+        params["gate.shadowRules"] = ",".join(gate.shadow_rules)
     for judge in result.config.judges:
         params[f"judge.{judge.name}"] = (
             f"{judge.type} weight={judge.weight:g} threshold={judge.threshold:g}"
             + (f" floor={judge.floor:g}" if judge.floor is not None else "")
+            + (" shadow" if judge.shadow is not None else "")
         )
     params.update(extra)
     return {key: value[:6000] for key, value in params.items()}

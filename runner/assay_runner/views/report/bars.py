@@ -33,11 +33,17 @@ def _row(name: str, summary: JudgeSummary, config: JudgeConfigSummary | None) ->
     floor = compact(config.floor) if config is not None and config.floor is not None else "—"
     kind = "" if summary.type == name else f"{esc(summary.type)} · "
     errors = f'<span class="ko-text">! {summary.errors}</span>' if summary.errors else "0"
+    if summary.shadow is not None:
+        # Its figures as a gating judge's, its result read as what it would do: it decides nothing.
+        status = status_html(summary.passed, "pass (shadow)", "would fail (shadow)")
+        shadow = f'<br><span class="muted shadow">shadow, not gating: {esc(summary.shadow)}</span>'
+    else:
+        status, shadow = status_html(summary.passed), ""
     return (
         f'<tr class="{"ok" if summary.passed else "ko"}"><th scope="row">{esc(name)}'
-        f'<br><span class="muted">{kind}weight {compact(summary.weight)}</span></th>'
+        f'<br><span class="muted">{kind}weight {compact(summary.weight)}</span>{shadow}</th>'
         f'<td class="n">{num(shown)}{scale_note}</td><td class="n">{compact(summary.threshold)}</td>'
-        f'<td class="barcell">{bar}</td><td>{status_html(summary.passed)}</td>'
+        f'<td class="barcell">{bar}</td><td>{status}</td>'
         f'<td class="n">{summary.applicable_tickets}</td><td class="n">{floor}</td>'
         f'<td class="n">{errors}</td>'
         "</tr>"
@@ -50,7 +56,8 @@ def judges_section(result: Result) -> str:
     return (
         '<section class="card" aria-labelledby="judges-h"><h2 id="judges-h">Judges</h2>'
         '<p class="hint">Each judge\'s mean over the tickets it applies to, against its own threshold '
-        "(the dark tick). Model judges on their own scale.</p>"
+        "(the dark tick). Model judges on their own scale. A shadow judge is shown like the others and "
+        "decides nothing.</p>"
         '<div class="scroll"><table class="judges"><thead><tr><th scope="col">Judge</th>'
         '<th scope="col" class="n">Mean</th><th scope="col" class="n">Threshold</th>'
         '<th scope="col"><span class="sr">Mean against threshold</span></th><th scope="col">Result</th>'

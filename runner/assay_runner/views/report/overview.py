@@ -146,11 +146,12 @@ def _rule_row(rule: RuleResult, index: dict[str, int]) -> str:
     offenders = "".join(_offender_html(o, index) for o in shown)
     if len(rule.offenders) > len(shown):
         offenders += f'<span class="muted"> +{len(rule.offenders) - len(shown)} more</span>'
-    title = RULE_TITLES.get(rule.name, rule.name)
+    title = RULE_TITLES.get(rule.name, rule.name) + (" (shadow: not deciding)" if rule.shadow else "")
+    status = status_html(rule.passed, "pass (shadow)", "would block (shadow)") if rule.shadow else None
     return (
         f'<tr class="{"ok" if rule.passed else "ko"}">'
         f'<th scope="row">{esc(title)}<br><code class="muted">{esc(rule.name)}</code></th>'
-        f"<td>{status_html(rule.passed)}</td>"
+        f"<td>{status or status_html(rule.passed)}</td>"
         f'<td class="n">{compact(rule.value)}</td><td class="n">{compact(rule.threshold)}</td>'
         f"<td>{esc(rule.detail)}{f'<div class=chips>{offenders}</div>' if offenders else ''}</td></tr>"
     )
@@ -161,7 +162,8 @@ def rules_section(result: Result) -> str:
     rows = "".join(_rule_row(rule, index) for rule in result.rules)
     return (
         '<section class="card" aria-labelledby="rules-h"><h2 id="rules-h">Gate rules</h2>'
-        '<p class="hint">The verdict is Pass only when every rule passes.</p>'
+        '<p class="hint">The verdict is Pass only when every rule passes; a shadow rule is evaluated and '
+        "shown, and does not decide.</p>"
         '<div class="scroll"><table class="rules"><thead><tr><th scope="col">Rule</th>'
         '<th scope="col">Result</th><th scope="col" class="n">Value</th>'
         '<th scope="col" class="n">Threshold</th><th scope="col">Detail and offenders</th></tr></thead>'
