@@ -8,8 +8,10 @@ A package of one concept per module, re-exported here so every import reads `ass
 `wire` (the base model), `rules` (brain files, digests, judge scales and thresholds), `trajectory`,
 `result` (`result.json`), `summary` (the RunSummary), `answers` (the AnswerSummary), `run_config` (the
 RunConfig), `pod_wiring` (the environment and paths the pods of one run share), `suite_parts` (what of a
-suite is public: the split both `assay split` and the operator make) and `seam` (the rules the operator
-applies as the runner does, written once).
+suite is public: the split both `assay split` and the operator make), `text_fields` (text that becomes a
+path, a URL or a name) and `seam` (the rules the operator applies as the runner does, written once).
+`yaml_scalars` (the YAML loader both sides read suites with: numbers only as written plainly) is imported
+from its module, where YAML is needed.
 """
 
 from assay_runner.contract.answers import (
@@ -92,6 +94,7 @@ from assay_runner.contract.summary import (
     SummaryCounts,
     SummaryRule,
 )
+from assay_runner.contract.text_fields import HttpUrl, Label, PathText, PlainText
 from assay_runner.contract.trajectory import (
     TRAJECTORY_MAX_STEPS,
     TRAJECTORY_TEXT_CHARS,
@@ -135,11 +138,13 @@ __all__ = [
     "Finite",
     "GateOverrides",
     "GateSettings",
+    "HttpUrl",
     "Inputs",
     "Isolation",
     "JudgeConfigSummary",
     "JudgeSummary",
     "JudgeVerdict",
+    "Label",
     "LimitsConfig",
     "MlflowConfig",
     "MlflowRef",
@@ -148,6 +153,8 @@ __all__ = [
     "OutputConfig",
     "PairedTickets",
     "PassCriterion",
+    "PathText",
+    "PlainText",
     "PriceConfig",
     "RepetitionFigures",
     "RepetitionResult",

@@ -12,10 +12,10 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from assay_runner.contract.yaml_scalars import StrictLoader
 from assay_runner.errors import InputError, Problem
 
 Location = tuple[str | int, ...]
-SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _walk(
@@ -70,8 +70,9 @@ class YamlDocument:
         except OSError as exc:
             raise InputError([Problem(display, "", f"cannot read: {exc.strerror or exc}")]) from None
         # One parse gives both the nodes (for lines and duplicates) and the data; libyaml's parser when
-        # present (several times faster than the pure-Python one, with the same marks and errors).
-        loader = SAFE_LOADER(text)
+        # present (several times faster than the pure-Python one, with the same marks and errors), numbers
+        # only as written plainly (`contract.yaml_scalars`: `1:30` is not 90).
+        loader = StrictLoader(text)
         try:
             node = loader.get_single_node()
             if node is not None:

@@ -1,0 +1,61 @@
+"""Text fields that become something else: a path, a URL, a name in MLflow or in a result.
+
+Each is refused when the input is read, with the field's name, rather than when it is used: a NUL in
+`output.dir` passed validation and crashed the run after judging (`open` raises on it), a lone surrogate
+cannot be encoded for the file system or JSON, `gateway: file:///etc/passwd` was accepted as a URL.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated
+from urllib.parse import urlsplit
+
+from pydantic import AfterValidator, Field
+
+MAX_PATH_BYTES = 4095
+"""Linux's PATH_MAX less its NUL: a longer path cannot be opened."""
+MAX_LABEL = 250
+"""A run's, an experiment's or a model's name (MLflow's run names are bounded likewise)."""
+MAX_URL = 2048
+"""As the Evaluation's `gateway` field."""
+URL_SCHEMES = ("http", "https")
+
+
+def _plain(text: str) -> str:
+    """No control character (NUL, newline, escape...) and no lone surrogate (not encodable as UTF-8)."""
+    if not text.strip():
+        raise ValueError("must not be empty or only whitespace")
+    for index, char in enumerate(text):
+        if unicodedata.category(char) == "Cc":
+            raise ValueError(f"must not contain a control character ({char!r} at {index})")
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            raise ValueError(f"must be valid Unicode text (a lone surrogate {char!r} at {index})")
+    return text
+
+
+def _path(text: str) -> str:
+    if len(text.encode("utf-8")) > MAX_PATH_BYTES:
+        raise ValueError(f"a path must be at most {MAX_PATH_BYTES} bytes long")
+    return text
+
+
+def _http_url(text: str) -> str:
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - parsed here: a port that is not a number raises ValueError
+    except ValueError as exc:
+        raise ValueError(f"not a URL ({exc})") from None
+    if parts.scheme.lower() not in URL_SCHEMES or not parts.hostname or any(c.isspace() for c in text):
+        raise ValueError("must be an http:// or https:// URL with a host, like http://gateway:8080/v1")
+    return text
+
+
+PlainText = Annotated[str, AfterValidator(_plain)]
+"""Text with something in it, no control character and no lone surrogate."""
+PathText = Annotated[str, AfterValidator(_plain), AfterValidator(_path)]
+"""A file or folder (`output.dir`, `suite`...)."""
+Label = Annotated[str, Field(max_length=MAX_LABEL), AfterValidator(_plain)]
+"""A name that reaches MLflow, a result or a model request (`runName`, a model, an experiment)."""
+HttpUrl = Annotated[str, Field(max_length=MAX_URL), AfterValidator(_plain), AfterValidator(_http_url)]
+"""An http(s) URL with a host (the model gateway)."""
