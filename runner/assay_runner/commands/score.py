@@ -65,27 +65,32 @@ def _mlflow_info(args: argparse.Namespace) -> RunInfo | None:
 
 def _flag_config(args: argparse.Namespace) -> RunConfig:
     """`assay score SUITE --answers DIR ...` as the judge phase's RunConfig: one judge phase, two forms."""
-    from assay_runner.contract import RunConfig
 
     if args.suite is None or args.answers is None:
         raise InputError("give a SUITE and --answers DIR (or --config FILE)")
     cassettes = (
         {"dir": str(args.cassettes), "mode": args.cassette_mode or "replay"} if args.cassettes else None
     )
-    return RunConfig.model_validate(
+    answers = Path(args.answers).absolute()
+    # The folder's name as UTF-8 can show it (a name that is not UTF-8 has its bytes escaped).
+    folder_name = os.fsencode(answers.name).decode("utf-8", "backslashreplace")
+    tracking_uri = None if args.mlflow in (None, options.DEFAULT_STORE) else args.mlflow
+    return options.config_from_flags(
         {
             "suite": args.suite,
             "keys": args.keys,
-            "answers_dir": str(Path(args.answers).absolute()),
-            "run_name": args.run_name or Path(args.answers).name,
+            "answers_dir": str(answers),
+            "run_name": args.run_name or folder_name,
             "tickets": args.tickets,
             "repetitions": args.repetitions,
             "concurrency": args.concurrency,
-            "gateway": args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
+            "gateway": args.gateway or os.environ.get(options.GATEWAY_ENV),
             "judge_model": args.judge_model,
             "cassettes": cassettes,
             "limits": {"max_answer_bytes": args.max_answer_bytes},
             "evidence": {"key_file": args.evidence_key},
+            # Checked here as a RunConfig's are; the flags' own RunInfo logs them (`_mlflow_info`).
+            "mlflow": {"tracking_uri": tracking_uri, "experiment": args.experiment, "enabled": False},
         }
     )
 

@@ -94,7 +94,14 @@ from assay_runner.contract.summary import (
     SummaryCounts,
     SummaryRule,
 )
-from assay_runner.contract.text_fields import HttpUrl, Label, PathText, PlainText
+from assay_runner.contract.text_fields import (
+    HttpUrl,
+    Label,
+    PathText,
+    PlainText,
+    checked_gateway_url,
+    not_utf8,
+)
 from assay_runner.contract.trajectory import (
     TRAJECTORY_MAX_STEPS,
     TRAJECTORY_TEXT_CHARS,
@@ -178,11 +185,13 @@ __all__ = [
     "TrajectoryStep",
     "Usage",
     "WireModel",
+    "checked_gateway_url",
     "digest_files",
     "has_own_scale",
     "is_brain_file",
     "isolation_shortfall",
     "judge_scale",
+    "not_utf8",
     "read_as_whole_tree",
     "split_suite_files",
     "threshold_override_problems",

@@ -74,11 +74,16 @@ class GateOverrides(ConfigModel):
     """Per-judge thresholds, by judge name (model judges on their raw scale)."""
 
 
+MAX_PRICE = 1_000_000.0
+"""USD per million tokens, at most: a dollar a token. A price past any model's is a typo (1e308 made every
+cost infinite), refused rather than budgeted with."""
+
+
 class PriceConfig(ConfigModel):
     """USD per million input and output tokens of one model."""
 
-    input_per_million: Finite = Field(ge=0)
-    output_per_million: Finite = Field(ge=0)
+    input_per_million: Finite = Field(ge=0, le=MAX_PRICE)
+    output_per_million: Finite = Field(ge=0, le=MAX_PRICE)
 
     def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
         """The one pricing formula: every cost Assay reports or budgets is computed here."""

@@ -7,6 +7,7 @@ cannot be encoded for the file system or JSON, `gateway: file:///etc/passwd` was
 
 from __future__ import annotations
 
+import os
 import unicodedata
 from typing import Annotated
 from urllib.parse import urlsplit
@@ -22,6 +23,16 @@ MAX_URL = 2048
 URL_SCHEMES = ("http", "https")
 
 
+def not_utf8(name: str) -> str | None:
+    """A file name read from disk that is not UTF-8, shown with its bytes escaped ("bad\\xff.md"); None for
+    a good one. Python hands such a name over with surrogates, which no digest, ConfigMap or result holds."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(name).decode("utf-8", "backslashreplace")
+    return None
+
+
 def _plain(text: str) -> str:
     """No control character (NUL, newline, escape...) and no lone surrogate (not encodable as UTF-8)."""
     if not text.strip():
@@ -30,7 +41,9 @@ def _plain(text: str) -> str:
         if unicodedata.category(char) == "Cc":
             raise ValueError(f"must not contain a control character ({char!r} at {index})")
         if 0xD800 <= ord(char) <= 0xDFFF:
-            raise ValueError(f"must be valid Unicode text (a lone surrogate {char!r} at {index})")
+            raise ValueError(
+                f"must be UTF-8 text (a lone surrogate {char!r} at {index}: a name's byte that is not UTF-8)"
+            )
     return text
 
 
@@ -38,6 +51,19 @@ def _path(text: str) -> str:
     if len(text.encode("utf-8")) > MAX_PATH_BYTES:
         raise ValueError(f"a path must be at most {MAX_PATH_BYTES} bytes long")
     return text
+
+
+def checked_gateway_url(url: str, source: str) -> str:
+    """`url` checked as a RunConfig's `gateway` is (`HttpUrl`), for one that comes from a flag or the
+    environment instead; bad input (exit 2) naming `source` when it cannot be the gateway's URL."""
+    from assay_runner.errors import InputError, Problem
+
+    try:
+        if len(url) > MAX_URL:
+            raise ValueError(f"a URL of at most {MAX_URL} characters")
+        return _http_url(_plain(url))
+    except ValueError as exc:
+        raise InputError([Problem(source, "", f"{exc} (got {url!r})")]) from None
 
 
 def _http_url(text: str) -> str:
@@ -58,4 +84,4 @@ PathText = Annotated[str, AfterValidator(_plain), AfterValidator(_path)]
 Label = Annotated[str, Field(max_length=MAX_LABEL), AfterValidator(_plain)]
 """A name that reaches MLflow, a result or a model request (`runName`, a model, an experiment)."""
 HttpUrl = Annotated[str, Field(max_length=MAX_URL), AfterValidator(_plain), AfterValidator(_http_url)]
-"""An http(s) URL with a host (the model gateway)."""
+"""An http(s) URL with a host (the model gateway): `checked_gateway_url` checks one given elsewhere."""

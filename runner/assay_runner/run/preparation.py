@@ -22,6 +22,7 @@ from assay_runner.contract import (
     RunRequest,
     Usage,
     digest_files,
+    not_utf8,
     threshold_override_problems,
 )
 from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
@@ -98,6 +99,8 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
     """`with_keys=False`: the answer phase, which never reads an answer key (even when the suite's own
     files hold them, nothing here hands them on)."""
     suite = load_suite(config.suite, config.kb, config.keys if with_keys else None)
+    if config.brain is not None:
+        _check_brain(Path(config.brain))
     suite = with_thresholds(suite, config.gate.thresholds)
     overrides = config.gate.model_dump(exclude={"thresholds"}, exclude_none=True)
     return Prepared(
@@ -107,6 +110,21 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
         gate=suite.spec.gate.model_copy(update=overrides),
         prices={**suite.spec.prices, **config.prices},
     )
+
+
+def _check_brain(brain: Path) -> None:
+    """Every file name in the brain is UTF-8: its digest, its ConfigMap and the result name each file, and a
+    name that is not would crash the run after the agents ran (every such name is listed at once)."""
+    if not brain.is_dir():
+        return
+    shown = [not_utf8(str(path.relative_to(brain))) for path in sorted(brain.rglob("*"))]
+    problems = [
+        Problem(str(brain / name), "", "file name is not UTF-8 (shown with its bytes escaped); rename it")
+        for name in shown
+        if name is not None
+    ]
+    if problems:
+        raise InputError(problems)
 
 
 def with_thresholds(suite: Suite, thresholds: Mapping[str, float]) -> Suite:

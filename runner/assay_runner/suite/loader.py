@@ -6,12 +6,12 @@ everything to fix; nothing is scored from a suite that does not validate.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from assay_runner.contract import not_utf8
 from assay_runner.errors import InputError, Problem
 from assay_runner.suite.models import (
     JUDGE_KINDS,
@@ -234,7 +234,7 @@ def _load_kb(kb_dir: Path, problems: list[Problem], files: dict[str, bytes]) -> 
         return {}
     kb: dict[str, str] = {}
     for article in sorted(kb_dir.glob("*.md")):
-        name = _undecodable(article.name)
+        name = not_utf8(article.name)
         if name is not None:
             message = "file name is not UTF-8 (shown with its bytes escaped); rename the article"
             problems.append(Problem(str(kb_dir / name), "", message))
@@ -264,16 +264,6 @@ def _duplicate_ids(doc: YamlDocument) -> list[Problem]:
             problems.append(Problem(doc.display, f"tickets[{index}].id", message, doc.line_of(where)))
         seen.add(ticket_id)
     return problems
-
-
-def _undecodable(name: str) -> str | None:
-    """A file name that is not UTF-8, shown with its bytes escaped ("bad\\xff.md"); None for a good one.
-    Python hands such a name over with surrogates, which no ConfigMap, digest or result can hold."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return os.fsencode(name).decode("utf-8", "backslashreplace")
-    return None
 
 
 def _cross_check(
