@@ -131,16 +131,18 @@ def _short(value: object) -> bool:
 def _yaml_location(location: tuple[object, ...], transparent: frozenset[str]) -> Location:
     # Discriminated unions add the tag ("kb_citation") and validators add function names to the path;
     # neither exists in the file.
+    # A tag follows the list index it was chosen for: only there is a name like `model` a tag and not a
+    # key (a model judge's `model` field is `judges[2].model`).
     cleaned: list[str | int] = []
+    after_index = False
     for part in location:
+        tag = isinstance(part, str) and after_index and part in transparent
         keep = isinstance(part, int) or (
-            isinstance(part, str)
-            and part not in transparent
-            and not part.startswith("function-")
-            and "[" not in part
+            isinstance(part, str) and not tag and not part.startswith("function-") and "[" not in part
         )
         if keep:
             cleaned.append(part)  # type: ignore[arg-type]
+        after_index = isinstance(part, int)
     return tuple(cleaned)
 
 
