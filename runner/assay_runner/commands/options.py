@@ -49,6 +49,7 @@ FLAGS = {
     "output.dir": "--out",
     "output.summary_path": "--summary-path",
     "evidence.key_file": "--evidence-key",
+    "limits.max_side_files": "--max-side-files",
 }
 """The flag (or argument) each RunConfig field comes from when a command builds one from its flags."""
 

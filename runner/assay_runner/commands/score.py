@@ -38,6 +38,16 @@ def add_parser(commands: Subcommands) -> None:
         default=8 << 20,
         help="an answer.md larger than this is a cell error, never read (default 8 MiB)",
     )
+    score.add_argument(
+        "--max-side-files-bytes",
+        type=options.positive_int,
+        help="a cell whose side files are more than this in all is a cell error, none read (default 64 MiB)",
+    )
+    score.add_argument(
+        "--max-side-files",
+        type=int,
+        help="a cell with more side files than this is a cell error, none read (default 1000)",
+    )
     score.add_argument("--out", type=Path, help="write result.json and summary.json here")
     score.add_argument("--run-name", help="name of this candidate (default: the answers folder's name)")
     score.add_argument(
@@ -87,7 +97,11 @@ def _flag_config(args: argparse.Namespace) -> RunConfig:
             "gateway": args.gateway or os.environ.get(options.GATEWAY_ENV),
             "judge_model": args.judge_model,
             "cassettes": cassettes,
-            "limits": {"max_answer_bytes": args.max_answer_bytes},
+            "limits": {  # a limit not given is the RunConfig's default
+                "max_answer_bytes": args.max_answer_bytes,
+                **({"max_side_files_bytes": args.max_side_files_bytes} if args.max_side_files_bytes else {}),
+                **({"max_side_files": args.max_side_files} if args.max_side_files is not None else {}),
+            },
             "evidence": {"key_file": args.evidence_key},
             # Checked here as a RunConfig's are; the flags' own RunInfo logs them (`_mlflow_info`).
             "mlflow": {"tracking_uri": tracking_uri, "experiment": args.experiment, "enabled": False},

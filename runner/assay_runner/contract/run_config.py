@@ -111,6 +111,11 @@ class LimitsConfig(ConfigModel):
     """`answer.md`."""
     max_side_file_bytes: int = Field(default=1 << 20, ge=1, le=1 << 30)
     """Each other file of a cell (code judges' `outputs.files`), and the transcript's tail."""
+    max_side_files_bytes: int = Field(default=64 << 20, ge=1, le=1 << 34)
+    """All the side files of a cell together: a code judge reads them one at a time, and its worker holds
+    what it keeps of them within its `memoryMb`."""
+    max_side_files: int = Field(default=1000, ge=0, le=1_000_000)
+    """How many side files a cell may hold."""
 
 
 TicketId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")]
