@@ -262,3 +262,50 @@ def test_suite_fields_that_become_paths_names_or_bounds_are_refused(
     (root / "suite" / "suite.yaml").write_text(yaml.safe_dump(suite))
     code, err = assay("validate", "suite", cwd=root)
     assert code == 2 and message in err, err
+
+
+# ------------------------------------------------------------- files that are not files (FIFO, folder)
+
+
+def test_an_input_that_is_not_a_regular_file_is_refused_not_read(root: Path) -> None:
+    # A FIFO would hang the reader (it did: validate and run waited for ever), a folder named like an
+    # article crashed, a link to nowhere too; every one is named in one list.
+    os.mkfifo(root / "suite" / "kb" / "pipe.md")
+    (root / "suite" / "kb" / "folder.md").mkdir()
+    (root / "suite" / "kb" / "gone.md").symlink_to(root / "nowhere")
+    code, err = assay("validate", "suite", cwd=root)
+    assert code == 2, err
+    assert "kb/pipe.md: is a named pipe (FIFO), not a file" in err
+    assert "kb/folder.md: is a folder, not a file" in err
+    assert "kb/gone.md: a link to nowhere" in err
+
+
+def test_a_run_config_or_suite_yaml_that_is_a_fifo_is_refused(root: Path) -> None:
+    os.mkfifo(root / "fifo.yaml")
+    code, err = assay("run", "--config", "fifo.yaml", "-q", cwd=root)
+    assert code == 2 and "fifo.yaml: is a named pipe (FIFO), not a file" in err, err
+    (root / "suite" / "suite.yaml").unlink()
+    os.mkfifo(root / "suite" / "suite.yaml")
+    code, err = assay("validate", "suite", cwd=root)
+    assert code == 2 and "suite.yaml: is a named pipe (FIFO), not a file" in err, err
+
+
+@pytest.mark.parametrize("brain", ["missing", "a-file", "with-a-fifo"])
+def test_a_brain_that_is_not_a_folder_of_files_is_refused_before_any_agent_runs(
+    root: Path, brain: str
+) -> None:
+    # Each of these ran the whole evaluation and blocked every cell instead (the copy into each workspace
+    # failed): bad input, said once, before any work.
+    if brain == "a-file":
+        (root / brain).write_text("not a folder")
+    elif brain == "with-a-fifo":
+        (root / brain).mkdir()
+        os.mkfifo(root / brain / "notes.md")
+    code, err = assay("run", "--config", str(config(root, brain=brain)), "-q", cwd=root)
+    expected = {
+        "missing": "missing: brain folder not found",
+        "a-file": "a-file: is not a folder",
+        "with-a-fifo": "with-a-fifo/notes.md: is a named pipe (FIFO), not a file",
+    }[brain]
+    assert code == 2 and expected in err, err
+    assert not (root / "out").exists()

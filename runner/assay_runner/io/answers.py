@@ -41,9 +41,8 @@ from pathlib import Path
 from pydantic import Field, ValidationError, field_validator
 
 from assay_runner.contract import Isolation, LimitsConfig, Trajectory, Usage, WireModel
-from assay_runner.errors import InputError, Problem
+from assay_runner.errors import InputError, Problem, describe
 from assay_runner.io import plain
-from assay_runner.io.plain import describe
 from assay_runner.vocabulary import Containment
 
 ANSWER_FILE = "answer.md"

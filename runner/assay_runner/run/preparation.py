@@ -27,7 +27,7 @@ from assay_runner.contract import (
 )
 from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
 from assay_runner.core.results import answers_digest, build_result, ticket_results
-from assay_runner.errors import InputError, Problem
+from assay_runner.errors import InputError, Problem, not_a_file
 from assay_runner.run.cell import Cell
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import Ticket
@@ -113,16 +113,20 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
 
 
 def _check_brain(brain: Path) -> None:
-    """Every file name in the brain is UTF-8: its digest, its ConfigMap and the result name each file, and a
-    name that is not would crash the run after the agents ran (every such name is listed at once)."""
+    """The brain is a folder of files and folders (links followed: a mounted ConfigMap's are links) whose
+    names are UTF-8: its digest, its ConfigMap and the result name each file, and a name that is not, or a
+    FIFO, crashed or blocked every cell after the run had started. Every problem is listed at once."""
     if not brain.is_dir():
-        return
-    shown = [not_utf8(str(path.relative_to(brain))) for path in sorted(brain.rglob("*"))]
-    problems = [
-        Problem(str(brain / name), "", "file name is not UTF-8 (shown with its bytes escaped); rename it")
-        for name in shown
-        if name is not None
-    ]
+        found = "is not a folder" if brain.exists() else "brain folder not found"
+        raise InputError([Problem(str(brain), "", found)])
+    problems: list[Problem] = []
+    for path in sorted(brain.rglob("*")):
+        name = not_utf8(str(path.relative_to(brain)))
+        if name is not None:
+            message = "file name is not UTF-8 (shown with its bytes escaped); rename it"
+            problems.append(Problem(str(brain / name), "", message))
+        elif not path.is_dir() and (unreadable := not_a_file(path)) is not None:
+            problems.append(Problem(str(path), "", f"{unreadable} (a brain holds files and folders)"))
     if problems:
         raise InputError(problems)
 

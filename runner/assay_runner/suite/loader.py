@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from assay_runner.contract import not_utf8
-from assay_runner.errors import InputError, Problem
+from assay_runner.errors import InputError, Problem, not_a_file
 from assay_runner.suite.models import (
     JUDGE_KINDS,
     AnswerKey,
@@ -238,6 +238,10 @@ def _load_kb(kb_dir: Path, problems: list[Problem], files: dict[str, bytes]) -> 
         if name is not None:
             message = "file name is not UTF-8 (shown with its bytes escaped); rename the article"
             problems.append(Problem(str(kb_dir / name), "", message))
+            continue
+        unreadable = not_a_file(article)
+        if unreadable is not None:
+            problems.append(Problem(str(article), "", f"{unreadable} (an article is a markdown file)"))
             continue
         try:
             kb[article.stem] = article.read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ import yaml
 from pydantic import ValidationError
 
 from assay_runner.contract.yaml_scalars import StrictLoader
-from assay_runner.errors import InputError, Problem
+from assay_runner.errors import InputError, Problem, not_a_file
 
 Location = tuple[str | int, ...]
 
@@ -61,6 +61,9 @@ class YamlDocument:
     def __init__(self, path: Path, display: str) -> None:
         self.path = path
         self.display = display
+        unreadable = not_a_file(path)
+        if unreadable is not None:
+            raise InputError([Problem(display, "", unreadable)])
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
