@@ -290,7 +290,7 @@ KNOWN = {
     "repetitions": lambda v: _number(v, 1, 100, integer=True),
     "concurrency": lambda v: _number(v, 1, 64, integer=True),
     "maxCostUsd": lambda v: v is None or _number(v, 0, math.inf, low_open=True),
-    "answerDeadlineSeconds": lambda v: v is None or _number(v, 0, math.inf, low_open=True),
+    "answerDeadlineSeconds": lambda v: v is None or _number(v, 0, 7 * 86400, low_open=True),
 }
 NESTED = {
     "agent": {

@@ -309,3 +309,34 @@ def test_a_brain_that_is_not_a_folder_of_files_is_refused_before_any_agent_runs(
     }[brain]
     assert code == 2 and expected in err, err
     assert not (root / "out").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(["gate", "fifo"], id="gate"),
+        pytest.param(["compare", "fifo"], id="compare"),
+        pytest.param(["report", "fifo", "--out", "report.html"], id="report"),
+        pytest.param(["judge", "suite", "--question", "Sync?", "--answer", "fifo"], id="judge-answer"),
+    ],
+)
+def test_a_fifo_given_as_a_file_is_refused_not_waited_on(root: Path, command: list[str]) -> None:
+    os.mkfifo(root / "fifo")
+    code, err = assay(*command, cwd=root)
+    assert code == 2 and "fifo: is a named pipe (FIFO), not a file" in err, err
+
+
+def test_an_evidence_key_that_is_a_fifo_is_refused(root: Path) -> None:
+    os.mkfifo(root / "key")
+    code, err = assay("run", "--config", str(config(root, evidence={"keyFile": "key"})), "-q", cwd=root)
+    assert code == 2 and "evidence.keyFile: the evidence key file is a named pipe (FIFO)" in err, err
+
+
+def test_an_answer_deadline_past_a_week_and_a_cassettes_file_are_refused(root: Path) -> None:
+    code, err = assay("run", "--config", str(config(root, answerDeadlineSeconds=1e300)), "-q", cwd=root)
+    assert code == 2 and "answerDeadlineSeconds: Input should be less than or equal to 604800" in err, err
+    (root / "cassettes").write_text("not a folder")
+    cassettes = {"dir": "cassettes", "mode": "replay"}
+    code, err = assay("run", "--config", str(config(root, cassettes=cassettes)), "-q", cwd=root)
+    assert code == 2 and "cassettes: cassettes.dir: is not a folder" in err, err
+    assert not (root / "out").exists()

@@ -35,6 +35,8 @@ FLAGS = {
     "keys": "--keys",
     "answers_dir": "--answers",
     "tickets": "--tickets",
+    "repetitions": "--repetitions",
+    "concurrency": "--concurrency",
     "agent.model": "--model",
     "agent.command": "--command",
     "agent.answers": "--answers",
@@ -49,6 +51,8 @@ FLAGS = {
     "output.dir": "--out",
     "output.summary_path": "--summary-path",
     "evidence.key_file": "--evidence-key",
+    "limits.max_answer_bytes": "--max-answer-bytes",
+    "limits.max_side_files_bytes": "--max-side-files-bytes",
     "limits.max_side_files": "--max-side-files",
 }
 """The flag (or argument) each RunConfig field comes from when a command builds one from its flags."""

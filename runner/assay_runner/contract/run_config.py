@@ -183,9 +183,9 @@ class RunConfig(ConfigModel):
     The judge phase reads it; the answer phase refuses a config that names it."""
     answers_dir: PathText | None = None
     """The answers tree: where `assay answer` writes and `assay score --config` reads."""
-    answer_deadline_seconds: Finite | None = Field(default=None, gt=0)
+    answer_deadline_seconds: Finite | None = Field(default=None, gt=0, le=7 * 86400)
     """The answer phase stops itself after this long (unfinished cells are recorded as incomplete), so
-    the judge phase still has time to give a verdict before the Job's deadline."""
+    the judge phase still has time to give a verdict before the Job's deadline. At most a week."""
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     shard: ShardConfig | None = None
     """The answers in shards (an Indexed Job of answer pods): which one this answer phase answers, or how

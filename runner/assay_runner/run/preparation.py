@@ -101,6 +101,9 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
     suite = load_suite(config.suite, config.kb, config.keys if with_keys else None)
     if config.brain is not None:
         _check_brain(Path(config.brain))
+    cassettes = Path(config.cassettes.dir) if config.cassettes is not None else None
+    if cassettes is not None and cassettes.exists() and not cassettes.is_dir():
+        raise InputError([Problem(str(cassettes), "cassettes.dir", "is not a folder")])
     suite = with_thresholds(suite, config.gate.thresholds)
     overrides = config.gate.model_dump(exclude={"thresholds"}, exclude_none=True)
     return Prepared(
