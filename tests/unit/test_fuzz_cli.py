@@ -59,7 +59,7 @@ GOOD_ANSWER = "## Summary\nClear the cache, see KB-1."
 # characters, a file URL, no host, too long), and numbers past any sensible bound.
 LOOSE_TEXT = st.sampled_from(
     [
-        *("a\x00b", "out\x00", "a\nb", "\x1b[31m", "x\x7f", "r" * 251, "p" * 5000),
+        *("a\x00b", "out\x00", "a\nb", "\x1b[31m", "x\x7f", "r" * 257, "p" * 5000),
         *("file:///etc/passwd", "not a url", "http:///v1", "ftp://h/x", "http://h:99999/v1"),
         *("http://127.0.0.1:9/v1", "https://gateway.example/v1", "gateway:8080"),
     ]
@@ -262,7 +262,7 @@ def _path(value: Any) -> bool:
 
 
 def _label(value: Any) -> bool:
-    return _no_controls(value) and len(value) <= 250
+    return _no_controls(value) and len(value) <= 256
 
 
 URL = re.compile(r"(?i)https?://([^\s/?#:@\[\]]+)(?::(\d+))?(?:[/?#]\S*)?")

@@ -97,7 +97,7 @@ REFUSED_CONFIGS = [
     ),
     pytest.param({"runName": "a\0b"}, "runName: must not contain a control character", id="nul-run-name"),
     pytest.param({"runName": "a\nb"}, "runName: must not contain a control character", id="newline-run-name"),
-    pytest.param({"runName": "r" * 251}, "runName: String should have at most 250", id="long-run-name"),
+    pytest.param({"runName": "r" * 257}, "runName: String should have at most 256", id="long-run-name"),
     pytest.param(
         {"gateway": "file:///etc/passwd"}, "gateway: must be an http:// or https:// URL", id="file-url"
     ),

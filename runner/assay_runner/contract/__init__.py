@@ -57,6 +57,7 @@ from assay_runner.contract.rules import (
     threshold_problem,
 )
 from assay_runner.contract.run_config import (
+    MAX_PRICE,
     AgentConfig,
     CassetteConfig,
     ConfigModel,
@@ -95,6 +96,7 @@ from assay_runner.contract.summary import (
     SummaryRule,
 )
 from assay_runner.contract.text_fields import (
+    LABEL_PATTERN,
     HttpUrl,
     Label,
     PathText,
@@ -123,6 +125,8 @@ __all__ = [
     "GATEWAY_SOCKET_ENV",
     "ISOLATION_SHORTFALL",
     "KEYS_FILE",
+    "LABEL_PATTERN",
+    "MAX_PRICE",
     "MAX_STOPPED",
     "MODEL_JUDGE",
     "MODEL_SCALE",

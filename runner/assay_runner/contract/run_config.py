@@ -74,7 +74,7 @@ class GateOverrides(ConfigModel):
     """Per-judge thresholds, by judge name (model judges on their raw scale)."""
 
 
-MAX_PRICE = 1_000_000.0
+MAX_PRICE = 1_000_000.0  # the Evaluation's prices are bounded by the same figure
 """USD per million tokens, at most: a dollar a token. A price past any model's is a typo (1e308 made every
 cost infinite), refused rather than budgeted with."""
 

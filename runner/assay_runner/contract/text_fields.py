@@ -16,11 +16,15 @@ from pydantic import AfterValidator, Field
 
 MAX_PATH_BYTES = 4095
 """Linux's PATH_MAX less its NUL: a longer path cannot be opened."""
-MAX_LABEL = 250
-"""A run's, an experiment's or a model's name (MLflow's run names are bounded likewise)."""
+MAX_LABEL = 256
+"""A run's, an experiment's or a model's name: as long as the Evaluation lets an experiment's be."""
 MAX_URL = 2048
 """As the Evaluation's `gateway` field."""
 URL_SCHEMES = ("http", "https")
+LABEL_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*[^\s\x00-\x1f\x7f-\x9f][^\x00-\x1f\x7f-\x9f]*$"
+"""What `Label` and `PlainText` accept, as one regular expression (RE2, Python and Rust alike) for a schema
+that cannot run a validator: the Evaluation's CRD, so the apiserver refuses a name the runner would (a
+lone surrogate aside, which JSON cannot carry to it)."""
 
 
 def not_utf8(name: str) -> str | None:
