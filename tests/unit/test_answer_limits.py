@@ -6,6 +6,7 @@ sparse file of gigabytes costs nothing), side files are read one at a time when 
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -221,3 +222,28 @@ def test_judging_memory_does_not_grow_with_the_number_of_side_files(tmp_path: Pa
     growth = _peak(suite, many) - _peak(suite, none)
     print(f"peak RSS growth judging 40 side files of 1 MiB: {growth / 2**20:.0f} MiB")
     assert growth < 100 << 20
+
+
+def test_a_side_file_swapped_for_a_fifo_after_the_cell_was_read_fails_the_judge_closed(
+    tmp_path: Path,
+) -> None:
+    # Listed as a plain file, then replaced by a FIFO before the judge reads it: the read is refused
+    # (io.plain), the worker is ended and the judge errs (which blocks) instead of waiting on the pipe.
+    from assay_runner.judges.base import Case
+    from assay_runner.judges.code import Code
+    from assay_runner.suite.models import CodeJudge
+    from tests.unit.builders import ticket
+
+    answers = _cell_with(tmp_path, {"out.log": b"fine"})
+    recorded = read_cell(answers, "T-1", 1, 1)
+    (answers / "T-1" / "out.log").unlink()
+    os.mkfifo(answers / "T-1" / "out.log")
+    spec = CodeJudge(
+        name="c", type="code", weight=0, threshold=0, code="return (1.0, outputs['files']['out.log'])"
+    )
+    judge = Code(spec, tmp_path)
+    try:
+        verdict = judge.judge(Case(ticket(), 1, "An answer.", files=recorded.files))
+    finally:
+        judge.close()
+    assert verdict.error is not None and "side file 'out.log' could not be read" in verdict.error, verdict

@@ -87,7 +87,11 @@ class Worker:
             if set(reply) != {"read"}:
                 return reply
             name = reply["read"]
-            text = files.get(name) if files is not None and isinstance(name, str) else None
+            try:
+                text = files.get(name) if files is not None and isinstance(name, str) else None
+            except Exception as exc:  # swapped for a link or a FIFO since it was listed, say: fail closed
+                self.kill()
+                raise WorkerGone(f"side file {name!r} could not be read: {exc}") from None
             # Not escaped to ASCII: a file of replacement characters (bytes that are not UTF-8) would take
             # six bytes a character; the texts are decoded with `replace`, so hold no lone surrogate.
             self._send(json.dumps({"text": text}, ensure_ascii=False))
