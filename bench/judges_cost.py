@@ -17,6 +17,13 @@ figure per MB of answer and its slope (1 = linear); then what an answer over the
     .venv/bin/python bench/judges_cost.py              # memory, then 1 KB .. 10 MB
     .venv/bin/python bench/judges_cost.py --max-mb 1   # quicker
     .venv/bin/python bench/judges_cost.py --memory-only
+    .venv/bin/python bench/judges_cost.py --side-files 1 50 500   # side files only
+
+Side files (`--side-files N ...`): the peak RSS of the `assay` process judging one cell that holds N side
+files of 1 MiB less a byte each (just under `limits.maxSideFileBytes`) with a code judge that reads every
+one, through `assay score` in a fresh process per count: random bytes (not UTF-8, so each file becomes a
+million replacement characters) and plain text. Printed: the process's peak, its growth over the same cell
+with no side file, and the code worker's own peak (bounded apart, by the judge's `memoryMb`).
 """
 
 from __future__ import annotations
@@ -160,9 +167,19 @@ def main() -> None:
     parser.add_argument("--max-mb", type=float, default=10.0)
     parser.add_argument("--memory-only", action="store_true")
     parser.add_argument("--peak-of", nargs=2, metavar=("SHAPE", "BYTES"), help=argparse.SUPPRESS)
+    parser.add_argument("--side-files", nargs="+", type=int, metavar="N", help="only the side-file table")
+    parser.add_argument(
+        "--score-peak", nargs=3, metavar=("SUITE", "ANSWERS", "LIMITS"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args()
     if args.peak_of:  # a child process of `memory`: one answer judged, its peak RSS growth printed
         print(peak_growth(args.peak_of[0], int(args.peak_of[1])))
+        return
+    if args.score_peak:  # a child process of `side_files`: `assay score` in-process, its peaks printed
+        print(score_peak(*args.score_peak))
+        return
+    if args.side_files:
+        side_files(args.side_files)
         return
     memory()
     if args.memory_only:
@@ -206,6 +223,89 @@ def memory() -> None:
         print(f"  {shape:<10} {cells}   {per_mb:5.1f}x  {slope(points):5.2f}")
     print("  (per MB: the largest answer's peak growth over its size; slope of log(peak) on log(size))")
     over_the_limit()
+
+
+SIDE_FILE_SUITE = """\
+name: side-files
+judges:
+  - {name: policy, type: policy, weight: 1, threshold: 1, forbidden: [reinstall]}
+  - name: files
+    type: code
+    weight: 0
+    threshold: 0
+    timeoutSeconds: 600  # five hundred files of a million characters each, on a loaded machine
+    code: |
+      total = sum(len(text) for text in outputs["files"].values())
+      return (1.0, f"{len(outputs['files'])} files, {total} characters")
+tickets:
+  - {id: T-1, split: validation, question: "Sync?"}
+"""
+
+
+RAISED = ["--max-side-files-bytes", str(2**34), "--max-side-files", str(1_000_000)]
+"""The per-cell limits raised so that every side file is read (the table's `raised` rows)."""
+
+
+def score_peak(suite: str, answers: str, limits: str) -> str:
+    """`assay score` on one cell, in this process: the process's and its children's peak RSS in bytes, and
+    what the code judge said (so a refused cell is not mistaken for a cheap one)."""
+    import contextlib
+    import io
+    import json
+
+    from assay_runner.cli import main as assay
+
+    with tempfile.TemporaryDirectory() as out, contextlib.redirect_stdout(io.StringIO()):
+        raised = RAISED if limits == "raised" else []
+        code = assay(["score", suite, "--answers", answers, "--out", out, "-q", *raised])
+        cell = json.loads((Path(out) / "result.json").read_text())["tickets"][0]["repetitions"][0]
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    said = cell.get("error") or cell["judges"]["files"].get("reason") or cell["judges"]["files"].get("error")
+    return json.dumps({"exit": code, "self": own, "children": children, "said": said})
+
+
+def side_files(counts: list[int]) -> None:
+    import json
+
+    from assay_runner.io.answers import DEFAULT_LIMITS
+
+    size = DEFAULT_LIMITS.max_side_file_bytes - 1
+    print(f"side files: one cell, N files of {size:,} bytes, a code judge reading every one (`assay score`):")
+    print(f"  {'content':<8} {'limits':<8} {'N':>5} {'peak':>9} {'growth':>9} {'worker':>9}  the judge said")
+    for content, limits in (("binary", "default"), ("binary", "raised"), ("text", "raised")):
+        baseline = None
+        for count in [0, *counts]:
+            with tempfile.TemporaryDirectory() as name:
+                root = Path(name)
+                (root / "suite" / "kb").mkdir(parents=True)
+                (root / "suite" / "suite.yaml").write_text(SIDE_FILE_SUITE)
+                cell = root / "answers" / "T-1"
+                cell.mkdir(parents=True)
+                (cell / "answer.md").write_text("Clear the cache, then sign in again.")
+                rng = random.Random(count)
+                line = (NORMAL * (size // len(NORMAL) + 1))[:size].encode()
+                for index in range(count):
+                    data = rng.randbytes(size) if content == "binary" else line
+                    (cell / f"out-{index:04d}.log").write_bytes(data)
+                cell_args = [str(root / "suite"), str(root / "answers"), limits]
+                child = [sys.executable, __file__, "--score-peak", *cell_args]
+                done = subprocess.run(child, capture_output=True, text=True, check=False)
+            if done.returncode != 0:  # an older runner without the flags that raise the limits
+                print(f"  {content:<8} {limits:<8} {count:>5} could not run: {done.stderr.strip()[-100:]}")
+                break
+            peak = json.loads(done.stdout.strip().splitlines()[-1])
+            baseline = peak["self"] if baseline is None else baseline
+            if count == 0:
+                continue
+            growth = peak["self"] - baseline
+            print(
+                f"  {content:<8} {limits:<8} {count:>5} {peak['self'] / 2**20:8.0f}M {growth / 2**20:8.0f}M "
+                f"{peak['children'] / 2**20:8.0f}M  {str(peak['said']).split('answers/')[-1][:100]}"
+            )
+    print("  (peak: the assay process's peak RSS; growth: over the same cell with no side file; worker: the")
+    print("  largest child's peak, the code judge's worker, held to its judge's memoryMb; limits: the")
+    print("  defaults, or maxSideFilesBytes and maxSideFiles raised so that every file is read)")
 
 
 def over_the_limit() -> None:

@@ -3,8 +3,11 @@ exit codes. Standard library only: the command line imports this before anything
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from enum import IntEnum
+from pathlib import Path
 
 
 class ExitCode(IntEnum):
@@ -62,3 +65,30 @@ class InputError(AssayError):
 
 class JudgeError(AssayError):
     """A judge could not produce a score; recorded on the verdict, never raised past the scorer."""
+
+
+def describe(mode: int) -> str:
+    """What a file that is not a regular one is, in words."""
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def not_a_file(path: Path) -> str | None:
+    """Why an input file cannot be read, or None when it can: missing (a link to nowhere included), or not a
+    regular file (a folder; a FIFO, which would hang the reader; a device, read forever). Links are followed:
+    a mounted ConfigMap's files are links."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a link to nowhere" if os.path.islink(path) else "file not found"
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    return None if stat.S_ISREG(mode) else f"is {describe(mode)}, not a file"

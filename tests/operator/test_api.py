@@ -166,3 +166,41 @@ def test_a_blank_mlflow_name_or_uri_is_refused_by_the_model_and_the_crd(field: s
     ]
     pattern = mlflow["properties"][field]["pattern"]
     assert not re.search(pattern, blank) and re.search(pattern, " x ")  # the apiserver searches, unanchored
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        pytest.param(("agent", "model"), "gpt\n-small", id="model-newline"),
+        pytest.param(("judgeModel",), "judge\x00", id="judge-model-nul"),
+        pytest.param(("mlflow", "experiment"), "exp\x1b[31m", id="experiment-escape"),
+        pytest.param(("agent", "command", 0), "run\x00", id="command-nul"),
+        pytest.param(("prices", "m", "inputPerMillion"), 1e308, id="price-1e308"),
+    ],
+)
+def test_what_the_runner_refuses_the_evaluation_refuses_too(
+    where: tuple[str | int, ...], value: object
+) -> None:
+    """Issue 42: a name with a control character, a NUL in an argument or a price past a dollar a token is
+    refused by the runner's RunConfig; admitted here, the operator could not build the RunConfig at all. The
+    model and the CRD refuse it by the runner's own figures (contract.LABEL_PATTERN, MAX_PRICE)."""
+    spec: dict[str, Any] = {
+        "brain": {"configMap": {"name": "b"}},
+        "suite": {"bundled": "s"},
+        "agent": {"kind": "command", "model": "m", "command": ["run"]},
+        "prices": {"m": {"inputPerMillion": 1, "outputPerMillion": 1}},
+    }
+    target: Any = spec
+    for part in where[:-1]:
+        target = target.setdefault(part, {}) if isinstance(part, str) else target[part]
+    target[where[-1]] = value
+    with pytest.raises(ValidationError):
+        EvaluationSpec.model_validate(spec)
+    target[where[-1]] = "fine name" if isinstance(value, str) else 1_000_000
+    EvaluationSpec.model_validate(spec)
+    if isinstance(value, str) and where[-1] != 0:
+        crd = yaml.safe_load((ROOT / "crds" / "assay.dev_evaluations.yaml").read_text())
+        schema = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+        for part in where:
+            schema = schema["properties"][part]
+        assert not re.search(schema["pattern"], value) and re.search(schema["pattern"], "fine name")

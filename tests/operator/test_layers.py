@@ -28,6 +28,7 @@ def imports(package: Path) -> set[str]:
 ALLOWED_RUNNER_MODULES = {
     "assay_runner.vocabulary",  # the closed sets (standard library only)
     "assay_runner.contract",  # the wire models and the rules both sides share
+    "assay_runner.contract.yaml_scalars",  # the contract's YAML reading (imported where YAML is needed)
     "assay_runner.core.standing",  # the decision: pure Python, no judge code
     "assay_runner.core.decision",
     "assay_runner.core.decision_report",

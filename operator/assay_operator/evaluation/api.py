@@ -18,7 +18,7 @@ from assay_operator import quantity
 from assay_operator.conditions import Condition
 from assay_operator.objects import PrinterColumn
 from assay_operator.schema import DNS_NAME, GROUP, VERSION, ApiModel, problems
-from assay_runner.contract import DEFAULT_EXPERIMENT
+from assay_runner.contract import DEFAULT_EXPERIMENT, LABEL_PATTERN, MAX_PRICE
 from assay_runner.vocabulary import AgentKind, Selection, Verdict
 
 __all__ = ["GROUP", "VERSION", "ApiModel", "Condition", "problems"]
@@ -102,9 +102,9 @@ class AgentSpec(ApiModel):
     kind: AgentKind = "chat"
     """`chat` (one gateway call), a CLI preset (`opencode`, `claude-code`, `codex`), `command` (an argv
     template of a program in the runner image) or `replay` (recorded answers, for re-scoring)."""
-    model: str | None = Field(default=None, max_length=253)
-    """Model the agent uses, through the gateway."""
-    command: list[Annotated[str, Field(max_length=4096)]] | None = Field(
+    model: str | None = Field(default=None, max_length=253, pattern=LABEL_PATTERN)
+    """Model the agent uses, through the gateway (no control character, as the runner reads it)."""
+    command: list[Annotated[str, Field(max_length=4096, pattern=r"^[^\x00]*$")]] | None = Field(
         default=None, min_length=1, max_length=64
     )
     """argv template for `command`, with placeholders such as {prompt_file} and {model}."""
@@ -151,8 +151,8 @@ does too (the pattern is in the CRD) instead of the operator finding out when it
 class MlflowSpec(ApiModel):
     tracking_uri: str | None = Field(default=None, max_length=2048, pattern=NOT_BLANK)
     """MLflow tracking server; the operator's default when omitted."""
-    experiment: str = Field(default=DEFAULT_EXPERIMENT, max_length=256, pattern=NOT_BLANK)
-    """Experiment the run is logged to (not blank)."""
+    experiment: str = Field(default=DEFAULT_EXPERIMENT, max_length=256, pattern=LABEL_PATTERN)
+    """Experiment the run is logged to (not blank, no control character, as the runner reads it)."""
     token_secret_ref: SecretKeyRef | None = None
     """Credential for the tracking server (the operator's default when omitted): a bearer token, or
     `username:password` for MLflow's basic-auth app; mounted into the judge phase only, as the file named by
@@ -160,9 +160,9 @@ class MlflowSpec(ApiModel):
 
 
 class PriceSpec(ApiModel):
-    input_per_million: float = Field(ge=0)
-    """US dollars per million input (prompt) tokens."""
-    output_per_million: float = Field(ge=0)
+    input_per_million: float = Field(ge=0, le=MAX_PRICE)
+    """US dollars per million input (prompt) tokens (at most a dollar a token, as the runner reads it)."""
+    output_per_million: float = Field(ge=0, le=MAX_PRICE)
     """US dollars per million output tokens."""
 
 
@@ -226,8 +226,8 @@ class EvaluationSpec(ApiModel):
     judgeGatewayTokenSecretRef is given."""
     judge_gateway_token_secret_ref: SecretKeyRef | None = None
     """A separate gateway token for the model judge (judge phase only)."""
-    judge_model: str | None = Field(default=None, max_length=253)
-    """Model for model judges that do not name one."""
+    judge_model: str | None = Field(default=None, max_length=253, pattern=LABEL_PATTERN)
+    """Model for model judges that do not name one (no control character, as the runner reads it)."""
     cassettes: BundledRef | None = None
     """Recorded model calls to replay (offline, repeatable re-scoring)."""
     mlflow: MlflowSpec | None = None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from assay_runner.commands import options
 from assay_runner.commands.options import Subcommands
-from assay_runner.errors import ExitCode, InputError
+from assay_runner.errors import ExitCode, InputError, not_a_file
 
 if TYPE_CHECKING:
     from assay_runner.contract import Result
@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
 
     check_destinations(args.out, out_setting="--out")
     suite = load_suite(args.suite)
+    if (unreadable := not_a_file(Path(args.answer))) is not None:  # a FIFO would hang the reader
+        raise InputError(f"--answer {args.answer}: {unreadable}")
     try:
         answer = Path(args.answer).read_text(encoding="utf-8")
     except OSError as exc:

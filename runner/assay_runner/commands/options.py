@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from assay_runner.gateway.access import ModelAccess
     from assay_runner.io.tracking import RunInfo
 
+GATEWAY_ENV = "ASSAY_GATEWAY_URL"
 DEFAULT_STORE = "default"  # `--mlflow` with no value: $MLFLOW_TRACKING_URI, else ./mlflow.db
 
 # What `add_subparsers()` returns; argparse does not export the type.
@@ -27,6 +28,57 @@ Subcommands = Any
 
 
 MAX_REPETITIONS = 100  # as RunConfig.repetitions
+
+FLAGS = {
+    "suite": "SUITE",
+    "run_name": "--run-name",
+    "brain": "--brain",
+    "keys": "--keys",
+    "answers_dir": "--answers",
+    "tickets": "--tickets",
+    "repetitions": "--repetitions",
+    "concurrency": "--concurrency",
+    "agent.model": "--model",
+    "agent.command": "--command",
+    "agent.answers": "--answers",
+    "agent.timeout_seconds": "--timeout",
+    "gateway": f"--gateway (or ${GATEWAY_ENV})",
+    "judge_model": "--judge-model",
+    "cassettes.dir": "--cassettes",
+    "mlflow.tracking_uri": "--mlflow",
+    "mlflow.experiment": "--experiment",
+    "prices": "--price",
+    "max_cost_usd": "--max-cost-usd",
+    "output.dir": "--out",
+    "output.summary_path": "--summary-path",
+    "evidence.key_file": "--evidence-key",
+    "limits.max_answer_bytes": "--max-answer-bytes",
+    "limits.max_side_files_bytes": "--max-side-files-bytes",
+    "limits.max_side_files": "--max-side-files",
+}
+"""The flag (or argument) each RunConfig field comes from when a command builds one from its flags."""
+
+
+def config_from_flags(document: dict[str, Any]) -> RunConfig:
+    """A RunConfig made of a command's flags, refused as bad input naming each flag that is wrong (every
+    one at once), as a RunConfig file's fields are."""
+    from pydantic import ValidationError
+
+    from assay_runner.contract import RunConfig
+    from assay_runner.errors import InputError, Problem
+
+    try:
+        return RunConfig.model_validate(document)
+    except ValidationError as exc:
+        problems = []
+        for item in exc.errors(include_url=False):
+            where = ".".join(str(part) for part in item["loc"] if not str(part).startswith("function-"))
+            flag = next(
+                (f for field, f in FLAGS.items() if where == field or where.startswith(f"{field}.")), where
+            )
+            message = item["msg"].removeprefix("Value error, ")
+            problems.append(Problem("command line", flag, f"{message} (got {item.get('input')!r})"))
+        raise InputError(problems) from None
 
 
 def positive_int(text: str) -> int:

@@ -59,7 +59,7 @@ def add_parser(commands: Subcommands) -> None:
 
 
 def run_config_from_args(args: argparse.Namespace) -> RunConfig:
-    from assay_runner.contract import RunConfig
+    from assay_runner.contract import checked_gateway_url
     from assay_runner.io.runconfig import read_run_config
 
     if args.config is not None:
@@ -71,9 +71,10 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         protect(args.config)  # the agents' sandbox keeps it out of reach
         if args.no_mlflow:  # an explicit flag wins over the file
             config = config.model_copy(update={"mlflow": config.mlflow.model_copy(update={"enabled": False})})
-        if config.gateway is None and os.environ.get("ASSAY_GATEWAY_URL"):
+        if config.gateway is None and os.environ.get(options.GATEWAY_ENV):
             # The operator passes the gateway as environment, not in the file: the CLI presets need it too.
-            config = config.model_copy(update={"gateway": os.environ["ASSAY_GATEWAY_URL"]})
+            gateway = checked_gateway_url(os.environ[options.GATEWAY_ENV], f"${options.GATEWAY_ENV}")
+            config = config.model_copy(update={"gateway": gateway})
         if getattr(args, "isolation", None) == "required":  # a flag may ask for more, never for less
             config = config.model_copy(update={"isolation": "required"})
         return options.with_evidence_key(config, args.evidence_key)
@@ -83,7 +84,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
         {"dir": str(args.cassettes), "mode": args.cassette_mode or "replay"} if args.cassettes else None
     )
     # Validated as one document: building each nested model on its own would build its validator twice.
-    return RunConfig.model_validate(
+    return options.config_from_flags(
         {
             "run_name": args.run_name,
             "suite": args.suite,
@@ -98,7 +99,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
             },
             "repetitions": args.repetitions,
             "concurrency": args.concurrency,
-            "gateway": args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
+            "gateway": args.gateway or os.environ.get(options.GATEWAY_ENV),
             "judge_model": args.judge_model,
             "cassettes": cassettes,
             "mlflow": {

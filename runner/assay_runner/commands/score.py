@@ -38,6 +38,16 @@ def add_parser(commands: Subcommands) -> None:
         default=8 << 20,
         help="an answer.md larger than this is a cell error, never read (default 8 MiB)",
     )
+    score.add_argument(
+        "--max-side-files-bytes",
+        type=options.positive_int,
+        help="a cell whose side files are more than this in all is a cell error, none read (default 64 MiB)",
+    )
+    score.add_argument(
+        "--max-side-files",
+        type=int,
+        help="a cell with more side files than this is a cell error, none read (default 1000)",
+    )
     score.add_argument("--out", type=Path, help="write result.json and summary.json here")
     score.add_argument("--run-name", help="name of this candidate (default: the answers folder's name)")
     score.add_argument(
@@ -65,27 +75,36 @@ def _mlflow_info(args: argparse.Namespace) -> RunInfo | None:
 
 def _flag_config(args: argparse.Namespace) -> RunConfig:
     """`assay score SUITE --answers DIR ...` as the judge phase's RunConfig: one judge phase, two forms."""
-    from assay_runner.contract import RunConfig
 
     if args.suite is None or args.answers is None:
         raise InputError("give a SUITE and --answers DIR (or --config FILE)")
     cassettes = (
         {"dir": str(args.cassettes), "mode": args.cassette_mode or "replay"} if args.cassettes else None
     )
-    return RunConfig.model_validate(
+    answers = Path(args.answers).absolute()
+    # The folder's name as UTF-8 can show it (a name that is not UTF-8 has its bytes escaped).
+    folder_name = os.fsencode(answers.name).decode("utf-8", "backslashreplace")
+    tracking_uri = None if args.mlflow in (None, options.DEFAULT_STORE) else args.mlflow
+    return options.config_from_flags(
         {
             "suite": args.suite,
             "keys": args.keys,
-            "answers_dir": str(Path(args.answers).absolute()),
-            "run_name": args.run_name or Path(args.answers).name,
+            "answers_dir": str(answers),
+            "run_name": args.run_name or folder_name,
             "tickets": args.tickets,
             "repetitions": args.repetitions,
             "concurrency": args.concurrency,
-            "gateway": args.gateway or os.environ.get("ASSAY_GATEWAY_URL"),
+            "gateway": args.gateway or os.environ.get(options.GATEWAY_ENV),
             "judge_model": args.judge_model,
             "cassettes": cassettes,
-            "limits": {"max_answer_bytes": args.max_answer_bytes},
+            "limits": {  # a limit not given is the RunConfig's default
+                "max_answer_bytes": args.max_answer_bytes,
+                **({"max_side_files_bytes": args.max_side_files_bytes} if args.max_side_files_bytes else {}),
+                **({"max_side_files": args.max_side_files} if args.max_side_files is not None else {}),
+            },
             "evidence": {"key_file": args.evidence_key},
+            # Checked here as a RunConfig's are; the flags' own RunInfo logs them (`_mlflow_info`).
+            "mlflow": {"tracking_uri": tracking_uri, "experiment": args.experiment, "enabled": False},
         }
     )
 

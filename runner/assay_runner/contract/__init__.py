@@ -8,8 +8,10 @@ A package of one concept per module, re-exported here so every import reads `ass
 `wire` (the base model), `rules` (brain files, digests, judge scales and thresholds), `trajectory`,
 `result` (`result.json`), `summary` (the RunSummary), `answers` (the AnswerSummary), `run_config` (the
 RunConfig), `pod_wiring` (the environment and paths the pods of one run share), `suite_parts` (what of a
-suite is public: the split both `assay split` and the operator make) and `seam` (the rules the operator
-applies as the runner does, written once).
+suite is public: the split both `assay split` and the operator make), `text_fields` (text that becomes a
+path, a URL or a name) and `seam` (the rules the operator applies as the runner does, written once).
+`yaml_scalars` (the YAML loader both sides read suites with: numbers only as written plainly) is imported
+from its module, where YAML is needed.
 """
 
 from assay_runner.contract.answers import (
@@ -55,6 +57,7 @@ from assay_runner.contract.rules import (
     threshold_problem,
 )
 from assay_runner.contract.run_config import (
+    MAX_PRICE,
     AgentConfig,
     AnswerSecondsPercentile,
     CassetteConfig,
@@ -95,6 +98,15 @@ from assay_runner.contract.summary import (
     SummaryCounts,
     SummaryRule,
 )
+from assay_runner.contract.text_fields import (
+    LABEL_PATTERN,
+    HttpUrl,
+    Label,
+    PathText,
+    PlainText,
+    checked_gateway_url,
+    not_utf8,
+)
 from assay_runner.contract.trajectory import (
     TRAJECTORY_MAX_STEPS,
     TRAJECTORY_TEXT_CHARS,
@@ -117,6 +129,8 @@ __all__ = [
     "GATEWAY_SOCKET_ENV",
     "ISOLATION_SHORTFALL",
     "KEYS_FILE",
+    "LABEL_PATTERN",
+    "MAX_PRICE",
     "MAX_STOPPED",
     "MODEL_JUDGE",
     "MODEL_SCALE",
@@ -140,11 +154,13 @@ __all__ = [
     "Finite",
     "GateOverrides",
     "GateSettings",
+    "HttpUrl",
     "Inputs",
     "Isolation",
     "JudgeConfigSummary",
     "JudgeSummary",
     "JudgeVerdict",
+    "Label",
     "LimitsConfig",
     "MlflowConfig",
     "MlflowRef",
@@ -153,6 +169,8 @@ __all__ = [
     "OutputConfig",
     "PairedTickets",
     "PassCriterion",
+    "PathText",
+    "PlainText",
     "PriceConfig",
     "RepetitionFigures",
     "RepetitionResult",
@@ -176,11 +194,13 @@ __all__ = [
     "TrajectoryStep",
     "Usage",
     "WireModel",
+    "checked_gateway_url",
     "digest_files",
     "has_own_scale",
     "is_brain_file",
     "isolation_shortfall",
     "judge_scale",
+    "not_utf8",
     "public_calibration",
     "read_as_whole_tree",
     "split_suite_files",

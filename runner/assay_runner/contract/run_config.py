@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_validator
 
+from assay_runner.contract.text_fields import HttpUrl, Label, PathText, PlainText
 from assay_runner.contract.wire import WireModel
 from assay_runner.vocabulary import AgentKind, CassetteMode, IsolationLevel, Selection
 
@@ -21,6 +22,14 @@ def _not_blank(text: str) -> str:
 
 
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
+
+
+def _no_nul(text: str) -> str:
+    if "\x00" in text:
+        raise ValueError("must not contain a NUL character (no program argument can hold one)")
+    return text
+
+
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 
@@ -34,25 +43,25 @@ class AgentConfig(ConfigModel):
     kind: AgentKind = "chat"
     """`command` (an argv template), a CLI preset, `chat` (one gateway call) or `replay` (recorded
     answers)."""
-    command: list[str] | None = Field(default=None, min_length=1)
+    command: list[Annotated[str, AfterValidator(_no_nul)]] | None = Field(default=None, min_length=1)
     """argv template for `command`, with placeholders such as {prompt_file} and {model}."""
-    model: NonBlank | None = None
+    model: Label | None = None
     """Model the agent uses, through the gateway."""
     timeout_seconds: Finite = Field(default=600.0, gt=0, le=86400)
     """Per ticket: a slower agent is killed and the cell scored with exit code 124."""
-    answers: NonBlank | None = None
+    answers: PathText | None = None
     """Directory of recorded answers for `replay`."""
 
 
 class CassetteConfig(ConfigModel):
-    dir: NonBlank
+    dir: PathText
     mode: CassetteMode = "replay"
 
 
 class MlflowConfig(ConfigModel):
-    tracking_uri: NonBlank | None = None
+    tracking_uri: PlainText | None = None
     """Tracking server or store; a SQLite file in the working directory when empty."""
-    experiment: NonBlank = "assay"
+    experiment: Label = "assay"
     enabled: bool = True
 
 
@@ -79,11 +88,16 @@ class GateOverrides(ConfigModel):
     """Per-judge thresholds, by judge name (model judges on their raw scale)."""
 
 
+MAX_PRICE = 1_000_000.0  # the Evaluation's prices are bounded by the same figure
+"""USD per million tokens, at most: a dollar a token. A price past any model's is a typo (1e308 made every
+cost infinite), refused rather than budgeted with."""
+
+
 class PriceConfig(ConfigModel):
     """USD per million input and output tokens of one model."""
 
-    input_per_million: Finite = Field(ge=0)
-    output_per_million: Finite = Field(ge=0)
+    input_per_million: Finite = Field(ge=0, le=MAX_PRICE)
+    output_per_million: Finite = Field(ge=0, le=MAX_PRICE)
 
     def cost_usd(self, input_tokens: int, output_tokens: int) -> float:
         """The one pricing formula: every cost Assay reports or budgets is computed here."""
@@ -91,16 +105,16 @@ class PriceConfig(ConfigModel):
 
 
 class OutputConfig(ConfigModel):
-    dir: NonBlank = "assay-out"
+    dir: PathText = "assay-out"
     """Where result.json, summary.json and the report go."""
-    summary_path: NonBlank | None = None
+    summary_path: PathText | None = None
     """Also write the RunSummary here (on the cluster: /dev/termination-log)."""
     blocked_exit_code: int = Field(default=1, ge=0, le=1)
     """Exit code for a Blocked verdict: 1 on a terminal; 0 only in the operator's Job, where only "could not
     run" fails the pod and the verdict travels in the RunSummary (honoured only where the Job's environment
     says so: `ASSAY_JOB`)."""
     keep_workspaces: bool = False
-    workspace_root: NonBlank | None = None
+    workspace_root: PathText | None = None
 
 
 class LimitsConfig(ConfigModel):
@@ -111,6 +125,11 @@ class LimitsConfig(ConfigModel):
     """`answer.md`."""
     max_side_file_bytes: int = Field(default=1 << 20, ge=1, le=1 << 30)
     """Each other file of a cell (code judges' `outputs.files`), and the transcript's tail."""
+    max_side_files_bytes: int = Field(default=64 << 20, ge=1, le=1 << 34)
+    """All the side files of a cell together: a code judge reads them one at a time, and its worker holds
+    what it keeps of them within its `memoryMb`."""
+    max_side_files: int = Field(default=1000, ge=0, le=1_000_000)
+    """How many side files a cell may hold."""
 
 
 TicketId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")]
@@ -140,7 +159,7 @@ class ShardConfig(ConfigModel):
 
 
 class EvidenceConfig(ConfigModel):
-    key_file: NonBlank | None = None
+    key_file: PathText | None = None
     """The run's evidence key (32 random bytes or more), in a file no agent can read: on the cluster, the
     Evaluation's Secret. Missing: every phase refuses (exit 2). Not given: a key of the local key store."""
 
@@ -149,37 +168,38 @@ class RunConfig(ConfigModel):
     """Everything one evaluation needs: `assay run --config FILE` (YAML or JSON)."""
 
     schema_version: Literal[1] = 1
-    run_name: NonBlank | None = None
-    suite: NonBlank
+    run_name: Label | None = None
+    """The MLflow run's name."""
+    suite: PathText
     """Suite directory."""
-    kb: NonBlank | None = None
+    kb: PathText | None = None
     """KB articles directory, when not the suite's own `kb/` (on the cluster: their ConfigMap)."""
-    brain: NonBlank | None = None
+    brain: PathText | None = None
     """Brain directory (AGENTS.md and other files)."""
     tickets: Selection | Annotated[list[TicketId], Field(min_length=1)] = "all"
     agent: AgentConfig = Field(default_factory=AgentConfig)
     repetitions: int = Field(default=1, ge=1, le=100)
     concurrency: int = Field(default=4, ge=1, le=64)
-    gateway: NonBlank | None = None
-    """OpenAI-compatible base URL of the model gateway."""
-    judge_model: NonBlank | None = None
+    gateway: HttpUrl | None = None
+    """OpenAI-compatible base URL of the model gateway: http or https, with a host."""
+    judge_model: Label | None = None
     cassettes: CassetteConfig | None = None
     mlflow: MlflowConfig = Field(default_factory=MlflowConfig)
     gate: GateOverrides = Field(default_factory=GateOverrides)
-    prices: dict[NonBlank, PriceConfig] = Field(default_factory=dict)
+    prices: dict[Label, PriceConfig] = Field(default_factory=dict)
     """USD per million tokens, by model; overrides the suite's `prices` model by model."""
     max_cost_usd: Finite | None = Field(default=None, gt=0)
     """Budget: once the run has spent this much (priced usage), no new cell starts; the rest are recorded as
     not started and the verdict blocks."""
     output: OutputConfig = Field(default_factory=OutputConfig)
-    keys: NonBlank | None = None
+    keys: PathText | None = None
     """The answer-key file (keys.yaml) when `suite` holds only the suite's public part (`assay split`).
     The judge phase reads it; the answer phase refuses a config that names it."""
-    answers_dir: NonBlank | None = None
+    answers_dir: PathText | None = None
     """The answers tree: where `assay answer` writes and `assay score --config` reads."""
-    answer_deadline_seconds: Finite | None = Field(default=None, gt=0)
+    answer_deadline_seconds: Finite | None = Field(default=None, gt=0, le=7 * 86400)
     """The answer phase stops itself after this long (unfinished cells are recorded as incomplete), so
-    the judge phase still has time to give a verdict before the Job's deadline."""
+    the judge phase still has time to give a verdict before the Job's deadline. At most a week."""
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     shard: ShardConfig | None = None
     """The answers in shards (an Indexed Job of answer pods): which one this answer phase answers, or how

@@ -149,8 +149,10 @@ def public_calibration(data: bytes, where: str = CALIBRATION_FILE) -> bytes:
 def _load(data: bytes, where: str) -> Any:
     import yaml
 
+    from assay_runner.contract.yaml_scalars import strict_load
+
     try:
-        return yaml.safe_load(data)
+        return strict_load(data)
     except yaml.YAMLError as exc:
         raise SuiteSplitError(f"{where} is not valid YAML: {exc}") from None
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay_runner.contract import PriceConfig, RunConfig
+from assay_runner.contract import PriceConfig, RunConfig, checked_gateway_url
 from assay_runner.gateway.cassette import CassetteClient
 from assay_runner.gateway.chat import ChatClient
 from assay_runner.gateway.usage import MeteredClient, UsageMeter
@@ -42,7 +42,9 @@ def model_access(
     `role`: whose token authenticates the calls (the judge phase may have a token of its own); `sidecar`:
     the calls go through the gateway sidecar instead, with no token (the answer phase on the cluster)."""
     meter = UsageMeter(prices=prices or {})
-    gateway = gateway or os.environ.get("ASSAY_GATEWAY_URL") or None
+    given = gateway or os.environ.get("ASSAY_GATEWAY_URL") or None
+    source = "--gateway" if gateway else "$ASSAY_GATEWAY_URL"
+    gateway = checked_gateway_url(given, source) if given else None
     http = None
     if gateway:
         # httpx costs most of a second to import: only runs that call a model pay for it.

@@ -21,10 +21,11 @@ Nothing in a cell is followed: a symbolic link, a hard link, a pipe or a device 
 naming it), and every file is opened without following links (`io.plain`).
 
 Memory is bounded (`Limits`): an `answer.md` or a side file larger than its limit is not read (its size
-comes from the file system, so a sparse file of terabytes costs nothing) and the cell is recorded with
-an error saying so, which blocks; the transcript is read up to its limit (its tail). Side files are
-listed when a cell is read and read when a judge asks for one (`SideFiles`), so a tree of ten thousand
-cells is not held in memory at once.
+comes from the file system, so a sparse file of terabytes costs nothing), nor a cell whose side files are
+too many or too large in all, and the cell is recorded with an error saying so, naming the cell, which
+blocks; the transcript is read up to its limit (its tail). Side files are listed when a cell is read and
+read one at a time when a judge asks for one (`SideFiles`), never all at once, so neither a cell of five
+hundred side files nor a tree of ten thousand cells is held in memory.
 """
 
 from __future__ import annotations
@@ -39,10 +40,9 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError, field_validator
 
-from assay_runner.contract import Isolation, Trajectory, Usage, WireModel
-from assay_runner.errors import InputError, Problem
+from assay_runner.contract import Isolation, LimitsConfig, Trajectory, Usage, WireModel
+from assay_runner.errors import InputError, Problem, describe
 from assay_runner.io import plain
-from assay_runner.io.plain import describe
 from assay_runner.vocabulary import Containment
 
 ANSWER_FILE = "answer.md"
@@ -56,13 +56,27 @@ NOT_REACHED = "the answer phase never reached this cell"
 
 @dataclass(frozen=True)
 class Limits:
-    """The largest files a cell may hold (`RunConfig.limits`): judging costs some 30 MB of memory per MB
-    of answer (bench/judges_cost.py), so these bound what one cell can take."""
+    """The largest files a cell may hold (`RunConfig.limits`, whose fields give the defaults): judging
+    costs some 30 MB of memory per MB of answer (bench/judges_cost.py), so these bound what one cell can
+    take; a cell over any of them is a cell error (Blocked), its files never read."""
 
-    max_answer_bytes: int = 8 << 20
-    """`answer.md`: a larger answer is a cell error (Blocked), never read."""
-    max_side_file_bytes: int = 1 << 20
+    max_answer_bytes: int = LimitsConfig().max_answer_bytes
+    """`answer.md`."""
+    max_side_file_bytes: int = LimitsConfig().max_side_file_bytes
     """Each other file of the cell (`outputs.files` of code judges), and the transcript's tail."""
+    max_side_files_bytes: int = LimitsConfig().max_side_files_bytes
+    """All the cell's side files together."""
+    max_side_files: int = LimitsConfig().max_side_files
+    """How many side files the cell may hold."""
+
+    @classmethod
+    def of(cls, config: LimitsConfig) -> Limits:
+        return cls(
+            config.max_answer_bytes,
+            config.max_side_file_bytes,
+            config.max_side_files_bytes,
+            config.max_side_files,
+        )
 
 
 DEFAULT_LIMITS = Limits()
@@ -179,21 +193,35 @@ def cell_dir(root: Path, ticket_id: str, repetition: int, k: int) -> Path:
 
 
 def _side_files(folder: Path, limits: Limits) -> tuple[SideFiles, str | None]:
-    """The cell's other files, and why the cell cannot be judged when one is over its limit."""
+    """The cell's other files, and why the cell cannot be judged when one is over its limit, or they are
+    too many or too large in all. Listed as the folder is walked, and the walk stops at the first limit
+    passed: a cell of a million files costs the limit's worth of names, not a million."""
     files: dict[str, Path] = {}
-    for path in sorted(folder.rglob("*")):
+    total = 0
+    for path in folder.rglob("*"):
         if not path.is_file() or path.name in (EXIT_CODE_FILE, TRANSCRIPT_FILE, CELL_FILE, TRAJECTORY_FILE):
             continue
         # A name that is not UTF-8 reaches Python with surrogates, which no result can hold: its bytes
         # are shown as escapes ("bad\\xff.txt").
         relative = os.fsencode(path.relative_to(folder)).decode("utf-8", "backslashreplace")
-        if relative.split("/", 1)[0].isdigit():
-            continue  # a repetition folder of its own
+        if relative.split("/", 1)[0].isdigit() or relative == ANSWER_FILE:
+            continue  # a repetition folder of its own; the answer, with its own limit
         size = path.lstat().st_size
-        if size > limits.max_side_file_bytes and relative != ANSWER_FILE:  # the answer has its own limit
+        if size > limits.max_side_file_bytes:
             return SideFiles({}), _over(relative, size, limits.max_side_file_bytes, "maxSideFileBytes")
         files[relative] = path
-    return SideFiles(files, folder), None
+        total += size
+        if len(files) > limits.max_side_files:
+            why = f"{folder} holds more than {limits.max_side_files:,} side files (limits.maxSideFiles)"
+            return SideFiles({}), f"{why}; none was read"
+        if total > limits.max_side_files_bytes:
+            why = (
+                f"{folder}'s side files are more than {total:,} bytes in all, over the limit of "
+                f"{limits.max_side_files_bytes:,} (limits.maxSideFilesBytes)"
+            )
+            return SideFiles({}), f"{why}; none was read"
+    with_answer = {ANSWER_FILE: folder / ANSWER_FILE} if (folder / ANSWER_FILE).is_file() else {}
+    return SideFiles(dict(sorted({**files, **with_answer}.items())), folder), None
 
 
 def _over(name: str, size: int, limit: int, setting: str) -> str:

@@ -23,7 +23,7 @@ import stat
 from pathlib import Path
 
 from assay_runner.core.evidence import KEY_BYTES, EvidenceKey
-from assay_runner.errors import InputError, Problem
+from assay_runner.errors import InputError, Problem, not_a_file
 
 MAX_KEY_BYTES = 4096
 STORE_ENV = "XDG_STATE_HOME"
@@ -35,7 +35,10 @@ def store_dir() -> Path:
 
 
 def read_key_file(path: Path, where: str = "evidence.keyFile") -> EvidenceKey:
-    """A named key file: its bytes are the key. Bad input (exit 2) when missing, unreadable or short."""
+    """A named key file: its bytes are the key. Bad input (exit 2) when missing, unreadable or short, or not
+    a file (a FIFO would hang the reader)."""
+    if path.exists() and (unreadable := not_a_file(path)) is not None:
+        raise InputError([Problem(str(path), where, f"the evidence key file {unreadable}")])
     try:
         with path.open("rb") as stream:
             secret = stream.read(MAX_KEY_BYTES + 1)

@@ -18,8 +18,9 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay_runner.contract.yaml_scalars import strict_load
 from assay_runner.core.grid import Cell, cells
-from assay_runner.errors import InputError, Problem
+from assay_runner.errors import InputError, Problem, not_a_file
 
 
 class GridManifest(BaseModel):
@@ -57,8 +58,10 @@ class Grid:
 
 
 def read_grid(path: Path) -> Grid:
+    if (unreadable := not_a_file(path)) is not None:  # a FIFO would hang the reader
+        raise InputError([Problem(str(path), "", unreadable)])
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = strict_load(path.read_text(encoding="utf-8"))  # numbers as written: `1:30` is not 90
     except OSError as exc:
         raise InputError([Problem(str(path), "", exc.strerror or str(exc))]) from None
     except yaml.YAMLError as exc:

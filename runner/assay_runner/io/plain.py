@@ -19,26 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from assay_runner.errors import describe
+
 FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
 
 
 class NotPlain(Exception):
     """A file the runner refuses to read: its message says which and what it is."""
-
-
-def describe(mode: int) -> str:
-    """What a file that is not a regular one is, in words."""
-    for test, name in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
 
 
 def _link(name: str, shown: str, folder: int, root: Path) -> NotPlain:

@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from assay_runner.contract import Result
-from assay_runner.errors import InputError, Problem
+from assay_runner.errors import InputError, Problem, not_a_file
 
 MAX_RESULT_BYTES = 512 * 1024 * 1024
 
@@ -25,6 +25,8 @@ def read_result(path: Path) -> Result:
     try:
         if path.is_dir():
             raise InputError([Problem(where, "", "is a directory; give the result.json file")])
+        if path.exists() and (unreadable := not_a_file(path)) is not None:  # a FIFO would hang the reader
+            raise InputError([Problem(where, "", unreadable)])
         if path.stat().st_size > MAX_RESULT_BYTES:
             raise InputError([Problem(where, "", f"larger than {MAX_RESULT_BYTES} bytes")])
         raw = path.read_bytes()

@@ -7,6 +7,10 @@ score in [0, 1] (a bool counts as 1.0 / 0.0), or `(score, reason)`, or `not_appl
 the code can call. Returning anything else, a score outside [0, 1] or NaN, or raising, is a judge error
 recorded with the exception's last line; it blocks the verdict.
 
+`outputs["files"]` is a read-only mapping: each file's text is read from the cell, and handed to the worker,
+when the judge reads it, one file at a time (`Worker.call`), so judging a cell of many side files holds one
+of them at a time in the runner, never all of them.
+
 The code runs in a worker process of its own (`assay_runner.usercode.worker`), never in the runner: a
 call that takes longer than the judge's `timeoutSeconds` or needs more than `memoryMb` is killed, and
 `sys.exit`, `os._exit` or a crash end only the worker. Each of these is a judge error that blocks; the
@@ -22,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -57,29 +62,55 @@ class Worker:
             spawned.add(self.process.pid)
         self.ready = self.call({"compile": setup}, START_SECONDS)
 
-    def call(self, request: dict[str, Any], timeout: float) -> dict[str, Any]:
-        stdin, stdout = self.process.stdin, self.process.stdout
-        assert stdin is not None and stdout is not None
+    def call(
+        self, request: dict[str, Any], timeout: float, files: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
+        """One request, its reply; meanwhile each side file the judge reads (`{"read": name}`) is read from
+        `files` and sent, one at a time. `timeout` covers the whole call, reads included."""
+        deadline = time.monotonic() + timeout
+        self._send(json.dumps(request))
+        while True:
+            line = _read_line(self.stdout, max(0.0, deadline - time.monotonic()))
+            if line is None:
+                self.kill()
+                raise WorkerGone(f"took longer than {timeout:g} s (killed)")
+            if not line:
+                raise WorkerGone(self._ended())
+            try:
+                reply = json.loads(line)
+            except json.JSONDecodeError:
+                self.kill()
+                raise WorkerGone("the worker wrote something that is not a reply") from None
+            if not isinstance(reply, dict):
+                self.kill()
+                raise WorkerGone("the worker wrote something that is not a reply")
+            if set(reply) != {"read"}:
+                return reply
+            name = reply["read"]
+            try:
+                text = files.get(name) if files is not None and isinstance(name, str) else None
+            except Exception as exc:  # swapped for a link or a FIFO since it was listed, say: fail closed
+                self.kill()
+                raise WorkerGone(f"side file {name!r} could not be read: {exc}") from None
+            # Not escaped to ASCII: a file of replacement characters (bytes that are not UTF-8) would take
+            # six bytes a character; the texts are decoded with `replace`, so hold no lone surrogate.
+            self._send(json.dumps({"text": text}, ensure_ascii=False))
+            del text
+
+    @property
+    def stdout(self) -> IO[str]:
+        assert self.process.stdout is not None
+        return self.process.stdout
+
+    def _send(self, line: str) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
         try:
-            stdin.write(json.dumps(request) + "\n")
+            stdin.write(line)
+            stdin.write("\n")
             stdin.flush()
         except (BrokenPipeError, OSError):
             raise WorkerGone(self._ended()) from None
-        line = _read_line(stdout, timeout)
-        if line is None:
-            self.kill()
-            raise WorkerGone(f"took longer than {timeout:g} s (killed)")
-        if not line:
-            raise WorkerGone(self._ended())
-        try:
-            reply = json.loads(line)
-        except json.JSONDecodeError:
-            self.kill()
-            raise WorkerGone("the worker wrote something that is not a reply") from None
-        if not isinstance(reply, dict):
-            self.kill()
-            raise WorkerGone("the worker wrote something that is not a reply")
-        return reply
 
     def _ended(self) -> str:
         try:
@@ -155,7 +186,7 @@ class Code(SpecJudge[CodeJudge]):
                 "answer": case.answer,
                 "exit_code": case.exit_code,
                 "transcript": case.transcript,
-                "files": dict(case.files),
+                "files": list(case.files),  # the names: each text is sent when the judge reads it
             },
         }
         try:
@@ -166,7 +197,7 @@ class Code(SpecJudge[CodeJudge]):
             worker.close()
             return failed(f"judge code does not compile: {worker.ready.get('error')}")
         try:
-            reply = worker.call(request, self.spec.timeout_seconds)
+            reply = worker.call(request, self.spec.timeout_seconds, case.files)
         except WorkerGone as exc:
             worker.close()
             return failed(str(exc))

@@ -22,11 +22,12 @@ from assay_runner.contract import (
     RunRequest,
     Usage,
     digest_files,
+    not_utf8,
     threshold_override_problems,
 )
 from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
 from assay_runner.core.results import answers_digest, build_result, ticket_results
-from assay_runner.errors import InputError, Problem
+from assay_runner.errors import InputError, Problem, not_a_file
 from assay_runner.run.cell import Cell
 from assay_runner.suite.loader import Suite, load_suite
 from assay_runner.suite.models import ModelJudge, Ticket
@@ -128,6 +129,11 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
     """`with_keys=False`: the answer phase, which never reads an answer key (even when the suite's own
     files hold them, nothing here hands them on)."""
     suite = load_suite(config.suite, config.kb, config.keys if with_keys else None)
+    if config.brain is not None:
+        _check_brain(Path(config.brain))
+    cassettes = Path(config.cassettes.dir) if config.cassettes is not None else None
+    if cassettes is not None and cassettes.exists() and not cassettes.is_dir():
+        raise InputError([Problem(str(cassettes), "cassettes.dir", "is not a folder")])
     suite = with_thresholds(suite, config.gate.thresholds)
     # The overrides as they are (a nested limit stays a model, never a dict in the gate).
     overrides = {
@@ -142,6 +148,25 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
         gate=suite.spec.gate.model_copy(update=overrides),
         prices={**suite.spec.prices, **config.prices},
     )
+
+
+def _check_brain(brain: Path) -> None:
+    """The brain is a folder of files and folders (links followed: a mounted ConfigMap's are links) whose
+    names are UTF-8: its digest, its ConfigMap and the result name each file, and a name that is not, or a
+    FIFO, crashed or blocked every cell after the run had started. Every problem is listed at once."""
+    if not brain.is_dir():
+        found = "is not a folder" if brain.exists() else "brain folder not found"
+        raise InputError([Problem(str(brain), "", found)])
+    problems: list[Problem] = []
+    for path in sorted(brain.rglob("*")):
+        name = not_utf8(str(path.relative_to(brain)))
+        if name is not None:
+            message = "file name is not UTF-8 (shown with its bytes escaped); rename it"
+            problems.append(Problem(str(brain / name), "", message))
+        elif not path.is_dir() and (unreadable := not_a_file(path)) is not None:
+            problems.append(Problem(str(path), "", f"{unreadable} (a brain holds files and folders)"))
+    if problems:
+        raise InputError(problems)
 
 
 def with_thresholds(suite: Suite, thresholds: Mapping[str, float]) -> Suite:

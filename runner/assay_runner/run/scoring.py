@@ -97,7 +97,7 @@ def read_recorded(
     ledgers = ledgers_dir() if sealed else None
     ids = [t.id for t in prepared.tickets]
     suite_ids = [t.id for t in prepared.suite.tickets]
-    limits = Limits(config.limits.max_answer_bytes, config.limits.max_side_file_bytes)
+    limits = Limits.of(config.limits)
     shard = config.shard
     if shard is None or (shard.count == 1 and not shard.failed):
         recorded, manifest = read_cells(

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from assay_runner.errors import InputError, Problem
+from assay_runner.contract import not_utf8
+from assay_runner.errors import InputError, Problem, not_a_file
 from assay_runner.suite.models import (
     JUDGE_KINDS,
     AnswerKey,
@@ -102,12 +103,13 @@ def load_suite(path: str | Path, kb_dir: str | Path | None = None, keys: str | P
         problems.extend(_raw_coherence(raw, suite_doc))
 
     files: dict[str, bytes] = {SUITE_FILE: (root / SUITE_FILE).read_bytes()}
-    tickets, tickets_doc = _load_tickets(root, spec, raw, suite_doc, problems, files)
+    listed, tickets_doc = _load_tickets(root, spec, raw, suite_doc, problems, files)
+    tickets = [ticket for ticket in listed if ticket is not None]
     if keys is not None and tickets_doc is not None:
         tickets = _merge_keys(Path(keys), tickets, problems)
     kb = _load_kb(Path(kb_dir) if kb_dir is not None else root / KB_DIR, problems, files)
     if tickets_doc is not None:
-        problems.extend(_cross_check(tickets, kb, tickets_doc, root))
+        problems.extend(_cross_check(listed, kb, tickets_doc, root))
     problems.extend(_check_code_files(raw, root, suite_doc, files))
     if spec is not None and spec.calibration is not None:
         problems.extend(_read_calibration(spec.calibration.file, root, suite_doc, files))
@@ -140,18 +142,17 @@ def _load_tickets(
     suite_doc: YamlDocument,
     problems: list[Problem],
     files: dict[str, bytes],
-) -> tuple[list[Ticket], YamlDocument | None]:
+) -> tuple[list[Ticket | None], YamlDocument | None]:
+    """The tickets, from suite.yaml or its tickets file, and the document they are in; a ticket that does
+    not validate is None (its problems are already among the suite's)."""
     if spec is not None and spec.tickets is not None:
-        return spec.tickets, suite_doc
+        return [*spec.tickets], suite_doc
     if spec is None:
         inline = raw.get("tickets")
         if isinstance(inline, list):  # their problems are among the suite's; read them for the cross-check
-            try:
-                return TicketsFile.model_validate({"tickets": inline}, strict=True).tickets, suite_doc
-            except ValidationError:
-                return [], None
+            return _valid_tickets(inline), suite_doc
     tickets_file = spec.tickets_file if spec is not None else raw.get("ticketsFile")
-    if not isinstance(tickets_file, str):
+    if not isinstance(tickets_file, str) or not _usable(tickets_file):
         return [], None
     tickets_path = root / tickets_file
     resolved = tickets_path.resolve()
@@ -172,10 +173,29 @@ def _load_tickets(
         return [], None
     files[tickets_file] = tickets_path.read_bytes()
     try:
-        return TicketsFile.model_validate(doc.data, strict=True).tickets, doc
+        return [*TicketsFile.model_validate(doc.data, strict=True).tickets], doc
     except ValidationError as exc:
         problems.extend(doc.problems(exc, transparent=TRANSPARENT))
-        return [], None
+        listed = doc.data.get("tickets") if isinstance(doc.data, dict) else None
+        return (_valid_tickets(listed), doc) if isinstance(listed, list) else ([], None)
+
+
+def _valid_tickets(items: list[object]) -> list[Ticket | None]:
+    """Each ticket that validates on its own, None in place of one that does not: a list with one bad
+    ticket is still cross-checked (duplicate ids, missing articles) in the same pass as its errors."""
+    valid: list[Ticket | None] = []
+    for item in items:
+        try:
+            valid.append(Ticket.model_validate(item, strict=True))
+        except ValidationError:
+            valid.append(None)
+    return valid
+
+
+def _usable(path: str) -> bool:
+    """Whether a path read from a suite that did not validate can be looked at (its own problem, a NUL or
+    a lone surrogate, is reported by the model's check)."""
+    return "\x00" not in path and not any(0xD800 <= ord(c) <= 0xDFFF for c in path)
 
 
 def _merge_keys(path: Path, tickets: list[Ticket], problems: list[Problem]) -> list[Ticket]:
@@ -216,6 +236,15 @@ def _load_kb(kb_dir: Path, problems: list[Problem], files: dict[str, bytes]) -> 
         return {}
     kb: dict[str, str] = {}
     for article in sorted(kb_dir.glob("*.md")):
+        name = not_utf8(article.name)
+        if name is not None:
+            message = "file name is not UTF-8 (shown with its bytes escaped); rename the article"
+            problems.append(Problem(str(kb_dir / name), "", message))
+            continue
+        unreadable = not_a_file(article)
+        if unreadable is not None:
+            problems.append(Problem(str(article), "", f"{unreadable} (an article is a markdown file)"))
+            continue
         try:
             kb[article.stem] = article.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
@@ -225,25 +254,38 @@ def _load_kb(kb_dir: Path, problems: list[Problem], files: dict[str, bytes]) -> 
     return kb
 
 
-def _cross_check(tickets: list[Ticket], kb: dict[str, str], doc: YamlDocument, root: Path) -> list[Problem]:
-    """What one model cannot see alone: ids unique, key articles exist in kb/."""
+def _duplicate_ids(doc: YamlDocument) -> list[Problem]:
+    """Ids given twice, read from the file's own list: a ticket whose other fields do not validate still
+    has its id counted, so a duplicate is reported with them, not a run later."""
+    listed = doc.data.get("tickets") if isinstance(doc.data, dict) else None
+    seen: set[str] = set()
+    problems: list[Problem] = []
+    for index, item in enumerate(listed if isinstance(listed, list) else []):
+        ticket_id = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(ticket_id, str):
+            continue
+        if ticket_id in seen:
+            where = ("tickets", index, "id")
+            message = f"duplicate ticket id {ticket_id!r}"
+            problems.append(Problem(doc.display, f"tickets[{index}].id", message, doc.line_of(where)))
+        seen.add(ticket_id)
+    return problems
+
+
+def _cross_check(
+    tickets: list[Ticket | None], kb: dict[str, str], doc: YamlDocument, root: Path
+) -> list[Problem]:
+    """What one model cannot see alone: ids unique, key articles exist in kb/ (for each ticket that
+    validates; None stands for one that does not)."""
     problems: list[Problem] = []
     base: tuple[str | int, ...] = ("tickets",)
-    seen: set[str] = set()
     if not tickets:
         problems.append(Problem(doc.display, "tickets", "the suite has no tickets", doc.line_of(base)))
+    problems.extend(_duplicate_ids(doc))
     for index, ticket in enumerate(tickets):
+        if ticket is None:
+            continue
         where = (*base, index)
-        if ticket.id in seen:
-            problems.append(
-                Problem(
-                    doc.display,
-                    f"tickets[{index}].id",
-                    f"duplicate ticket id {ticket.id!r}",
-                    doc.line_of((*where, "id")),
-                )
-            )
-        seen.add(ticket.id)
         for article in ticket.key.kb:
             if article not in kb:
                 problems.append(
@@ -317,7 +359,7 @@ def _check_code_files(
     judges = raw.get("judges")
     for index, judge in enumerate(judges if isinstance(judges, list) else []):
         source = judge.get("file") if isinstance(judge, dict) and judge.get("type") == "code" else None
-        if not isinstance(source, str):
+        if not isinstance(source, str) or not _usable(source):
             continue
         path = (root / source).resolve()
         if root.resolve() not in path.parents:

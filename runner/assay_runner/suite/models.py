@@ -24,6 +24,7 @@ from assay_runner.contract import (
     judge_scale,
     threshold_problem,
 )
+from assay_runner.contract.text_fields import Label, PathText
 from assay_runner.vocabulary import IsolationLevel, Split
 
 JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
@@ -32,6 +33,11 @@ KB_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
 
 
 _HAS_WORD = re.compile(r"[^\W_]")
+MAX_COUNT = 1_000_000
+"""The largest count a suite may set (words, tool calls): an 8 MiB answer holds fewer words, and a bound
+far above any real one (`maxWords: 10**30`) is a typo, refused rather than silently never reached."""
+MAX_SCALE = 1000
+"""A model judge's scale stays within ±this: a rubric's points, not an arbitrary number."""
 
 
 def _has_words(text: str) -> str:
@@ -183,7 +189,7 @@ class PolicyJudge(JudgeBase):
     """What to do when the rule-based reading cannot tell whether a mention recommends a forbidden item
     (a quotation or report with no stance, an unanswered question): `block` (a judge error, which
     blocks), or `model` (ask the judge model for a second reading of each such sentence)."""
-    model: str | None = None
+    model: Label | None = None
     """The model for the second reading (`uncertain: model`); the run's judge model when omitted."""
 
 
@@ -193,7 +199,8 @@ class FormatJudge(JudgeBase):
     type: Literal["format"]
     sections: list[Phrase] = Field(default_factory=lambda: ["Summary", "Steps", "Next"])
     """Heading words the answer must contain as markdown headings, in any order."""
-    max_words: int = Field(default=250, ge=1)
+    max_words: int = Field(default=250, ge=1, le=MAX_COUNT)
+    """The most words the answer may have (a plain integer: `1:30` is refused, not read as 90)."""
     key_required: ClassVar[bool] = False
 
 
@@ -223,7 +230,7 @@ class CodeJudge(JudgeBase):
 
     type: Literal["code"]
     code: str | None = None
-    file: str | None = None
+    file: PathText | None = None
     """Path relative to the suite directory of a file defining `judge(inputs, outputs)`."""
     needs_key: bool = True
     """False when the judge can run without an answer key (online judging)."""
@@ -270,9 +277,9 @@ class TrajectoryJudge(JudgeBase):
     allowed_tools: list[ToolAction] | None = None
     """Only tool calls of these kinds (`list`, `read`, `search`, `write`, `edit`, `shell`, `web`,
     `delegate`, `other`), whichever CLI made them."""
-    max_tool_calls: int | None = Field(default=None, ge=0)
+    max_tool_calls: int | None = Field(default=None, ge=0, le=MAX_COUNT)
     """At most this many tool calls."""
-    max_failed_tool_calls: int | None = Field(default=None, ge=0)
+    max_failed_tool_calls: int | None = Field(default=None, ge=0, le=MAX_COUNT)
     """At most this many tool calls that failed (the tool reported an error)."""
     key_required: ClassVar[bool] = False  # the checks read the answer, the KB and the trajectory
 
@@ -303,9 +310,9 @@ class ModelJudge(JudgeBase):
     scale: tuple[int, int] = MODEL_SCALE
     """Lowest and highest score the rubric allows."""
     samples: int = Field(default=3, ge=1, le=15)
-    max_spread: float | None = Field(default=None, ge=0)
+    max_spread: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     """When set, samples further apart than this (raw scale) make the verdict inconclusive, which blocks."""
-    model: str | None = None
+    model: Label | None = None
     """Model name sent to the gateway; the run's judge model when omitted."""
     temperature: float = Field(default=0.7, ge=0, le=2)
     """Sampling temperature: above 0 so that samples are independent draws (each with its own seed)."""
@@ -323,6 +330,8 @@ class ModelJudge(JudgeBase):
     def _ordered(cls, scale: tuple[int, int]) -> tuple[int, int]:
         if scale[0] >= scale[1]:
             raise ValueError(f"scale must be [low, high] with low < high, got {list(scale)}")
+        if not -MAX_SCALE <= scale[0] < scale[1] <= MAX_SCALE:
+            raise ValueError(f"scale must lie within [-{MAX_SCALE}, {MAX_SCALE}], got {list(scale)}")
         return scale
 
 
@@ -407,15 +416,15 @@ class SuiteSpec(WireModel):
     gate: GateSettings = Field(default_factory=GateSettings)
     pass_criterion: PassCriterion = Field(default_factory=PassCriterion)
     tickets: list[Ticket] | None = None
-    tickets_file: str | None = None
+    tickets_file: PathText | None = None
     """Path, relative to the suite directory, of a YAML file with a `tickets:` list."""
     require_distinct_judge_model: bool = False
     """A model judge on the agent's own model is an error, not only a warning in the result."""
-    model_aliases: dict[str, str] = Field(default_factory=dict)
+    model_aliases: dict[Label, Label] = Field(default_factory=dict)
     """Names that are the same model (`{fast: acme-large-2026-05-01, acme-large: acme-large-2026-05-01}`), as
     the gateway routes them: a model judge on an alias of the agent's model is the agent's model. A name is
     also read without its provider prefix, a trailing date or `-latest`."""
-    prices: dict[str, PriceConfig] = Field(default_factory=dict)
+    prices: dict[Label, PriceConfig] = Field(default_factory=dict)
     """USD per million input and output tokens, by model (`{inputPerMillion, outputPerMillion}`): usage
     becomes cost. A RunConfig's (or Evaluation's) prices override these model by model."""
     calibration: CalibrationRequirement | None = None

@@ -12,10 +12,10 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from assay_runner.errors import InputError, Problem
+from assay_runner.contract.yaml_scalars import StrictLoader
+from assay_runner.errors import InputError, Problem, not_a_file
 
 Location = tuple[str | int, ...]
-SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _walk(
@@ -61,6 +61,9 @@ class YamlDocument:
     def __init__(self, path: Path, display: str) -> None:
         self.path = path
         self.display = display
+        unreadable = not_a_file(path)
+        if unreadable is not None:
+            raise InputError([Problem(display, "", unreadable)])
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -70,8 +73,9 @@ class YamlDocument:
         except OSError as exc:
             raise InputError([Problem(display, "", f"cannot read: {exc.strerror or exc}")]) from None
         # One parse gives both the nodes (for lines and duplicates) and the data; libyaml's parser when
-        # present (several times faster than the pure-Python one, with the same marks and errors).
-        loader = SAFE_LOADER(text)
+        # present (several times faster than the pure-Python one, with the same marks and errors), numbers
+        # only as written plainly (`contract.yaml_scalars`: `1:30` is not 90).
+        loader = StrictLoader(text)
         try:
             node = loader.get_single_node()
             if node is not None:
@@ -130,16 +134,18 @@ def _short(value: object) -> bool:
 def _yaml_location(location: tuple[object, ...], transparent: frozenset[str]) -> Location:
     # Discriminated unions add the tag ("kb_citation") and validators add function names to the path;
     # neither exists in the file.
+    # A tag follows the list index it was chosen for: only there is a name like `model` a tag and not a
+    # key (a model judge's `model` field is `judges[2].model`).
     cleaned: list[str | int] = []
+    after_index = False
     for part in location:
+        tag = isinstance(part, str) and after_index and part in transparent
         keep = isinstance(part, int) or (
-            isinstance(part, str)
-            and part not in transparent
-            and not part.startswith("function-")
-            and "[" not in part
+            isinstance(part, str) and not tag and not part.startswith("function-") and "[" not in part
         )
         if keep:
             cleaned.append(part)  # type: ignore[arg-type]
+        after_index = isinstance(part, int)
     return tuple(cleaned)
 
 

@@ -2,7 +2,10 @@
 
 Started by `assay_runner.judges.code` as ``python -I code_worker.py`` (standard library only, so it starts
 in a few tens of milliseconds and imports nothing of Assay). It speaks JSON lines: the first request
-compiles the judge, each later one judges one case and gets back exactly one reply. Whatever the judge
+compiles the judge, each later one judges one case and gets back exactly one reply. A case carries the
+names of the cell's side files, not their text: `outputs["files"]` is a read-only mapping that asks the
+runner for a file's text (`{"read": name}`, answered by `{"text": ...}`) each time the judge reads one, and
+keeps none, so neither process holds every file of a cell at once. Whatever the judge
 code does — raises, calls `sys.exit`, prints, returns garbage — the reply is a verdict or an error; what
 it cannot do from here is end the runner or write its result. `os._exit`, a crash, an endless loop or
 too much memory end or stall this process only, and the parent turns that into a judge error.
@@ -16,11 +19,35 @@ import os
 import sys
 import textwrap
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 JudgeFunction = Callable[[dict[str, Any], dict[str, Any]], object]
 Reply = dict[str, Any]
+
+
+class SideFileTexts(Mapping[str, str]):
+    """`outputs["files"]`: {path: text}, each text asked of the runner when read, never kept here (a
+    judge that keeps them holds them within its own `memoryMb`)."""
+
+    def __init__(self, names: list[str], fetch: Callable[[str], str | None]) -> None:
+        self._names = dict.fromkeys(names)
+        self._fetch = fetch
+
+    def __getitem__(self, name: str) -> str:
+        text = self._fetch(name) if name in self._names else None
+        if text is None:
+            raise KeyError(name)
+        return text
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __repr__(self) -> str:
+        return f"<side files: {', '.join(self._names)}>"
 
 
 class NotApplicable:
@@ -95,7 +122,16 @@ def _limit_memory(limit_bytes: int) -> None:
 
 def serve(requests: Any, replies: Any) -> None:
     function: JudgeFunction | None = None
-    for line in requests:
+
+    def fetch(name: str) -> str | None:
+        """One side file's text, asked of the runner while the judge runs."""
+        replies.write(json.dumps({"read": name}) + "\n")
+        replies.flush()
+        answer = json.loads(requests.readline() or "{}")
+        text = answer.get("text") if isinstance(answer, dict) else None
+        return text if isinstance(text, str) else None
+
+    while line := requests.readline():
         request = json.loads(line)
         try:
             if "compile" in request:
@@ -109,7 +145,9 @@ def serve(requests: Any, replies: Any) -> None:
             elif function is None:
                 reply = _error("the judge is not compiled")
             else:
-                reply = interpret(function(request["inputs"], request["outputs"]))
+                outputs = request["outputs"]
+                outputs["files"] = SideFileTexts(outputs["files"], fetch)
+                reply = interpret(function(request["inputs"], outputs))
         except SystemExit as exc:
             reply = _error(f"judge code called sys.exit({exc.code!r})")
         except BaseException as exc:  # every way out of judge code is an error reply, never a silent end
@@ -120,10 +158,16 @@ def serve(requests: Any, replies: Any) -> None:
 
 def main() -> None:
     # Replies go on a private copy of stdout; the judge's own prints go to stderr, not into the protocol.
+    # Requests come on a private copy of stdin (UTF-8, as the runner writes them, whatever the locale),
+    # and the judge's own stdin is empty: reading it cannot take a side file's text meant for the worker.
     replies = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    serve(sys.stdin, replies)
+    requests = os.fdopen(os.dup(0), encoding="utf-8")
+    empty = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(empty, 0)
+    os.close(empty)
+    serve(requests, replies)
 
 
 if __name__ == "__main__":

@@ -22,8 +22,10 @@ __all__ = ["KEYS_FILE", "SuiteSplitError", "split_suite", "threshold_override_pr
 def _load_yaml(text: str, where: str) -> Any:
     import yaml
 
+    from assay_runner.contract.yaml_scalars import strict_load
+
     try:
-        return yaml.safe_load(text)
+        return strict_load(text)  # numbers as the runner reads them (`1:30` is not 90)
     except yaml.YAMLError as exc:
         raise SuiteSplitError(f"{where} is not valid YAML: {exc}") from None
 
