@@ -53,6 +53,7 @@ def _set_of(words: str) -> frozenset[str]:
 
 
 __all__ = [
+    "VERB_FIRST",
     "Token",
     "TokenColumns",
     "Unit",
@@ -208,13 +209,19 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
     spans = set(_match_words(text, wanted))
     if _has_compound(wanted) or _has_compound(text):
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
-    if language == "de":
-        spans.update(verb_first(text, wanted))
+    if language in VERB_FIRST:
+        spans.update(verb_first(text, wanted, language))
     return sorted(spans)
 
 
 # German: words a clause may start with before its verb, and the particles of separable verbs.
-_GERMAN_LEAD = _set_of("bitte am besten dann danach anschließend einfach zuerst jetzt nun sofort")
+# Dutch the same ("Installeer de app opnieuw" for "de app opnieuw installeren", "Zet het toestel terug").
+VERB_FIRST = frozenset({"de", "nl"})
+_LEAD = _set_of(
+    "bitte am besten dann danach anschließend einfach zuerst jetzt nun sofort "
+    "alstublieft dan daarna vervolgens gewoon eerst nu meteen"
+)
+_DUTCH_PARTICLES = ("terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om")
 _PARTICLES = (
     "zurück",
     "durch",
@@ -233,7 +240,9 @@ _PARTICLES = (
 )
 
 
-def verb_first(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple[int, int]]:
+def verb_first(
+    tokens: Sequence[Token], wanted: Sequence[Token], language: str = "de"
+) -> list[tuple[int, int]]:
     """A German phrase in dictionary order (objects, then the verb: "Profil löschen", "neu installieren",
     or a separable verb: "zurücksetzen") as a clause that starts with the verb and has the other words,
     in order, after it within ten words ("Löschen Sie das Profil", "Setzen Sie das Gerät zurück")."""
@@ -241,13 +250,14 @@ def verb_first(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple[i
     rest = [t.stem for t in wanted[:-1]]
     if not rest:
         word = wanted[-1].text
-        particle = next((p for p in _PARTICLES if word.startswith(p) and len(word) > len(p) + 3), None)
+        particles = _PARTICLES if language == "de" else _DUTCH_PARTICLES
+        particle = next((p for p in particles if word.startswith(p) and len(word) > len(p) + 3), None)
         if particle is None:
             return []
-        verb, rest = foreign_stem(word[len(particle) :], "de"), [particle]
+        verb, rest = foreign_stem(word[len(particle) :], language), [particle]
     spans = []
     for i, token in enumerate(tokens[:4]):
-        if token.stem != verb or not all(t.text in _GERMAN_LEAD for t in tokens[:i]):
+        if token.stem != verb or not all(t.text in _LEAD for t in tokens[:i]):
             continue
         position = i + 1
         for stem_wanted in rest:

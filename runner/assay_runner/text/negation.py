@@ -70,6 +70,10 @@ _TRANSPARENT = _wordset(
     es el los las lo le hace falta necesario usted se recomendamos recomiendo debe debería hay que
     sie die das den dem der es ist nötig notwendig erforderlich müssen sollten bitte zu einen eine ein
     grund
+    è necessario bisogno serve servirà c' deve devi dovete puoi può potete più il lo gli un una l' di
+    é necessário preciso precisa precisam você vocês deve devem pode podem o os as um uma mais
+    hoeft hoeven hoef moet moeten nodig noodzakelijk kunt kan mag je jij u het de een te ooit meer
+    trzeba należy musisz musi musicie potrzeba warto sensu go ją ich tego tej się już więcej
     """
 )
 _NOT_ADVERBS = frozenset(
@@ -245,17 +249,37 @@ def clause_tokens(
 # French, Spanish and German cues: "ne ... pas", "sans", "au lieu de", "évitez de"; "nunca", "sin", "en
 # lugar de", "evite"; "nicht", "nie", "kein", "ohne", "statt" (German "nicht" after the verb is read
 # clause-wide: `german_negation`).
-_FOREIGN_VERBAL = frozenset(
-    {"ne", "n'", "jamais", "inutile", "nunca", "jamás", "jamas", "nie", "niemals"}
-) | (frozenset({"kein", "keine", "keinen", "keinem", "keiner", "keinesfalls", "nicht"}))
-_FOREIGN_PREPOSITIONAL = frozenset({"sans", "sin", "ohne", "statt", "anstatt"})
-_FOREIGN_AVOID = frozenset({"évitez", "évite", "éviter", "evite", "evita", "evitar", "vermeiden"})
+# Italian "non", "mai", "senza", "invece di", "evita"; Portuguese "não", "nunca", "sem", "em vez de",
+# "evite"; Dutch "niet", "nooit", "geen", "zonder", "in plaats van", "vermijd" (clause-wide, as German);
+# Polish "nie", "nigdy", "bez", "zamiast", "unikaj".
+_FOREIGN_VERBAL = (
+    frozenset({"ne", "n'", "jamais", "inutile", "nunca", "jamás", "jamas", "nie", "niemals"})
+    | frozenset({"kein", "keine", "keinen", "keinem", "keiner", "keinesfalls", "nicht"})
+    | frozenset({"non", "mai", "não", "nao", "niet", "nooit", "geen", "nigdy", "żadnym", "zadnym"})
+)
+_FOREIGN_PREPOSITIONAL = frozenset(
+    {"sans", "sin", "ohne", "statt", "anstatt", "senza", "sem", "zonder", "bez", "zamiast"}
+)
+_FOREIGN_AVOID = frozenset(
+    {"évitez", "évite", "éviter", "evite", "evita", "evitar", "vermeiden", "evitate", "evitare", "eviti"}
+    | {"evitem", "vermijd", "vermijden", "unikaj", "unikać", "unikajcie", "unikac"}
+)
+# Two-word and three-word prepositional cues: "instead of" in French, Spanish, Italian, Portuguese, Dutch.
+_FOREIGN_INSTEAD = frozenset(
+    {("au", "lieu", "de"), ("en", "lugar", "de"), ("em", "vez", "de"), ("in", "plaats", "van")}
+    | {("ao", "invés", "de")}
+)
+_INTERJECTIONS = frozenset({"no", "non", "não", "nao", "nee", "nein"})  # "No, ..." answers, not a ban
 _GERMAN_NEGATION = frozenset({"nicht", "nie", "niemals", "keinesfalls"})
+_DUTCH_NEGATION = frozenset({"niet", "nooit", "geen", "geenszins"})
 
 
-def german_negation(words: Sequence[str]) -> bool:
-    """A German clause with "nicht", "nie", "niemals", "keinesfalls" or "auf keinen Fall" anywhere: the
-    negation follows the verb it negates ("Installieren Sie die App nicht neu")."""
+def german_negation(words: Sequence[str], language: str = "de") -> bool:
+    """A German (or Dutch) clause with "nicht", "nie", "niemals", "keinesfalls" or "auf keinen Fall"
+    ("niet", "nooit", "geen") anywhere: the negation follows the verb it negates ("Installieren Sie die
+    App nicht neu", "Installeer de app niet opnieuw")."""
+    if language == "nl":
+        return not _DUTCH_NEGATION.isdisjoint(words)
     return not _GERMAN_NEGATION.isdisjoint(words) or "keinen" in words
 
 
@@ -263,7 +287,7 @@ _CUE_WORDS = (
     _FOREIGN_VERBAL
     | _FOREIGN_PREPOSITIONAL
     | _FOREIGN_AVOID
-    | frozenset({"lieu", "lugar", "plutôt"})
+    | frozenset({"lieu", "lugar", "plutôt", "invece", "vez", "plaats", "invés"})
     | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
     | frozenset({"nor", "nothing", "none", "nobody"})
@@ -288,7 +312,9 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         # The second word of a two-word cue ("of", "than", "from") is never a cue word itself.
         if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from"), ("plutôt", "que")}:
             cues.append(_Cue(i, i + 2, strict=True, directive=w == "refrain"))
-        elif (prev, w, nxt) in {("au", "lieu", "de"), ("en", "lugar", "de")}:
+        elif (prev, w, nxt) in _FOREIGN_INSTEAD:
+            cues.append(_Cue(i, i + 2, strict=True, directive=False))
+        elif (w, nxt) == ("invece", "di"):
             cues.append(_Cue(i, i + 2, strict=True, directive=False))
         elif w in _FOREIGN_PREPOSITIONAL:
             cues.append(_Cue(i, i + 1, strict=True, directive=False))
@@ -479,7 +505,7 @@ def carried_negation(views: Sequence[ClauseView], clauses: Sequence[Clause]) -> 
         if view.subordinate or not directive:
             continue
         head = _head(view, directive[-1])
-        dangling = head is None and view.words[directive[-1].start] != "no"  # "No, reinstall it" is not
+        dangling = head is None and view.words[directive[-1].start] not in _INTERJECTIONS  # "No, reinstall it"
         if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
             continue
         run: list[int] = []

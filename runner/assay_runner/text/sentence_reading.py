@@ -15,7 +15,7 @@ from operator import itemgetter
 from assay_runner.text.advice import ADVISES, Facts, Outcome, facts_of, rhetorical_advice, weigh
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.match import Token, TokenColumns, find_phrase
+from assay_runner.text.match import VERB_FIRST, Token, TokenColumns, find_phrase
 from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
@@ -150,7 +150,7 @@ class SentenceReading:
         or every clause for an anchored pattern, and for a phrase every clause. Also the sentence-level
         matches that no one clause holds."""
         inside, crossing = by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
-        if rule.phrase is not None and self.aligned and self.language != "de":
+        if rule.phrase is not None and self.aligned and self.language not in VERB_FIRST:
             return inside, crossing  # (German word order is matched clause by clause: `verb_first`)
         per_clause: dict[int, list[Match]] = {}
         if rule.phrase is not None or (rule.pattern is not None and anchored(rule.pattern)):
@@ -222,7 +222,7 @@ def judge_match(
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
     if reported(view, start, end, question) or negated(view, start, end, carried):
         return None
-    if facts.language == "de" and german_negation(view.words):
+    if facts.language in VERB_FIRST and german_negation(view.words, facts.language):
         return None
     outcome = weigh(
         view.words,
