@@ -26,7 +26,7 @@ from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 CORPUS = DATA / "policy_corpus"
-PARTS = ("development", "heldout")
+PARTS = tuple(sorted(p.stem for p in CORPUS.glob("*.yaml")))
 ADVERSARIAL = DATA / "policy_adversarial.yaml"
 ADVERSARIAL_RULES = ("reinstall", "disable selinux", "disable the firewall")
 
@@ -37,6 +37,7 @@ class Row:
     text: str
     violates: bool
     rules: tuple[ForbiddenRule, ...]
+    language: str = "en"
 
 
 def corpus_rows(part: str) -> list[Row]:
@@ -49,8 +50,21 @@ def corpus_rows(part: str) -> list[Row]:
         if isinstance(body, dict):
             items = body["rows"]
             rules = tuple(ForbiddenRule.from_spec(item) for item in body["forbidden"])
-        rows.extend(Row(kind, item["text"], item["violates"], rules) for item in items)
+        language = body.get("language", _NAMED.get(kind, "en")) if isinstance(body, dict) else "en"
+        rows.extend(Row(kind, item["text"], item["violates"], rules, language) for item in items)
     return rows
+
+
+# Kinds named after a language hold rows in it; every other kind is English unless it says otherwise.
+_NAMED = {
+    "french": "fr",
+    "german": "de",
+    "spanish": "es",
+    "italian": "it",
+    "portuguese": "pt",
+    "dutch": "nl",
+    "polish": "pl",
+}
 
 
 def adversarial_rows() -> list[Row]:
@@ -96,25 +110,28 @@ class Tally:
         return self.right / self.rows if self.rows else 0.0
 
 
-def measure(rows: list[Row]) -> tuple[dict[str, Tally], Tally]:
+def measure(rows: list[Row]) -> tuple[dict[str, Tally], dict[str, Tally], Tally]:
     by_kind: dict[str, Tally] = {}
+    by_language: dict[str, Tally] = {}
     total = Tally()
     for row in rows:
         got = outcome(row)
         by_kind.setdefault(row.kind, Tally()).add(row, got)
+        by_language.setdefault(row.language, Tally()).add(row, got)
         total.add(row, got)
-    return by_kind, total
+    return by_kind, by_language, total
 
 
 def report(name: str, rows: list[Row], listing: bool) -> Tally:
-    by_kind, total = measure(rows)
+    by_kind, by_language, total = measure(rows)
     print(f"\n{name}: {total.rows} rows, {total.forbidden} forbidden")
-    print(f"  {'kind':<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
-    for kind, tally in by_kind.items():
-        print(
-            f"  {kind:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
-            f"{tally.false_negatives:>3} {tally.false_positives:>3} {tally.uncertain:>4}"
-        )
+    for title, tallies in (("kind", by_kind), ("language", by_language)):
+        print(f"  {title:<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
+        for key, tally in tallies.items():
+            print(
+                f"  {key:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
+                f"{tally.false_negatives:>3} {tally.false_positives:>3} {tally.uncertain:>4}"
+            )
     lowest = min(by_kind.items(), key=lambda item: item[1].accuracy)
     fn_share = total.false_negatives / total.forbidden if total.forbidden else 0.0
     print(

@@ -104,17 +104,89 @@ def _scores(text: str) -> dict[Language, float]:
 
 
 IDENTIFIED = frozenset(
-    "af ar az be bg bn bs ca cs cy da de el en eo es et eu fa fi fr ga gu he hi hr hu hy id is it ja ka "
-    "kk ko la lg lt lv mi mk mn mr ms nb nl nn pa pl pt ro ru sk sl sn so sq sr st sv sw ta te th tl tn "
-    "tr ts uk ur vi xh yo zh zu".split()
+    [
+        "af",
+        "ar",
+        "az",
+        "be",
+        "bg",
+        "bn",
+        "bs",
+        "ca",
+        "cs",
+        "cy",
+        "da",
+        "de",
+        "el",
+        "en",
+        "eo",
+        "es",
+        "et",
+        "eu",
+        "fa",
+        "fi",
+        "fr",
+        "ga",
+        "gu",
+        "he",
+        "hi",
+        "hr",
+        "hu",
+        "hy",
+        "id",
+        "is",
+        "it",
+        "ja",
+        "ka",
+        "kk",
+        "ko",
+        "la",
+        "lg",
+        "lt",
+        "lv",
+        "mi",
+        "mk",
+        "mn",
+        "mr",
+        "ms",
+        "nb",
+        "nl",
+        "nn",
+        "pa",
+        "pl",
+        "pt",
+        "ro",
+        "ru",
+        "sk",
+        "sl",
+        "sn",
+        "so",
+        "sq",
+        "sr",
+        "st",
+        "sv",
+        "sw",
+        "ta",
+        "te",
+        "th",
+        "tl",
+        "tn",
+        "tr",
+        "ts",
+        "uk",
+        "ur",
+        "vi",
+        "xh",
+        "yo",
+        "zh",
+        "zu",
+    ]
 )
 """The languages a suite may declare (`lingua`'s, ISO 639-1): those outside `LANGUAGES` are identified,
 so their sentences can be handed over, but not read."""
 
 
-def sentence_language(
-    text: str, answer: Language, declared: frozenset[Language] | None = None
-) -> Language:
+def sentence_language(text: str, answer: Language, declared: frozenset[Language] | None = None) -> Language:
     """The language of one sentence of an answer in `answer` (see the module docstring). `declared`:
     the languages the suite says its answers are written in (default: `LANGUAGES`)."""
     languages = frozenset(LANGUAGES) if declared is None else declared

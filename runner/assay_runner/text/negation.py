@@ -312,9 +312,7 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         # The second word of a two-word cue ("of", "than", "from") is never a cue word itself.
         if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from"), ("plutôt", "que")}:
             cues.append(_Cue(i, i + 2, strict=True, directive=w == "refrain"))
-        elif (prev, w, nxt) in _FOREIGN_INSTEAD:
-            cues.append(_Cue(i, i + 2, strict=True, directive=False))
-        elif (w, nxt) == ("invece", "di"):
+        elif (prev, w, nxt) in _FOREIGN_INSTEAD or (w, nxt) == ("invece", "di"):
             cues.append(_Cue(i, i + 2, strict=True, directive=False))
         elif w in _FOREIGN_PREPOSITIONAL:
             cues.append(_Cue(i, i + 1, strict=True, directive=False))
@@ -505,7 +503,9 @@ def carried_negation(views: Sequence[ClauseView], clauses: Sequence[Clause]) -> 
         if view.subordinate or not directive:
             continue
         head = _head(view, directive[-1])
-        dangling = head is None and view.words[directive[-1].start] not in _INTERJECTIONS  # "No, reinstall it"
+        dangling = (
+            head is None and view.words[directive[-1].start] not in _INTERJECTIONS
+        )  # "No, reinstall it"
         if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
             continue
         run: list[int] = []

@@ -99,7 +99,9 @@ from assay_runner.text.advice import Facts, facts_of
 from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.sentence_reading import Known, SentenceReading
+from assay_runner.text.language import Language, sentence_language
+from assay_runner.text.match import tokenize
+from assay_runner.text.sentence_reading import Known, SentenceReading, handed_over, read_as
 from assay_runner.text.sentences import Sentence, split_sentences
 from assay_runner.text.view import AnswerView
 
@@ -144,26 +146,43 @@ def find_violations(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) ->
     return read_policy(answer, rules).found
 
 
-def read_policy(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
+def read_policy(
+    answer: str | AnswerView,
+    rules: Sequence[ForbiddenRule],
+    languages: frozenset[Language] | None = None,
+) -> PolicyReading:
     """`find_violations` with what the reading cost (`PolicyReading`). An answer with a right-to-left
     override is read twice, as written and as displayed (`AnswerView.displayed`): what either reading
-    finds counts."""
+    finds counts. `languages`: those the suite declares its answers are written in (default: every
+    language the reader reads, `text.language.LANGUAGES`); a sentence identified as one the reader does
+    not read has its matches handed over as uncertain."""
     view = AnswerView(answer) if isinstance(answer, str) else answer
-    reading = _read(view, rules)
+    reading = _read(view, rules, languages)
     if view.displayed is None:
         return reading
-    shown = _read(view.displayed, rules)
+    shown = _read(view.displayed, rules, languages)
     seen = {(v.rule, v.clause) for v in reading.found}
     extra = [v for v in shown.found if (v.rule, v.clause) not in seen]
     return PolicyReading(reading.found + extra, reading.sentences_read + shown.sentences_read)
 
 
-def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
+def _read(
+    view: AnswerView, rules: Sequence[ForbiddenRule], languages: frozenset[Language] | None
+) -> PolicyReading:
     sentences, words = view.sentences, view.words
     candidates = CANDIDATES.get(view)
     if candidates is None:
         candidates = CANDIDATES[view] = Candidates(sentences, words)
-    wanted = candidates.rules_by_sentence(rules)
+    wanted = dict(candidates.rules_by_sentence(rules))
+    # A sentence in another language than the answer's is read with its own words' keys, for every rule.
+    own = {
+        si: lang
+        for si, sentence in enumerate(sentences)
+        if (lang := sentence_language(sentence.text[sentence.added :], view.language, languages))
+        != view.language
+    }
+    everything: list[tuple[int, Known]] = [(ri, None) for ri in range(len(rules))]
+    wanted.update(dict.fromkeys(own, everything))
     found: list[tuple[int, int, int, Violation]] = []
     # A sentence's reading depends on its text and the rules it is read for, not on where it stands:
     # a sentence said again (a list repeated under each heading, an agent stuck in a loop) is read once.
@@ -171,15 +190,22 @@ def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
     for si in sorted(wanted):
         sentence = sentences[si]
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
+        language = own.get(si, view.language)
         facts = facts_of(
-            sentence.text, sentence.quoted, sentence.column, sentence.row, following, view.language
+            sentence.text, sentence.quoted, sentence.column, sentence.row, following, read_as(language)
         )
         key = reading_key(sentence, facts, wanted[si])
         violations = read.get(key)
         if violations is None:
-            reading = SentenceReading(sentence, si, *sentence_words(sentence, words), facts)
+            if si in own:
+                tokens, base = tokenize(sentence.text, read_as(language)), 0
+            else:
+                tokens, base = sentence_words(sentence, words)
+            reading = SentenceReading(sentence, si, tokens, base, facts)
             violations = read[key] = [
-                (ci, ri, v) for ri, known in wanted[si] for ci, v in reading.violations(rules[ri], known)
+                (ci, ri, handed_over(v, language))
+                for ri, known in wanted[si]
+                for ci, v in reading.violations(rules[ri], known)
             ]
         found.extend(
             (si, ci, ri, v if v.sentence_index == si else replace(v, sentence_index=si))

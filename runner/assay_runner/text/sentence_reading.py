@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from operator import itemgetter
 
 from assay_runner.text.advice import ADVISES, Facts, Outcome, facts_of, rhetorical_advice, weigh
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
+from assay_runner.text.language import LANGUAGES, Language
 from assay_runner.text.match import VERB_FIRST, Token, TokenColumns, find_phrase
 from assay_runner.text.negation import (
     ClauseView,
@@ -35,8 +37,10 @@ __all__ = [
     "anchored",
     "by_clause",
     "first_violation",
+    "handed_over",
     "judge_match",
     "placed",
+    "read_as",
     "rule_matches",
 ]
 
@@ -176,6 +180,21 @@ class SentenceReading:
             first = max(0, bisect_right(starts, cs) - 1)
             touched.update(range(first, max(0, bisect_right(starts, max(cs, ce - 1)) - 1) + 1))
         return sorted(touched)
+
+
+def read_as(language: Language) -> Language:
+    """The keys a sentence is read with: its language's, or English for one the reader does not read."""
+    return language if language in LANGUAGES else "en"
+
+
+def handed_over(violation: Violation, language: Language) -> Violation:
+    """A match in a sentence written in a language the reader does not read is uncertain: the suite's
+    `uncertain` setting blocks it or hands it to the model judge's second reading."""
+    if language in LANGUAGES:
+        return violation
+    return replace(
+        violation, uncertain=f"written in {language!r}, a language the policy reader does not read"
+    )
 
 
 def first_violation(
