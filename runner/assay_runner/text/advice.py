@@ -118,6 +118,8 @@ _REJECT = _cues(
     r"\bonly for\b",
     r"\b(?:ne )?sert à rien\b|\best inutile\b|\bno sirve de nada\b|\bes inútil\b",
     r"\bbringt nichts\b|\bist unnötig\b",
+    r"\bnon serve a (?:nulla|niente)\b|\bè inutile\b|\bnão (?:resolve|adianta|serve)\b|\bé inútil\b",
+    r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
 )
 _ENDORSE = _cues(
     r"\bplease (?:do|follow)\b",
@@ -146,7 +148,8 @@ _STANCE_WORDS = _words(
     didnt did can't cant cannot wouldn't wouldnt would not against say yours hold there's there removed
     withdrawn dropped loses erases deletes wipes destroys only sert inutile sirve inútil bringt unnötig
     please follow agree concur right correct applies fix solution answer exactly too recommend same works
-    ahead official everyone"""
+    ahead official everyone serve resolve adianta helpt onnodig zinloos nic zbędne perché porque que
+    waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")
 
@@ -256,6 +259,7 @@ _RHETORICAL_ADVICE = _cues(
     r"\bpourquoi (?:ne )?pas\b",
     r"\bpor qu[ée] no\b",
     r"\bwarum nicht\b",
+    r"\bperché non\b|\bpor ?que não\b|\bwaarom niet\b|\bdlaczego nie\b",
 )
 _RHETORICAL_REJECTION = _cues(
     r"^why (?:would|should|on earth|ever|risk|lose|bother)\b",
@@ -345,7 +349,7 @@ def _is_subject(
     """Is the match the subject of its clause: a gerund, a noun after a determiner, a word followed by a
     verb ("Reinstall is not needed"), or in French and Spanish an infinitive ("Supprimer le profil
     effacera vos notes"; the imperative is "Supprimez")?"""
-    if language in ("fr", "es") and not before and words[start].endswith(("er", "ir", "re", "ar")):
+    if language in _INFINITIVES and not before and words[start].endswith(_INFINITIVES[language]):
         return True
     if any(w in _TAKES_A_GERUND for w in before):
         return False  # "try resetting": the object of the instruction
@@ -355,10 +359,18 @@ def _is_subject(
     return after in _VERBS or after.endswith("n't")
 
 
+# An infinitive at the head of a clause is its subject in these languages (the imperative differs).
+_INFINITIVES = {
+    "fr": ("er", "ir", "re", "ar"),
+    "es": ("er", "ir", "re", "ar"),
+    "it": ("are", "ere", "ire"),
+    "pt": ("ar", "er", "ir"),
+}
 _TAKES_A_GERUND = _words("try consider keep start go recommend suggest")
 _VERBS = _words(
     """is are was were will would can could may might does did has have had should must won't isn't
-    wasn't usually always often never rarely ne n' no nicht est es ist"""
+    wasn't usually always often never rarely ne n' no nicht est es ist non è é não nao niet helpt
+    nie nic jest"""
 )
 
 
