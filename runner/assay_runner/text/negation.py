@@ -412,7 +412,7 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
     predicate that rejects it."""
     words = view.words
     # Only transparent words before the match: a clause with thousands of matches asks once.
-    if start >= len(words) or start > view.first_opaque:
+    if start >= len(words) or (start > view.first_opaque and not _negated_subject(view, start)):
         return False
     nominal = words[start].endswith("ing") or (
         start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
@@ -434,6 +434,18 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
         if key in _REVERSERS:
             return False
     return False
+
+
+def _negated_subject(view: ClauseView, start: int) -> bool:
+    """ "Not reinstalling is not an option": a subject negated by a "not"/"never" that opens its clause,
+    with only transparent words around it. Its predicate's own negation (or rejection) flips it back:
+    a double negative recommends the action."""
+    first = view.first_opaque
+    return (
+        first < start <= first + 2
+        and view.words[first] in _NOT_NEVER
+        and all(_transparent(w) for w in view.words[first + 1 : start])
+    )
 
 
 def _is_adverb(word: str) -> bool:
@@ -462,7 +474,10 @@ def negated(view: ClauseView, start: int, end: int, carried: bool) -> bool:
         ):
             flips += 1
     # A match after the clause's first opaque word is no predicate's subject ("_predicate_negated").
-    if (start <= view.first_opaque and _predicate_negated(view, start, end)) or (
+    if (
+        (start <= view.first_opaque or _negated_subject(view, start))
+        and _predicate_negated(view, start, end)
+    ) or (
         view.not_only and _not_only_rejected(view, end)
     ):
         flips += 1
