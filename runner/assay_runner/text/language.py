@@ -39,7 +39,15 @@ def _set_of(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-__all__ = ["IDENTIFIED", "LANGUAGES", "Language", "detect", "foreign_stem", "sentence_language"]
+__all__ = [
+    "IDENTIFIED",
+    "LANGUAGES",
+    "Language",
+    "detect",
+    "foreign_stem",
+    "load_models",
+    "sentence_language",
+]
 
 Language = str
 LANGUAGES = ("en", "fr", "es", "de", "it", "pt", "nl", "pl")
@@ -316,6 +324,14 @@ def _lemma_key(word: str, language: Language) -> str:
         return word
     lemma = str(_lemmatizer().lemmatize(word, lang=language)).casefold()
     return _strip(lemma, _LEMMA_ENDINGS[language])
+
+
+def load_models(languages: frozenset[Language] = frozenset(LANGUAGES)) -> None:
+    """Load what the reader loads lazily on first use (lingua's models, each language's dictionary):
+    for a measurement of the load, or a test whose first answer must not pay it."""
+    _confidence("reinstall the application now", languages)
+    for language in languages & frozenset(_LEMMA_ENDINGS):
+        _lemma_key("warmup", language)
 
 
 def _lemma_stemmer(language: Language) -> Callable[[str], str]:
