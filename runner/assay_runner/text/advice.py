@@ -339,6 +339,8 @@ _WARNING = _cues(
     r"weakens?|bricks?|breaks?|destroys?|undone|permanent|irreversible|destructive|dangerous|risky|"
     r"drastic|full access|cannot be reversed|can'?t be reversed|wipes? out|clears? (?:all|your|every)|"
     r"effacera|supprimera|perdrez|perdra|perderá|perderás|eliminará|borrará|entfernen|entfernt|"
+    r"cancellerà|eliminerà|perderai|perderà|perderete|cancella|apagará|vai (?:eliminar|apagar|perder)|"
+    r"wist|verwijdert|verlies|verliest|kwijt|skasuje|usunie|stracisz|utracisz|straci|"
     r"verlieren|gelöscht)\b"
 )
 
@@ -350,6 +352,11 @@ def _is_subject(
     verb ("Reinstall is not needed"), or in French and Spanish an infinitive ("Supprimer le profil
     effacera vos notes"; the imperative is "Supprimez")?"""
     if language in _INFINITIVES and not before and words[start].endswith(_INFINITIVES[language]):
+        return True
+    if not before and end < len(words) and (
+        (language == "nl" and words[end - 1].endswith("en"))  # "Het profiel verwijderen wist ..."
+        or (language == "pl" and words[start].endswith(("nie", "cie")))  # "Usunięcie profilu ..."
+    ):
         return True
     if any(w in _TAKES_A_GERUND for w in before):
         return False  # "try resetting": the object of the instruction
@@ -450,6 +457,11 @@ def _only_lead_in(before: Sequence[str]) -> bool:
     return all(w in _LEAD_IN or w in _BEFORE_A_SUBJECT for w in before)
 
 
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:not|never|won'?t|doesn'?t|don'?t|isn'?t|ne|n'|non|não|nao|niet|nie|nicht|no|nunca|mai)\b"
+)
+
+
 def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts) -> Outcome:
     """A match that is its clause's subject: what the rest of the clause says about doing it."""
     after = " ".join(words[end : end + 8])
@@ -464,8 +476,9 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
         if "undone" not in warning.group() and "reversed" not in warning.group():
             return ADVISES
         return CLEARS
-    if _POSITIVE.search(after):
-        return ADVISES
+    positive = _POSITIVE.search(after)
+    if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
+        return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
     stance = _stance_of(text[at:]) or facts.reply
     if stance in ("yes", "endorse"):
         return ADVISES

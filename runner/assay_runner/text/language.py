@@ -68,11 +68,12 @@ _FUNCTION_WORDS = {
     ),
     "it": _set_of(
         "il gli è non di della dello che per questo questa ci mai poi dopo nel nella può puoi "
-        "dovete anche senza invece sono l' dell' un' all' dall' sull' nell'"
+        "dovete anche senza invece sono l' dell' un' all' dall' sull' nell' dal dalla dai sul sulla alla "
+        "agli ai degli delle"
     ),
     "pt": _set_of(
         "o os as um uma é não do da dos das que para com em no na este esta você seu sua nunca depois "
-        "pode deve também sem são"
+        "pode deve também sem são ao aos pelo pela novamente então partir ainda"
     ),
     "nl": _set_of(
         "de het een is niet en van voor met op dit deze u uw je jouw geen nooit dan daarna kunt moet "
@@ -203,8 +204,9 @@ def sentence_language(text: str, answer: Language, declared: frozenset[Language]
     readable = [lang for lang, score in scores.items() if score == lead]
     if lead >= 2 and answer not in readable and len(readable) == 1:
         return readable[0]  # a clear lead of function words
-    if answer in languages and (lead < 2 or answer in readable) and languages <= frozenset(LANGUAGES):
+    if answer in languages and (lead == 0 or answer in readable) and languages <= frozenset(LANGUAGES):
         return answer  # no lead over the answer's language, and nothing the reader cannot read declared
+    # A slight lead ("Installeer de app opnieuw." in an English answer): lingua's trigrams weigh in.
     confidence = _confidence(text, languages)
     for lang, value in confidence.items():
         scores[lang] = scores.get(lang, 0.0) + 2 * value
@@ -305,6 +307,9 @@ _PL_ENDINGS = (
     *("owanie", "ować", "ywać", "iwać", "anie", "enie", "ając", "ać", "ić", "yć", "eć", "ąć", "uj", "ij"),
     *("aj", "ów", "em", "om", "ie", "a", "e", "i", "y", "u", "ę", "ą"),
 )
+_IT_CLITICS = ("glielo", "gliela", "melo", "telo", "celo", "velo", "selo", "lo", "la", "li", "le", "ne", "gli")
+_DUTCH_CONSONANTS = re.compile(r"([bcdfgklmnprstvz])\1$")
+_DUTCH_DOUBLE = re.compile(r"([aeou])\1([^aeiou])$")
 _LEMMA_ENDINGS = {"it": _IT_ENDINGS, "pt": _PT_ENDINGS, "nl": _NL_ENDINGS, "pl": _PL_ENDINGS}
 
 
@@ -322,8 +327,19 @@ def _lemmatizer() -> Any:
 def _lemma_key(word: str, language: Language) -> str:
     if "'" in word or not word.isalpha():
         return word
-    lemma = str(_lemmatizer().lemmatize(word, lang=language)).casefold()
-    return _strip(lemma, _LEMMA_ENDINGS[language])
+    lemmatizer = _lemmatizer()
+    lemma = str(lemmatizer.lemmatize(word, lang=language)).casefold()
+    if lemma == word and language == "it" and word.endswith(_IT_CLITICS):
+        # "reinstallalo", "eliminatelo": an imperative with its pronoun attached
+        for clitic in _IT_CLITICS:
+            stem = word[: -len(clitic)]
+            if word.endswith(clitic) and len(stem) >= 5 and stem.endswith(("a", "e", "i")):
+                lemma = str(lemmatizer.lemmatize(stem, lang=language)).casefold()
+                break
+    key = _strip(lemma, _LEMMA_ENDINGS[language])
+    if language == "nl":  # "wis" / "wissen", "maak" / "maken": Dutch spelling doubles and undoubles
+        key = _DUTCH_DOUBLE.sub(r"\1\2", _DUTCH_CONSONANTS.sub(r"\1", key))
+    return key
 
 
 def load_models(languages: frozenset[Language] = frozenset(LANGUAGES)) -> None:

@@ -211,7 +211,31 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
     if language in VERB_FIRST:
         spans.update(verb_first(text, wanted, language))
+    if language == "nl":
+        for cluster in _dutch_clusters(wanted):
+            spans.update(_match_words(text, phrase_tokens(cluster, language)))
     return sorted(spans)
+
+
+# Dutch puts "te" or a modal between an infinitive and its object, and "te" inside a separable verb:
+# "de app opnieuw installeren" is also "de app opnieuw te installeren", "het apparaat moeten wissen",
+# "de firewall uitschakelen" also "de firewall uit te schakelen".
+_DUTCH_CLUSTER = ("te", "moeten", "kunnen", "mogen", "willen", "gaan", "laten")
+
+
+def _dutch_clusters(wanted: Sequence[Token]) -> list[str]:
+    if len(wanted) < 2:
+        return []
+    head, verb = " ".join(t.text for t in wanted[:-1]), wanted[-1].text
+    clusters = [f"{head} {word} {verb}" for word in _DUTCH_CLUSTER]
+    particle = _particle_of(verb, _DUTCH_PARTICLES)
+    if particle is not None:
+        clusters.append(f"{head} {particle} te {verb[len(particle) :]}")
+    return clusters
+
+
+def _particle_of(word: str, particles: Sequence[str]) -> str | None:
+    return next((p for p in particles if word.startswith(p) and len(word) > len(p) + 3), None)
 
 
 # German: words a clause may start with before its verb, and the particles of separable verbs.
@@ -248,13 +272,15 @@ def verb_first(
     in order, after it within ten words ("Löschen Sie das Profil", "Setzen Sie das Gerät zurück")."""
     verb = wanted[-1].stem
     rest = [t.stem for t in wanted[:-1]]
-    if not rest:
-        word = wanted[-1].text
-        particles = _PARTICLES if language == "de" else _DUTCH_PARTICLES
-        particle = next((p for p in particles if word.startswith(p) and len(word) > len(p) + 3), None)
-        if particle is None:
-            return []
-        verb, rest = foreign_stem(word[len(particle) :], language), [particle]
+    word = wanted[-1].text
+    particle = _particle_of(word, _PARTICLES if language == "de" else _DUTCH_PARTICLES)
+    spans = _verb_first(tokens, verb, rest) if rest else []
+    if particle is not None:  # "Schalten Sie die Firewall aus", "Schakel de firewall uit"
+        spans += _verb_first(tokens, foreign_stem(word[len(particle) :], language), [*rest, particle])
+    return spans
+
+
+def _verb_first(tokens: Sequence[Token], verb: str, rest: Sequence[str]) -> list[tuple[int, int]]:
     spans = []
     for i, token in enumerate(tokens[:4]):
         if token.stem != verb or not all(t.text in _LEAD for t in tokens[:i]):

@@ -124,6 +124,8 @@ _FORBIDDING = _wordset(
     "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
 )
 _ADVISING = _stemset("recommend advise caution warn argue decide")
+# Dutch "afraden" (advise against) split: "We raden af de firewall uit te schakelen".
+_ADVISE_AGAINST = frozenset({("af", "raden"), ("af", "raad"), ("af", "raadt")})
 # Subjects whose past-tense verb reports what happened rather than advising it.
 _REPORTERS = _wordset("you they i we he she customer user users customers already")
 
@@ -290,7 +292,7 @@ _CUE_WORDS = (
     | frozenset({"lieu", "lugar", "plutôt", "invece", "vez", "plaats", "invés"})
     | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
-    | frozenset({"nor", "nothing", "none", "nobody"})
+    | frozenset({"nor", "nothing", "none", "nobody", "af"})
     | _FORBIDDING
     | _NT_ALL
 )
@@ -322,7 +324,7 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
             cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w in {"without", "avoid", "avoiding", "stop", "stopping"}:
             cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
-        elif w in _FORBIDDING or (w == "against" and stem(prev) in _ADVISING):
+        elif w in _FORBIDDING or (w == "against" and stem(prev) in _ADVISING) or (w, prev) in _ADVISE_AGAINST:
             cues.append(_Cue(i, i + 1, strict=True, directive=True))  # "policy forbids", "advise against"
         elif w in {"impossible", "unable"}:
             cues.append(_Cue(i, i + 1, strict=False, directive=False))

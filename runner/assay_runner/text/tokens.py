@@ -37,7 +37,7 @@ _ELISION = r"(?<![^\W_])(?i:[ldnjstcm]|qu|jusqu|lorsqu|puisqu)['\u2019](?=[^\W\d
 _TOKEN = re.compile(rf"{_ELISION}|{_WORD}(?:(?:['\u2019]|(?<=\d)[.,:](?=\d)){_WORD})*")
 # Pronouns a hyphen attaches to a French or Spanish imperative ("réinstallez-la", "reconnectez-vous"):
 # they do not make a compound, so the verb is matched on its own.
-_CLITICS = _set_of("la le les moi toi vous nous lui leur en y")
+_CLITICS = _set_of("la le les moi toi vous nous lui leur en y o a os as lo los las lhe lhes me te se")
 _JOINERS = frozenset("-_\u2010\u2011")
 _PREFIXES = frozenset({"re"})
 
