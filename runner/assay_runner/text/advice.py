@@ -281,7 +281,9 @@ _LEAD_IN = _words(
     """please just simply then now first next also so and or finally instead quickly kindly go ahead
     try to do afterwards immediately later again still maybe perhaps ideally definitely really
     veuillez merci de bitte einfach dann danach anschließend zuerst por favor luego después ensuite puis
-    alors d'abord simplement"""
+    alors d'abord simplement poi quindi prima ora adesso semplicemente depois então primeiro agora
+    simplesmente daarna dan eerst nu alstublieft gewoon vervolgens następnie potem najpierw teraz proszę
+    po prostu"""
 )
 # An imperative verb at the head of a clause: the clause instructs, and a forbidden phrase later in it
 # ("Run `x` to delete the profile", "Go to Settings > Delete the profile") is part of the instruction.
@@ -312,6 +314,17 @@ _FRAME = _cues(
     r"\b(?:la (?:seule )?solution est de|essayez de|pensez à|merci de)\b",
     r"\b(?:debe|debería|deberías|hay que|tiene que|tienes que|puede|puedes|la solución es|intente|pruebe)\b",
     r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte)\b",
+    r"\b(?:devi|dovete|deve|dovresti|dovreste|puoi|potete|può|bisogna|occorre|conviene|è meglio|"
+    r"(?:la (?:sola |unica |migliore )?)?soluzione è|ti consiglio|vi consiglio|consigliamo|suggeriamo|"
+    r"ti suggerisco|prova a|provate a|prova|provi|ti conviene|per favore)\b",
+    r"\b(?:você deve|deve|devem|deveria|deveriam|pode|podem|é preciso|é necessário|recomendo|"
+    r"recomendamos|sugerimos|sugiro|aconselho|aconselhamos|tente|experimente|(?:a (?:única |melhor )?)?"
+    r"solução é|o melhor é|por favor)\b",
+    r"\b(?:u moet|je moet|moet|moeten|u kunt|je kunt|kunt|zou|zoudt|raden (?:wij |we |u )?aan|"
+    r"adviseren|adviseer|raad (?:ik |je |u )?aan|probeer|de oplossing is|het beste is|het best)\b",
+    r"\b(?:musisz|musicie|należy|trzeba|powinieneś|powinnaś|powinien|powinna|powinniście|możesz|"
+    r"możecie|zalecamy|zalecam|sugerujemy|sugeruję|radzę|radzimy|spróbuj|spróbujcie|rozwiązaniem jest|"
+    r"rozwiązanie to|najlepiej|proszę)\b",
 )
 # A third party reporting a suggestion: "Some forums recommend ...", "Older guides tell you to ...".
 _REPORTING = _cues(

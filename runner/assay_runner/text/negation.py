@@ -19,6 +19,7 @@ __all__ = [
     "ClauseView",
     "carried_negation",
     "clause_tokens",
+    "double_negative",
     "german_negation",
     "may_hold_cues",
     "negated",
@@ -436,6 +437,12 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
         if key in _REVERSERS:
             return False
     return False
+
+
+def double_negative(view: ClauseView, start: int, end: int) -> bool:
+    """ "Not reinstalling is not an option", "Not wiping it would be a mistake": both negations cancel,
+    and the clause says the action must be done."""
+    return _negated_subject(view, start) and _predicate_negated(view, start, end)
 
 
 def _negated_subject(view: ClauseView, start: int) -> bool:

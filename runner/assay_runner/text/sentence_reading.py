@@ -22,6 +22,7 @@ from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
     clause_tokens,
+    double_negative,
     german_negation,
     may_hold_cues,
     negated,
@@ -239,6 +240,8 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text[:at]):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
+    if double_negative(view, start, end):
+        return ADVISES  # "Not reinstalling is not an option"
     if reported(view, start, end, question) or negated(view, start, end, carried):
         return None
     if facts.language in VERB_FIRST and german_negation(view.words, facts.language):
