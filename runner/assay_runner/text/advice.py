@@ -78,6 +78,7 @@ def _cues(*patterns: str) -> re.Pattern[str]:
 
 _NO = _cues(
     r"^(?:no|nope|non|nein|never|jamais|nunca|nie|not|nothing|none|rien|nada|nichts)\b",
+    r"^(?:não|nao|nee|neen|nooit|mai|niente|nulla|nic|nigdy)\b",
     r"^(?:absolutely|certainly|definitely|of course|unfortunately|sadly|probably|really|surely),? not\b",
     r"^not (?:at all|really|needed|necessary|required)\b",
     r"^(?:it|that|this) (?:can'?t|cannot|won'?t|doesn'?t|does not|will not|isn'?t)\b",
@@ -87,6 +88,7 @@ _NO = _cues(
 )
 _YES = _cues(
     r"^(?:yes|yeah|yep|yup|oui|s[ií]|ja|sure|absolutely|definitely|of course|indeed|correct|certainly)\b",
+    r"^(?:sim|certo|certamente|zeker|tak|owszem|esatto)\b",
     r"^(?:sadly|unfortunately|in most cases|usually|generally),? (?:yes|it does|it will|you do|you should)\b",
     r"^(?:it|that|this) (?:does|will|can|should|helps|works)\b",
     r"[,;:]\s*yes\s*[.!]*$",
@@ -118,6 +120,12 @@ _REJECT = _cues(
     r"\bonly for\b",
     r"\b(?:ne )?sert à rien\b|\best inutile\b|\bno sirve de nada\b|\bes inútil\b",
     r"\bbringt nichts\b|\bist unnötig\b",
+    r"\b(?:non è|não é|n'est pas|no es|ist keine?|is geen|nie jest) (?:una |uma |une |een )?"
+    r"(?:buona idea|boa ideia|bonne idée|buena idea|gute idee|goed idee|dobrym pomysłem)\b",
+    r"\b(?:cattiva idea|má ideia|mauvaise idée|mala idea|schlechte idee|slecht idee|zły pomysł)\b",
+    r"\b(?:sconsigliat[oa]|desaconselh\w*|odradza\w*|afgeraden|niet aan te raden|déconseillé|"
+    r"desaconsej\w*|nicht empfohlen|non consigliato|não recomendado|no recomendado|niet aanbevolen|"
+    r"nie zalecane)\b",
     r"\bnon serve a (?:nulla|niente)\b|\bè inutile\b|\bnão (?:resolve|adianta|serve)\b|\bé inútil\b",
     r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
 )
@@ -126,6 +134,9 @@ _ENDORSE = _cues(
     r"\b(?:so |and )?do (?:that|so|it|this)\b",
     r"\bfollow (?:it|that|them|this|those|these|the steps)\b",
     r"\b(?:i|we) (?:agree|concur)\b",
+    r"\b(?:siamo d'accordo|sono d'accordo|concordamos|concordo|het (?:daarmee |ermee )?eens|"
+    r"zgadzamy się|zgadzam się|nous sommes d'accord|je suis d'accord|estamos de acuerdo|"
+    r"stimmen (?:dem )?zu|stimme (?:dem )?zu)\b",
     r"\b(?:they are|they're|it is|that is|that's|it's) (?:right|correct)\b",
     r"\bapplies to you\b",
     r"\b(?:that|this|it) (?:is|'s) (?:the fix|the solution|the answer|what you should do|exactly what)\b",
@@ -148,7 +159,11 @@ _STANCE_WORDS = _words(
     didnt did can't cant cannot wouldn't wouldnt would not against say yours hold there's there removed
     withdrawn dropped loses erases deletes wipes destroys only sert inutile sirve inútil bringt unnötig
     please follow agree concur right correct applies fix solution answer exactly too recommend same works
-    ahead official everyone serve resolve adianta helpt onnodig zinloos nic zbędne perché porque que
+    ahead official everyone serve resolve è é n'est es ist is jest idea ideia idée idee pomysłem pomysł
+    cattiva má mauvaise mala schlechte slecht zły sconsigliato sconsigliata desaconselhado desaconselhável
+    desaconselhamos desaconselho odradzamy odradzam odradza odradzane afgeraden aan déconseillé
+    desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
+    d'accordo concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt onnodig zinloos nic zbędne perché porque que
     waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")
@@ -260,6 +275,8 @@ _RHETORICAL_ADVICE = _cues(
     r"\bpor qu[ée] no\b",
     r"\bwarum nicht\b",
     r"\bperché non\b|\bpor ?que não\b|\bwaarom niet\b|\bdlaczego nie\b",
+    r"\b(?:hai|avete|ha) (?:già )?provato\b|\b(?:já )?(?:tentou|experimentou)\b|\b(?:al )?geprobeerd\b|"
+    r"\bpróbował(?:eś|aś|iście)\b|\bavez-vous essayé\b|\bas-tu essayé\b|\b(?:has|ha) (?:probado|intentado)\b",
 )
 _RHETORICAL_REJECTION = _cues(
     r"^why (?:would|should|on earth|ever|risk|lose|bother)\b",
@@ -331,7 +348,11 @@ _REPORTING = _cues(
     r"\b(?:recommends?|recommended|suggests?|suggested|says?|said|tells? (?:you|people|users)|"
     r"told (?:you|me|us)|advises?|advised|claims?|claimed|proposes?|proposed|insists?|insisted|mentions?|"
     r"mentioned|asks? you|asked you|be asked|read (?:online )?that|hear that|heard that|posts?|posted|"
-    r"writes?|wrote)\b"
+    r"writes?|wrote)\b",
+    r"\b(?:suggerisce|suggeriscono|consiglia|consigliano|raccomanda|dice|dicono|sugere|sugerem|recomenda|"
+    r"recomendam|aconselha|diz|dizem|raadt aan|raden aan|adviseert|zegt|zeggen|suggereert|radzą|radzi|"
+    r"zaleca|zalecają|sugeruje|mówi|mówią|suggère|recommande|conseille|dit|disent|sugiere|recomienda|"
+    r"aconseja|dice|dicen|empfiehlt|empfehlen|rät|sagt|sagen|schlägt vor)\b",
 )
 _FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
@@ -354,6 +375,7 @@ _WARNING = _cues(
     r"effacera|supprimera|perdrez|perdra|perderá|perderás|eliminará|borrará|entfernen|entfernt|"
     r"cancellerà|eliminerà|perderai|perderà|perderete|cancella|apagará|vai (?:eliminar|apagar|perder)|"
     r"wist|verwijdert|verlies|verliest|kwijt|skasuje|usunie|stracisz|utracisz|straci|"
+    r"apaga|cancella|efface|löscht|usuwa|kasuje|borra|"
     r"verlieren|gelöscht)\b"
 )
 

@@ -245,6 +245,7 @@ _LEAD = _set_of(
     "bitte am besten dann danach anschließend einfach zuerst jetzt nun sofort "
     "alstublieft dan daarna vervolgens gewoon eerst nu meteen"
 )
+_AND = frozenset({"en", "und"})
 _DUTCH_PARTICLES = ("terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om")
 _PARTICLES = (
     "zurück",
@@ -282,8 +283,11 @@ def verb_first(
 
 def _verb_first(tokens: Sequence[Token], verb: str, rest: Sequence[str]) -> list[tuple[int, int]]:
     spans = []
-    for i, token in enumerate(tokens[:4]):
-        if token.stem != verb or not all(t.text in _LEAD for t in tokens[:i]):
+    # The verb heads the clause (after lead words), or a coordinated instruction ("... en wis daarna").
+    after_and = {k + 1 for k, t in enumerate(tokens) if t.text in _AND}
+    for i in sorted({*range(min(4, len(tokens))), *after_and} - {len(tokens)}):
+        token = tokens[i]
+        if token.stem != verb or (i not in after_and and not all(t.text in _LEAD for t in tokens[:i])):
             continue
         position = i + 1
         for stem_wanted in rest:

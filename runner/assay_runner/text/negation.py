@@ -73,7 +73,7 @@ _TRANSPARENT = _wordset(
     grund
     è necessario bisogno serve servirà c' deve devi dovete puoi può potete più il lo gli un una l' di
     é necessário preciso precisa precisam você vocês deve devem pode podem o os as um uma mais
-    hoeft hoeven hoef moet moeten nodig noodzakelijk kunt kan mag je jij u het de een te ooit meer
+    hoeft hoeven hoef moet moeten nodig noodzakelijk kunt kan mag je jij u het de een te ooit meer om
     trzeba należy musisz musi musicie potrzeba warto sensu go ją ich tego tej się już więcej
     """
 )
@@ -123,10 +123,19 @@ _RESTARTS = _wordset("just simply please so then")
 _POSITIONED = {"restart": _RESTARTS, "coordinator": _COORDINATORS, "why": frozenset({"why", "reason"})}
 _FORBIDDING = _wordset(
     "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
+) | frozenset(
+    # advising against: Italian, Portuguese, Polish, Dutch, French, Spanish, German
+    """sconsiglio sconsigliamo sconsiglia sconsigliato sconsigliata sconsigliabile desaconselho
+    desaconselhamos desaconselha desaconselhado desaconselhável odradzam odradzamy odradza odradzane
+    ontraden ontraad ontraadt afgeraden déconseille déconseillons déconseillé déconseillée
+    desaconsejo desaconsejamos desaconseja desaconsejado desaconsejable abgeraten abzuraten""".split()
 )
 _ADVISING = _stemset("recommend advise caution warn argue decide")
 # Dutch "afraden" (advise against) split: "We raden af de firewall uit te schakelen".
-_ADVISE_AGAINST = frozenset({("af", "raden"), ("af", "raad"), ("af", "raadt")})
+# German "abraten" likewise: "Wir raten davon ab, ...".
+_ADVISE_AGAINST = frozenset({"raden", "raad", "raadt", "rate", "raten", "rät"})
+# "Already" before a match reports what was done: "you already reinstalled", "hai già reinstallato".
+_ALREADY = frozenset({"already", "già", "já", "al", "już", "déjà", "ya", "schon", "bereits"})
 # Subjects whose past-tense verb reports what happened rather than advising it.
 _REPORTERS = _wordset("you they i we he she customer user users customers already")
 
@@ -293,7 +302,7 @@ _CUE_WORDS = (
     | frozenset({"lieu", "lugar", "plutôt", "invece", "vez", "plaats", "invés"})
     | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
-    | frozenset({"nor", "nothing", "none", "nobody", "af"})
+    | frozenset({"nor", "nothing", "none", "nobody", "af", "ab"})
     | _FORBIDDING
     | _NT_ALL
 )
@@ -325,7 +334,11 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
             cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w in {"without", "avoid", "avoiding", "stop", "stopping"}:
             cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
-        elif w in _FORBIDDING or (w == "against" and stem(prev) in _ADVISING) or (w, prev) in _ADVISE_AGAINST:
+        elif (
+            w in _FORBIDDING
+            or (w == "against" and stem(prev) in _ADVISING)
+            or (w in {"af", "ab"} and not _ADVISE_AGAINST.isdisjoint(words[max(0, i - 3) : i]))
+        ):
             cues.append(_Cue(i, i + 1, strict=True, directive=True))  # "policy forbids", "advise against"
         elif w in {"impossible", "unable"}:
             cues.append(_Cue(i, i + 1, strict=False, directive=False))
@@ -512,6 +525,8 @@ def reported(view: ClauseView, start: int, end: int, question: bool) -> bool:
     """A past-tense match after a reporting subject ("you reinstalled", "the customer already
     reinstalled", "have you reinstalled?") tells what happened; it does not advise it."""
     words = view.words
+    if not _ALREADY.isdisjoint(words[:start]):
+        return True  # "Você já reinstalou", "Je hebt de app al opnieuw geïnstalleerd"
     if not words[start].endswith("ed"):
         return False
     before = [w for w in words[max(0, start - 3) : start] if w not in {"have", "has", "had", "just"}]
@@ -527,9 +542,14 @@ def carried_negation(views: Sequence[ClauseView], clauses: Sequence[Clause]) -> 
         if view.subordinate or not directive:
             continue
         head = _head(view, directive[-1])
+        # "Do not, under any circumstances, ...": not "No, reinstall it", nor a negation after its verb
+        # ("Werkt het niet, schakel dan ..." negates "werkt")
+        cue = directive[-1]
         dangling = (
-            head is None and view.words[directive[-1].start] not in _INTERJECTIONS
-        )  # "No, reinstall it"
+            head is None
+            and view.words[cue.start] not in _INTERJECTIONS
+            and all(_transparent(w) for w in view.words[: cue.start])
+        )
         if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
             continue
         run: list[int] = []
