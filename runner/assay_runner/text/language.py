@@ -102,14 +102,22 @@ def detect(text: str, sample: int = 4000) -> Language:
 
 
 def _scores(text: str) -> dict[Language, float]:
+    """Function words and letters of each language in the text: one pass over its words."""
     head = text.casefold().replace("\u2019", "'")
-    words = _WORD.findall(head)
-    scores: dict[Language, float] = {
-        lang: sum(w in vocabulary for w in words) for lang, vocabulary in _FUNCTION_WORDS.items()
-    }
-    for lang, marks in _MARKS.items():
-        scores[lang] += sum(head.count(mark) for mark in marks)
+    scores: dict[Language, float] = dict.fromkeys(_FUNCTION_WORDS, 0.0)
+    for word in _WORD.findall(head):
+        for lang in _LANGUAGES_OF.get(word, ()):
+            scores[lang] += 1
+    if not head.isascii():
+        for lang, marks in _MARKS.items():
+            scores[lang] += sum(head.count(mark) for mark in marks)
     return scores
+
+
+_LANGUAGES_OF: dict[str, tuple[Language, ...]] = {}
+for _lang, _vocabulary in _FUNCTION_WORDS.items():
+    for _word in _vocabulary:
+        _LANGUAGES_OF[_word] = (*_LANGUAGES_OF.get(_word, ()), _lang)
 
 
 IDENTIFIED = frozenset(
@@ -195,6 +203,7 @@ IDENTIFIED = frozenset(
 so their sentences can be handed over, but not read."""
 
 
+@lru_cache(maxsize=4096)  # a sentence said again (a repeated list, an agent in a loop) is identified once
 def sentence_language(text: str, answer: Language, declared: frozenset[Language] | None = None) -> Language:
     """The language of one sentence of an answer in `answer` (see the module docstring). `declared`:
     the languages the suite says its answers are written in (default: `LANGUAGES`)."""
