@@ -217,6 +217,8 @@ def sentence_language(text: str, answer: Language, declared: frozenset[Language]
         return answer  # no lead over the answer's language, and nothing the reader cannot read declared
     # A slight lead ("Installeer de app opnieuw." in an English answer): lingua's trigrams weigh in.
     confidence = _confidence(text, languages)
+    if not confidence and answer in languages:
+        return answer  # too few letters to tell ("W" of a cut-off answer is not Polish)
     for lang, value in confidence.items():
         scores[lang] = scores.get(lang, 0.0) + 2 * value
     scores[answer] = scores.get(answer, 0.0) + 0.5

@@ -73,8 +73,9 @@ against the whole sentence with the same rules.
 
 Known limits (by design, a deterministic reader, no parser)
 -------------------------------------------------------------
-- Negation in a heading or an introductory clause does not reach the list below it ("Avoid these:" then
-  "- reinstalling the app" is a violation), nor across a colon or a parenthesis; a negation *after* the
+- Negation in a heading or an introductory clause reaches the list below it only when the line says
+  nothing else ("Avoid the following:", "None of these will help:", "Not recommended:"; see
+  `sentences.negating_intro`); it does not reach across a colon or a parenthesis; a negation *after* the
   forbidden words in another clause or sentence does not count ("If you want to reinstall, please
   don't", "Is reinstalling necessary? No.").
 - A run-on sentence is split only where a stated negation's verb is followed directly by a bare verb
@@ -87,7 +88,15 @@ Known limits (by design, a deterministic reader, no parser)
   answered "no" or a Don't column does not, and a report, quotation or question with no stance is
   *uncertain* (`Violation.uncertain`), which the policy judge blocks or reads again with a model.
   Presuppositions ("before you reinstall, export your notes") and double negation beyond the forms above
-  are read literally.
+  and "Not reinstalling is not an option" (`negation.double_negative`) are read literally.
+
+Languages
+---------
+Each sentence is read in its own language (`text.language.sentence_language`: function words, and
+lingua where they do not decide), with that language's inflection keys and cues; a sentence in another
+language than the answer's is searched for every rule with its own words. The suite may declare its
+languages (`read_policy(..., languages)`); a sentence identified as one the reader does not read has its
+matches handed over as uncertain (`sentence_reading.handed_over`).
 """
 
 from __future__ import annotations
