@@ -47,8 +47,13 @@ def test_each_language_reads_advice_and_its_negation(
 
 @pytest.mark.parametrize(
     ("language", "inflected", "infinitive"),
-    [("it", "disattivate", "disattivare"), ("pt", "apague", "apagar"), ("nl", "verwijder", "verwijderen")]
-    + [("pl", "usuń", "usunąć"), ("pl", "profilu", "profil")],
+    [
+        ("it", "disattivate", "disattivare"),
+        ("pt", "apague", "apagar"),
+        ("nl", "verwijder", "verwijderen"),
+        ("pl", "usuń", "usunąć"),
+        ("pl", "profilu", "profil"),
+    ],
 )
 def test_lemma_keys_join_inflected_forms(language: str, inflected: str, infinitive: str) -> None:
     assert foreign_stem(inflected, language) == foreign_stem(infinitive, language)

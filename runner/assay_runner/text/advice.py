@@ -163,7 +163,8 @@ _STANCE_WORDS = _words(
     cattiva má mauvaise mala schlechte slecht zły sconsigliato sconsigliata desaconselhado desaconselhável
     desaconselhamos desaconselho odradzamy odradzam odradza odradzane afgeraden aan déconseillé
     desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
-    d'accordo concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt onnodig zinloos nic zbędne perché porque que
+    d'accordo concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt onnodig zinloos
+    nic zbędne perché porque que
     waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")
@@ -388,9 +389,13 @@ def _is_subject(
     effacera vos notes"; the imperative is "Supprimez")?"""
     if language in _INFINITIVES and not before and words[start].endswith(_INFINITIVES[language]):
         return True
-    if not before and end < len(words) and (
-        (language == "nl" and words[end - 1].endswith("en"))  # "Het profiel verwijderen wist ..."
-        or (language == "pl" and words[start].endswith(("nie", "cie")))  # "Usunięcie profilu ..."
+    if (
+        not before
+        and end < len(words)
+        and (
+            (language == "nl" and words[end - 1].endswith("en"))  # "Het profiel verwijderen wist ..."
+            or (language == "pl" and words[start].endswith(("nie", "cie")))  # "Usunięcie profilu ..."
+        )
     ):
         return True
     if any(w in _TAKES_A_GERUND for w in before):

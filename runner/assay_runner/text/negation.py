@@ -123,12 +123,11 @@ _RESTARTS = _wordset("just simply please so then")
 _POSITIONED = {"restart": _RESTARTS, "coordinator": _COORDINATORS, "why": frozenset({"why", "reason"})}
 _FORBIDDING = _wordset(
     "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
-) | frozenset(
-    # advising against: Italian, Portuguese, Polish, Dutch, French, Spanish, German
+) | _wordset(  # advising against: Italian, Portuguese, Polish, Dutch, French, Spanish, German
     """sconsiglio sconsigliamo sconsiglia sconsigliato sconsigliata sconsigliabile desaconselho
     desaconselhamos desaconselha desaconselhado desaconselhável odradzam odradzamy odradza odradzane
     ontraden ontraad ontraadt afgeraden déconseille déconseillons déconseillé déconseillée
-    desaconsejo desaconsejamos desaconseja desaconsejado desaconsejable abgeraten abzuraten""".split()
+    desaconsejo desaconsejamos desaconseja desaconsejado desaconsejable abgeraten abzuraten"""
 )
 _ADVISING = _stemset("recommend advise caution warn argue decide")
 # Dutch "afraden" (advise against) split: "We raden af de firewall uit te schakelen".
@@ -497,11 +496,8 @@ def negated(view: ClauseView, start: int, end: int, carried: bool) -> bool:
             flips += 1
     # A match after the clause's first opaque word is no predicate's subject ("_predicate_negated").
     if (
-        (start <= view.first_opaque or _negated_subject(view, start))
-        and _predicate_negated(view, start, end)
-    ) or (
-        view.not_only and _not_only_rejected(view, end)
-    ):
+        (start <= view.first_opaque or _negated_subject(view, start)) and _predicate_negated(view, start, end)
+    ) or (view.not_only and _not_only_rejected(view, end)):
         flips += 1
     return flips % 2 == 1
 
