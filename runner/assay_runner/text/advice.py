@@ -390,11 +390,12 @@ def _is_subject(
     if language in _INFINITIVES and not before and words[start].endswith(_INFINITIVES[language]):
         return True
     if (
-        not before
-        and end < len(words)
+        end < len(words)
+        # "Het profiel verwijderen wist ...", "Das Gerät zurücksetzen löscht ...": an infinitive after at
+        # most a determiner, with a verb after it (an instruction's infinitive ends its clause)
         and (
-            (language == "nl" and words[end - 1].endswith("en"))  # "Het profiel verwijderen wist ..."
-            or (language == "pl" and words[start].endswith(("nie", "cie")))  # "Usunięcie profilu ..."
+            (language in ("nl", "de") and words[end - 1].endswith("en") and set(before) <= _DETERMINERS)
+            or (language == "pl" and not before and words[start].endswith(("nie", "cie")))  # "Usunięcie"
         )
     ):
         return True
@@ -413,6 +414,7 @@ _INFINITIVES = {
     "it": ("are", "ere", "ire"),
     "pt": ("ar", "er", "ir"),
 }
+_DETERMINERS = _words("het de een das die der den dem ein eine einen")
 _TAKES_A_GERUND = _words("try consider keep start go recommend suggest")
 _VERBS = _words(
     """is are was were will would can could may might does did has have had should must won't isn't
@@ -471,7 +473,7 @@ def weigh(
         if stance in ("no", "reject"):
             return CLEARS
         return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
-    if _only_lead_in(before):
+    if _only_lead_in(before) or (subject and set(before) <= _DETERMINERS):
         if not subject:
             return ADVISES  # "Reinstall the app", "Please just reinstall"
         return _predicate(words, end, text, at, facts)

@@ -9,8 +9,8 @@ function words (`detect`); English is the default, and an answer with no clear l
 
 The stemmers strip verb and plural endings only, never below four letters: they are keys for comparing
 inflected forms of one word, not dictionary stems. Documented limits: irregular stems other than the
-Spanish -zc- ("restablezca" / "restablecer") are not joined, and a German separable verb split by "zu"
-("zurückzusetzen") is not "zurücksetzen".
+Spanish -zc- ("restablezca" / "restablecer") are not joined. A German separable verb with its "zu"
+("zurückzusetzen") is keyed as the verb ("zurücksetzen").
 
 Italian, Portuguese, Dutch and Polish are keyed by their lemma (`simplemma`, its dictionaries in the
 package, read as streams: Polish costs some 54 MB and 2 s once per process, the others less), then the
@@ -228,7 +228,16 @@ def _spanish(word: str) -> str:
 def _german(word: str) -> str:
     if "'" in word:
         return word
+    for particle in GERMAN_PARTICLES:  # "zurückzusetzen" is "zurücksetzen", "auszuschalten" "ausschalten"
+        if word.startswith(particle + "zu") and len(word) >= len(particle) + 6:
+            word = particle + word[len(particle) + 2 :]
+            break
     return _strip(word, _DE_ENDINGS)
+
+
+# The particles of German separable verbs ("zurücksetzen": "Setzen Sie das Gerät zurück").
+GERMAN_PARTICLES = ("zurück", "durch", "nach", "weg", "auf", "aus", "ein", "mit", "vor", "los", "neu")
+GERMAN_PARTICLES += ("ab", "an", "um")
 
 
 _IT_ENDINGS = (

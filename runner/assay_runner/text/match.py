@@ -43,7 +43,7 @@ from itertools import compress
 from operator import itemgetter
 
 from assay_runner.text.fold import fold
-from assay_runner.text.language import foreign_stem
+from assay_runner.text.language import GERMAN_PARTICLES, foreign_stem
 from assay_runner.text.markdown import normalize
 from assay_runner.text.tokens import Token, TokenColumns, occurrences, stem, token_columns, tokenize
 
@@ -211,24 +211,25 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
     if language in VERB_FIRST:
         spans.update(verb_first(text, wanted, language))
-    if language == "nl":
-        for cluster in _dutch_clusters(wanted):
+    if language in VERB_FIRST:
+        for cluster in _clusters(wanted, language):
             spans.update(_match_words(text, phrase_tokens(cluster, language)))
     return sorted(spans)
 
 
 # Dutch puts "te" or a modal between an infinitive and its object, and "te" inside a separable verb:
 # "de app opnieuw installeren" is also "de app opnieuw te installeren", "het apparaat moeten wissen",
-# "de firewall uitschakelen" also "de firewall uit te schakelen".
-_DUTCH_CLUSTER = ("te", "moeten", "kunnen", "mogen", "willen", "gaan", "laten")
+# "de firewall uitschakelen" also "de firewall uit te schakelen". German puts "zu" there ("neu zu
+# installieren"; written together in a separable verb, "zurückzusetzen", which its key joins).
+_CLUSTER = {"nl": ("te", "moeten", "kunnen", "mogen", "willen", "gaan", "laten"), "de": ("zu",)}
 
 
-def _dutch_clusters(wanted: Sequence[Token]) -> list[str]:
+def _clusters(wanted: Sequence[Token], language: str) -> list[str]:
     if len(wanted) < 2:
         return []
     head, verb = " ".join(t.text for t in wanted[:-1]), wanted[-1].text
-    clusters = [f"{head} {word} {verb}" for word in _DUTCH_CLUSTER]
-    particle = _particle_of(verb, _DUTCH_PARTICLES)
+    clusters = [f"{head} {word} {verb}" for word in _CLUSTER[language]]
+    particle = _particle_of(verb, _DUTCH_PARTICLES) if language == "nl" else None
     if particle is not None:
         clusters.append(f"{head} {particle} te {verb[len(particle) :]}")
     return clusters
@@ -247,22 +248,7 @@ _LEAD = _set_of(
 )
 _AND = frozenset({"en", "und"})
 _DUTCH_PARTICLES = ("terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om")
-_PARTICLES = (
-    "zurück",
-    "durch",
-    "nach",
-    "weg",
-    "auf",
-    "aus",
-    "ein",
-    "mit",
-    "vor",
-    "los",
-    "neu",
-    "ab",
-    "an",
-    "um",
-)
+_PARTICLES = GERMAN_PARTICLES
 
 
 def verb_first(

@@ -282,6 +282,8 @@ _FOREIGN_INSTEAD = frozenset(
 )
 _INTERJECTIONS = frozenset({"no", "non", "não", "nao", "nee", "nein"})  # "No, ..." answers, not a ban
 _GERMAN_NEGATION = frozenset({"nicht", "nie", "niemals", "keinesfalls"})
+# German and Dutch "without", "instead of" take a phrase that ends with its verb: they govern the clause.
+_VERB_FINAL = frozenset({"ohne", "statt", "anstatt", "zonder", "plaats"})
 _DUTCH_NEGATION = frozenset({"niet", "nooit", "geen", "geenszins"})
 
 
@@ -373,6 +375,8 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
         if _describes_then_directs(view, cue, head, start):
             return False
         return stem(view.words[head]) not in _REVERSERS
+    if view.words[cue.end - 1] in _VERB_FINAL:
+        return True  # "ohne das Gerät zurückzusetzen": the verb ends the phrase the cue introduces
     return _coordinated(view, cue, start)
 
 
@@ -544,7 +548,10 @@ def carried_negation(views: Sequence[ClauseView], clauses: Sequence[Clause]) -> 
         dangling = (
             head is None
             and view.words[cue.start] not in _INTERJECTIONS
-            and all(_transparent(w) for w in view.words[: cue.start])
+            and (
+                all(_transparent(w) for w in view.words[: cue.start])
+                or view.words[cue.start] in {"ab", "af"}  # "Wir raten davon ab, die Firewall zu ..."
+            )
         )
         if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
             continue
