@@ -109,8 +109,15 @@ from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import Language, sentence_language
-from assay_runner.text.match import tokenize
-from assay_runner.text.sentence_reading import Known, SentenceReading, handed_over, read_as
+from assay_runner.text.match import VERB_FIRST, Token, tokenize
+from assay_runner.text.sentence_reading import (
+    Known,
+    SentenceReading,
+    anchored,
+    handed_over,
+    read_as,
+    rule_matches,
+)
 from assay_runner.text.sentences import Sentence, split_sentences
 from assay_runner.text.view import AnswerView
 
@@ -183,15 +190,15 @@ def _read(
     if candidates is None:
         candidates = CANDIDATES[view] = Candidates(sentences, words)
     wanted = dict(candidates.rules_by_sentence(rules))
-    # A sentence in another language than the answer's is read with its own words' keys, for every rule.
-    own = {
-        si: lang
-        for si, sentence in enumerate(sentences)
-        if (lang := sentence_language(sentence.text[sentence.added :], view.language, languages))
-        != view.language
-    }
-    everything: list[tuple[int, Known]] = [(ri, None) for ri in range(len(rules))]
-    wanted.update(dict.fromkeys(own, everything))
+    # A sentence in another language than the answer's is searched with its own words' keys.
+    own: dict[int, tuple[Language, list[Token]]] = {}
+    for si, sentence in enumerate(sentences):
+        language = sentence_language(sentence.text[sentence.added :], view.language, languages)
+        if language != view.language:
+            own[si] = language, tokenize(sentence.text, read_as(language))
+            wanted.pop(si, None)
+            if found_rules := own_matches(sentence, own[si][1], rules, read_as(language)):
+                wanted[si] = found_rules
     found: list[tuple[int, int, int, Violation]] = []
     # A sentence's reading depends on its text and the rules it is read for, not on where it stands:
     # a sentence said again (a list repeated under each heading, an agent stuck in a loop) is read once.
@@ -199,7 +206,7 @@ def _read(
     for si in sorted(wanted):
         sentence = sentences[si]
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
-        language = own.get(si, view.language)
+        language = own[si][0] if si in own else view.language
         facts = facts_of(
             sentence.text, sentence.quoted, sentence.column, sentence.row, following, read_as(language)
         )
@@ -207,7 +214,7 @@ def _read(
         violations = read.get(key)
         if violations is None:
             if si in own:
-                tokens, base = tokenize(sentence.text, read_as(language)), 0
+                tokens, base = own[si][1], 0
             else:
                 tokens, base = sentence_words(sentence, words)
             reading = SentenceReading(sentence, si, tokens, base, facts)
@@ -222,6 +229,23 @@ def _read(
         )
     found.sort(key=lambda item: item[:3])
     return PolicyReading([violation for *_, violation in found], len(read))
+
+
+def own_matches(
+    sentence: Sentence, tokens: list[Token], rules: Sequence[ForbiddenRule], language: Language
+) -> list[tuple[int, Known]]:
+    """The rules a sentence in its own language is read for, with their matches in it where a search of
+    the whole sentence finds them all (`Candidates.hits` says which: German and Dutch phrases and
+    anchored patterns are matched clause by clause)."""
+    wanted: list[tuple[int, Known]] = []
+    for ri, rule in enumerate(rules):
+        if (rule.phrase is not None and language in VERB_FIRST) or (
+            rule.pattern is not None and anchored(rule.pattern)
+        ):
+            wanted.append((ri, None))
+        elif matches := rule_matches(rule, sentence.text, tokens, 0, sentence.added, language):
+            wanted.append((ri, matches))
+    return wanted
 
 
 def reading_key(sentence: Sentence, facts: Facts, wanted: list[tuple[int, Known]]) -> object:
