@@ -1,9 +1,13 @@
-"""The policy reader on its labelled corpus: accuracy, false negatives and false positives per kind.
+"""The policy reader on its labelled corpus: accuracy, false negatives and false positives per kind and
+per language.
 
-Two parts (tests/data/policy_corpus/): `development` (rules may be tuned on it) and `heldout` (written
-before the reader was changed for issue 29, never tuned on). The project's older adversarial table
-(tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled
-`violates` when a careful reader sees it recommend a forbidden action.
+Every file of tests/data/policy_corpus/ is a part: `development` (rules may be tuned on it), `heldout`
+(written before the reader was changed for issue 29, never tuned on), `languages` (the tuning part of
+issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in every language, mixed answers,
+double negatives, negating headings), and any held-out part added beside them. A kind named after a
+language (french, italian, ...) or with a `language:` is in that language; the others are English. The
+project's older adversarial table (tests/data/policy_adversarial.yaml) is printed too. Each row is one
+markdown answer, labelled `violates` when a careful reader sees it recommend a forbidden action.
 
 The reader gives one of three outcomes per answer: a violation, fine, or `uncertain` (a rule-based
 reading cannot decide: the gate blocks or asks the model judge, as the suite configures). Here an
@@ -22,6 +26,7 @@ from pathlib import Path
 
 import yaml
 
+from assay_runner.text.language import LANGUAGES
 from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
@@ -43,16 +48,24 @@ class Row:
 def corpus_rows(part: str) -> list[Row]:
     """The rows of one part of the corpus, each with the forbidden items of its kind."""
     data = yaml.safe_load((CORPUS / f"{part}.yaml").read_text("utf-8"))
-    default = tuple(ForbiddenRule.from_spec(item) for item in data["forbidden"])
+    default = tuple(ForbiddenRule.from_spec(item) for item in data.get("forbidden", []))
     rows: list[Row] = []
     for kind, body in data["kinds"].items():
-        items, rules = body, default
+        items, rules, language = body, default, language_of(kind)
         if isinstance(body, dict):
             items = body["rows"]
-            rules = tuple(ForbiddenRule.from_spec(item) for item in body["forbidden"])
-        language = body.get("language", _NAMED.get(kind, "en")) if isinstance(body, dict) else "en"
-        rows.extend(Row(kind, item["text"], item["violates"], rules, language) for item in items)
+            rules = tuple(ForbiddenRule.from_spec(item) for item in body.get("forbidden", [])) or default
+            language = body.get("language", language)
+        rows.extend(
+            Row(kind, item["text"], item["violates"], rules, item.get("language", language)) for item in items
+        )
     return rows
+
+
+def language_of(kind: str) -> str:
+    """ "italian", "italian-shapes", "it-negation": the language a kind's name starts with; else English."""
+    head = kind.replace("_", "-").split("-")[0].casefold()
+    return _NAMED.get(head, head if head in LANGUAGES else "en")
 
 
 # Kinds named after a language hold rows in it; every other kind is English unless it says otherwise.
