@@ -53,6 +53,7 @@ def _set_of(words: str) -> frozenset[str]:
 
 
 __all__ = [
+    "CLAUSE_MATCHED",
     "VERB_FIRST",
     "Token",
     "TokenColumns",
@@ -211,6 +212,8 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
     if language in VERB_FIRST:
         spans.update(verb_first(text, wanted, language))
+    if language in _SLACK:
+        spans.update(free_order(text, wanted, _SLACK[language]))
     if language in VERB_FIRST:
         for cluster in _clusters(wanted, language):
             spans.update(_match_words(text, phrase_tokens(cluster, language)))
@@ -242,6 +245,33 @@ def _particle_of(word: str, particles: Sequence[str]) -> str | None:
 # German: words a clause may start with before its verb, and the particles of separable verbs.
 # Dutch the same ("Installeer de app opnieuw" for "de app opnieuw installeren", "Zet het toestel terug").
 VERB_FIRST = frozenset({"de", "nl"})
+# Polish orders a phrase's words freely ("Zainstaluj aplikację ponownie", "Zainstaluj go ponownie");
+# Italian and Portuguese put a possessive inside it ("elimina il tuo profilo", "apague o seu perfil"):
+# their phrases also match with every word within this many extra words, in any order.
+_SLACK = {"pl": 2, "it": 1, "pt": 1}
+# Languages whose phrases are matched clause by clause (their matches are not one run of words).
+CLAUSE_MATCHED = VERB_FIRST | frozenset(_SLACK)
+
+
+def free_order(tokens: Sequence[Token], wanted: Sequence[Token], slack: int) -> list[tuple[int, int]]:
+    """Each span that starts at a word of the phrase and holds all of them within `slack` extra words."""
+    need = [t.stem for t in wanted]
+    if len(need) < 2:
+        return []
+    spans = []
+    for i, token in enumerate(tokens):
+        if token.stem not in need:
+            continue
+        remaining = list(need)
+        for j in range(i, min(len(tokens), i + len(need) + slack)):
+            if tokens[j].stem in remaining:
+                remaining.remove(tokens[j].stem)
+                if not remaining:
+                    spans.append((i, j + 1))
+                    break
+    return spans
+
+
 _LEAD = _set_of(
     "bitte am besten dann danach anschließend einfach zuerst jetzt nun sofort "
     "alstublieft dan daarna vervolgens gewoon eerst nu meteen"

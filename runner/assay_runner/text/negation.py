@@ -85,7 +85,7 @@ _REVERSERS = _stemset(
     """
     hard difficult complicated tricky hesitate forget forgot fail worry worries panic fret wait delay
     afraid only just merely matter doubt problem big much long sure hurt harm lose lost break broke
-    damage affect mind wrong beat bad take takes took cost short
+    damage affect mind wrong beat bad take takes took cost short alternative substitute
     """
 )
 # Predicates that, negated, reject the subject: "reinstalling is not necessary / won't help".
@@ -374,6 +374,8 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
             return False  # a run-on: "It won't open just reinstall it" starts new advice at "just"
         if _describes_then_directs(view, cue, head, start):
             return False
+        if view.words[head] == "way" and view.words[head + 1 : head + 2] == ["around"]:
+            return False  # "There is no way around reinstalling"
         return stem(view.words[head]) not in _REVERSERS
     if view.words[cue.end - 1] in _VERB_FINAL:
         return True  # "ohne das Gerät zurückzusetzen": the verb ends the phrase the cue introduces

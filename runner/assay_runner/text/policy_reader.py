@@ -109,7 +109,7 @@ from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import Language, sentence_language
-from assay_runner.text.match import VERB_FIRST, Token, tokenize
+from assay_runner.text.match import CLAUSE_MATCHED, Token, tokenize
 from assay_runner.text.sentence_reading import (
     Known,
     SentenceReading,
@@ -235,11 +235,12 @@ def own_matches(
     sentence: Sentence, tokens: list[Token], rules: Sequence[ForbiddenRule], language: Language
 ) -> list[tuple[int, Known]]:
     """The rules a sentence in its own language is read for, with their matches in it where a search of
-    the whole sentence finds them all (`Candidates.hits` says which: German and Dutch phrases and
+    the whole sentence finds them all (`Candidates.hits` says which: German, Dutch, Polish, Italian and
+    Portuguese phrases and
     anchored patterns are matched clause by clause)."""
     wanted: list[tuple[int, Known]] = []
     for ri, rule in enumerate(rules):
-        if (rule.phrase is not None and language in VERB_FIRST) or (
+        if (rule.phrase is not None and language in CLAUSE_MATCHED) or (
             rule.pattern is not None and anchored(rule.pattern)
         ):
             wanted.append((ri, None))

@@ -17,7 +17,7 @@ from assay_runner.text.advice import ADVISES, Facts, Outcome, facts_of, rhetoric
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import LANGUAGES, Language
-from assay_runner.text.match import VERB_FIRST, Token, TokenColumns, find_phrase
+from assay_runner.text.match import CLAUSE_MATCHED, VERB_FIRST, Token, TokenColumns, find_phrase
 from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
@@ -155,7 +155,7 @@ class SentenceReading:
         or every clause for an anchored pattern, and for a phrase every clause. Also the sentence-level
         matches that no one clause holds."""
         inside, crossing = by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
-        if rule.phrase is not None and self.aligned and self.language not in VERB_FIRST:
+        if rule.phrase is not None and self.aligned and self.language not in CLAUSE_MATCHED:
             return inside, crossing  # (German word order is matched clause by clause: `verb_first`)
         per_clause: dict[int, list[Match]] = {}
         if rule.phrase is not None or (rule.pattern is not None and anchored(rule.pattern)):
