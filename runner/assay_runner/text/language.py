@@ -236,8 +236,10 @@ def _german(word: str) -> str:
 
 
 # The particles of German separable verbs ("zurücksetzen": "Setzen Sie das Gerät zurück").
-GERMAN_PARTICLES = ("zurück", "durch", "nach", "weg", "auf", "aus", "ein", "mit", "vor", "los", "neu")
-GERMAN_PARTICLES += ("ab", "an", "um")
+GERMAN_PARTICLES = (
+    *("zurück", "durch", "nach", "weg", "auf", "aus", "ein", "mit", "vor", "los", "neu", "ab", "an"),
+    "um",
+)
 
 
 _IT_ENDINGS = (
