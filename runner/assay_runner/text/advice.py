@@ -163,7 +163,8 @@ _STANCE_WORDS = _words(
     cattiva má mauvaise mala schlechte slecht zły sconsigliato sconsigliata desaconselhado desaconselhável
     desaconselhamos desaconselho odradzamy odradzam odradza odradzane afgeraden aan déconseillé
     desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
-    d'accordo concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt onnodig zinloos
+    d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
+    onnodig zinloos
     nic zbędne perché porque que
     waarom dlaczego"""
 )
@@ -331,6 +332,8 @@ _FRAME = _cues(
     r"\bvous (?:pouvez|devez|devriez)\b",
     r"\b(?:la (?:seule )?solution est de|essayez de|pensez à|merci de)\b",
     r"\b(?:debe|debería|deberías|hay que|tiene que|tienes que|puede|puedes|la solución es|intente|pruebe)\b",
+    r"\b(?:(?:ti |vi )?basta|wystarczy|il suffit|basta con|es genügt|het volstaat|vale a pena|warto|"
+    r"mieux vaut|conviene|es lohnt sich|het is verstandig|sollten sie|à notre avis|naszym zdaniem)\b",
     r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte)\b",
     r"\b(?:devi|dovete|deve|dovresti|dovreste|puoi|potete|può|bisogna|occorre|conviene|è meglio|"
     r"(?:la (?:sola |unica |migliore )?)?soluzione è|ti consiglio|vi consiglio|consigliamo|suggeriamo|"
@@ -359,6 +362,15 @@ _FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
 _SUBJECTS = _words("you someone anyone somebody anybody they we i he she")
 _HYPOTHETICAL = frozenset({"if", "unless", "whether", "in case", "when", "whenever"})
+# "If" and "when" in the other languages, read only at the head of a clause (Spanish "se" is a pronoun,
+# so these never cut a clause), and the subject pronouns that may stand between them and the verb.
+_FOREIGN_IF = _words(
+    "si quand lorsque cuando se quando als wanneer indien wenn falls sobald jeśli jeżeli gdy kiedy"
+)
+_FOREIGN_SUBJECTS = _words(
+    "vous tu on usted ustedes tú você vocês voi lei tu u je jij we ze het sie du man ty wy pan pani "
+    "l' ne en y lo la gli ci vi"
+)
 # What a subject's predicate says about doing it.
 _POSITIVE = _cues(
     r"\b(?:fix|fixes|fixed|solve|solves|solved|resolve|resolves|resolved|help|helps|helped|works?|worked|"
@@ -464,10 +476,14 @@ def weigh(
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
+    if before and before[0] in _FOREIGN_IF and all(w in _FOREIGN_SUBJECTS for w in before[1:]):
+        return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
     if _REPORTING.search(before_text) or _reported_later(text, at):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
-        stance = _stance_of(_other_clauses(text, at) + " " + before_text) or facts.reply
+        # the rest of its own clause too: "Technik zaleca ... i zgadzamy się z tym" has no subject to cut at
+        rest = " ".join(words[end:])
+        stance = _stance_of(_other_clauses(text, at) + " " + before_text + " " + rest) or facts.reply
         if stance in ("yes", "endorse"):
             return ADVISES
         if stance in ("no", "reject"):

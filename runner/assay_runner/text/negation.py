@@ -267,6 +267,8 @@ _FOREIGN_VERBAL = (
     frozenset({"ne", "n'", "jamais", "inutile", "nunca", "jamás", "jamas", "nie", "niemals"})
     | frozenset({"kein", "keine", "keinen", "keinem", "keiner", "keinesfalls", "nicht"})
     | frozenset({"non", "mai", "não", "nao", "niet", "nooit", "geen", "nigdy", "żadnym", "zadnym"})
+    | frozenset({"nessun", "nessuna", "nessuno", "nemmeno", "neanche", "nem", "nenhum", "nenhuma"})
+    | frozenset({"niets", "żaden", "żadna", "żadne", "ani"})
 )
 _FOREIGN_PREPOSITIONAL = frozenset(
     {"sans", "sin", "ohne", "statt", "anstatt", "senza", "sem", "zonder", "bez", "zamiast"}
@@ -477,7 +479,7 @@ def _negated_subject(view: ClauseView, start: int) -> bool:
 
 def _is_adverb(word: str) -> bool:
     return word in {"really", "ever", "even", "actually", "still"} or (
-        len(word) > 4 and word.endswith("ly") and word not in _NOT_ADVERBS
+        len(word) > 4 and word.endswith(("ly", "mente")) and word not in _NOT_ADVERBS
     )
 
 
