@@ -9,9 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from assay_runner.judges.policy import Policy
 from assay_runner.suite.models import PolicyJudge
 from assay_runner.text.language import detect, foreign_stem, load_models, sentence_language
 from assay_runner.text.policy_reader import ForbiddenRule, read_policy
+from tests.unit.builders import case
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -125,3 +127,22 @@ def test_the_tuning_corpus_holds_its_floor() -> None:
     assert sum(every) / len(every) >= 0.95
     assert {language: sum(r) / len(r) for language, r in by_language.items() if sum(r) / len(r) < 0.9} == {}
     assert set(by_language) >= {"en", "fr", "es", "de", "it", "pt", "nl", "pl"}
+
+
+def test_the_policy_judge_blocks_a_handed_over_sentence_and_names_it() -> None:
+    spec = PolicyJudge.model_validate(
+        {
+            "name": "policy",
+            "type": "policy",
+            "weight": 1,
+            "threshold": 1,
+            "forbidden": ["appen"],
+            "languages": ["en", "sv"],
+        }
+    )
+    verdict = Policy(spec).judge(case("Thanks for writing. Installera om appen och starta om telefonen."))
+    assert verdict.score == 0.0 and verdict.error is None
+    assert "Installera om appen" in verdict.reason and "'sv'" in verdict.reason
+    # Not declared: the sentence is identified among the eight the reader reads, and read as such.
+    spec = PolicyJudge.model_validate({**spec.model_dump(by_alias=True), "languages": None})
+    assert "'sv'" not in Policy(spec).judge(case("Installera om appen och starta om telefonen.")).reason
