@@ -215,8 +215,8 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
     if language in _SLACK:
         spans.update(free_order(text, wanted, _SLACK[language]))
     if language in VERB_FIRST:
-        for cluster in _clusters(wanted, language):
-            spans.update(_match_words(text, phrase_tokens(cluster, language)))
+        for cluster in _clusters(phrase, language):
+            spans.update(_match_words(text, cluster))
     return sorted(spans)
 
 
@@ -227,15 +227,17 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
 _CLUSTER = {"nl": ("te", "moeten", "kunnen", "mogen", "willen", "gaan", "laten"), "de": ("zu",)}
 
 
-def _clusters(wanted: Sequence[Token], language: str) -> list[str]:
+@lru_cache(maxsize=1024)  # asked for every clause of an answer, for each phrase
+def _clusters(phrase: str, language: str) -> tuple[tuple[Token, ...], ...]:
+    wanted = phrase_tokens(phrase, language)
     if len(wanted) < 2:
-        return []
+        return ()
     head, verb = " ".join(t.text for t in wanted[:-1]), wanted[-1].text
     clusters = [f"{head} {word} {verb}" for word in _CLUSTER[language]]
     particle = _particle_of(verb, _DUTCH_PARTICLES) if language == "nl" else None
     if particle is not None:
         clusters.append(f"{head} {particle} te {verb[len(particle) :]}")
-    return clusters
+    return tuple(phrase_tokens(cluster, language) for cluster in clusters)
 
 
 def _particle_of(word: str, particles: Sequence[str]) -> str | None:
