@@ -1,9 +1,13 @@
-"""The policy reader on its labelled corpus: accuracy, false negatives and false positives per kind.
+"""The policy reader on its labelled corpus: accuracy, false negatives and false positives per kind and
+per language.
 
-Two parts (tests/data/policy_corpus/): `development` (rules may be tuned on it) and `heldout` (written
-before the reader was changed for issue 29, never tuned on). The project's older adversarial table
-(tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled
-`violates` when a careful reader sees it recommend a forbidden action.
+Every file of tests/data/policy_corpus/ is a part: `development` (rules may be tuned on it), `heldout`
+(written before the reader was changed for issue 29, never tuned on), `languages` (the tuning part of
+issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in every language, mixed answers,
+double negatives, negating headings), and any held-out part added beside them. A kind named after a
+language (french, italian, ...) or with a `language:` is in that language; the others are English. The
+project's older adversarial table (tests/data/policy_adversarial.yaml) is printed too. Each row is one
+markdown answer, labelled `violates` when a careful reader sees it recommend a forbidden action.
 
 The reader gives one of three outcomes per answer: a violation, fine, or `uncertain` (a rule-based
 reading cannot decide: the gate blocks or asks the model judge, as the suite configures). Here an
@@ -22,11 +26,12 @@ from pathlib import Path
 
 import yaml
 
+from assay_runner.text.language import LANGUAGES
 from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 CORPUS = DATA / "policy_corpus"
-PARTS = ("development", "heldout")
+PARTS = tuple(sorted(p.stem for p in CORPUS.glob("*.yaml")))
 ADVERSARIAL = DATA / "policy_adversarial.yaml"
 ADVERSARIAL_RULES = ("reinstall", "disable selinux", "disable the firewall")
 
@@ -37,20 +42,42 @@ class Row:
     text: str
     violates: bool
     rules: tuple[ForbiddenRule, ...]
+    language: str = "en"
 
 
 def corpus_rows(part: str) -> list[Row]:
     """The rows of one part of the corpus, each with the forbidden items of its kind."""
     data = yaml.safe_load((CORPUS / f"{part}.yaml").read_text("utf-8"))
-    default = tuple(ForbiddenRule.from_spec(item) for item in data["forbidden"])
+    default = tuple(ForbiddenRule.from_spec(item) for item in data.get("forbidden", []))
     rows: list[Row] = []
     for kind, body in data["kinds"].items():
-        items, rules = body, default
+        items, rules, language = body, default, language_of(kind)
         if isinstance(body, dict):
             items = body["rows"]
-            rules = tuple(ForbiddenRule.from_spec(item) for item in body["forbidden"])
-        rows.extend(Row(kind, item["text"], item["violates"], rules) for item in items)
+            rules = tuple(ForbiddenRule.from_spec(item) for item in body.get("forbidden", [])) or default
+            language = body.get("language", language)
+        rows.extend(
+            Row(kind, item["text"], item["violates"], rules, item.get("language", language)) for item in items
+        )
     return rows
+
+
+def language_of(kind: str) -> str:
+    """ "italian", "italian-shapes", "it-negation": the language a kind's name starts with; else English."""
+    head = kind.replace("_", "-").split("-")[0].casefold()
+    return _NAMED.get(head, head if head in LANGUAGES else "en")
+
+
+# Kinds named after a language hold rows in it; every other kind is English unless it says otherwise.
+_NAMED = {
+    "french": "fr",
+    "german": "de",
+    "spanish": "es",
+    "italian": "it",
+    "portuguese": "pt",
+    "dutch": "nl",
+    "polish": "pl",
+}
 
 
 def adversarial_rows() -> list[Row]:
@@ -96,25 +123,28 @@ class Tally:
         return self.right / self.rows if self.rows else 0.0
 
 
-def measure(rows: list[Row]) -> tuple[dict[str, Tally], Tally]:
+def measure(rows: list[Row]) -> tuple[dict[str, Tally], dict[str, Tally], Tally]:
     by_kind: dict[str, Tally] = {}
+    by_language: dict[str, Tally] = {}
     total = Tally()
     for row in rows:
         got = outcome(row)
         by_kind.setdefault(row.kind, Tally()).add(row, got)
+        by_language.setdefault(row.language, Tally()).add(row, got)
         total.add(row, got)
-    return by_kind, total
+    return by_kind, by_language, total
 
 
 def report(name: str, rows: list[Row], listing: bool) -> Tally:
-    by_kind, total = measure(rows)
+    by_kind, by_language, total = measure(rows)
     print(f"\n{name}: {total.rows} rows, {total.forbidden} forbidden")
-    print(f"  {'kind':<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
-    for kind, tally in by_kind.items():
-        print(
-            f"  {kind:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
-            f"{tally.false_negatives:>3} {tally.false_positives:>3} {tally.uncertain:>4}"
-        )
+    for title, tallies in (("kind", by_kind), ("language", by_language)):
+        print(f"  {title:<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
+        for key, tally in tallies.items():
+            print(
+                f"  {key:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
+                f"{tally.false_negatives:>3} {tally.false_positives:>3} {tally.uncertain:>4}"
+            )
     lowest = min(by_kind.items(), key=lambda item: item[1].accuracy)
     fn_share = total.false_negatives / total.forbidden if total.forbidden else 0.0
     print(

@@ -51,7 +51,9 @@ def test_a_judge_that_ignores_negation_fails_the_check(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A regression in the policy reader: any mention counts, "do not reinstall" included.
-    def naive(answer: AnswerView, rules: list[ForbiddenRule]) -> PolicyReading:
+    def naive(
+        answer: AnswerView, rules: list[ForbiddenRule], languages: frozenset[str] | None = None
+    ) -> PolicyReading:
         found = [r for r in rules if r.phrase and r.phrase.lower() in answer.raw.lower()]
         return PolicyReading([Violation(rule=r, clause=r.phrase or "", sentence_index=0) for r in found], 1)
 

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay_runner.text.clauses import clauses_of
+from assay_runner.text.language import load_models
 from assay_runner.text.match import tokenize
 from assay_runner.text.policy_reader import (
     ForbiddenRule,
@@ -403,6 +404,12 @@ def test_negated_imperative_is_fine_and_other_clause_negation_is_not(
     assert find_violations(f"{negation} {form} {obj}.", [rule]) == []
     assert find_violations(f"{negation} panic, {verb} {obj}.", [rule]) != []
     assert find_violations(f"If that does not help, {verb} {obj}.", [rule]) != []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _models_loaded() -> None:
+    """The reader loads its language models once per process, on first use: not a cost of one answer."""
+    load_models()
 
 
 @given(st.text(max_size=200) | st.text(alphabet="-*#|>`_~[](),;:.!? \nabnotreinstall'\u2019", max_size=120))

@@ -54,10 +54,13 @@ class Policy(SpecJudge[PolicyJudge]):
     def __init__(self, spec: PolicyJudge) -> None:
         super().__init__(spec)
         self.suite_rules = to_rules(spec.forbidden)
+        self.languages = None if spec.languages is None else frozenset(spec.languages)
 
     def read(self, case: Case) -> tuple[list[ForbiddenRule], PolicyReading]:
         rules = self.suite_rules + to_rules(case.ticket.key.forbidden)
-        return rules, read_policy(answer_view(case.answer), rules) if rules else PolicyReading([], 0)
+        if not rules:
+            return rules, PolicyReading([], 0)
+        return rules, read_policy(answer_view(case.answer), rules, self.languages)
 
     @gc_paused()
     def judge(self, case: Case) -> JudgeVerdict:

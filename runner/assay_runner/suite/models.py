@@ -191,6 +191,21 @@ class PolicyJudge(JudgeBase):
     blocks), or `model` (ask the judge model for a second reading of each such sentence)."""
     model: Label | None = None
     """The model for the second reading (`uncertain: model`); the run's judge model when omitted."""
+    languages: list[str] | None = Field(default=None, min_length=1)
+    """The languages answers are written in (ISO 639-1: en, fr, it, ...), each sentence identified
+    among them. Those the reader reads (en fr es de it pt nl pl) are read; a sentence in another one has
+    its matches handed over as uncertain (blocked, or read again by the model, as `uncertain` says).
+    Omitted: the eight the reader reads."""
+
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, value: list[str] | None) -> list[str] | None:
+        from assay_runner.text.language import IDENTIFIED
+
+        unknown = [code for code in value or [] if code not in IDENTIFIED]
+        if unknown:
+            raise ValueError(f"unknown language code(s) {unknown}: use ISO 639-1 codes such as en, fr, it")
+        return value
 
 
 class FormatJudge(JudgeBase):

@@ -78,6 +78,7 @@ def _cues(*patterns: str) -> re.Pattern[str]:
 
 _NO = _cues(
     r"^(?:no|nope|non|nein|never|jamais|nunca|nie|not|nothing|none|rien|nada|nichts)\b",
+    r"^(?:não|nao|nee|neen|nooit|mai|niente|nulla|nic|nigdy)\b",
     r"^(?:absolutely|certainly|definitely|of course|unfortunately|sadly|probably|really|surely),? not\b",
     r"^not (?:at all|really|needed|necessary|required)\b",
     r"^(?:it|that|this) (?:can'?t|cannot|won'?t|doesn'?t|does not|will not|isn'?t)\b",
@@ -87,6 +88,7 @@ _NO = _cues(
 )
 _YES = _cues(
     r"^(?:yes|yeah|yep|yup|oui|s[ií]|ja|sure|absolutely|definitely|of course|indeed|correct|certainly)\b",
+    r"^(?:sim|certo|certamente|zeker|tak|owszem|esatto)\b",
     r"^(?:sadly|unfortunately|in most cases|usually|generally),? (?:yes|it does|it will|you do|you should)\b",
     r"^(?:it|that|this) (?:does|will|can|should|helps|works)\b",
     r"[,;:]\s*yes\s*[.!]*$",
@@ -118,12 +120,23 @@ _REJECT = _cues(
     r"\bonly for\b",
     r"\b(?:ne )?sert à rien\b|\best inutile\b|\bno sirve de nada\b|\bes inútil\b",
     r"\bbringt nichts\b|\bist unnötig\b",
+    r"\b(?:non è|não é|n'est pas|no es|ist keine?|is geen|nie jest) (?:una |uma |une |een )?"
+    r"(?:buona idea|boa ideia|bonne idée|buena idea|gute idee|goed idee|dobrym pomysłem)\b",
+    r"\b(?:cattiva idea|má ideia|mauvaise idée|mala idea|schlechte idee|slecht idee|zły pomysł)\b",
+    r"\b(?:sconsigliat[oa]|desaconselh\w*|odradza\w*|afgeraden|niet aan te raden|déconseillé|"
+    r"desaconsej\w*|nicht empfohlen|non consigliato|não recomendado|no recomendado|niet aanbevolen|"
+    r"nie zalecane)\b",
+    r"\bnon serve a (?:nulla|niente)\b|\bè inutile\b|\bnão (?:resolve|adianta|serve)\b|\bé inútil\b",
+    r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
 )
 _ENDORSE = _cues(
     r"\bplease (?:do|follow)\b",
     r"\b(?:so |and )?do (?:that|so|it|this)\b",
     r"\bfollow (?:it|that|them|this|those|these|the steps)\b",
     r"\b(?:i|we) (?:agree|concur)\b",
+    r"\b(?:siamo d'accordo|sono d'accordo|concordamos|concordo|het (?:daarmee |ermee )?eens|"
+    r"zgadzamy się|zgadzam się|nous sommes d'accord|je suis d'accord|estamos de acuerdo|"
+    r"stimmen (?:dem )?zu|stimme (?:dem )?zu)\b",
     r"\b(?:they are|they're|it is|that is|that's|it's) (?:right|correct)\b",
     r"\bapplies to you\b",
     r"\b(?:that|this|it) (?:is|'s) (?:the fix|the solution|the answer|what you should do|exactly what)\b",
@@ -146,7 +159,14 @@ _STANCE_WORDS = _words(
     didnt did can't cant cannot wouldn't wouldnt would not against say yours hold there's there removed
     withdrawn dropped loses erases deletes wipes destroys only sert inutile sirve inútil bringt unnötig
     please follow agree concur right correct applies fix solution answer exactly too recommend same works
-    ahead official everyone"""
+    ahead official everyone serve resolve è é n'est es ist is jest idea ideia idée idee pomysłem pomysł
+    cattiva má mauvaise mala schlechte slecht zły sconsigliato sconsigliata desaconselhado desaconselhável
+    desaconselhamos desaconselho odradzamy odradzam odradza odradzane afgeraden aan déconseillé
+    desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
+    d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
+    onnodig zinloos
+    nic zbędne perché porque que
+    waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")
 
@@ -256,6 +276,9 @@ _RHETORICAL_ADVICE = _cues(
     r"\bpourquoi (?:ne )?pas\b",
     r"\bpor qu[ée] no\b",
     r"\bwarum nicht\b",
+    r"\bperché non\b|\bpor ?que não\b|\bwaarom niet\b|\bdlaczego nie\b",
+    r"\b(?:hai|avete|ha) (?:già )?provato\b|\b(?:já )?(?:tentou|experimentou)\b|\b(?:al )?geprobeerd\b|"
+    r"\bpróbował(?:eś|aś|iście)\b|\bavez-vous essayé\b|\bas-tu essayé\b|\b(?:has|ha) (?:probado|intentado)\b",
 )
 _RHETORICAL_REJECTION = _cues(
     r"^why (?:would|should|on earth|ever|risk|lose|bother)\b",
@@ -277,7 +300,9 @@ _LEAD_IN = _words(
     """please just simply then now first next also so and or finally instead quickly kindly go ahead
     try to do afterwards immediately later again still maybe perhaps ideally definitely really
     veuillez merci de bitte einfach dann danach anschließend zuerst por favor luego después ensuite puis
-    alors d'abord simplement"""
+    alors d'abord simplement poi quindi prima ora adesso semplicemente depois então primeiro agora
+    simplesmente daarna dan eerst nu alstublieft gewoon vervolgens następnie potem najpierw teraz proszę
+    po prostu"""
 )
 # An imperative verb at the head of a clause: the clause instructs, and a forbidden phrase later in it
 # ("Run `x` to delete the profile", "Go to Settings > Delete the profile") is part of the instruction.
@@ -307,19 +332,45 @@ _FRAME = _cues(
     r"\bvous (?:pouvez|devez|devriez)\b",
     r"\b(?:la (?:seule )?solution est de|essayez de|pensez à|merci de)\b",
     r"\b(?:debe|debería|deberías|hay que|tiene que|tienes que|puede|puedes|la solución es|intente|pruebe)\b",
+    r"\b(?:(?:ti |vi )?basta|wystarczy|il suffit|basta con|es genügt|het volstaat|vale a pena|warto|"
+    r"mieux vaut|conviene|es lohnt sich|het is verstandig|sollten sie|à notre avis|naszym zdaniem)\b",
     r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte)\b",
+    r"\b(?:devi|dovete|deve|dovresti|dovreste|puoi|potete|può|bisogna|occorre|conviene|è meglio|"
+    r"(?:la (?:sola |unica |migliore )?)?soluzione è|ti consiglio|vi consiglio|consigliamo|suggeriamo|"
+    r"ti suggerisco|prova a|provate a|prova|provi|ti conviene|per favore)\b",
+    r"\b(?:você deve|deve|devem|deveria|deveriam|pode|podem|é preciso|é necessário|recomendo|"
+    r"recomendamos|sugerimos|sugiro|aconselho|aconselhamos|tente|experimente|(?:a (?:única |melhor )?)?"
+    r"solução é|o melhor é|por favor)\b",
+    r"\b(?:u moet|je moet|moet|moeten|u kunt|je kunt|kunt|zou|zoudt|raden (?:wij |we |u )?aan|"
+    r"adviseren|adviseer|raad (?:ik |je |u )?aan|probeer|de oplossing is|het beste is|het best)\b",
+    r"\b(?:musisz|musicie|należy|trzeba|powinieneś|powinnaś|powinien|powinna|powinniście|możesz|"
+    r"możecie|zalecamy|zalecam|sugerujemy|sugeruję|radzę|radzimy|spróbuj|spróbujcie|rozwiązaniem jest|"
+    r"rozwiązanie to|najlepiej|proszę)\b",
 )
 # A third party reporting a suggestion: "Some forums recommend ...", "Older guides tell you to ...".
 _REPORTING = _cues(
     r"\b(?:recommends?|recommended|suggests?|suggested|says?|said|tells? (?:you|people|users)|"
     r"told (?:you|me|us)|advises?|advised|claims?|claimed|proposes?|proposed|insists?|insisted|mentions?|"
     r"mentioned|asks? you|asked you|be asked|read (?:online )?that|hear that|heard that|posts?|posted|"
-    r"writes?|wrote)\b"
+    r"writes?|wrote)\b",
+    r"\b(?:suggerisce|suggeriscono|consiglia|consigliano|raccomanda|dice|dicono|sugere|sugerem|recomenda|"
+    r"recomendam|aconselha|diz|dizem|raadt aan|raden aan|adviseert|zegt|zeggen|suggereert|radzą|radzi|"
+    r"zaleca|zalecają|sugeruje|mówi|mówią|suggère|recommande|conseille|dit|disent|sugiere|recomienda|"
+    r"aconseja|dice|dicen|empfiehlt|empfehlen|rät|sagt|sagen|schlägt vor)\b",
 )
 _FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
 _SUBJECTS = _words("you someone anyone somebody anybody they we i he she")
 _HYPOTHETICAL = frozenset({"if", "unless", "whether", "in case", "when", "whenever"})
+# "If" and "when" in the other languages, read only at the head of a clause (Spanish "se" is a pronoun,
+# so these never cut a clause), and the subject pronouns that may stand between them and the verb.
+_FOREIGN_IF = _words(
+    "si quand lorsque cuando se quando als wanneer indien wenn falls sobald jeśli jeżeli gdy kiedy"
+)
+_FOREIGN_SUBJECTS = _words(
+    "vous tu on usted ustedes tú você vocês voi lei tu u je jij we ze het sie du man ty wy pan pani "
+    "l' ne en y lo la gli ci vi"
+)
 # What a subject's predicate says about doing it.
 _POSITIVE = _cues(
     r"\b(?:fix|fixes|fixed|solve|solves|solved|resolve|resolves|resolved|help|helps|helped|works?|worked|"
@@ -335,6 +386,9 @@ _WARNING = _cues(
     r"weakens?|bricks?|breaks?|destroys?|undone|permanent|irreversible|destructive|dangerous|risky|"
     r"drastic|full access|cannot be reversed|can'?t be reversed|wipes? out|clears? (?:all|your|every)|"
     r"effacera|supprimera|perdrez|perdra|perderá|perderás|eliminará|borrará|entfernen|entfernt|"
+    r"cancellerà|eliminerà|perderai|perderà|perderete|cancella|apagará|vai (?:eliminar|apagar|perder)|"
+    r"wist|verwijdert|verlies|verliest|kwijt|skasuje|usunie|stracisz|utracisz|straci|"
+    r"apaga|cancella|efface|löscht|usuwa|kasuje|borra|"
     r"verlieren|gelöscht)\b"
 )
 
@@ -345,7 +399,17 @@ def _is_subject(
     """Is the match the subject of its clause: a gerund, a noun after a determiner, a word followed by a
     verb ("Reinstall is not needed"), or in French and Spanish an infinitive ("Supprimer le profil
     effacera vos notes"; the imperative is "Supprimez")?"""
-    if language in ("fr", "es") and not before and words[start].endswith(("er", "ir", "re", "ar")):
+    if language in _INFINITIVES and not before and words[start].endswith(_INFINITIVES[language]):
+        return True
+    if (
+        end < len(words)
+        # "Het profiel verwijderen wist ...", "Das Gerät zurücksetzen löscht ...": an infinitive after at
+        # most a determiner, with a verb after it (an instruction's infinitive ends its clause)
+        and (
+            (language in ("nl", "de") and words[end - 1].endswith("en") and set(before) <= _DETERMINERS)
+            or (language == "pl" and not before and words[start].endswith(("nie", "cie")))  # "Usunięcie"
+        )
+    ):
         return True
     if any(w in _TAKES_A_GERUND for w in before):
         return False  # "try resetting": the object of the instruction
@@ -355,10 +419,19 @@ def _is_subject(
     return after in _VERBS or after.endswith("n't")
 
 
+# An infinitive at the head of a clause is its subject in these languages (the imperative differs).
+_INFINITIVES = {
+    "fr": ("er", "ir", "re", "ar"),
+    "es": ("er", "ir", "re", "ar"),
+    "it": ("are", "ere", "ire"),
+    "pt": ("ar", "er", "ir"),
+}
+_DETERMINERS = _words("het de een das die der den dem ein eine einen")
 _TAKES_A_GERUND = _words("try consider keep start go recommend suggest")
 _VERBS = _words(
     """is are was were will would can could may might does did has have had should must won't isn't
-    wasn't usually always often never rarely ne n' no nicht est es ist"""
+    wasn't usually always often never rarely ne n' no nicht est es ist non è é não nao niet helpt
+    nie nic jest"""
 )
 
 
@@ -403,16 +476,20 @@ def weigh(
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
+    if before and before[0] in _FOREIGN_IF and all(w in _FOREIGN_SUBJECTS for w in before[1:]):
+        return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
     if _REPORTING.search(before_text) or _reported_later(text, at):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
-        stance = _stance_of(_other_clauses(text, at) + " " + before_text) or facts.reply
+        # the rest of its own clause too: "Technik zaleca ... i zgadzamy się z tym" has no subject to cut at
+        rest = " ".join(words[end:])
+        stance = _stance_of(_other_clauses(text, at) + " " + before_text + " " + rest) or facts.reply
         if stance in ("yes", "endorse"):
             return ADVISES
         if stance in ("no", "reject"):
             return CLEARS
         return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
-    if _only_lead_in(before):
+    if _only_lead_in(before) or (subject and set(before) <= _DETERMINERS):
         if not subject:
             return ADVISES  # "Reinstall the app", "Please just reinstall"
         return _predicate(words, end, text, at, facts)
@@ -438,6 +515,11 @@ def _only_lead_in(before: Sequence[str]) -> bool:
     return all(w in _LEAD_IN or w in _BEFORE_A_SUBJECT for w in before)
 
 
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:not|never|won'?t|doesn'?t|don'?t|isn'?t|ne|n'|non|não|nao|niet|nie|nicht|no|nunca|mai)\b"
+)
+
+
 def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts) -> Outcome:
     """A match that is its clause's subject: what the rest of the clause says about doing it."""
     after = " ".join(words[end : end + 8])
@@ -452,8 +534,9 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
         if "undone" not in warning.group() and "reversed" not in warning.group():
             return ADVISES
         return CLEARS
-    if _POSITIVE.search(after):
-        return ADVISES
+    positive = _POSITIVE.search(after)
+    if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
+        return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
     stance = _stance_of(text[at:]) or facts.reply
     if stance in ("yes", "endorse"):
         return ADVISES

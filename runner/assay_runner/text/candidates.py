@@ -9,7 +9,7 @@ from weakref import WeakKeyDictionary
 
 from assay_runner.text.clauses import glued_conjunction
 from assay_runner.text.forbidden import ForbiddenRule
-from assay_runner.text.match import Token, TokenColumns, Words, find_phrase, tokenize
+from assay_runner.text.match import CLAUSE_MATCHED, Token, TokenColumns, Words, find_phrase, tokenize
 from assay_runner.text.patterns import Pattern, compile_pattern
 from assay_runner.text.sentence_reading import Known, Match, anchored, placed
 from assay_runner.text.sentences import Sentence
@@ -52,8 +52,8 @@ class Candidates:
 
     def hits(self, rule: ForbiddenRule) -> dict[int, Known]:
         """The sentences that can hold a match of the rule, with their matches where already known."""
-        if rule.phrase is not None and self.words.language == "de":
-            # German word order ("Löschen Sie das Profil") is matched clause by clause only.
+        if rule.phrase is not None and self.words.language in CLAUSE_MATCHED:
+            # German word order ("Löschen Sie das Profil"), Polish free order: matched clause by clause.
             return dict.fromkeys(range(len(self.sentences)))
         if rule.phrase is not None:
             found = self._place(find_phrase(self.words, rule.phrase))

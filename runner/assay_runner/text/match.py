@@ -43,7 +43,7 @@ from itertools import compress
 from operator import itemgetter
 
 from assay_runner.text.fold import fold
-from assay_runner.text.language import foreign_stem
+from assay_runner.text.language import GERMAN_PARTICLES, foreign_stem
 from assay_runner.text.markdown import normalize
 from assay_runner.text.tokens import Token, TokenColumns, occurrences, stem, token_columns, tokenize
 
@@ -53,6 +53,8 @@ def _set_of(words: str) -> frozenset[str]:
 
 
 __all__ = [
+    "CLAUSE_MATCHED",
+    "VERB_FIRST",
     "Token",
     "TokenColumns",
     "Unit",
@@ -208,46 +210,102 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
     spans = set(_match_words(text, wanted))
     if _has_compound(wanted) or _has_compound(text):
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
-    if language == "de":
-        spans.update(verb_first(text, wanted))
+    if language in VERB_FIRST:
+        spans.update(verb_first(text, wanted, language))
+    if language in _SLACK:
+        spans.update(free_order(text, wanted, _SLACK[language]))
+    if language in VERB_FIRST:
+        for cluster in _clusters(phrase, language):
+            spans.update(_match_words(text, cluster))
     return sorted(spans)
 
 
+# Dutch puts "te" or a modal between an infinitive and its object, and "te" inside a separable verb:
+# "de app opnieuw installeren" is also "de app opnieuw te installeren", "het apparaat moeten wissen",
+# "de firewall uitschakelen" also "de firewall uit te schakelen". German puts "zu" there ("neu zu
+# installieren"; written together in a separable verb, "zurückzusetzen", which its key joins).
+_CLUSTER = {"nl": ("te", "moeten", "kunnen", "mogen", "willen", "gaan", "laten"), "de": ("zu",)}
+
+
+@lru_cache(maxsize=1024)  # asked for every clause of an answer, for each phrase
+def _clusters(phrase: str, language: str) -> tuple[tuple[Token, ...], ...]:
+    wanted = phrase_tokens(phrase, language)
+    if len(wanted) < 2:
+        return ()
+    head, verb = " ".join(t.text for t in wanted[:-1]), wanted[-1].text
+    clusters = [f"{head} {word} {verb}" for word in _CLUSTER[language]]
+    particle = _particle_of(verb, _DUTCH_PARTICLES) if language == "nl" else None
+    if particle is not None:
+        clusters.append(f"{head} {particle} te {verb[len(particle) :]}")
+    return tuple(phrase_tokens(cluster, language) for cluster in clusters)
+
+
+def _particle_of(word: str, particles: Sequence[str]) -> str | None:
+    return next((p for p in particles if word.startswith(p) and len(word) > len(p) + 3), None)
+
+
 # German: words a clause may start with before its verb, and the particles of separable verbs.
-_GERMAN_LEAD = _set_of("bitte am besten dann danach anschließend einfach zuerst jetzt nun sofort")
-_PARTICLES = (
-    "zurück",
-    "durch",
-    "nach",
-    "weg",
-    "auf",
-    "aus",
-    "ein",
-    "mit",
-    "vor",
-    "los",
-    "neu",
-    "ab",
-    "an",
-    "um",
+# Dutch the same ("Installeer de app opnieuw" for "de app opnieuw installeren", "Zet het toestel terug").
+VERB_FIRST = frozenset({"de", "nl"})
+# Polish orders a phrase's words freely ("Zainstaluj aplikację ponownie", "Zainstaluj go ponownie");
+# Italian and Portuguese put a possessive inside it ("elimina il tuo profilo", "apague o seu perfil"):
+# their phrases also match with every word within this many extra words, in any order.
+_SLACK = {"pl": 2, "it": 1, "pt": 1}
+# Languages whose phrases are matched clause by clause (their matches are not one run of words).
+CLAUSE_MATCHED = VERB_FIRST | frozenset(_SLACK)
+
+
+def free_order(tokens: Sequence[Token], wanted: Sequence[Token], slack: int) -> list[tuple[int, int]]:
+    """Each span that starts at a word of the phrase and holds all of them within `slack` extra words."""
+    need = [t.stem for t in wanted]
+    if len(need) < 2:
+        return []
+    spans = []
+    for i, token in enumerate(tokens):
+        if token.stem not in need:
+            continue
+        remaining = list(need)
+        for j in range(i, min(len(tokens), i + len(need) + slack)):
+            if tokens[j].stem in remaining:
+                remaining.remove(tokens[j].stem)
+                if not remaining:
+                    spans.append((i, j + 1))
+                    break
+    return spans
+
+
+_LEAD = _set_of(
+    "bitte am besten dann danach anschließend einfach zuerst jetzt nun sofort "
+    "alstublieft dan daarna vervolgens gewoon eerst nu meteen"
 )
+_AND = frozenset({"en", "und"})
+_DUTCH_PARTICLES = ("terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om")
+_PARTICLES = GERMAN_PARTICLES
 
 
-def verb_first(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple[int, int]]:
+def verb_first(
+    tokens: Sequence[Token], wanted: Sequence[Token], language: str = "de"
+) -> list[tuple[int, int]]:
     """A German phrase in dictionary order (objects, then the verb: "Profil löschen", "neu installieren",
     or a separable verb: "zurücksetzen") as a clause that starts with the verb and has the other words,
     in order, after it within ten words ("Löschen Sie das Profil", "Setzen Sie das Gerät zurück")."""
     verb = wanted[-1].stem
     rest = [t.stem for t in wanted[:-1]]
-    if not rest:
-        word = wanted[-1].text
-        particle = next((p for p in _PARTICLES if word.startswith(p) and len(word) > len(p) + 3), None)
-        if particle is None:
-            return []
-        verb, rest = foreign_stem(word[len(particle) :], "de"), [particle]
+    word = wanted[-1].text
+    particle = _particle_of(word, _PARTICLES if language == "de" else _DUTCH_PARTICLES)
+    spans = _verb_first(tokens, verb, rest) if rest else []
+    if particle is not None:  # "Schalten Sie die Firewall aus", "Schakel de firewall uit"
+        spans += _verb_first(tokens, foreign_stem(word[len(particle) :], language), [*rest, particle])
+    return spans
+
+
+def _verb_first(tokens: Sequence[Token], verb: str, rest: Sequence[str]) -> list[tuple[int, int]]:
     spans = []
-    for i, token in enumerate(tokens[:4]):
-        if token.stem != verb or not all(t.text in _GERMAN_LEAD for t in tokens[:i]):
+    # The verb heads the clause (after lead words), or a coordinated instruction ("... en wis daarna").
+    after_and = {k + 1 for k, t in enumerate(tokens) if t.text in _AND}
+    for i in sorted({*range(min(4, len(tokens))), *after_and} - {len(tokens)}):
+        token = tokens[i]
+        if token.stem != verb or (i not in after_and and not all(t.text in _LEAD for t in tokens[:i])):
             continue
         position = i + 1
         for stem_wanted in rest:

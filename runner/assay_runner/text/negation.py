@@ -19,6 +19,7 @@ __all__ = [
     "ClauseView",
     "carried_negation",
     "clause_tokens",
+    "double_negative",
     "german_negation",
     "may_hold_cues",
     "negated",
@@ -70,6 +71,10 @@ _TRANSPARENT = _wordset(
     es el los las lo le hace falta necesario usted se recomendamos recomiendo debe debería hay que
     sie die das den dem der es ist nötig notwendig erforderlich müssen sollten bitte zu einen eine ein
     grund
+    è necessario bisogno serve servirà c' deve devi dovete puoi può potete più il lo gli un una l' di
+    é necessário preciso precisa precisam você vocês deve devem pode podem o os as um uma mais
+    hoeft hoeven hoef moet moeten nodig noodzakelijk kunt kan mag je jij u het de een te ooit meer om
+    trzeba należy musisz musi musicie potrzeba warto sensu go ją ich tego tej się już więcej
     """
 )
 _NOT_ADVERBS = frozenset(
@@ -80,7 +85,7 @@ _REVERSERS = _stemset(
     """
     hard difficult complicated tricky hesitate forget forgot fail worry worries panic fret wait delay
     afraid only just merely matter doubt problem big much long sure hurt harm lose lost break broke
-    damage affect mind wrong beat bad take takes took cost short
+    damage affect mind wrong beat bad take takes took cost short alternative substitute
     """
 )
 # Predicates that, negated, reject the subject: "reinstalling is not necessary / won't help".
@@ -118,8 +123,18 @@ _RESTARTS = _wordset("just simply please so then")
 _POSITIONED = {"restart": _RESTARTS, "coordinator": _COORDINATORS, "why": frozenset({"why", "reason"})}
 _FORBIDDING = _wordset(
     "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
+) | _wordset(  # advising against: Italian, Portuguese, Polish, Dutch, French, Spanish, German
+    """sconsiglio sconsigliamo sconsiglia sconsigliato sconsigliata sconsigliabile desaconselho
+    desaconselhamos desaconselha desaconselhado desaconselhável odradzam odradzamy odradza odradzane
+    ontraden ontraad ontraadt afgeraden déconseille déconseillons déconseillé déconseillée
+    desaconsejo desaconsejamos desaconseja desaconsejado desaconsejable abgeraten abzuraten"""
 )
 _ADVISING = _stemset("recommend advise caution warn argue decide")
+# Dutch "afraden" (advise against) split: "We raden af de firewall uit te schakelen".
+# German "abraten" likewise: "Wir raten davon ab, ...".
+_ADVISE_AGAINST = frozenset({"raden", "raad", "raadt", "rate", "raten", "rät"})
+# "Already" before a match reports what was done: "you already reinstalled", "hai già reinstallato".
+_ALREADY = frozenset({"already", "già", "já", "al", "już", "déjà", "ya", "schon", "bereits"})
 # Subjects whose past-tense verb reports what happened rather than advising it.
 _REPORTERS = _wordset("you they i we he she customer user users customers already")
 
@@ -245,17 +260,41 @@ def clause_tokens(
 # French, Spanish and German cues: "ne ... pas", "sans", "au lieu de", "évitez de"; "nunca", "sin", "en
 # lugar de", "evite"; "nicht", "nie", "kein", "ohne", "statt" (German "nicht" after the verb is read
 # clause-wide: `german_negation`).
-_FOREIGN_VERBAL = frozenset(
-    {"ne", "n'", "jamais", "inutile", "nunca", "jamás", "jamas", "nie", "niemals"}
-) | (frozenset({"kein", "keine", "keinen", "keinem", "keiner", "keinesfalls", "nicht"}))
-_FOREIGN_PREPOSITIONAL = frozenset({"sans", "sin", "ohne", "statt", "anstatt"})
-_FOREIGN_AVOID = frozenset({"évitez", "évite", "éviter", "evite", "evita", "evitar", "vermeiden"})
+# Italian "non", "mai", "senza", "invece di", "evita"; Portuguese "não", "nunca", "sem", "em vez de",
+# "evite"; Dutch "niet", "nooit", "geen", "zonder", "in plaats van", "vermijd" (clause-wide, as German);
+# Polish "nie", "nigdy", "bez", "zamiast", "unikaj".
+_FOREIGN_VERBAL = (
+    frozenset({"ne", "n'", "jamais", "inutile", "nunca", "jamás", "jamas", "nie", "niemals"})
+    | frozenset({"kein", "keine", "keinen", "keinem", "keiner", "keinesfalls", "nicht"})
+    | frozenset({"non", "mai", "não", "nao", "niet", "nooit", "geen", "nigdy", "żadnym", "zadnym"})
+    | frozenset({"nessun", "nessuna", "nessuno", "nemmeno", "neanche", "nem", "nenhum", "nenhuma"})
+    | frozenset({"niets", "żaden", "żadna", "żadne", "ani"})
+)
+_FOREIGN_PREPOSITIONAL = frozenset(
+    {"sans", "sin", "ohne", "statt", "anstatt", "senza", "sem", "zonder", "bez", "zamiast"}
+)
+_FOREIGN_AVOID = frozenset(
+    {"évitez", "évite", "éviter", "evite", "evita", "evitar", "vermeiden", "evitate", "evitare", "eviti"}
+    | {"evitem", "vermijd", "vermijden", "unikaj", "unikać", "unikajcie", "unikac"}
+)
+# Two-word and three-word prepositional cues: "instead of" in French, Spanish, Italian, Portuguese, Dutch.
+_FOREIGN_INSTEAD = frozenset(
+    {("au", "lieu", "de"), ("en", "lugar", "de"), ("em", "vez", "de"), ("in", "plaats", "van")}
+    | {("ao", "invés", "de")}
+)
+_INTERJECTIONS = frozenset({"no", "non", "não", "nao", "nee", "nein"})  # "No, ..." answers, not a ban
 _GERMAN_NEGATION = frozenset({"nicht", "nie", "niemals", "keinesfalls"})
+# German and Dutch "without", "instead of" take a phrase that ends with its verb: they govern the clause.
+_VERB_FINAL = frozenset({"ohne", "statt", "anstatt", "zonder", "plaats"})
+_DUTCH_NEGATION = frozenset({"niet", "nooit", "geen", "geenszins"})
 
 
-def german_negation(words: Sequence[str]) -> bool:
-    """A German clause with "nicht", "nie", "niemals", "keinesfalls" or "auf keinen Fall" anywhere: the
-    negation follows the verb it negates ("Installieren Sie die App nicht neu")."""
+def german_negation(words: Sequence[str], language: str = "de") -> bool:
+    """A German (or Dutch) clause with "nicht", "nie", "niemals", "keinesfalls" or "auf keinen Fall"
+    ("niet", "nooit", "geen") anywhere: the negation follows the verb it negates ("Installieren Sie die
+    App nicht neu", "Installeer de app niet opnieuw")."""
+    if language == "nl":
+        return not _DUTCH_NEGATION.isdisjoint(words)
     return not _GERMAN_NEGATION.isdisjoint(words) or "keinen" in words
 
 
@@ -263,10 +302,10 @@ _CUE_WORDS = (
     _FOREIGN_VERBAL
     | _FOREIGN_PREPOSITIONAL
     | _FOREIGN_AVOID
-    | frozenset({"lieu", "lugar", "plutôt"})
+    | frozenset({"lieu", "lugar", "plutôt", "invece", "vez", "plaats", "invés"})
     | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
-    | frozenset({"nor", "nothing", "none", "nobody"})
+    | frozenset({"nor", "nothing", "none", "nobody", "af", "ab"})
     | _FORBIDDING
     | _NT_ALL
 )
@@ -288,7 +327,7 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         # The second word of a two-word cue ("of", "than", "from") is never a cue word itself.
         if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from"), ("plutôt", "que")}:
             cues.append(_Cue(i, i + 2, strict=True, directive=w == "refrain"))
-        elif (prev, w, nxt) in {("au", "lieu", "de"), ("en", "lugar", "de")}:
+        elif (prev, w, nxt) in _FOREIGN_INSTEAD or (w, nxt) == ("invece", "di"):
             cues.append(_Cue(i, i + 2, strict=True, directive=False))
         elif w in _FOREIGN_PREPOSITIONAL:
             cues.append(_Cue(i, i + 1, strict=True, directive=False))
@@ -298,7 +337,11 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
             cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w in {"without", "avoid", "avoiding", "stop", "stopping"}:
             cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
-        elif w in _FORBIDDING or (w == "against" and stem(prev) in _ADVISING):
+        elif (
+            w in _FORBIDDING
+            or (w == "against" and stem(prev) in _ADVISING)
+            or (w in {"af", "ab"} and not _ADVISE_AGAINST.isdisjoint(words[max(0, i - 3) : i]))
+        ):
             cues.append(_Cue(i, i + 1, strict=True, directive=True))  # "policy forbids", "advise against"
         elif w in {"impossible", "unable"}:
             cues.append(_Cue(i, i + 1, strict=False, directive=False))
@@ -333,7 +376,11 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
             return False  # a run-on: "It won't open just reinstall it" starts new advice at "just"
         if _describes_then_directs(view, cue, head, start):
             return False
+        if view.words[head] == "way" and view.words[head + 1 : head + 2] == ["around"]:
+            return False  # "There is no way around reinstalling"
         return stem(view.words[head]) not in _REVERSERS
+    if view.words[cue.end - 1] in _VERB_FINAL:
+        return True  # "ohne das Gerät zurückzusetzen": the verb ends the phrase the cue introduces
     return _coordinated(view, cue, start)
 
 
@@ -388,7 +435,7 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
     predicate that rejects it."""
     words = view.words
     # Only transparent words before the match: a clause with thousands of matches asks once.
-    if start >= len(words) or start > view.first_opaque:
+    if start >= len(words) or (start > view.first_opaque and not _negated_subject(view, start)):
         return False
     nominal = words[start].endswith("ing") or (
         start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
@@ -412,9 +459,27 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
     return False
 
 
+def double_negative(view: ClauseView, start: int, end: int) -> bool:
+    """ "Not reinstalling is not an option", "Not wiping it would be a mistake": both negations cancel,
+    and the clause says the action must be done."""
+    return _negated_subject(view, start) and _predicate_negated(view, start, end)
+
+
+def _negated_subject(view: ClauseView, start: int) -> bool:
+    """ "Not reinstalling is not an option": a subject negated by a "not"/"never" that opens its clause,
+    with only transparent words around it. Its predicate's own negation (or rejection) flips it back:
+    a double negative recommends the action."""
+    first = view.first_opaque
+    return (
+        first < start <= first + 2
+        and view.words[first] in _NOT_NEVER
+        and all(_transparent(w) for w in view.words[first + 1 : start])
+    )
+
+
 def _is_adverb(word: str) -> bool:
     return word in {"really", "ever", "even", "actually", "still"} or (
-        len(word) > 4 and word.endswith("ly") and word not in _NOT_ADVERBS
+        len(word) > 4 and word.endswith(("ly", "mente")) and word not in _NOT_ADVERBS
     )
 
 
@@ -438,9 +503,9 @@ def negated(view: ClauseView, start: int, end: int, carried: bool) -> bool:
         ):
             flips += 1
     # A match after the clause's first opaque word is no predicate's subject ("_predicate_negated").
-    if (start <= view.first_opaque and _predicate_negated(view, start, end)) or (
-        view.not_only and _not_only_rejected(view, end)
-    ):
+    if (
+        (start <= view.first_opaque or _negated_subject(view, start)) and _predicate_negated(view, start, end)
+    ) or (view.not_only and _not_only_rejected(view, end)):
         flips += 1
     return flips % 2 == 1
 
@@ -464,6 +529,8 @@ def reported(view: ClauseView, start: int, end: int, question: bool) -> bool:
     """A past-tense match after a reporting subject ("you reinstalled", "the customer already
     reinstalled", "have you reinstalled?") tells what happened; it does not advise it."""
     words = view.words
+    if not _ALREADY.isdisjoint(words[:start]):
+        return True  # "Você já reinstalou", "Je hebt de app al opnieuw geïnstalleerd"
     if not words[start].endswith("ed"):
         return False
     before = [w for w in words[max(0, start - 3) : start] if w not in {"have", "has", "had", "just"}]
@@ -479,7 +546,17 @@ def carried_negation(views: Sequence[ClauseView], clauses: Sequence[Clause]) -> 
         if view.subordinate or not directive:
             continue
         head = _head(view, directive[-1])
-        dangling = head is None and view.words[directive[-1].start] != "no"  # "No, reinstall it" is not
+        # "Do not, under any circumstances, ...": not "No, reinstall it", nor a negation after its verb
+        # ("Werkt het niet, schakel dan ..." negates "werkt")
+        cue = directive[-1]
+        dangling = (
+            head is None
+            and view.words[cue.start] not in _INTERJECTIONS
+            and (
+                all(_transparent(w) for w in view.words[: cue.start])
+                or view.words[cue.start] in {"ab", "af"}  # "Wir raten davon ab, die Firewall zu ..."
+            )
+        )
         if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
             continue
         run: list[int] = []

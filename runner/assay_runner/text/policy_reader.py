@@ -73,8 +73,9 @@ against the whole sentence with the same rules.
 
 Known limits (by design, a deterministic reader, no parser)
 -------------------------------------------------------------
-- Negation in a heading or an introductory clause does not reach the list below it ("Avoid these:" then
-  "- reinstalling the app" is a violation), nor across a colon or a parenthesis; a negation *after* the
+- Negation in a heading or an introductory clause reaches the list below it only when the line says
+  nothing else ("Avoid the following:", "None of these will help:", "Not recommended:"; see
+  `sentences.negating_intro`); it does not reach across a colon or a parenthesis; a negation *after* the
   forbidden words in another clause or sentence does not count ("If you want to reinstall, please
   don't", "Is reinstalling necessary? No.").
 - A run-on sentence is split only where a stated negation's verb is followed directly by a bare verb
@@ -87,7 +88,15 @@ Known limits (by design, a deterministic reader, no parser)
   answered "no" or a Don't column does not, and a report, quotation or question with no stance is
   *uncertain* (`Violation.uncertain`), which the policy judge blocks or reads again with a model.
   Presuppositions ("before you reinstall, export your notes") and double negation beyond the forms above
-  are read literally.
+  and "Not reinstalling is not an option" (`negation.double_negative`) are read literally.
+
+Languages
+---------
+Each sentence is read in its own language (`text.language.sentence_language`: function words, and
+lingua where they do not decide), with that language's inflection keys and cues; a sentence in another
+language than the answer's is searched for every rule with its own words. The suite may declare its
+languages (`read_policy(..., languages)`); a sentence identified as one the reader does not read has its
+matches handed over as uncertain (`sentence_reading.handed_over`).
 """
 
 from __future__ import annotations
@@ -99,7 +108,16 @@ from assay_runner.text.advice import Facts, facts_of
 from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.sentence_reading import Known, SentenceReading
+from assay_runner.text.language import Language, sentence_language
+from assay_runner.text.match import CLAUSE_MATCHED, Token, tokenize
+from assay_runner.text.sentence_reading import (
+    Known,
+    SentenceReading,
+    anchored,
+    handed_over,
+    read_as,
+    rule_matches,
+)
 from assay_runner.text.sentences import Sentence, split_sentences
 from assay_runner.text.view import AnswerView
 
@@ -144,26 +162,43 @@ def find_violations(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) ->
     return read_policy(answer, rules).found
 
 
-def read_policy(answer: str | AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
+def read_policy(
+    answer: str | AnswerView,
+    rules: Sequence[ForbiddenRule],
+    languages: frozenset[Language] | None = None,
+) -> PolicyReading:
     """`find_violations` with what the reading cost (`PolicyReading`). An answer with a right-to-left
     override is read twice, as written and as displayed (`AnswerView.displayed`): what either reading
-    finds counts."""
+    finds counts. `languages`: those the suite declares its answers are written in (default: every
+    language the reader reads, `text.language.LANGUAGES`); a sentence identified as one the reader does
+    not read has its matches handed over as uncertain."""
     view = AnswerView(answer) if isinstance(answer, str) else answer
-    reading = _read(view, rules)
+    reading = _read(view, rules, languages)
     if view.displayed is None:
         return reading
-    shown = _read(view.displayed, rules)
+    shown = _read(view.displayed, rules, languages)
     seen = {(v.rule, v.clause) for v in reading.found}
     extra = [v for v in shown.found if (v.rule, v.clause) not in seen]
     return PolicyReading(reading.found + extra, reading.sentences_read + shown.sentences_read)
 
 
-def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
+def _read(
+    view: AnswerView, rules: Sequence[ForbiddenRule], languages: frozenset[Language] | None
+) -> PolicyReading:
     sentences, words = view.sentences, view.words
     candidates = CANDIDATES.get(view)
     if candidates is None:
         candidates = CANDIDATES[view] = Candidates(sentences, words)
-    wanted = candidates.rules_by_sentence(rules)
+    wanted = dict(candidates.rules_by_sentence(rules))
+    # A sentence in another language than the answer's is searched with its own words' keys.
+    own: dict[int, tuple[Language, list[Token]]] = {}
+    for si, sentence in enumerate(sentences):
+        language = sentence_language(sentence.text[sentence.added :], view.language, languages)
+        if language != view.language:
+            own[si] = language, tokenize(sentence.text, read_as(language))
+            wanted.pop(si, None)
+            if found_rules := own_matches(sentence, own[si][1], rules, read_as(language)):
+                wanted[si] = found_rules
     found: list[tuple[int, int, int, Violation]] = []
     # A sentence's reading depends on its text and the rules it is read for, not on where it stands:
     # a sentence said again (a list repeated under each heading, an agent stuck in a loop) is read once.
@@ -171,15 +206,22 @@ def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
     for si in sorted(wanted):
         sentence = sentences[si]
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
+        language = own[si][0] if si in own else view.language
         facts = facts_of(
-            sentence.text, sentence.quoted, sentence.column, sentence.row, following, view.language
+            sentence.text, sentence.quoted, sentence.column, sentence.row, following, read_as(language)
         )
         key = reading_key(sentence, facts, wanted[si])
         violations = read.get(key)
         if violations is None:
-            reading = SentenceReading(sentence, si, *sentence_words(sentence, words), facts)
+            if si in own:
+                tokens, base = own[si][1], 0
+            else:
+                tokens, base = sentence_words(sentence, words)
+            reading = SentenceReading(sentence, si, tokens, base, facts)
             violations = read[key] = [
-                (ci, ri, v) for ri, known in wanted[si] for ci, v in reading.violations(rules[ri], known)
+                (ci, ri, handed_over(v, language))
+                for ri, known in wanted[si]
+                for ci, v in reading.violations(rules[ri], known)
             ]
         found.extend(
             (si, ci, ri, v if v.sentence_index == si else replace(v, sentence_index=si))
@@ -187,6 +229,24 @@ def _read(view: AnswerView, rules: Sequence[ForbiddenRule]) -> PolicyReading:
         )
     found.sort(key=lambda item: item[:3])
     return PolicyReading([violation for *_, violation in found], len(read))
+
+
+def own_matches(
+    sentence: Sentence, tokens: list[Token], rules: Sequence[ForbiddenRule], language: Language
+) -> list[tuple[int, Known]]:
+    """The rules a sentence in its own language is read for, with their matches in it where a search of
+    the whole sentence finds them all (`Candidates.hits` says which: German, Dutch, Polish, Italian and
+    Portuguese phrases and
+    anchored patterns are matched clause by clause)."""
+    wanted: list[tuple[int, Known]] = []
+    for ri, rule in enumerate(rules):
+        if (rule.phrase is not None and language in CLAUSE_MATCHED) or (
+            rule.pattern is not None and anchored(rule.pattern)
+        ):
+            wanted.append((ri, None))
+        elif matches := rule_matches(rule, sentence.text, tokens, 0, sentence.added, language):
+            wanted.append((ri, matches))
+    return wanted
 
 
 def reading_key(sentence: Sentence, facts: Facts, wanted: list[tuple[int, Known]]) -> object:

@@ -16,35 +16,41 @@ from assay_runner.text.advice import facts_of
 from assay_runner.text.clauses import clauses_of
 from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.language import detect
+from assay_runner.text.language import detect, sentence_language
 from assay_runner.text.markdown import normalize
 from assay_runner.text.match import Token, find_phrase, tokenize
 from assay_runner.text.negation import ClauseView, carried_negation
 from assay_runner.text.patterns import compile_pattern
-from assay_runner.text.sentence_reading import first_violation
+from assay_runner.text.sentence_reading import first_violation, handed_over, read_as
 from assay_runner.text.sentences import sentences_of_plain
 
 __all__ = ["reference_violations"]
 
 
-def reference_violations(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
+def reference_violations(
+    answer: str, rules: Sequence[ForbiddenRule], languages: frozenset[str] | None = None
+) -> list[Violation]:
     """What `policy_reader.find_violations` must return for `answer`, in the same order: the answer as
     written, then what only its displayed form (a right-to-left override's run reversed) adds."""
-    found = _as_written(answer, rules)
+    found = _as_written(answer, rules, languages)
     shown = displayed(answer)
     if shown is not None:
         seen = {(v.rule, v.clause) for v in found}
-        found += [v for v in _as_written(shown, rules) if (v.rule, v.clause) not in seen]
+        found += [v for v in _as_written(shown, rules, languages) if (v.rule, v.clause) not in seen]
     return found
 
 
-def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
+def _as_written(
+    answer: str, rules: Sequence[ForbiddenRule], languages: frozenset[str] | None
+) -> list[Violation]:
     found: list[tuple[int, int, int, Violation]] = []
     plain = normalize(answer)
-    language = detect(plain)
+    answer_language = detect(plain)
     sentences = sentences_of_plain(plain)
     for si, sentence in enumerate(sentences):
         text, added = sentence.text, sentence.added
+        own = sentence_language(text[added:], answer_language, languages)
+        language = read_as(own)
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
         facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following, language)
         clauses = clauses_of(text, si)
@@ -61,7 +67,8 @@ def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
                 if chosen is not None:
                     (cs, ce), uncertain = chosen
                     shown = clause.text[max(0, added - clause.start) :].strip()
-                    found.append((si, ci, ri, Violation(rule, shown, si, view.text[cs:ce], uncertain)))
+                    violation = Violation(rule, shown, si, view.text[cs:ce], uncertain)
+                    found.append((si, ci, ri, handed_over(violation, own)))
             # A match that no one clause holds is read against the whole sentence.
             whole = ClauseView(text, tokenize(text, language))
             crossing = [
@@ -73,7 +80,7 @@ def _as_written(answer: str, rules: Sequence[ForbiddenRule]) -> list[Violation]:
             if chosen is not None:
                 (cs, ce), uncertain = chosen
                 violation = Violation(rule, text[added:].strip(), si, text[cs:ce], uncertain)
-                found.append((si, len(clauses), ri, violation))
+                found.append((si, len(clauses), ri, handed_over(violation, own)))
     found.sort(key=lambda item: item[:3])
     return [violation for *_, violation in found]
 

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from operator import itemgetter
 
 from assay_runner.text.advice import ADVISES, Facts, Outcome, facts_of, rhetorical_advice, weigh
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.match import Token, TokenColumns, find_phrase
+from assay_runner.text.language import LANGUAGES, Language
+from assay_runner.text.match import CLAUSE_MATCHED, VERB_FIRST, Token, TokenColumns, find_phrase
 from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
     clause_tokens,
+    double_negative,
     german_negation,
     may_hold_cues,
     negated,
@@ -35,8 +38,10 @@ __all__ = [
     "anchored",
     "by_clause",
     "first_violation",
+    "handed_over",
     "judge_match",
     "placed",
+    "read_as",
     "rule_matches",
 ]
 
@@ -150,7 +155,7 @@ class SentenceReading:
         or every clause for an anchored pattern, and for a phrase every clause. Also the sentence-level
         matches that no one clause holds."""
         inside, crossing = by_clause(sentence_matches, self.clauses, self.clause_starts, self.firsts)
-        if rule.phrase is not None and self.aligned and self.language != "de":
+        if rule.phrase is not None and self.aligned and self.language not in CLAUSE_MATCHED:
             return inside, crossing  # (German word order is matched clause by clause: `verb_first`)
         per_clause: dict[int, list[Match]] = {}
         if rule.phrase is not None or (rule.pattern is not None and anchored(rule.pattern)):
@@ -176,6 +181,21 @@ class SentenceReading:
             first = max(0, bisect_right(starts, cs) - 1)
             touched.update(range(first, max(0, bisect_right(starts, max(cs, ce - 1)) - 1) + 1))
         return sorted(touched)
+
+
+def read_as(language: Language) -> Language:
+    """The keys a sentence is read with: its language's, or English for one the reader does not read."""
+    return language if language in LANGUAGES else "en"
+
+
+def handed_over(violation: Violation, language: Language) -> Violation:
+    """A match in a sentence written in a language the reader does not read is uncertain: the suite's
+    `uncertain` setting blocks it or hands it to the model judge's second reading."""
+    if language in LANGUAGES:
+        return violation
+    return replace(
+        violation, uncertain=f"written in {language!r}, a language the policy reader does not read"
+    )
 
 
 def first_violation(
@@ -220,9 +240,11 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text[:at]):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
+    if double_negative(view, start, end):
+        return ADVISES  # "Not reinstalling is not an option"
     if reported(view, start, end, question) or negated(view, start, end, carried):
         return None
-    if facts.language == "de" and german_negation(view.words):
+    if facts.language in VERB_FIRST and german_negation(view.words, facts.language):
         return None
     outcome = weigh(
         view.words,

@@ -63,10 +63,12 @@ _ABBREVIATIONS = frozenset(
 _HAS_WORD = re.compile(r"[^\W_]")
 _ABBREVIATION_LOOKBACK = 16
 # A line that only tells the reader not to do what follows ("Do not:", "Avoid the following:", "Things
-# you should never do:", a <summary>Avoid</summary>): its list items, or the paragraph after it, are
+# you should never do:", a <summary>Avoid</summary>) or that what follows will not help ("None of these
+# will help:", "These won't fix it:", "Not recommended:"): its list items, or the paragraph after it, are
 # negated. Every word must be a negation or a filler: "Don't panic:" introduces advice, not a ban.
 _NEGATING_INTRO = re.compile(
-    r"\b(?:do\s+not|don't|dont|never|avoid|refrain|not\s+to\s+do|must\s+not|should\s+not|shouldn't)\b",
+    r"\b(?:do\s+not|don't|dont|never|avoid|refrain|not\s+to\s+do|must\s+not|should\s+not|shouldn't|"
+    r"none|won't|wont|will\s+not|doesn't|does\s+not|not\s+(?:recommended|needed|necessary|required|helpful))\b",
     re.IGNORECASE,
 )
 
@@ -78,7 +80,8 @@ def _words(text: str) -> frozenset[str]:
 _INTRO_FILLER = _words(
     """do not don't dont never avoid refrain from the following these this any of all things thing steps
     step actions action you should must shouldn't what to ever please here are some list at mistakes
-    pitfalls common bad ideas a few don'ts no"""
+    pitfalls common bad ideas a few don'ts no none will won't wont doesn't does help helps fix fixes it
+    work works needed necessary recommended required helpful is are that"""
 )
 _INTRO_WORD = re.compile(r"[\w']+")
 _INTRO_PREFIX = "Do not "

@@ -35,9 +35,10 @@ _WORD = r"[^\W_]+"
 # A French elision ("l'", "n'", "qu'") is a word of its own: "n'effacez" is "n'" + "effacez".
 _ELISION = r"(?<![^\W_])(?i:[ldnjstcm]|qu|jusqu|lorsqu|puisqu)['\u2019](?=[^\W\d_])"
 _TOKEN = re.compile(rf"{_ELISION}|{_WORD}(?:(?:['\u2019]|(?<=\d)[.,:](?=\d)){_WORD})*")
-# Pronouns a hyphen attaches to a French or Spanish imperative ("réinstallez-la", "reconnectez-vous"):
-# they do not make a compound, so the verb is matched on its own.
-_CLITICS = _set_of("la le les moi toi vous nous lui leur en y")
+# Pronouns a hyphen attaches to a French, Spanish or Portuguese imperative ("réinstallez-la", "reinstale-o"):
+# they do not make a compound, so the verb is matched on its own. Not Portuguese "-a", "-as": "plan-a",
+# "type-a" are compounds.
+_CLITICS = _set_of("la le les moi toi vous nous lui leur en y lo los las lhe lhes me te se o os")
 _JOINERS = frozenset("-_\u2010\u2011")
 _PREFIXES = frozenset({"re"})
 
