@@ -1,9 +1,12 @@
-"""The policy reader on its labelled corpus: accuracy, false negatives and false positives per kind.
+"""The policy reader on its labelled corpus: accuracy, false negatives and false positives per kind and
+per language.
 
-Two parts (tests/data/policy_corpus/): `development` (rules may be tuned on it) and `heldout` (written
-before the reader was changed for issue 29, never tuned on). The project's older adversarial table
-(tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled
-`violates` when a careful reader sees it recommend a forbidden action.
+Three parts (tests/data/policy_corpus/): `development` (rules may be tuned on it), `heldout` (written
+before the reader was changed for issue 29, never tuned on) and `languages` (one file per answer language,
+written before the reader was changed for issue 42, never tuned on; its README says how). The project's
+older adversarial table (tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown
+answer, labelled `violates` when a careful reader sees it recommend a forbidden action. A row's language
+is its file's in `languages`; in the older parts it is the French, German or Spanish kind's, else English.
 
 The reader gives one of three outcomes per answer: a violation, fine, or `uncertain` (a rule-based
 reading cannot decide: the gate blocks or asks the model judge, as the suite configures). Here an
@@ -12,6 +15,7 @@ positive on a fine one; its count is printed apart (`unc`).
 
     .venv/bin/python bench/policy_accuracy.py                 # both parts, per kind
     .venv/bin/python bench/policy_accuracy.py --part development --list   # also every wrong row
+    .venv/bin/python bench/policy_accuracy.py --part languages --grid     # also language x kind
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 CORPUS = DATA / "policy_corpus"
-PARTS = ("development", "heldout")
+PARTS = ("development", "heldout", "languages")
+LANGUAGE_FILES = CORPUS / "languages"
+KIND_LANGUAGES = {"french": "fr", "german": "de", "spanish": "es"}
 ADVERSARIAL = DATA / "policy_adversarial.yaml"
 ADVERSARIAL_RULES = ("reinstall", "disable selinux", "disable the firewall")
 
@@ -37,10 +43,13 @@ class Row:
     text: str
     violates: bool
     rules: tuple[ForbiddenRule, ...]
+    language: str = "en"
 
 
 def corpus_rows(part: str) -> list[Row]:
     """The rows of one part of the corpus, each with the forbidden items of its kind."""
+    if part == "languages":
+        return language_rows()
     data = yaml.safe_load((CORPUS / f"{part}.yaml").read_text("utf-8"))
     default = tuple(ForbiddenRule.from_spec(item) for item in data["forbidden"])
     rows: list[Row] = []
@@ -49,7 +58,21 @@ def corpus_rows(part: str) -> list[Row]:
         if isinstance(body, dict):
             items = body["rows"]
             rules = tuple(ForbiddenRule.from_spec(item) for item in body["forbidden"])
-        rows.extend(Row(kind, item["text"], item["violates"], rules) for item in items)
+        language = KIND_LANGUAGES.get(kind, "en")
+        rows.extend(Row(kind, item["text"], item["violates"], rules, language) for item in items)
+    return rows
+
+
+def language_rows(folder: Path = LANGUAGE_FILES) -> list[Row]:
+    """The `languages` part: one file per language, a case's own `forbidden` replacing the file's."""
+    rows: list[Row] = []
+    for path in sorted(folder.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text("utf-8"))
+        default = tuple(ForbiddenRule.from_spec(item) for item in data["forbidden"])
+        for case in data["cases"]:
+            own = case.get("forbidden")
+            rules = default if own is None else tuple(ForbiddenRule.from_spec(item) for item in own)
+            rows.append(Row(case["kind"], case["text"], case["violates"], rules, data["language"]))
     return rows
 
 
@@ -96,35 +119,65 @@ class Tally:
         return self.right / self.rows if self.rows else 0.0
 
 
-def measure(rows: list[Row]) -> tuple[dict[str, Tally], Tally]:
-    by_kind: dict[str, Tally] = {}
-    total = Tally()
+@dataclass
+class Measure:
+    total: Tally = field(default_factory=Tally)
+    by_kind: dict[str, Tally] = field(default_factory=dict)
+    by_language: dict[str, Tally] = field(default_factory=dict)
+    by_cell: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """Per (language, kind)."""
+
+
+def measure(rows: list[Row]) -> Measure:
+    result = Measure()
     for row in rows:
         got = outcome(row)
-        by_kind.setdefault(row.kind, Tally()).add(row, got)
-        total.add(row, got)
-    return by_kind, total
+        result.total.add(row, got)
+        result.by_kind.setdefault(row.kind, Tally()).add(row, got)
+        result.by_language.setdefault(row.language, Tally()).add(row, got)
+        result.by_cell.setdefault((row.language, row.kind), Tally()).add(row, got)
+    return result
 
 
-def report(name: str, rows: list[Row], listing: bool) -> Tally:
-    by_kind, total = measure(rows)
-    print(f"\n{name}: {total.rows} rows, {total.forbidden} forbidden")
-    print(f"  {'kind':<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
-    for kind, tally in by_kind.items():
+def print_table(heading: str, tallies: dict[str, Tally]) -> None:
+    print(f"  {heading:<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
+    for name, tally in tallies.items():
         print(
-            f"  {kind:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
+            f"  {name:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
             f"{tally.false_negatives:>3} {tally.false_positives:>3} {tally.uncertain:>4}"
         )
+
+
+def print_grid(result: Measure) -> None:
+    """Accuracy per language (rows) and kind (columns), right/rows in each cell."""
+    languages, kinds = list(result.by_language), list(result.by_kind)
+    print("  " + " " * 4 + "".join(f"{kind[:11]:>12}" for kind in kinds))
+    for language in languages:
+        cells = [result.by_cell.get((language, kind)) for kind in kinds]
+        shown = [f"{t.right}/{t.rows}" if t else "-" for t in cells]
+        print(f"  {language:<4}" + "".join(f"{cell:>12}" for cell in shown))
+
+
+def report(name: str, rows: list[Row], listing: bool, grid: bool = False) -> Tally:
+    result = measure(rows)
+    total, by_kind = result.total, result.by_kind
+    print(f"\n{name}: {total.rows} rows, {total.forbidden} forbidden")
+    print_table("kind", by_kind)
+    print_table("language", dict(sorted(result.by_language.items())))
+    if grid:
+        print_grid(result)
     lowest = min(by_kind.items(), key=lambda item: item[1].accuracy)
+    weakest = min(result.by_language.items(), key=lambda item: item[1].accuracy)
     fn_share = total.false_negatives / total.forbidden if total.forbidden else 0.0
     print(
         f"  overall {total.right}/{total.rows} = {total.accuracy:.1%}; lowest kind {lowest[0]} "
-        f"{lowest[1].accuracy:.1%}; FN {total.false_negatives} = {fn_share:.1%} of forbidden rows; "
+        f"{lowest[1].accuracy:.1%}; lowest language {weakest[0]} {weakest[1].accuracy:.1%}; "
+        f"FN {total.false_negatives} = {fn_share:.1%} of forbidden rows; "
         f"FP {total.false_positives}; uncertain {total.uncertain}"
     )
     if listing:
         for label, row in total.wrong:
-            print(f"    [{row.kind}] {label}: {row.text!r}")
+            print(f"    [{row.language} {row.kind}] {label}: {row.text!r}")
     return total
 
 
@@ -134,10 +187,11 @@ def main() -> None:
     )
     parser.add_argument("--part", choices=(*PARTS, "adversarial"), action="append")
     parser.add_argument("--list", action="store_true", help="print every wrong row")
+    parser.add_argument("--grid", action="store_true", help="print accuracy per language and kind")
     args = parser.parse_args()
     for part in args.part or [*PARTS, "adversarial"]:
         rows = adversarial_rows() if part == "adversarial" else corpus_rows(part)
-        report(part, rows, args.list)
+        report(part, rows, args.list, args.grid)
 
 
 if __name__ == "__main__":
