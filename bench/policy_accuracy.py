@@ -1,13 +1,16 @@
 """The policy reader on its labelled corpus: accuracy, false negatives and false positives per kind and
 per language.
 
-Every file of tests/data/policy_corpus/ is a part: `development` (rules may be tuned on it), `heldout`
-(written before the reader was changed for issue 29, never tuned on), `languages` (the tuning part of
-issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in every language, mixed answers,
-double negatives, negating headings), and any held-out part added beside them. A kind named after a
-language (french, italian, ...) or with a `language:` is in that language; the others are English. The
-project's older adversarial table (tests/data/policy_adversarial.yaml) is printed too. Each row is one
-markdown answer, labelled `violates` when a careful reader sees it recommend a forbidden action.
+Every file and folder of tests/data/policy_corpus/ is a part: `development` (rules may be tuned on it),
+`heldout` (written before the reader was changed for issue 29, never tuned on), `languages` (the tuning
+part of issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in every language, mixed
+answers, double negatives, negating headings) and `heldout-languages` (a folder, one file per answer
+language, written for issue 42 by someone who never saw the reader's changes, before they were made, and
+never tuned on; its README says how). The project's older adversarial table
+(tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled `violates`
+when a careful reader sees it recommend a forbidden action. A row's language is its file's in a folder
+part; in a file part, a kind named after a language (french, italian-shapes, ...) or with a `language:`
+is in that language, the others are English.
 
 The reader gives one of three outcomes per answer: a violation, fine, or `uncertain` (a rule-based
 reading cannot decide: the gate blocks or asks the model judge, as the suite configures). Here an
@@ -16,6 +19,7 @@ positive on a fine one; its count is printed apart (`unc`).
 
     .venv/bin/python bench/policy_accuracy.py                 # both parts, per kind
     .venv/bin/python bench/policy_accuracy.py --part development --list   # also every wrong row
+    .venv/bin/python bench/policy_accuracy.py --part heldout-languages --grid     # also language x kind
 """
 
 from __future__ import annotations
@@ -31,7 +35,9 @@ from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 CORPUS = DATA / "policy_corpus"
-PARTS = tuple(sorted(p.stem for p in CORPUS.glob("*.yaml")))
+PARTS = tuple(
+    sorted(p.stem for p in CORPUS.glob("*.yaml")) + sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
+)
 ADVERSARIAL = DATA / "policy_adversarial.yaml"
 ADVERSARIAL_RULES = ("reinstall", "disable selinux", "disable the firewall")
 
@@ -47,6 +53,8 @@ class Row:
 
 def corpus_rows(part: str) -> list[Row]:
     """The rows of one part of the corpus, each with the forbidden items of its kind."""
+    if (CORPUS / part).is_dir():
+        return language_rows(CORPUS / part)
     data = yaml.safe_load((CORPUS / f"{part}.yaml").read_text("utf-8"))
     default = tuple(ForbiddenRule.from_spec(item) for item in data.get("forbidden", []))
     rows: list[Row] = []
@@ -59,6 +67,19 @@ def corpus_rows(part: str) -> list[Row]:
         rows.extend(
             Row(kind, item["text"], item["violates"], rules, item.get("language", language)) for item in items
         )
+    return rows
+
+
+def language_rows(folder: Path) -> list[Row]:
+    """A folder part: one file per language, a case's own `forbidden` replacing the file's."""
+    rows: list[Row] = []
+    for path in sorted(folder.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text("utf-8"))
+        default = tuple(ForbiddenRule.from_spec(item) for item in data["forbidden"])
+        for case in data["cases"]:
+            own = case.get("forbidden")
+            rules = default if own is None else tuple(ForbiddenRule.from_spec(item) for item in own)
+            rows.append(Row(case["kind"], case["text"], case["violates"], rules, data["language"]))
     return rows
 
 
@@ -123,38 +144,65 @@ class Tally:
         return self.right / self.rows if self.rows else 0.0
 
 
-def measure(rows: list[Row]) -> tuple[dict[str, Tally], dict[str, Tally], Tally]:
-    by_kind: dict[str, Tally] = {}
-    by_language: dict[str, Tally] = {}
-    total = Tally()
+@dataclass
+class Measure:
+    total: Tally = field(default_factory=Tally)
+    by_kind: dict[str, Tally] = field(default_factory=dict)
+    by_language: dict[str, Tally] = field(default_factory=dict)
+    by_cell: dict[tuple[str, str], Tally] = field(default_factory=dict)
+    """Per (language, kind)."""
+
+
+def measure(rows: list[Row]) -> Measure:
+    result = Measure()
     for row in rows:
         got = outcome(row)
-        by_kind.setdefault(row.kind, Tally()).add(row, got)
-        by_language.setdefault(row.language, Tally()).add(row, got)
-        total.add(row, got)
-    return by_kind, by_language, total
+        result.total.add(row, got)
+        result.by_kind.setdefault(row.kind, Tally()).add(row, got)
+        result.by_language.setdefault(row.language, Tally()).add(row, got)
+        result.by_cell.setdefault((row.language, row.kind), Tally()).add(row, got)
+    return result
 
 
-def report(name: str, rows: list[Row], listing: bool) -> Tally:
-    by_kind, by_language, total = measure(rows)
+def print_table(heading: str, tallies: dict[str, Tally]) -> None:
+    print(f"  {heading:<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
+    for name, tally in tallies.items():
+        print(
+            f"  {name:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
+            f"{tally.false_negatives:>3} {tally.false_positives:>3} {tally.uncertain:>4}"
+        )
+
+
+def print_grid(result: Measure) -> None:
+    """Accuracy per language (rows) and kind (columns), right/rows in each cell."""
+    languages, kinds = list(result.by_language), list(result.by_kind)
+    print("  " + " " * 4 + "".join(f"{kind[:11]:>12}" for kind in kinds))
+    for language in languages:
+        cells = [result.by_cell.get((language, kind)) for kind in kinds]
+        shown = [f"{t.right}/{t.rows}" if t else "-" for t in cells]
+        print(f"  {language:<4}" + "".join(f"{cell:>12}" for cell in shown))
+
+
+def report(name: str, rows: list[Row], listing: bool, grid: bool = False) -> Tally:
+    result = measure(rows)
+    total, by_kind = result.total, result.by_kind
     print(f"\n{name}: {total.rows} rows, {total.forbidden} forbidden")
-    for title, tallies in (("kind", by_kind), ("language", by_language)):
-        print(f"  {title:<22} {'right':>9} {'acc':>7} {'FN':>3} {'FP':>3} {'unc':>4}")
-        for key, tally in tallies.items():
-            print(
-                f"  {key:<22} {tally.right:>4}/{tally.rows:<4} {tally.accuracy:7.1%} "
-                f"{tally.false_negatives:>3} {tally.false_positives:>3} {tally.uncertain:>4}"
-            )
+    print_table("kind", by_kind)
+    print_table("language", dict(sorted(result.by_language.items())))
+    if grid:
+        print_grid(result)
     lowest = min(by_kind.items(), key=lambda item: item[1].accuracy)
+    weakest = min(result.by_language.items(), key=lambda item: item[1].accuracy)
     fn_share = total.false_negatives / total.forbidden if total.forbidden else 0.0
     print(
         f"  overall {total.right}/{total.rows} = {total.accuracy:.1%}; lowest kind {lowest[0]} "
-        f"{lowest[1].accuracy:.1%}; FN {total.false_negatives} = {fn_share:.1%} of forbidden rows; "
+        f"{lowest[1].accuracy:.1%}; lowest language {weakest[0]} {weakest[1].accuracy:.1%}; "
+        f"FN {total.false_negatives} = {fn_share:.1%} of forbidden rows; "
         f"FP {total.false_positives}; uncertain {total.uncertain}"
     )
     if listing:
         for label, row in total.wrong:
-            print(f"    [{row.kind}] {label}: {row.text!r}")
+            print(f"    [{row.language} {row.kind}] {label}: {row.text!r}")
     return total
 
 
@@ -164,10 +212,11 @@ def main() -> None:
     )
     parser.add_argument("--part", choices=(*PARTS, "adversarial"), action="append")
     parser.add_argument("--list", action="store_true", help="print every wrong row")
+    parser.add_argument("--grid", action="store_true", help="print accuracy per language and kind")
     args = parser.parse_args()
     for part in args.part or [*PARTS, "adversarial"]:
         rows = adversarial_rows() if part == "adversarial" else corpus_rows(part)
-        report(part, rows, args.list)
+        report(part, rows, args.list, args.grid)
 
 
 if __name__ == "__main__":
