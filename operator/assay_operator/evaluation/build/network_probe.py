@@ -1,6 +1,6 @@
 """The network probe's pod: shaped like an answer pod (its labels, so the Evaluation's NetworkPolicy selects
 it; the runner image; restricted; no service-account token), it tries TCP connections the policy forbids and
-writes what each did to its termination message, one JSON object {"HOST:PORT": outcome}.
+writes what each did to its termination message, one JSON object {"NAME HOST:PORT": outcome}.
 
 The targets: the apiserver (where the pod's KUBERNETES_SERVICE_HOST/PORT say, so every cluster has one that
 listens), the Evaluation's MLflow (its tracking URI's host and port), and the operator's probe targets
@@ -30,8 +30,8 @@ RESOURCES = {"cpu": "100m", "memory": "64Mi"}
 
 SCRIPT = """
 import errno, json, os, socket, sys, time
-def attempt(address):
-    host, port = address.rsplit(":", 1)
+def attempt(target):
+    host, port = target.split(" ", 1)[-1].rsplit(":", 1)
     try:
         with socket.create_connection((host.strip("[]"), int(port)), timeout=3):
             return "connected"
@@ -39,10 +39,10 @@ def attempt(address):
         return "timeout"
     except OSError as error:
         return errno.errorcode.get(error.errno or 0, type(error).__name__)
-targets = sys.argv[1:]
+targets = [argument.replace("=", " ", 1) for argument in sys.argv[1:]]
 host, port = os.environ.get("KUBERNETES_SERVICE_HOST"), os.environ.get("KUBERNETES_SERVICE_PORT")
 if host and port:
-    targets.append(("[%s]" % host if ":" in host else host) + ":" + port)
+    targets.append("apiserver " + ("[%s]" % host if ":" in host else host) + ":" + port)
 found = {target: attempt(target) for target in targets}
 deadline = time.monotonic() + 10
 while "connected" in found.values() and time.monotonic() < deadline:
@@ -69,10 +69,11 @@ def address_of(url: str | None) -> str | None:
 
 
 def targets(spec: EvaluationSpec, settings: Settings) -> list[str]:
-    """What the probe tries besides the apiserver: the Evaluation's MLflow and the operator's targets."""
+    """What the probe tries besides the apiserver, as NAME=HOST:PORT: the Evaluation's MLflow and the
+    operator's targets (named `target`)."""
     mlflow = address_of((spec.mlflow.tracking_uri if spec.mlflow else None) or settings.default_mlflow_uri)
-    found = [mlflow] if mlflow else []
-    return list(dict.fromkeys([*found, *settings.network_probe_targets]))
+    found = [f"mlflow={mlflow}"] if mlflow else []
+    return list(dict.fromkeys([*found, *(f"target={address}" for address in settings.network_probe_targets)]))
 
 
 def build_probe_pod(
