@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.evaluation.build import network_probe
 from assay_operator.evaluation.build.egress import build_answer_policy
 from assay_operator.evaluation.build.layout import TERMINATION_LOG
+from assay_operator.evaluation.read import network_report
+from assay_operator.evaluation.steps import network_check
 from assay_operator.settings import Settings
 
 SETTINGS = Settings(
@@ -73,7 +76,7 @@ def run_script(tmp_path: Path, *arguments: str, env: dict[str, str] | None = Non
     report = tmp_path / "termination-log"
     script = network_probe.SCRIPT.replace(TERMINATION_LOG, str(report))
     subprocess.run([sys.executable, "-c", script, *arguments], check=True, timeout=60, env=env or {})
-    found = network_probe.read_report(report.read_text())
+    found = network_report.read_report(report.read_text())
     assert found is not None, report.read_text()
     return found
 
@@ -90,11 +93,50 @@ def test_the_script_reports_what_connected_and_what_was_refused(tmp_path: Path) 
         f"mlflow 127.0.0.1:{closed_port}": "ECONNREFUSED",
         f"apiserver 127.0.0.1:{open_port}": "connected",
     }
-    assert network_probe.breaches(found) == [f"apiserver 127.0.0.1:{open_port}"]
+    assert network_report.breaches(found) == [f"apiserver 127.0.0.1:{open_port}"]
 
 
 def test_a_report_that_is_not_the_probes_reads_as_none() -> None:
-    assert network_probe.read_report(None) is None
-    assert network_probe.read_report("Error: exec python: not found") is None
-    assert network_probe.read_report(json.dumps({"a": 1})) is None
-    assert network_probe.read_report(json.dumps(["connected"])) is None
+    assert network_report.read_report(None) is None
+    assert network_report.read_report("Error: exec python: not found") is None
+    assert network_report.read_report(json.dumps({"a": 1})) is None
+    assert network_report.read_report(json.dumps(["connected"])) is None
+
+
+NOW = datetime(2026, 12, 5, 7, 0, 0, tzinfo=UTC)
+
+
+def pod(age_seconds: float, terminated: dict[str, Any] | None = None) -> dict[str, Any]:
+    created = (NOW - timedelta(seconds=age_seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    state = {"terminated": terminated} if terminated is not None else {"running": {}}
+    return {
+        "metadata": {"name": "e-netprobe-g1", "creationTimestamp": created},
+        "status": {"containerStatuses": [{"name": "probe", "state": state}]},
+    }
+
+
+def test_a_probe_still_running_is_waited_for_until_its_time_is_up() -> None:
+    assert network_report.finding(pod(5), 120, NOW).enforced is None
+    late = network_report.finding(pod(121), 120, NOW)
+    assert late.enforced is False and "did not report within 120 s" in late.message
+
+
+def test_every_connection_refused_is_enforced_and_one_that_got_through_is_not() -> None:
+    refused = {"apiserver 10.0.0.1:443": "ECONNREFUSED", "mlflow 10.0.0.9:5000": "timeout"}
+    found = network_report.finding(pod(3, {"exitCode": 0, "message": json.dumps(refused)}), 120, NOW)
+    assert found.enforced is True and "apiserver 10.0.0.1:443 ECONNREFUSED" in found.message
+    through = {**refused, "mlflow 10.0.0.9:5000": "connected"}
+    found = network_report.finding(pod(3, {"exitCode": 0, "message": json.dumps(through)}), 120, NOW)
+    assert found.enforced is False and "connected to mlflow 10.0.0.9:5000" in found.message
+
+
+def test_a_probe_that_wrote_no_report_fails_closed() -> None:
+    for terminated in ({"exitCode": 1, "message": "Traceback ..."}, {"exitCode": 137}, {"message": "{}"}):
+        found = network_report.finding(pod(3, terminated), 120, NOW)
+        assert found.enforced is False and "wrote no report" in found.message, terminated
+
+
+def test_only_an_evaluation_that_asks_is_probed() -> None:
+    assert network_check.required(SPEC)
+    plain = EvaluationSpec.model_validate(SPEC.model_dump(by_alias=True, exclude={"network"}))
+    assert not network_check.required(plain)

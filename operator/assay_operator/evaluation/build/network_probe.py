@@ -12,8 +12,6 @@ again for a few seconds, and the last attempt is the one reported.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from assay_operator import objects as k8s
@@ -23,7 +21,6 @@ from assay_operator.evaluation.build.layout import TERMINATION_LOG
 from assay_operator.evaluation.build.pods import pod_spec, restricted
 from assay_operator.settings import Settings
 
-CONNECTED = "connected"
 APISERVER = "apiserver"
 """The target the pod finds in its own environment (KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT)."""
 RESOURCES = {"cpu": "100m", "memory": "64Mi"}
@@ -101,19 +98,3 @@ def build_probe_pod(
         },
         "spec": pod_spec(settings, [], [container], []).body(),
     }
-
-
-def breaches(found: Mapping[str, str]) -> list[str]:
-    """The targets a connection got through to."""
-    return sorted(target for target, outcome in found.items() if outcome == CONNECTED)
-
-
-def read_report(message: str | None) -> dict[str, str] | None:
-    """The probe's report from its termination message; None when it wrote none that parses."""
-    try:
-        found = json.loads(message or "")
-    except ValueError:
-        return None
-    if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
-        return None
-    return {str(k): v for k, v in found.items()}

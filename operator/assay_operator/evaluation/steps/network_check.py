@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from datetime import UTC, datetime
-from typing import Any, NoReturn, cast
+from typing import NoReturn, cast
 
 import kopf
 
@@ -22,7 +22,8 @@ from assay_operator.cluster_views import Object
 from assay_operator.conditions import Desired
 from assay_operator.evaluation.api import MAX_MESSAGE_LENGTH, EvaluationSpec, EvaluationStatus
 from assay_operator.evaluation.build import names
-from assay_operator.evaluation.build.network_probe import breaches, build_probe_pod, read_report
+from assay_operator.evaluation.build.network_probe import build_probe_pod
+from assay_operator.evaluation.read import network_report
 from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.settings import Settings
 
@@ -62,22 +63,6 @@ def _refuse(watched: Watched, generation: int, message: str) -> NoReturn:
     raise kopf.PermanentError(message)
 
 
-def _terminated(pod: dict[str, Any]) -> dict[str, Any] | None:
-    for container in (pod.get("status") or {}).get("containerStatuses") or []:
-        state = (container.get("state") or {}).get("terminated")
-        if state is not None:
-            return cast(dict[str, Any], state)
-    return None
-
-
-def _age_seconds(pod: dict[str, Any]) -> float:
-    created = (pod.get("metadata") or {}).get("creationTimestamp")
-    if not created:
-        return 0.0
-    began = datetime.fromisoformat(str(created).replace("Z", "+00:00"))
-    return (datetime.now(UTC) - began).total_seconds()
-
-
 def ensure_enforced(
     watched: Watched, generation: int, spec: EvaluationSpec, settings: Settings, has_policy: bool
 ) -> Desired:
@@ -107,39 +92,15 @@ def ensure_enforced(
         ]
         watched.write(lambda: _status(watched.status, generation, desired, message))
         raise kopf.TemporaryError(message, delay=POLL_SECONDS)
-    terminated = _terminated(pod)
-    if terminated is None:
-        if _age_seconds(pod) > settings.network_probe_seconds:
-            _remove(namespace, name)
-            metrics.NETWORK_ENFORCED.labels(namespace).set(0)
-            _refuse(
-                watched,
-                generation,
-                f"the probe pod {name} did not report within {settings.network_probe_seconds} s",
-            )
-        raise kopf.TemporaryError(f"waiting for the network probe (pod {name})", delay=POLL_SECONDS)
-    report = read_report(terminated.get("message"))
+    found = network_report.finding(pod, settings.network_probe_seconds, datetime.now(UTC))
+    if found.enforced is None:
+        raise kopf.TemporaryError(found.message, delay=POLL_SECONDS)
     _remove(namespace, name)
-    if report is None:
-        metrics.NETWORK_ENFORCED.labels(namespace).set(0)
-        _refuse(
-            watched,
-            generation,
-            f"the probe pod {name} wrote no report (exit code {terminated.get('exitCode')})",
-        )
-    got_through = breaches(report)
-    tried = ", ".join(f"{target} {outcome}" for target, outcome in sorted(report.items()))
-    if got_through:
-        metrics.NETWORK_ENFORCED.labels(namespace).set(0)
-        _refuse(
-            watched,
-            generation,
-            f"a pod its NetworkPolicy selects connected to {', '.join(got_through)} (probe: {tried})",
-        )
-    metrics.NETWORK_ENFORCED.labels(namespace).set(1)
-    message = f"a pod the answer pods' NetworkPolicy selects was refused every forbidden connection ({tried})"
-    events.normal(watched.body, "NetworkEnforced", message)
-    return Desired(conditions.NETWORK_ENFORCED, "True", "Enforced", message)
+    metrics.NETWORK_ENFORCED.labels(namespace).set(1 if found.enforced else 0)
+    if not found.enforced:
+        _refuse(watched, generation, found.message)
+    events.normal(watched.body, "NetworkEnforced", found.message)
+    return Desired(conditions.NETWORK_ENFORCED, "True", "Enforced", found.message)
 
 
 def _remove(namespace: str, name: str) -> None:
