@@ -8,7 +8,8 @@ kube-router's NetworkPolicy controller enforcing): with kube-router running the 
 Evaluation runs to its verdict; with kube-router stopped (its process ended, as a cluster whose CNI enforces
 nothing) the condition is False naming what got through, and the Evaluation is Blocked with no answer Job.
 The probe tries the apiserver (where the pod's environment says) and the Evaluation's MLflow (a real server,
-listening at the node's address): both reached from a pod no policy selects.
+listening at the node's address); the second case, where both connect, shows that each listens, so the
+first case's refusals are the policy's.
 """
 
 from __future__ import annotations
@@ -118,8 +119,8 @@ def test_the_probe_finds_the_boundary_enforced_with_the_enforcer_running_and_not
             assert enforced["status"]["verdict"] == "Pass", enforced["status"]
             assert answer_jobs(admin, namespace, "enforced"), "no answer Job ran"
 
-            # kube-router stopped (its rules for the earlier pods left behind, nothing for new ones): the
-            # probe's connections get through, the Evaluation is refused and never runs.
+            # kube-router stopped: nothing programs rules for a new pod, the probe's connections get through,
+            # and the Evaluation is refused and never runs.
             enforcer = networked_kubelet.enforcer
             assert enforcer is not None
             networked_kubelet.enforcer = None  # pods no longer wait for an enforcer's rules
