@@ -28,6 +28,10 @@ START_BLOCKED = "StartBlocked"
 """True while the run's pod cannot start (a missing Secret, an image that cannot be pulled, no node with
 room), naming what is missing; False once it started. Present only on Evaluations that met one."""
 RUN_PROGRESS = (QUEUED, START_BLOCKED)
+NETWORK_ENFORCED = "NetworkEnforced"
+"""Whether the network probe found the answer pods' NetworkPolicy enforced (True), found a forbidden
+connection get through or could not run (False, naming what), or is still probing (Unknown). Present only on
+Evaluations that set spec.network.requireEnforced."""
 
 
 def now() -> str:

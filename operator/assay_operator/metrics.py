@@ -32,6 +32,11 @@ JOBS_RUNNING = Gauge("assay_jobs_running", "Runner Jobs currently running")
 ERRORS = Counter("assay_errors_total", "Errors met while reconciling, by kind", ["kind"])
 JOBS_CREATED = Counter("assay_jobs_created_total", "Runner Jobs created")
 CAMPAIGNS = Counter("assay_campaigns_decided_total", "Campaign decisions written, by outcome", ["outcome"])
+NETWORK_ENFORCED = Gauge(
+    "assay_network_policy_enforced",
+    "1 when the namespace's latest network probe found the answer pods' NetworkPolicy enforced, else 0",
+    ["namespace"],
+)
 LEADER = Gauge("assay_leader", "1 when this replica reconciles (it holds the lease, or runs alone)")
 
 # Every (verdict, reason) the operator records: a Pass, a gate's Blocked, a spec it cannot run, and each way
@@ -40,6 +45,7 @@ VERDICT_REASONS = (
     ("Pass", "Passed"),
     ("Blocked", "GateBlocked"),
     ("Blocked", "InvalidSpec"),
+    ("Blocked", "NetworkNotEnforced"),
     ("Blocked", "BackoffLimitExceeded"),
     ("Blocked", "DeadlineExceeded"),
     ("Blocked", "PodFailurePolicy"),

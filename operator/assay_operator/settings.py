@@ -98,6 +98,13 @@ class Settings(BaseModel):
     gateway_network: NetworkPeers = Field(default_factory=NetworkPeers)
     """ASSAY_GATEWAY_NETWORK: where the gateway runs (JSON: namespaceSelector, podSelector, cidrs, ports),
     for the answer pods' NetworkPolicy. A gateway URL with an IP address is allowed by itself."""
+    network_probe_targets: tuple[str, ...] = ()
+    """ASSAY_NETWORK_PROBE_TARGETS: HOST:PORT addresses (comma-separated) the network probe tries besides the
+    apiserver and the Evaluation's MLflow, each one the answer pods' NetworkPolicy forbids and that listens
+    (the operator's metrics Service, a judge gateway, ...)."""
+    network_probe_seconds: int = Field(default=120, ge=10, le=3600)
+    """ASSAY_NETWORK_PROBE_SECONDS: how long the network probe's pod may take, from its creation to its
+    report; past it the probe counts as failed (fail closed)."""
     dns_ports: tuple[int, ...] = (53,)
     """ASSAY_DNS_PORTS: the ports DNS is allowed on (comma-separated; OpenShift's DNS pods listen on 5353)."""
 
@@ -143,6 +150,8 @@ ENV = {
     "storage_access_mode": "ASSAY_STORAGE_ACCESS_MODE",
     "answer_network_policy": "ASSAY_ANSWER_NETWORK_POLICY",
     "gateway_network": "ASSAY_GATEWAY_NETWORK",
+    "network_probe_targets": "ASSAY_NETWORK_PROBE_TARGETS",
+    "network_probe_seconds": "ASSAY_NETWORK_PROBE_SECONDS",
     "dns_ports": "ASSAY_DNS_PORTS",
     "decision_key_file": "ASSAY_DECISION_KEY_FILE",
     "leader_election": "ASSAY_LEADER_ELECTION",
@@ -176,7 +185,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             values[field] = tuple(raw.split())
         elif field == "namespaces":
             values.update(_namespaces(raw, variable))
-        elif field in ("runner_agent_presets", "dns_ports"):
+        elif field in ("runner_agent_presets", "dns_ports", "network_probe_targets"):
             values[field] = tuple(n.strip() for n in raw.split(",") if n.strip())
         elif field == "gateway_network":
             try:

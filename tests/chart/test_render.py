@@ -227,6 +227,17 @@ def test_token_secret_defaults_reach_the_operator_as_names_only(helm: Helm) -> N
     assert "secrets" not in json.dumps(rendered.one("Role")["rules"])
 
 
+def test_the_network_probes_targets_reach_the_operator(helm: Helm) -> None:
+    extra = ["--set", "networkPolicy.probeTargets={assay-operator-metrics.assay-system:8081,10.0.0.9:5000}"]
+    rendered = Rendered(helm.template(VALUES / "default.yaml", extra=extra))
+    settings = from_environment(env_of(rendered, "assay-system"))
+    assert settings.network_probe_targets == ("assay-operator-metrics.assay-system:8081", "10.0.0.9:5000")
+    refused = helm.run(
+        "template", "assay", str(CHART), "--set", "networkPolicy.probeTargets={mlflow}", check=False
+    )
+    assert refused.returncode != 0 and "probeTargets" in refused.stderr, refused.stderr
+
+
 def test_an_mlflow_server_without_a_credential_is_refused_unless_the_install_says_so(helm: Helm) -> None:
     """MLflow holds every answer key: the default install logs to a server only with a credential."""
     server = ["--set", "defaults.mlflowTrackingUri=http://mlflow.mlflow.svc:5000"]

@@ -13,10 +13,14 @@
   missing permission fails a test. Its log goes to a file, shown when the test fails; at the end it is
   stopped with SIGTERM and must exit within the grace period, and its log must hold no traceback.
 - `operator` (per test): one such operator watching `namespace`, with the defaults.
+- `networked_plane`, `networked_kubelet`, `networked_images` (per module) and `net_namespace` (per test): a
+  control plane of the module's own whose node is networked (`local_node(..., networked=True)`: pods on
+  their own network, kube-router enforcing NetworkPolicy), its cells without Landlock; issue 37's tests.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -24,7 +28,8 @@ from typing import Any, Protocol
 import pytest
 
 from assay_dev import operator_support as support
-from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
+from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet, locate_binaries
+from assay_dev.cluster.node import local_node
 from assay_dev.operator_support import Images, OperatorProcess
 from assay_dev.operator_support.operator_process import new_decision_key
 from tests.conftest import ClusterImages
@@ -182,3 +187,31 @@ def node_without_landlock(kubelet: LocalKubelet) -> Iterator[None]:
         yield
     finally:
         kubelet.runtime.landlock_allowed = True
+
+
+@pytest.fixture(scope="module")
+def networked_plane() -> Iterator[ControlPlane]:
+    with ControlPlane(locate_binaries()) as plane:
+        yield plane
+
+
+@pytest.fixture(scope="module")
+def networked_kubelet(networked_plane: ControlPlane, cluster_images: ClusterImages) -> Iterator[LocalKubelet]:
+    with local_node(networked_plane, cluster_images.root_base, networked=True) as kubelet:
+        # The cells run without Landlock here (the node's seccomp profile refuses it): what refuses a
+        # connection is the network, not the cell's sandbox (which would refuse every port but its proxy's).
+        kubelet.runtime.landlock_allowed = False
+        yield kubelet
+
+
+@pytest.fixture(scope="module")
+def networked_images(networked_kubelet: LocalKubelet, cluster_images: ClusterImages) -> Images:
+    return support.register_images(networked_kubelet, cluster_images.runner)
+
+
+@pytest.fixture
+def net_namespace(networked_plane: ControlPlane, networked_kubelet: LocalKubelet) -> Iterator[str]:
+    name = f"netpol-{time.monotonic_ns() % 10**8}"
+    networked_plane.create_namespace(name)
+    yield name
+    networked_plane.delete_namespace(name)

@@ -24,22 +24,19 @@ import json
 import socket
 import statistics
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from assay_dev import operator_support as support
-from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet, locate_binaries
+from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
 from assay_dev.cluster.network import OUTSIDE_IP, NodeNetwork, entered
-from assay_dev.cluster.node import local_node
 from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import Images, OperatorProcess, evaluation
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_dev.servers.mlflow_server import mlflow_server
 from assay_operator.evaluation.build import names
-from tests.conftest import ClusterImages
 
 pytestmark = pytest.mark.cluster
 
@@ -53,34 +50,6 @@ LISTEN_PORT = 8080
 START_PODS = 8
 REFUSED = ("ECONNREFUSED", "timeout")
 """How a refused connection ends: ICMP port unreachable (kube-router's REJECT), or no answer at all."""
-
-
-@pytest.fixture(scope="module")
-def networked_plane() -> Iterator[ControlPlane]:
-    with ControlPlane(locate_binaries()) as plane:
-        yield plane
-
-
-@pytest.fixture(scope="module")
-def networked_kubelet(networked_plane: ControlPlane, cluster_images: ClusterImages) -> Iterator[LocalKubelet]:
-    with local_node(networked_plane, cluster_images.root_base, networked=True) as kubelet:
-        # The cells run without Landlock here (the node's seccomp profile refuses it): what refuses a
-        # connection is the network, not the cell's sandbox (which would refuse every port but its proxy's).
-        kubelet.runtime.landlock_allowed = False
-        yield kubelet
-
-
-@pytest.fixture(scope="module")
-def networked_images(networked_kubelet: LocalKubelet, cluster_images: ClusterImages) -> Images:
-    return support.register_images(networked_kubelet, cluster_images.runner)
-
-
-@pytest.fixture
-def net_namespace(networked_plane: ControlPlane, networked_kubelet: LocalKubelet) -> Iterator[str]:
-    name = f"netpol-{time.monotonic_ns() % 10**8}"
-    networked_plane.create_namespace(name)
-    yield name
-    networked_plane.delete_namespace(name)
 
 
 def network_of(kubelet: LocalKubelet) -> NodeNetwork:

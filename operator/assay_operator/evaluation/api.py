@@ -198,6 +198,14 @@ class StorageSpec(ApiModel):
     `ReadWriteMany` (a class that supports it: NFS, CephFS, ...) lets them spread over nodes."""
 
 
+class NetworkSpec(ApiModel):
+    require_enforced: bool = False
+    """Run only on a cluster that enforces the answer pods' NetworkPolicy: before the answer Job, a probe pod
+    shaped like an answer pod (the policy selects it) tries what the policy forbids (the apiserver, MLflow,
+    the operator's probe targets); the NetworkEnforced condition says what it found, and when a connection
+    got through (or the probe could not run) the run ends Blocked (NetworkNotEnforced) with no answer Job."""
+
+
 class EvaluationSpec(ApiModel):
     brain: BrainRef
     """The brain under evaluation."""
@@ -249,6 +257,8 @@ class EvaluationSpec(ApiModel):
     max_cost_usd: float | None = Field(default=None, gt=0)
     """Budget in US dollars: once spent, no new ticket starts; the rest are recorded as not started and the
     verdict is Blocked, saying so."""
+    network: NetworkSpec | None = None
+    """What the run asks of the cluster's network (an enforced answer-pod boundary)."""
 
 
 class RuleStatus(ApiModel):

@@ -72,6 +72,11 @@ def answer_policy_name(evaluation: str) -> str:
     return bounded_name(evaluation, "-answer-egress", 253)
 
 
+def network_probe_name(evaluation: str, generation: int) -> str:
+    """The network probe's pod (build/network_probe.py), one per generation."""
+    return _child_name(evaluation, "netprobe", f"g{generation}")
+
+
 def _child_name(evaluation: str, kind: str, discriminator: str) -> str:
     return bounded_name(evaluation, f"-{kind}-{discriminator}", 253)
 

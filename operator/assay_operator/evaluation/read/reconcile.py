@@ -238,6 +238,16 @@ def running_status(
     )
 
 
+def with_conditions(
+    status: EvaluationStatus, desired: list[conditions.Desired], generation: int
+) -> EvaluationStatus:
+    """`status` with `desired` merged into its conditions (the network probe's beside the run's)."""
+    if not desired:
+        return status
+    merged = conditions.merge(status.conditions, desired, generation)
+    return status.model_copy(update={"conditions": merged})
+
+
 def waiting_status(
     current: EvaluationStatus, generation: int, reason: str, message: str, stalled: bool
 ) -> EvaluationStatus:

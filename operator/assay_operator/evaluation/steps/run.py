@@ -46,7 +46,7 @@ from assay_operator.evaluation.build.suite_split import (
 )
 from assay_operator.evaluation.read import progress, reconcile
 from assay_operator.evaluation.read.answers_state import AnswersState
-from assay_operator.evaluation.steps import admission, finish, judging, serial
+from assay_operator.evaluation.steps import admission, finish, judging, network_check, serial
 from assay_operator.evaluation.steps.wakeups import WAKEUPS
 from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.objects import ConfigMap, Job, NetworkPolicy, PersistentVolumeClaim
@@ -386,6 +386,13 @@ def _start(request: Request) -> None:
     claim = build_answers_claim(evaluation, name, request.generation, operator)
     policy = build_answer_policy(evaluation, name, operator) if operator.answer_network_policy else None
     _create_inputs(request, config_maps, claim, policy)
+    network: list[conditions.Desired] = []
+    if network_check.required(evaluation):  # before the answer Job: no answer pod unless it holds
+        network = [
+            network_check.ensure_enforced(
+                request.evaluation, request.generation, evaluation, operator, policy is not None
+            )
+        ]
     if not request.first_run:  # three requests saved on most starts: a burst's Jobs come sooner
         _delete_superseded(request)
         _wait_for_earlier_runs(request)
@@ -411,15 +418,19 @@ def _start(request: Request) -> None:
         AnswersState(evaluation.parallelism), request.answer_job, claim.metadata.name
     )
     request.write(
-        lambda: reconcile.running_status(
-            request.current,
+        lambda: reconcile.with_conditions(
+            reconcile.running_status(
+                request.current,
+                request.generation,
+                request.job,
+                digest,
+                conditions.now(),
+                (snapshots.suite_digest, snapshots.key_digest),
+                rerun,
+                answer,
+            ),
+            network,
             request.generation,
-            request.job,
-            digest,
-            conditions.now(),
-            (snapshots.suite_digest, snapshots.key_digest),
-            rerun,
-            answer,
         )
     )
     if not created:
