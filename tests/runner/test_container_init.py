@@ -1,7 +1,9 @@
 """`assay` as a container's first process (the init of its PID namespace, as in every runner pod): the
 kernel drops a signal init has no handler for, so without one a pod deleted while the runner starts would
 wait out its whole grace period, then be killed. Here `assay` runs as PID 1 of a new PID namespace
-(`unshare --pid --fork`), blocked in its start-up on a suite file that is a FIFO nobody writes."""
+(`unshare --pid --fork`), blocked in its start-up (in the command, before it reads its suite) on opening a
+FIFO nobody writes: a suite file that is a FIFO is refused up front, so the wait is put in front of the
+`validate` command's handler."""
 
 from __future__ import annotations
 
@@ -25,11 +27,13 @@ pytestmark = pytest.mark.skipif(
 def test_sigterm_ends_assay_as_pid_1_while_it_starts(tmp_path: Path) -> None:
     suite = tmp_path / "suite"
     suite.mkdir()
-    os.mkfifo(suite / "suite.yaml")  # opening it blocks: assay is still starting when SIGTERM comes
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # opening it blocks: assay is still starting when SIGTERM comes
     started = tmp_path / "started"
     code = (
-        "import os, sys; from assay_runner.cli import console; "
+        "import os, sys; from assay_runner.cli import console; from assay_runner.commands import validate; "
         f"open({str(started)!r}, 'w').write(str(os.getpid())); "
+        f"real = validate.run; validate.run = lambda args: (open({str(fifo)!r}).close(), real(args))[1]; "
         f"sys.argv = ['assay', 'validate', {str(suite)!r}]; console()"
     )
     process = subprocess.Popen(
