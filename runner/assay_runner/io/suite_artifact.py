@@ -10,9 +10,10 @@ folder gives the same layer and manifest digest on every push. The manifest's an
 and its content digest as `assay validate` computes it (`core.digests.suite_digest`).
 
 The registry client is the `oras` package (oras-py): its session, its authentication (credentials from the
-docker config file, `$DOCKER_CONFIG/config.json` or `~/.docker/config.json`, and registries' token
-exchange) and its request retries. The manifest and the blob are written and read here, not by its
-`push`/`pull`: those cannot set `artifactType`, and `pull` neither checks a digest nor refuses links.
+docker config file, `$DOCKER_CONFIG/config.json` and `~/.docker/config.json`: `auths` and credential
+helpers; and registries' bearer-token exchange) and its request retries. The manifest and the blob are
+written and read here, not by its `push`/`pull`: those cannot set `artifactType`, and `pull` neither checks a
+digest nor refuses links.
 
 Pulling fails closed: a reference without a digest is refused unless the caller allows a tag; the manifest's
 bytes must hash to the digest asked for; the artifact type, the layer's media type and size are checked; the
@@ -139,8 +140,11 @@ def _client(ref: Reference, ca: str | None) -> oras.provider.Registry:
     import oras.provider
 
     client = oras.provider.Registry(hostname=ref.registry, tls_verify=ca if ca else True)
-    # Credentials for this registry from the docker config file, if it names any.
-    client.auth.load_configs(oras.container.Container(ref.name, registry=ref.registry))
+    # Credentials for this registry from the docker config file, if it names any (oras-py reads
+    # ~/.docker/config.json itself; $DOCKER_CONFIG's is added here, as docker and oras-go honour it).
+    docker_config = os.environ.get("DOCKER_CONFIG")
+    configs = [str(Path(docker_config) / "config.json")] if docker_config else None
+    client.auth.load_configs(oras.container.Container(ref.name, registry=ref.registry), configs=configs)
     return client
 
 
@@ -396,7 +400,8 @@ def unpack(archive: Path, destination: Path) -> None:
 
 
 def pull(text: str, destination: Path, ca: str | None, *, allow_tag: bool = False) -> Pulled:
-    """Fetch the suite artifact `text` into `destination` (created; must not exist or be empty)."""
+    """Fetch the suite artifact `text` into `destination` (created; must not exist or be empty), verified
+    before anything is in it."""
     ref = parse_reference(text)
     if destination.exists() and (not destination.is_dir() or any(destination.iterdir())):
         raise InputError([Problem(str(destination), "DIR", "exists and is not an empty folder")])
@@ -404,11 +409,18 @@ def pull(text: str, destination: Path, ca: str | None, *, allow_tag: bool = Fals
     manifest, manifest_digest = _manifest(client, ref, text, allow_tag)
     layer_digest, layer_size = _suite_layer(manifest, text)
     annotations = manifest.get("annotations") if isinstance(manifest.get("annotations"), dict) else {}
-    destination.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="assay-pull-", dir=destination.parent) as scratch:
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    # Unpacked beside DIR and moved in whole: a refused artifact leaves nothing in DIR.
+    with tempfile.TemporaryDirectory(prefix=".assay-pull-", dir=destination.parent) as scratch:
         archive = Path(scratch) / LAYER_TITLE
         _download(client, ref, layer_digest, layer_size, archive)
-        unpack(archive, destination)
+        unpacked = Path(scratch) / "suite"
+        unpacked.mkdir()
+        unpack(archive, unpacked)
+        archive.unlink()
+        if destination.exists():
+            destination.rmdir()  # checked empty above
+        unpacked.rename(destination)
     return Pulled(
         destination,
         manifest_digest,
