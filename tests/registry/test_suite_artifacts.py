@@ -12,6 +12,7 @@ import io
 import json
 import os
 import shutil
+import ssl
 import subprocess
 import sys
 import tarfile
@@ -21,6 +22,7 @@ from pathlib import Path
 import pytest
 import requests
 
+from assay_dev.servers.loopback import LoopbackServer, QuietHandler
 from assay_dev.servers.registry import Registry
 
 pytestmark = pytest.mark.builds  # the registry: scripts/build-go-tools.sh
@@ -72,8 +74,23 @@ def test_round_trip_by_digest(registry: Registry, tmp_path: Path) -> None:
         timeout=30,
     ).json()
     assert manifest["artifactType"] == "application/vnd.assay.suite.v1"
-    validated = assay("validate", str(EXAMPLE))
-    assert validated.returncode == 0
+    validated = assay(
+        "validate",
+        f"oci://{reference}",
+        "--registry-ca",
+        str(registry.ca),
+        env={"ASSAY_CACHE": str(tmp_path)},
+    )
+    assert validated.returncode == 0, validated.stderr
+    assert f"artifact {reference.split('@')[1]}, suite digest sha256:" in validated.stdout
+    split = assay(
+        "split", f"oci://{reference}", "--public", str(tmp_path / "public"),
+        "--keys", str(tmp_path / "keys.yaml"),
+        "--registry-ca", str(registry.ca), env={"ASSAY_CACHE": str(tmp_path)},
+    )  # fmt: skip
+    assert split.returncode == 0, split.stderr
+    assert (tmp_path / "keys.yaml").is_file()
+    assert (tmp_path / "public" / "suite.yaml").is_file()
     assert manifest["annotations"]["dev.assay.suite.name"] == "support-desk"
     assert manifest["annotations"]["dev.assay.suite.digest"].startswith("sha256:")
 
@@ -119,6 +136,49 @@ def test_other_digest_refused(registry: Registry, tmp_path: Path) -> None:
     )
     assert refused.returncode == 2
     assert "404" in refused.stderr
+    assert not (tmp_path / "out").exists()
+
+
+class _Tampering(QuietHandler):
+    """A man in the middle holding the registry's certificate: passes every request on, and changes one
+    byte of what answers `target` (a blob, or the manifest)."""
+
+    upstream = ""
+    ca = ""
+    target = ""
+
+    def do_GET(self) -> None:
+        answer = requests.get(
+            self.upstream + self.path,
+            headers={"Accept": self.headers.get("Accept", "*/*")},
+            verify=self.ca,
+            timeout=30,
+        )
+        body = bytearray(answer.content)
+        if self.target in self.path and body:
+            body[len(body) // 2] ^= 0x01
+        headers = {k: v for k, v in answer.headers.items() if k.lower() in ("docker-content-digest",)}
+        self.send(answer.status_code, bytes(body), headers, answer.headers.get("Content-Type", ""))
+
+
+@pytest.mark.parametrize("tampered", ["blobs", "manifests"])
+def test_tampered_bytes_are_refused(registry: Registry, tmp_path: Path, tampered: str) -> None:
+    """The registry verifies its own blobs on disk, so the bytes are changed on the way: a pull hashes what
+    it receives, manifest and layer, and refuses either changed by one bit."""
+    reference = push(registry, EXAMPLE, "suites/tampered")
+    handler = type(
+        "Handler", (_Tampering,), {"upstream": registry.url, "ca": str(registry.ca), "target": tampered}
+    )
+    server = LoopbackServer(handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(registry.workdir / "tls" / "tls.crt", registry.workdir / "tls" / "tls.key")
+    server._server.socket = context.wrap_socket(server._server.socket, server_side=True)
+    with server:
+        port = server.url.rsplit(":", 1)[1]
+        through = reference.replace(registry.host, f"127.0.0.1:{port}")
+        refused = assay("pull", through, str(tmp_path / "out"), "--registry-ca", str(registry.ca))
+    assert refused.returncode == 2
+    assert ("hashing to" if tampered == "blobs" else "hashes to") in refused.stderr
     assert not (tmp_path / "out").exists()
 
 
