@@ -74,7 +74,7 @@ k8s:
 	$(NICE) bash scripts/build-k8s.sh
 
 # kstatus, the operator-framework's bundle validator, promtool, syft, the Kueue controller, the local-path
-# provisioner, the CNI plugins and kube-router, each built from its helper module in tools/ (Go module proxy) into ~/.cache/assay/go-tools; a
+# provisioner, the CNI plugins, kube-router and an OCI registry (the suite-artifact tests), each built from its helper module in tools/ (Go module proxy) into ~/.cache/assay/go-tools; a
 # no-op when cached. Cold: see docs/control-plane.md.
 go-tools:
 	$(NICE) bash scripts/build-go-tools.sh

@@ -14,8 +14,10 @@
 #   cni-plugins   the reference CNI plugins bridge, host-local and loopback, all three in one directory (the
 #                 CNI_PATH; the path printed is the bridge plugin's), for a networked local cluster
 #   kube-router   kube-router, of which a networked local cluster runs only the NetworkPolicy controller
+#   registry      go-containerregistry's OCI registry (pkg/registry, what `crane registry serve` runs) behind
+#                 TLS, for the suite-artifact tests (assay push/pull, oci:// suites)
 #
-# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all eight)
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all nine)
 #   KSTATUS=$(scripts/build-go-tools.sh kstatus)
 # A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
@@ -27,7 +29,7 @@ if [[ -n "${ASSAY_NO_BUILDS:-}" ]]; then  # make test's first phase, which runs 
   exit 1
 fi
 
-ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router)
+ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router registry)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
 mkdir -p "$cache"

@@ -36,6 +36,8 @@ from assay_runner.commands import (
     judge,
     judges_check,
     labels,
+    pull,
+    push,
     report,
     run,
     score,
@@ -69,6 +71,8 @@ def terminate_on_sigterm() -> None:
 COMMANDS = (
     validate,
     split,
+    push,
+    pull,
     answer,
     score,
     run,

@@ -318,3 +318,13 @@ def blocked_exit_code(result: Result, configured: int) -> int:
             file=sys.stderr,
         )
     return ExitCode.BLOCKED
+
+
+def add_registry_ca(parser: argparse.ArgumentParser) -> None:
+    """The CA bundle for a private registry (`assay push`/`pull`, an `oci://` suite)."""
+    parser.add_argument(
+        "--registry-ca",
+        type=Path,
+        metavar="FILE",
+        help="CA bundle (PEM) for a private registry (default: $ASSAY_REGISTRY_CA, else the system's)",
+    )

@@ -36,7 +36,7 @@ def add_parser(commands: Subcommands) -> None:
         "run", help="run an agent on every ticket, judge the answers, apply the gate"
     )
     add = run_parser.add_argument
-    add("suite", nargs="?", help="suite directory (or use --config)")
+    add("suite", nargs="?", help="suite directory or oci://REGISTRY/REPO@sha256:... (or use --config)")
     add("--config", type=Path, help="a RunConfig file (YAML or JSON), as the operator renders it")
     add("--out", type=Path, default=Path("assay-out"), help="where result.json and summary.json go")
     add("--summary-path", help="also write the RunSummary here (e.g. /dev/termination-log)")
@@ -55,6 +55,7 @@ def add_parser(commands: Subcommands) -> None:
         help="an earlier run's --out folder: keep its cells judged without error (same inputs), run the rest",
     )
     options.add_agent_options(run_parser)
+    options.add_registry_ca(run_parser)
     run_parser.set_defaults(handler=run)
 
 
@@ -175,9 +176,14 @@ def run(args: argparse.Namespace) -> Finished:
     from assay_runner.run.preparation import prepare
 
     config = run_config_from_args(args)
+    from assay_runner.io.suite_artifact import resolve_suite
+
+    folder, artifact = resolve_suite(config.suite, getattr(args, "registry_ca", None))
+    if artifact is not None:  # pulled by digest into the cache: from here on a folder like any other
+        config = config.model_copy(update={"suite": folder})
     named = named_key(config.evidence.key_file)
     check_destinations(Path(config.output.dir), config.output.summary_path)
-    prepared = prepare(config)
+    prepared = prepare(config, suite_artifact=artifact)
     # Checked before any agent runs: a suite that requires an independent judge fails fast.
     warnings = judge_model_warnings(prepared.suite, config.judge_model, config.agent.model)
     from assay_runner.run.spending import check_run_prices

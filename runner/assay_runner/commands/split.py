@@ -10,24 +10,27 @@ import argparse
 import sys
 from pathlib import Path
 
-from assay_runner.commands.options import Subcommands
+from assay_runner.commands.options import Subcommands, add_registry_ca
 from assay_runner.errors import ExitCode
 
 
 def add_parser(commands: Subcommands) -> None:
     parser = commands.add_parser("split", help="split a suite into its public part and its answer keys")
-    parser.add_argument("suite")
+    parser.add_argument("suite", help="suite directory, or oci://REGISTRY/REPO@sha256:...")
     parser.add_argument("--public", type=Path, required=True, help="directory for the public part (empty)")
     parser.add_argument("--keys", type=Path, required=True, help="file for the answer keys (keys.yaml)")
     parser.add_argument("--kb", type=Path, help="KB articles directory, when not the suite's own kb/")
+    add_registry_ca(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from assay_runner.core.digests import suite_digest
+    from assay_runner.io.suite_artifact import resolve_suite
     from assay_runner.suite.split import split_suite
 
-    suite = split_suite(Path(args.suite), args.public, args.keys, args.kb)
+    folder, _artifact = resolve_suite(args.suite, args.registry_ca)
+    suite = split_suite(Path(folder), args.public, args.keys, args.kb)
     print(
         f"split suite {suite.name!r} ({len(suite.tickets)} tickets, {suite_digest(suite)}): public part in "
         f"{args.public}, answer keys in {args.keys}",

@@ -173,6 +173,9 @@ class Inputs(WireModel):
     """The suite's public part as mounted (suite.yaml, questions, judge code), when the suite came split."""
     key_digest: str | None = None
     """The answer-key file as mounted, when the suite came split."""
+    suite_artifact_digest: str | None = None
+    """The OCI artifact's manifest digest (sha256:...) when the suite was given as `oci://...@sha256:...`;
+    `suite_digest` stays the content digest of what was loaded from it."""
     answers_digest: str | None = None
     """The answers judged: the sealed tree's digest (`answers.json` treeDigest) when judged from a tree,
     else a digest over every cell's answer digest."""

@@ -36,7 +36,9 @@ def _json_numbers(path: Path, data: object) -> object:
 
 
 def resolve_paths(config: RunConfig, base: Path) -> RunConfig:
-    """Relative paths in a config file are relative to the file, not to wherever the command was run."""
+    """Relative paths in a config file are relative to the file, not to wherever the command was run (an
+    `oci://` suite is a reference, kept as it is)."""
+    from assay_runner.io.suite_artifact import OCI_SCHEME  # tarfile and gzip: only when a config is read
 
     def absolute(value: str | None) -> str | None:
         return None if value is None else str(base / value) if not Path(value).is_absolute() else value
@@ -50,7 +52,7 @@ def resolve_paths(config: RunConfig, base: Path) -> RunConfig:
     output = config.output.model_copy(update={"dir": absolute(config.output.dir)})
     return config.model_copy(
         update={
-            "suite": absolute(config.suite),
+            "suite": config.suite if config.suite.startswith(OCI_SCHEME) else absolute(config.suite),
             "kb": absolute(config.kb),
             "brain": absolute(config.brain),
             "keys": absolute(config.keys),

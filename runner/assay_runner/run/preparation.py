@@ -63,6 +63,8 @@ class Prepared:
     """The suite's gate with the RunConfig's overrides."""
     prices: Prices
     """The suite's prices, then the RunConfig's: a model priced in both takes the RunConfig's."""
+    suite_artifact: str | None = None
+    """The OCI manifest digest the suite was pulled by (`oci://...@sha256:...`), else None."""
 
     @property
     def agent_price(self) -> PriceConfig | None:
@@ -122,10 +124,11 @@ class Prepared:
             public_digest=tree_digest(Path(config.suite)) if config.keys is not None else None,
             key_digest=digest_files({KEYS_FILE: Path(config.keys).read_bytes()}) if config.keys else None,
             answers_digest=answers,
+            suite_artifact_digest=self.suite_artifact,
         )
 
 
-def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
+def prepare(config: RunConfig, *, with_keys: bool = True, suite_artifact: str | None = None) -> Prepared:
     """`with_keys=False`: the answer phase, which never reads an answer key (even when the suite's own
     files hold them, nothing here hands them on)."""
     suite = load_suite(config.suite, config.kb, config.keys if with_keys else None)
@@ -147,6 +150,7 @@ def prepare(config: RunConfig, *, with_keys: bool = True) -> Prepared:
         tickets=suite.select(config.tickets),
         gate=suite.spec.gate.model_copy(update=overrides),
         prices={**suite.spec.prices, **config.prices},
+        suite_artifact=suite_artifact,
     )
 
 
