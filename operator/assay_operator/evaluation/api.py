@@ -316,6 +316,8 @@ class InputsStatus(ApiModel):
     """The suite's public part the answer phase mounted (questions, KB list, judges)."""
     key_digest: str | None = None
     """The answer keys the judge phase mounted."""
+    suite_artifact_digest: str | None = None
+    """The suite's OCI artifact (its manifest digest) when the run was given one (`oci://...@sha256:...`)."""
     answers_digest: str | None = None
     """The answers the verdict was made on: the answer phase's sealed tree."""
 
