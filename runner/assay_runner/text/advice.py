@@ -146,6 +146,7 @@ _REJECT = _cues(
     r"aiuta|aiuterà)|não (?:resolverá|ajuda|ajudará|corrige)|nie (?:naprawi|naprawia|rozwiąże|rozwiązuje|"
     r"pomoże|pomaga)|(?:löst|behebt|hilft) (?:\w+ )?(?:keinen|keine|kein|nicht))\b",
     r"\blost\b.{0,40}\bniet op\b",
+    r"\bnot what we\b",
 )
 _ENDORSE = _cues(
     r"\bplease (?:do|follow)\b",
@@ -389,6 +390,7 @@ _REPORTING = _cues(
     r"recomiendan|sugieren|aconsejan|aconsejó|recomendó|sugirió|consigliato|suggerito|aconselhou|"
     r"recomendou|sugeriu|adviseren|aanraadde|aanraden|aangeraden|polecają|poleca|doradził\w*|radził\w*|"
     r"zalecił\w*)\b",
+    r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b",
 )
 _FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
@@ -611,7 +613,8 @@ _ASKED = _cues(
     r"\b(?:ask|asks|asked|asking|wonder|wonders|wondered|wondering|want to know|wants to know|wanted to know|"
     r"demande|demandez|demandent|demandé|fragt|fragen|fragten|gefragt|fragte|pregunta|pregunte|preguntan|"
     r"preguntó|chiede|chiedi|chiedono|chiesto|pergunta|perguntam|perguntou|vraagt|vragen|vroeg|gevraagd|"
-    r"pyta|pytają|pytał\w*|zastanawia\w*)\b[^.!?:;]*?(?:\b(?:whether|if|si|ob|se|of|czy)\b|\bs')[^:;.!?]*$"
+    r"pyta|pytają|pytał\w*|zastanawia\w*|wissen|savoir|saber|sapere|weten|wiedzieć|vraagt zich af)\b"
+    r"[^.!?:;]*?(?:\b(?:whether|if|si|ob|se|of|czy)\b|\bs')[^:;.!?]*$"
 )
 
 
@@ -638,7 +641,12 @@ _REPORTED_OBJECT = _words(
 )
 
 
+_ACCORDING = _cues(r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b")
+
+
 def _reported_before(text: str, at: int, before: Sequence[str]) -> bool:
+    if _ACCORDING.search(text[:at].casefold()):
+        return True  # "Según un foro, hay que ...": the whole sentence is the forum's
     if not all(w in _REPORTED_OBJECT for w in before):
         return False
     pieces = text[:at].split(",")

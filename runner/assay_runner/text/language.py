@@ -223,6 +223,8 @@ def _spanish(word: str) -> str:
                 plain = plain[: -len(clitic)]
                 break
     plain = plain.replace("zc", "c")  # restablezca / restablecer
+    if plain.endswith("s") and len(plain) > 5:  # a plural's key is its singular's: "routers" / "router"
+        plain = _strip(plain, ("es", "s"))
     return _strip(plain, _ES_ENDINGS)
 
 

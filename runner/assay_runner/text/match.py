@@ -232,7 +232,8 @@ _DETERMINERS = _set_of(
     """the a an your my his her their our this that
     le la les l' un une des ton ta tes mon ma mes votre vos son sa ses notre nos du
     el los las una tu tus su sus mi mis vuestro vuestra nuestro nuestra
-    il lo i gli uno un' tuo tua tuoi tue suo sua suoi sue mio mia vostro vostra nostro nostra
+    il lo i gli uno un' tuo tua tuoi tue suo sua suoi sue mio mia miei mie vostro vostra vostri vostre
+    nostro nostra nostri nostre loro
     o as os um uma seu seus suas teu meu minha vosso vossa nosso nossa
     de het een je jouw uw zijn mijn ons onze
     der die das den dem des ein eine einen einem dein deine deinen ihr ihre ihren sein seine mein meine
@@ -283,7 +284,7 @@ _CLUSTER = {
         *("te", "moeten", "kunnen", "mogen", "willen", "gaan", "laten", "niet", "nooit"),
         *(f"{n} {m}" for n in ("niet", "nooit") for m in ("moeten", "kunnen", "mogen")),
     ),
-    "de": ("zu", "nicht", "nie", "niemals"),
+    "de": ("zu", "nicht", "nie", "niemals", "nicht zu", "nie zu"),
 }
 
 

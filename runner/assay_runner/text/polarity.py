@@ -31,7 +31,7 @@ _NEGATIONS = _set_of(
     niet nooit geen nigdy isn't isnt n't"""
 )
 # May stand before a negated subject: "Ne pas réinstaller", "Nicht neu zu installieren", "Não reinstalar".
-_BEFORE_SUBJECT = _NEGATIONS | frozenset({"de", "d'", "zu", "te", "di", "il", "lo", "le", "el", "o", "het"})
+_BEFORE_SUBJECT = _NEGATIONS | _set_of("de d' zu te di il lo la l' le el o a het das die der den the")
 # A predicate noun that, negated, rejects its subject ("... is no option / not a solution").
 _OPTION = (
     "option",
@@ -71,7 +71,8 @@ def rejected_subject(words: Sequence[str], body: int, start: int, end: int) -> b
     before = words[body:start]
     if len(before) > 3 or not all(w in _BEFORE_SUBJECT for w in before):
         return None
-    negated_subject = not _NEGATIONS.isdisjoint(before)
+    # "Ne pas réinstaller", or inside a verb-final phrase: "Das Konto nicht zu löschen"
+    negated_subject = not _NEGATIONS.isdisjoint(before) or not _NEGATIONS.isdisjoint(words[start:end])
     negated_predicate = copula = False
     for word in words[end : end + _PREDICATE_REACH]:
         if word in _NEGATIONS or word.endswith("n't"):

@@ -73,7 +73,8 @@ _NEGATING_INTRO = re.compile(
     r"|\b(?:évitez|éviter|évite|ne|pas|jamais|aucune?|rien|vermeiden|vermeide|nicht|nie|niemals|keine[rsn]?|"
     r"nichts|evite|evita|evitar|evitare|evitate|eviti|no|nunca|ninguna|ninguno|nada|non|mai|nessuna|"
     r"nessuno|niente|não|nao|nenhuma|nenhum|vermijd|vermijden|niet|nooit|geen|niets|unikaj|unikać|"
-    r"nigdy|żadne|żaden|żadna|żadnych|nic)\b|\bn'",
+    r"nigdy|żadne|żaden|żadna|żadnych|nic|useless|pointless|no\s+point|inutile|unnötig|inútil|onnodig|"
+    r"zbędne)\b|\bn'",
     re.IGNORECASE,
 )
 
@@ -86,7 +87,9 @@ _INTRO_FILLER = _words(
     """do not don't dont never avoid refrain from the following these this any of all things thing steps
     step actions action you should must shouldn't what to ever please here are some list at mistakes
     pitfalls common bad ideas a few don'ts no none will won't wont doesn't does help helps fix fixes it
-    work works needed necessary recommended required helpful is are that try neither either
+    work works needed necessary recommended required helpful is are that try neither either bother with
+    tout marchera marchent essayer davon hiervan daarvan tutto ciò disso disto funcionará funcionarán
+    zadziała zadziałają doe rób questo questa useless pointless point unnötig inútil onnodig zbędne
     évitez éviter évite ne n' pas jamais aucune aucun rien ce qui suit suivant suivantes suivants les ces
     ceci cela solutions étapes actions à faire faites surtout vous de d' il faut aidera aideront
     marchera fonctionnera servira inutile inutiles recommandé recommandée conseillé nécessaire choses
