@@ -147,6 +147,7 @@ _REJECT = _cues(
     r"pomoże|pomaga)|(?:löst|behebt|hilft) (?:\w+ )?(?:keinen|keine|kein|nicht))\b",
     r"\blost\b.{0,40}\bniet op\b",
     r"\bnot what we\b",
+    r"\b(?:bezcelowe|bezcelowy|bezużyteczne|niepotrzebne|sinnlos|zwecklos|nutteloos|inutile|inutili)\b",
 )
 _ENDORSE = _cues(
     r"\bplease (?:do|follow)\b",
@@ -193,7 +194,8 @@ _STANCE_WORDS = _words(
     onnodig zinloos isn't isnt seldom rarement rara raramente zelden meestal selten rzadko lose perdriez
     perdrez perdrais perdería perderías perderá perderesti perderebbe perderete perderia verliest verliet
     verlies kwijt verlieren weg ne non não nie löst behebt hilft lost stracisz straci stracą aussi también
-    anche também ook też auch
+    anche também ook też auch bezcelowe bezcelowy bezużyteczne niepotrzebne sinnlos zwecklos nutteloos
+    inutili
     nic zbędne perché porque que
     waarom dlaczego"""
 )

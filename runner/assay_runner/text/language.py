@@ -61,7 +61,7 @@ _FUNCTION_WORDS = {
     ),
     "es": _set_of(
         "el la los las una un es usted su sus y del al para con en este esta que por se lo le después nunca "
-        "tu tus mi mis pero ni"
+        "de tu tus mi mis pero ni"
     ),
     "de": _set_of(
         "der die das den dem des ein eine einen ist sie und nicht zu mit auf für von bitte im ihr ihre es "
@@ -70,11 +70,11 @@ _FUNCTION_WORDS = {
     "it": _set_of(
         "il gli è non di della dello che per questo questa ci mai poi dopo nel nella può puoi "
         "dovete anche senza invece sono l' dell' un' all' dall' sull' nell' dal dalla dai sul sulla alla "
-        "agli ai degli delle e suo sua suoi tuo tua tuoi lo le uno una ne ma lei ti"
+        "agli ai degli delle e suo sua suoi tuo tua tuoi lo le uno una ne ma lei ti la del"
     ),
     "pt": _set_of(
         "o os as um uma é não do da dos das que para com em no na este esta você seu sua nunca depois "
-        "pode deve também sem são ao aos pelo pela novamente então partir ainda a e seus suas lhe isso "
+        "pode deve também sem são ao aos pelo pela novamente então partir ainda a e seus suas lhe isso de "
         "isto mas ou"
     ),
     "nl": _set_of(
@@ -196,14 +196,16 @@ _ES_ENDINGS = (
     *("ir", "an", "en", "as", "es", "ad", "ed", "a", "e", "o", "s"),
 )
 _ES_CLITICS = ("selo", "sela", "selos", "selas", "melo", "mela", "nos", "los", "las", "les", "lo", "la", "le")
-_DE_ENDINGS = ("ierst", "ieren", "ierte", "iert", "iere", "ern", "est", "en", "st", "et", "e", "t", "s")
+_DE_ENDINGS = (
+    *("ierst", "ieren", "ierte", "iert", "iere", "ier", "ern", "est", "en", "st", "et", "e", "t", "s"),
+)
 
 
 @lru_cache(maxsize=65536)
 def _french(word: str) -> str:
     if "'" in word:
         return word
-    return _strip(word, _FR_ENDINGS)
+    return _strip(word, _FR_ENDINGS, keep=3)  # "vide" / "vider"
 
 
 def _unaccented(word: str) -> str:
@@ -305,6 +307,8 @@ def _lemma_key(word: str, language: Language) -> str:
     key = _strip(lemma, _LEMMA_ENDINGS[language])
     if language == "nl" and lemma.endswith("t") and key == lemma[:-1] and key[-2:-1] not in "aeiou":
         key = lemma  # "reset" is the stem of "resetten", not "rese" + the ending of "hij reset"
+    if language == "pl":  # "zapór" / "zapora": Polish "ó" and "o" alternate within one word's forms
+        key = key.replace("ó", "o")
     if language == "nl":  # "wis" / "wissen", "maak" / "maken": Dutch spelling doubles and undoubles
         key = _DUTCH_DOUBLE.sub(r"\1\2", _DUTCH_CONSONANTS.sub(r"\1", key))
     return key
