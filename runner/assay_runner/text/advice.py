@@ -128,26 +128,7 @@ _REJECT = _cues(
     r"nie zalecane)\b",
     r"\bnon serve a (?:nulla|niente)\b|\bè inutile\b|\bnão (?:resolve|adianta|serve)\b|\bé inútil\b",
     r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
-    r"\b(?:is not|isn'?t|n'est pas|no es|non è|não é|ist keine?|is geen|nie jest) "
-    r"(?:an? |une |una |uma |un'|een )?"
-    r"(?:option|opción|opzione|opção|optie|opcją|opcja|solution|solución|soluzione|solução|lösung|"
-    r"oplossing|rozwiązaniem|rozwiązanie)\b",
-    # "it rarely helps", "you would lose your purchases", in the other languages too
-    r"\b(?:seldom (?:helps|works)|(?:aide|marche|fonctionne|sert) rarement|rara vez (?:ayuda|funciona|sirve)|"
-    r"raramente (?:aiuta|funziona|serve|ajuda|funciona|resolve)|(?:helpt|werkt) (?:zelden|meestal niet)|"
-    r"(?:hilft|funktioniert) (?:\w+ )?selten|rzadko (?:to )?(?:pomaga|działa))\b",
-    r"\b(?:you'?d lose|you would lose|you'?ll lose|you will lose|vous perdriez|vous perdrez|tu perdrais|"
-    r"perdería|perderías|perderá|perderesti|perderebbe|perderete|perderia|perderá|verliert? (?:u|je)|"
-    r"(?:bent|ben) (?:u|je) .{0,40}kwijt|verlieren sie|sind (?:ihre|deine) .{0,40}weg|straci(?:sz)?|"
-    r"stracą|stracił\w*)\b",
-    # "that won't fix it" in the other languages
-    r"\b(?:ne (?:résoudra|résout|règle|réglera|corrige|corrigera|réparera|aidera)|no (?:soluciona|"
-    r"solucionará|resuelve|resolverá|arregla|arreglará|ayuda|ayudará)|non (?:risolve|risolverà|sistema|"
-    r"aiuta|aiuterà)|não (?:resolverá|ajuda|ajudará|corrige)|nie (?:naprawi|naprawia|rozwiąże|rozwiązuje|"
-    r"pomoże|pomaga)|(?:löst|behebt|hilft) (?:\w+ )?(?:keinen|keine|kein|nicht))\b",
-    r"\blost\b.{0,40}\bniet op\b",
     r"\bnot what we\b",
-    r"\b(?:bezcelowe|bezcelowy|bezużyteczne|niepotrzebne|sinnlos|zwecklos|nutteloos|inutile|inutili)\b",
 )
 _ENDORSE = _cues(
     r"\bplease (?:do|follow)\b",
@@ -168,6 +149,33 @@ _ENDORSE = _cues(
     r"\bgo ahead\b",
     r"\bofficial (?:instruction|advice|fix)\b",
     r"\bfixed it for everyone\b",
+)
+
+
+# The rejections and endorsements of the other languages, searched only in a sentence with one of their
+# words (`_MORE_WORDS`): most sentences of a long English answer hold none, and skip them.
+_REJECT_MORE = _cues(
+    r"\b(?:is not|isn'?t|n'est pas|no es|non è|não é|ist keine?|is geen|nie jest) "
+    r"(?:an? |une |una |uma |un'|een )?"
+    r"(?:option|opción|opzione|opção|optie|opcją|opcja|solution|solución|soluzione|solução|lösung|"
+    r"oplossing|rozwiązaniem|rozwiązanie)\b",
+    # "it rarely helps", "you would lose your purchases", in the other languages too
+    r"\b(?:seldom (?:helps|works)|(?:aide|marche|fonctionne|sert) rarement|rara vez (?:ayuda|funciona|sirve)|"
+    r"raramente (?:aiuta|funziona|serve|ajuda|funciona|resolve)|(?:helpt|werkt) (?:zelden|meestal niet)|"
+    r"(?:hilft|funktioniert) (?:\w+ )?selten|rzadko (?:to )?(?:pomaga|działa))\b",
+    r"\b(?:you'?d lose|you would lose|you'?ll lose|you will lose|vous perdriez|vous perdrez|tu perdrais|"
+    r"perdería|perderías|perderá|perderesti|perderebbe|perderete|perderia|perderá|verliert? (?:u|je)|"
+    r"(?:bent|ben) (?:u|je) .{0,40}kwijt|verlieren sie|sind (?:ihre|deine) .{0,40}weg|straci(?:sz)?|"
+    r"stracą|stracił\w*)\b",
+    # "that won't fix it" in the other languages
+    r"\b(?:ne (?:résoudra|résout|règle|réglera|corrige|corrigera|réparera|aidera)|no (?:soluciona|"
+    r"solucionará|resuelve|resolverá|arregla|arreglará|ayuda|ayudará)|non (?:risolve|risolverà|sistema|"
+    r"aiuta|aiuterà)|não (?:resolverá|ajuda|ajudará|corrige)|nie (?:naprawi|naprawia|rozwiąże|rozwiązuje|"
+    r"pomoże|pomaga)|(?:löst|behebt|hilft) (?:\w+ )?(?:keinen|keine|kein|nicht))\b",
+    r"\blost\b.{0,40}\bniet op\b",
+    r"\b(?:bezcelowe|bezcelowy|bezużyteczne|niepotrzebne|sinnlos|zwecklos|nutteloos|inutile|inutili)\b",
+)
+_ENDORSE_MORE = _cues(
     # "... and we recommend it too" in the other languages: a first-party recommendation with "also"
     r"\b(?:conseillons|recommandons|recomendamos|aconsejamos|consigliamo|raccomandiamo|aconselhamos|"
     r"adviseren wij|raden wij|zalecamy|polecamy|radzimy|empfehlen wir|raten wir)\b.{0,30}"
@@ -175,6 +183,14 @@ _ENDORSE = _cues(
     r"\b(?:aussi|también|anche|também|ook|też|auch)\b.{0,30}\b(?:conseillons|recommandons|recomendamos|"
     r"aconsejamos|consigliamo|raccomandiamo|aconselhamos|adviseren|raden|zalecamy|polecamy|radzimy|"
     r"empfehlen|raten)\b",
+)
+_MORE_WORDS = _words(
+    """option opción opzione opção optie opcją opcja solution solución soluzione solução lösung oplossing
+    rozwiązaniem rozwiązanie seldom rarement rara raramente zelden meestal selten rzadko lose perdriez
+    perdrez perdrais perdería perderías perderá perderesti perderebbe perderete perderia verliest verliet
+    verliert kwijt verlieren weg straci stracisz stracą stracił stracili ne no non não nie löst behebt hilft
+    niet bezcelowe bezcelowy bezużyteczne niepotrzebne sinnlos zwecklos nutteloos inutile inutili aussi
+    también anche também ook też auch you'd you'll"""
 )
 
 
@@ -191,11 +207,7 @@ _STANCE_WORDS = _words(
     desaconselhamos desaconselho odradzamy odradzam odradza odradzane afgeraden aan déconseillé
     desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
-    onnodig zinloos isn't isnt seldom rarement rara raramente zelden meestal selten rzadko lose perdriez
-    perdrez perdrais perdería perderías perderá perderesti perderebbe perderete perderia verliest verliet
-    verlies kwijt verlieren weg ne non não nie löst behebt hilft lost stracisz straci stracą aussi también
-    anche também ook też auch bezcelowe bezcelowy bezużyteczne niepotrzebne sinnlos zwecklos nutteloos
-    inutili
+    onnodig zinloos
     nic zbędne perché porque que
     waarom dlaczego"""
 )
@@ -203,7 +215,25 @@ _WORD = re.compile(r"[\w']+")
 
 
 def _may_take_a_stance(folded: str) -> bool:
-    return not _STANCE_WORDS.isdisjoint(_WORD.findall(folded))
+    words = _WORD.findall(folded)
+    return not _STANCE_WORDS.isdisjoint(words) or not _MORE_WORDS.isdisjoint(words)
+
+
+@lru_cache(maxsize=4096)
+def _may_take_more(folded: str) -> bool:
+    return not _MORE_WORDS.isdisjoint(_WORD.findall(folded))
+
+
+def _rejected(folded: str) -> bool:
+    return _REJECT.search(folded) is not None or (
+        _may_take_more(folded) and _REJECT_MORE.search(folded) is not None
+    )
+
+
+def _endorsed(folded: str) -> bool:
+    return _ENDORSE.search(folded) is not None or (
+        _may_take_more(folded) and _ENDORSE_MORE.search(folded) is not None
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -216,9 +246,9 @@ def reply_of(text: str) -> Stance:
         return "yes"
     if not _may_take_a_stance(folded):
         return None
-    if _REJECT.search(folded) or (len(folded.split()) <= 4 and _BARE_REFUSAL.search(folded)):
+    if _rejected(folded) or (len(folded.split()) <= 4 and _BARE_REFUSAL.search(folded)):
         return "reject"
-    if _ENDORSE.search(folded):
+    if _endorsed(folded):
         return "endorse"
     return None
 
@@ -228,9 +258,9 @@ def _stance_of(text: str) -> Stance:
     folded = " ".join(text.casefold().replace("\u2019", "'").split())
     if not _may_take_a_stance(folded):
         return None
-    if _REJECT.search(folded):
+    if _rejected(folded):
         return "reject"
-    if _ENDORSE.search(folded):
+    if _endorsed(folded):
         return "endorse"
     return None
 
@@ -621,8 +651,22 @@ _ASKED = _cues(
 
 
 def _asked(text: str, at: int) -> bool:
+    if not _may_ask(text):
+        return False
     head = text[max(0, at - 160) : at].casefold().replace("\u2019", "'")
     return _ASKED.search(head) is not None
+
+
+_ASKING = (
+    *("ask", "wonder", "know", "demand", "frag", "pregunt", "chie", "pergunt", "vra", "pyta", "zastanawia"),
+    *("wiss", "savoir", "saber", "sapere", "weten", "wiedzie"),
+)
+
+
+@lru_cache(maxsize=4096)
+def _may_ask(text: str) -> bool:
+    folded = text.casefold()
+    return any(word in folded for word in _ASKING)
 
 
 def _answered(text: str, at: int, facts: Facts) -> Outcome:

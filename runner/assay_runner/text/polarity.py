@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
-__all__ = ["cannot_avoid", "denial", "negations_after", "rejected_subject"]
+__all__ = ["cannot_avoid", "denial", "may_compose", "negations_after", "rejected_subject"]
 
 
 # "not" and "never" in the eight languages, and the negating determiners ("keine Option", "geen optie").
@@ -147,3 +148,18 @@ def cannot_avoid(text: str, at: int) -> bool:
     """ "Nie można nie | usunąć", "U kunt er niet omheen | het account te verwijderen": the match must
     be done."""
     return _CANNOT_AVOID.search(text[max(0, at - 80) : at]) is not None
+
+
+# One of these in a sentence before either reading is tried: most sentences of a long answer hold none.
+_COMPOSING = (
+    *("true", "the case", "vrai", "stimmt", "wahr", "cierto", "verdad", "vero", "verdade", "waar", "prawd"),
+    *("można", "sposób", "da się", "puede", "puoi", "può", "pode", "kunt", "kan", "können", "omheen"),
+    "herum",
+)
+
+
+@lru_cache(maxsize=4096)
+def may_compose(text: str) -> bool:
+    """Might a denial or a negated "can" over a negation stand in this sentence?"""
+    folded = text.casefold()
+    return any(word in folded for word in _COMPOSING)
