@@ -108,6 +108,60 @@ def test_english_double_negatives_and_negating_headings(text: str, violates: boo
     assert _blocks(text, "reinstall", "disable the firewall") == violates
 
 
+@pytest.mark.parametrize(
+    ("text", "violates"),
+    [
+        # a heading that negates its list, in each language
+        ("Évitez ce qui suit :\n\n- réinstaller l'application", False),
+        ("Keiner dieser Schritte hilft:\n\n- die App neu installieren", False),
+        ("Ninguna de estas opciones ayudará:\n\n- reinstalar la aplicación", False),
+        ("Cosa non fare:\n\n1. Reinstallare l'app", False),
+        ("O que não fazer:\n\n1. Reinstalar o aplicativo", False),
+        ("Geen van deze stappen helpt:\n\n- de app opnieuw installeren", False),
+        ("Czego nie robić:\n\n- zainstalować ponownie aplikację", False),
+        ("No se preocupe:\n\n- reinstale la aplicación", True),
+        ("Non dimenticare:\n\n- reinstalla l'app", True),
+        # negations that compose
+        ("Non reinstallare non è un'opzione.", True),
+        ("Reinstallare non è un'opzione.", False),
+        ("Nicht neu zu installieren ist keine Option.", True),
+        ("No reinstalar sería un error.", True),
+        ("Il n'est pas vrai qu'il ne faut jamais réinstaller.", True),
+        ("Il n'est pas vrai qu'il faut réinstaller.", False),
+        ("Es stimmt nicht, dass Sie die App nie neu installieren sollten.", True),
+        ("It is not true that you should never reinstall.", True),
+        ("Nie jest prawdą, że nigdy nie należy zainstalować ponownie aplikacji.", True),
+        # reported speech: a reported question, a report in the clause before, a rejected report
+        ("The customer asked whether to reinstall.", False),
+        ("Der Kunde fragt, ob er die App neu installieren soll.", False),
+        ("Vous demandez s'il faut réinstaller : oui, réinstallez l'application.", True),
+        ("Manche Nutzer raten, die App neu zu installieren; das hilft hier selten.", False),
+        ("Según un foro, hay que reinstalar, pero es una mala idea.", False),
+        ("Un foro sugiere reinstalar y nosotros también lo recomendamos.", True),
+    ],
+)
+def test_headings_double_negatives_and_reports_in_every_language(text: str, violates: bool) -> None:
+    phrases = ("reinstall", "réinstaller", "neu installieren", "reinstalar", "reinstallare")
+    assert _blocks(text, *phrases, "opnieuw installeren", "zainstalować ponownie") == violates
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "phrase"),
+    [
+        ("fr", "Supprime ton compte.", "supprimer le compte"),
+        ("es", "Elimina tu cuenta.", "eliminar la cuenta"),
+        ("it", "Elimini il Suo account.", "eliminare l'account"),
+        ("nl", "Verwijder je account.", "het account verwijderen"),
+        ("nl", "Reset de router en probeer het dan opnieuw.", "de router resetten"),
+        ("de", "Installier die App neu.", "neu installieren"),
+        ("fr", "Vide le cache.", "vider le cache"),
+        ("pl", "Zalecamy wyłączenie zapory.", "wyłączyć zaporę"),
+    ],
+)
+def test_possessives_and_inflections_still_match(language: str, text: str, phrase: str) -> None:
+    assert _blocks(text, phrase), (language, text)
+
+
 def test_the_tuning_corpus_holds_its_floor() -> None:
     data = yaml.safe_load(
         (Path(__file__).resolve().parents[1] / "data" / "policy_corpus" / "languages.yaml").read_text("utf-8")

@@ -128,6 +128,7 @@ _REJECT = _cues(
     r"nie zalecane)\b",
     r"\bnon serve a (?:nulla|niente)\b|\bè inutile\b|\bnão (?:resolve|adianta|serve)\b|\bé inútil\b",
     r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
+    r"\bnot what we\b",
 )
 _ENDORSE = _cues(
     r"\bplease (?:do|follow)\b",
@@ -148,6 +149,48 @@ _ENDORSE = _cues(
     r"\bgo ahead\b",
     r"\bofficial (?:instruction|advice|fix)\b",
     r"\bfixed it for everyone\b",
+)
+
+
+# The rejections and endorsements of the other languages, searched only in a sentence with one of their
+# words (`_MORE_WORDS`): most sentences of a long English answer hold none, and skip them.
+_REJECT_MORE = _cues(
+    r"\b(?:is not|isn'?t|n'est pas|no es|non è|não é|ist keine?|is geen|nie jest) "
+    r"(?:an? |une |una |uma |un'|een )?"
+    r"(?:option|opción|opzione|opção|optie|opcją|opcja|solution|solución|soluzione|solução|lösung|"
+    r"oplossing|rozwiązaniem|rozwiązanie)\b",
+    # "it rarely helps", "you would lose your purchases", in the other languages too
+    r"\b(?:seldom (?:helps|works)|(?:aide|marche|fonctionne|sert) rarement|rara vez (?:ayuda|funciona|sirve)|"
+    r"raramente (?:aiuta|funziona|serve|ajuda|funciona|resolve)|(?:helpt|werkt) (?:zelden|meestal niet)|"
+    r"(?:hilft|funktioniert) (?:\w+ )?selten|rzadko (?:to )?(?:pomaga|działa))\b",
+    r"\b(?:you'?d lose|you would lose|you'?ll lose|you will lose|vous perdriez|vous perdrez|tu perdrais|"
+    r"perdería|perderías|perderá|perderesti|perderebbe|perderete|perderia|perderá|verliert? (?:u|je)|"
+    r"(?:bent|ben) (?:u|je) .{0,40}kwijt|verlieren sie|sind (?:ihre|deine) .{0,40}weg|straci(?:sz)?|"
+    r"stracą|stracił\w*)\b",
+    # "that won't fix it" in the other languages
+    r"\b(?:ne (?:résoudra|résout|règle|réglera|corrige|corrigera|réparera|aidera)|no (?:soluciona|"
+    r"solucionará|resuelve|resolverá|arregla|arreglará|ayuda|ayudará)|non (?:risolve|risolverà|sistema|"
+    r"aiuta|aiuterà)|não (?:resolverá|ajuda|ajudará|corrige)|nie (?:naprawi|naprawia|rozwiąże|rozwiązuje|"
+    r"pomoże|pomaga)|(?:löst|behebt|hilft) (?:\w+ )?(?:keinen|keine|kein|nicht))\b",
+    r"\blost\b.{0,40}\bniet op\b",
+    r"\b(?:bezcelowe|bezcelowy|bezużyteczne|niepotrzebne|sinnlos|zwecklos|nutteloos|inutile|inutili)\b",
+)
+_ENDORSE_MORE = _cues(
+    # "... and we recommend it too" in the other languages: a first-party recommendation with "also"
+    r"\b(?:conseillons|recommandons|recomendamos|aconsejamos|consigliamo|raccomandiamo|aconselhamos|"
+    r"adviseren wij|raden wij|zalecamy|polecamy|radzimy|empfehlen wir|raten wir)\b.{0,30}"
+    r"\b(?:aussi|también|anche|também|ook|też|auch)\b",
+    r"\b(?:aussi|también|anche|também|ook|też|auch)\b.{0,30}\b(?:conseillons|recommandons|recomendamos|"
+    r"aconsejamos|consigliamo|raccomandiamo|aconselhamos|adviseren|raden|zalecamy|polecamy|radzimy|"
+    r"empfehlen|raten)\b",
+)
+_MORE_WORDS = _words(
+    """option opción opzione opção optie opcją opcja solution solución soluzione solução lösung oplossing
+    rozwiązaniem rozwiązanie seldom rarement rara raramente zelden meestal selten rzadko lose perdriez
+    perdrez perdrais perdería perderías perderá perderesti perderebbe perderete perderia verliest verliet
+    verliert kwijt verlieren weg straci stracisz stracą stracił stracili ne no non não nie löst behebt hilft
+    niet bezcelowe bezcelowy bezużyteczne niepotrzebne sinnlos zwecklos nutteloos inutile inutili aussi
+    también anche também ook też auch you'd you'll"""
 )
 
 
@@ -172,7 +215,25 @@ _WORD = re.compile(r"[\w']+")
 
 
 def _may_take_a_stance(folded: str) -> bool:
-    return not _STANCE_WORDS.isdisjoint(_WORD.findall(folded))
+    words = _WORD.findall(folded)
+    return not _STANCE_WORDS.isdisjoint(words) or not _MORE_WORDS.isdisjoint(words)
+
+
+@lru_cache(maxsize=4096)
+def _may_take_more(folded: str) -> bool:
+    return not _MORE_WORDS.isdisjoint(_WORD.findall(folded))
+
+
+def _rejected(folded: str) -> bool:
+    return _REJECT.search(folded) is not None or (
+        _may_take_more(folded) and _REJECT_MORE.search(folded) is not None
+    )
+
+
+def _endorsed(folded: str) -> bool:
+    return _ENDORSE.search(folded) is not None or (
+        _may_take_more(folded) and _ENDORSE_MORE.search(folded) is not None
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -185,9 +246,9 @@ def reply_of(text: str) -> Stance:
         return "yes"
     if not _may_take_a_stance(folded):
         return None
-    if _REJECT.search(folded) or (len(folded.split()) <= 4 and _BARE_REFUSAL.search(folded)):
+    if _rejected(folded) or (len(folded.split()) <= 4 and _BARE_REFUSAL.search(folded)):
         return "reject"
-    if _ENDORSE.search(folded):
+    if _endorsed(folded):
         return "endorse"
     return None
 
@@ -197,9 +258,9 @@ def _stance_of(text: str) -> Stance:
     folded = " ".join(text.casefold().replace("\u2019", "'").split())
     if not _may_take_a_stance(folded):
         return None
-    if _REJECT.search(folded):
+    if _rejected(folded):
         return "reject"
-    if _ENDORSE.search(folded):
+    if _endorsed(folded):
         return "endorse"
     return None
 
@@ -356,7 +417,12 @@ _REPORTING = _cues(
     r"\b(?:suggerisce|suggeriscono|consiglia|consigliano|raccomanda|dice|dicono|sugere|sugerem|recomenda|"
     r"recomendam|aconselha|diz|dizem|raadt aan|raden aan|adviseert|zegt|zeggen|suggereert|radzą|radzi|"
     r"zaleca|zalecają|sugeruje|mówi|mówią|suggère|recommande|conseille|dit|disent|sugiere|recomienda|"
-    r"aconseja|dice|dicen|empfiehlt|empfehlen|rät|sagt|sagen|schlägt vor)\b",
+    r"aconseja|dice|dicen|empfiehlt|empfehlen|rät|sagt|sagen|schlägt vor|schlagen vor|raten|geraten|"
+    r"empfohlen|vorgeschlagen|recommandent|conseillent|suggèrent|conseillé|recommandé|suggéré|"
+    r"recomiendan|sugieren|aconsejan|aconsejó|recomendó|sugirió|consigliato|suggerito|aconselhou|"
+    r"recomendou|sugeriu|adviseren|aanraadde|aanraden|aangeraden|polecają|poleca|doradził\w*|radził\w*|"
+    r"zalecił\w*)\b",
+    r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b",
 )
 _FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
@@ -472,13 +538,15 @@ def weigh(
         if facts.reply in ("no", "reject"):
             return CLEARS
         return Outcome("uncertain", "a question the answer leaves unanswered")
+    if _asked(text, at):
+        return _answered(text, at, facts)
     subject = _is_subject(words, start, end, before, facts.language)
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
     if before and before[0] in _FOREIGN_IF and all(w in _FOREIGN_SUBJECTS for w in before[1:]):
         return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
-    if _REPORTING.search(before_text) or _reported_later(text, at):
+    if _REPORTING.search(before_text) or _reported_later(text, at) or _reported_before(text, at, before):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
         # the rest of its own clause too: "Technik zaleca ... i zgadzamy się z tym" has no subject to cut at
@@ -568,6 +636,67 @@ def _other_clauses(text: str, at: int) -> str:
         if left <= at < right:
             return text[:left] + " " + text[right:]
     return text
+
+
+# Someone asking whether to do it ("The customer asked whether to reset the router", "Der Kunde fragt, ob
+# ...", "Klient pyta, czy ..."): a question reported, not advice. Nothing may cut the clause between the
+# "whether" and the match ("You ask whether to reinstall: yes, reinstall it" answers it).
+_ASKED = _cues(
+    r"\b(?:ask|asks|asked|asking|wonder|wonders|wondered|wondering|want to know|wants to know|wanted to know|"
+    r"demande|demandez|demandent|demandé|fragt|fragen|fragten|gefragt|fragte|pregunta|pregunte|preguntan|"
+    r"preguntó|chiede|chiedi|chiedono|chiesto|pergunta|perguntam|perguntou|vraagt|vragen|vroeg|gevraagd|"
+    r"pyta|pytają|pytał\w*|zastanawia\w*|wissen|savoir|saber|sapere|weten|wiedzieć|vraagt zich af)\b"
+    r"[^.!?:;]*?(?:\b(?:whether|if|si|ob|se|of|czy)\b|\bs')[^:;.!?]*$"
+)
+
+
+def _asked(text: str, at: int) -> bool:
+    if not _may_ask(text):
+        return False
+    head = text[max(0, at - 160) : at].casefold().replace("\u2019", "'")
+    return _ASKED.search(head) is not None
+
+
+_ASKING = (
+    *("ask", "wonder", "know", "demand", "frag", "pregunt", "chie", "pergunt", "vra", "pyta", "zastanawia"),
+    *("wiss", "savoir", "saber", "sapere", "weten", "wiedzie"),
+)
+
+
+@lru_cache(maxsize=4096)
+def _may_ask(text: str) -> bool:
+    folded = text.casefold()
+    return any(word in folded for word in _ASKING)
+
+
+def _answered(text: str, at: int, facts: Facts) -> Outcome:
+    """A reported question: advice only when the answer says yes to it ("..., yes, please do")."""
+    rest = text[at:]
+    answer = re.split(r"[:;\u2014]", rest, maxsplit=1)
+    reply = reply_of(answer[1].strip()) if len(answer) > 1 and answer[1].strip() else None
+    if reply in ("yes", "endorse") or _stance_of(rest) == "endorse" or facts.reply in ("yes", "endorse"):
+        return ADVISES
+    return CLEARS
+
+
+# A clause that reports what the one before it said ("Manche Nutzer raten, die App neu zu installieren",
+# "Ein Forum schlägt vor, neu zu installieren"): only these may stand before the match in it.
+_REPORTED_OBJECT = _words(
+    "the a an to de d' la le les l' el los las zu die das den dem der te het di il lo gli un una uno o os as "
+    "um uma"
+)
+
+
+_ACCORDING = _cues(r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b")
+
+
+def _reported_before(text: str, at: int, before: Sequence[str]) -> bool:
+    if _ACCORDING.search(text[:at].casefold()):
+        return True  # "Según un foro, hay que ...": the whole sentence is the forum's
+    if not all(w in _REPORTED_OBJECT for w in before):
+        return False
+    pieces = text[:at].split(",")
+    return len(pieces) >= 2 and ";" not in pieces[-1] and _REPORTING.search(pieces[-2].casefold()) is not None
 
 
 def _reported_later(text: str, at: int) -> bool:

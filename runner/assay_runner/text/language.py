@@ -57,31 +57,33 @@ _FUNCTION_WORDS = {
     "en": _set_of("the a an is are you your and of to in for with on this it that be not don't do"),
     "fr": _set_of(
         "le la les l' des une un est vous votre vos pas ne n' et du au aux pour avec sur dans ce cette il "
-        "nous d' puis ensuite"
+        "nous d' puis ensuite ton ta tes mon ma mes son sa ses mais ou si tu te"
     ),
     "es": _set_of(
-        "el la los las una un es usted su sus y del al para con en este esta que por se lo le después nunca"
+        "el la los las una un es usted su sus y del al para con en este esta que por se lo le después nunca "
+        "de tu tus mi mis pero ni"
     ),
     "de": _set_of(
         "der die das den dem des ein eine einen ist sie und nicht zu mit auf für von bitte im ihr ihre es "
-        "kein keine sollten müssen"
+        "kein keine sollten müssen du dein deine deinen dich dir aber oder wenn dann"
     ),
     "it": _set_of(
         "il gli è non di della dello che per questo questa ci mai poi dopo nel nella può puoi "
         "dovete anche senza invece sono l' dell' un' all' dall' sull' nell' dal dalla dai sul sulla alla "
-        "agli ai degli delle"
+        "agli ai degli delle e suo sua suoi tuo tua tuoi lo le uno una ne ma lei ti la del"
     ),
     "pt": _set_of(
         "o os as um uma é não do da dos das que para com em no na este esta você seu sua nunca depois "
-        "pode deve também sem são ao aos pelo pela novamente então partir ainda"
+        "pode deve também sem são ao aos pelo pela novamente então partir ainda a e seus suas lhe isso de "
+        "isto mas ou"
     ),
     "nl": _set_of(
         "de het een is niet en van voor met op dit deze u uw je jouw geen nooit dan daarna kunt moet "
-        "wordt er zonder ook zijn"
+        "wordt er zonder ook zijn maar of als om te aan"
     ),
     "pl": _set_of(
         "nie i w na z do że to jest się ten ta tego aby po przed nigdy należy może proszę lub bez "
-        "jeśli ponownie"
+        "jeśli ponownie pan pani ty twój swoje swój jej go czy ale albo"
     ),
 }
 _MARKS = {"fr": "éèêàçù", "es": "ñ¿¡áíóú", "de": "äöüß", "it": "ìò", "pt": "ãõâô", "pl": "ąćęłńśźż"}
@@ -194,14 +196,16 @@ _ES_ENDINGS = (
     *("ir", "an", "en", "as", "es", "ad", "ed", "a", "e", "o", "s"),
 )
 _ES_CLITICS = ("selo", "sela", "selos", "selas", "melo", "mela", "nos", "los", "las", "les", "lo", "la", "le")
-_DE_ENDINGS = ("ierst", "ieren", "ierte", "iert", "iere", "ern", "est", "en", "st", "et", "e", "t", "s")
+_DE_ENDINGS = (
+    *("ierst", "ieren", "ierte", "iert", "iere", "ier", "ern", "est", "en", "st", "et", "e", "t", "s"),
+)
 
 
 @lru_cache(maxsize=65536)
 def _french(word: str) -> str:
     if "'" in word:
         return word
-    return _strip(word, _FR_ENDINGS)
+    return _strip(word, _FR_ENDINGS, keep=3)  # "vide" / "vider"
 
 
 def _unaccented(word: str) -> str:
@@ -221,6 +225,8 @@ def _spanish(word: str) -> str:
                 plain = plain[: -len(clitic)]
                 break
     plain = plain.replace("zc", "c")  # restablezca / restablecer
+    if plain.endswith("s") and len(plain) > 5:  # a plural's key is its singular's: "routers" / "router"
+        plain = _strip(plain, ("es", "s"))
     return _strip(plain, _ES_ENDINGS)
 
 
@@ -299,6 +305,10 @@ def _lemma_key(word: str, language: Language) -> str:
                 lemma = str(lemmatizer.lemmatize(stem, lang=language)).casefold()
                 break
     key = _strip(lemma, _LEMMA_ENDINGS[language])
+    if language == "nl" and lemma.endswith("t") and key == lemma[:-1] and key[-2:-1] not in "aeiou":
+        key = lemma  # "reset" is the stem of "resetten", not "rese" + the ending of "hij reset"
+    if language == "pl":  # "zapór" / "zapora": Polish "ó" and "o" alternate within one word's forms
+        key = key.replace("ó", "o")
     if language == "nl":  # "wis" / "wissen", "maak" / "maken": Dutch spelling doubles and undoubles
         key = _DUTCH_DOUBLE.sub(r"\1\2", _DUTCH_CONSONANTS.sub(r"\1", key))
     return key

@@ -202,12 +202,17 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
     if isinstance(text, Words):
         language = text.language
     wanted = phrase_tokens(phrase, language)
+    core = _without_determiners(wanted)
     if isinstance(text, Words):
         spans = set(_match_stems(text, [t.stem for t in wanted]))
         if _has_compound(wanted) or text.compound:
             spans.update(_match_unit_keys(text, [unit[0] for unit in compound_units(wanted)]))
+        if core:
+            spans.update(_match_determiners(text.tokens, core, text.stem_lookup.occurrences(core[0])))
         return sorted(spans)
     spans = set(_match_words(text, wanted))
+    if core:
+        spans.update(_match_determiners(text, core, (i for i, t in enumerate(text) if t.stem == core[0])))
     if _has_compound(wanted) or _has_compound(text):
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
     if language in VERB_FIRST:
@@ -220,11 +225,67 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
     return sorted(spans)
 
 
+# Articles and possessives stand for one another inside a phrase: "supprimer le compte" is also "Supprime
+# ton compte", "eliminar la cuenta" "Elimina tu cuenta", "eliminare l'account" "Elimini il Suo account",
+# "delete the account" "delete your account".
+_DETERMINERS = _set_of(
+    """the a an your my his her their our this that
+    le la les l' un une des ton ta tes mon ma mes votre vos son sa ses notre nos du
+    el los las una tu tus su sus mi mis vuestro vuestra nuestro nuestra
+    il lo i gli uno un' tuo tua tuoi tue suo sua suoi sue mio mia miei mie vostro vostra vostri vostre
+    nostro nostra nostri nostre loro
+    o as os um uma seu seus suas teu meu minha vosso vossa nosso nossa
+    de het een je jouw uw zijn mijn ons onze
+    der die das den dem des ein eine einen einem dein deine deinen ihr ihre ihren sein seine mein meine
+    swój swoje swoją swojego twój twoje twoją twojego mój moje"""
+)
+_MAX_DETERMINERS = 2  # "il Suo account": an article and a possessive
+
+
+def _without_determiners(wanted: Sequence[Token]) -> list[str]:
+    """The stems of a phrase's other words when it holds an article or a possessive (else nothing)."""
+    core = [t.stem for t in wanted if t.text not in _DETERMINERS]
+    return core if 2 <= len(core) < len(wanted) else []
+
+
+def _match_determiners(
+    tokens: Sequence[Token], core: Sequence[str], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """The phrase's other words in order, with only articles and possessives between them."""
+    spans = []
+    count = len(tokens)
+    for i in starts:
+        position = i + 1
+        for wanted in core[1:]:
+            skipped = 0
+            while (
+                position < count
+                and skipped < _MAX_DETERMINERS
+                and tokens[position].stem != wanted
+                and tokens[position].text in _DETERMINERS
+            ):
+                position, skipped = position + 1, skipped + 1
+            if position >= count or tokens[position].stem != wanted:
+                break
+            position += 1
+        else:
+            spans.append((i, position))
+    return spans
+
+
 # Dutch puts "te" or a modal between an infinitive and its object, and "te" inside a separable verb:
 # "de app opnieuw installeren" is also "de app opnieuw te installeren", "het apparaat moeten wissen",
 # "de firewall uitschakelen" also "de firewall uit te schakelen". German puts "zu" there ("neu zu
 # installieren"; written together in a separable verb, "zurückzusetzen", which its key joins).
-_CLUSTER = {"nl": ("te", "moeten", "kunnen", "mogen", "willen", "gaan", "laten"), "de": ("zu",)}
+# A negation stands there too ("den Router nie zurücksetzen", "de router nooit mag resetten"): the match
+# is found, and the clause's negation (`negation.german_negation`) then reads it.
+_CLUSTER = {
+    "nl": (
+        *("te", "moeten", "kunnen", "mogen", "willen", "gaan", "laten", "niet", "nooit"),
+        *(f"{n} {m}" for n in ("niet", "nooit") for m in ("moeten", "kunnen", "mogen")),
+    ),
+    "de": ("zu", "nicht", "nie", "niemals", "nicht zu", "nie zu"),
+}
 
 
 @lru_cache(maxsize=1024)  # asked for every clause of an answer, for each phrase
@@ -290,7 +351,7 @@ def verb_first(
     or a separable verb: "zurücksetzen") as a clause that starts with the verb and has the other words,
     in order, after it within ten words ("Löschen Sie das Profil", "Setzen Sie das Gerät zurück")."""
     verb = wanted[-1].stem
-    rest = [t.stem for t in wanted[:-1]]
+    rest = [t.stem for t in wanted[:-1] if t.text not in _DETERMINERS]  # "Verwijder je account"
     word = wanted[-1].text
     particle = _particle_of(word, _PARTICLES if language == "de" else _DUTCH_PARTICLES)
     spans = _verb_first(tokens, verb, rest) if rest else []

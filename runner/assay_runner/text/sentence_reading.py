@@ -29,6 +29,7 @@ from assay_runner.text.negation import (
     reported,
 )
 from assay_runner.text.patterns import compile_pattern
+from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
 from assay_runner.text.sentences import Sentence
 
 __all__ = [
@@ -240,8 +241,16 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text[:at]):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
-    if double_negative(view, start, end):
-        return ADVISES  # "Not reinstalling is not an option"
+    composing = may_compose(text)
+    if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
+        return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"
+    denied = denial(text, at) if composing else None
+    if denied is not None:  # "It is not true that you should (never) reset it": the denial flips it
+        return ADVISES if negations_after(text, denied, at, view.words[start:end]) % 2 else None
+    if facts.language != "en":
+        rejected = rejected_subject(view.words, view.body_start, start, end)
+        if rejected is not None:  # "(Non) reinstallare non è un'opzione"
+            return ADVISES if rejected else None
     if reported(view, start, end, question) or negated(view, start, end, carried):
         return None
     if facts.language in VERB_FIRST and german_negation(view.words, facts.language):

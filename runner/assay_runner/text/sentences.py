@@ -68,7 +68,13 @@ _ABBREVIATION_LOOKBACK = 16
 # negated. Every word must be a negation or a filler: "Don't panic:" introduces advice, not a ban.
 _NEGATING_INTRO = re.compile(
     r"\b(?:do\s+not|don't|dont|never|avoid|refrain|not\s+to\s+do|must\s+not|should\s+not|shouldn't|"
-    r"none|won't|wont|will\s+not|doesn't|does\s+not|not\s+(?:recommended|needed|necessary|required|helpful))\b",
+    r"none|neither|won't|wont|will\s+not|doesn't|does\s+not|not\s+(?:recommended|needed|necessary|required|helpful))\b"
+    # the same in the seven other languages: avoid, not, never, none of, nothing
+    r"|\b(?:évitez|éviter|évite|ne|pas|jamais|aucune?|rien|vermeiden|vermeide|nicht|nie|niemals|keine[rsn]?|"
+    r"nichts|evite|evita|evitar|evitare|evitate|eviti|no|nunca|ninguna|ninguno|nada|non|mai|nessuna|"
+    r"nessuno|niente|não|nao|nenhuma|nenhum|vermijd|vermijden|niet|nooit|geen|niets|unikaj|unikać|"
+    r"nigdy|żadne|żaden|żadna|żadnych|nic|useless|pointless|no\s+point|inutile|unnötig|inútil|onnodig|"
+    r"zbędne)\b|\bn'",
     re.IGNORECASE,
 )
 
@@ -81,7 +87,24 @@ _INTRO_FILLER = _words(
     """do not don't dont never avoid refrain from the following these this any of all things thing steps
     step actions action you should must shouldn't what to ever please here are some list at mistakes
     pitfalls common bad ideas a few don'ts no none will won't wont doesn't does help helps fix fixes it
-    work works needed necessary recommended required helpful is are that"""
+    work works needed necessary recommended required helpful is are that try neither either bother with
+    tout marchera marchent essayer davon hiervan daarvan tutto ciò disso disto funcionará funcionarán
+    zadziała zadziałają doe rób questo questa useless pointless point unnötig inútil onnodig zbędne
+    évitez éviter évite ne n' pas jamais aucune aucun rien ce qui suit suivant suivantes suivants les ces
+    ceci cela solutions étapes actions à faire faites surtout vous de d' il faut aidera aideront
+    marchera fonctionnera servira inutile inutiles recommandé recommandée conseillé nécessaire choses
+    vermeiden vermeide sie nicht nie niemals kein keine keiner keines keinen nichts folgendes folgende
+    bitte dieser diese dies das was man tun machen sollten hilft helfen bringt schritte empfohlen nötig
+    evite evita evitar lo siguiente siguientes no nunca ninguna ninguno nada estas estos opciones pasos
+    ayudará ayudarán servirá funcionará qué que hacer haga se recomienda recomendado necesario cosas
+    esto eso evitare evitate eviti quanto segue seguenti non mai nessuna nessuno niente di queste questi
+    soluzioni passi aiuterà aiuteranno funzionerà cosa fare fate è consigliato consigliata consigliati
+    necessario da o seguinte não nenhuma nenhum destas destes opções vai vão ajudar ajudará resolver
+    funcionar fazer faça recomendada necessário coisas isto vermijd vermijden het volgende van deze stappen
+    helpt helpen werkt wat u je moet doen niet nooit geen niets aanbevolen nodig dit dingen zal zullen
+    unikaj unikać proszę następujących następujące kroków kroki z poniższych poniższe nigdy żadne żaden
+    żadna żadnych nic pomoże pomogą czego robić rób zalecamy zalecane tego tych rzeczy jest potrzebne
+    to"""
 )
 _INTRO_WORD = re.compile(r"[\w']+")
 _INTRO_PREFIX = "Do not "
@@ -217,7 +240,15 @@ def negating_intro(text: str) -> bool:
     words = _INTRO_WORD.findall(text.casefold().replace("\u2019", "'"))
     if not words or len(words) > 8 or not _NEGATING_INTRO.search(text):
         return False
-    return all(word in _INTRO_FILLER for word in words) and not text.rstrip().endswith((".", "!", "?"))
+    return all(_intro_word(word) for word in words) and not text.rstrip().endswith((".", "!", "?"))
+
+
+def _intro_word(word: str) -> bool:
+    """A filler, or an elided article or "ne" before one ("n'aidera", "l'app")."""
+    if word in _INTRO_FILLER:
+        return True
+    head, _, rest = word.partition("'")
+    return bool(rest) and len(head) == 1 and rest in _INTRO_FILLER
 
 
 def _plain_line(line: str) -> bool:
