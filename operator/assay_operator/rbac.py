@@ -61,8 +61,8 @@ PERMISSIONS: tuple[Permission, ...] = (
     Permission(
         "",
         ("pods",),
-        ("get", "list", "watch", "create", "delete"),
-        "read the runners' termination messages and exit states; the network probe's pod (made and removed)",
+        ("get", "list", "watch"),
+        "read the runners' termination messages and exit states (the network probe's too)",
     ),
     Permission(
         "",

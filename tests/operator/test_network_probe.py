@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from assay_operator.evaluation.api import EvaluationSpec
-from assay_operator.evaluation.build import network_probe
+from assay_operator.evaluation.build import names, network_probe
 from assay_operator.evaluation.build.egress import build_answer_policy
 from assay_operator.evaluation.build.layout import TERMINATION_LOG
 from assay_operator.evaluation.read import network_report
@@ -35,8 +35,14 @@ SPEC = EvaluationSpec.model_validate(
 )
 
 
+def probe_job(spec: EvaluationSpec = SPEC) -> dict[str, Any]:
+    return network_probe.build_probe_job(spec, "support-bot", 3, SETTINGS)
+
+
 def probe_pod(spec: EvaluationSpec = SPEC) -> dict[str, Any]:
-    return network_probe.build_probe_pod(spec, "support-bot", 3, SETTINGS)
+    """The pod the probe's Job makes (its template)."""
+    template: dict[str, Any] = probe_job(spec)["spec"]["template"]  # type: ignore[index]
+    return template
 
 
 def test_the_answer_pods_policy_selects_the_probe_pod() -> None:
@@ -44,7 +50,11 @@ def test_the_answer_pods_policy_selects_the_probe_pod() -> None:
     selector = policy["spec"]["podSelector"]["matchLabels"]
     labels = probe_pod()["metadata"]["labels"]
     assert selector.items() <= labels.items(), (selector, labels)
-    assert probe_pod()["metadata"]["name"] == "support-bot-netprobe-g3"
+    job = probe_job()
+    assert job["kind"] == "Job" and job["metadata"]["name"] == "support-bot-netprobe-g3"  # type: ignore[index]
+    # The Job carries no Evaluation label: the operator's watch of run Jobs never takes it for one.
+    assert names.LABEL_EVALUATION not in job["metadata"]["labels"]  # type: ignore[index]
+    assert job["spec"]["backoffLimit"] == 0  # type: ignore[index]
 
 
 def test_the_probe_pod_is_shaped_like_an_answer_pod() -> None:

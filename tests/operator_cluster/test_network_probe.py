@@ -132,16 +132,20 @@ def test_the_probe_finds_the_boundary_enforced_with_the_enforcer_running_and_not
             print("enforcer stopped:", json.dumps(condition))
             print("  verdict:", status.get("verdict"), "gauge:", gauge(operator, namespace))
             stopped_gauge = gauge(operator, namespace)
-            probe_pod = names.network_probe_name("unenforced", 1)
+            probe = names.network_probe_name("unenforced", 1)
             wait_until(
                 lambda: (
-                    admin.get(f"/api/v1/namespaces/{namespace}/pods?fieldSelector=metadata.name={probe_pod}")[
+                    admin.get(
+                        f"/apis/batch/v1/namespaces/{namespace}/jobs?fieldSelector=metadata.name={probe}"
+                    )["items"]
+                    == []
+                    and admin.get(f"/api/v1/namespaces/{namespace}/pods?labelSelector=job-name={probe}")[
                         "items"
                     ]
                     == []
                 ),
                 timeout=60,
-                what="the probe pod removed",
+                what="the probe's Job and pod removed",
             )
     finally:
         operator.stop()

@@ -1,6 +1,9 @@
-"""The network probe's pod: shaped like an answer pod (its labels, so the Evaluation's NetworkPolicy selects
-it; the runner image; restricted; no service-account token), it tries TCP connections the policy forbids and
-writes what each did to its termination message, one JSON object {"NAME HOST:PORT": outcome}.
+"""The network probe: a Job of one pod shaped like an answer pod (its labels, so the Evaluation's
+NetworkPolicy selects it; the runner image; restricted; no service-account token), which tries TCP
+connections the policy forbids and writes what each did to its termination message, one JSON object
+{"NAME HOST:PORT": outcome}. A Job, not a bare pod: the operator makes pods only through Jobs, so its Role
+grants no pod creation. The Job itself carries no Evaluation label, so the operator's watch of its run Jobs
+never mistakes it for one; its pod carries the answer pods' labels.
 
 The targets: the apiserver (where the pod's KUBERNETES_SERVICE_HOST/PORT say, so every cluster has one that
 listens), the Evaluation's MLflow (its tracking URI's host and port), and the operator's probe targets
@@ -18,12 +21,13 @@ from assay_operator import objects as k8s
 from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.evaluation.build import names
 from assay_operator.evaluation.build.layout import TERMINATION_LOG
-from assay_operator.evaluation.build.pods import pod_spec, restricted
+from assay_operator.evaluation.build.pods import failure_rules, pod_spec, restricted
 from assay_operator.settings import Settings
 
 APISERVER = "apiserver"
 """The target the pod finds in its own environment (KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT)."""
 RESOURCES = {"cpu": "100m", "memory": "64Mi"}
+PROBE_LABEL = "assay.dev/probe"
 
 SCRIPT = """
 import errno, json, os, socket, sys, time
@@ -73,7 +77,7 @@ def targets(spec: EvaluationSpec, settings: Settings) -> list[str]:
     return list(dict.fromkeys([*found, *(f"target={address}" for address in settings.network_probe_targets)]))
 
 
-def build_probe_pod(
+def build_probe_job(
     spec: EvaluationSpec, evaluation: str, generation: int, settings: Settings
 ) -> dict[str, object]:
     container = k8s.Container(
@@ -88,13 +92,20 @@ def build_probe_pod(
         termination_message_policy="File",
         security_context=restricted(),
     )
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": names.network_probe_name(evaluation, generation),
-            # An answer pod's labels (no Job's): the Evaluation's NetworkPolicy selects it.
-            "labels": {**names.labels(evaluation, component=names.ANSWER), "assay.dev/probe": "network"},
-        },
-        "spec": pod_spec(settings, [], [container], []).body(),
-    }
+    # An answer pod's labels: the Evaluation's NetworkPolicy selects the probe's pod.
+    pod_labels = {**names.labels(evaluation, component=names.ANSWER), PROBE_LABEL: "network"}
+    job = k8s.Job(
+        metadata=k8s.ObjectMeta(
+            name=names.network_probe_name(evaluation, generation), labels={PROBE_LABEL: "network"}
+        ),
+        spec=k8s.JobSpec(
+            backoff_limit=0,
+            active_deadline_seconds=max(1, int(settings.network_probe_seconds)),
+            ttl_seconds_after_finished=settings.job_ttl_seconds,
+            pod_failure_policy=k8s.PodFailurePolicy(rules=failure_rules([container])),
+            template=k8s.PodTemplateSpec(
+                metadata=k8s.PodTemplateMeta(labels=pod_labels), spec=pod_spec(settings, [], [container], [])
+            ),
+        ),
+    )
+    return job.body()

@@ -52,6 +52,14 @@ def _age_seconds(pod: Mapping[str, Any], now: datetime) -> float:
     return (now - datetime.fromisoformat(str(created).replace("Z", "+00:00"))).total_seconds()
 
 
+def no_pod(job: Mapping[str, Any], limit_seconds: float, now: datetime) -> Finding:
+    """The probe's Job has no pod yet: waiting, or not enforced once the limit has passed (fail closed)."""
+    name = (job.get("metadata") or {}).get("name")
+    if _age_seconds(job, now) > limit_seconds:
+        return Finding(False, f"the probe Job {name} ran no pod within {limit_seconds:g} s")
+    return Finding(None, f"waiting for the network probe's pod (Job {name})")
+
+
 def finding(pod: Mapping[str, Any], limit_seconds: float, now: datetime) -> Finding:
     name = (pod.get("metadata") or {}).get("name")
     terminated = _terminated(pod)

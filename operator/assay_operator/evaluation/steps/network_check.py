@@ -1,12 +1,13 @@
 """An Evaluation that asks for an enforced boundary (spec.network.requireEnforced) runs only once the network
-probe (build/network_probe.py) found its answer pods' NetworkPolicy enforced: the probe pod is made after the
-policy and before the answer Job, its report read from its termination message, and the NetworkEnforced
-condition and the assay_network_policy_enforced{namespace} gauge say what it found. A connection that got
-through, a probe that wrote no report or did not end within ASSAY_NETWORK_PROBE_SECONDS, or no policy at all
-(ASSAY_ANSWER_NETWORK_POLICY off) ends the run Blocked (NetworkNotEnforced), with no answer Job: fail closed.
+probe (build/network_probe.py) found its answer pods' NetworkPolicy enforced: the probe's Job is made after
+the policy and before the answer Job, its pod's report read from its termination message, and the
+NetworkEnforced condition and the assay_network_policy_enforced{namespace} gauge say what it found. A
+connection that got through, a probe that wrote no report, made no pod or did not end within
+ASSAY_NETWORK_PROBE_SECONDS, or no policy at all (ASSAY_ANSWER_NETWORK_POLICY off) ends the run Blocked
+(NetworkNotEnforced), with no answer Job: fail closed.
 
 While the probe runs the step raises kopf.TemporaryError (a short retry) instead of holding a worker; each
-attempt of the run reads the pod again. Evaluations that do not ask run no probe.
+attempt of the run reads the Job's pod again. Evaluations that do not ask run no probe.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from assay_operator.cluster_views import Object
 from assay_operator.conditions import Desired
 from assay_operator.evaluation.api import MAX_MESSAGE_LENGTH, EvaluationSpec, EvaluationStatus
 from assay_operator.evaluation.build import names
-from assay_operator.evaluation.build.network_probe import build_probe_pod
+from assay_operator.evaluation.build.network_probe import build_probe_job
 from assay_operator.evaluation.read import network_report
 from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.settings import Settings
@@ -76,22 +77,33 @@ def ensure_enforced(
             generation,
             "the operator makes no NetworkPolicy for answer pods (ASSAY_ANSWER_NETWORK_POLICY)",
         )
-    core = kube.core()
+    batch = kube.batch()
     name = names.network_probe_name(watched.name, generation)
-    pod = kube.if_present(lambda: kube.read_plain(core.read_namespaced_pod, name, namespace))
-    if pod is not None and not watched.owns(Object.of(pod)):
-        raise kopf.TemporaryError(f"a pod named {name} that is not this Evaluation's is in the way", delay=5)
-    if pod is None:
-        body = build_probe_pod(spec, watched.name, generation, settings)
+    job = kube.if_present(lambda: kube.read_plain(batch.read_namespaced_job, name, namespace))
+    if job is not None and not watched.owns(Object.of(job)):
+        raise kopf.TemporaryError(f"a Job named {name} that is not this Evaluation's is in the way", delay=5)
+    if job is None:
+        body = build_probe_job(spec, watched.name, generation, settings)
         kopf.adopt(body, owner=cast(kopf.Body, watched.body))
-        kube.create(core.create_namespaced_pod, namespace, body)
-        message = f"probing whether the answer pods' NetworkPolicy is enforced (pod {name})"
+        kube.create(batch.create_namespaced_job, namespace, body)
+        message = f"probing whether the answer pods' NetworkPolicy is enforced (Job {name})"
         desired = [
             *conditions.waiting(PROBING, message, stalled=False),
             Desired(conditions.NETWORK_ENFORCED, "Unknown", PROBING, message),
         ]
         watched.write(lambda: _status(watched.status, generation, desired, message))
         raise kopf.TemporaryError(message, delay=POLL_SECONDS)
+    listed = kube.read_plain(kube.core().list_namespaced_pod, namespace, label_selector=f"job-name={name}")
+    pods = sorted(
+        listed.get("items") or [], key=lambda pod: str((pod.get("metadata") or {}).get("creationTimestamp"))
+    )
+    if not pods:
+        found = network_report.no_pod(job, settings.network_probe_seconds, datetime.now(UTC))
+        if found.enforced is None:
+            raise kopf.TemporaryError(found.message, delay=POLL_SECONDS)
+        _remove(namespace, name)
+        _refuse(watched, generation, found.message)
+    pod = pods[-1]
     found = network_report.finding(pod, settings.network_probe_seconds, datetime.now(UTC))
     if found.enforced is None:
         raise kopf.TemporaryError(found.message, delay=POLL_SECONDS)
@@ -104,5 +116,6 @@ def ensure_enforced(
 
 
 def _remove(namespace: str, name: str) -> None:
-    delete = kube.core().delete_namespaced_pod
-    kube.delete_if_present(functools.partial(delete, name, namespace, grace_period_seconds=0))
+    """The probe's Job and its pod (without a propagation policy a deleted Job leaves its pods behind)."""
+    delete = kube.batch().delete_namespaced_job
+    kube.delete_if_present(functools.partial(delete, name, namespace, propagation_policy="Background"))
