@@ -64,9 +64,31 @@ class AgentOutcome:
     """The sandbox the agent's program ran in (assay_runner.sandbox); for agents that run none, why."""
     out_of_memory: bool = False
     """The kernel's out-of-memory killer ended the agent (its memory limit, not the agent, ended the cell)."""
+    session: str | None = None
+    """How the agent continues this conversation on its next turn (a CLI's session id); None: it cannot."""
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a conversational ticket, as the agent receives it."""
+
+    index: int
+    """0 for the opening turn (the ticket's question), then 1, 2, ..."""
+    message: str
+    """The customer's words for this turn."""
+    session: str | None
+    """The previous turn's `AgentOutcome.session`; None on the opening turn."""
 
 
 class Agent(Protocol):
     kind: str
 
     async def run(self, ticket: Ticket, repetition: int, workspace: Workspace) -> AgentOutcome: ...
+
+
+class ConversingAgent(Agent, Protocol):
+    """An agent that continues its own session from turn to turn, in the same workspace."""
+
+    async def turn(
+        self, ticket: Ticket, repetition: int, workspace: Workspace, turn: Turn
+    ) -> AgentOutcome: ...
