@@ -206,7 +206,19 @@ class NetworkSpec(ApiModel):
     got through (or the probe could not run) the run ends Blocked (NetworkNotEnforced) with no answer Job."""
 
 
+# The pattern alone admits `http://gateway:99999/v1`, which the runner then refuses at start: refuse it here.
+_GATEWAY_URL_RULE = (
+    "!has(self.gateway) || (isURL(self.gateway) && url(self.gateway).getHostname() != ''"
+    " && (url(self.gateway).getPort() == ''"
+    " || (int(url(self.gateway).getPort()) >= 1 && int(url(self.gateway).getPort()) <= 65535)))"
+)
+
+
 class EvaluationSpec(ApiModel):
+    cel_rules = (
+        (_GATEWAY_URL_RULE, "gateway must be an http(s) URL with a host and a port from 1 to 65535"),
+    )
+
     brain: BrainRef
     """The brain under evaluation."""
     suite: SuiteRef
