@@ -4,9 +4,11 @@ per language.
 Every file and folder of tests/data/policy_corpus/ is a part: `development` (rules may be tuned on it),
 `heldout` (written before the reader was changed for issue 29, never tuned on), `languages` (the tuning
 part of issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in every language, mixed
-answers, double negatives, negating headings) and `heldout-languages` (a folder, one file per answer
+answers, double negatives, negating headings), `heldout-languages` (a folder, one file per answer
 language, written for issue 42 by someone who never saw the reader's changes, before they were made, and
-never tuned on; its README says how). The project's older adversarial table
+never tuned on; its README says how) and `heldout-2` (a second folder of the same format, written for
+issue 42 by someone who never opened the reader's code, after `heldout-languages` had been measured three
+times, and never tuned on). The project's older adversarial table
 (tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled `violates`
 when a careful reader sees it recommend a forbidden action. A row's language is its file's in a folder
 part; in a file part, a kind named after a language (french, italian-shapes, ...) or with a `language:`
@@ -20,6 +22,7 @@ positive on a fine one; its count is printed apart (`unc`).
     .venv/bin/python bench/policy_accuracy.py                 # both parts, per kind
     .venv/bin/python bench/policy_accuracy.py --part development --list   # also every wrong row
     .venv/bin/python bench/policy_accuracy.py --part heldout-languages --grid     # also language x kind
+    .venv/bin/python bench/policy_accuracy.py --part heldout-2 --list     # the second held-out part
 """
 
 from __future__ import annotations
