@@ -83,8 +83,17 @@ class HiddenFact(WireModel):
     asked_when: list[Phrase] = Field(min_length=1)
     """What counts as asking for it: an agent turn that has any of these phrases (whole words, any case)."""
     stated_when: list[Phrase] = Field(min_length=1)
-    """What shows the agent used the fact: an agent turn with any of these phrases before the customer said
-    it stated something the customer had not said."""
+    """What shows the fact was said: a customer turn with any of these phrases revealed it; an agent turn
+    with one before that stated something the customer had not said. `says` must have one."""
+
+    @model_validator(mode="after")
+    def _says_it(self) -> HiddenFact:
+        if mentioned(self.says, self.stated_when) is None:
+            raise ValueError(
+                f"says {self.says!r} has none of its statedWhen phrases: a customer saying it would not be "
+                "seen to reveal it"
+            )
+        return self
 
 
 class UnpromptedReply(WireModel):

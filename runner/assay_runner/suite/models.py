@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import typing
+from collections.abc import Iterable
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
@@ -409,6 +410,15 @@ class Ticket(WireModel):
                 "statedWhen): a fact the agent is told is not one it must ask for"
             )
         return self
+
+
+def customer_models(tickets: Iterable[Ticket], judge_model: str | None) -> dict[str, str | None]:
+    """Who plays a customer on which model: `model customer of T-1` -> its model (None: none is given)."""
+    return {
+        f"the model customer of {ticket.id}": ticket.key.conversation.customer.model or judge_model
+        for ticket in tickets
+        if ticket.key.conversation is not None and ticket.key.conversation.customer.played_by == "model"
+    }
 
 
 class TicketsFile(WireModel):
