@@ -27,6 +27,7 @@ GUESS = (
     "## Summary\nRestart your router [KB-7].\n## Steps\n1. Unplug it for ten seconds.\n"
     "## Next\nReply if it drops again.\n"
 )
+FIX = "I tried that, and it did not work."
 CUSTOMER_PREFIX = "You play a customer"
 """How the model customer's instruction starts (`conversation.customer`): the scripted server tells its
 requests from the agent's by it."""
@@ -79,6 +80,17 @@ def brain(root: Path) -> Path:
     return root
 
 
+def run_conversation(
+    suite: Path, brain_dir: Path, out: Path, *extra: str, agent: str = "chat", model: str = "agent-m"
+) -> tuple[int, Result]:
+    """`assay run` of a conversational suite (no MLflow), in this process; its exit code and result."""
+    from assay_runner.cli import main
+
+    argv = ["run", "--no-mlflow", str(suite), "--brain", str(brain_dir), "--agent", agent, "--model", model]
+    code = main([*argv, "--judge-model", "judge-m", "--out", str(out), "-q", *extra])
+    return code, Result.model_validate_json((out / "result.json").read_text())
+
+
 def is_customer(body: dict[str, Any]) -> bool:
     return str(body["messages"][0]["content"]).startswith(CUSTOMER_PREFIX)
 
@@ -92,7 +104,7 @@ def agent_script(asks: bool, customer: Callable[[dict[str, Any]], str] | None = 
         if is_customer(body):
             assert customer is not None, "a scripted customer makes no model call"
             return Reply(content=customer(body), prompt_tokens=30, completion_tokens=10)
-        said = json.dumps(body["messages"])
+        said = json.dumps(body["messages"][2:])  # after the brain and the ticket (whose KB names routers)
         if not asks:
             return Reply(content=GUESS, prompt_tokens=200, completion_tokens=40)
         content = ANSWER if "VMG8825" in said else ASKING

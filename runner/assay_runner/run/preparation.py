@@ -26,7 +26,7 @@ from assay_runner.contract import (
     threshold_override_problems,
 )
 from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
-from assay_runner.core.results import answers_digest, build_result, ticket_results
+from assay_runner.core.results import answers_digest, build_result, conversations_of, ticket_results
 from assay_runner.errors import InputError, Problem, not_a_file
 from assay_runner.run.cell import Cell
 from assay_runner.suite.loader import Suite, load_suite
@@ -103,9 +103,12 @@ class Prepared:
         """The cells reduced to the result and its verdict: every phase that judges ends here. `answers`:
         the digest of the sealed tree the cells were read from (else one is made over the answers)."""
         config = self.config
+        tickets = ticket_results(self.tickets, cells)
+        for record in conversations_of(tickets):  # the model customers' calls are the run's too
+            usage = usage.plus(record.customer_usage)
         return build_result(
             self.suite,
-            ticket_results(self.tickets, cells),
+            tickets,
             config.repetitions,
             self.inputs(answers or answers_digest(cells)),
             started_at=started,
