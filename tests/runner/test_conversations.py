@@ -4,6 +4,7 @@ replayed offline with the same verdict)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,51 @@ def test_a_model_customer_is_recorded_and_replayed_offline_with_the_same_verdict
     assert cost.customer.cost_usd == pytest.approx(len(customer_calls) * (30 * 1 + 10 * 2) / 1e6)
     assert cost.agent.cost_usd == pytest.approx(cost.turns * (200 * 2 + 40 * 8) / 1e6)
     assert recorded.usage.cost_usd == pytest.approx(cost.agent.cost_usd + cost.customer.cost_usd)
+    # ... and so in the RunSummary the judge pod reports and the Evaluation's status.
+    from assay_operator.evaluation.read.reconcile import verdict_status
+    from assay_runner.core.summary import encode, summarise
+
+    summary = summarise(recorded)
+    status = verdict_status(summary)
+    assert summary.conversations == cost and len(encode(summary)) <= 4096
+    assert status.conversations is not None and status.conversations.turns == cost.turns
+    assert status.conversations.customer.cost_usd == pytest.approx(cost.customer.cost_usd)
+    assert status.conversations.agent.input_tokens == cost.agent.input_tokens
+
+
+def test_the_answer_phase_seals_the_conversation_and_the_judge_phase_trusts_only_that(
+    tmp_path: Path,
+) -> None:
+    """`assay answer` then `assay score`: the conversation comes back as recorded, with the same verdict as
+    one run; a conversation rewritten in cell.json afterwards breaks the cell's seal, and blocks."""
+    from assay_runner.cli import main
+    from assay_runner.contract import Result
+
+    suite = conversation_suite(tmp_path / "suite")
+    common = {
+        "suite": str(suite),
+        "brain": str(brain(tmp_path / "brain")),
+        "mlflow": {"enabled": False},
+        "answersDir": str(tmp_path / "answers"),
+        "agent": {"kind": "chat", "model": "agent-m"},
+    }
+    answer, judge = tmp_path / "answer.json", tmp_path / "judge.json"
+    with ChatServer(agent_script(asks=True)) as server:
+        answer.write_text(json.dumps({**common, "gateway": server.url}))
+        assert main(["answer", "--config", str(answer), "-q"]) == 0
+    judge.write_text(json.dumps({**common, "output": {"dir": str(tmp_path / "out")}}))
+    assert main(["score", "--config", str(judge), "-q"]) == 0
+    scored = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    record = conversation_of(scored)
+    assert record.ended == "answered" and [t.text for t in record.turns][2] == ROUTER_SAYS
+    assert scored.conversations is not None and scored.conversations.agent.input_tokens == 400
+
+    cell = tmp_path / "answers" / "ASK-1" / "1" / "cell.json"
+    data = json.loads(cell.read_text())
+    data["conversation"]["turns"][1]["asked"] = []  # as if the agent never had to ask
+    cell.write_text(json.dumps(data))
+    judge.write_text(json.dumps({**common, "output": {"dir": str(tmp_path / "again")}}))
+    assert main(["score", "--config", str(judge), "-q"]) == 1
+    again = Result.model_validate_json((tmp_path / "again" / "result.json").read_text())
+    error = again.tickets[0].repetitions[0].error or ""
+    assert "cell.json" in error, error
