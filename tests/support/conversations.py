@@ -37,6 +37,9 @@ name: talk
 judges:
   - {name: kb, type: kb_citation, weight: 0.3, threshold: 0.9}
   - {name: facts, type: must_mention, weight: 0.3, threshold: 0.9}
+  - {name: asked, type: asked_first, weight: 0.2, threshold: 1.0, floor: 1.0}
+  - {name: unsaid, type: unsaid_facts, weight: 0.2, threshold: 1.0, floor: 1.0}
+  - {name: turns, type: turns, weight: 0, threshold: 1.0}
   - {name: exit_code, type: exit_code, weight: 0, threshold: 1.0}
 gate: {minScore: 0.9, ticketFloor: 0.7}
 tickets:
