@@ -84,12 +84,21 @@ def brain(root: Path) -> Path:
 
 
 def run_conversation(
-    suite: Path, brain_dir: Path, out: Path, *extra: str, agent: str = "chat", model: str = "agent-m"
+    suite: Path,
+    brain_dir: Path,
+    out: Path,
+    *extra: str,
+    agent: str = "chat",
+    model: str = "agent-m",
+    mlflow: bool = False,
 ) -> tuple[int, Result]:
-    """`assay run` of a conversational suite (no MLflow), in this process; its exit code and result."""
+    """`assay run` of a conversational suite, in this process (without MLflow unless `mlflow`: then give
+    `--mlflow URI` in `extra`); its exit code and result. `agent`: any kind that converses (a CLI preset's
+    test gives its own, with `--gateway` and what the preset needs in `extra`)."""
     from assay_runner.cli import main
 
-    argv = ["run", "--no-mlflow", str(suite), "--brain", str(brain_dir), "--agent", agent, "--model", model]
+    argv = ["run", *([] if mlflow else ["--no-mlflow"]), str(suite), "--brain", str(brain_dir)]
+    argv += ["--agent", agent, "--model", model]
     code = main([*argv, "--judge-model", "judge-m", "--out", str(out), "-q", *extra])
     return code, Result.model_validate_json((out / "result.json").read_text())
 
