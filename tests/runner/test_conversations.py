@@ -5,6 +5,7 @@ replayed offline with the same verdict)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,38 @@ def test_the_model_judge_grades_the_whole_exchange(tmp_path: Path) -> None:
         f"[agent, turn 0]\n{ASKING.strip()}" in exchange and f"[customer, turn 1]\n{ROUTER_SAYS}" in exchange
     )
     assert f"<answer>\n{ANSWER}" in user
+
+
+def test_the_budget_spent_stops_the_conversation_between_turns(tmp_path: Path) -> None:
+    """Turn 0 costs $0.00072 (200 and 40 tokens at $2 and $8 per million): past a $0.0005 budget, no second
+    turn starts, and the cell blocks naming the budget."""
+    suite = conversation_suite(tmp_path / "suite")
+    with ChatServer(agent_script(asks=True)) as server:
+        code, result = run_conversation(
+            suite,
+            brain(tmp_path / "brain"),
+            tmp_path / "out",
+            *("--gateway", server.url, "--price", "agent-m=2,8", "--max-cost-usd", "0.0005"),
+        )
+    record = conversation_of(result)
+    assert code == 1 and record.ended == "budget" and record.agent_turns == 1 and len(server.requests) == 1
+    assert "the budget was spent (maxCostUsd 0.0005" in record.reason
+    assert result.tickets[0].repetitions[0].error == record.reason
+
+
+def test_the_cells_time_limit_covers_every_turn(tmp_path: Path) -> None:
+    """Each reply takes 0.6 s; the cell has 0.5 s: the first turn ends past the limit (each turn's own
+    timeout is the agent's), so no second turn starts."""
+    suite = conversation_suite(tmp_path / "suite")
+    script = agent_script(asks=True)
+
+    def slow(body: dict[str, Any]) -> Reply:
+        return replace(script(body), delay=0.6)
+
+    with ChatServer(slow) as server:
+        code, result = run_conversation(
+            suite, brain(tmp_path / "brain"), tmp_path / "out", "--gateway", server.url, "--timeout", "0.5"
+        )
+    record = conversation_of(result)
+    assert code == 1 and record.ended == "timeLimit" and record.agent_turns == 1
+    assert record.reason == "the cell's time limit (0.5 s) was reached after 1 turn(s)"
