@@ -1,9 +1,10 @@
 """Conversational tickets for tests: a suite whose one ticket can be solved only by asking, and scripted
 model replies for an agent that asks first or one that guesses.
 
-Shared by the conversation tests of every agent kind (chat, command, and each CLI preset): a CLI's test
-gives `agent_script(...)` to the scripted model server (`assay_dev.servers.chat_server.ChatServer`) and reads
-the verdict with `conversation_of(result)`.
+Shared by the conversation tests of every agent kind (chat, command, and each CLI preset): a test gives
+`agent_script(...)` to the scripted chat server (`assay_dev.servers.chat_server.ChatServer`), or scripts a
+CLI's model server turn by turn with ASKING / ANSWER / GUESS and `customer_has_said(body)`; it runs the suite
+with `run_conversation(..., agent=KIND)` and reads the exchange with `conversation_of(result)`.
 """
 
 from __future__ import annotations
@@ -116,13 +117,18 @@ def agent_script(asks: bool, customer: Callable[[dict[str, Any]], str] | None = 
         if is_customer(body):
             assert customer is not None, "a scripted customer makes no model call"
             return Reply(content=customer(body), prompt_tokens=30, completion_tokens=10)
-        said = json.dumps(body["messages"][2:])  # after the brain and the ticket (whose KB names routers)
         if not asks:
             return Reply(content=GUESS, prompt_tokens=200, completion_tokens=40)
-        content = ANSWER if "VMG8825" in said else ASKING
+        content = ANSWER if customer_has_said(body) else ASKING
         return Reply(content=content, prompt_tokens=200, completion_tokens=40)
 
     return reply
+
+
+def customer_has_said(body: dict[str, Any]) -> bool:
+    """Whether a model request (any protocol: chat messages, a CLI's input items) carries the customer's
+    reveal: its exact words, which the KB (naming the router too) never has."""
+    return ROUTER_SAYS in json.dumps(body, ensure_ascii=False)
 
 
 def model_customer(body: dict[str, Any]) -> str:
