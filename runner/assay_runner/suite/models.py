@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import typing
+from collections.abc import Iterable
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
@@ -25,6 +26,7 @@ from assay_runner.contract import (
     threshold_problem,
 )
 from assay_runner.contract.text_fields import Label, PathText
+from assay_runner.suite.conversation import ConversationSpec
 from assay_runner.vocabulary import IsolationLevel, Split
 
 JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
@@ -317,6 +319,40 @@ class TrajectoryJudge(JudgeBase):
         return self
 
 
+class ConversationJudge(JudgeBase):
+    """What the conversation judges share: they read a conversational ticket's exchange, against its key's
+    hidden facts; not applicable to a ticket that is no conversation. A conversational ticket whose cell has
+    no exchange recorded (answered by an agent that never met its customer) is a judge error, which blocks."""
+
+    @classmethod
+    def may_not_apply(cls, key: AnswerKey, exit_code: int | None) -> bool:
+        return key.conversation is None
+
+
+class AskedFirstJudge(ConversationJudge):
+    """Whether the agent asked for each hidden fact before it first answered (a turn asking for nothing);
+    score = share of the hidden facts so asked for."""
+
+    type: Literal["asked_first"]
+
+
+class UnsaidFactsJudge(ConversationJudge):
+    """Whether the agent stated a hidden fact before the customer said it (a `statedWhen` phrase in an
+    agent turn before the customer's turn revealing it): an answer resting on a guess. 1.0 when it never did,
+    else 0.0, naming the facts and turns."""
+
+    type: Literal["unsaid_facts"]
+
+
+class TurnsJudge(ConversationJudge):
+    """How many agent turns the conversation took, against a limit: 1.0 when the agent answered within
+    `maxTurns` (the ticket's turn limit when omitted), else 0.0."""
+
+    type: Literal["turns"]
+    max_turns: int | None = Field(default=None, ge=1, le=1000)
+    """The most agent turns an answer may take to count; the ticket's `turnLimit` when omitted."""
+
+
 class ModelJudge(JudgeBase):
     """A model grades the answer against a rubric, sampled several times; the median counts."""
 
@@ -359,7 +395,10 @@ JudgeSpec = Annotated[
     | ExitCodeJudge
     | CodeJudge
     | ModelJudge
-    | TrajectoryJudge,
+    | TrajectoryJudge
+    | AskedFirstJudge
+    | UnsaidFactsJudge
+    | TurnsJudge,
     Field(discriminator="type"),
 ]
 
@@ -387,6 +426,9 @@ class AnswerKey(WireModel):
     """The scope article an abstention must cite."""
     notes: str = ""
     """Free notes for the model judge: what a great answer does."""
+    conversation: ConversationSpec | None = None
+    """The ticket is a conversation: a customer who answers back, with facts they say only when asked
+    (`suite.conversation`). Key, not question: the agent never sees what the customer knows."""
 
 
 class Ticket(WireModel):
@@ -394,6 +436,26 @@ class Ticket(WireModel):
     split: Split
     question: NonBlank
     key: AnswerKey = Field(default_factory=AnswerKey)
+
+    @model_validator(mode="after")
+    def _hidden_facts_hidden(self) -> Ticket:
+        conversation = self.key.conversation
+        stated = conversation.stated_in(self.question) if conversation is not None else []
+        if stated:
+            raise ValueError(
+                f"the question already states hidden fact(s) {', '.join(stated)} (a phrase of their "
+                "statedWhen): a fact the agent is told is not one it must ask for"
+            )
+        return self
+
+
+def customer_models(tickets: Iterable[Ticket], judge_model: str | None) -> dict[str, str | None]:
+    """Who plays a customer on which model: `model customer of T-1` -> its model (None: none is given)."""
+    return {
+        f"the model customer of {ticket.id}": ticket.key.conversation.customer.model or judge_model
+        for ticket in tickets
+        if ticket.key.conversation is not None and ticket.key.conversation.customer.played_by == "model"
+    }
 
 
 class TicketsFile(WireModel):
