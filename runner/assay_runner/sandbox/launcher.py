@@ -127,17 +127,15 @@ class Launch:
             self._report = -1
 
 
-@contextlib.contextmanager
-def launching(confine: object, argv: Sequence[str], env: Mapping[str, str]) -> Iterator[Launch | None]:
+def launch_for(confine: object, argv: Sequence[str], env: Mapping[str, str]) -> Launch | None:
     """The launch of a confined agent through the launcher, or None: nothing to confine (`confine` is not
-    a cell's `Confinement`) or no launcher (the caller gives `confine` to subprocess as preexec_fn)."""
+    a cell's `Confinement`) or no launcher (the caller gives `confine` to subprocess as preexec_fn). The
+    caller closes it (`launching` does)."""
     if not isinstance(confine, Confinement) or not argv:
-        yield None
-        return
+        return None
     launcher = find()
     if launcher is None:
-        yield None
-        return
+        return None
     read_end, write_end = os.pipe()  # both close-on-exec; pass_fds hands the launcher its end
     os.set_blocking(read_end, False)
     program = argv[0]
@@ -154,8 +152,15 @@ def launching(confine: object, argv: Sequence[str], env: Mapping[str, str]) -> I
         "--",
         *argv,
     ]
-    launch = Launch(command, (confine.ruleset_fd, write_end), program, read_end, write_end)
+    return Launch(command, (confine.ruleset_fd, write_end), program, read_end, write_end)
+
+
+@contextlib.contextmanager
+def launching(confine: object, argv: Sequence[str], env: Mapping[str, str]) -> Iterator[Launch | None]:
+    """`launch_for`, closed at the end."""
+    launch = launch_for(confine, argv, env)
     try:
         yield launch
     finally:
-        launch.close()
+        if launch is not None:
+            launch.close()
