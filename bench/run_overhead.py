@@ -244,8 +244,10 @@ def main() -> int:
         agent = build_agent(args.agent_program, Path(directory))
         for tickets in args.tickets:
             runs: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
-            for _ in range(args.runs):
-                for mode in modes:  # interleaved: both modes see the same moments of a drifting machine
+            for index in range(args.runs):
+                # Interleaved, so that every mode sees the same moments of a drifting machine, and rotated,
+                # so that none always runs first (right after another run's teardown).
+                for mode in modes[index % len(modes) :] + modes[: index % len(modes)]:
                     floor = startup_floor()
                     run = measure(tickets, args.agent_seconds, args.concurrency, agent, mode=mode)
                     runs[mode].append({**run, "floor": floor, "first_over_floor": run["first_agent"] / floor})
