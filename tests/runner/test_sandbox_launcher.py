@@ -134,3 +134,15 @@ def test_a_step_that_fails_starts_no_agent(
     assert done.stderr.startswith("cannot confine 'sh' to its sandbox: landlock_add_rule /proc/<pid>: "), (
         done.stderr
     )
+
+
+def test_a_named_launcher_that_cannot_be_used_stops_the_run(suite: Path, brain: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    env = {**os.environ, launcher.LAUNCHER_ENV: str(tmp_path / "absent")}
+    done = subprocess.run(
+        [sys.executable, "-m", "assay_runner.cli", "run", str(suite), "--brain", str(brain), "--agent",
+         "command", "--model", "m", "--command", "true", "--no-mlflow", "--out", str(out), "-q"],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and not (out / "result.json").exists(), done.stderr
+    assert f"{launcher.LAUNCHER_ENV}={tmp_path / 'absent'}: cannot be used" in done.stderr
