@@ -15,7 +15,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup test-deps system-packages agents demo-agent browser k8s go-tools container-tools images k8s-shell chart chart-check demo demo-local test test-builds test-first test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup launcher test-deps system-packages agents demo-agent browser k8s go-tools container-tools images k8s-shell chart chart-check demo demo-local test test-builds test-first test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
@@ -28,7 +28,17 @@ $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
 	$(BIN)/python -m compileall -q runner operator dev
 	touch $(BIN)/assay
 
-setup: $(BIN)/assay
+setup: $(BIN)/assay launcher
+
+# The cell sandbox's launcher (runner/assay_runner/sandbox/launcher.c), where the runner looks for it: each
+# confined agent then starts with vfork instead of a fork of the runner (docs/trust-model.md). Without a C
+# compiler the runner confines each agent in a forked child instead: as confined, slower; setup goes on.
+LAUNCHER := runner/assay_runner/sandbox/assay-confine
+$(LAUNCHER): runner/assay_runner/sandbox/launcher.c scripts/build-launcher.sh
+	bash scripts/build-launcher.sh $@ any
+
+launcher:
+	@$(MAKE) --no-print-directory $(LAUNCHER) || echo "note: no sandbox launcher built; agents start by fork (slower)"
 
 # The example evaluation of both brains without a cluster: `assay run` with the replay agent (the example's
 # hand-written answers) and the model judge replayed from cassettes, so it runs offline; one MLflow run
@@ -186,4 +196,4 @@ lock: setup
 	$(BIN)/python -m assay_dev.images.requirements
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache $(LAUNCHER) images/launcher

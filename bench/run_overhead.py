@@ -16,12 +16,14 @@ from process start to exit. Printed figures:
 - the machine's 1-minute load average at the start and at the end (the figures move with it).
 Each figure is the median of `--runs` runs (default 5): these machines are noisy.
 The agents run in the cell's Landlock sandbox (assay_runner.sandbox), as in any run on a kernel that has
-it. `--sandbox both` (the default there) also runs each size without it (ASSAY_LANDLOCK_ABI_MAX=0), the runs
-interleaved, and prints the sandbox's cost per cell: how much later each agent starts in the slot it takes
-(the handover difference) and the CPU it adds, then wall with / wall without. bench/sandbox_spawn.py
-shows what that cost is made of.
+it, through its launcher where `make launcher` built it (assay_runner.sandbox.launcher). `--sandbox both`
+(the default) also runs each size without it (ASSAY_LANDLOCK_ABI_MAX=0), the runs interleaved, and prints
+the sandbox's cost per cell: how much later each agent starts in the slot it takes (the handover
+difference) and the CPU it adds, then wall with / wall without. `--sandbox all` adds the sandbox without
+the launcher (`forked`: ASSAY_SANDBOX_LAUNCHER=none, each agent confined in a fork of the runner).
+bench/sandbox_spawn.py shows what that cost is made of.
 Run: `.venv/bin/python bench/run_overhead.py [--tickets 30 120] [--agent-seconds 0.5] [--runs 5]
-[--agent-program native|shell] [--sandbox both|on|off]`.
+[--agent-program native|shell] [--sandbox both|all|on|forked|off]`.
 """
 
 from __future__ import annotations
@@ -62,6 +64,10 @@ printf '## Summary\\nDone.\\n' > answer.md
 echo "end $EPOCHREALTIME" >&2
 """
 ABI_CAP_ENV = "ASSAY_LANDLOCK_ABI_MAX"  # assay_runner.sandbox.landlock: 0 runs the agents unconfined
+LAUNCHER_ENV = "ASSAY_SANDBOX_LAUNCHER"  # assay_runner.sandbox.launcher: `none` confines in a forked child
+MODES = {"on": "", "forked": " forked", "off": " off"}
+"""The sandbox modes: confined through the launcher where there is one (on), confined by a forked child
+(forked: as without the launcher), unconfined (off); and each one's label after the size in the table."""
 NATIVE_AGENT_SOURCE = Path(__file__).with_name("fixed_time_agent.c")
 
 
@@ -107,7 +113,7 @@ def stamps_of(result_file: Path) -> list[list[str]]:
 
 
 def measure(
-    tickets: int, agent_seconds: float, concurrency: int, agent: Path, sandboxed: bool = True
+    tickets: int, agent_seconds: float, concurrency: int, agent: Path, mode: str = "on"
 ) -> dict[str, float]:
     root = Path(tempfile.mkdtemp(prefix="assay-bench-"))
     try:
@@ -139,8 +145,10 @@ def measure(
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.time()
         env = {**os.environ, "TMPDIR": str(root)}
-        if not sandboxed:
+        if mode == "off":
             env[ABI_CAP_ENV] = "0"
+        if mode == "forked":
+            env[LAUNCHER_ENV] = "none"
         done = subprocess.run(argv, capture_output=True, text=True, check=False, env=env)
         finished = time.time()
         wall = finished - started
@@ -215,14 +223,16 @@ def main() -> int:
     )
     parser.add_argument(
         "--sandbox",
-        choices=["both", "on", "off"],
+        choices=["both", "all", *MODES],
         default="both",
-        help="agents in the Landlock sandbox (on), not (off), or both interleaved with the cost printed",
+        help="agents in the Landlock sandbox (on: through the launcher if built), confined by a forked "
+        "child (forked), not confined (off); both: on and off, all: the three, interleaved, with the "
+        "sandbox's cost printed",
     )
     args = parser.parse_args()
     compile_sources()
     load_before = os.getloadavg()
-    modes = {"both": [True, False], "on": [True], "off": [False]}[args.sandbox]
+    modes = {"both": ["on", "off"], "all": list(MODES)}.get(args.sandbox, [args.sandbox])
     print(
         f"{'tickets':>7} {'wall s':>7} {'ideal s':>7} {'wall/ideal':>10} {'to 1st agent s':>14} "
         f"{'span/ideal':>10} {'handover ms':>11} {'tail s':>6} {'cpu s':>6} {'cpu/ticket ms':>13} "
@@ -233,11 +243,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="assay-bench-agent-") as directory:
         agent = build_agent(args.agent_program, Path(directory))
         for tickets in args.tickets:
-            runs: dict[bool, list[dict[str, float]]] = {mode: [] for mode in modes}
-            for _ in range(args.runs):
-                for mode in modes:  # interleaved: both modes see the same moments of a drifting machine
+            runs: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
+            for index in range(args.runs):
+                # Interleaved, so that every mode sees the same moments of a drifting machine, and rotated,
+                # so that none always runs first (right after another run's teardown).
+                for mode in modes[index % len(modes) :] + modes[: index % len(modes)]:
                     floor = startup_floor()
-                    run = measure(tickets, args.agent_seconds, args.concurrency, agent, sandboxed=mode)
+                    run = measure(tickets, args.agent_seconds, args.concurrency, agent, mode=mode)
                     runs[mode].append({**run, "floor": floor, "first_over_floor": run["first_agent"] / floor})
             medians = {}
             for mode in modes:
@@ -245,20 +257,22 @@ def main() -> int:
                 medians[mode] = m
                 if mode == modes[0]:
                     ratios.append((m["first_over_floor"], m["floor"]))
-                label = f"{tickets}{'' if mode else ' off'}"
+                label = f"{tickets}{MODES[mode]}"
                 print(
                     f"{label:>7} {m['wall']:>7.2f} {m['ideal']:>7.2f} {m['wall'] / m['ideal']:>10.3f} "
                     f"{m['first_agent']:>14.3f} {m['span'] / m['ideal']:>10.3f} "
                     f"{1000 * m['handover']:>11.2f} {m['tail']:>6.3f} {m['cpu']:>6.2f} "
                     f"{1000 * m['cpu'] / tickets:>13.1f} {m['peak_mib']:>8.1f}"
                 )
-            if len(modes) == 2:
-                on, off = medians[True], medians[False]
+            for mode in modes:
+                if mode == "off" or "off" not in medians:
+                    continue
+                on, off = medians[mode], medians["off"]
                 costs.append(
-                    f"{tickets:>7} tickets: the sandbox's cost per cell: its agent starts "
+                    f"{tickets:>7} tickets: the sandbox's cost per cell ({mode}): its agent starts "
                     f"{1000 * (on['handover'] - off['handover']):+.2f} ms later (handover), "
                     f"{1000 * (on['cpu'] - off['cpu']) / tickets:+.1f} ms CPU; "
-                    f"wall on/off {on['wall'] / off['wall']:.3f}"
+                    f"wall {mode}/off {on['wall'] / off['wall']:.3f}"
                 )
     print(f'start-up floor: python -c "{FLOOR_IMPORTS}", run before each run')
     # Interpreter builds differ by tens of milliseconds of start-up (a distribution's optimised build against
@@ -266,11 +280,24 @@ def main() -> int:
     print(f"python: {platform.python_version()} at {Path(sys.executable).resolve()}")
     # These figures move with the machine's other work: the 1-minute load at the start and at the end.
     print(f"load (1 min): {load_before[0]:.2f} at the start, {os.getloadavg()[0]:.2f} at the end")
+    if "on" in modes:
+        print(f"sandbox on: {_launcher()}")
     for tickets, (ratio, floor) in zip(args.tickets, ratios, strict=True):
         print(f"{tickets:>7} tickets: floor {floor:.3f} s, to 1st agent / floor {ratio:.2f}")
     for line in costs:  # "off" rows: the same runs with the agents unconfined (ASSAY_LANDLOCK_ABI_MAX=0)
         print(line)
     return 0
+
+
+def _launcher() -> str:
+    """How `assay` starts its confined agents here: through which launcher, or forked children."""
+    found = subprocess.run(
+        [sys.executable, "-c", "from assay_runner.sandbox.launcher import find; print(find() or '')"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return f"agents started through {found}" if found else "no launcher (make launcher): forked children"
 
 
 if __name__ == "__main__":

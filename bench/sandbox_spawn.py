@@ -11,8 +11,9 @@ starts bench/fixed_time_agent.c (0 s) in its own workspace, as run_process does 
   runner's page tables are copied, the child runs Python's after-fork work, then its exec tears the copy
   down, and every page the runner writes afterwards faults once (fork write-protected them all).
 - on: the cell's sandbox as `assay run` makes it (`Sandbox.for_cell`, then its preexec_fn).
-- launcher (when `cc` is on PATH): the same ruleset, applied by bench/confined_launcher.c, started with
-  vfork; what a native launcher the runner would have to ship compiled would cost.
+- launcher: the same ruleset, applied by the sandbox's launcher (assay_runner.sandbox.launcher: the one
+  `make launcher` built, else compiled here by scripts/build-launcher.sh), started with vfork, as
+  `assay run` starts its agents when the launcher is there.
 
 Figures (medians, and the 25th-75th percentiles): build = `for_cell` (the ruleset, in the runner);
 spawn = the Popen call (the event loop is blocked that long); to start = from before `for_cell` to the
@@ -43,12 +44,13 @@ import assay_runner.agents.command
 import assay_runner.cli
 import assay_runner.run.evaluation
 import assay_runner.run.scheduler  # noqa: F401  (the modules a run has imported before its agents)
-from assay_runner.sandbox import landlock
+from assay_runner.sandbox import landlock, launcher
 from assay_runner.sandbox.policy import Confined, Sandbox
 
 BENCH = Path(__file__).resolve().parent
-Prepared = tuple[list[str], Confined | None, Callable[[], None] | None]
-"""What a variant starts: its argv, the cell's sandbox (if any) and the preexec_fn (if any)."""
+Prepared = tuple[list[str], Confined | None, Callable[[], None] | None, launcher.Launch | None]
+"""What a variant starts: its argv, the cell's sandbox (if any), the preexec_fn (if any) and the launch
+through the launcher (if any)."""
 
 
 def compile_program(source: Path, directory: Path) -> Path | None:
@@ -97,7 +99,7 @@ def main() -> int:
         agent = compile_program(BENCH / "fixed_time_agent.c", root)
         if agent is None:
             raise SystemExit("no C compiler (cc) on PATH: the benchmark's agent is a C program")
-        launcher = compile_program(BENCH / "confined_launcher.c", root)
+        native = launcher.find() or build_launcher(root)
         workspaces = root / "run" / "workspaces"
         workspaces.mkdir(parents=True)
         sandbox = Sandbox(abi, [str(root / "suite"), str(root / "run")])
@@ -106,26 +108,24 @@ def main() -> int:
         gateway = "http://127.0.0.1:4000/v1"
 
         def off(workspace: Path) -> Prepared:
-            return argv, None, None
+            return argv, None, None, None
 
         def fork(workspace: Path) -> Prepared:
-            return argv, None, _nothing
+            return argv, None, _nothing, None
 
         def on(workspace: Path) -> Prepared:
             confined = sandbox.for_cell(workspace, argv, env, gateway)
-            return argv, confined, confined.preexec
+            return argv, confined, confined.preexec, None
 
-        def native(workspace: Path) -> Prepared:
+        def through_launcher(workspace: Path) -> Prepared:
             confined = sandbox.for_cell(workspace, argv, env, gateway)
-            assert confined.ruleset is not None and launcher is not None
-            proc_rights = landlock.handled_fs(abi) & (
-                landlock.EXECUTE | landlock.READ_FILE | landlock.READ_DIR
-            )
-            return [str(launcher), str(confined.ruleset.fd), str(proc_rights), *argv], confined, None
+            os.environ[launcher.LAUNCHER_ENV] = native
+            launch = launcher.launch_for(confined.preexec, argv, env)
+            assert launch is not None
+            return launch.argv, confined, None, launch
 
         variants = [Variant("off", off), Variant("fork", fork), Variant("on", on)]
-        if launcher is not None:
-            variants.append(Variant("launcher", native))
+        variants.append(Variant("launcher", through_launcher))
         idle = threading.Event()
         for name in ("make", "check"):  # the cell pool's two file-work threads, waiting
             threading.Thread(target=idle.wait, name=name, daemon=True).start()
@@ -153,9 +153,9 @@ def start_one(variant: Variant, workspace: Path, env: dict[str, str]) -> tuple[f
     workspace.mkdir()
     wall_start = time.time()
     began = time.perf_counter()
-    argv, confined, preexec = variant.prepare(workspace)
+    argv, confined, preexec, launch = variant.prepare(workspace)
     built = time.perf_counter()
-    pass_fds = (confined.ruleset.fd,) if variant.name == "launcher" and confined and confined.ruleset else ()
+    pass_fds = launch.pass_fds if launch is not None else ()
     with tempfile.TemporaryFile(dir=workspace) as stderr:
         process = subprocess.Popen(
             argv,
@@ -169,6 +169,8 @@ def start_one(variant: Variant, workspace: Path, env: dict[str, str]) -> tuple[f
             pass_fds=pass_fds,
         )
         spawned = time.perf_counter()
+        if launch is not None:
+            launch.started()
         if confined is not None:
             confined.close()
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -178,6 +180,11 @@ def start_one(variant: Variant, workspace: Path, env: dict[str, str]) -> tuple[f
         faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
         _, status, usage = os.wait4(process.pid, 0)
         process.returncode = os.waitstatus_to_exitcode(status)
+        if launch is not None:
+            failure = launch.failure()
+            launch.close()
+            if failure:
+                raise SystemExit(f"{variant.name}: {failure}")
         if process.returncode != 0:
             raise SystemExit(f"{variant.name}: the agent exited {process.returncode}")
         stderr.seek(0)
@@ -192,6 +199,14 @@ def start_one(variant: Variant, workspace: Path, env: dict[str, str]) -> tuple[f
         float(faults),
         1000 * (walked - walk_began),
     )
+
+
+def build_launcher(directory: Path) -> str:
+    """The launcher, compiled by the project's script, when `make launcher` has not built it."""
+    target = directory / "assay-confine"
+    script = BENCH.parent / "scripts" / "build-launcher.sh"
+    subprocess.run(["bash", str(script), str(target), "any"], check=True)
+    return str(target)
 
 
 def _nothing() -> None:

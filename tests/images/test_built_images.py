@@ -109,6 +109,44 @@ def test_the_runner_image_gives_the_workstations_verdicts_and_logs_to_sqlite(
     assert (inside["v1"]["verdict"], inside["v0"]["verdict"]) == ("Pass", "Blocked")
 
 
+LAUNCHER_PROBE = """
+import asyncio, json, os
+from pathlib import Path
+from assay_runner.agents.process import run_process
+from assay_runner.sandbox import landlock, launcher
+from assay_runner.sandbox.policy import Sandbox
+
+workspace = Path("/tmp/assay-run-probe/cell")
+workspace.mkdir(parents=True)
+argv = ["sh", "-c", "grep -E '^(NoNewPrivs|Seccomp):' /proc/$$/status; ls /proc/$$/fd; ls /tmp"]
+env = {"PATH": os.environ["PATH"], "HOME": str(workspace)}
+confined = Sandbox(landlock.abi(), []).for_cell(workspace, argv, env, "http://127.0.0.1:4000/v1")
+through = launcher.launch_for(confined.preexec, argv, env)
+done = asyncio.run(run_process(argv, cwd=workspace, env=env, timeout=60, confine=confined.preexec))
+print(json.dumps({"launcher": launcher.find(), "abi": landlock.abi(), "through": through is not None,
+                  "stdout": done.stdout, "stderr": done.stderr}))
+"""
+
+
+def test_the_runner_image_confines_agents_through_its_launcher(cluster_images: ClusterImages) -> None:
+    """The image carries the sandbox's launcher where the runner looks for it, root's and not writable by
+    the runner's user, and an agent started as uid 1001 is confined through it (no new privileges, the
+    seccomp filter, no descriptor beyond its three, /tmp out of reach)."""
+    site = "/opt/assay/venv/lib/python3.11/site-packages/assay_runner/sandbox"
+    with working(cluster_images.runner) as (container, rootfs):
+        binary = rootfs / site.lstrip("/") / "assay-confine"
+        assert binary.stat().st_uid == 0 and oct(binary.stat().st_mode & 0o7777) == "0o755"
+        assert binary.read_bytes()[:4] == b"\x7fELF" and b"/lib64/ld-linux" not in binary.read_bytes()
+        (rootfs / "tmp" / "probe.py").write_text(LAUNCHER_PROBE)
+        probed = json.loads(run_in(container, "cd /tmp && python3.11 /tmp/probe.py").splitlines()[-1])
+    assert probed["launcher"] == f"{site}/assay-confine", probed
+    if probed["abi"] < 1:
+        pytest.skip("buildah's container refuses Landlock here: the launcher is there, unused")
+    assert probed["through"], probed
+    assert probed["stdout"].split() == ["NoNewPrivs:", "1", "Seccomp:", "2", "0", "1", "2"], probed
+    assert "Permission denied" in probed["stderr"], probed
+
+
 def test_the_operator_image_holds_no_judge_code_and_no_mlflow(cluster_images: ClusterImages) -> None:
     probe = (
         "python -c 'import importlib.util as u, assay_operator.evaluation.handlers, "

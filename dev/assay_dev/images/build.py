@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import bases, buildah, node, requirements, sbom
+from . import bases, buildah, launcher, node, requirements, sbom
 from .keys import FileHashes, image_key
 
 Log = Callable[[str], None]
@@ -40,6 +40,8 @@ class ImageDef:
     repository: str
     args: dict[str, str] = field(default_factory=dict)
     needs_node: bool = False
+    """The runner's images: Node (images/node) and the sandbox's launcher (images/launcher) are made
+    first, on the build host."""
 
 
 def agent_clis(root: Path) -> str:
@@ -189,8 +191,9 @@ def build(
             + "".join(stale)
         )
     chosen = bases.choose(root, base, log)
-    if any(known[n].needs_node for n in names):
+    if any(known[n].needs_node for n in names):  # the runner images: Node and the sandbox's launcher
         node.prepare(root)
+        launcher.prepare(root)
     hashes = FileHashes(cache_dir() / "file-hashes.json")
     syft: Path | None = None
     built: list[BuiltImage] = []

@@ -28,6 +28,7 @@ from typing import BinaryIO
 from assay_runner.agents.base import EXIT_TIMEOUT
 from assay_runner.cgroup import CELL_GROUPS, CellGroup, oom_kills
 from assay_runner.processes import CONTAINMENT, OWN, kill_tree, sweep
+from assay_runner.sandbox.launcher import Launch, launching
 from assay_runner.vocabulary import Containment
 
 KILL_GRACE_SECONDS = 2.0
@@ -148,26 +149,25 @@ async def run_process(
     """Run to exit or timeout. stdout and stderr go to unnamed temporary files, not pipes: memory stays
     bounded however much an agent prints, and its exit is one event for the loop instead of three. With
     `stamp_lines`, stdout goes through a pipe the loop copies into its file, stamping each line.
-    `confine` runs in the child between fork and exec (the cell's sandbox: `assay_runner.sandbox`); if it
-    fails, the agent does not start."""
+    `confine` confines the agent before it executes (the cell's sandbox: `assay_runner.sandbox`): done by
+    the sandbox's launcher, started with vfork, when `confine` is a cell's `Confinement` and the launcher
+    is there (`sandbox.launcher`), else run in the child between fork and exec; if it fails, the agent
+    does not start."""
     started = time.monotonic()
     group = CELL_GROUPS.cell()
     kills_before = oom_kills()
-    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+    with (
+        launching(confine, argv, env) as launch,
+        tempfile.TemporaryFile() as stdout,
+        tempfile.TemporaryFile() as stderr,
+    ):
         try:
-            with OWN.spawning() as spawned:
-                process = await asyncio.create_subprocess_exec(
-                    *argv,
-                    cwd=cwd,
-                    env=dict(env),
-                    start_new_session=True,
-                    stdin=asyncio.subprocess.DEVNULL,
-                    stdout=asyncio.subprocess.PIPE if stamp_lines else stdout,
-                    stderr=stderr,
-                    preexec_fn=confine,
-                )
-                spawned.add(process.pid)
+            process = await _start(
+                argv, launch, confine, cwd=cwd, env=env, stdout=None if stamp_lines else stdout, stderr=stderr
+            )
         except subprocess.SubprocessError as exc:  # what a failed preexec_fn raises
+            if group is not None:
+                group.kill()  # empty: removed
             return ProcessResult(
                 127,
                 "",
@@ -211,6 +211,9 @@ async def run_process(
         if pump is not None:
             await _drain(pump)  # after the kill: nothing is left to hold the pipe open
         exit_code = EXIT_TIMEOUT if timed_out else _exit_code(process.returncode)
+        refused = launch.failure() if launch is not None else None
+        if refused is not None:  # the launcher did not start the agent: as a failed preexec_fn
+            return ProcessResult(127, "", refused, wall_seconds, False, (), containment)
         out = _tail(stdout)
         times = _line_times(stamps, out) if stamp_lines else ()
         killed = process.returncode == -signal.SIGKILL and not timed_out
@@ -218,6 +221,37 @@ async def run_process(
         return ProcessResult(
             exit_code, out, _tail(stderr), wall_seconds, timed_out, times, containment, out_of_memory
         )
+
+
+async def _start(
+    argv: Sequence[str],
+    launch: Launch | None,
+    confine: Callable[[], None] | None,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    stdout: BinaryIO | None,
+    stderr: BinaryIO,
+) -> asyncio.subprocess.Process:
+    """Start the agent in its own session, through the sandbox's launcher if there is one (`launch`), else
+    with `confine` as preexec_fn. stdout None: a pipe."""
+    with OWN.spawning() as spawned:
+        process = await asyncio.create_subprocess_exec(
+            *(launch.argv if launch is not None else argv),
+            cwd=cwd,
+            env=dict(env),
+            start_new_session=True,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE if stdout is None else stdout,
+            stderr=stderr,
+            # None with the launcher: subprocess then starts it with vfork, not by forking the runner.
+            preexec_fn=confine if launch is None else None,
+            pass_fds=launch.pass_fds if launch is not None else (),
+        )
+        spawned.add(process.pid)
+    if launch is not None:
+        launch.started()
+    return process
 
 
 async def _joined(group: CellGroup | None, moving: asyncio.Future[bool] | None) -> CellGroup | None:

@@ -17,6 +17,7 @@ from assay_runner.errors import InputError
 from assay_runner.io.evidence_keys import store_dir
 from assay_runner.run.preparation import Prepared
 from assay_runner.sandbox import landlock
+from assay_runner.sandbox.launcher import LauncherError, find
 from assay_runner.sandbox.policy import Sandbox, shortfall
 from assay_runner.vocabulary import PROGRAM_KINDS
 
@@ -70,4 +71,9 @@ def run_sandbox(prepared: Prepared) -> Sandbox | None:
     abi = landlock.abi()
     if required(prepared) and (problem := shortfall(abi)) is not None:
         raise InputError(problem)
+    if abi >= 1:
+        try:
+            find()  # a launcher named for a test or benchmark must be usable; the default may be absent
+        except LauncherError as exc:
+            raise InputError(str(exc)) from None
     return Sandbox(abi, protected_paths(prepared))

@@ -6,10 +6,11 @@ No binding on PyPI covers the network rules and the scopes (checked 2026-12-05: 
 landlock` finds none), so this is ctypes over `syscall(2)`, standard library only.
 
 The ruleset is built in the runner (paths opened there, with O_PATH), and only the last steps run in the
-agent's child between fork and exec (`Ruleset.confine`): the rule for the child's own `/proc/<pid>`, which
-only the child knows, then PR_SET_NO_NEW_PRIVS and landlock_restrict_self. Nothing there imports or
-formats, and every ctypes argument is made ahead: a child forked from the runner copies each page it
-writes, so the less Python it runs the less it copies.
+agent's own process before it executes the agent (`Ruleset.confine`): the rule for its own `/proc/<pid>`,
+which only that process knows, then PR_SET_NO_NEW_PRIVS, the seccomp filter and landlock_restrict_self.
+The launcher does them (`launcher.c`, started with vfork); without it, a child forked from the runner
+does them in Python (`Confinement` called as subprocess's preexec_fn), with nothing imported or formatted
+and every ctypes argument made ahead, since that child copies each page it writes.
 
 The paths a run grants every cell (the system folders, the toolchain) are opened once (`OpenedPaths`) and
 their rules added to each cell's ruleset from the open descriptors: a cell's ruleset then opens only its
@@ -214,35 +215,59 @@ class Ruleset:
             f"landlock_add_rule tcp connect {port}",
         )
 
-    def confine(self, seccomp: ctypes.Structure | None = None) -> Callable[[], None]:
-        """What the agent's child runs after fork, before exec (subprocess's preexec_fn): its own
-        /proc/<pid> readable, no new privileges, the `seccomp` filter program if given, then the ruleset
-        enforced on it and all it starts. Any failure raises, and the agent does not start: a cell never
-        runs less confined than recorded."""
-        ruleset, attr = self._fd_arg, self._own_proc
-        own_proc = ctypes.byref(attr)
-        program = ctypes.byref(seccomp) if seccomp is not None else None
-        syscall, prctl, path_flags = _syscall, _prctl, os.O_PATH | os.O_CLOEXEC
-
-        def in_child() -> None:
-            # /proc/self leads to the child's own /proc/<pid> (the rule is on the directory it opens).
-            attr.parent_fd = os.open("/proc/self", path_flags)
-            _check(
-                syscall(SYS_LANDLOCK_ADD_RULE, ruleset, _RULE_PATH_BENEATH_ARG, own_proc, _NO_FLAGS),
-                "landlock_add_rule /proc/<pid>",
-            )
-            os.close(attr.parent_fd)
-            _check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS")
-            if program is not None:
-                _check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0), "prctl PR_SET_SECCOMP")
-            _check(syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, _NO_FLAGS), "landlock_restrict_self")
-
-        return in_child
+    def confine(self, seccomp: ctypes.Structure | None = None) -> Confinement:
+        """The last steps, in the agent's process before exec: its own /proc/<pid> readable, no new
+        privileges, the `seccomp` filter program if given, then the ruleset enforced on it and all it
+        starts. Done by the launcher (`assay_runner.sandbox.launcher`), or, without it, by calling the
+        result in a forked child (subprocess's preexec_fn). Any failure stops the agent from starting: a
+        cell never runs less confined than recorded."""
+        return Confinement(self, seccomp)
 
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
+
+
+class Confinement:
+    """A cell's last confinement steps (`Ruleset.confine`), for either way of doing them: what the launcher
+    is given (`ruleset_fd`, `proc_rights`, `seccomp`), or, called, the same steps in a forked child. The
+    ruleset's descriptor must stay open until the agent started."""
+
+    def __init__(self, ruleset: Ruleset, seccomp: ctypes.Structure | None) -> None:
+        self.ruleset_fd = ruleset.fd
+        self.seccomp = seccomp
+        attr = ruleset._own_proc
+        self.proc_rights = int(attr.allowed_access)
+        self._in_child = _in_child(ruleset._fd_arg, attr, seccomp)
+
+    def __call__(self) -> None:
+        self._in_child()
+
+
+def _in_child(
+    ruleset: ctypes.c_int, attr: _PathBeneathAttr, seccomp: ctypes.Structure | None
+) -> Callable[[], None]:
+    """The steps for a forked child. Nothing there imports or formats, and every ctypes argument is made
+    ahead: the child copies each page it writes."""
+    own_proc = ctypes.byref(attr)
+    program = ctypes.byref(seccomp) if seccomp is not None else None
+    syscall, prctl, path_flags = _syscall, _prctl, os.O_PATH | os.O_CLOEXEC
+
+    def in_child() -> None:
+        # /proc/self leads to the child's own /proc/<pid> (the rule is on the directory it opens).
+        attr.parent_fd = os.open("/proc/self", path_flags)
+        _check(
+            syscall(SYS_LANDLOCK_ADD_RULE, ruleset, _RULE_PATH_BENEATH_ARG, own_proc, _NO_FLAGS),
+            "landlock_add_rule /proc/<pid>",
+        )
+        os.close(attr.parent_fd)
+        _check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS")
+        if program is not None:
+            _check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0), "prctl PR_SET_SECCOMP")
+        _check(syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, _NO_FLAGS), "landlock_restrict_self")
+
+    return in_child
 
 
 def open_rule(path: str, rights: int, handled: int) -> _PathBeneathAttr | None:

@@ -81,7 +81,9 @@ class CellPolicy:
 
 @dataclass
 class Confined:
-    """A cell's sandbox, ready: run `preexec` in the agent's child; `close` once it started."""
+    """A cell's sandbox, ready: `preexec` confines the agent (a `landlock.Confinement`: given to
+    `run_process`, which has the launcher do it, or the forked child without one); `close` once the agent
+    started."""
 
     isolation: Isolation
     preexec: Callable[[], None] | None = None

@@ -7,8 +7,9 @@ that: the agent cannot create an AF_UNIX socket, so it cannot connect to one. so
 use for their children's pipes: Node's, Python's asyncio) stays allowed: its two ends reach nothing else.
 A syscall of another architecture (i386 or x32 on x86_64) is refused outright.
 
-A classic BPF program, built once, installed by prctl(PR_SET_SECCOMP) in the agent's child after
-PR_SET_NO_NEW_PRIVS (`landlock.Ruleset.confine`).
+A classic BPF program, built once, installed by prctl(PR_SET_SECCOMP) in the agent's process after
+PR_SET_NO_NEW_PRIVS (`landlock.Ruleset.confine`): by the launcher, which is given it in hex (`as_hex`), or
+by the forked child.
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ def no_unix_sockets() -> _Program | None:
     program = _Program(len(steps), filters)
     program._keep = filters  # the array lives as long as the program
     return program
+
+
+def as_hex(program: ctypes.Structure) -> str:
+    """The program's instructions as the launcher takes them (`launcher.c`): struct sock_filter's bytes,
+    in hex."""
+    return ctypes.string_at(program.filter, program.len * ctypes.sizeof(_Filter)).hex()
 
 
 PROGRAM = no_unix_sockets()
