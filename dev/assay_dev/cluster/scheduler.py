@@ -72,7 +72,7 @@ def _placed(pod: Obj) -> bool:
 
 def choose_node(pod: Obj, nodes: Sequence[Obj], pods: Sequence[Obj]) -> str | None:
     """The node `pod` is bound to, or None when no node fits (it stays Pending)."""
-    candidates = sorted(n["metadata"]["name"] for n in nodes if fits(pod, n))
+    candidates: list[str] = sorted(str(n["metadata"]["name"]) for n in nodes if fits(pod, n))
     if len(candidates) <= 1:
         return candidates[0] if candidates else None
     spread = [
