@@ -58,6 +58,7 @@ log = logging.getLogger(__name__)
 EVICTION_MESSAGE = "The node was low on resource: memory."
 LEASE_NAMESPACE = "kube-node-lease"
 DEFAULT_NODE = "assay-local-node"
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
 LEASE_DURATION_SECONDS = 40
 
 
@@ -239,6 +240,13 @@ class LocalKubelet:
             },
         }
         self.api.merge_patch(f"/api/v1/nodes/{self.node_name}/status", {"status": status})
+        # The apiserver's TaintNodesByCondition admission gives a new Node `not-ready:NoSchedule`, which the
+        # node lifecycle controller removes once the Node is Ready; without that controller (the default
+        # plane), the kubelet removes it, or no pod would fit.
+        taints = self.api.get(f"/api/v1/nodes/{self.node_name}")["spec"].get("taints") or []
+        kept = [t for t in taints if not (t["key"] == NOT_READY_TAINT and t["effect"] == "NoSchedule")]
+        if kept != taints:
+            self.api.merge_patch(f"/api/v1/nodes/{self.node_name}", {"spec": {"taints": kept or None}})
 
     def _renew_lease(self) -> None:
         path = f"/apis/coordination.k8s.io/v1/namespaces/{LEASE_NAMESPACE}/leases"
@@ -264,6 +272,10 @@ class LocalKubelet:
         while not self.stopping.wait(self.lease_renew_seconds):
             try:
                 self._renew_lease()
+                # A pod no node fitted (all cordoned, tainted or NotReady) is tried again, as a scheduler's
+                # queue retries it: nothing about the pod itself changes when a node becomes free.
+                for pod in self.api.get("/api/v1/pods", fieldSelector="spec.nodeName=")["items"]:
+                    self._on_pod(pod)
             except Exception:
                 if self.stopping.is_set():
                     return
