@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assay_dev.cluster.scheduler import choose_node
+from assay_dev.cluster.scheduler import binder, choose_node
 
 Obj = dict[str, Any]
 SPREAD = {
@@ -68,3 +68,10 @@ def test_siblings_spread_over_nodes_and_only_live_siblings_count() -> None:
     assert choose_node(new, [node("a"), node("b")], done) == "a"
     # Without a constraint: the node with the fewest pods.
     assert choose_node(pod("p"), [node("a"), node("b")], siblings) == "a"
+
+
+def test_one_kubelet_binds_the_first_ready_nodes_cordoned_or_not() -> None:
+    assert binder([node("b"), node("a")]) == "a"
+    assert binder([node("b"), node("a", unschedulable=True)]) == "a"
+    assert binder([node("b"), node("a", ready="Unknown")]) == "b"
+    assert binder([node("a", ready="False")]) is None

@@ -5,8 +5,9 @@ What it does, as kubelet does it:
 - registers a Ready Node and renews its Lease in `kube-node-lease` (the heartbeat the node lifecycle
   controller reads: a kubelet that stops renewing it goes NotReady, then Unknown-tainted, as on a cluster);
 - binds every unscheduled pod (the `binding` subresource) to the node scheduler.py chooses: itself when it
-  is the only node; with several kubelets on one control plane (`node.local_nodes`), every kubelet makes
-  the same choice and the first binding wins;
+  is the only node; with several kubelets on one control plane (`node.local_nodes`), the kubelet of the
+  first Ready node by name binds for all (one binder, which sees each of its bindings before the next
+  choice, as kube-scheduler's cache does);
 - per pod, a sandbox (catatonit, Kubernetes' pause) holding the pod's IPC and UTS namespaces (and its PID
   namespace, shared only under shareProcessNamespace); per container, a root filesystem from its image (a
   buildah working container: the image's layers plus a private writable layer), run by runc in the
@@ -49,7 +50,7 @@ from .network import NodeNetwork
 from .pod import POD_IP, PodWorker, memory_bytes, now
 from .pod_host import Enforcer
 from .runtime import NodeRuntime
-from .scheduler import choose_node
+from .scheduler import binder, choose_node
 from .volumes import MountError
 
 Obj = dict[str, Any]
@@ -340,6 +341,8 @@ class LocalKubelet:
     def _bind(self, pod: Obj) -> None:
         meta = pod["metadata"]
         nodes = self.api.get("/api/v1/nodes")["items"]
+        if binder(nodes) != self.node_name:
+            return
         # Other pods' places only matter when there is a choice (one node: no listing of every pod).
         pods = self.api.get("/api/v1/pods")["items"] if len(nodes) > 1 else []
         target = choose_node(pod, nodes, pods)

@@ -1,6 +1,8 @@
 """Which node a pending pod goes to, when the local control plane has more than one (kube-scheduler does not
-run here: each local kubelet binds pending pods, and every kubelet makes the same choice, so the first
-binding wins and the others get 409).
+run here). One kubelet binds for all, the first Ready node's by name (`binder`): it handles its watch's
+events one at a time and lists the pods after its own last binding, so two pods of one Job created together
+are seen apart (two binders could each see the other's pod unbound and choose the same node). When that
+node goes NotReady, the next one binds.
 
 What it honours, as kube-scheduler's filters do: a node that is cordoned (`spec.unschedulable`), not Ready,
 or tainted NoSchedule/NoExecute with a taint the pod does not tolerate gets no pod; nor does one whose labels
@@ -68,6 +70,12 @@ def _placed(pod: Obj) -> bool:
         and phase not in ("Succeeded", "Failed")
         and not pod["metadata"].get("deletionTimestamp")
     )
+
+
+def binder(nodes: Sequence[Obj]) -> str | None:
+    """The node whose kubelet binds pending pods: the first Ready one by name (cordoned or not)."""
+    names = sorted(str(n["metadata"]["name"]) for n in nodes if ready(n))
+    return names[0] if names else None
 
 
 def choose_node(pod: Obj, nodes: Sequence[Obj], pods: Sequence[Obj]) -> str | None:
