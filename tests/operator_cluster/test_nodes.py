@@ -8,11 +8,11 @@ Both tests run an Evaluation of two shards, which the operator's topology spread
 
 - **Node lost.** Its kubelet stops (every container SIGKILLed, nothing reported: a machine gone). The Node
   goes NotReady (Unknown) once its Lease is older than the grace period and is tainted unreachable. The pod
-  stays Running in the API, then Terminating: the Job (podFailurePolicy, so podReplacementPolicy Failed) makes
-  no replacement until the pod is Failed, which only the pod GC does, for a node tainted out-of-service (what
-  an administrator, or a remediation operator, sets once the machine is known to be off) or deleted (what a
-  cloud's node controller does). The test sets out-of-service, as the non-graceful node shutdown procedure
-  says; the index is retried on the other node without using the backoff (DisruptionTarget).
+  stays Running in the API (Terminating once the taint manager deletes it, after its tolerationSeconds): the
+  Job (podFailurePolicy, so podReplacementPolicy Failed) makes no replacement until the pod is Failed, which
+  only the pod GC does, for a node tainted out-of-service (what an administrator, or a remediation operator,
+  sets once the machine is known to be off) or deleted (what a cloud's node controller does). The test does
+  either; the index is retried on the other node without using the backoff (DisruptionTarget).
 - **Node drained** with `kubectl drain`: the pod is evicted through the Eviction API, gets SIGTERM, records
   its cut-off cell and exits 143; drain returns once it is gone; the index is retried on the other node.
 
@@ -201,7 +201,9 @@ def assert_resumed_and_billed_once(
     return retry
 
 
+@pytest.mark.parametrize("remedy", ["out-of-service", "node-deleted"])
 def test_a_lost_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdict_and_spend(
+    remedy: str,
     lifecycle_plane: ControlPlane,
     two_nodes: list[LocalKubelet],
     node_namespace: str,
@@ -259,16 +261,20 @@ def test_a_lost_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdict_a
         assert still["metadata"]["uid"] == first["metadata"]["uid"] and still["status"]["phase"] == "Running"
         # The calm run beside it now: its pods go to the Ready node.
         support.create_evaluation(admin, namespace, "calm", spec(brain, calm_gateway.url))
-        # The machine is known to be off: out-of-service (the non-graceful node shutdown procedure).
+        # The machine is known to be off: out-of-service (the non-graceful node shutdown procedure), or its
+        # Node deleted (what a cloud's node controller does for a gone VM).
         tainted = time.monotonic()
-        lifecycle_plane.kubectl("taint", "node", lost_node, f"{OUT_OF_SERVICE}=nodeshutdown:NoExecute")
+        if remedy == "out-of-service":
+            lifecycle_plane.kubectl("taint", "node", lost_node, f"{OUT_OF_SERVICE}=nodeshutdown:NoExecute")
+        else:
+            lifecycle_plane.kubectl("delete", "node", lost_node)
         retry = wait_until(
             retry_of_shard0(admin, namespace, job, first["metadata"]["uid"]),
             timeout=120,
             interval=0.5,
             what="shard 0's retry bound to a node",
         )
-        measured["retry bound after out-of-service"] = time.monotonic() - tainted
+        measured[f"retry bound after {remedy}"] = time.monotonic() - tainted
         measured["retry bound after the node was lost"] = time.monotonic() - started
         assert retry["spec"]["nodeName"] == survivor.node_name, retry["spec"]
         done = support.wait_for_verdict(admin, namespace, "lost", operator=node_operator, timeout=600)
@@ -276,12 +282,14 @@ def test_a_lost_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdict_a
         calm = support.wait_for_verdict(admin, namespace, "calm", operator=node_operator, timeout=600)
         served = (len(gateway.requests), len(calm_gateway.requests))
 
-    print(f"\nnode loss, seconds: {json.dumps({k: round(v, 1) for k, v in measured.items()})}")
-    # The lost pod: deleted by the taint manager (DisruptionTarget), failed by the pod GC, never by a kubelet.
+    print(f"\nnode loss ({remedy}), seconds: {json.dumps({k: round(v, 1) for k, v in measured.items()})}")
+    # The lost pod, failed by the pod GC, never by a kubelet: deleted first by the taint manager for the
+    # out-of-service taint it does not tolerate, or, its Node gone, by the GC itself (DisruptionTarget both).
     last = pods.versions(first["metadata"]["name"])[-1]
     assert last["status"]["phase"] == "Failed", last["status"]
     disrupted = [c for c in last["status"].get("conditions") or [] if c["type"] == "DisruptionTarget"]
-    assert disrupted and disrupted[0]["reason"] == "DeletionByTaintManager", last["status"]
+    reason = "DeletionByTaintManager" if remedy == "out-of-service" else "DeletionByPodGC"
+    assert disrupted and disrupted[0]["reason"] == reason, last["status"]
     # Killed, not stopped: the first pod never wrote its answers' manifest (the cells' seals), so its sealed
     # T-1 cannot be kept and is answered again, and billed again: the result counts both calls.
     assert_resumed_and_billed_once(admin, namespace, "lost", first, done, calm, served, kept=False)
