@@ -358,3 +358,38 @@ def test_a_drained_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdic
     (answer_state,) = [s for s in last["status"]["containerStatuses"] if s["name"] == "answer"]
     assert answer_state["state"]["terminated"]["exitCode"] == 143, answer_state
     assert_resumed_and_billed_once(admin, namespace, "drained", first, done, calm, served, kept=True)
+
+
+def test_a_pod_no_node_fits_is_bound_once_a_node_is_uncordoned(
+    lifecycle_plane: ControlPlane,
+    two_nodes: list[LocalKubelet],
+    node_namespace: str,
+    cluster_images: ClusterImages,
+) -> None:
+    """Both nodes cordoned: a new pod fits none and stays unbound; nothing about the pod changes when one is
+    uncordoned, so what binds it is the binder's retry at its next heartbeat, to the uncordoned node."""
+    admin = lifecycle_plane.api
+    names = [k.node_name for k in two_nodes]
+    for name in names:
+        lifecycle_plane.kubectl("cordon", name)
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "waits"},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "c", "image": cluster_images.root_base, "command": ["true"]}],
+        },
+    }
+    admin.create(f"/api/v1/namespaces/{node_namespace}/pods", pod)
+    # Seen by the binder and refused: two heartbeats later (2 s each) it is still unbound.
+    time.sleep(5)
+    assert not admin.get(f"/api/v1/namespaces/{node_namespace}/pods/waits")["spec"].get("nodeName")
+    lifecycle_plane.kubectl("uncordon", names[1])
+
+    def bound() -> str | None:
+        found = admin.get(f"/api/v1/namespaces/{node_namespace}/pods/waits")
+        return found["spec"].get("nodeName") if found["status"].get("phase") == "Succeeded" else None
+
+    assert wait_until(bound, timeout=60, what="the pod bound and run") == names[1]
+    lifecycle_plane.kubectl("uncordon", names[0])
