@@ -161,6 +161,17 @@ class Container(KubeModel):
     ends); left out everywhere else."""
 
 
+class SpreadSelector(KubeModel):
+    match_labels: dict[str, str]
+
+
+class TopologySpreadConstraint(KubeModel):
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: Literal["ScheduleAnyway", "DoNotSchedule"]
+    label_selector: SpreadSelector
+
+
 class PodSpec(KubeModel):
     restart_policy: Literal["Never"]
     automount_service_account_token: bool
@@ -170,6 +181,7 @@ class PodSpec(KubeModel):
     containers: list[Container]
     volumes: list[Volume]
     service_account_name: str | None = None
+    topology_spread_constraints: list[TopologySpreadConstraint] | None = None
 
 
 class PodTemplateMeta(KubeModel):

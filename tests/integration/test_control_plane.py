@@ -612,10 +612,13 @@ def test_an_openshift_style_pod_runs_as_an_arbitrary_uid_on_a_read_only_root(
     # HOME: the image's own ENV (an arbitrary uid has no passwd entry, so the runner image sets /tmp).
     assert state(finished)["terminated"]["message"] == "EROFS|1000680000:0:[1000680000]|/tmp"
     assert finished["status"]["phase"] == "Succeeded"
-    refused = wait_until(
-        lambda: state(control_plane.api.get(pods_path(namespace, "as-root"))).get("waiting"),
-        what="as-root to be refused",
-    )
+
+    def refusal() -> Obj | None:
+        # Past ContainerCreating (its image's root may still be checked out on a loaded machine).
+        waiting = state(control_plane.api.get(pods_path(namespace, "as-root"))).get("waiting")
+        return waiting if waiting and waiting.get("reason") != "ContainerCreating" else None
+
+    refused = wait_until(refusal, what="as-root to be refused")
     assert refused["reason"] == "CreateContainerConfigError"
     assert "container has runAsNonRoot and image will run as root" in refused["message"]
 

@@ -209,6 +209,15 @@ def test_the_answer_job_is_exactly_the_expected_object() -> None:
                         {"name": "work", "emptyDir": {}},
                         {"name": "tmp", "emptyDir": {}},
                     ],
+                    # Shards spread over nodes where the scheduler can (a lost node takes few with it).
+                    "topologySpreadConstraints": [
+                        {
+                            "maxSkew": 1,
+                            "topologyKey": "kubernetes.io/hostname",
+                            "whenUnsatisfiable": "ScheduleAnyway",
+                            "labelSelector": {"matchLabels": labels("answer")},
+                        }
+                    ],
                 },
             },
         },

@@ -3,8 +3,8 @@ processes on loopback ports, built from source by scripts/build-k8s.sh (see docs
 
 Real CRD validation (OpenAPI and CEL), real RBAC and admission, real Job, garbage-collector, namespace,
 service-account, PersistentVolume and ResourceQuota controllers; a real dynamic provisioner when started
-(storage.py). No scheduler and no kubelet: the local kubelet (kubelet.py beside this module) binds and runs
-pods.
+(storage.py); with `node_lifecycle`, the node lifecycle, taint eviction, pod GC and disruption controllers.
+No scheduler and no kubelet: the local kubelets (kubelet.py beside this module) bind and run pods.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import httpx
 from .certs import Certs, write_certs
 from .kubeapi import ApiError, Credentials, KubeApi
 from .kubeconfig import write_kubeconfig
-from .kubelet import LocalKubelet
+from .kubelet import DEFAULT_NODE, LocalKubelet
 from .network import NodeNetwork, locate_plugins
 from .ports import free_port
 
@@ -55,6 +55,19 @@ CONTROLLERS = (
     # ResourceQuota: the apiserver's admission enforces a quota only once this controller has counted it.
     "resourcequota-controller",
 )
+NODE_LIFECYCLE_CONTROLLERS = (
+    # Nodes that stop renewing their Lease go NotReady (Unknown) and are tainted unreachable; pods that do
+    # not tolerate a NoExecute taint are deleted (DisruptionTarget: DeletionByTaintManager); terminating pods
+    # on an out-of-service node, and pods of deleted nodes, are failed and removed by the pod GC; drains
+    # respect PodDisruptionBudgets, whose status the disruption controller keeps.
+    "node-lifecycle-controller",
+    "taint-eviction-controller",
+    "pod-garbage-collector-controller",
+    "disruption-controller",
+)
+NODE_MONITOR_GRACE_SECONDS = 20
+"""How long a silent node stays Ready (kube-controller-manager's default: 50 s). Shorter here so a node-loss
+test waits less; the local kubelets renew their Lease every 2 s on such a plane."""
 APISERVER_READY_TIMEOUT = 90.0
 
 
@@ -116,11 +129,23 @@ rules:
 class ControlPlane:
     """etcd + kube-apiserver + kube-controller-manager. Use as a context manager, or start()/stop()."""
 
-    def __init__(self, bin_dir: Path, work_dir: Path | None = None, *, audit: bool = False) -> None:
+    def __init__(
+        self,
+        bin_dir: Path,
+        work_dir: Path | None = None,
+        *,
+        audit: bool = False,
+        node_lifecycle: bool = False,
+    ) -> None:
         self.bin_dir = bin_dir
         self.audit = audit
         """Log every request's metadata (who, verb, object) to `audit_log`: benchmarks count requests by
         user with it. Off by default: it costs the apiserver a write per request."""
+        self.node_lifecycle = node_lifecycle
+        """Run the node lifecycle, taint eviction, pod GC and disruption controllers
+        (NODE_LIFECYCLE_CONTROLLERS): silent nodes go NotReady and lose their pods, as on a cluster. Off by
+        default: a node whose kubelet is starved of CPU for the grace period would lose its pods in an
+        unrelated test."""
         self._own_work_dir = work_dir is None
         self.work_dir = work_dir or Path(tempfile.mkdtemp(prefix="assay-cp-"))
         self.logs_dir = self.work_dir / "logs"
@@ -310,13 +335,20 @@ class ControlPlane:
 
     def _start_controller_manager(self) -> None:
         assert self.certs is not None
+        controllers = [*CONTROLLERS, *(NODE_LIFECYCLE_CONTROLLERS if self.node_lifecycle else ())]
+        lifecycle = (
+            [f"--node-monitor-grace-period={NODE_MONITOR_GRACE_SECONDS}s", "--node-monitor-period=2s"]
+            if self.node_lifecycle
+            else []
+        )
         self._spawn(
             "kube-controller-manager",
             [
                 str(self.bin_dir / "kube-controller-manager"),
                 f"--kubeconfig={self.kubeconfig}",
                 "--leader-elect=false",
-                f"--controllers={','.join(CONTROLLERS)}",
+                f"--controllers={','.join(controllers)}",
+                *lifecycle,
                 f"--service-account-private-key-file={self.certs.sa_private_key}",
                 f"--root-ca-file={self.certs.serving_ca}",
                 "--secure-port=0",
@@ -389,13 +421,18 @@ class ControlPlane:
                     ) from error
             time.sleep(0.1)
 
-    def local_kubelet(self, *, networked: bool = False) -> LocalKubelet:
+    def local_kubelet(self, *, networked: bool = False, node_name: str = DEFAULT_NODE) -> LocalKubelet:
         """A LocalKubelet (not started) for this control plane, with its own admin client. Pods get the
         in-cluster variables pointing at this apiserver, so a pod with a token can reach it.
 
         `networked`: pods get network namespaces of their own on a bridge in a node network namespace
-        (network.py); the apiserver is then reached at the node's address, as a pod reaches a cluster's."""
-        network = NodeNetwork(self.work_dir / "kubelet", locate_plugins()) if networked else None
+        (network.py); the apiserver is then reached at the node's address, as a pod reaches a cluster's.
+        `node_name`: another node beside the first, with a work directory (pods, logs, runc state, cgroups,
+        image roots) of its own; not networked (one node network per plane)."""
+        if networked and node_name != DEFAULT_NODE:
+            raise ControlPlaneError("only the first node can be networked (one node network per plane)")
+        work_dir = self.work_dir / ("kubelet" if node_name == DEFAULT_NODE else f"kubelet-{node_name}")
+        network = NodeNetwork(work_dir, locate_plugins()) if networked else None
         host = network.node_ip if network is not None else "127.0.0.1"
         service_env = {
             "KUBERNETES_SERVICE_HOST": host,
@@ -405,9 +442,11 @@ class ControlPlane:
         }
         return LocalKubelet(
             KubeApi(self.admin_credentials()),
-            work_dir=self.work_dir / "kubelet",
+            work_dir=work_dir,
+            node_name=node_name,
             service_env=service_env,
             network=network,
+            lease_renew_seconds=2.0 if self.node_lifecycle else 10.0,
         )
 
     def logs_tail(self, lines: int = 20) -> str:

@@ -2,7 +2,12 @@
 `make demo` on a real control plane.
 
 What it does, as kubelet does it:
-- registers a Ready Node and binds every unscheduled pod to it (the `binding` subresource);
+- registers a Ready Node and renews its Lease in `kube-node-lease` (the heartbeat the node lifecycle
+  controller reads: a kubelet that stops renewing it goes NotReady, then Unknown-tainted, as on a cluster);
+- binds every unscheduled pod (the `binding` subresource) to the node scheduler.py chooses: itself when it
+  is the only node; with several kubelets on one control plane (`node.local_nodes`), the kubelet of the
+  first Ready node by name binds for all (one binder, which sees each of its bindings before the next
+  choice, as kube-scheduler's cache does);
 - per pod, a sandbox (catatonit, Kubernetes' pause) holding the pod's IPC and UTS namespaces (and its PID
   namespace, shared only under shareProcessNamespace); per container, a root filesystem from its image (a
   buildah working container: the image's layers plus a private writable layer), run by runc in the
@@ -29,6 +34,7 @@ probes, `kubectl logs/exec`, SELinux and AppArmor, user namespaces, Localhost se
 
 from __future__ import annotations
 
+import datetime
 import logging
 import os
 import signal
@@ -44,12 +50,22 @@ from .network import NodeNetwork
 from .pod import POD_IP, PodWorker, memory_bytes, now
 from .pod_host import Enforcer
 from .runtime import NodeRuntime
+from .scheduler import binder, choose_node
 from .volumes import MountError
 
 Obj = dict[str, Any]
 log = logging.getLogger(__name__)
 
 EVICTION_MESSAGE = "The node was low on resource: memory."
+LEASE_NAMESPACE = "kube-node-lease"
+DEFAULT_NODE = "assay-local-node"
+NOT_READY_TAINT = "node.kubernetes.io/not-ready"
+LEASE_DURATION_SECONDS = 40
+
+
+def now_micro() -> str:
+    """A MicroTime, as a Lease's renewTime takes it."""
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class LocalKubelet:
@@ -60,10 +76,11 @@ class LocalKubelet:
         api: KubeApi,
         *,
         work_dir: Path,
-        node_name: str = "assay-local-node",
+        node_name: str = DEFAULT_NODE,
         service_env: Mapping[str, str] | None = None,
         pull_faults: Mapping[str, PullFault] | None = None,
         network: NodeNetwork | None = None,
+        lease_renew_seconds: float = 10.0,
     ) -> None:
         self.api = api
         self.network = network
@@ -86,6 +103,9 @@ class LocalKubelet:
         self._lock = threading.Lock()
         self.stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self.lease_renew_seconds = lease_renew_seconds
+        """How often the node's Lease is renewed (kubelet: a quarter of its 40 s duration)."""
+        self._heartbeat: threading.Thread | None = None
 
     # --- public API ---------------------------------------------------------------------------------
 
@@ -102,11 +122,18 @@ class LocalKubelet:
         if self.network is not None:
             self.network.start()
         self._register_node()
+        self._renew_lease()
         self._thread = threading.Thread(target=self._watch_loop, name="local-kubelet", daemon=True)
         self._thread.start()
+        self._heartbeat = threading.Thread(
+            target=self._heartbeat_loop, name="local-kubelet-lease", daemon=True
+        )
+        self._heartbeat.start()
 
     def stop(self) -> None:
-        """Kill every pod's containers, stop the watch, remove the containers, sandboxes and cgroups."""
+        """Kill every pod's containers, stop the watch and the heartbeat, remove the containers, sandboxes
+        and cgroups. Nothing is reported: to the control plane it is a node that went silent (a machine
+        lost), whose pods still say Running until the node lifecycle controller and the pod GC act."""
         self.stopping.set()
         with self._lock:
             workers = list(self._workers.values())
@@ -118,6 +145,8 @@ class LocalKubelet:
         self.api.close()  # ends the watch the loop is blocked in
         if self._thread is not None:
             self._thread.join(10)
+        if self._heartbeat is not None:
+            self._heartbeat.join(10)
         self.runtime.stop()
         if self.network is not None:
             self.network.stop()
@@ -212,6 +241,46 @@ class LocalKubelet:
             },
         }
         self.api.merge_patch(f"/api/v1/nodes/{self.node_name}/status", {"status": status})
+        # The apiserver's TaintNodesByCondition admission gives a new Node `not-ready:NoSchedule`, which the
+        # node lifecycle controller removes once the Node is Ready; without that controller (the default
+        # plane), the kubelet removes it, or no pod would fit.
+        taints = self.api.get(f"/api/v1/nodes/{self.node_name}")["spec"].get("taints") or []
+        kept = [t for t in taints if not (t["key"] == NOT_READY_TAINT and t["effect"] == "NoSchedule")]
+        if kept != taints:
+            self.api.merge_patch(f"/api/v1/nodes/{self.node_name}", {"spec": {"taints": kept or None}})
+
+    def _renew_lease(self) -> None:
+        path = f"/apis/coordination.k8s.io/v1/namespaces/{LEASE_NAMESPACE}/leases"
+        spec = {
+            "holderIdentity": self.node_name,
+            "leaseDurationSeconds": LEASE_DURATION_SECONDS,
+            "renewTime": now_micro(),
+        }
+        try:
+            self.api.merge_patch(f"{path}/{self.node_name}", {"spec": spec})
+        except ApiError as error:
+            if error.status != 404:
+                raise
+            lease = {
+                "apiVersion": "coordination.k8s.io/v1",
+                "kind": "Lease",
+                "metadata": {"name": self.node_name, "namespace": LEASE_NAMESPACE},
+                "spec": spec,
+            }
+            self.api.create(path, lease)
+
+    def _heartbeat_loop(self) -> None:
+        while not self.stopping.wait(self.lease_renew_seconds):
+            try:
+                self._renew_lease()
+                # A pod no node fitted (all cordoned, tainted or NotReady) is tried again, as a scheduler's
+                # queue retries it: nothing about the pod itself changes when a node becomes free.
+                for pod in self.api.get("/api/v1/pods", fieldSelector="spec.nodeName=")["items"]:
+                    self._on_pod(pod)
+            except Exception:
+                if self.stopping.is_set():
+                    return
+                log.exception("local kubelet: renewing node %s's lease failed; retrying", self.node_name)
 
     def _watch_loop(self) -> None:
         resource_version = ""
@@ -271,11 +340,22 @@ class LocalKubelet:
 
     def _bind(self, pod: Obj) -> None:
         meta = pod["metadata"]
+        nodes = self.api.get("/api/v1/nodes")["items"]
+        if binder(nodes) != self.node_name:
+            return
+        # Other pods' places only matter when there is a choice (one node: no listing of every pod).
+        pods = self.api.get("/api/v1/pods")["items"] if len(nodes) > 1 else []
+        target = choose_node(pod, nodes, pods)
+        if target is None:
+            log.info(
+                "local kubelet: no node fits pod %s/%s; it stays Pending", meta["namespace"], meta["name"]
+            )
+            return
         binding = {
             "apiVersion": "v1",
             "kind": "Binding",
             "metadata": {"name": meta["name"], "uid": meta["uid"]},
-            "target": {"apiVersion": "v1", "kind": "Node", "name": self.node_name},
+            "target": {"apiVersion": "v1", "kind": "Node", "name": target},
         }
         try:
             self.api.create(pods_path(meta["namespace"], meta["name"], "binding"), binding)

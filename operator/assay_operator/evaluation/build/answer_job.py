@@ -12,6 +12,9 @@ DNS.
 The pod is built as parts (AnswerPod) and assembled last, so a part can be added in one call before
 assembly (`add_gateway_sidecar`).
 
+The shards' pods are spread over nodes (a soft topology spread on the hostname: pods.spread_over_nodes), so a
+node lost or drained interrupts few of them.
+
 Failures, per shard: an eviction or preemption is retried without counting; bad input (exit code 2) fails
 the whole Job at once (every shard reads the same inputs, so none could succeed); anything else — a crash,
 a kill, an OOM kill (137: memory depends on which cells run together, so one more attempt may pass) — is
@@ -69,8 +72,10 @@ class AnswerPod:
         args = ["answer", "--config", f"{RUN_DIR}/{ANSWER_CONFIG_KEY}", "--quiet"]
         return pods.container(ANSWER_CONTAINER, self.settings, args, self.env, self.mounts, self.resources)
 
-    def spec(self) -> k8s.PodSpec:
-        return pods.pod_spec(self.settings, self.init_containers, [self.answer_container()], self.volumes)
+    def spec(self, spread: dict[str, str] | None = None) -> k8s.PodSpec:
+        return pods.pod_spec(
+            self.settings, self.init_containers, [self.answer_container()], self.volumes, spread
+        )
 
 
 def answer_pod(
@@ -144,8 +149,8 @@ def build_answer_job(
 ) -> k8s.Job:
     pod = answer_pod(spec, evaluation, generation, snapshots, settings)
     add_gateway_sidecar(pod, spec)
-    pod_spec = pod.spec()
     pod_labels = labels(evaluation, generation, component=ANSWER)
+    pod_spec = pod.spec(spread=pod_labels)
     annotations = {
         ANNOTATION_SPEC_HASH: pods.spec_hash(spec),
         **snapshots.annotations(),

@@ -270,8 +270,11 @@ def pod_spec(
     init_containers: list[k8s.Container],
     containers: list[k8s.Container],
     volumes: list[k8s.Volume],
+    spread: dict[str, str] | None = None,
 ) -> k8s.PodSpec:
-    """No service-account token (runner pods make no API call), no service links, restricted."""
+    """No service-account token (runner pods make no API call), no service links, restricted. `spread`: the
+    labels of pods to spread over nodes (a soft constraint: a node that holds a ReadWriteOnce volume may
+    still take them all)."""
     return k8s.PodSpec(
         restart_policy="Never",
         automount_service_account_token=False,
@@ -283,6 +286,19 @@ def pod_spec(
         containers=containers,
         volumes=volumes,
         service_account_name=settings.runner_service_account or None,
+        topology_spread_constraints=None if spread is None else [spread_over_nodes(spread)],
+    )
+
+
+def spread_over_nodes(pod_labels: dict[str, str]) -> k8s.TopologySpreadConstraint:
+    """At most one pod more on any node than on another, where the scheduler can: a node lost or drained
+    then takes few shards with it. ScheduleAnyway, not DoNotSchedule: with a ReadWriteOnce claim every pod
+    must share the volume's node, and a cluster of one node must still run them all."""
+    return k8s.TopologySpreadConstraint(
+        max_skew=1,
+        topology_key="kubernetes.io/hostname",
+        when_unsatisfiable="ScheduleAnyway",
+        label_selector=k8s.SpreadSelector(match_labels=pod_labels),
     )
 
 
