@@ -69,3 +69,34 @@ class KbLookup:
     def script(self, max_turns: int = 16) -> Script:
         """The conversation as a script: every turn decided from the tool results so far."""
         return [Then(self.next_step)] * max_turns
+
+
+@dataclass(frozen=True)
+class CustomerTurns:
+    """A conversation with a customer who answers back: `turns[t]` is what the model does on the agent's
+    turn t — tool steps, then one `Say` that ends the turn — and `replies[t - 1]` is the customer's message
+    that opened turn t. A request's turn is the number of those replies its history holds.
+
+    The server plays the step numbered by the tool results in the whole history, the earlier turns'
+    included, so the script of turn t is every earlier turn's tool steps followed by turn t's own: a CLI
+    that continued its session (its history holds the earlier turns) is at the right step, and one that
+    restarted (only the reply) is not — it plays the opening turn's steps again, which a test sees."""
+
+    turns: Sequence[Script]
+    replies: Sequence[str]
+
+    def __post_init__(self) -> None:
+        if len(self.replies) != len(self.turns) - 1:
+            raise ValueError(f"{len(self.turns)} turns need {len(self.turns) - 1} replies")
+        for index, turn in enumerate(self.turns):
+            if not turn or not isinstance(turn[-1], Say) or any(isinstance(s, Say) for s in turn[:-1]):
+                raise ValueError(f"turn {index} must end with its one Say")
+
+    def turn_of(self, text: str) -> int:
+        return sum(1 for reply in self.replies if reply in text)
+
+    def __call__(self, text: str) -> Script:
+        """A `ScriptChooser`: the script for the turn the request's text is at."""
+        turn = min(self.turn_of(text), len(self.turns) - 1)
+        earlier = [step for script in self.turns[:turn] for step in script[:-1]]
+        return [*earlier, *self.turns[turn]]
