@@ -17,6 +17,7 @@ from assay_runner import contract
 SAME_FIELDS = [
     (api.InputsStatus, contract.Inputs),
     (api.UsageStatus, contract.Usage),
+    (api.ConversationsStatus, contract.ConversationCost),
     (api.RuleStatus, contract.SummaryRule),
     (api.GateOverrides, contract.GateOverrides),
     (api.AnswerSecondsPercentile, contract.AnswerSecondsPercentile),

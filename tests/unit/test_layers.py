@@ -42,6 +42,7 @@ LAYERS: tuple[str, ...] = (
     "io",
     "views",
     "agents",
+    "conversation",
     "run",
     "commands",
     "cli",

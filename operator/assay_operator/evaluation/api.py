@@ -305,6 +305,18 @@ class UsageStatus(ApiModel):
     """Cost in US dollars."""
 
 
+class ConversationsStatus(ApiModel):
+    """What the conversational tickets' exchanges cost: the agent's turns and the customer's replies apart
+    (a scripted customer costs nothing; a model customer's calls go through the judge's gateway)."""
+
+    conversations: int = 0
+    """Conversational cells (ticket x repetition)."""
+    turns: int = 0
+    """Agent turns over every conversation."""
+    agent: UsageStatus = Field(default_factory=UsageStatus)
+    customer: UsageStatus = Field(default_factory=UsageStatus)
+
+
 class InputsStatus(ApiModel):
     brain_digest: str | None = None
     suite_digest: str | None = None
@@ -412,6 +424,9 @@ class EvaluationStatus(ApiModel):
     tickets: TicketsStatus | None = None
     repetitions: RepetitionsStatus | None = None
     usage: UsageStatus | None = None
+    conversations: ConversationsStatus | None = None
+    """The cost of the conversational tickets, agent and customer apart (within `usage`); absent when no
+    ticket is a conversation."""
     inputs: InputsStatus | None = None
     mlflow: MlflowStatus | None = None
     job_name: str | None = None

@@ -28,6 +28,10 @@ from assay_runner.contract.pod_wiring import (
 )
 from assay_runner.contract.result import (
     RESULT_SCHEMA_VERSION,
+    ConversationCost,
+    ConversationEnd,
+    ConversationRecord,
+    ConversationTurn,
     GateSettings,
     Inputs,
     Isolation,
@@ -150,6 +154,10 @@ __all__ = [
     "AnswerSummary",
     "CassetteConfig",
     "ConfigModel",
+    "ConversationCost",
+    "ConversationEnd",
+    "ConversationRecord",
+    "ConversationTurn",
     "EvidenceConfig",
     "Finite",
     "GateOverrides",

@@ -64,6 +64,8 @@ class RepetitionResult(WireModel):
     """What ended every process the cell's agent started (`vocabulary.Containment`); None: it ran none."""
     isolation: Isolation | None = None
     """The sandbox the agent ran in (None: recorded before Assay recorded it)."""
+    conversation: ConversationRecord | None = None
+    """A conversational ticket's exchange, turn by turn (None: a ticket of one question and one answer)."""
 
 
 class TicketResult(WireModel):
@@ -142,6 +144,59 @@ class Usage(WireModel):
         """These tokens at `price` (no price: no cost)."""
         cost = price.cost_usd(self.input_tokens, self.output_tokens) if price is not None else 0.0
         return self.model_copy(update={"cost_usd": round(cost, 6)})
+
+
+ConversationEnd = Literal["answered", "turnLimit", "timeLimit", "budget", "agentFailed", "customerFailed"]
+"""Why a conversation ended: the agent answered with nothing left to ask; or it was cut short (each of the
+others blocks the cell, its reason named)."""
+
+
+class ConversationTurn(WireModel):
+    """One message of a conversation: the customer's or the agent's."""
+
+    index: int = Field(ge=0)
+    """The turn it belongs to: turn 0 is the ticket's question and the agent's first reply."""
+    speaker: Literal["customer", "agent"]
+    text: str
+    usage: Usage | None = None
+    """What this message cost: the agent's model calls for its reply, or the model customer's call."""
+    asked: list[str] = Field(default_factory=list)
+    """An agent message: the hidden facts it asked for (by name)."""
+    revealed: list[str] = Field(default_factory=list)
+    """A customer message: the hidden facts it said (by name)."""
+    wall_seconds: float | None = None
+
+
+class ConversationRecord(WireModel):
+    """A conversational ticket's exchange as the runner kept it (never as the agent told it): recorded in the
+    cell's sealed record and the authenticated result."""
+
+    turns: list[ConversationTurn]
+    """Customer and agent in turn, starting with the ticket's question."""
+    turn_limit: int
+    ended: ConversationEnd
+    reason: str = ""
+    """Why it ended, in words (the limit reached, the error)."""
+    customer: Literal["scripted", "model"] = "scripted"
+    customer_model: str | None = None
+    agent_usage: Usage = Field(default_factory=Usage)
+    """The agent's model calls over every turn."""
+    customer_usage: Usage = Field(default_factory=Usage)
+    """The model customer's calls (a scripted customer costs nothing), metered apart from the agent's."""
+
+    @property
+    def agent_turns(self) -> int:
+        return sum(1 for turn in self.turns if turn.speaker == "agent")
+
+
+class ConversationCost(WireModel):
+    """What a run's conversations cost, agent and customer apart (`Result.conversations`)."""
+
+    conversations: int = 0
+    turns: int = 0
+    """Agent turns over every conversation."""
+    agent: Usage = Field(default_factory=Usage)
+    customer: Usage = Field(default_factory=Usage)
 
 
 class Isolation(WireModel):
@@ -300,6 +355,9 @@ class Result(WireModel):
     tickets: list[TicketResult]
     repetitions: RepetitionFigures
     usage: Usage = Field(default_factory=Usage)
+    conversations: ConversationCost | None = None
+    """The cost of the conversational tickets' exchanges, agent and customer apart (also in `usage`, which
+    is the whole run's); None when no ticket is a conversation."""
     inputs: Inputs
     mlflow: MlflowRef = Field(default_factory=MlflowRef)
     config: ResultConfig

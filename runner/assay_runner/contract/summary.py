@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from assay_runner.contract.result import Inputs, MlflowRef, RepetitionFigures, Usage
+from assay_runner.contract.result import ConversationCost, Inputs, MlflowRef, RepetitionFigures, Usage
 from assay_runner.contract.wire import WireModel
 from assay_runner.vocabulary import Verdict
 
@@ -57,6 +57,8 @@ class RunSummary(WireModel):
     failing_tickets: list[str] = Field(default_factory=list)
     repetitions: RepetitionFigures | None = None
     usage: Usage = Field(default_factory=Usage)
+    conversations: ConversationCost | None = None
+    """What the conversational tickets' exchanges cost, agent and customer apart (None: no conversation)."""
     inputs: Inputs
     mlflow: MlflowRef = Field(default_factory=MlflowRef)
     truncated: bool = False

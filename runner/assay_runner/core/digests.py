@@ -12,6 +12,7 @@ import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from assay_runner.contract import (
     GateSettings,
@@ -22,7 +23,7 @@ from assay_runner.contract import (
 )
 from assay_runner.core.limits import LIMIT_SETTINGS
 from assay_runner.suite.loader import KB_DIR, Suite
-from assay_runner.suite.models import JudgeBase
+from assay_runner.suite.models import JudgeBase, Ticket
 
 __all__ = ["digest_files", "judges_digest", "read_tree", "suite_digest", "tickets_digest", "tree_digest"]
 
@@ -43,8 +44,17 @@ def _canonical(value: object) -> bytes:
 
 def suite_digest(suite: Suite) -> str:
     files = {path: data for path, data in suite.files.items() if path.startswith(f"{KB_DIR}/")}
-    files["tickets.json"] = _canonical([t.model_dump(mode="json", by_alias=True) for t in suite.tickets])
+    files["tickets.json"] = _canonical([_ticket_wire(t) for t in suite.tickets])
     return digest_files(files)
+
+
+def _ticket_wire(ticket: Ticket) -> dict[str, Any]:
+    """A ticket as its digest covers it: a ticket that is no conversation digests as it did before tickets
+    could be conversations (the digests of existing suites, and the verdicts bound to them, still hold)."""
+    wire = ticket.model_dump(mode="json", by_alias=True)
+    if ticket.key.conversation is None:
+        del wire["key"]["conversation"]
+    return wire
 
 
 def tree_digest(root: Path) -> str:

@@ -37,23 +37,39 @@ def canonical_model(name: str, aliases: Mapping[str, str]) -> str:
 
 
 def judge_model_warnings(suite: Suite, judge_model: str | None, agent_model: str | None) -> list[str]:
+    """Model judges, and model customers (who play a conversational ticket's customer), on the agent's own
+    model: a warning each, or an error when the suite sets `requireDistinctJudgeModel`."""
     if agent_model is None:
         return []
     aliases = suite.spec.model_aliases
     agent = canonical_model(agent_model, aliases)
-    same = [
+
+    def same_as_agent(model: str | None) -> bool:
+        return model is not None and canonical_model(model, aliases) == agent
+
+    judges = [
         spec.name
         for spec in suite.spec.judges
-        if isinstance(spec, ModelJudge)
-        and (spec.model or judge_model) is not None
-        and canonical_model(spec.model or judge_model or "", aliases) == agent
+        if isinstance(spec, ModelJudge) and same_as_agent(spec.model or judge_model)
     ]
-    if not same:
-        return []
-    message = (
-        f"model judge(s) {', '.join(same)} use the agent's own model {agent_model!r} (or a name for it): "
-        "a model grading its own answers is not an independent judge"
-    )
-    if suite.spec.require_distinct_judge_model:
-        raise InputError(f"{message} (suite {suite.name!r} sets requireDistinctJudgeModel)")
-    return [message]
+    customers = [
+        ticket.id
+        for ticket in suite.tickets
+        if ticket.key.conversation is not None
+        and ticket.key.conversation.customer.played_by == "model"
+        and same_as_agent(ticket.key.conversation.customer.model or judge_model)
+    ]
+    messages = []
+    if judges:
+        messages.append(
+            f"model judge(s) {', '.join(judges)} use the agent's own model {agent_model!r} (or a name for "
+            "it): a model grading its own answers is not an independent judge"
+        )
+    if customers:
+        messages.append(
+            f"the model customer(s) of {', '.join(customers)} use the agent's own model {agent_model!r} (or "
+            "a name for it): a model playing the customer to itself is not an independent customer"
+        )
+    if messages and suite.spec.require_distinct_judge_model:
+        raise InputError(f"{'; '.join(messages)} (suite {suite.name!r} sets requireDistinctJudgeModel)")
+    return messages

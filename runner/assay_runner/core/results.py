@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from assay_runner.contract import (
+    ConversationCost,
+    ConversationRecord,
     GateSettings,
     Inputs,
     Isolation,
@@ -87,6 +89,7 @@ def repetition_result(
     trajectory: Trajectory | None = None,
     containment: Containment | None = None,
     isolation: Isolation | None = None,
+    conversation: ConversationRecord | None = None,
 ) -> RepetitionResult:
     # score and passed are placeholders: `assemble` derives them from the verdicts.
     if transcript is not None and len(transcript) > TRANSCRIPT_KEPT:
@@ -108,6 +111,7 @@ def repetition_result(
         trajectory=trajectory,
         containment=containment,
         isolation=isolation,
+        conversation=conversation,
     )
 
 
@@ -129,6 +133,23 @@ def ticket_results(
         )
         for ticket in tickets
     ]
+
+
+def conversations_of(tickets: Sequence[TicketResult]) -> list[ConversationRecord]:
+    return [rep.conversation for t in tickets for rep in t.repetitions if rep.conversation is not None]
+
+
+def conversation_cost(tickets: Sequence[TicketResult]) -> ConversationCost | None:
+    """What the conversations cost, agent and customer apart; None when no cell was a conversation."""
+    records = conversations_of(tickets)
+    if not records:
+        return None
+    cost = ConversationCost(conversations=len(records))
+    for record in records:
+        cost.turns += record.agent_turns
+        cost.agent = cost.agent.plus(record.agent_usage)
+        cost.customer = cost.customer.plus(record.customer_usage)
+    return cost
 
 
 def build_result(
@@ -155,6 +176,7 @@ def build_result(
         mode=mode,
         inputs=inputs,
         usage=usage or Usage(),
+        conversations=conversation_cost(tickets),
         mlflow=mlflow or MlflowRef(),
         config=config,
         selection=[ticket.id for ticket in tickets],

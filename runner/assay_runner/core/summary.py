@@ -72,6 +72,7 @@ def summarise(result: Result, limit: int = SUMMARY_MAX_BYTES) -> RunSummary:
         failing_tickets=failing[:FAILING_TICKETS_SHOWN],
         repetitions=result.repetitions.model_copy(update={"flaky": flaky[:FLAKY_TICKETS_SHOWN]}),
         usage=result.usage,
+        conversations=result.conversations,
         inputs=result.inputs,
         mlflow=result.mlflow,
         truncated=len(failing) > FAILING_TICKETS_SHOWN or len(flaky) > FLAKY_TICKETS_SHOWN,

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError, field_validator
 
-from assay_runner.contract import Isolation, LimitsConfig, Trajectory, Usage, WireModel
+from assay_runner.contract import ConversationRecord, Isolation, LimitsConfig, Trajectory, Usage, WireModel
 from assay_runner.errors import InputError, Problem, describe
 from assay_runner.io import plain
 from assay_runner.vocabulary import Containment
@@ -122,6 +122,8 @@ class CellRecord(WireModel):
     program, or the tree is older."""
     isolation: Isolation | None = None
     """The sandbox the agent's program ran in (assay_runner.sandbox)."""
+    conversation: ConversationRecord | None = None
+    """A conversational ticket's exchange, turn by turn, as the runner kept it: sealed with the cell."""
 
     @field_validator("usage")
     @classmethod

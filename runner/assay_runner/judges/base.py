@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from assay_runner.contract import JudgeVerdict, Trajectory
+from assay_runner.contract import ConversationRecord, JudgeVerdict, Trajectory
 from assay_runner.suite.models import JudgeBase, Ticket
 
 
@@ -31,6 +31,8 @@ class Case:
     """Text files the agent left in its workspace (path -> text)."""
     trajectory: Trajectory | None = None
     """What the agent did, step by step (None when its kind of agent keeps no trajectory)."""
+    conversation: ConversationRecord | None = None
+    """A conversational ticket's exchange, turn by turn (`answer` is the agent's last turn)."""
     online: bool = False
     """Judging an ad-hoc answer without an answer key."""
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from assay_runner.agents.factory import build_agent
 from assay_runner.agents.workspace import Placement, WorkspaceFactory
+from assay_runner.conversation.customers import build_customers, check_conversing
 from assay_runner.gateway.access import ModelAccess
 from assay_runner.processes import sweep
 from assay_runner.run.answer_step import AnswerStep, Tally
@@ -76,11 +77,13 @@ async def answer_cells(
     config = prepared.config
     sandbox = run_sandbox(prepared)  # before anything starts: a kernel short of what is required is exit 2
     agent = build_agent(config, access.client, sandbox)
+    check_conversing(agent, (ticket for ticket, _ in order or cells_of(prepared.tickets, 1)))
+    customers = build_customers(prepared.tickets, access.client, config.judge_model, prepared.prices)
     # The agent's model priced before the first cell; `assay run` checked the judges' before its preflight.
     check_run_prices(prepared, judges=False)
     proxy = metering_proxy(prepared, sidecar) if agent.kind in PROGRAM_KINDS else None
     ledger = proxy.ledger if proxy is not None else None
-    spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd, ledger)
+    spending = Spending(access.meter, prepared.agent_price, config.max_cost_usd, ledger, customers.meter)
     agent = PricedAgent(agent, spending)
     workspaces = WorkspaceFactory(
         Path(config.output.workspace_root) if config.output.workspace_root else None,
@@ -102,7 +105,16 @@ async def answer_cells(
         if proxy is not None:
             await stack.enter_async_context(proxy)
         await stack.enter_async_context(pool)
-        step = AnswerStep(pool, agent, spending, tally, proxy, prepared.suite.kb)
+        step = AnswerStep(
+            pool,
+            agent,
+            spending,
+            tally,
+            proxy,
+            prepared.suite.kb,
+            customers=customers,
+            cell_seconds=config.agent.timeout_seconds,
+        )
         after = then(pool)
 
         async def cell(ticket: Ticket, repetition: int) -> R:

@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from assay_runner.agents.base import Agent
-from assay_runner.contract import Isolation, Trajectory, Usage
+from assay_runner.agents.base import Agent, AgentOutcome, ConversingAgent, Workspace
+from assay_runner.contract import ConversationRecord, Isolation, Trajectory, Usage
+from assay_runner.conversation.customers import Customers
+from assay_runner.conversation.loop import converse
 from assay_runner.gateway.metering.attribution import attributed
 from assay_runner.run.cell import Answered, cell_key, no_answer_left, unanswered
 from assay_runner.run.scheduler import CellPool
@@ -68,10 +70,14 @@ class AnswerStep:
         tally: Tally,
         proxy: MeteringProxy | None = None,
         kb: Mapping[str, str] | None = None,
+        customers: Customers | None = None,
+        cell_seconds: float | None = None,
     ) -> None:
         """`proxy`: the agent's model traffic goes through it, on a URL of the cell's own, and the cell's
         usage is what it counted (else what the agent reported); its record of what reached the model is
-        joined to the agent's trajectory, matched against the suite's `kb` articles (id -> text)."""
+        joined to the agent's trajectory, matched against the suite's `kb` articles (id -> text).
+        `customers`: who answers the agent back on a conversational ticket, whose turns together take at
+        most `cell_seconds` (`conversation.loop`)."""
         self.kb: dict[str, str] = {}
         if proxy is not None:
             from assay_runner.agents.trajectory.witness import normalised_kb
@@ -82,6 +88,8 @@ class AnswerStep:
         self.spending = spending
         self.tally = tally
         self.proxy = proxy
+        self.customers = customers
+        self.cell_seconds = cell_seconds
 
     async def answer(self, ticket: Ticket, repetition: int) -> Answered:
         cell = cell_key(ticket.id, repetition)
@@ -96,7 +104,7 @@ class AnswerStep:
             try:
                 started_at = time.time()
                 with attributed(cell):  # the chat agent's calls are this cell's, at the gateway sidecar
-                    outcome = await self.agent.run(ticket, repetition, workspace)
+                    outcome, conversation, conversed = await self._agent(ticket, repetition, workspace)
             finally:
                 self.tally.running(-1)
                 if self.proxy is not None:
@@ -106,6 +114,7 @@ class AnswerStep:
             usage, metering = await self._metered(cell)
             error = error or metering
             trajectory = await self._witnessed(cell, trajectory)
+        error = error or conversed
         if not seat.intact:
             error = MODIFIED_READ_ONLY
         elif outcome.answer is None and error is None:
@@ -124,7 +133,28 @@ class AnswerStep:
             trajectory=trajectory,
             containment=outcome.containment,
             isolation=outcome.isolation or Isolation(reason=f"the {self.agent.kind} agent runs no program"),
+            conversation=conversation,
         )
+
+    async def _agent(
+        self, ticket: Ticket, repetition: int, workspace: Workspace
+    ) -> tuple[AgentOutcome, ConversationRecord | None, str | None]:
+        """The agent's run, or its conversation with the ticket's customer: the outcome, the conversation's
+        record, and why the conversation blocks the cell."""
+        if ticket.key.conversation is None or self.customers is None:
+            return await self.agent.run(ticket, repetition, workspace), None, None
+        agent: ConversingAgent = self.agent  # type: ignore[assignment]  # checked: `check_conversing`
+        spending = self.spending
+        conversed = await converse(
+            agent,
+            self.customers.of(ticket),
+            ticket,
+            repetition,
+            workspace,
+            seconds=self.cell_seconds,
+            exhausted=lambda: spending.not_started() if spending and spending.exhausted() else None,
+        )
+        return conversed.outcome, conversed.record, conversed.error
 
     async def _witnessed(self, cell: str, trajectory: Trajectory | None) -> Trajectory | None:
         """The CLI's trajectory with what the proxy saw of the cell (the proxy's record is then let go). The

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from assay_runner.agents.base import OUT_OF_MEMORY
-from assay_runner.contract import Isolation, Trajectory, Usage
+from assay_runner.contract import ConversationRecord, Isolation, Trajectory, Usage
 from assay_runner.vocabulary import Containment
 
 Cell = tuple[str, int]
@@ -51,6 +51,8 @@ class Answered:
     """What ended every process the cell's agent started (None: it ran none)."""
     isolation: Isolation | None = None
     """The sandbox the agent's program ran in (None: no agent ran, or recorded before it was recorded)."""
+    conversation: ConversationRecord | None = None
+    """A conversational ticket's exchange, as the runner kept it (None: one question, one answer)."""
 
     @property
     def ok(self) -> bool:

@@ -40,6 +40,7 @@ class JudgeStep:
             transcript=answered.transcript,
             files=answered.files,
             trajectory=answered.trajectory,
+            conversation=answered.conversation,
             online=self.online,
         )
         async with self._limit or contextlib.nullcontext():
@@ -74,4 +75,5 @@ def _result(
         trajectory=answered.trajectory,
         containment=answered.containment,
         isolation=answered.isolation,
+        conversation=answered.conversation,
     )

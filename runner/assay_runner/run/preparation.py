@@ -26,11 +26,11 @@ from assay_runner.contract import (
     threshold_override_problems,
 )
 from assay_runner.core.digests import judges_digest, read_tree, suite_digest, tickets_digest, tree_digest
-from assay_runner.core.results import answers_digest, build_result, ticket_results
+from assay_runner.core.results import answers_digest, build_result, conversations_of, ticket_results
 from assay_runner.errors import InputError, Problem, not_a_file
 from assay_runner.run.cell import Cell
 from assay_runner.suite.loader import Suite, load_suite
-from assay_runner.suite.models import ModelJudge, Ticket
+from assay_runner.suite.models import ModelJudge, Ticket, customer_models
 from assay_runner.suite.split import KEYS_FILE
 
 Prices = Mapping[str, PriceConfig]
@@ -40,8 +40,10 @@ AGENT = "the agent"
 
 
 def models_called(suite: Suite, agent_model: str | None, judge_model: str | None) -> dict[str, str | None]:
-    """Who calls which model in a run: the agent (None: it calls none) and each model judge."""
+    """Who calls which model in a run: the agent (None: it calls none), each model customer and each model
+    judge."""
     called: dict[str, str | None] = {AGENT: agent_model}
+    called.update(customer_models(suite.tickets, judge_model))
     for spec in suite.spec.judges:
         if isinstance(spec, ModelJudge):
             called[f"model judge {spec.name}"] = spec.model or judge_model
@@ -77,10 +79,12 @@ class Prepared:
         agent_model = config.agent.model if config.agent.kind != "replay" else None
         called = models_called(self.suite, agent_model, config.judge_model)
         replayed = config.cassettes is not None and config.cassettes.mode == "replay"
+        # A model customer plays in the answer phase, beside the agent; replayed like a judge.
+        customers = set(customer_models(self.suite.tickets, config.judge_model))
         return {
             who: model
             for who, model in called.items()
-            if (agent if who == AGENT else judges and not replayed)
+            if (agent if who == AGENT else (agent if who in customers else judges) and not replayed)
         }
 
     @property
@@ -99,9 +103,12 @@ class Prepared:
         """The cells reduced to the result and its verdict: every phase that judges ends here. `answers`:
         the digest of the sealed tree the cells were read from (else one is made over the answers)."""
         config = self.config
+        tickets = ticket_results(self.tickets, cells)
+        for record in conversations_of(tickets):  # the model customers' calls are the run's too
+            usage = usage.plus(record.customer_usage)
         return build_result(
             self.suite,
-            ticket_results(self.tickets, cells),
+            tickets,
             config.repetitions,
             self.inputs(answers or answers_digest(cells)),
             started_at=started,

@@ -81,6 +81,7 @@ class RecordStep:
             usage=answered.usage,
             containment=answered.containment,
             isolation=answered.isolation,
+            conversation=answered.conversation,
         )
         written = answer_store.write_cell(
             self.answers_dir,

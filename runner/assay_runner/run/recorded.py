@@ -121,6 +121,7 @@ def _answered(
         trajectory=recorded.trajectory,
         containment=record.containment,
         isolation=record.isolation,
+        conversation=record.conversation,
     )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from assay_runner.agents.base import Agent, AgentOutcome, Workspace
+from assay_runner.agents.base import Agent, AgentOutcome, ConversingAgent, Turn, Workspace
 from assay_runner.contract import PriceConfig, Usage
 from assay_runner.errors import InputError
 from assay_runner.gateway.usage import UsageMeter
@@ -66,13 +66,16 @@ class Spending:
     agent_price: PriceConfig | None
     max_cost_usd: float | None = None
     ledger: Ledger | None = None
+    customers: UsageMeter | None = None
+    """The model customers' calls (conversational tickets), metered apart from the agent's."""
     agent_cost_usd: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def spent(self) -> float:
         with self._lock:
             proxied = self.ledger.spent if self.ledger is not None else 0.0
-            return self.agent_cost_usd + self.meter.cost_usd + proxied
+            customers = self.customers.cost_usd if self.customers is not None else 0.0
+            return self.agent_cost_usd + self.meter.cost_usd + proxied + customers
 
     def exhausted(self) -> bool:
         if self.ledger is not None and self.ledger.stopped is not None:
@@ -109,7 +112,14 @@ class PricedAgent:
         self.spending = spending
 
     async def run(self, ticket: Ticket, repetition: int, workspace: Workspace) -> AgentOutcome:
-        outcome = await self.inner.run(ticket, repetition, workspace)
+        return self._priced(await self.inner.run(ticket, repetition, workspace), workspace)
+
+    async def turn(self, ticket: Ticket, repetition: int, workspace: Workspace, turn: Turn) -> AgentOutcome:
+        """A conversation's turn (the inner agent converses: `conversation.customers.check_conversing`)."""
+        inner: ConversingAgent = self.inner  # type: ignore[assignment]
+        return self._priced(await inner.turn(ticket, repetition, workspace, turn), workspace)
+
+    def _priced(self, outcome: AgentOutcome, workspace: Workspace) -> AgentOutcome:
         # The chat agent's calls go through the metered gateway client, a program agent's through the
         # metering proxy (workspace.gateway): counted there already.
         metered = self.kind == "chat" or workspace.gateway is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import typing
+from collections.abc import Iterable
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
@@ -25,6 +26,7 @@ from assay_runner.contract import (
     threshold_problem,
 )
 from assay_runner.contract.text_fields import Label, PathText
+from assay_runner.suite.conversation import ConversationSpec
 from assay_runner.vocabulary import IsolationLevel, Split
 
 JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
@@ -387,6 +389,9 @@ class AnswerKey(WireModel):
     """The scope article an abstention must cite."""
     notes: str = ""
     """Free notes for the model judge: what a great answer does."""
+    conversation: ConversationSpec | None = None
+    """The ticket is a conversation: a customer who answers back, with facts they say only when asked
+    (`suite.conversation`). Key, not question: the agent never sees what the customer knows."""
 
 
 class Ticket(WireModel):
@@ -394,6 +399,26 @@ class Ticket(WireModel):
     split: Split
     question: NonBlank
     key: AnswerKey = Field(default_factory=AnswerKey)
+
+    @model_validator(mode="after")
+    def _hidden_facts_hidden(self) -> Ticket:
+        conversation = self.key.conversation
+        stated = conversation.stated_in(self.question) if conversation is not None else []
+        if stated:
+            raise ValueError(
+                f"the question already states hidden fact(s) {', '.join(stated)} (a phrase of their "
+                "statedWhen): a fact the agent is told is not one it must ask for"
+            )
+        return self
+
+
+def customer_models(tickets: Iterable[Ticket], judge_model: str | None) -> dict[str, str | None]:
+    """Who plays a customer on which model: `model customer of T-1` -> its model (None: none is given)."""
+    return {
+        f"the model customer of {ticket.id}": ticket.key.conversation.customer.model or judge_model
+        for ticket in tickets
+        if ticket.key.conversation is not None and ticket.key.conversation.customer.played_by == "model"
+    }
 
 
 class TicketsFile(WireModel):

@@ -37,6 +37,7 @@ from assay_operator.evaluation.api import (
     MAX_SHADOW_JUDGES,
     MAX_SHADOW_REASON,
     AnswerStatus,
+    ConversationsStatus,
     EvaluationStatus,
     InputsStatus,
     MlflowStatus,
@@ -79,6 +80,9 @@ def verdict_status(summary: RunSummary) -> EvaluationStatus:
             output_tokens=summary.usage.output_tokens,
             cost_usd=round(summary.usage.cost_usd, 6),
         ),
+        conversations=None
+        if summary.conversations is None
+        else ConversationsStatus.model_validate(summary.conversations.model_dump()),
         inputs=InputsStatus.model_validate(summary.inputs.model_dump()),
         paired=_paired(summary),
         mlflow=MlflowStatus(

@@ -163,6 +163,12 @@ top:.15rem;width:.9rem;text-align:center;background:#fff;font-size:.8rem}
 .traj>li.s-model::before{content:"◆";color:var(--accent)}
 .traj>li.s-tool::before{content:"▸";color:var(--muted)}
 .traj>li.s-error::before,.traj>li.bad::before{content:"!";color:var(--ko);font-weight:700}
+.talk{list-style:none;margin:.3rem 0;padding:0}
+.talk>li{margin:0 0 .45rem;padding:.3rem .6rem;border-radius:6px;border:1px solid var(--line);max-width:92%}
+.talk>li.by-agent{margin-left:8%;border-left:3px solid var(--accent)}
+.talk>li.by-customer{border-left:3px solid var(--muted)}
+.talk .st-head{font-size:.9rem}
+.talk .st-when{color:var(--muted);font-size:.82rem;margin-left:.4rem}
 .traj .st-head{font-size:.9rem}
 .traj .st-head b{font-weight:600}
 .traj .st-when{color:var(--muted);font-size:.82rem;margin-left:.4rem}
@@ -255,6 +261,22 @@ JS = """
     return wrap;
   }
 
+  function conversation(cv) {
+    var wrap = el("section", "conversation");
+    add(wrap, el("h4", null, "Conversation"));
+    add(wrap, el("p", cv.ok ? "muted" : "ko-text", cv.sum));
+    var list = add(wrap, el("ol", "talk"));
+    cv.turns.forEach(function (t) {
+      var item = add(list, el("li", "by-" + t[0]));
+      var head = add(item, el("div", "st-head"));
+      add(head, el("b", null, (t[0] === "agent" ? "Agent" : "Customer") + " · turn " + t[1]));
+      if (t[3]) add(head, el("span", "st-when", t[3]));
+      if (t[4]) add(head, el("span", "st-when", t[4]));
+      add(item, el("div", "text", t[2]));
+    });
+    return wrap;
+  }
+
   function repetition(rep, open) {
     var line = "Repetition " + rep.n + " — " + (rep.ok ? "✔ passes" : "✘ does not pass") +
       " — score " + rep.score + (rep.exit === null ? "" : " — exit code " + rep.exit);
@@ -272,6 +294,7 @@ JS = """
     add(box, text(rep.a, "No answer recorded."));
     add(box, el("h4", null, "Judges"));
     add(box, judgesTable(rep));
+    if (rep.cv) add(box, conversation(rep.cv));
     if (rep.tj) add(box, trajectory(rep.tj));
     if (rep.tr) {
       var tr = add(box, el("details"));

@@ -12,6 +12,7 @@ from typing import Any
 
 from assay_runner.contract import (
     AgentError,
+    ConversationRecord,
     JudgeVerdict,
     ModelTurn,
     RepetitionResult,
@@ -19,6 +20,7 @@ from assay_runner.contract import (
     TicketResult,
     ToolCall,
     Trajectory,
+    Usage,
 )
 from assay_runner.views.report.marks import cell_mark
 from assay_runner.views.report.markup import compact, num
@@ -57,8 +59,28 @@ def key_rows(key: dict[str, Any] | None) -> list[tuple[str, str | list[str]]]:
     for name, value in (key or {}).items():
         if value is None or value in ([], ""):
             continue
+        if name == "conversation" and isinstance(value, dict):
+            rows += _conversation_rows(value)
+            continue
         rows.append((KEY_LABELS.get(name, name), _key_value(value)))
     return rows
+
+
+def _conversation_rows(spec: dict[str, Any]) -> list[tuple[str, str | list[str]]]:
+    """A conversation's key in words: the customer, each hidden fact with what counts as asking for it."""
+    customer = spec.get("customer") or {}
+    facts = [
+        f"{fact.get('name')}: “{fact.get('says')}” (asked when: {', '.join(fact.get('askedWhen') or [])})"
+        for fact in spec.get("hidden") or []
+    ]
+    unprompted = spec.get("unprompted")
+    if isinstance(unprompted, dict):
+        unprompted = f"says “{unprompted.get('reply')}”"
+    return [
+        ("Customer", f"{customer.get('persona')} · {customer.get('tone')} · {customer.get('playedBy')}"),
+        ("Hidden facts", facts),
+        ("Not asked", f"{unprompted} · turn limit {spec.get('turnLimit')}"),
+    ]
 
 
 def _raw_note(verdict: JudgeVerdict | None) -> str:
@@ -145,6 +167,34 @@ def trajectory_entry(trajectory: Trajectory | None) -> dict[str, object] | None:
     return {"sum": " · ".join(parts), "steps": [_step(step) for step in trajectory.steps]}
 
 
+def _usage(usage: Usage | None) -> str:
+    if usage is None:
+        return ""
+    return f"tokens {usage.input_tokens:,} in / {usage.output_tokens:,} out · ${usage.cost_usd:.4f}"
+
+
+def conversation_entry(record: ConversationRecord | None) -> dict[str, object] | None:
+    """The exchange as the panel shows it: a summary line (turns against the limit, how it ended, each
+    side's cost) and each message [speaker, turn, text, what it asked or revealed, its cost]."""
+    if record is None:
+        return None
+    customer = "model customer " + (record.customer_model or "") if record.customer == "model" else "scripted"
+    parts = [
+        f"{record.agent_turns} of {record.turn_limit} agent turns",
+        "answered" if record.ended == "answered" else f"ended: {record.reason or record.ended}",
+        f"agent {_usage(record.agent_usage)}",
+        f"customer ({customer.strip()}) {_usage(record.customer_usage)}",
+    ]
+    turns = []
+    for turn in record.turns:
+        marks = [f"asked for {', '.join(turn.asked)}"] if turn.asked else []
+        marks += [f"revealed {', '.join(turn.revealed)}"] if turn.revealed else []
+        turns.append(
+            [turn.speaker, turn.index, _head(turn.text, STEP_CHARS), " · ".join(marks), _usage(turn.usage)]
+        )
+    return {"sum": " · ".join(parts), "ok": record.ended == "answered", "turns": turns}
+
+
 def _rep(rep: RepetitionResult, judges: list[str]) -> dict[str, object]:
     return {
         "n": rep.index,
@@ -155,6 +205,7 @@ def _rep(rep: RepetitionResult, judges: list[str]) -> dict[str, object]:
         "a": _head(rep.answer, ANSWER_CHARS),
         "tr": _tail(rep.transcript, TRANSCRIPT_CHARS),
         "tj": trajectory_entry(rep.trajectory),
+        "cv": conversation_entry(rep.conversation),
         "j": [_judge_entry(rep, name) for name in judges],
     }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from assay_runner.contract import MlflowRef, Result, RuleResult
+from assay_runner.contract import MlflowRef, Result, RuleResult, Usage
 from assay_runner.views.report.markup import compact, esc, num, safe_link, status_html
 from assay_runner.vocabulary import GateRule
 
@@ -99,6 +99,24 @@ def _mlflow_html(ref: MlflowRef) -> str:
     return text
 
 
+def _conversation_rows(result: Result) -> list[tuple[str, str]]:
+    """The conversations' cost, agent and customer apart (within the usage above)."""
+    cost = result.conversations
+    if cost is None:
+        return []
+
+    def spent(usage: Usage) -> str:
+        return f"{usage.input_tokens:,} input · {usage.output_tokens:,} output tokens · ${usage.cost_usd:.4f}"
+
+    return [
+        (
+            "Conversations",
+            f"{cost.conversations} · {cost.turns} agent turns · agent {spent(cost.agent)} · customer "
+            f"{spent(cost.customer)}",
+        )
+    ]
+
+
 def facts_section(result: Result) -> str:
     usage = result.usage
     rows: list[tuple[str, str]] = [
@@ -117,6 +135,7 @@ def facts_section(result: Result) -> str:
             "Usage",
             f"{usage.input_tokens:,} input · {usage.output_tokens:,} output tokens · ${usage.cost_usd:.4f}",
         ),
+        *_conversation_rows(result),
         ("MLflow", _mlflow_html(result.mlflow)),
         ("Brain", f"<code>{esc(result.inputs.brain_digest or '—')}</code>"),
         ("Suite digest", f"<code>{esc(result.inputs.suite_digest)}</code>"),

@@ -1,0 +1,168 @@
+"""Conversational tickets end to end: `assay run` with the chat agent against the scripted model server,
+the customer scripted or played by a model through the gateway protocol on loopback (recorded, then
+replayed offline with the same verdict)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay_dev.servers.chat_server import ChatServer
+from tests.support.conversations import (
+    ANSWER,
+    ASKING,
+    FIX,
+    GUESS,
+    QUESTION,
+    ROUTER_SAYS,
+    agent_script,
+    brain,
+    conversation_of,
+    conversation_suite,
+    is_customer,
+    model_customer,
+    run_conversation,
+)
+
+
+def test_the_agent_that_asks_first_passes(tmp_path: Path) -> None:
+    suite = conversation_suite(tmp_path / "suite")
+    with ChatServer(agent_script(asks=True)) as server:
+        code, result = run_conversation(
+            suite, brain(tmp_path / "brain"), tmp_path / "out", "--gateway", server.url
+        )
+    assert code == 0, result.reasons
+    record = conversation_of(result)
+    assert [(t.speaker, t.text) for t in record.turns] == [
+        ("customer", QUESTION),
+        ("agent", ASKING),
+        ("customer", ROUTER_SAYS),
+        ("agent", ANSWER),
+    ]
+    assert record.ended == "answered" and record.agent_turns == 2 and record.turns[1].asked == ["router"]
+    assert record.turns[2].revealed == ["router"] and record.customer == "scripted"
+    cell = result.tickets[0].repetitions[0]
+    assert cell.answer == ANSWER and cell.error is None
+    # The second call carried the whole exchange: brain, ticket, its own question, the customer's reply.
+    second = server.requests[1]["messages"]
+    assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
+    assert second[2]["content"] == ASKING and second[3]["content"] == ROUTER_SAYS
+    assert record.agent_usage.input_tokens == 400 and record.customer_usage.input_tokens == 0
+    assert result.conversations is not None and result.conversations.turns == 2
+    assert result.usage.input_tokens == 400  # a scripted customer costs nothing
+
+
+def test_the_agent_that_guesses_is_blocked_at_the_turn_limit(tmp_path: Path) -> None:
+    suite = conversation_suite(tmp_path / "suite", turn_limit=3)
+    with ChatServer(agent_script(asks=False)) as server:
+        code, result = run_conversation(
+            suite, brain(tmp_path / "brain"), tmp_path / "out", "--gateway", server.url
+        )
+    assert code == 1 and result.verdict == "Blocked"
+    record = conversation_of(result)
+    assert record.ended == "turnLimit" and record.agent_turns == 3 and len(server.requests) == 3
+    assert [t.text for t in record.turns if t.speaker == "customer"][1:] == [FIX, FIX]
+    reason = "the turn limit (3 agent turns) was reached with router still unsaid"
+    assert record.reason == reason and result.tickets[0].repetitions[0].error == reason
+    assert any(reason in line for line in result.reasons), result.reasons
+
+
+def test_an_agent_that_cannot_converse_is_refused_before_the_first_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from assay_runner.cli import main
+
+    suite = conversation_suite(tmp_path / "suite")
+    answers = tmp_path / "answers"
+    (answers / "ASK-1" / "0").mkdir(parents=True)
+    (answers / "ASK-1" / "0" / "answer.md").write_text(GUESS)
+    argv = ["run", "--no-mlflow", str(suite), "--agent", "replay", "--answers", str(answers)]
+    assert main([*argv, "--out", str(tmp_path / "out"), "-q"]) == 2
+    assert "ASK-1 are conversations, and the replay agent cannot continue one" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "result.json").exists()
+
+
+@pytest.mark.parametrize(("asks", "code"), [(True, 0), (False, 1)])
+def test_a_model_customer_is_recorded_and_replayed_offline_with_the_same_verdict(
+    tmp_path: Path, asks: bool, code: int
+) -> None:
+    suite = conversation_suite(tmp_path / "suite", played_by="model")
+    cassettes = ["--cassettes", str(tmp_path / "cassettes")]
+    prices = ["--price", "agent-m=2,8", "--price", "judge-m=1,2"]
+    with ChatServer(agent_script(asks=asks, customer=model_customer)) as server:
+        recorded_code, recorded = run_conversation(
+            suite,
+            brain(tmp_path / "brain"),
+            tmp_path / "a",
+            "--gateway",
+            server.url,
+            *cassettes,
+            "--cassette-mode",
+            "record",
+            *prices,
+        )
+    customer_calls = [r for r in server.requests if is_customer(r)]
+    assert customer_calls and {r["model"] for r in customer_calls} == {"judge-m"}
+    replayed_code, replayed = run_conversation(suite, tmp_path / "brain", tmp_path / "b", *cassettes, *prices)
+    assert recorded_code == replayed_code == code, (recorded.reasons, replayed.reasons)
+    before, after = conversation_of(recorded), conversation_of(replayed)
+    assert before.customer == "model" and before.customer_model == "judge-m"
+    assert [t.text for t in after.turns] == [t.text for t in before.turns]
+    assert after.ended == before.ended and replayed.score == recorded.score
+    assert replayed.tickets[0].repetitions[0].judges == recorded.tickets[0].repetitions[0].judges
+    # The customer's calls are priced apart from the agent's, and both are in the run's usage.
+    cost = recorded.conversations
+    assert cost is not None and cost.customer.input_tokens == 30 * len(customer_calls)
+    assert cost.customer.cost_usd == pytest.approx(len(customer_calls) * (30 * 1 + 10 * 2) / 1e6)
+    assert cost.agent.cost_usd == pytest.approx(cost.turns * (200 * 2 + 40 * 8) / 1e6)
+    assert recorded.usage.cost_usd == pytest.approx(cost.agent.cost_usd + cost.customer.cost_usd)
+    # ... and so in the RunSummary the judge pod reports and the Evaluation's status.
+    from assay_operator.evaluation.read.reconcile import verdict_status
+    from assay_runner.core.summary import encode, summarise
+
+    summary = summarise(recorded)
+    status = verdict_status(summary)
+    assert summary.conversations == cost and len(encode(summary)) <= 4096
+    assert status.conversations is not None and status.conversations.turns == cost.turns
+    assert status.conversations.customer.cost_usd == pytest.approx(cost.customer.cost_usd)
+    assert status.conversations.agent.input_tokens == cost.agent.input_tokens
+
+
+def test_the_answer_phase_seals_the_conversation_and_the_judge_phase_trusts_only_that(
+    tmp_path: Path,
+) -> None:
+    """`assay answer` then `assay score`: the conversation comes back as recorded, with the same verdict as
+    one run; a conversation rewritten in cell.json afterwards breaks the cell's seal, and blocks."""
+    from assay_runner.cli import main
+    from assay_runner.contract import Result
+
+    suite = conversation_suite(tmp_path / "suite")
+    common = {
+        "suite": str(suite),
+        "brain": str(brain(tmp_path / "brain")),
+        "mlflow": {"enabled": False},
+        "answersDir": str(tmp_path / "answers"),
+        "agent": {"kind": "chat", "model": "agent-m"},
+    }
+    answer, judge = tmp_path / "answer.json", tmp_path / "judge.json"
+    with ChatServer(agent_script(asks=True)) as server:
+        answer.write_text(json.dumps({**common, "gateway": server.url}))
+        assert main(["answer", "--config", str(answer), "-q"]) == 0
+    judge.write_text(json.dumps({**common, "output": {"dir": str(tmp_path / "out")}}))
+    assert main(["score", "--config", str(judge), "-q"]) == 0
+    scored = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
+    record = conversation_of(scored)
+    assert record.ended == "answered" and [t.text for t in record.turns][2] == ROUTER_SAYS
+    assert scored.conversations is not None and scored.conversations.agent.input_tokens == 400
+
+    cell = tmp_path / "answers" / "ASK-1" / "1" / "cell.json"
+    data = json.loads(cell.read_text())
+    data["conversation"]["turns"][1]["asked"] = []  # as if the agent never had to ask
+    cell.write_text(json.dumps(data))
+    judge.write_text(json.dumps({**common, "output": {"dir": str(tmp_path / "again")}}))
+    assert main(["score", "--config", str(judge), "-q"]) == 1
+    again = Result.model_validate_json((tmp_path / "again" / "result.json").read_text())
+    error = again.tickets[0].repetitions[0].error or ""
+    assert "cell.json" in error, error

@@ -1,0 +1,132 @@
+"""Conversational tickets for tests: a suite whose one ticket can be solved only by asking, and scripted
+model replies for an agent that asks first or one that guesses.
+
+Shared by the conversation tests of every agent kind (chat, command, and each CLI preset): a CLI's test
+gives `agent_script(...)` to the scripted model server (`assay_dev.servers.chat_server.ChatServer`) and reads
+the verdict with `conversation_of(result)`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from assay_dev.servers.chat_server import Reply
+from assay_runner.contract import ConversationRecord, Result
+
+QUESTION = "My internet drops every evening around 8 pm. How do I fix it?"
+ROUTER_SAYS = "It is a Zyxel VMG8825."
+ASKING = "## Summary\nI need one detail first.\n\nWhich router model do you have?\n"
+ANSWER = (
+    "## Summary\nYour Zyxel VMG8825 needs a firmware update [KB-7].\n"
+    "## Steps\n1. Install firmware 5.50 from the router's page.\n## Next\nReply if it drops again.\n"
+)
+GUESS = (
+    "## Summary\nRestart your router [KB-7].\n## Steps\n1. Unplug it for ten seconds.\n"
+    "## Next\nReply if it drops again.\n"
+)
+FIX = "I tried that, and it did not work."
+CUSTOMER_PREFIX = "You play a customer"
+"""How the model customer's instruction starts (`conversation.customer`): the scripted server tells its
+requests from the agent's by it."""
+
+SUITE = """\
+name: talk
+judges:
+  - {name: kb, type: kb_citation, weight: 0.3, threshold: 0.9}
+  - {name: facts, type: must_mention, weight: 0.3, threshold: 0.9}
+  - {name: exit_code, type: exit_code, weight: 0, threshold: 1.0}
+gate: {minScore: 0.9, ticketFloor: 0.7}
+tickets:
+  - id: ASK-1
+    split: validation
+    question: "QUESTION"
+    key:
+      kb: [KB-7]
+      mustMention: ["firmware 5.50"]
+      conversation:
+        customer: {persona: "a home user, not technical", tone: "short", playedBy: PLAYED_BY}
+        hidden:
+          - name: router
+            says: "ROUTER_SAYS"
+            askedWhen: ["router model", "which router", "what router"]
+            statedWhen: ["VMG8825", "Zyxel"]
+        unprompted: fixDidNotWork
+        turnLimit: TURN_LIMIT
+"""
+
+
+def conversation_suite(root: Path, *, played_by: str = "scripted", turn_limit: int = 3) -> Path:
+    """A suite of one ticket (ASK-1) that can be solved only by asking which router the customer has."""
+    (root / "kb").mkdir(parents=True, exist_ok=True)
+    (root / "kb" / "KB-7.md").write_text(
+        "# KB-7: Evening drops\nZyxel VMG8825 routers drop at peak hours until firmware 5.50 is installed.\n"
+    )
+    text = (
+        SUITE.replace("QUESTION", QUESTION)
+        .replace("ROUTER_SAYS", ROUTER_SAYS)
+        .replace("PLAYED_BY", played_by)
+        .replace("TURN_LIMIT", str(turn_limit))
+    )
+    (root / "suite.yaml").write_text(text)
+    return root
+
+
+def brain(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "AGENTS.md").write_text("Ask for what you need before you answer. Cite the KB.\n")
+    return root
+
+
+def run_conversation(
+    suite: Path, brain_dir: Path, out: Path, *extra: str, agent: str = "chat", model: str = "agent-m"
+) -> tuple[int, Result]:
+    """`assay run` of a conversational suite (no MLflow), in this process; its exit code and result."""
+    from assay_runner.cli import main
+
+    argv = ["run", "--no-mlflow", str(suite), "--brain", str(brain_dir), "--agent", agent, "--model", model]
+    code = main([*argv, "--judge-model", "judge-m", "--out", str(out), "-q", *extra])
+    return code, Result.model_validate_json((out / "result.json").read_text())
+
+
+def is_customer(body: dict[str, Any]) -> bool:
+    return str(body["messages"][0]["content"]).startswith(CUSTOMER_PREFIX)
+
+
+def agent_script(asks: bool, customer: Callable[[dict[str, Any]], str] | None = None) -> Callable[..., Reply]:
+    """The scripted model server's replies. The agent's calls: with `asks`, it asks for the router model
+    until the customer has said it, then answers; without, it guesses every time. The model customer's calls
+    (when `customer` is given) get `customer(body)`."""
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if is_customer(body):
+            assert customer is not None, "a scripted customer makes no model call"
+            return Reply(content=customer(body), prompt_tokens=30, completion_tokens=10)
+        said = json.dumps(body["messages"][2:])  # after the brain and the ticket (whose KB names routers)
+        if not asks:
+            return Reply(content=GUESS, prompt_tokens=200, completion_tokens=40)
+        content = ANSWER if "VMG8825" in said else ASKING
+        return Reply(content=content, prompt_tokens=200, completion_tokens=40)
+
+    return reply
+
+
+def model_customer(body: dict[str, Any]) -> str:
+    """A model customer's words: the router when the instruction says to reveal it, else that it failed."""
+    instruction = str(body["messages"][0]["content"])
+    return (
+        ROUTER_SAYS
+        if "VMG8825" in instruction.rsplit("Reveal now:", maxsplit=1)[-1]
+        else "That did not work."
+    )
+
+
+def conversation_of(result: Result, ticket: str = "ASK-1", repetition: int = 0) -> ConversationRecord:
+    for entry in result.tickets:
+        if entry.id == ticket:
+            record = entry.repetitions[repetition].conversation
+            assert record is not None, f"{ticket}#{repetition} has no conversation"
+            return record
+    raise AssertionError(f"no ticket {ticket} in the result")
