@@ -1,7 +1,8 @@
 """The scripted model server's conversations with a customer who answers back (`CustomerTurns`): a request
-is at the turn whose replies its history holds, and plays the step numbered by the tool results in the whole
-history; so a CLI that continued its session gets the turn's own steps, and one that restarted with only the
-reply gets the opening turn's again. Real server on loopback, requests in the Chat Completions protocol."""
+is at the turn that counts how often its history holds the text opening a later turn, and plays the step
+numbered by the tool results in the whole history; so a CLI that continued its session gets the turn's own
+steps, and one that restarted with only the reply gets the opening turn's again. Real server on loopback,
+requests in the Chat Completions protocol."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from assay_dev.servers.model_server import CustomerTurns, ModelServer, Say, Writ
 
 ASK = WriteFile("answer.md", "Which router?")
 FIX = WriteFile("answer.md", "Reset the TP-Link.")
-REPLY = "It is a TP-Link."
+OPENS = "# The customer replied"
+REPLY = f"{OPENS}\n\nIt is a TP-Link."
 TOOLS = [
     {
         "type": "function",
@@ -46,7 +48,7 @@ def tool_result(text: str) -> dict[str, Any]:
 
 
 def test_each_turn_plays_its_own_steps_after_the_earlier_turns() -> None:
-    turns = CustomerTurns([[ASK, Say("asked")], [FIX, Say("fixed")]], [REPLY])
+    turns = CustomerTurns([[ASK, Say("asked")], [FIX, Say("fixed")]], OPENS)
     with ModelServer(turns, model="m") as server:
         opening = [{"role": "user", "content": "My router drops."}]
         assert written(ask(server, opening)) == "Which router?"
@@ -61,14 +63,24 @@ def test_each_turn_plays_its_own_steps_after_the_earlier_turns() -> None:
         assert server.problems == []
 
 
+def test_the_same_words_on_every_turn_still_count_as_turns() -> None:
+    again = f"{OPENS}\n\nThat did not work."
+    turns = CustomerTurns([[ASK, Say("one")], [FIX, Say("two")]], OPENS)
+    assert turns.turn_of(f"question {again} {again}") == 2
+    # Turns past the last play the last one again, after every earlier turn's steps.
+    assert turns(f"question {again}") == [ASK, FIX, Say("two")]
+    assert turns(f"question {again} {again}") == [ASK, FIX, FIX, Say("two")]
+    assert turns(f"{again} {again} {again}") == [ASK, FIX, FIX, FIX, Say("two")]
+
+
 @pytest.mark.parametrize(
-    ("turns", "replies", "error"),
+    ("turns", "opens", "error"),
     [
-        ([[ASK, Say("a")], [Say("b")]], [], "2 turns need 1 replies"),
-        ([[ASK]], [], "turn 0 must end with its one Say"),
-        ([[Say("a"), Say("b")]], [], "turn 0 must end with its one Say"),
+        ([[ASK, Say("a")]], " ", "opened_by must be a text"),
+        ([[ASK]], OPENS, "turn 0 must end with its one Say"),
+        ([[Say("a"), Say("b")]], OPENS, "turn 0 must end with its one Say"),
     ],
 )
-def test_a_conversation_is_checked(turns: list[list[Any]], replies: list[str], error: str) -> None:
+def test_a_conversation_is_checked(turns: list[list[Any]], opens: str, error: str) -> None:
     with pytest.raises(ValueError, match=error):
-        CustomerTurns(turns, replies)
+        CustomerTurns(turns, opens)

@@ -105,8 +105,9 @@ def _flat(pairs: Sequence[tuple[str, ...]]) -> list[str]:
     return [arg for pair in pairs for arg in pair]
 
 
+CUSTOMER_REPLIED = "# The customer replied"
 REPLY_PROMPT = (
-    "# The customer replied\n\n{message}\n\n---\n"
+    f"{CUSTOMER_REPLIED}\n\n{{message}}\n\n---\n"
     "Write your reply to the customer, in markdown, to `answer.md` in this directory.\n"
 )
 """A later turn's prompt: the customer's words, and where the reply goes (as prompt.md says for the ticket);

@@ -31,7 +31,7 @@ from typing import Any
 from assay_dev.servers.model_server import CustomerTurns, ModelServer
 from assay_runner.agents.base import AgentOutcome, Turn, Workspace
 from assay_runner.agents.command import CommandAgent
-from assay_runner.agents.presets import preset
+from assay_runner.agents.presets import CUSTOMER_REPLIED, preset
 from assay_runner.agents.workspace import HOME_DIR, WorkspaceFactory
 from assay_runner.contract import ToolCall
 from assay_runner.gateway.metering.ledger import Ledger
@@ -135,7 +135,8 @@ def main() -> int:
     blackhole = Blackhole()
     blackhole.open(work / "resolv.conf")
     turns = [[step_of(step) for step in turn] for turn in spec["turns"]]
-    with ModelServer(CustomerTurns(turns, spec["replies"]), model=spec["model"]) as server:
+    chooser = CustomerTurns(turns, CUSTOMER_REPLIED)
+    with ModelServer(chooser, model=spec["model"]) as server:
         cells = asyncio.run(play(spec, server, work))
         record = {
             "cells": cells,
