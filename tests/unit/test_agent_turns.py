@@ -18,7 +18,7 @@ import pytest
 
 from assay_runner.agents.base import EXIT_TIMEOUT, AgentOutcome, Turn, Workspace
 from assay_runner.agents.command import CommandAgent, CommandSpec
-from assay_runner.agents.conversing import cannot_converse, conversing
+from assay_runner.agents.conversing import cannot_converse
 from assay_runner.agents.factory import build_agent
 from assay_runner.agents.presets import (
     REPLY_PROMPT,
@@ -29,7 +29,10 @@ from assay_runner.agents.presets import (
     render,
 )
 from assay_runner.contract import RunConfig, Usage
+from assay_runner.conversation.customers import check_conversing
 from assay_runner.errors import InputError
+from assay_runner.suite import load_suite
+from tests.support.conversations import conversation_suite
 from tests.unit.builders import ticket
 from tests.unit.test_agent_presets import (
     EXPECTED_ARGV,
@@ -351,7 +354,6 @@ def test_a_command_with_a_continue_template_converses_under_the_session_assay_ma
     )
     command = CommandAgent(spec, model=MODEL, gateway=GATEWAY, timeout=30)
     assert command.cannot_converse is None
-    assert conversing(command) is command
     workspace = make_workspace(tmp_path)
 
     async def conversation() -> list[AgentOutcome]:
@@ -370,13 +372,20 @@ def test_a_command_without_a_continue_template_cannot_converse(tmp_path: Path) -
     command = CommandAgent(CommandSpec(argv=["true"]), model=MODEL, gateway=GATEWAY, timeout=30)
     reason = cannot_converse(command)
     assert reason is not None and "no continue template" in reason and "--continue-command" in reason
-    with pytest.raises(InputError, match="conversational tickets, but the command agent has no continue"):
-        conversing(command)
+    # Refused before the first cell of a conversational suite, with the reason.
+    talking = load_suite(conversation_suite(tmp_path / "suite")).tickets
+    refused = (
+        r"ASK-1 are conversations, and the command agent cannot continue one from turn to turn \(it has no"
+    )
+    with pytest.raises(InputError, match=refused):
+        check_conversing(command, talking)
+    check_conversing(command, [ticket()])  # a suite without conversations: no refusal
     # Asked to continue anyway, it runs nothing and says why.
     workspace = make_workspace(tmp_path)
     (workspace.answer_file).write_text("from the opening turn")
     outcome = asyncio.run(command.turn(ticket(), 1, workspace, Turn(1, MESSAGE, "s")))
-    assert outcome.exit_code == 2 and outcome.error == reason
+    assert outcome.exit_code == 2
+    assert outcome.error == f"the command agent cannot continue the conversation: {reason}"
     assert workspace.answer_file.read_text() == "from the opening turn"
 
 
@@ -387,9 +396,7 @@ def test_an_agent_without_turns_cannot_converse() -> None:
         async def run(self, *_args: object) -> object:
             raise AssertionError("not run")
 
-    assert cannot_converse(Once()) == (  # type: ignore[arg-type]
-        "the replay agent cannot hold a conversation: it answers a ticket once"
-    )
+    assert cannot_converse(Once()) == "it answers a ticket once"  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

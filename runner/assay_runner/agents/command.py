@@ -182,12 +182,9 @@ class CommandAgent:
 
     @property
     def cannot_converse(self) -> str | None:
-        """Why this agent cannot play a conversational ticket; None when it can."""
+        """Why this agent cannot play a conversational ticket (`it ...`); None when it can."""
         if self.spec.continue_argv is None:
-            return (
-                "the command agent has no continue template (agent.continueCommand / --continue-command), "
-                "so it cannot continue its session with the customer's reply"
-            )
+            return "it has no continue template (agent.continueCommand / --continue-command)"
         return None
 
     def values(self, ticket: Ticket, repetition: int, workspace: Workspace) -> dict[str, str]:
@@ -278,7 +275,7 @@ class CommandAgent:
 
     def _cannot_continue(self, turn: Turn) -> str | None:
         if self.cannot_converse is not None:
-            return self.cannot_converse
+            return f"the {self.kind} agent cannot continue the conversation: {self.cannot_converse}"
         if turn.session is None:
             return (
                 f"turn {turn.index} cannot continue the conversation: the previous turn named no session "
