@@ -104,3 +104,15 @@ def test_what_cannot_be_split_is_refused_saying_why() -> None:
     doubled = public["questions.yaml"].replace("question:", "key: {notes: x}\n  question:")
     with pytest.raises(SuiteSplitError, match=r"T-1 have a key in the public part and in keys\.yaml"):
         split_suite({**public, **key, "questions.yaml": doubled})
+
+
+def test_a_conversational_ticket_s_customer_reaches_no_answer_pod(tmp_path: Path) -> None:
+    """The operator's cut of a suite ConfigMap keeps a conversation (the customer, what it knows and says
+    only when asked) in the key, as `assay split` does: the answer pods mount nothing of it."""
+    conversations = EXAMPLE.parent / "support-desk-conversations"
+    files = {"suite.yaml": (conversations / "suite.yaml").read_text()}
+    public, key = split_suite(files)
+    by_runner, runner_key = runner_split(files, tmp_path, EXAMPLE / "kb")
+    assert public == by_runner and key == {"keys.yaml": runner_key}
+    for secret in ("Android tablet", "Free plan", "which device", "freelance designer", "turnLimit"):
+        assert secret not in "".join(public.values()) and secret in runner_key

@@ -5,11 +5,13 @@ replayed offline with the same verdict)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from assay_dev.servers.chat_server import ChatServer
+from assay_dev.servers.chat_server import ChatServer, Reply
 from tests.support.conversations import (
     ANSWER,
     ASKING,
@@ -45,6 +47,9 @@ def test_the_agent_that_asks_first_passes(tmp_path: Path) -> None:
     assert record.turns[2].revealed == ["router"] and record.customer == "scripted"
     cell = result.tickets[0].repetitions[0]
     assert cell.answer == ANSWER and cell.error is None
+    assert {name: cell.judges[name].score for name in ("asked", "unsaid", "turns", "facts")} == dict.fromkeys(
+        ("asked", "unsaid", "turns", "facts"), 1.0
+    )
     # The second call carried the whole exchange: brain, ticket, its own question, the customer's reply.
     second = server.requests[1]["messages"]
     assert [m["role"] for m in second] == ["system", "user", "assistant", "user"]
@@ -67,6 +72,10 @@ def test_the_agent_that_guesses_is_blocked_at_the_turn_limit(tmp_path: Path) -> 
     reason = "the turn limit (3 agent turns) was reached with router still unsaid"
     assert record.reason == reason and result.tickets[0].repetitions[0].error == reason
     assert any(reason in line for line in result.reasons), result.reasons
+    judges = result.tickets[0].repetitions[0].judges
+    assert judges["asked"].score == 0.0 and judges["asked"].reason.startswith("did not ask for router")
+    assert judges["turns"].score == 0.0 and reason in judges["turns"].reason
+    assert judges["unsaid"].score == 1.0  # it guessed a fix, not the customer's router
 
 
 def test_an_agent_that_cannot_converse_is_refused_before_the_first_cell(
@@ -166,3 +175,75 @@ def test_the_answer_phase_seals_the_conversation_and_the_judge_phase_trusts_only
     again = Result.model_validate_json((tmp_path / "again" / "result.json").read_text())
     error = again.tickets[0].repetitions[0].error or ""
     assert "cell.json" in error, error
+
+
+MODEL_JUDGE = (
+    '  - {name: quality, type: model, weight: 0.1, threshold: 3, samples: 1, rubric: "asks first"}\n'
+)
+
+
+def test_the_model_judge_grades_the_whole_exchange(tmp_path: Path) -> None:
+    suite = conversation_suite(tmp_path / "suite")
+    text = (
+        (suite / "suite.yaml")
+        .read_text()
+        .replace(
+            "gate:",
+            MODEL_JUDGE + "gate:",
+        )
+    )
+    (suite / "suite.yaml").write_text(text)
+    script = agent_script(asks=True)
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if str(body["messages"][0]["content"]).startswith("You grade"):
+            return Reply(content=json.dumps({"score": 5, "reason": "asked for the router first"}))
+        return script(body)
+
+    with ChatServer(reply) as server:
+        code, result = run_conversation(
+            suite, brain(tmp_path / "brain"), tmp_path / "out", "--gateway", server.url
+        )
+    assert code == 0, result.reasons
+    [graded] = [r for r in server.requests if r["messages"][0]["content"].startswith("You grade")]
+    user = graded["messages"][1]["content"]
+    exchange = user.split("<conversation>\n", 1)[1].split("\n</conversation>", 1)[0]
+    assert (
+        f"[agent, turn 0]\n{ASKING.strip()}" in exchange and f"[customer, turn 1]\n{ROUTER_SAYS}" in exchange
+    )
+    assert f"<answer>\n{ANSWER}" in user
+
+
+def test_the_budget_spent_stops_the_conversation_between_turns(tmp_path: Path) -> None:
+    """Turn 0 costs $0.00072 (200 and 40 tokens at $2 and $8 per million): past a $0.0005 budget, no second
+    turn starts, and the cell blocks naming the budget."""
+    suite = conversation_suite(tmp_path / "suite")
+    with ChatServer(agent_script(asks=True)) as server:
+        code, result = run_conversation(
+            suite,
+            brain(tmp_path / "brain"),
+            tmp_path / "out",
+            *("--gateway", server.url, "--price", "agent-m=2,8", "--max-cost-usd", "0.0005"),
+        )
+    record = conversation_of(result)
+    assert code == 1 and record.ended == "budget" and record.agent_turns == 1 and len(server.requests) == 1
+    assert "the budget was spent (maxCostUsd 0.0005" in record.reason
+    assert result.tickets[0].repetitions[0].error == record.reason
+
+
+def test_the_cells_time_limit_covers_every_turn(tmp_path: Path) -> None:
+    """Each reply takes 0.6 s; the cell has 0.5 s: the first turn ends past the limit (each turn's own
+    timeout is the agent's), so no second turn starts."""
+    suite = conversation_suite(tmp_path / "suite")
+    script = agent_script(asks=True)
+
+    def slow(body: dict[str, Any]) -> Reply:
+        return replace(script(body), delay=0.6)
+
+    with ChatServer(slow) as server:
+        code, result = run_conversation(
+            suite, brain(tmp_path / "brain"), tmp_path / "out", "--gateway", server.url, "--timeout", "0.5"
+        )
+    record = conversation_of(result)
+    assert code == 1 and record.ended == "timeLimit" and record.agent_turns == 1
+    assert record.reason == "the cell's time limit (0.5 s) was reached after 1 turn(s)"

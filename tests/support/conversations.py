@@ -1,9 +1,10 @@
 """Conversational tickets for tests: a suite whose one ticket can be solved only by asking, and scripted
 model replies for an agent that asks first or one that guesses.
 
-Shared by the conversation tests of every agent kind (chat, command, and each CLI preset): a CLI's test
-gives `agent_script(...)` to the scripted model server (`assay_dev.servers.chat_server.ChatServer`) and reads
-the verdict with `conversation_of(result)`.
+Shared by the conversation tests of every agent kind (chat, command, and each CLI preset): a test gives
+`agent_script(...)` to the scripted chat server (`assay_dev.servers.chat_server.ChatServer`), or scripts a
+CLI's model server turn by turn with ASKING / ANSWER / GUESS and `customer_has_said(body)`; it runs the suite
+with `run_conversation(..., agent=KIND)` and reads the exchange with `conversation_of(result)`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ name: talk
 judges:
   - {name: kb, type: kb_citation, weight: 0.3, threshold: 0.9}
   - {name: facts, type: must_mention, weight: 0.3, threshold: 0.9}
+  - {name: asked, type: asked_first, weight: 0.2, threshold: 1.0, floor: 1.0}
+  - {name: unsaid, type: unsaid_facts, weight: 0.2, threshold: 1.0, floor: 1.0}
+  - {name: turns, type: turns, weight: 0, threshold: 1.0}
   - {name: exit_code, type: exit_code, weight: 0, threshold: 1.0}
 gate: {minScore: 0.9, ticketFloor: 0.7}
 tickets:
@@ -81,12 +85,21 @@ def brain(root: Path) -> Path:
 
 
 def run_conversation(
-    suite: Path, brain_dir: Path, out: Path, *extra: str, agent: str = "chat", model: str = "agent-m"
+    suite: Path,
+    brain_dir: Path,
+    out: Path,
+    *extra: str,
+    agent: str = "chat",
+    model: str = "agent-m",
+    mlflow: bool = False,
 ) -> tuple[int, Result]:
-    """`assay run` of a conversational suite (no MLflow), in this process; its exit code and result."""
+    """`assay run` of a conversational suite, in this process (without MLflow unless `mlflow`: then give
+    `--mlflow URI` in `extra`); its exit code and result. `agent`: any kind that converses (a CLI preset's
+    test gives its own, with `--gateway` and what the preset needs in `extra`)."""
     from assay_runner.cli import main
 
-    argv = ["run", "--no-mlflow", str(suite), "--brain", str(brain_dir), "--agent", agent, "--model", model]
+    argv = ["run", *([] if mlflow else ["--no-mlflow"]), str(suite), "--brain", str(brain_dir)]
+    argv += ["--agent", agent, "--model", model]
     code = main([*argv, "--judge-model", "judge-m", "--out", str(out), "-q", *extra])
     return code, Result.model_validate_json((out / "result.json").read_text())
 
@@ -104,13 +117,18 @@ def agent_script(asks: bool, customer: Callable[[dict[str, Any]], str] | None = 
         if is_customer(body):
             assert customer is not None, "a scripted customer makes no model call"
             return Reply(content=customer(body), prompt_tokens=30, completion_tokens=10)
-        said = json.dumps(body["messages"][2:])  # after the brain and the ticket (whose KB names routers)
         if not asks:
             return Reply(content=GUESS, prompt_tokens=200, completion_tokens=40)
-        content = ANSWER if "VMG8825" in said else ASKING
+        content = ANSWER if customer_has_said(body) else ASKING
         return Reply(content=content, prompt_tokens=200, completion_tokens=40)
 
     return reply
+
+
+def customer_has_said(body: dict[str, Any]) -> bool:
+    """Whether a model request (any protocol: chat messages, a CLI's input items) carries the customer's
+    reveal: its exact words, which the KB (naming the router too) never has."""
+    return ROUTER_SAYS in json.dumps(body, ensure_ascii=False)
 
 
 def model_customer(body: dict[str, Any]) -> str:

@@ -99,6 +99,11 @@ def run(args: argparse.Namespace) -> int:
     if config.answers_dir is not None:
         check_destinations(Path(config.answers_dir), config.output.summary_path, out_setting="answersDir")
     prepared = prepare_answers(config)
+    from assay_runner.core.independence import judge_model_warnings
+
+    # A model customer (a conversational ticket's) plays here: held to the independence rule before any cell.
+    for warning in judge_model_warnings(prepared.suite, config.judge_model, config.agent.model):
+        print(f"assay: warning: {warning}", file=sys.stderr)
     control = Control()
     summary = asyncio.run(until_stopped(prepared, args.quiet, answer_all, control))
     if config.output.summary_path is not None:

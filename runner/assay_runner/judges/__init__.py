@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from assay_runner.judges.base import AsyncJudge, Case, Closable, Judge, Warmable
 from assay_runner.suite.models import (
     AbstentionJudge,
+    AskedFirstJudge,
     CodeJudge,
     ExitCodeJudge,
     FormatJudge,
@@ -21,6 +22,8 @@ from assay_runner.suite.models import (
     MustMentionJudge,
     PolicyJudge,
     TrajectoryJudge,
+    TurnsJudge,
+    UnsaidFactsJudge,
 )
 
 if TYPE_CHECKING:
@@ -83,6 +86,10 @@ def build_judge(
             from assay_runner.judges.trajectory import TrajectoryChecks
 
             return TrajectoryChecks(spec, suite.kb)
+        case AskedFirstJudge() | UnsaidFactsJudge() | TurnsJudge():
+            from assay_runner.judges.conversation import conversation_judge
+
+            return conversation_judge(spec)
     raise TypeError(f"no judge implements {type(spec).__name__}")
 
 

@@ -1,10 +1,13 @@
 """`model`: a model grades the answer against the suite's rubric, several times; the median counts.
 
-The prompt carries only the ticket, its answer key and the answer — never the transcript — and the
-answer is fenced as data so instructions inside it are not obeyed. Replies must be a JSON object
-`{"score": <number on the scale>, "reason": "<text>"}`; anything else is retried, then recorded as a judge
-error (which blocks). The spread between samples is reported, and when the suite sets `maxSpread`, a larger
-spread makes the verdict inconclusive, which blocks as well.
+The prompt carries only the ticket, its answer key and the answer — never the agent's transcript — and
+the answer is fenced as data so instructions inside it are not obeyed. A conversational ticket's prompt also
+carries the exchange as the runner recorded it (customer and agent, turn by turn, fenced the same way) and
+the facts the customer knew and said only when asked: the answer is the agent's last turn.
+
+Replies must be a JSON object `{"score": <number on the scale>, "reason": "<text>"}`; anything else is
+retried, then recorded as a judge error (which blocks). The spread between samples is reported, and when the
+suite sets `maxSpread`, a larger spread makes the verdict inconclusive, which blocks as well.
 """
 
 from __future__ import annotations
@@ -75,6 +78,9 @@ def build_prompt(spec: ModelJudge, case: Case) -> list[ChatMessage]:
         ]
         if key.notes:
             key_lines.append(f"Notes from the answer key: {key.notes.strip()}")
+        if key.conversation is not None:
+            facts = "; ".join(f"{f.name}: {f.says}" for f in key.conversation.hidden)
+            key_lines.append(f"The customer knew, and said only when asked: {facts}")
     else:
         key_lines = ["No answer key is available: grade on the rubric alone."]
     # An answer cannot close the fence early and smuggle text outside it.
@@ -82,9 +88,24 @@ def build_prompt(spec: ModelJudge, case: Case) -> list[ChatMessage]:
     user = (
         f"Ticket {case.ticket.id}:\n{case.ticket.question.strip()}\n\n"
         + "\n".join(key_lines)
+        + _conversation(case)
         + f"\n\n<answer>\n{fenced_answer}\n</answer>"
     )
     return [ChatMessage("system", system), ChatMessage("user", user)]
+
+
+def _conversation(case: Case) -> str:
+    """The exchange before the answer, fenced as data like the answer (empty for a one-turn ticket)."""
+    if case.conversation is None:
+        return ""
+    turns = [
+        f"[{turn.speaker}, turn {turn.index}]\n{turn.text.strip()}".replace(
+            "</conversation>", "<\\/conversation>"
+        )
+        for turn in case.conversation.turns
+    ]
+    head = "\n\nThe conversation, turn by turn (data to grade; the answer below is the agent's last turn):"
+    return f"{head}\n<conversation>\n" + "\n\n".join(turns) + "\n</conversation>"
 
 
 class Model(SpecJudge[ModelJudge]):

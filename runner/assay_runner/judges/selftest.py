@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from assay_runner.contract import ModelTurn, ToolCall, Trajectory
 from assay_runner.judges import Case, Judge, build_judges
 from assay_runner.suite.loader import Suite
-from assay_runner.suite.models import DETERMINISTIC_KINDS, FormatJudge, PolicyJudge, Ticket, TrajectoryJudge
+from assay_runner.suite.models import (
+    DETERMINISTIC_KINDS,
+    ConversationJudge,
+    FormatJudge,
+    PolicyJudge,
+    Ticket,
+    TrajectoryJudge,
+)
 
 FULL, FAIL = "full", "fail"
 
@@ -260,11 +267,20 @@ def build_probes(suite: Suite) -> tuple[list[Probe], list[str]]:
 def run_selftest(suite: Suite) -> SelfTestReport:
     report = SelfTestReport()
     probes, report.skipped = build_probes(suite)
-    judges = [j for j in build_judges(suite) if isinstance(j, Judge) and j.spec.deterministic]
+    judges = [
+        j
+        for j in build_judges(suite)
+        if isinstance(j, Judge) and j.spec.deterministic and not isinstance(j.spec, ConversationJudge)
+    ]
     report.skipped += [
         f"{spec.name} ({spec.type_name()}): not self-tested"
         for spec in suite.spec.judges
         if not spec.deterministic
+    ]
+    report.skipped += [
+        f"{spec.name} ({spec.type_name()}): not self-tested (it reads a conversation; a probe is one answer)"
+        for spec in suite.spec.judges
+        if isinstance(spec, ConversationJudge)
     ]
     for probe in probes:
         case = Case(

@@ -172,6 +172,7 @@ async def disagreements(
                 transcript=recorded.transcript if recorded is not None else (rep.transcript or ""),
                 files=recorded.files if recorded is not None else {},
                 trajectory=recorded.trajectory if recorded is not None else rep.trajectory,
+                conversation=recorded.conversation if recorded is not None else rep.conversation,
             )
             fresh = await judge_cell(judges, case)
             for name, verdict in fresh.items():

@@ -319,6 +319,40 @@ class TrajectoryJudge(JudgeBase):
         return self
 
 
+class ConversationJudge(JudgeBase):
+    """What the conversation judges share: they read a conversational ticket's exchange, against its key's
+    hidden facts; not applicable to a ticket that is no conversation. A conversational ticket whose cell has
+    no exchange recorded (answered by an agent that never met its customer) is a judge error, which blocks."""
+
+    @classmethod
+    def may_not_apply(cls, key: AnswerKey, exit_code: int | None) -> bool:
+        return key.conversation is None
+
+
+class AskedFirstJudge(ConversationJudge):
+    """Whether the agent asked for each hidden fact before it first answered (a turn asking for nothing);
+    score = share of the hidden facts so asked for."""
+
+    type: Literal["asked_first"]
+
+
+class UnsaidFactsJudge(ConversationJudge):
+    """Whether the agent stated a hidden fact before the customer said it (a `statedWhen` phrase in an
+    agent turn before the customer's turn revealing it): an answer resting on a guess. 1.0 when it never did,
+    else 0.0, naming the facts and turns."""
+
+    type: Literal["unsaid_facts"]
+
+
+class TurnsJudge(ConversationJudge):
+    """How many agent turns the conversation took, against a limit: 1.0 when the agent answered within
+    `maxTurns` (the ticket's turn limit when omitted), else 0.0."""
+
+    type: Literal["turns"]
+    max_turns: int | None = Field(default=None, ge=1, le=1000)
+    """The most agent turns an answer may take to count; the ticket's `turnLimit` when omitted."""
+
+
 class ModelJudge(JudgeBase):
     """A model grades the answer against a rubric, sampled several times; the median counts."""
 
@@ -361,7 +395,10 @@ JudgeSpec = Annotated[
     | ExitCodeJudge
     | CodeJudge
     | ModelJudge
-    | TrajectoryJudge,
+    | TrajectoryJudge
+    | AskedFirstJudge
+    | UnsaidFactsJudge
+    | TurnsJudge,
     Field(discriminator="type"),
 ]
 

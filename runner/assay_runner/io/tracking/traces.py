@@ -9,6 +9,9 @@ repetition, and every judge's verdict on each (pure: built from the result, writ
                                   under it one span per step of the agent's trajectory (`steps.py`)
         judges         EVALUATOR  out: every judge's verdict on the cell; the feedback is attached here
 
+A conversational ticket's agent span holds a span per turn, the trajectory nested in the agent's last turn
+(`turns.py`); the trace is the ticket's conversation session, each repetition span names its own.
+
 Feedback: one per applicable judge and repetition (`feedback.py`), on its repetition's judges span and
 naming the repetition in its metadata; the answer key as an expectation on the trace. What the Traces list
 shows as a trace's request and response is the question and the (last) answer, which MLflow reads from
@@ -26,6 +29,7 @@ from assay_runner.contract import RepetitionResult, TicketResult
 from assay_runner.io.tracking.feedback import answer_key, cell_feedback
 from assay_runner.io.tracking.spans import TraceSpans
 from assay_runner.io.tracking.steps import add_steps
+from assay_runner.io.tracking.turns import SESSION, add_turns, session_id
 
 if TYPE_CHECKING:
     from mlflow.entities import Assessment, Span, TraceInfo
@@ -101,12 +105,14 @@ def ticket_trace(ticket: TicketResult, context: TraceContext) -> TraceRecord:
     )
     assessments: list[Assessment] = []
     for cell, cell_times in zip(ticket.repetitions, times, strict=True):
-        assessments += _add_cell(spans, root, ticket, cell, cell_times, context.judge_types)
+        assessments += _add_cell(spans, root, ticket, cell, cell_times, context)
     if context.with_key and (key := answer_key(ticket.key)) is not None:
         assessments.append(key)
     metadata = dict(SCHEMA_VERSION)
     if context.run_id is not None:
         metadata[SOURCE_RUN] = context.run_id
+    if any(cell.conversation is not None for cell in ticket.repetitions):
+        metadata[SESSION] = session_id(context.run_id, ticket.id)
     info = TraceInfo(
         trace_id=spans.trace_id,
         trace_location=TraceLocation.from_experiment_id(context.experiment_id),
@@ -132,7 +138,7 @@ def _add_cell(
     ticket: TicketResult,
     cell: RepetitionResult,
     times: _Times,
-    judge_types: Mapping[str, str],
+    context: TraceContext,
 ) -> list[Assessment]:
     """The repetition's spans under the root; returns its feedback."""
     repetition = spans.add(
@@ -144,6 +150,9 @@ def _add_cell(
         inputs={"ticket": ticket.id, "repetition": cell.index},
         outputs={"score": cell.score, "passed": cell.passed, "error": cell.error},
         ok=cell.error is None,
+        attributes={}
+        if cell.conversation is None
+        else {"assay.session": session_id(context.run_id, ticket.id, cell.index)},
     )
     agent = spans.add(
         "agent",
@@ -155,8 +164,12 @@ def _add_cell(
         outputs={"answer": cell.answer, "exitCode": cell.exit_code, "transcriptTail": cell.transcript},
         ok=cell.error is None and cell.exit_code in (0, None),
     )
+    steps_under = agent
+    if cell.conversation is not None:
+        last_turn = add_turns(spans, agent, cell.conversation, times.start, times.agent_end)
+        steps_under = last_turn or agent
     if cell.trajectory is not None:
-        add_steps(spans, agent, cell.trajectory, times.start, times.agent_end)
+        add_steps(spans, steps_under, cell.trajectory, times.start, times.agent_end)
     verdicts: dict[str, Any] = {name: verdict.to_wire() for name, verdict in cell.judges.items()}
     judges = spans.add(
         "judges",
@@ -168,7 +181,7 @@ def _add_cell(
         outputs=verdicts,
         ok=not any(verdict.error for verdict in cell.judges.values()),
     )
-    return list(cell_feedback(ticket.id, cell, judge_types, judges))
+    return list(cell_feedback(ticket.id, cell, context.judge_types, judges))
 
 
 def _chat(role: str, text: str) -> dict[str, str]:
