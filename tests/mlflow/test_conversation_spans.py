@@ -39,6 +39,12 @@ def test_one_trace_per_ticket_a_span_per_turn_and_a_session(tmp_path: Path) -> N
         )
     assert code == 0, result.reasons
     assert result.mlflow.logged, result.mlflow.error
+    cost = result.conversations
+    assert cost is not None and cost.turns == 4  # two repetitions of two agent turns
+    metrics = MlflowClient(tracking_uri=uri).get_run(result.mlflow.run_id or "").data.metrics
+    assert metrics["conversation.turns"] == 4
+    assert metrics["conversation.customer.input_tokens"] == cost.customer.input_tokens == 60
+    assert metrics["conversation.agent.cost_usd"] == cost.agent.cost_usd
     traces = MlflowClient(tracking_uri=uri).search_traces(
         experiment_ids=[result.mlflow.experiment_id or ""], run_id=result.mlflow.run_id, max_results=10
     )

@@ -25,6 +25,7 @@ from assay_operator.evaluation.api import EvaluationStatus, TicketsStatus
 from assay_operator.evaluation.read import outcome as job_outcome
 from assay_operator.evaluation.read import reconcile
 from assay_runner.contract import (
+    ConversationCost,
     Inputs,
     MlflowRef,
     RepetitionFigures,
@@ -98,6 +99,12 @@ def full_summary(verdict: str = "Blocked") -> RunSummary:
             k=3, cells=12, passing_cells=6, pass_rate=0.5, pass_at_k=0.75, pass_hat_k=0.25, fully_resolved=1
         ),
         usage=Usage(input_tokens=10, output_tokens=5, cost_usd=0.001),
+        conversations=ConversationCost(
+            conversations=2,
+            turns=5,
+            agent=Usage(input_tokens=8, output_tokens=4, cost_usd=0.0008),
+            customer=Usage(input_tokens=2, output_tokens=1, cost_usd=0.0002),
+        ),
         inputs=Inputs(brain_digest="sha256:b", suite_digest="sha256:s", judges_digest="sha256:j"),
         mlflow=MlflowRef(tracking_uri="http://mlflow", experiment_id="1", run_id="r", logged=True),
     )
@@ -122,6 +129,8 @@ def evaluation_shapes() -> dict[str, EvaluationStatus]:
 def test_every_evaluation_status_shape_fits_the_crd(shape: str) -> None:
     patch = evaluation_shapes()[shape].to_patch()
     assert patch["observedGeneration"] in (1, 2) and patch["conditions"]
+    if shape == "finished":  # the conversations' cost, agent and customer apart, is declared too
+        assert patch["conversations"]["customer"] == {"inputTokens": 2, "outputTokens": 1, "costUsd": 0.0002}
     assert violations(patch, status_schema("evaluations")) == []
 
 

@@ -247,3 +247,38 @@ def test_the_cells_time_limit_covers_every_turn(tmp_path: Path) -> None:
     record = conversation_of(result)
     assert code == 1 and record.ended == "timeLimit" and record.agent_turns == 1
     assert record.reason == "the cell's time limit (0.5 s) was reached after 1 turn(s)"
+
+
+def test_an_answer_phase_given_only_the_public_part_cannot_converse_and_its_verdict_blocks(
+    tmp_path: Path,
+) -> None:
+    """As on the cluster: the answer phase holds the public part (no key, so no customer) and answers the
+    ticket as one question; the judge phase, with the key, finds no exchange and blocks (fail closed)."""
+    from assay_runner.cli import main
+    from assay_runner.contract import Result
+    from assay_runner.judges.conversation import NO_RECORD
+    from assay_runner.suite.split import split_suite
+
+    suite = conversation_suite(tmp_path / "suite")
+    public, keys = tmp_path / "public", tmp_path / "keys.yaml"
+    split_suite(suite, public, keys)
+    common = {
+        "brain": str(brain(tmp_path / "brain")),
+        "mlflow": {"enabled": False},
+        "answersDir": str(tmp_path / "answers"),
+        "agent": {"kind": "chat", "model": "agent-m"},
+    }
+    answer, judge = tmp_path / "answer.json", tmp_path / "judge.json"
+    with ChatServer(agent_script(asks=True)) as server:
+        answer.write_text(json.dumps({**common, "suite": str(public), "gateway": server.url}))
+        assert main(["answer", "--config", str(answer), "-q"]) == 0
+    assert len(server.requests) == 1  # one question, one answer: no customer to reply
+    out = {"output": {"dir": str(tmp_path / "out")}}
+    judge.write_text(json.dumps({**common, **out, "suite": str(public), "keys": str(keys)}))
+    assert main(["score", "--config", str(judge), "-q"]) == 1
+    cell = (
+        Result.model_validate_json((tmp_path / "out" / "result.json").read_text()).tickets[0].repetitions[0]
+    )
+    assert cell.conversation is None and cell.answer == ASKING
+    for name in ("asked", "unsaid", "turns"):
+        assert cell.judges[name].error == NO_RECORD

@@ -7,7 +7,8 @@ the facts it asked for, the unprompted reply, or the end, its turn being the ans
 does not end so ends blocked, its reason named: the turn limit, the cell's time limit (the agent's
 `timeoutSeconds`, over all its turns), the run's budget, the agent failing a turn, the customer failing to
 reply. The record is the runner's own, made from what it handed the agent and what came back, never from
-anything the agent wrote about itself.
+anything the agent wrote about itself. A CLI's trajectory is each turn's, joined in order on the
+conversation's clock (`joined`): the trajectory judges read the whole, as the metering proxy saw it.
 """
 
 from __future__ import annotations
@@ -17,7 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from assay_runner.agents.base import AgentOutcome, ConversingAgent, Turn, Workspace
-from assay_runner.contract import ConversationEnd, ConversationRecord, ConversationTurn, Usage
+from assay_runner.contract import (
+    TRAJECTORY_MAX_STEPS,
+    ConversationEnd,
+    ConversationRecord,
+    ConversationTurn,
+    Trajectory,
+    Usage,
+)
 from assay_runner.conversation.customer import (
     Customer,
     CustomerFailed,
@@ -87,6 +95,8 @@ class _Exchange:
         self.started = time.monotonic()
         self.agent_usage, self.customer_usage = Usage(), Usage()
         self.transcripts: list[str] = []
+        self.trajectories: list[tuple[float, Trajectory]] = []
+        """Each turn's trajectory with when its turn started (seconds from the conversation's start)."""
         self.ended: ConversationEnd = "turnLimit"
         self.reason = ""
 
@@ -109,6 +119,9 @@ class _Exchange:
             self.agent_usage = self.agent_usage.plus(outcome.usage)
         if outcome.transcript:
             self.transcripts.append(f"--- turn {index} ---\n{outcome.transcript}")
+        if outcome.trajectory is not None:
+            began = time.monotonic() - seconds - self.started
+            self.trajectories.append((max(0.0, began), outcome.trajectory))
         text = outcome.answer or ""
         asked = asked_in(self.spec, text)
         usage, wall = outcome.usage, round(seconds, 3)
@@ -164,8 +177,37 @@ class _Exchange:
         )
         outcome = replace(
             last,
+            trajectory=joined(self.trajectories),
             usage=self.agent_usage,
             wall_seconds=time.monotonic() - self.started,
             transcript="\n".join(self.transcripts),
         )
         return Conversed(outcome, record)
+
+
+def joined(parts: list[tuple[float, Trajectory]]) -> Trajectory | None:
+    """Each turn's trajectory, its steps moved by when the turn started, as one (its first
+    TRAJECTORY_MAX_STEPS steps kept, the rest counted as dropped); tokens summed where every turn told
+    them."""
+    if not parts:
+        return None
+    steps = []
+    for offset, part in parts:
+        for step in part.steps:
+            moved = {
+                "start": None if step.start is None else round(step.start + offset, 3),
+                "end": None if step.end is None else round(step.end + offset, 3),
+            }
+            steps.append(step.model_copy(update=moved))
+    trajectories = [part for _, part in parts]
+
+    def total(counts: list[int | None]) -> int | None:
+        return None if any(count is None for count in counts) else sum(count or 0 for count in counts)
+
+    return Trajectory(
+        agent=trajectories[-1].agent,
+        steps=steps[:TRAJECTORY_MAX_STEPS],
+        dropped_steps=sum(t.dropped_steps for t in trajectories) + max(0, len(steps) - TRAJECTORY_MAX_STEPS),
+        input_tokens=total([t.input_tokens for t in trajectories]),
+        output_tokens=total([t.output_tokens for t in trajectories]),
+    )

@@ -43,6 +43,12 @@ def metrics_of(result: Result) -> dict[str, float]:
         output_tokens=float(result.usage.output_tokens),
         cost_usd=result.usage.cost_usd,
     )
+    if (talks := result.conversations) is not None:  # what the conversations cost, agent and customer apart
+        metrics["conversation.turns"] = float(talks.turns)
+        for who, usage in (("agent", talks.agent), ("customer", talks.customer)):
+            metrics[f"conversation.{who}.input_tokens"] = float(usage.input_tokens)
+            metrics[f"conversation.{who}.output_tokens"] = float(usage.output_tokens)
+            metrics[f"conversation.{who}.cost_usd"] = usage.cost_usd
     started, finished = seconds_of(result.started_at), seconds_of(result.finished_at)
     if started is not None and finished is not None:
         metrics["duration_seconds"] = finished - started
