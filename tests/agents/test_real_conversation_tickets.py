@@ -70,6 +70,15 @@ def test_the_agent_that_asks_passes(agent: str, tmp_path: Path) -> None:
     second = [text for text in agent_requests(record) if ROUTER_SAYS in text]
     assert len(second) == 2
     assert all(QUESTION in text and "Which router model do you have?" in text for text in second)
+    # The cell's trajectory is both turns' steps (each CLI's own write of answer.md, one per turn), and it
+    # agrees with what the metering proxy relayed over the whole conversation.
+    trajectory = cell.trajectory
+    assert trajectory is not None
+    assert [call.action for call in trajectory.tool_calls()] == ["write", "write"]
+    assert trajectory.model_calls == 4  # two per turn, as the proxy relayed them
+    # Codex's JSON has no per-call model turns, only its message per turn (as for a single run).
+    calls = "the CLI's transcript shows 2 model turn(s); the proxy relayed 4 model call(s)"
+    assert trajectory.differences == ([calls] if agent == "codex" else [])
     # Each agent turn's usage is the CLI's own for that turn; the conversation's, the cell's.
     turns = [t for t in talk.turns if t.speaker == "agent"]
     assert all(t.usage is not None and t.usage.input_tokens > 0 for t in turns)
