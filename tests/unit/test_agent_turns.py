@@ -368,6 +368,23 @@ def test_a_command_with_a_continue_template_converses_under_the_session_assay_ma
     assert second.answer == f"{session} continued: {MESSAGE}\n"
 
 
+def test_a_continue_template_may_name_the_prompt_the_opening_template_does_not(tmp_path: Path) -> None:
+    spec = CommandSpec(
+        argv=["sh", "-c", "echo opened > answer.md"],
+        continue_argv=["sh", "-c", 'printf "%s|%s" "$0" "$1" > answer.md', "{message}", "{prompt}"],
+    )
+    command = CommandAgent(spec, model=MODEL, gateway=GATEWAY, timeout=30)
+    workspace = make_workspace(tmp_path)
+
+    async def conversation() -> list[AgentOutcome]:
+        first = await command.turn(ticket(), 1, workspace, Turn(0, "q", None))
+        second = await command.turn(ticket(), 1, workspace, Turn(1, "more", first.session))
+        return [first, second]
+
+    _first, second = asyncio.run(conversation())
+    assert second.answer == f"more|{workspace.prompt_file.read_text()}"
+
+
 def test_a_command_without_a_continue_template_cannot_converse(tmp_path: Path) -> None:
     command = CommandAgent(CommandSpec(argv=["true"]), model=MODEL, gateway=GATEWAY, timeout=30)
     reason = cannot_converse(command)

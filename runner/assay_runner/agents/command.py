@@ -109,6 +109,11 @@ def used_placeholders(spec: CommandSpec) -> set[str]:
     return set().union(*(placeholders_in(t) for t in texts))
 
 
+def continue_placeholders(spec: CommandSpec) -> set[str]:
+    """Every placeholder the spec's continue template uses (none without one)."""
+    return set().union(*(placeholders_in(part) for part in spec.continue_argv or ()))
+
+
 def _check_placeholders(what: str, used: set[str], known: frozenset[str]) -> None:
     unknown = sorted(used - known)
     if unknown:
@@ -125,7 +130,7 @@ def check_template(spec: CommandSpec) -> None:
     if spec.continue_argv is not None:
         if not spec.continue_argv:
             raise InputError("agent continue command is empty")
-        used = set().union(*(placeholders_in(part) for part in spec.continue_argv))
+        used = continue_placeholders(spec)
         _check_placeholders("agent continue command", used, CONTINUE_PLACEHOLDERS)
         if "message" not in used:
             raise InputError(
@@ -171,14 +176,15 @@ class CommandAgent:
         self.sandbox = sandbox
         self.spec = spec
         self.max_answer_bytes = max_answer_bytes
-        self._uses_prompt = "prompt" in used_placeholders(spec)
+        self._uses_prompt = "prompt" in used_placeholders(spec) | continue_placeholders(spec)
         self.model = model
         self.gateway = gateway
         self.timeout = timeout
         """For a conversation, the time of all its turns together."""
         self._path_prefix = list(spec.path_prefix()) if spec.path_prefix is not None else []
         self._conversations: dict[str, _Conversation] = {}
-        """Workspace root -> what its conversation's turns used so far."""
+        """Workspace root -> what its conversation's turns used so far (a few numbers per conversational
+        cell of the run: kept until the agent goes, as a cell's end is the loop's to know)."""
 
     @property
     def cannot_converse(self) -> str | None:
