@@ -165,6 +165,12 @@ OPENCODE_LINES = "\n".join(
         (claude_code_session, "not json\n" + CLAUDE_LINES.splitlines()[0], SESSION),  # died after init
         (codex_session, CODEX_LINES, "01a245a6-a172-75d0-8916-aca082719743"),
         (opencode_session, OPENCODE_LINES, "ses_dba5954e5ffepTBWC2XlHymcjT"),
+        # Should a later event name another session (a subagent's child session), the run's own is kept.
+        (
+            opencode_session,
+            OPENCODE_LINES + "\n" + json.dumps({"type": "text", "sessionID": "ses_child"}),
+            "ses_dba5954e5ffepTBWC2XlHymcjT",
+        ),
         (claude_code_session, "", None),
         (codex_session, json.dumps({"type": "turn.started"}), None),
         (opencode_session, json.dumps({"type": "text", "sessionID": "  "}), None),

@@ -167,7 +167,7 @@ def claude_code() -> CommandSpec:
 
 
 def claude_code_session(stdout: str) -> str | None:
-    """Every stream-json line carries `session_id`; the result line, last, is read first."""
+    """Every stream-json line carries `session_id`; the first (`system` init) is the one the run opened."""
     return _first_text(stdout, lambda line: line.get("session_id"))
 
 
@@ -252,9 +252,7 @@ def codex() -> CommandSpec:
 def codex_session(stdout: str) -> str | None:
     """`{"type": "thread.started", "thread_id": ...}`, the first event (a resumed session's too)."""
     return _first_text(
-        stdout,
-        lambda event: event.get("thread_id") if event.get("type") == "thread.started" else None,
-        reverse=False,
+        stdout, lambda event: event.get("thread_id") if event.get("type") == "thread.started" else None
     )
 
 
@@ -367,7 +365,8 @@ def opencode() -> CommandSpec:
 
 
 def opencode_session(stdout: str) -> str | None:
-    """Every `--format json` event carries `sessionID`."""
+    """Every `--format json` event carries `sessionID`; the first is the run's own, whatever a later one
+    names (a subagent's task works in a child session)."""
     return _first_text(stdout, lambda event: event.get("sessionID"))
 
 
@@ -477,11 +476,9 @@ def _json_objects(stdout: str, *, reverse: bool = False) -> Iterator[dict[str, A
             yield value
 
 
-def _first_text(
-    stdout: str, field: Callable[[dict[str, Any]], object], *, reverse: bool = True
-) -> str | None:
-    """The first non-empty string `field` finds in the output's JSON objects (from the end, by default)."""
-    for value in map(field, _json_objects(stdout, reverse=reverse)):
+def _first_text(stdout: str, field: Callable[[dict[str, Any]], object]) -> str | None:
+    """The first non-empty string `field` finds in the output's JSON objects, in order."""
+    for value in map(field, _json_objects(stdout)):
         if isinstance(value, str) and value.strip():
             return value
     return None
