@@ -659,3 +659,14 @@ def test_prices_and_budget_reach_the_run_config(tmp_path: Path) -> None:
     # Without them the runner gets none: no price table, no budget.
     plain = runconfig.build_run_config(SPEC, "e", "ns", SETTINGS)
     assert plain.prices == {} and plain.max_cost_usd is None
+
+
+def test_a_command_agents_continue_template_reaches_the_answer_pods_run_config() -> None:
+    agent = {"kind": "command", "command": ["python", "agent.py", "{prompt_file}"]}
+    agent["continueCommand"] = ["python", "agent.py", "--resume", "{session}", "{message}"]
+    spec = EvaluationSpec.model_validate(
+        {**SPEC.model_dump(by_alias=True, exclude_none=True), "agent": {**agent, "model": "gpt-small"}}
+    )
+    answer = runconfig.answer_config(spec, "e", "ns", SETTINGS)
+    assert answer.agent.continue_command == ["python", "agent.py", "--resume", "{session}", "{message}"]
+    assert runconfig.answer_config(SPEC, "e", "ns", SETTINGS).agent.continue_command is None

@@ -121,6 +121,10 @@ class AgentSpec(ApiModel):
     cel_rules = (
         ("self.kind != 'replay' || has(self.answers)", "the replay agent needs answers"),
         ("self.kind != 'command' || has(self.command)", "the command agent needs a command"),
+        (
+            "self.kind == 'command' || !has(self.continueCommand)",
+            "continueCommand is for the command agent: a preset continues its CLI's session its own way",
+        ),
         ("self.kind == 'replay' || has(self.model)", "this agent kind needs a model"),
     )
 
@@ -133,6 +137,12 @@ class AgentSpec(ApiModel):
         default=None, min_length=1, max_length=64
     )
     """argv template for `command`, with placeholders such as {prompt_file} and {model}."""
+    continue_command: list[Annotated[str, Field(max_length=4096, pattern=r"^[^\x00]*$")]] | None = Field(
+        default=None, min_length=1, max_length=64
+    )
+    """argv template of a conversation's later turns for `command`: the program's own way to continue its
+    session, with {message} (the customer's words) and {session}. Without it the command agent cannot play
+    conversational tickets."""
     timeout_seconds: int = Field(default=600, ge=1, le=86400)
     """Per ticket: a slower agent is killed and the ticket scored with exit code 124."""
     answers: BundledRef | None = None

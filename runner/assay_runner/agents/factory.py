@@ -41,7 +41,12 @@ def build_agent(config: RunConfig, client: ChatClient | None, sandbox: Sandbox |
     if agent.kind == "command":
         if not agent.command:
             raise InputError("agent kind 'command' needs an argv template (agent.command / --command)")
-        spec = CommandSpec(argv=agent.command)
+        spec = CommandSpec(argv=agent.command, continue_argv=agent.continue_command)
+    elif agent.continue_command is not None:
+        raise InputError(
+            f"agent.continueCommand / --continue-command is for agent kind 'command'; the {agent.kind!r} "
+            "preset continues its CLI's session its own way"
+        )
     else:
         from assay_runner.agents.presets import preset
 

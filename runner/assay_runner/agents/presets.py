@@ -12,6 +12,11 @@ named by `ASSAY_GATEWAY_TOKEN_FILE`; behind the metering proxy, the cell's own p
 and, for Claude Code, the Anthropic base URL (the gateway URL without its `/v1`). The prelude exports what the
 CLI reads, then `exec`s the CLI with the preset's argv: no key is ever written into a template or a file.
 
+Conversations (a ticket played turn by turn): each preset continues the CLI's own session with its own resume
+form, the session id read from the opening turn's JSON output (`claude -p MSG --resume ID`, `codex exec
+resume ID MSG`, `opencode run --session ID MSG`). Every CLI keeps its sessions under HOME, which is the cell's
+`.home/` in its workspace: kept from turn to turn of the cell, removed with it, never seen by another cell.
+
 Versions and docs these presets follow (checked 2026-12-02; npm latest in brackets):
 - Claude Code [@anthropic-ai/claude-code 2.1.332]: https://code.claude.com/docs/en/cli-reference,
   /headless, /env-vars, /llm-gateway, /memory (CLAUDE.md imports), /permission-modes; CHANGELOG 2.1.277.
@@ -100,11 +105,19 @@ def _flat(pairs: Sequence[tuple[str, ...]]) -> list[str]:
     return [arg for pair in pairs for arg in pair]
 
 
+CUSTOMER_REPLIED = "# The customer replied"
+REPLY_PROMPT = (
+    f"{CUSTOMER_REPLIED}\n\n{{message}}\n\n---\n"
+    "Write your reply to the customer, in markdown, to `answer.md` in this directory.\n"
+)
+"""A later turn's prompt: the customer's words, and where the reply goes (as prompt.md says for the ticket);
+answer.md was removed before the turn."""
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Claude Code
 
 _CLAUDE_ARGS: list[tuple[str, ...]] = [
-    ("-p", "{prompt}"),  # print mode: one prompt, no TTY, exits when done
     ("--output-format", "stream-json"),  # one JSON line per message; the last is the result
     ("--verbose",),  # stream-json needs it in print mode
     ("--model", "{model}"),
@@ -119,7 +132,13 @@ _CLAUDE_ARGS: list[tuple[str, ...]] = [
 
 def claude_code() -> CommandSpec:
     return CommandSpec(
-        argv=_via_prelude(_CLAUDE_PRELUDE, "claude", *_flat(_CLAUDE_ARGS)),
+        # -p: print mode, one prompt, no TTY, exits when done.
+        argv=_via_prelude(_CLAUDE_PRELUDE, "claude", "-p", "{prompt}", *_flat(_CLAUDE_ARGS)),
+        # The session's record is HOME/.claude/projects/<workspace path>/<id>.jsonl; --resume appends to it.
+        continue_argv=_via_prelude(
+            _CLAUDE_PRELUDE, "claude", "-p", REPLY_PROMPT, "--resume", "{session}", *_flat(_CLAUDE_ARGS)
+        ),
+        parse_session=claude_code_session,
         env={
             "ANTHROPIC_BASE_URL": "{gateway}",  # the prelude strips the trailing /v1
             # Every model alias and subagent on the evaluated model: the gateway may serve no other.
@@ -145,6 +164,11 @@ def claude_code() -> CommandSpec:
         files={"CLAUDE.md": "@AGENTS.md\n"},
         pass_env=PASS_ENV,
     )
+
+
+def claude_code_session(stdout: str) -> str | None:
+    """Every stream-json line carries `session_id`; the first (`system` init) is the one the run opened."""
+    return _first_text(stdout, lambda line: line.get("session_id"))
 
 
 def parse_claude_code(stdout: str) -> tuple[str | None, Usage | None]:
@@ -208,12 +232,27 @@ CODEX_PROFILE = (
 def codex() -> CommandSpec:
     return CommandSpec(
         argv=_via_prelude(_CODEX_PRELUDE, "codex", "exec", *_flat(_CODEX_ARGS), "{prompt}"),
+        # `codex exec resume ID PROMPT` (the prelude puts --sandbox after `exec`, where resume takes it); the
+        # provider and settings again, as nothing of them is kept with the session. Its record is
+        # HOME/.codex/sessions/YYYY/MM/DD/rollout-*-<id>.jsonl.
+        continue_argv=_via_prelude(
+            _CODEX_PRELUDE, "codex", "exec", "resume", *_flat(_CODEX_ARGS), "{session}", REPLY_PROMPT
+        ),
+        parse_session=codex_session,
+        cumulative_usage=True,  # turn.completed on a resumed thread: the thread's tokens so far
         answer_from="file",
         parse_output=parse_codex,
         parse_trajectory=codex_steps.parse,
         files={f"{HOME_DIR}/.profile": _literal(CODEX_PROFILE)},
         pass_env=PASS_ENV,
         path_prefix=ripgrep_folder,  # for the model's `rg` in its shell commands (Codex adds its own too)
+    )
+
+
+def codex_session(stdout: str) -> str | None:
+    """`{"type": "thread.started", "thread_id": ...}`, the first event (a resumed session's too)."""
+    return _first_text(
+        stdout, lambda event: event.get("thread_id") if event.get("type") == "thread.started" else None
     )
 
 
@@ -294,12 +333,18 @@ def _opencode_config_template() -> str:
     return text.replace("<gateway>", "{gateway}").replace("<model>", "{model}") + "\n"
 
 
+_OPENCODE_RUN = ("run", "--format", "json", "--model", "assay/{model}")
+
+
 def opencode() -> CommandSpec:
     return CommandSpec(
         # --format json: JSON events on stdout (text parts, step usage).
-        argv=_via_prelude(
-            _PLAIN_PRELUDE, "opencode", "run", "--format", "json", "--model", "assay/{model}", "{prompt}"
+        argv=_via_prelude(_PLAIN_PRELUDE, "opencode", *_OPENCODE_RUN, "{prompt}"),
+        # The session lives in HOME/.local/share/opencode/opencode.db (SQLite), by id.
+        continue_argv=_via_prelude(
+            _PLAIN_PRELUDE, "opencode", *_OPENCODE_RUN, "--session", "{session}", REPLY_PROMPT
         ),
+        parse_session=opencode_session,
         env={
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
             "OPENCODE_DISABLE_MODELS_FETCH": "1",  # no models.dev download: the model is configured here
@@ -317,6 +362,12 @@ def opencode() -> CommandSpec:
         },
         pass_env=PASS_ENV,
     )
+
+
+def opencode_session(stdout: str) -> str | None:
+    """Every `--format json` event carries `sessionID`; the first is the run's own, whatever a later one
+    names (a subagent's task works in a child session)."""
+    return _first_text(stdout, lambda event: event.get("sessionID"))
 
 
 def parse_opencode(stdout: str) -> tuple[str | None, Usage | None]:
@@ -423,6 +474,14 @@ def _json_objects(stdout: str, *, reverse: bool = False) -> Iterator[dict[str, A
             continue
         if isinstance(value, dict):
             yield value
+
+
+def _first_text(stdout: str, field: Callable[[dict[str, Any]], object]) -> str | None:
+    """The first non-empty string `field` finds in the output's JSON objects, in order."""
+    for value in map(field, _json_objects(stdout)):
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def _int(value: object) -> int:

@@ -40,6 +40,7 @@ FLAGS = {
     "concurrency": "--concurrency",
     "agent.model": "--model",
     "agent.command": "--command",
+    "agent.continue_command": "--continue-command",
     "agent.answers": "--answers",
     "agent.timeout_seconds": "--timeout",
     "gateway": f"--gateway (or ${GATEWAY_ENV})",
@@ -163,6 +164,11 @@ def add_agent_options(parser: argparse.ArgumentParser) -> None:
     add("--agent", default="chat", choices=AGENT_KINDS)
     add("--model", help="the agent's model, through the gateway")
     add("--command", help="argv template for --agent command, e.g. 'python agent.py {prompt_file}'")
+    add(
+        "--continue-command",
+        help="argv template of a conversation's later turns for --agent command, with {message} and "
+        "{session}, e.g. 'python agent.py --resume {session} {message}'",
+    )
     add("--answers", help="recorded answers for --agent replay")
     add("--timeout", type=float, default=600.0, help="seconds per ticket before the agent is killed")
     add("--tickets", type=tickets, default="all", help="training | validation | all | ids")

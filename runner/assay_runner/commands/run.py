@@ -96,6 +96,7 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
                 "model": args.model,
                 "timeout_seconds": args.timeout,
                 "command": shlex.split(args.command) if args.command else None,
+                "continue_command": shlex.split(args.continue_command) if args.continue_command else None,
                 "answers": args.answers,
             },
             "repetitions": args.repetitions,

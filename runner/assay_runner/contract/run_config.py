@@ -45,6 +45,10 @@ class AgentConfig(ConfigModel):
     answers)."""
     command: list[Annotated[str, AfterValidator(_no_nul)]] | None = Field(default=None, min_length=1)
     """argv template for `command`, with placeholders such as {prompt_file} and {model}."""
+    continue_command: list[Annotated[str, AfterValidator(_no_nul)]] | None = Field(default=None, min_length=1)
+    """argv template of a conversation's later turns for `command`: the program's own way to continue its
+    session, with {message} (the customer's words) and {session}. Without it the command agent cannot play
+    conversational tickets."""
     model: Label | None = None
     """Model the agent uses, through the gateway."""
     timeout_seconds: Finite = Field(default=600.0, gt=0, le=86400)

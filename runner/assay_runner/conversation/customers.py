@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from assay_runner.agents.base import Agent
+from assay_runner.agents.conversing import cannot_converse
 from assay_runner.contract import PriceConfig
 from assay_runner.conversation.customer import Customer, ModelCustomer, ScriptedCustomer
 from assay_runner.errors import InputError
@@ -28,16 +29,19 @@ def is_conversation(ticket: Ticket) -> bool:
 
 
 def can_converse(agent: Agent) -> bool:
-    return callable(getattr(agent, "turn", None))
+    return cannot_converse(agent) is None
 
 
 def check_conversing(agent: Agent, tickets: Iterable[Ticket]) -> None:
-    """An agent kind that cannot continue a conversation is refused before the first cell."""
+    """An agent that cannot continue a conversation is refused before the first cell, saying why (an agent
+    kind that answers once; a command agent without a continue template)."""
     talking = [ticket.id for ticket in tickets if is_conversation(ticket)]
-    if talking and not can_converse(agent):
+    reason = cannot_converse(agent)
+    if talking and reason is not None:
         raise InputError(
             f"ticket(s) {', '.join(talking)} are conversations, and the {agent.kind} agent cannot continue "
-            "one from turn to turn: run them with an agent that can (chat, command, or a CLI preset)"
+            f"one from turn to turn ({reason}): run them with an agent that can (chat, command with a "
+            "continue template, or a CLI preset)"
         )
 
 

@@ -1,5 +1,10 @@
 """The conversations the real-agent tests play, by name, from JSON-able parameters (isolated_run.py's spec).
 
+`customer` (issue 40): a conversation with the customer of tests/support/conversations.py's ticket, who
+answers back. `behaviour`: `asks` (which router the customer has, then answers with the firmware for it),
+`guesses` (the same fix on every turn), `asksLate` (first something the ticket does not need, then the
+router: one turn too many for a limit of two).
+
 `lookup`: the ticket asks for an export code and a size limit. The KB holds one article, whose id the test
 draws at random (so only the listing names it), holding the code (so only reading it gives it) and the limit
 (found by the search). The answer cites the article and states both; without the listing, the read or the
@@ -11,7 +16,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assay_dev.servers.model_server import KbLookup, Results, Script
+from tests.support import conversations as ticket
+
+from assay_dev.servers.model_server import CustomerTurns, KbLookup, Results, Say, Script, WriteFile
+from assay_runner.agents.presets import CUSTOMER_REPLIED
 
 FALLBACK = (
     "## Summary\nI could not find an article about exports in the knowledge base.\n\n"
@@ -33,7 +41,25 @@ def lookup_answer(results: Results) -> str | None:
     )
 
 
-def conversation(name: str, **params: Any) -> Script:
+CLARIFY = "## Summary\nI am sorry to hear that.\n\nDoes it drop on every device in your home?\n"
+
+
+def customer(behaviour: str) -> CustomerTurns:
+    def turn(text: str, said: str) -> Script:
+        return [WriteFile("answer.md", text), Say(said)]
+
+    wrote = "I wrote my reply to answer.md."
+    turns = {
+        "asks": [turn(ticket.ASKING, "I asked which router the customer has."), turn(ticket.ANSWER, wrote)],
+        "guesses": [turn(ticket.GUESS, wrote)],
+        "asksLate": [turn(CLARIFY, wrote), turn(ticket.ASKING, wrote)],
+    }[behaviour]
+    return CustomerTurns(turns, CUSTOMER_REPLIED)
+
+
+def conversation(name: str, **params: Any) -> Script | CustomerTurns:
+    if name == "customer":
+        return customer(**params)
     if name == "lookup":
         return KbLookup(answer=lookup_answer, fallback=FALLBACK, search=r"over \d+ GB", **params).script()
     raise ValueError(f"unknown conversation {name!r}")

@@ -31,7 +31,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from assay_dev.servers.model_server import Fail, Hang, ModelServer, Say, Script, Shell, Step, WriteFile
+from assay_dev.servers.model_server import (
+    Fail,
+    Hang,
+    ModelServer,
+    Say,
+    Script,
+    ScriptChooser,
+    Shell,
+    Step,
+    WriteFile,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from tests.support.agents.blackhole import Blackhole
@@ -54,7 +64,7 @@ def step_of(raw: dict[str, Any]) -> Step:
     raise ValueError(f"unknown step {raw!r}")
 
 
-def script_of(raw: list[dict[str, Any]] | dict[str, Any]) -> Script:
+def script_of(raw: list[dict[str, Any]] | dict[str, Any]) -> Script | ScriptChooser:
     if isinstance(raw, dict):
         return conversation(**raw)
     return [step_of(step) for step in raw]

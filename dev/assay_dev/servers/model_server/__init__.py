@@ -23,7 +23,7 @@ upgrade that changes its protocol fails loudly instead of passing by accident.
 
 from __future__ import annotations
 
-from assay_dev.servers.model_server.conversations import KbLookup, Results, listed_articles
+from assay_dev.servers.model_server.conversations import CustomerTurns, KbLookup, Results, listed_articles
 from assay_dev.servers.model_server.script import (
     CACHED_PROMPT_TOKENS,
     Fail,
@@ -45,6 +45,7 @@ from assay_dev.servers.model_server.server import ModelServer, Recorded
 
 __all__ = [
     "CACHED_PROMPT_TOKENS",
+    "CustomerTurns",
     "Fail",
     "Hang",
     "KbLookup",

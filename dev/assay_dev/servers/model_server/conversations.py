@@ -69,3 +69,40 @@ class KbLookup:
     def script(self, max_turns: int = 16) -> Script:
         """The conversation as a script: every turn decided from the tool results so far."""
         return [Then(self.next_step)] * max_turns
+
+
+@dataclass(frozen=True)
+class CustomerTurns:
+    """A conversation with a customer who answers back: `turns[t]` is what the model does on the agent's
+    turn t — tool steps, then one `Say` that ends the turn; turns past the last play the last one again.
+    Each later turn's message holds `opened_by`
+    once (the agent's framing of the customer's reply, e.g. the presets' "# The customer replied"), so a
+    request is at the turn that counts how often its history holds it — whatever the customer said, the
+    same words on every turn included.
+
+    The server plays the step numbered by the tool results in the whole history, the earlier turns'
+    included, so the script of turn t is every earlier turn's tool steps followed by turn t's own: a CLI
+    that continued its session (its history holds the earlier turns) is at the right step, and one that
+    restarted (only the reply) is not — it plays the opening turn's steps again, which a test sees."""
+
+    turns: Sequence[Script]
+    opened_by: str
+
+    def __post_init__(self) -> None:
+        if not self.opened_by.strip():
+            raise ValueError("opened_by must be a text each later turn's message holds")
+        for index, turn in enumerate(self.turns):
+            if not turn or not isinstance(turn[-1], Say) or any(isinstance(s, Say) for s in turn[:-1]):
+                raise ValueError(f"turn {index} must end with its one Say")
+
+    def turn_of(self, text: str) -> int:
+        return text.count(self.opened_by)
+
+    def script_of(self, turn: int) -> Script:
+        return self.turns[min(turn, len(self.turns) - 1)]
+
+    def __call__(self, text: str) -> Script:
+        """A `ScriptChooser`: the script for the turn the request's text is at."""
+        turn = self.turn_of(text)
+        earlier = [step for index in range(turn) for step in self.script_of(index)[:-1]]
+        return [*earlier, *self.script_of(turn)]

@@ -71,6 +71,7 @@ def build_run_config(spec: EvaluationSpec, evaluation: str, namespace: str, sett
             kind=spec.agent.kind,
             model=spec.agent.model,
             command=list(spec.agent.command) if spec.agent.command else None,
+            continue_command=list(spec.agent.continue_command) if spec.agent.continue_command else None,
             timeout_seconds=spec.agent.timeout_seconds,
             answers=f"{bundled}/{spec.agent.answers.bundled}" if spec.agent.answers else None,
         ),
