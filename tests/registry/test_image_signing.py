@@ -154,3 +154,53 @@ def test_a_signed_suite_artifact_verifies(pushed: Pushed) -> None:
     signing.sign(reference, pushed.key.private, ca=pushed.registry.ca)
     assert verdict(pushed, reference).reason == iv.VERIFIED
     assert cosign_accepts(pushed, reference)
+
+
+def test_make_push_records_signed_references_the_release_bundle_pins(
+    pushed: Pushed, cluster_images: ClusterImages, tmp_path: Path
+) -> None:
+    """`python -m assay_dev.images push` (make push) on a record of built images: each pushed by digest,
+    signed and its SBOM attested; the record it writes has images.json's shape, so the release bundle pins
+    the registry's references (relatedImages, the Deployment, ASSAY_RUNNER_IMAGE)."""
+    sbom = tmp_path / "sbom.spdx.json"
+    sbom.write_text('{"spdxVersion": "SPDX-2.3", "name": "assay", "packages": []}')
+    built = {"operator": cluster_images.operator, "runner": cluster_images.runner}
+    record = tmp_path / "images.json"
+    record.write_text(
+        json.dumps({"images": {n: {"reference": r, "sbom": str(sbom)} for n, r in built.items()}})
+    )
+    out = tmp_path / "pushed.json"
+    registry = pushed.registry
+    command = [sys.executable, "-m", "assay_dev.images", "push", "--registry", f"{registry.host}/release"]
+    command += ["--ca", str(registry.ca), "--sign-key", str(pushed.key.private)]
+    command += ["--record", str(record), "--out", str(out)]
+    ran = subprocess.run(command, capture_output=True, text=True, check=False, timeout=900)
+    assert ran.returncode == 0, ran.stderr
+    references = {n: e["reference"] for n, e in json.loads(out.read_text())["images"].items()}
+    assert set(references) == {"operator", "runner"}
+    for name, reference in references.items():
+        assert reference.startswith(f"{registry.host}/release/assay-{name}@sha256:")
+        assert verdict(pushed, reference).reason == iv.VERIFIED
+        signing.verify_sbom(reference, pushed.key.public, ca=registry.ca)
+
+    bundle = tmp_path / "bundle"
+    generated = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "gen_olm_bundle.py"),
+            "--pinned",
+            str(out),
+            "--out",
+            str(bundle),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert generated.returncode == 0, generated.stderr
+    csv = next((bundle / "manifests").glob("*.clusterserviceversion.yaml")).read_text()
+    for reference in references.values():
+        assert reference in csv
+    assert "features.operators.openshift.io/disconnected: 'true'" in csv or (
+        'features.operators.openshift.io/disconnected: "true"' in csv
+    )

@@ -3,7 +3,7 @@ print their digests. See docs/images.md.
 
     python -m assay_dev.images [NAME...] [--base auto|ubi|debian] [--no-sbom]
     python -m assay_dev.images push --registry HOST[:PORT][/PREFIX] [--ca FILE] [--sign-key FILE]
-                                    [--uncompressed] [NAME...]
+                                    [--record FILE] [--out FILE] [NAME...]
 """
 
 from __future__ import annotations
@@ -34,17 +34,18 @@ def push_main(argv: list[str]) -> int:
     parser.add_argument(
         "--sign-key", type=Path, help=f"cosign private key; its password in ${PASSWORD_VARIABLE}"
     )
-    parser.add_argument("--uncompressed", action="store_true", help="push layers without gzip")
+    parser.add_argument("--record", type=Path, default=RECORD, help=f"what to push (default: {RECORD})")
+    parser.add_argument("--out", type=Path, default=PUSHED, help=f"what was pushed (default: {PUSHED})")
     args = parser.parse_args(argv)
     try:
         pushed = push_recorded(
-            RECORD,
+            args.record,
             args.registry,
             args.names,
             key=args.sign_key,
             password=os.environ.get(PASSWORD_VARIABLE, ""),
             ca=args.ca,
-            compress=not args.uncompressed,
+            out=args.out,
         )
     except (BuildahError, SigningError, ValueError, OSError) as error:
         print(f"push: {error}", file=sys.stderr)
@@ -52,7 +53,7 @@ def push_main(argv: list[str]) -> int:
     for image in pushed:
         signed = f"signed in {image.sign_seconds:.1f} s" if image.signed else "not signed"
         print(f"{image.name:14} {image.reference}  pushed in {image.push_seconds:.1f} s, {signed}")
-    print(f"record: {PUSHED}")
+    print(f"record: {args.out}")
     return 0
 
 

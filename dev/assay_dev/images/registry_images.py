@@ -45,8 +45,8 @@ def manifest(registry: Registry, reference: str) -> dict[str, Any]:
 
 
 def push_signed(registry: Registry, source: str, repository: str, key: KeyPair | None) -> str:
-    """`source` pushed (uncompressed: loopback) to `registry/repository`, signed by `key` when given."""
-    reference, _ = push.push_image(source, f"{registry.host}/{repository}", ca=registry.ca, compress=False)
+    """`source` pushed to `registry/repository`, signed by `key` when given."""
+    reference, _ = push.push_image(source, f"{registry.host}/{repository}", ca=registry.ca)
     if key is not None:
         signing.sign(reference, key.private, ca=registry.ca)
     return reference
