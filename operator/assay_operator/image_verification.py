@@ -24,6 +24,7 @@ import hashlib
 import json
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from urllib3 import BaseHTTPResponse
+
+from assay_operator import image_mirrors
 
 Obj = dict[str, Any]
 
@@ -118,11 +121,18 @@ def signature_verifies(key: Any, signature: bytes, payload: bytes) -> bool:
 
 
 class ImageVerifier:
-    """One install's verification: its public key (PEM) and the CA file for registries with a private CA
-    (None: the system's trust store)."""
+    """One install's verification: its public key (PEM), the CA file for registries with a private CA
+    (None: the system's trust store) and the digest mirrors the cluster's nodes pull through."""
 
-    def __init__(self, public_key_pem: bytes, ca_file: str | None = None, timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        public_key_pem: bytes,
+        ca_file: str | None = None,
+        timeout: float = 60.0,
+        mirrors: Sequence[image_mirrors.DigestMirror] = (),
+    ) -> None:
         self.key = load_public_key(public_key_pem)
+        self.mirrors = tuple(mirrors)
         self.ca_file = ca_file
         self.timeout = timeout
         self._verified: dict[str, Verdict] = {}
@@ -134,12 +144,28 @@ class ImageVerifier:
         with self._lock:  # one check of a digest at a time: a burst of Evaluations waits for the first
             if (known := self._verified.get(reference)) is not None:
                 return known
-            try:
-                verdict = self._verify(Reference.parse(reference), reference)
-            except _Refused as refused:
-                return refused.verdict
-            self._verified[reference] = verdict
+            verdict = self._first_verified(reference)
+            if verdict.verified:
+                self._verified[reference] = verdict
             return verdict
+
+    def _first_verified(self, reference: str) -> Verdict:
+        """The image verified at the first place it can be fetched from that verifies (its digest mirrors in
+        order, then the source unless the mirrors say never); else the first refusal, else unreadable."""
+        try:
+            Reference.parse(reference)
+        except _Refused as refused:
+            return refused.verdict
+        refusals: list[Verdict] = []
+        for candidate in image_mirrors.candidates(reference, self.mirrors):
+            try:
+                return self._verify(Reference.parse(candidate), candidate)
+            except _Refused as refused:
+                refusals.append(refused.verdict)
+        final = [v for v in refusals if v.final]
+        if final:
+            return final[0]
+        return Verdict(UNREADABLE, "; ".join(v.message for v in refusals))
 
     def _pool(self) -> urllib3.PoolManager:
         """Redirects followed (registries send blobs from storage elsewhere); the CA file, else the

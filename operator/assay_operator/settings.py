@@ -15,7 +15,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from assay_operator import quantity
+from assay_operator import image_mirrors, quantity
+from assay_operator.image_mirrors import DigestMirror
 from assay_runner.vocabulary import PRESET_KINDS, AgentKind
 
 SECRET_REF = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(/[-._a-zA-Z0-9]{1,253})?$"
@@ -117,6 +118,10 @@ class Settings(BaseModel):
     Secret there). Set: the runner image must be named by digest, and before an Evaluation's first Job the
     operator verifies its signature by this key and its manifest and layers against the digest
     (assay_operator.image_verification); a refusal ends the Evaluation Blocked, condition ImageVerified."""
+    image_digest_mirrors: tuple[DigestMirror, ...] = ()
+    """ASSAY_IMAGE_DIGEST_MIRRORS: where the cluster's nodes fetch images by digest instead of their source
+    (JSON: an ImageDigestMirrorSet's spec.imageDigestMirrors, or the whole object), so the runner image is
+    verified where it is pulled from (a disconnected cluster's mirror registry)."""
     registry_ca_file: str | None = None
     """ASSAY_REGISTRY_CA_FILE: CA (PEM) of the registry the runner image comes from, when it has a private
     one (else the system's trust store)."""
@@ -174,6 +179,7 @@ ENV = {
     "decision_key_file": "ASSAY_DECISION_KEY_FILE",
     "image_verification_key_file": "ASSAY_IMAGE_VERIFICATION_KEY_FILE",
     "registry_ca_file": "ASSAY_REGISTRY_CA_FILE",
+    "image_digest_mirrors": "ASSAY_IMAGE_DIGEST_MIRRORS",
     "leader_election": "ASSAY_LEADER_ELECTION",
     "lease_seconds": "ASSAY_LEASE_SECONDS",
 }
@@ -207,6 +213,11 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             values.update(_namespaces(raw, variable))
         elif field in ("runner_agent_presets", "dns_ports", "network_probe_targets"):
             values[field] = tuple(n.strip() for n in raw.split(",") if n.strip())
+        elif field == "image_digest_mirrors":
+            try:
+                values[field] = image_mirrors.parse(raw)
+            except ValueError as exc:
+                raise SettingsError(f"invalid operator settings:\n{variable}: {exc}") from None
         elif field == "gateway_network":
             try:
                 values[field] = json.loads(raw)

@@ -11,7 +11,7 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from assay_operator import conditions
+from assay_operator import conditions, image_mirrors
 from assay_operator import image_verification as iv
 from assay_operator.evaluation.api import EvaluationStatus
 from assay_operator.evaluation.read import reconcile
@@ -82,3 +82,46 @@ def test_a_refused_image_blocks_with_the_named_condition() -> None:
     assert found[conditions.STALLED].status == "True"
     assert found[conditions.STALLED].reason == "Unsigned"
     assert found[conditions.READY].status == "False"
+
+
+def test_digest_mirrors_in_the_shape_of_an_image_digest_mirror_set() -> None:
+    mirrors = image_mirrors.parse(
+        json.dumps(
+            {
+                "apiVersion": "config.openshift.io/v1",
+                "kind": "ImageDigestMirrorSet",
+                "spec": {
+                    "imageDigestMirrors": [
+                        {"source": "quay.io/assay", "mirrors": ["mirror.local/assay", "backup.local/assay"]},
+                        {
+                            "source": "quay.io/assay/assay-runner",
+                            "mirrors": ["mirror.local/runner"],
+                            "mirrorSourcePolicy": "NeverContactSource",
+                        },
+                    ]
+                },
+            }
+        )
+    )
+    operator = f"quay.io/assay/assay-operator@{DIGEST}"
+    assert image_mirrors.candidates(operator, mirrors) == [
+        f"mirror.local/assay/assay-operator@{DIGEST}",
+        f"backup.local/assay/assay-operator@{DIGEST}",
+        operator,
+    ]
+    # The most specific source decides; NeverContactSource leaves the source out.
+    assert image_mirrors.candidates(f"quay.io/assay/assay-runner@{DIGEST}", mirrors) == [
+        f"mirror.local/runner@{DIGEST}"
+    ]
+    # A prefix matches at a `/` only; a tag is never mirrored (digests only).
+    assert image_mirrors.candidates(f"quay.io/assayx/y@{DIGEST}", mirrors) == [f"quay.io/assayx/y@{DIGEST}"]
+    assert image_mirrors.candidates("quay.io/assay/y:1", mirrors) == ["quay.io/assay/y:1"]
+    settings = from_environment(
+        {
+            "ASSAY_RUNNER_IMAGE": "r@" + DIGEST,
+            "ASSAY_IMAGE_DIGEST_MIRRORS": json.dumps([{"source": "quay.io"}]),
+        }
+    )
+    assert settings.image_digest_mirrors[0].source == "quay.io"
+    with pytest.raises(SettingsError, match="ASSAY_IMAGE_DIGEST_MIRRORS"):
+        from_environment({"ASSAY_RUNNER_IMAGE": "r", "ASSAY_IMAGE_DIGEST_MIRRORS": '[{"mirrors": []}]'})

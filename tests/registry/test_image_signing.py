@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from assay_dev.cluster.registry_pull import PullError, RegistryPuller
-from assay_dev.images import registry_images, signing
+from assay_dev.images import mirror, registry_images, signing
 from assay_dev.images.registry_images import KeyPair
 from assay_dev.servers.registry import Registry
+from assay_operator import image_mirrors
 from assay_operator import image_verification as iv
 from tests.conftest import ClusterImages
 
@@ -204,3 +205,48 @@ def test_make_push_records_signed_references_the_release_bundle_pins(
     assert "features.operators.openshift.io/disconnected: 'true'" in csv or (
         'features.operators.openshift.io/disconnected: "true"' in csv
     )
+
+
+def test_a_digest_mirror_serves_the_same_signed_image(pushed: Pushed, tmp_path: Path) -> None:
+    """The signed image mirrored byte for byte (manifest, blobs, signature) to a second registry: verified
+    and pulled there through an ImageDigestMirrorSet-shaped list; a mirror without it falls back to the
+    source only when the list allows contacting the source."""
+    with Registry(tmp_path / "mirror", name="assay-test-mirror") as mirror_registry:
+        source_name = pushed.signed.partition("@")[0]
+        mirrored = mirror.mirror_image(
+            pushed.signed,
+            f"{mirror_registry.host}/mirrored/assay-runner",
+            source_ca=pushed.registry.ca,
+            target_ca=mirror_registry.ca,
+        )
+        assert mirrored.partition("@")[2] == pushed.signed.partition("@")[2]
+        bundle = tmp_path / "ca-bundle.pem"
+        bundle.write_text(pushed.registry.ca.read_text() + mirror_registry.ca.read_text())
+
+        def verifier(mirrors: str, policy: str) -> iv.ImageVerifier:
+            entry = {"source": source_name, "mirrors": [mirrors], "mirrorSourcePolicy": policy}
+            idms = {"apiVersion": "config.openshift.io/v1", "kind": "ImageDigestMirrorSet"}
+            parsed = image_mirrors.parse(json.dumps({**idms, "spec": {"imageDigestMirrors": [entry]}}))
+            return iv.ImageVerifier(pushed.key.public.read_bytes(), str(bundle), mirrors=parsed)
+
+        at_mirror = verifier(mirrored.partition("@")[0], "NeverContactSource").verify(pushed.signed)
+        assert at_mirror.reason == iv.VERIFIED and mirror_registry.host in at_mirror.message
+        empty = f"{mirror_registry.host}/empty/assay-runner"
+        assert verifier(empty, "NeverContactSource").verify(pushed.signed).reason == iv.UNREADABLE
+        fallback = verifier(empty, "AllowContactingSource").verify(pushed.signed)
+        assert fallback.reason == iv.VERIFIED and pushed.registry.host in fallback.message
+
+        registries = {pushed.registry.host: pushed.registry.ca, mirror_registry.host: mirror_registry.ca}
+        mirrors = image_mirrors.parse(
+            json.dumps(
+                [
+                    {
+                        "source": source_name,
+                        "mirrors": [mirrored.partition("@")[0]],
+                        "mirrorSourcePolicy": "NeverContactSource",
+                    }
+                ]
+            )
+        )
+        fetched = RegistryPuller(registries, tmp_path / "pulled", mirrors).pull(pushed.signed)
+        assert fetched.reference.host == mirror_registry.host

@@ -34,9 +34,9 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .images import PullFault
 from .kubeapi import ApiError, KubeApi, pods_path
@@ -44,6 +44,9 @@ from .network import NodeNetwork
 from .pod import POD_IP, PodWorker, memory_bytes, now
 from .pod_host import Enforcer
 from .registry_pull import RegistryPuller
+
+if TYPE_CHECKING:
+    from assay_operator.image_mirrors import DigestMirror
 from .runtime import NodeRuntime
 from .volumes import MountError
 
@@ -107,6 +110,13 @@ class LocalKubelet:
         if self.registry_puller is None:
             self.registry_puller = RegistryPuller({}, self.work_dir / "pulled-images")
         self.registry_puller.registries[host] = ca
+
+    def mirror_digests(self, mirrors: Sequence[DigestMirror]) -> None:
+        """Honour these digest mirrors (an ImageDigestMirrorSet's spec.imageDigestMirrors) from now on:
+        their mirror registries must be trusted too (trust_registry)."""
+        if self.registry_puller is None:
+            self.registry_puller = RegistryPuller({}, self.work_dir / "pulled-images")
+        self.registry_puller.mirrors = list(mirrors)
 
     def start(self) -> None:
         self.work_dir.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,9 @@ oci:...`), where the runtime checks root filesystems out as for a locally built 
 holds already are reused, not copied).
 
 Only references by digest are pulled (a tag could name other content tomorrow), over HTTPS with the CA the
-node was given for that registry; anonymous access, and registries' anonymous bearer-token challenge.
+node was given for that registry; anonymous access, and registries' anonymous bearer-token challenge. The
+node honours digest mirrors in the shape of OpenShift's ImageDigestMirrorSet (assay_operator.image_mirrors):
+each mirror in turn, then the source unless NeverContactSource.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import re
 import ssl
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,8 @@ from typing import Any
 import httpx
 
 from assay_dev.images import buildah
+from assay_operator import image_mirrors
+from assay_operator.image_mirrors import DigestMirror
 
 from .podspec import ImageSpec
 
@@ -89,15 +94,37 @@ class RegistryPuller:
     """One node's pulls: `registries` maps each registry host it may pull from to the CA file that verifies
     that registry's certificate; blobs are kept under `store`."""
 
-    def __init__(self, registries: dict[str, Path], store: Path) -> None:
+    def __init__(
+        self, registries: dict[str, Path], store: Path, mirrors: Sequence[DigestMirror] = ()
+    ) -> None:
         self.registries = registries
         self.store = store
+        self.mirrors: list[DigestMirror] = list(mirrors)
+        """Digest mirrors (ImageDigestMirrorSet entries), tried in order before an image's source."""
         self._lock = threading.Lock()
 
+    def _candidates(self, reference: str) -> list[str]:
+        return [
+            c
+            for c in image_mirrors.candidates(reference, self.mirrors)
+            if c.partition("/")[0] in self.registries
+        ]
+
     def serves(self, reference: str) -> bool:
-        return reference.partition("/")[0] in self.registries
+        return bool(self._candidates(reference))
 
     def pull(self, reference: str) -> Fetched:
+        """The image from its first mirror that has it and verifies, else its source (when allowed)."""
+        RegistryReference.parse(reference)
+        problems: list[str] = []
+        for candidate in self._candidates(reference):
+            try:
+                return self._pull(candidate)
+            except (PullError, httpx.HTTPError) as error:
+                problems.append(f"{type(error).__name__}: {error}")
+        raise PullError(f"{reference}: " + "; ".join(problems or ["no registry of this node serves it"]))
+
+    def _pull(self, reference: str) -> Fetched:
         ref = RegistryReference.parse(reference)
         with self._lock, _client(self.registries[ref.host]) as client:
             session = _Session(client, ref)

@@ -34,6 +34,9 @@ class Registry:
 
     workdir: Path
     serve_as_stored: bool = False
+    name: str = "assay-test-registry"
+    """The certificate's common name (its CA's is NAME-ca): two registries whose CAs share one bundle need
+    two names, or TLS picks the wrong CA by its subject."""
     host: str = ""
     ca: Path = Path()
     _process: subprocess.Popen[str] | None = None
@@ -48,7 +51,7 @@ class Registry:
         return self.workdir / "blobs" / algorithm / hexdigest
 
     def __enter__(self) -> Self:
-        ca, cert, key = write_loopback_serving_cert(self.workdir / "tls", "assay-test-registry")
+        ca, cert, key = write_loopback_serving_cert(self.workdir / "tls", self.name)
         self.ca = ca
         blobs = self.workdir / "blobs"
         blobs.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ def verifier(operator: Settings) -> ImageVerifier | None:
         if found is None:
             try:
                 pem = Path(key_file).read_bytes()
-                found = ImageVerifier(pem, operator.registry_ca_file)
+                found = ImageVerifier(pem, operator.registry_ca_file, mirrors=operator.image_digest_mirrors)
             except (OSError, ValueError) as exc:
                 raise kopf.TemporaryError(
                     f"ASSAY_IMAGE_VERIFICATION_KEY_FILE {key_file}: cannot read the public key: {exc}",
