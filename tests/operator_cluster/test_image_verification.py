@@ -3,21 +3,25 @@ tests' runner image pushed to a real registry (tools/registry, TLS from the harn
 cosign key pair; the node pulls it from there by digest (manifest and layers verified) and the Evaluation
 reaches its verdict. An image with one byte of one layer changed in the registry, an unsigned one and one
 signed by another key are refused: the Evaluation ends Blocked with the ImageVerified condition naming why,
-and no Job is ever made."""
+and no Job is ever made. And a disconnected cluster: the image mirrored by digest to a second registry, the
+first stopped, node and operator following one ImageDigestMirrorSet-shaped list."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi, LocalKubelet
-from assay_dev.images import registry_images
+from assay_dev.images import mirror, registry_images
 from assay_dev.images.registry_images import KeyPair
 from assay_dev.operator_support import Images, condition, evaluation, replay_spec
 from assay_dev.servers.registry import Registry
+from assay_operator import image_mirrors
 from tests.operator_cluster.conftest import StartOperator
 
 pytestmark = pytest.mark.cluster
@@ -111,3 +115,57 @@ def test_a_runner_image_that_fails_verification_never_runs(
     assert "jobName" not in status or not status.get("jobName")
     assert admin.get(support.jobs_path(namespace))["items"] == []
     assert admin.get(support.pods_path(namespace))["items"] == []
+
+
+def test_a_disconnected_cluster_pulls_and_verifies_the_runner_image_at_its_mirror(
+    admin: KubeApi,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+    published: Published,
+    kubelet: LocalKubelet,
+    images: Images,
+    tmp_path: Path,
+) -> None:
+    """The signed runner image in a source registry, mirrored by digest (with its signature) to a second
+    registry; the source stopped. The node and the operator follow the same ImageDigestMirrorSet-shaped list
+    (NeverContactSource): the image is verified and pulled at the mirror, and the Evaluation passes."""
+    key = published.key
+    with Registry(tmp_path / "source", name="assay-test-source") as source:
+        original = registry_images.push_signed(source, images.test_runner, "release/assay-runner", key)
+        with Registry(tmp_path / "mirror", name="assay-test-mirror") as mirror_registry:
+            mirrored = mirror.mirror_image(
+                original,
+                f"{mirror_registry.host}/disconnected/assay-runner",
+                source_ca=source.ca,
+                target_ca=mirror_registry.ca,
+            )
+            source.__exit__(None, None, None)  # stopped: only the mirror can serve the image now
+            digest_mirrors = [
+                {
+                    "source": original.partition("@")[0],
+                    "mirrors": [mirrored.partition("@")[0]],
+                    "mirrorSourcePolicy": "NeverContactSource",
+                }
+            ]
+            kubelet.trust_registry(mirror_registry.host, mirror_registry.ca)
+            kubelet.mirror_digests(image_mirrors.parse(json.dumps(digest_mirrors)))
+            try:
+                env = {
+                    "ASSAY_IMAGE_VERIFICATION_KEY_FILE": str(key.public),
+                    "ASSAY_REGISTRY_CA_FILE": str(mirror_registry.ca),
+                    "ASSAY_IMAGE_DIGEST_MIRRORS": json.dumps(digest_mirrors),
+                }
+                operator = operators(namespace, image=original, env=env)
+                path = support.evaluations_path(namespace)
+                admin.create(path, evaluation("mirrored", replay_spec(brains("v1"))))
+                done = support.wait_for_verdict(admin, namespace, "mirrored", operator=operator, timeout=300)
+            finally:
+                kubelet.mirror_digests([])
+    assert done["status"]["verdict"] == "Pass", done["status"].get("message")
+    verified = condition(done, "ImageVerified")
+    assert verified is not None and verified["status"] == "True", verified
+    assert mirrored in verified["message"]
+    pods = admin.get(support.pods_path(namespace))["items"]
+    image_ids = {s["imageID"] for p in pods for s in (p.get("status") or {}).get("containerStatuses") or []}
+    assert image_ids == {mirrored}, image_ids
