@@ -233,10 +233,19 @@ def test_image_verification_reaches_the_operator_with_its_key_and_ca_mounted(hel
         "--set", "imageVerification.publicKeySecret=assay-cosign",
         "--set", "imageVerification.registryCASecret=registry-ca",
         "--set", f"runner.image.digest={digest}",
+        "--set", "imageVerification.digestMirrors[0].source=ghcr.io/assay-dev",
+        "--set", "imageVerification.digestMirrors[0].mirrors={mirror.local:5000/assay-dev}",
+        "--set", "imageVerification.digestMirrors[0].mirrorSourcePolicy=NeverContactSource",
     ]  # fmt: skip
     rendered = Rendered(helm.template(VALUES / "default.yaml", extra=extra))
     settings = from_environment(env_of(rendered, "assay-system"))
     assert settings.runner_image.endswith(f"@{digest}")
+    [mirror] = settings.image_digest_mirrors
+    assert (mirror.source, mirror.mirrors, mirror.mirror_source_policy) == (
+        "ghcr.io/assay-dev",
+        ("mirror.local:5000/assay-dev",),
+        "NeverContactSource",
+    )
     mounts = {m["name"]: m["mountPath"] for m in container(rendered)["volumeMounts"]}
     assert settings.image_verification_key_file == f"{mounts['image-verification']}/cosign.pub"
     assert settings.registry_ca_file == f"{mounts['registry-ca']}/ca.crt"
