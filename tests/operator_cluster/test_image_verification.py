@@ -169,3 +169,42 @@ def test_a_disconnected_cluster_pulls_and_verifies_the_runner_image_at_its_mirro
     pods = admin.get(support.pods_path(namespace))["items"]
     image_ids = {s["imageID"] for p in pods for s in (p.get("status") or {}).get("containerStatuses") or []}
     assert image_ids == {mirrored}, image_ids
+
+
+def test_without_verification_the_node_still_refuses_a_changed_layer(
+    admin: KubeApi,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+    published: Published,
+) -> None:
+    """An install that does not verify (no key) makes the Job, but the node's pull hashes every layer: the
+    changed one is refused (ErrImagePull naming the blob), the operator reports it in StartBlocked and the
+    run ends Stalled with ImagePullFailed, no container of that image ever started."""
+    grace = 20
+    operator = operators(
+        namespace, image=published.tampered, env={"ASSAY_POD_START_GRACE_SECONDS": str(grace)}
+    )
+    admin.create(support.evaluations_path(namespace), evaluation("unverified", replay_spec(brains("v1"))))
+    reported = support.wait_for_evaluation(
+        admin,
+        namespace,
+        "unverified",
+        lambda obj: (condition(obj, "StartBlocked") or {}).get("status") == "True",
+        timeout=120,
+        what="StartBlocked",
+        operator=operator,
+    )
+    blocked = condition(reported, "StartBlocked")
+    assert blocked is not None and blocked["reason"] == "ImagePullFailed", blocked
+    assert "does not verify" in blocked["message"] and published.tampered in blocked["message"]
+    assert condition(reported, "ImageVerified") is None  # this install does not verify
+    done = support.wait_for_verdict(admin, namespace, "unverified", timeout=grace + 90, operator=operator)
+    assert done["status"]["verdict"] == "Blocked"
+    stalled = condition(done, "Stalled")
+    assert stalled is not None and (stalled["status"], stalled["reason"]) == ("True", "ImagePullFailed")
+    pods = admin.get(support.pods_path(namespace))["items"]
+    started = [
+        s for p in pods for s in (p.get("status") or {}).get("containerStatuses") or [] if s.get("imageID")
+    ]
+    assert started == [], started

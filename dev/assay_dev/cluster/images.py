@@ -81,7 +81,7 @@ def _from_registry(reference: str, puller: RegistryPuller) -> PulledImage:
     try:
         fetched = puller.pull(reference)
     except (PullError, buildah.BuildahError) as error:
-        raise UnknownImage(f"pulling {reference}: {error}") from error
+        raise UnknownImage(f"pulling {error}") from error
     return PulledImage(
         reference=reference,
         id=fetched.config_digest.removeprefix("sha256:"),

@@ -121,7 +121,10 @@ class RegistryPuller:
             try:
                 return self._pull(candidate)
             except (PullError, httpx.HTTPError) as error:
-                problems.append(f"{type(error).__name__}: {error}")
+                where = candidate.partition("@")[0]
+                problems.append(
+                    f"from {where}: {error}" if isinstance(error, PullError) else f"from {where}: {error!r}"
+                )
         raise PullError(f"{reference}: " + "; ".join(problems or ["no registry of this node serves it"]))
 
     def _pull(self, reference: str) -> Fetched:
@@ -129,10 +132,10 @@ class RegistryPuller:
         with self._lock, _client(self.registries[ref.host]) as client:
             session = _Session(client, ref)
             manifest_bytes = session.get(f"manifests/{ref.digest}", accept=", ".join(MANIFEST_TYPES))
-            _check_digest(manifest_bytes, ref.digest, f"{reference}: manifest")
+            _check_digest(manifest_bytes, ref.digest, "the manifest")
             manifest: Obj = json.loads(manifest_bytes)
             if manifest.get("mediaType", MANIFEST_TYPES[0]) not in MANIFEST_TYPES:
-                raise PullError(f"{reference}: not an image manifest ({manifest.get('mediaType')!r})")
+                raise PullError(f"not an image manifest ({manifest.get('mediaType')!r})")
             config_desc: Obj = manifest.get("config") or {}
             layers: list[Obj] = manifest.get("layers") or []
             for descriptor in (config_desc, *layers):
@@ -147,7 +150,7 @@ class RegistryPuller:
     def _fetch_blob(self, session: _Session, descriptor: Obj) -> None:
         digest, size = str(descriptor.get("digest")), int(descriptor.get("size", -1))
         if not DIGEST.fullmatch(digest):
-            raise PullError(f"{session.ref.name}@{session.ref.digest}: blob digest {digest!r} is not sha256")
+            raise PullError(f"blob digest {digest!r} is not sha256")
         target = self._blob_path(digest)
         if target.exists():
             return  # verified when written (below)
@@ -165,8 +168,8 @@ class RegistryPuller:
         if got != digest or written != size:
             partial.unlink()
             raise PullError(
-                f"{session.ref.name}@{session.ref.digest}: blob {digest} does not verify: the registry sent "
-                f"{written} bytes hashing to {got} (the manifest lists {size} bytes)"
+                f"blob {digest} does not verify: the registry sent {written} bytes hashing to {got} (the "
+                f"manifest lists {size} bytes)"
             )
         partial.rename(target)
 
@@ -227,7 +230,7 @@ class _Session:
         if response.status_code == 401 and self._answer(response):
             response = self.client.get(self._url(path), headers=self._headers(accept))
         if response.status_code != 200:
-            raise PullError(f"{self.ref.name}: GET {path}: HTTP {response.status_code} {response.text[:200]}")
+            raise PullError(f"GET {path}: HTTP {response.status_code} {response.text[:120]}")
         return response.content
 
     def stream(self, path: str) -> Any:
@@ -263,7 +266,7 @@ class _Stream:
         if response.status_code != 200:
             response.read()
             self._context.__exit__(None, None, None)
-            raise PullError(f"{session.ref.name}: GET {self.path}: HTTP {response.status_code}")
+            raise PullError(f"GET {self.path}: HTTP {response.status_code}")
         return response
 
     def __exit__(self, *exc: object) -> None:
