@@ -96,6 +96,7 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
 OPERATOR = ROOT / "operator" / "assay_operator"
 OPERATOR_LAYERS: tuple[str, ...] = (
     "schema",
+    "image_mirrors",
     "quantity",
     "bounded",
     "timers",
@@ -109,6 +110,7 @@ OPERATOR_LAYERS: tuple[str, ...] = (
     "metrics",
     "conditions",
     "settings",
+    "image_verification",
     "events",
     "kube",
     "leader",

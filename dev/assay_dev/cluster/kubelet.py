@@ -40,15 +40,19 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .images import PullFault
 from .kubeapi import ApiError, KubeApi, pods_path
 from .network import NodeNetwork
 from .pod import POD_IP, PodWorker, memory_bytes, now
 from .pod_host import Enforcer
+from .registry_pull import RegistryPuller
+
+if TYPE_CHECKING:
+    from assay_operator.image_mirrors import DigestMirror
 from .runtime import NodeRuntime
 from .scheduler import binder, choose_node
 from .volumes import MountError
@@ -81,6 +85,7 @@ class LocalKubelet:
         pull_faults: Mapping[str, PullFault] | None = None,
         network: NodeNetwork | None = None,
         lease_renew_seconds: float = 10.0,
+        registries: Mapping[str, Path] | None = None,
     ) -> None:
         self.api = api
         self.network = network
@@ -91,6 +96,9 @@ class LocalKubelet:
         self.work_dir = work_dir
         self.service_env = dict(service_env or {})
         self.pull_faults: dict[str, PullFault] = dict(pull_faults or {})
+        self.registry_puller: RegistryPuller | None = None
+        for host, ca in (registries or {}).items():
+            self.trust_registry(host, ca)
         self.runtime = NodeRuntime(work_dir)
         self.memory_bytes = memory_bytes()
         self.allocatable = {
@@ -115,6 +123,20 @@ class LocalKubelet:
             self.pull_faults.pop(image, None)
         else:
             self.pull_faults[image] = fault
+
+    def trust_registry(self, host: str, ca: Path) -> None:
+        """Pull images named `host/...@sha256:...` from that registry (HTTPS, its certificate verified by
+        `ca`), verifying manifest and layers, instead of looking them up in the local store."""
+        if self.registry_puller is None:
+            self.registry_puller = RegistryPuller({}, self.work_dir / "pulled-images")
+        self.registry_puller.registries[host] = ca
+
+    def mirror_digests(self, mirrors: Sequence[DigestMirror]) -> None:
+        """Honour these digest mirrors (an ImageDigestMirrorSet's spec.imageDigestMirrors) from now on:
+        their mirror registries must be trusted too (trust_registry)."""
+        if self.registry_puller is None:
+            self.registry_puller = RegistryPuller({}, self.work_dir / "pulled-images")
+        self.registry_puller.mirrors = list(mirrors)
 
     def start(self) -> None:
         self.work_dir.mkdir(parents=True, exist_ok=True)
