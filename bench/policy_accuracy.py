@@ -20,6 +20,7 @@ positive on a fine one; its count is printed apart (`unc`).
     .venv/bin/python bench/policy_accuracy.py                 # both parts, per kind
     .venv/bin/python bench/policy_accuracy.py --part development --list   # also every wrong row
     .venv/bin/python bench/policy_accuracy.py --part heldout-languages --grid     # also language x kind
+    .venv/bin/python bench/policy_accuracy.py --tuning --list  # only the parts rules may be tuned on
 """
 
 from __future__ import annotations
@@ -211,10 +212,16 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--part", choices=(*PARTS, "adversarial"), action="append")
+    parser.add_argument(
+        "--tuning",
+        action="store_true",
+        help="every part rules may be tuned on (none named heldout*), with the adversarial table",
+    )
     parser.add_argument("--list", action="store_true", help="print every wrong row")
     parser.add_argument("--grid", action="store_true", help="print accuracy per language and kind")
     args = parser.parse_args()
-    for part in args.part or [*PARTS, "adversarial"]:
+    everything = [part for part in PARTS if not (args.tuning and part.startswith("heldout"))]
+    for part in args.part or [*everything, "adversarial"]:
         rows = adversarial_rows() if part == "adversarial" else corpus_rows(part)
         report(part, rows, args.list, args.grid)
 
