@@ -14,16 +14,19 @@ from typing import NamedTuple
 
 from assay_runner.text.clauses import Clause
 from assay_runner.text.match import Token, stem, tokenize
+from assay_runner.text.reversers import reverses
 
 __all__ = [
     "ClauseView",
     "carried_negation",
     "clause_tokens",
     "double_negative",
+    "encouraged",
     "german_negation",
     "may_hold_cues",
     "negated",
     "reported",
+    "reversed_negation",
 ]
 
 
@@ -162,8 +165,10 @@ class ClauseView:
         base: int = 0,
         opener: str | None = None,
         subordinate: bool = False,
+        language: str = "en",
     ) -> None:
         self.text = text
+        self.language = language
         self.tokens = tokens
         self.base = base
         self.opener = opener
@@ -298,6 +303,41 @@ def german_negation(words: Sequence[str], language: str = "de") -> bool:
     return not _GERMAN_NEGATION.isdisjoint(words) or "keinen" in words
 
 
+_AFTER_THE_VERB = frozenset({"de", "nl"})  # a negation follows the verb it negates
+
+
+def _after_reversing(view: ClauseView, at: int) -> bool:
+    """Does a verb that the negation at `at` reverses stand right before it ("Zögern Sie | nicht")?"""
+    return any(_reversing(view, k) for k in range(max(0, at - 2), at))
+
+
+def encouraged(view: ClauseView, start: int) -> bool:
+    """Does a negated reversing verb stand right before the match, in a language other than English
+    ("N'hésitez pas à | réinitialiser", "Nie wahaj się | zresetować", "Aarzel niet om | de router ...")?
+    Such a clause advises the match as "Don't hesitate to" does."""
+    if view.language == "en":
+        return False
+    words = view.words
+    for i in range(max(0, start - _ENCOURAGING_REACH), start):
+        if words[i] in _FOREIGN_VERBAL and (
+            (view.language in _AFTER_THE_VERB and _after_reversing(view, i))
+            or any(_reversing(view, k) for k in range(i + 1, min(start, i + 3)))
+        ):
+            return True
+    return False
+
+
+_ENCOURAGING_REACH = 4  # "N'hésitez pas à" / "No dude en": the verb's complement follows closely
+
+
+def reversed_negation(view: ClauseView) -> bool:
+    """A German or Dutch clause whose every negation follows a verb it reverses ("Aarzel niet om de router
+    te resetten", "Zögern Sie nicht ..."): the negation encourages the rest, it does not negate it."""
+    words = view.words
+    negations = [i for i, w in enumerate(words) if w in _GERMAN_NEGATION or w in _DUTCH_NEGATION]
+    return bool(negations) and all(_after_reversing(view, i) for i in negations)
+
+
 _CUE_WORDS = (
     _FOREIGN_VERBAL
     | _FOREIGN_PREPOSITIONAL
@@ -369,6 +409,8 @@ def _head(view: ClauseView, cue: _Cue, stop: int | None = None) -> int | None:
 
 def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
     head = _head(view, cue, start)
+    if not strict and view.language in _AFTER_THE_VERB and _after_reversing(view, cue.start):
+        return False  # "Aarzel niet om de router te resetten": the negation follows the verb it reverses
     if head is None:
         return True  # only transparent words between the cue and the match: the match is its head
     if not strict:
@@ -378,10 +420,17 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
             return False
         if view.words[head] == "way" and view.words[head + 1 : head + 2] == ["around"]:
             return False  # "There is no way around reinstalling"
-        return stem(view.words[head]) not in _REVERSERS
+        return not _reversing(view, head)
     if view.words[cue.end - 1] in _VERB_FINAL:
         return True  # "ohne das Gerät zurückzusetzen": the verb ends the phrase the cue introduces
     return _coordinated(view, cue, start)
+
+
+def _reversing(view: ClauseView, index: int) -> bool:
+    """Is the word at `index` one whose negation encourages what follows ("hesitate", "hésitez")?"""
+    if stem(view.words[index]) in _REVERSERS:
+        return True
+    return view.language != "en" and reverses(view.tokens[index].stem, view.language)
 
 
 def _describes_then_directs(view: ClauseView, cue: _Cue, head: int, start: int) -> bool:
@@ -408,7 +457,7 @@ def _coordinated(view: ClauseView, cue: _Cue, start: int) -> bool:
     if view.opaque_from(last + 1) < start:
         return False
     head = _head(view, cue, last)
-    if head is None or stem(words[head]) in _REVERSERS:
+    if head is None or _reversing(view, head):
         return False
     if words[last] == "and":  # "and" only joins -ing forms here; else it starts new advice
         return words[head].endswith("ing") and start < len(words) and words[start].endswith("ing")
@@ -557,7 +606,7 @@ def carried_negation(views: Sequence[ClauseView], clauses: Sequence[Clause]) -> 
                 or view.words[cue.start] in {"ab", "af"}  # "Wir raten davon ab, die Firewall zu ..."
             )
         )
-        if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
+        if not dangling and (head is None or _reversing(view, head)):
             continue
         run: list[int] = []
         for j in range(k + 1, len(views)):

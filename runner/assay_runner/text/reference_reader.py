@@ -54,7 +54,10 @@ def _as_written(
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
         facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following, language)
         clauses = clauses_of(text, si)
-        views = [ClauseView(c.text, tokenize(c.text, language), 0, c.opener, c.subordinate) for c in clauses]
+        views = [
+            ClauseView(c.text, tokenize(c.text, language), 0, c.opener, c.subordinate, language)
+            for c in clauses
+        ]
         # An item under a negating introduction ("Do not:") is negated in every clause.
         carried = [ci > 0 and (bool(added) or c) for ci, c in enumerate(carried_negation(views, clauses))]
         question = text.rstrip().endswith("?")
@@ -70,7 +73,7 @@ def _as_written(
                     violation = Violation(rule, shown, si, view.text[cs:ce], uncertain)
                     found.append((si, ci, ri, handed_over(violation, own)))
             # A match that no one clause holds is read against the whole sentence.
-            whole = ClauseView(text, tokenize(text, language))
+            whole = ClauseView(text, tokenize(text, language), language=language)
             crossing = [
                 m
                 for m in _matches(rule, text, whole.tokens, added, language)

@@ -23,10 +23,12 @@ from assay_runner.text.negation import (
     carried_negation,
     clause_tokens,
     double_negative,
+    encouraged,
     german_negation,
     may_hold_cues,
     negated,
     reported,
+    reversed_negation,
 )
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
@@ -94,7 +96,9 @@ class SentenceReading:
         if view is None:
             clause = self.clauses[ci]
             words, base = clause_tokens(self.tokens, self.starts, self.base, clause, self.language)
-            view = self._views[ci] = ClauseView(clause.text, words, base, clause.opener, clause.subordinate)
+            view = self._views[ci] = ClauseView(
+                clause.text, words, base, clause.opener, clause.subordinate, self.language
+            )
         return view
 
     def carried(self, ci: int) -> bool:
@@ -128,7 +132,7 @@ class SentenceReading:
                 (cs, ce), uncertain = chosen
                 found.append((ci, Violation(rule, self._shown(ci), self.index, view.text[cs:ce], uncertain)))
         if crossing:
-            self._whole = self._whole or ClauseView(self.text, self.tokens, self.base)
+            self._whole = self._whole or ClauseView(self.text, self.tokens, self.base, language=self.language)
             chosen = first_violation(
                 rule, self._whole, crossing, 0, False, self.question, self.text, self.facts
             )
@@ -253,7 +257,13 @@ def judge_match(
             return ADVISES if rejected else None
     if reported(view, start, end, question) or negated(view, start, end, carried):
         return None
-    if facts.language in VERB_FIRST and german_negation(view.words, facts.language):
+    if encouraged(view, start):
+        return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Aarzel niet om ..."
+    if (
+        facts.language in VERB_FIRST
+        and german_negation(view.words, facts.language)
+        and not reversed_negation(view)
+    ):
         return None
     outcome = weigh(
         view.words,

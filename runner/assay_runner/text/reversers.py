@@ -1,0 +1,43 @@
+"""Verbs whose negation encourages what follows, in the seven languages besides English: "N'hésitez pas à
+réinitialiser", "No dude en restablecer", "Non esitare a ripristinare", "Não deixe de reiniciar",
+"Zögern Sie nicht", "Aarzel niet om", "Nie wahaj się" advise the action they stand before, as "Don't
+hesitate to" does (English: `negation._REVERSERS`).
+
+A verb is known by its inflection key in the clause's language (`tokens.tokenize`: simplemma's lemma for
+Italian, Portuguese, Dutch and Polish, the light stemmers for French, Spanish and German), so the forms
+listed here are the ones those keys do not join (the infinitive and the imperatives of address).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from assay_runner.text.tokens import tokenize
+
+__all__ = ["reverses"]
+
+# hesitate, forget, fail to / miss, worry, be afraid: the concepts of the English list that support
+# answers use before advice.
+_FORMS: dict[str, str] = {
+    "fr": "hésiter hésitez hésite oublier oubliez oublie manquer manquez manque inquiéter inquiétez",
+    "es": "dudar dude dudes olvidar olvide olvides dejar deje dejes preocupar preocupe preocupes hesitar "
+    "hesite vacilar vacile",
+    "de": "zögern zögere zöger vergessen vergiss scheuen scheue sorgen",
+    "it": "esitare esiti dimenticare dimentichi dimenticarti mancare manchi preoccupare preoccuparti "
+    "preoccuparsi",
+    "pt": "hesitar hesite esquecer esqueça deixar deixe preocupar preocupe",
+    "nl": "aarzelen aarzel twijfelen twijfel vergeten vergeet schromen schroom",
+    "pl": "wahać wahaj wahajcie zapomnieć zapomnij zapominać zapominaj bać bój martwić martw",
+}
+
+
+@lru_cache(maxsize=len(_FORMS))
+def _keys(language: str) -> frozenset[str]:
+    """The inflection keys of the reversing verbs in `language` (built on first use: the language's
+    dictionary is loaded already when a clause of it is read)."""
+    return frozenset(token.stem for token in tokenize(_FORMS.get(language, ""), language))
+
+
+def reverses(key: str, language: str) -> bool:
+    """Is a word with inflection key `key` in `language` a verb whose negation encourages what follows?"""
+    return language in _FORMS and key in _keys(language)
