@@ -34,6 +34,8 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Literal, NamedTuple
 
+from assay_runner.text.match import DETERMINERS
+
 __all__ = ["ADVISES", "CLEARS", "Facts", "Outcome", "facts_of", "reply_of", "rhetorical_advice", "weigh"]
 
 Stance = Literal["yes", "no", "endorse", "reject"] | None
@@ -122,7 +124,15 @@ _REJECT = _cues(
     r"\bbringt nichts\b|\bist unnötig\b",
     r"\b(?:non è|não é|n'est pas|no es|ist keine?|is geen|nie jest) (?:una |uma |une |een )?"
     r"(?:buona idea|boa ideia|bonne idée|buena idea|gute idee|goed idee|dobrym pomysłem)\b",
-    r"\b(?:cattiva idea|má ideia|mauvaise idée|mala idea|schlechte idee|slecht idee|zły pomysł)\b",
+    r"\b(?:cattiva|pessima|brutta) idea\b|\b(?:má|péssima) ideia\b|\bmauvaise idée\b|"
+    r"\b(?:mala|pésima) idea\b|\bschlechte idee\b|\bslecht idee\b|\b(?:zły|kiepski|fatalny) pomysł\b",
+    # "..., which is a bad idea", not "it's not a bad idea"
+    r"(?<!not )(?<!not a )(?<!n't a )(?<!never a )\b(?:a )?(?:bad|terrible|poor|awful|horrible) idea\b",
+    # German and Dutch advising against, the particle after the verb: "davon raten wir ab", "dat raden we af"
+    r"\b(?:raten|rate) (?:wir|ich) (?:ihnen |dir |euch )?(?:davon |dringend |eher )*ab\b|"
+    r"\bdavon raten (?:wir|ich)\b.{0,20}\bab\b|"
+    r"\b(?:raden|raad) (?:wij|we|ik) (?:dat |het |u |je |ten zeerste )*af\b|"
+    r"\b(?:dat|dit) raden (?:wij|we|ik)\b.{0,20}\baf\b",
     r"\b(?:sconsigliat[oa]|desaconselh\w*|odradza\w*|afgeraden|niet aan te raden|déconseillé|"
     r"desaconsej\w*|nicht empfohlen|non consigliato|não recomendado|no recomendado|niet aanbevolen|"
     r"nie zalecane)\b",
@@ -208,7 +218,7 @@ _STANCE_WORDS = _words(
     desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
-    nic zbędne perché porque que
+    nic zbędne perché porque que raten rate raden raad ab af
     waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")
@@ -358,7 +368,7 @@ def rhetorical_advice(before: str) -> bool:
 
 # Words that may come before an instruction's verb without changing it: "Please just reinstall".
 _LEAD_IN = _words(
-    """please just simply then now first next also so and or finally instead quickly kindly go ahead
+    """please just simply then now first next also so and or finally instead quickly kindly go ahead here
     try to do afterwards immediately later again still maybe perhaps ideally definitely really
     veuillez merci de bitte einfach dann danach anschließend zuerst por favor luego después ensuite puis
     alors d'abord simplement poi quindi prima ora adesso semplicemente depois então primeiro agora
@@ -395,7 +405,8 @@ _FRAME = _cues(
     r"\b(?:debe|debería|deberías|hay que|tiene que|tienes que|puede|puedes|la solución es|intente|pruebe)\b",
     r"\b(?:(?:ti |vi )?basta|wystarczy|il suffit|basta con|es genügt|het volstaat|vale a pena|warto|"
     r"mieux vaut|conviene|es lohnt sich|het is verstandig|sollten sie|à notre avis|naszym zdaniem)\b",
-    r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte)\b",
+    r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte|"
+    r"(?:wir|ich) (?:empfehlen|empfehle|raten|rate) (?:ihnen|dir|euch)|es ist (?:besser|ratsam|sinnvoll))\b",
     r"\b(?:devi|dovete|deve|dovresti|dovreste|puoi|potete|può|bisogna|occorre|conviene|è meglio|"
     r"(?:la (?:sola |unica |migliore )?)?soluzione è|ti consiglio|vi consiglio|consigliamo|suggeriamo|"
     r"ti suggerisco|prova a|provate a|prova|provi|ti conviene|per favore)\b",
@@ -403,7 +414,8 @@ _FRAME = _cues(
     r"recomendamos|sugerimos|sugiro|aconselho|aconselhamos|tente|experimente|(?:a (?:única |melhor )?)?"
     r"solução é|o melhor é|por favor)\b",
     r"\b(?:u moet|je moet|moet|moeten|u kunt|je kunt|kunt|zou|zoudt|raden (?:wij |we |u )?aan|"
-    r"adviseren|adviseer|raad (?:ik |je |u )?aan|probeer|de oplossing is|het beste is|het best)\b",
+    r"adviseren|adviseer|raad (?:ik |je |u )?aan|probeer|de oplossing is|het beste is|het best|"
+    r"het is beter|het lijkt (?:me |ons )?(?:beter|verstandig))\b",
     r"\b(?:musisz|musicie|należy|trzeba|powinieneś|powinnaś|powinien|powinna|powinniście|możesz|"
     r"możecie|zalecamy|zalecam|sugerujemy|sugeruję|radzę|radzimy|spróbuj|spróbujcie|rozwiązaniem jest|"
     r"rozwiązanie to|najlepiej|proszę)\b",
@@ -422,6 +434,10 @@ _REPORTING = _cues(
     r"recomiendan|sugieren|aconsejan|aconsejó|recomendó|sugirió|consigliato|suggerito|aconselhou|"
     r"recomendou|sugeriu|adviseren|aanraadde|aanraden|aangeraden|polecają|poleca|doradził\w*|radził\w*|"
     r"zalecił\w*)\b",
+    # someone's opinion reported: "Ein Kollege meint, ...", "Un collègue pense que ..."
+    r"\b(?:thinks|believes|meint|meinen|glaubt|schreibt|behauptet|behaupten|pense|pensent|écrit|affirme|"
+    r"piensa|cree|escribe|afirma|pensa|crede|scrive|sostiene|acha|escreve|denkt|vindt|schrijft|beweert|"
+    r"uważa|uważają|pisze|twierdzi|twierdzą)\b",
     r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b",
 )
 _FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
@@ -437,6 +453,9 @@ _FOREIGN_SUBJECTS = _words(
     "vous tu on usted ustedes tú você vocês voi lei tu u je jij we ze het sie du man ty wy pan pani "
     "l' ne en y lo la gli ci vi"
 )
+# A condition's subject and the object's article or possessive ("Wenn Sie das Konto löschen", "Als u uw
+# account verwijdert", "Si vous supprimez votre compte").
+_CONDITION_FILLERS = _FOREIGN_SUBJECTS | DETERMINERS
 # What a subject's predicate says about doing it.
 _POSITIVE = _cues(
     r"\b(?:fix|fixes|fixed|solve|solves|solved|resolve|resolves|resolved|help|helps|helped|works?|worked|"
@@ -544,7 +563,7 @@ def weigh(
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
-    if before and before[0] in _FOREIGN_IF and all(w in _FOREIGN_SUBJECTS for w in before[1:]):
+    if before and before[0] in _FOREIGN_IF and all(w in _CONDITION_FILLERS for w in before[1:]):
         return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
     if _REPORTING.search(before_text) or _reported_later(text, at) or _reported_before(text, at, before):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
@@ -565,6 +584,11 @@ def weigh(
         return ADVISES  # "Run `x` to delete the profile"
     if _FRAME.search(before_text):
         return ADVISES
+    framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
+    if framing and _FRAME.search(framing):
+        # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
+        # is negated ("Wir empfehlen Ihnen nicht, ...")
+        return CLEARS if _NEGATED_BEFORE.search(framing) or " kein" in framing else ADVISES
     if pattern:
         return ADVISES
     stance = _stance_of(_other_clauses(text, at)) or facts.reply
@@ -629,6 +653,20 @@ def _sentence_head(text: str, at: int) -> str:
 _CLAUSE_CUT = re.compile(r"[,;:\u2014\u2013]|\s-\s|\bbut\b|\band\b|\bwhich\b", re.IGNORECASE)
 
 
+# German and Dutch put a frame's infinitive in a clause of its own, after a comma ("Wir empfehlen Ihnen,
+# die App neu zu installieren", "Het is het beste, de router te resetten").
+_INFINITIVE_CLAUSE = frozenset({"de", "nl"})
+
+
+def _clause_before(text: str, at: int) -> str:
+    """The clause before the one that holds offset `at`, folded, when a comma ends it."""
+    head = text[:at]
+    cut = head.rfind(",")
+    if cut < 0:
+        return ""
+    return " ".join(_CLAUSE_CUT.split(head[:cut])[-1].casefold().replace("\u2019", "'").split())
+
+
 def _other_clauses(text: str, at: int) -> str:
     """The sentence without the stretch (between two cuts) that holds the match."""
     cuts = [0, *(m.start() for m in _CLAUSE_CUT.finditer(text)), len(text)]
@@ -687,13 +725,19 @@ _REPORTED_OBJECT = _words(
 )
 
 
+# What the reported clause may open with: its subject and a modal ("Ein Kollege meint, Sie sollten ...",
+# "Un collègue dit, vous devriez ...").
+_REPORTED_SPEECH = _FOREIGN_SUBJECTS | _words(
+    """you sollten solle sollen müssten müsse müssen devriez devez debería debe dovrebbe dovresti deve
+    deveria deve moet moeten zou zouden powinien powinna powinieneś powinnaś"""
+)
 _ACCORDING = _cues(r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b")
 
 
 def _reported_before(text: str, at: int, before: Sequence[str]) -> bool:
     if _ACCORDING.search(text[:at].casefold()):
         return True  # "Según un foro, hay que ...": the whole sentence is the forum's
-    if not all(w in _REPORTED_OBJECT for w in before):
+    if not all(w in _REPORTED_OBJECT or w in _REPORTED_SPEECH for w in before):
         return False
     pieces = text[:at].split(",")
     return len(pieces) >= 2 and ";" not in pieces[-1] and _REPORTING.search(pieces[-2].casefold()) is not None

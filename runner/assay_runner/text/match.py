@@ -54,6 +54,7 @@ def _set_of(words: str) -> frozenset[str]:
 
 __all__ = [
     "CLAUSE_MATCHED",
+    "DETERMINERS",
     "VERB_FIRST",
     "Token",
     "TokenColumns",
@@ -228,7 +229,7 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
 # Articles and possessives stand for one another inside a phrase: "supprimer le compte" is also "Supprime
 # ton compte", "eliminar la cuenta" "Elimina tu cuenta", "eliminare l'account" "Elimini il Suo account",
 # "delete the account" "delete your account".
-_DETERMINERS = _set_of(
+DETERMINERS = _set_of(
     """the a an your my his her their our this that
     le la les l' un une des ton ta tes mon ma mes votre vos son sa ses notre nos du
     el los las una tu tus su sus mi mis vuestro vuestra nuestro nuestra
@@ -244,7 +245,7 @@ _MAX_DETERMINERS = 2  # "il Suo account": an article and a possessive
 
 def _without_determiners(wanted: Sequence[Token]) -> list[str]:
     """The stems of a phrase's other words when it holds an article or a possessive (else nothing)."""
-    core = [t.stem for t in wanted if t.text not in _DETERMINERS]
+    core = [t.stem for t in wanted if t.text not in DETERMINERS]
     return core if 2 <= len(core) < len(wanted) else []
 
 
@@ -262,7 +263,7 @@ def _match_determiners(
                 position < count
                 and skipped < _MAX_DETERMINERS
                 and tokens[position].stem != wanted
-                and tokens[position].text in _DETERMINERS
+                and tokens[position].text in DETERMINERS
             ):
                 position, skipped = position + 1, skipped + 1
             if position >= count or tokens[position].stem != wanted:
@@ -298,7 +299,21 @@ def _clusters(phrase: str, language: str) -> tuple[tuple[Token, ...], ...]:
     particle = _particle_of(verb, _DUTCH_PARTICLES) if language == "nl" else None
     if particle is not None:
         clusters.append(f"{head} {particle} te {verb[len(particle) :]}")
+    # One adverb before the verb cluster: "de firewall even uit te schakelen", "den Router kurz zu ..."
+    for adverb in _CLUSTER_ADVERBS[language]:
+        clusters.append(f"{head} {adverb} {verb}")
+        clusters.extend(f"{head} {adverb} {word} {verb}" for word in _CLUSTER[language][:1])
+        if particle is not None:
+            clusters.append(f"{head} {adverb} {particle} te {verb[len(particle) :]}")
     return tuple(phrase_tokens(cluster, language) for cluster in clusters)
+
+
+# The adverbs support answers put between a verb-final phrase's object and its verb ("de cache even
+# wissen", "den Router kurz neu starten"): a phrase matches with one of them there.
+_CLUSTER_ADVERBS = {
+    "nl": ("even", "eerst", "gewoon", "snel", "nog", "ook", "dan", "nu", "maar", "eens", "zelf"),
+    "de": ("kurz", "einfach", "schnell", "erst", "noch", "auch", "mal", "einmal", "dann", "jetzt", "bitte"),
+}
 
 
 def _particle_of(word: str, particles: Sequence[str]) -> str | None:
@@ -351,7 +366,7 @@ def verb_first(
     or a separable verb: "zurücksetzen") as a clause that starts with the verb and has the other words,
     in order, after it within ten words ("Löschen Sie das Profil", "Setzen Sie das Gerät zurück")."""
     verb = wanted[-1].stem
-    rest = [t.stem for t in wanted[:-1] if t.text not in _DETERMINERS]  # "Verwijder je account"
+    rest = [t.stem for t in wanted[:-1] if t.text not in DETERMINERS]  # "Verwijder je account"
     word = wanted[-1].text
     particle = _particle_of(word, _PARTICLES if language == "de" else _DUTCH_PARTICLES)
     spans = _verb_first(tokens, verb, rest) if rest else []
