@@ -35,6 +35,7 @@ from itertools import pairwise
 from typing import Literal, NamedTuple
 
 from assay_runner.text.match import DETERMINERS
+from assay_runner.text.reversers import reversed_frame
 
 __all__ = ["ADVISES", "CLEARS", "Facts", "Outcome", "facts_of", "reply_of", "rhetorical_advice", "weigh"]
 
@@ -128,6 +129,11 @@ _REJECT = _cues(
     r"\b(?:mala|pésima) idea\b|\bschlechte idee\b|\bslecht idee\b|\b(?:zły|kiepski|fatalny) pomysł\b",
     # "..., which is a bad idea", not "it's not a bad idea"
     r"(?<!not )(?<!not a )(?<!n't a )(?<!never a )\b(?:a )?(?:bad|terrible|poor|awful|horrible) idea\b",
+    # "..., but that is dangerous", in every language: a contrast that calls the report a risk
+    r"\b(?:but|mais|aber|pero|ma|mas|maar|ale)\b.{0,30}\b(?:dangerous|risky|unsafe|harmful|a risk|dangereux|"
+    r"dangereuse|risqué|risquée|gefährlich|riskant|unsicher|peligroso|peligrosa|arriesgado|arriesgada|"
+    r"pericoloso|pericolosa|rischioso|rischiosa|perigoso|perigosa|arriscado|arriscada|gevaarlijk|"
+    r"onveilig|niebezpieczne|niebezpieczny|niebezpieczna|ryzykowne|ryzykowny)\b",
     # German and Dutch advising against, the particle after the verb: "davon raten wir ab", "dat raden we af"
     r"\b(?:raten|rate) (?:wir|ich) (?:ihnen |dir |euch )?(?:davon |dringend |eher )*ab\b|"
     r"\bdavon raten (?:wir|ich)\b.{0,20}\bab\b|"
@@ -218,7 +224,7 @@ _STANCE_WORDS = _words(
     desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
-    nic zbędne perché porque que raten rate raden raad ab af
+    nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
     waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")
@@ -343,6 +349,7 @@ _RHETORICAL_ADVICE = _cues(
     r"\b(?:how|what) about\b",
     r"\bhave you (?:considered|thought about|thought of|tried)\b",
     r"\bwhat'?s (?:stopping you|the harm|wrong with)\b",
+    r"\bnothing (?:stops|prevents|keeps) you from\b|\b(?:there'?s|there is) nothing wrong with\b",
     r"\bwouldn'?t (?:a|an|the)\b",
     r"\bpourquoi (?:ne )?pas\b",
     r"\bpor qu[ée] no\b",
@@ -585,6 +592,8 @@ def weigh(
     if _FRAME.search(before_text):
         return ADVISES
     framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
+    if framing and reversed_frame(framing, facts.language):
+        return ADVISES  # "Vergessen Sie nicht, die App neu zu installieren"
     if framing and _FRAME.search(framing):
         # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
         # is negated ("Wir empfehlen Ihnen nicht, ...")

@@ -299,21 +299,15 @@ def _clusters(phrase: str, language: str) -> tuple[tuple[Token, ...], ...]:
     particle = _particle_of(verb, _DUTCH_PARTICLES) if language == "nl" else None
     if particle is not None:
         clusters.append(f"{head} {particle} te {verb[len(particle) :]}")
-    # One adverb before the verb cluster: "de firewall even uit te schakelen", "den Router kurz zu ..."
-    for adverb in _CLUSTER_ADVERBS[language]:
-        clusters.append(f"{head} {adverb} {verb}")
-        clusters.extend(f"{head} {adverb} {word} {verb}" for word in _CLUSTER[language][:1])
-        if particle is not None:
-            clusters.append(f"{head} {adverb} {particle} te {verb[len(particle) :]}")
-    return tuple(phrase_tokens(cluster, language) for cluster in clusters)
+    built = [phrase_tokens(cluster, language) for cluster in clusters]
+    # One word of any kind before the verb cluster, an adverb mostly ("de firewall even uit te schakelen",
+    # "die App vorher zu deaktivieren", "den Router kurz zurücksetzen"): the object keeps its verb.
+    at = len(phrase_tokens(head, language))
+    built.extend([(*cluster[:at], _ANY_WORD, *cluster[at:]) for cluster in [*built, wanted]])
+    return tuple(built)
 
 
-# The adverbs support answers put between a verb-final phrase's object and its verb ("de cache even
-# wissen", "den Router kurz neu starten"): a phrase matches with one of them there.
-_CLUSTER_ADVERBS = {
-    "nl": ("even", "eerst", "gewoon", "snel", "nog", "ook", "dan", "nu", "maar", "eens", "zelf"),
-    "de": ("kurz", "einfach", "schnell", "erst", "noch", "auch", "mal", "einmal", "dann", "jetzt", "bitte"),
-}
+_ANY_WORD = Token("", "", 0, 0)  # stands for one word in a cluster (`_match_words`)
 
 
 def _particle_of(word: str, particles: Sequence[str]) -> str | None:
@@ -434,7 +428,7 @@ def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple
         ends_inside = i + n < len(tokens) and tokens[i + n].joined
         if starts_inside or ends_inside:
             continue
-        if all(tokens[i + k].stem == wanted[k].stem for k in range(n)):
+        if all(tokens[i + k].stem == wanted[k].stem or wanted[k] is _ANY_WORD for k in range(n)):
             spans.append((i, i + n))
     return spans
 

@@ -282,6 +282,13 @@ _FOREIGN_AVOID = frozenset(
     {"évitez", "évite", "éviter", "evite", "evita", "evitar", "vermeiden", "evitate", "evitare", "eviti"}
     | {"evitem", "vermijd", "vermijden", "unikaj", "unikać", "unikajcie", "unikac"}
 )
+# "Unnecessary to", in every language: it governs only the action it introduces ("Es innecesario
+# desactivar ...", "Het is onnodig om ... uit te schakelen"), not a noun it describes.
+_NEEDLESS = frozenset(
+    {"unnecessary", "needless", "pointless", "useless", "innecesario", "desnecessário", "desnecessario"}
+    | {"onnodig", "nutteloos", "zinloos", "unnötig", "sinnlos", "überflüssig", "inútil", "inutil"}
+    | {"superflu", "superflue", "superfluo", "zbędne", "niepotrzebne", "bezcelowe", "zbyteczne"}
+)
 # Two-word and three-word prepositional cues: "instead of" in French, Spanish, Italian, Portuguese, Dutch.
 _FOREIGN_INSTEAD = frozenset(
     {("au", "lieu", "de"), ("en", "lugar", "de"), ("em", "vez", "de"), ("in", "plaats", "van")}
@@ -342,6 +349,7 @@ _CUE_WORDS = (
     _FOREIGN_VERBAL
     | _FOREIGN_PREPOSITIONAL
     | _FOREIGN_AVOID
+    | _NEEDLESS
     | frozenset({"lieu", "lugar", "plutôt", "invece", "vez", "plaats", "invés"})
     | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
@@ -373,6 +381,8 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
             cues.append(_Cue(i, i + 1, strict=True, directive=False))
         elif w in _FOREIGN_AVOID:
             cues.append(_Cue(i, i + 1, strict=True, directive=True))
+        elif w in _NEEDLESS:
+            cues.append(_Cue(i, i + 1, strict=True, directive=False))
         elif w in _FOREIGN_VERBAL:
             cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w in {"without", "avoid", "avoiding", "stop", "stopping"}:

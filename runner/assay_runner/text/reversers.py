@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from assay_runner.text.tokens import tokenize
 
-__all__ = ["reverses"]
+__all__ = ["reversed_frame", "reverses"]
 
 # hesitate, forget, fail to / miss, worry, be afraid: the concepts of the English list that support
 # answers use before advice.
@@ -31,6 +31,10 @@ _FORMS: dict[str, str] = {
 }
 
 
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 @lru_cache(maxsize=len(_FORMS))
 def _keys(language: str) -> frozenset[str]:
     """The inflection keys of the reversing verbs in `language` (built on first use: the language's
@@ -41,3 +45,21 @@ def _keys(language: str) -> frozenset[str]:
 def reverses(key: str, language: str) -> bool:
     """Is a word with inflection key `key` in `language` a verb whose negation encourages what follows?"""
     return language in _FORMS and key in _keys(language)
+
+
+_NEGATIONS = frozenset(_words("ne n' pas no non não nao nicht nie niet nunca jamais mai nooit nigdy"))
+_REACH = 3  # "N'oubliez pas", "Não se esqueça", "Vergessen Sie nicht": the negation stands close by
+
+
+def reversed_frame(text: str, language: str) -> bool:
+    """Does `text` (a clause before the match's) negate a reversing verb: "Vergessen Sie nicht", "N'hésitez
+    pas", "Non dimenticare"? The clause after it is then advice."""
+    if language not in _FORMS:
+        return False
+    tokens = tokenize(text, language)
+    for i, token in enumerate(tokens):
+        if reverses(token.stem, language):
+            near = tokens[max(0, i - _REACH) : i + _REACH + 1]
+            if any(t.text in _NEGATIONS for t in near):
+                return True
+    return False

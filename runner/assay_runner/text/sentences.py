@@ -239,9 +239,10 @@ _STRUCTURAL = frozenset(">-*_=|:#+\u2022")
 # list whatever its noun and verb ("Geen van deze oplossingen werkt:", "Nessuna di queste soluzioni
 # funziona:", "Żadne z tych rozwiązań nie pomoże:").
 _NONE_OF = re.compile(
-    r"^\W*(?:none|neither|aucune?|aucun|keine[rs]?|ninguna|ninguno|nessuna|nessuno|nenhuma|nenhum|geen|"
-    r"żadne|żaden|żadna|żadnych)\s+(?:of|de|des|du|d'|dieser|der|von|diesen|di|delle|dei|degli|della|"
-    r"destas|destes|dessas|desses|das|dos|van|z|ze|spośród)\b[^,;.!?]*:\s*$",
+    r"^\W*(?:none|neither|nothing|aucune?|aucun|rien|keine[rs]?|nichts|ninguna|ninguno|nada|nessuna|nessuno|"
+    r"niente|nulla|nenhuma|nenhum|geen|niets|żadne|żaden|żadna|żadnych|nic)\s+(?:of|de|des|du|d'|dieser|"
+    r"der|von|diesen|davon|hiervon|di|delle|dei|degli|della|destas|destes|dessas|desses|disso|disto|das|"
+    r"dos|van|hiervan|daarvan|ervan|z|ze|spośród)\b[^,;.!?]*:\s*$",
     re.IGNORECASE,
 )
 # A line that tells the reader to skip or ignore what follows: "Skip these:", "Ignore the following:".
