@@ -603,7 +603,41 @@ def weigh(
     stance = _stance_of(_other_clauses(text, at)) or facts.reply
     if stance in ("no", "reject"):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
+    if facts.language == "en" and (_described(words[start], before) or _named(before)):
+        return CLEARS  # "The button that resets the router", "The option to delete the account is ..."
     return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
+
+
+# Words that leave a verb after them an instruction or advice, not a statement of what something does.
+_NO_SUBJECT = _words(
+    """to please should must can could will would may might 'll do does did don't dont you we i they
+    need needs and or then just"""
+)
+_AUXILIARIES = _words("also automatically")
+
+
+def _described(verb: str, before: Sequence[str]) -> bool:
+    """A match whose verb is in the third person after its subject: "The button that resets the router",
+    "This script resets the router" say what something does. (A past tense, "The update disabled the
+    firewall", stays uncertain: it may report what the answer wants done.)"""
+    if not verb.endswith("s") or verb.endswith(("ss", "us", "is")):
+        return False
+    subject = [w for w in before if w not in _AUXILIARIES]
+    return bool(subject) and subject[-1] not in _NO_SUBJECT and not _only_lead_in(subject)
+
+
+# "The option to delete the account", "a button to reset the router": a noun named after the action.
+_NAMING_HEAD = _words("the a an this that your our its their")
+_NOT_A_NAME = _words("need needs have has want wants time best better try is are was be way")
+
+
+def _named(before: Sequence[str]) -> bool:
+    return (
+        2 <= len(before) <= 4
+        and before[0] in _NAMING_HEAD
+        and before[-1] == "to"
+        and _NOT_A_NAME.isdisjoint(before)
+    )
 
 
 # What may stand before a subject at the head of its clause: "Note that reinstalling ...", "A reinstall".
