@@ -514,7 +514,7 @@ def _is_subject(
 # An infinitive at the head of a clause is its subject in these languages (the imperative differs).
 _INFINITIVES = {
     "fr": ("er", "ir", "re", "ar"),
-    "es": ("er", "ir", "re", "ar"),
+    "es": ("er", "ir", "ar"),
     "it": ("are", "ere", "ire"),
     "pt": ("ar", "er", "ir"),
 }

@@ -100,7 +100,14 @@ def detect(text: str, sample: int = 4000) -> Language:
     if len(tied) > 1:  # "l'" is French and Italian: lingua's trigrams decide between them
         confidence = _confidence(text[:sample], frozenset(LANGUAGES), letters=1)
         return max(tied, key=lambda lang: confidence.get(lang, 0.0))
+    close = [lang for lang, score in scores.items() if scores[best] - score < _SLIGHT_LEAD]
+    if len(close) > 1:  # "la" and "ù" lead French by one in an Italian answer: lingua weighs in
+        confidence = _confidence(text[:sample], frozenset(LANGUAGES))
+        return max(close, key=lambda lang: (scores[lang] + 2 * confidence.get(lang, 0.0), lang == best))
     return best
+
+
+_SLIGHT_LEAD = 2  # function words (and letters) by which one language must lead another to decide alone
 
 
 def _scores(text: str) -> dict[Language, float]:
@@ -227,7 +234,11 @@ def _spanish(word: str) -> str:
     plain = plain.replace("zc", "c")  # restablezca / restablecer
     if plain.endswith("s") and len(plain) > 5:  # a plural's key is its singular's: "routers" / "router"
         plain = _strip(plain, ("es", "s"))
-    return _strip(plain, _ES_ENDINGS)
+    # A stressed stem's diphthong: "revierta" / "revertir", "vuelva" / "volver" (not "que", "gue")
+    return _ES_DIPHTHONG_O.sub("o", _strip(plain, _ES_ENDINGS).replace("ie", "e"))
+
+
+_ES_DIPHTHONG_O = re.compile(r"(?<![qg])ue")
 
 
 @lru_cache(maxsize=65536)
