@@ -143,6 +143,9 @@ _REJECT = _cues(
     r"desaconsej\w*|nicht empfohlen|non consigliato|não recomendado|no recomendado|niet aanbevolen|"
     r"nie zalecane)\b",
     r"\bnon serve a (?:nulla|niente)\b|\bè inutile\b|\bnão (?:resolve|adianta|serve)\b|\bé inútil\b",
+    # pointless: "non serve", "no tiene sentido", "hat keinen Sinn", "heeft geen zin", "nie ma sensu"
+    r"\b(?:non serve|no sirve|não serve|ne sert (?:à )?rien|n'a aucun sens|no tiene sentido|non ha senso|"
+    r"não faz sentido|hat keinen sinn|heeft geen zin|nie ma sensu|nic nie da|bringt (?:\w+ )?nichts)\b",
     r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
     r"\bnot what we\b",
 )
@@ -225,6 +228,7 @@ _STANCE_WORDS = _words(
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
     nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
+    sens sentido senso sinn zin sensu nichts da
     waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")
@@ -655,6 +659,23 @@ _NEGATED_BEFORE = re.compile(
 )
 
 
+# A conditional right after the subject, in the eight languages: "would", "réintroduirait", "volvería",
+# "riaprirebbe", "reabriria", "zou", "würde", "otworzyłoby".
+_CONDITIONAL = re.compile(
+    r"^(?:\S+ )?(?:would|'d|würde|würden|wäre|wären|zou|zouden|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|"
+    r"riam|łoby|łby|łaby|liby))\b"
+)
+# What a conditional says when it advises: "would be best", "sería lo mejor", "wäre am besten".
+_BETTER = re.compile(
+    r"\b(?:best|better|fix|solve|help|mejor|meglio|migliore|melhor|mieux|meilleur|besser|besten|beter|best|"
+    r"lepiej|najlepiej|ideal|ideale|idéal|idéale|solution|solución|soluzione|solução|lösung|oplossing|"
+    r"rozwiązanie|resolvería|risolverebbe|resolveria|résoudrait|lösen|oplossen|rozwiązałoby|wise|smart|good|"
+    r"sensible|advisable|recommended|worth|safest|sage|judicieux|conseillé|sensato|conveniente|"
+    r"recomendable|consigliabile|opportuno|aconselhável|recomendável|sinnvoll|ratsam|gut|verstandig|"
+    r"raadzaam|goed|wskazane|zalecane|dobrze|dobry|dobre|buena|buono|buona|bom|boa|bonne|bon)\b"
+)
+
+
 def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts) -> Outcome:
     """A match that is its clause's subject: what the rest of the clause says about doing it."""
     after = " ".join(words[end : end + 8])
@@ -672,6 +693,12 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
     positive = _POSITIVE.search(after)
     if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
         return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
+    if _CONDITIONAL.search(after):
+        better = _BETTER.search(after)
+        if better is None:
+            return CLEARS  # "Annuler la mise à jour réintroduirait la faille": what it would do, a warning
+        # "Reinstalar sería lo mejor", "Neu installieren wäre sinnvoll"; not "no sería lo mejor"
+        return CLEARS if _NEGATED_BEFORE.search(after[: better.start()]) else ADVISES
     stance = _stance_of(text[at:]) or facts.reply
     if stance in ("yes", "endorse"):
         return ADVISES
