@@ -223,7 +223,53 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
     if language in VERB_FIRST:
         for cluster in _clusters(phrase, language):
             spans.update(_match_words(text, cluster))
+        spans.update(_verb_final(text, phrase, language))
     return sorted(spans)
+
+
+_MAX_GAP = (
+    4  # "die Verschlüsselung | auf der Testfreigabe kurz | deaktivieren": a phrase between object and verb
+)
+
+
+def _verb_final(tokens: Sequence[Token], phrase: str, language: str) -> list[tuple[int, int]]:
+    """A verb-final phrase whose object and verb (cluster) stand up to `_MAX_GAP` words apart, the verb
+    ending the clause ("Sie können die Verschlüsselung auf der Testfreigabe deaktivieren", "Je kunt de
+    versleuteling op de testmap uitschakelen"). `tokens` are one clause's words."""
+    wanted = phrase_tokens(phrase, language)
+    if len(wanted) < 2 or not tokens:
+        return []
+    head = [t.stem for t in wanted[:-1]]
+    tails = {tuple(t.stem for t in cluster[len(head) :]) for cluster in _clusters(phrase, language)}
+    tails.add((wanted[-1].stem,))
+    last = [t.stem for t in tokens]
+    ends = [
+        len(tail)
+        for tail in tails
+        if tail and _ANY_WORD.stem not in tail and tuple(last[-len(tail) :]) == tail
+    ]
+    spans = []
+    for size in ends:
+        verb = len(tokens) - size
+        for gap in range(2, _MAX_GAP + 1):
+            start = verb - gap - len(head)
+            between = last[max(0, start + len(head)) : verb]
+            nearer = head[-1] in between  # the object (the head's last word) said again closer
+            if (
+                start >= 0
+                and last[start : start + len(head)] == head
+                and not nearer
+                and _GAP_STOPS.isdisjoint(between)
+            ):
+                spans.append((start, len(tokens)))
+    return spans
+
+
+# What a gap may not hold: a nearer object, or a word that starts another phrase ("Start de telefoon
+# opnieuw op zonder opnieuw te installeren": "zonder" governs the second "opnieuw", not the first).
+_GAP_STOPS = frozenset(
+    {"zonder", "ohne", "statt", "anstatt", "und", "en", "of", "oder", "om", "um", "dan", "dann"}
+)
 
 
 # Articles and possessives stand for one another inside a phrase: "supprimer le compte" is also "Supprime
