@@ -598,6 +598,8 @@ def weigh(
     framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
     if framing and reversed_frame(framing, facts.language):
         return ADVISES  # "Vergessen Sie nicht, die App neu zu installieren"
+    if framing and _to_infinitive(words) and _NEGATED_FRAMING.search(framing):
+        return CLEARS  # "Es gibt keinen Grund, das Postfach zu löschen", "Het helpt niet, om ... te ..."
     if framing and _FRAME.search(framing):
         # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
         # is negated ("Wir empfehlen Ihnen nicht, ...")
@@ -726,6 +728,19 @@ _CLAUSE_CUT = re.compile(r"[,;:\u2014\u2013]|\s-\s|\bbut\b|\band\b|\bwhich\b", r
 # German and Dutch put a frame's infinitive in a clause of its own, after a comma ("Wir empfehlen Ihnen,
 # die App neu zu installieren", "Het is het beste, de router te resetten").
 _INFINITIVE_CLAUSE = frozenset({"de", "nl"})
+
+
+# A statement negated before a comma, not a condition ("Wenn das nicht hilft, ..." is one).
+_NEGATED_FRAMING = re.compile(
+    r"^(?!(?:wenn|falls|sobald|als|indien|zodra|mocht)\b).*\b(?:nicht|nie|niemals|kein\w*|niet|nooit|geen)\b"
+)
+_SPLIT_ZU = re.compile(r"^(?:ab|an|auf|aus|ein|zurück|weg|vor|nach|mit|her|hin|um|los|frei)zu\w+en$")
+
+
+def _to_infinitive(words: Sequence[str]) -> bool:
+    """Is the clause an infinitive with "zu"/"te" ("das Postfach zu löschen", "den Router zurückzusetzen",
+    "om de mailbox te verwijderen")?"""
+    return not {"zu", "te", "om"}.isdisjoint(words) or bool(words and _SPLIT_ZU.match(words[-1]))
 
 
 def _clause_before(text: str, at: int) -> str:

@@ -107,6 +107,7 @@ _REJECTING = _stemset(
     """
 )
 _COORDINATORS = frozenset({"or", "nor", "and"})
+_JOINING = frozenset({"and", "but", "so", "or"})
 # A "not" after these states a fact ("does not sync", "is not responding"), and so do these contractions.
 _STATE_AUX = frozenset({"does", "did", "is", "are", "was", "were"})
 _STATE_NEGATIONS = frozenset(
@@ -208,6 +209,15 @@ class ClauseView:
         if self._first_opaque is None:
             self._first_opaque = self.opaque_from(self.body_start)
         return self._first_opaque
+
+    @property
+    def subject_start(self) -> int:
+        """Where the clause's subject may start: its first opaque word, after a conjunction that joins
+        the clause to the one before ("..., and deleting the mailbox is never required")."""
+        first = self.first_opaque
+        if first < len(self.words) and self.words[first] in _JOINING:
+            return self.opaque_from(first + 1)
+        return first
 
     def opaque_from(self, position: int) -> int:
         """The first word at or after `position` that is not transparent (`len(words)` if none)."""
@@ -494,7 +504,7 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
     predicate that rejects it."""
     words = view.words
     # Only transparent words before the match: a clause with thousands of matches asks once.
-    if start >= len(words) or (start > view.first_opaque and not _negated_subject(view, start)):
+    if start >= len(words) or (start > view.subject_start and not _negated_subject(view, start)):
         return False
     nominal = words[start].endswith("ing") or (
         start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
@@ -563,7 +573,8 @@ def negated(view: ClauseView, start: int, end: int, carried: bool) -> bool:
             flips += 1
     # A match after the clause's first opaque word is no predicate's subject ("_predicate_negated").
     if (
-        (start <= view.first_opaque or _negated_subject(view, start)) and _predicate_negated(view, start, end)
+        (start <= view.subject_start or _negated_subject(view, start))
+        and _predicate_negated(view, start, end)
     ) or (view.not_only and _not_only_rejected(view, end)):
         flips += 1
     return flips % 2 == 1
