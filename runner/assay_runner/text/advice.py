@@ -143,6 +143,13 @@ _REJECT = _cues(
     r"desaconsej\w*|nicht empfohlen|non consigliato|não recomendado|no recomendado|niet aanbevolen|"
     r"nie zalecane)\b",
     r"\bnon serve a (?:nulla|niente)\b|\bè inutile\b|\bnão (?:resolve|adianta|serve)\b|\bé inútil\b",
+    # the answer's own advice against it: "mais nous le déconseillons", "ma lo sconsigliamo", "mas não
+    # recomendamos isso", "but please don't", "aber das empfehlen wir nicht", "nie polecamy"
+    r"\b(?:déconseill\w*|sconsigli\w*|desaconsejamos|desaconsejo|odradzamy|odradzam|ontraden|ontraad)\b",
+    r"\b(?:no|não|non|ne|nie)\s+(?:\w+\s+){0,2}(?:recomendamos|recomiendo|recomendo|consigliamo|consiglio|"
+    r"raccomandiamo|recommandons|recommande|conseillons|conseille|polecamy|zalecamy|radzimy)\b",
+    r"\b(?:empfehlen|raten|adviseren|raden) (?:wir|ich|we|wij|ik) (?:\w+ )?(?:nicht|niet)\b",
+    r"\bplease don'?t\s*(?:[.!;]|$)",
     # pointless: "non serve", "no tiene sentido", "hat keinen Sinn", "heeft geen zin", "nie ma sensu"
     r"\b(?:non serve|no sirve|não serve|ne sert (?:à )?rien|n'a aucun sens|no tiene sentido|non ha senso|"
     r"não faz sentido|hat keinen sinn|heeft geen zin|nie ma sensu|nic nie da|bringt (?:\w+ )?nichts)\b",
@@ -229,6 +236,9 @@ _STANCE_WORDS = _words(
     onnodig zinloos
     nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
     sens sentido senso sinn zin sensu nichts da
+    déconseillons déconseille sconsigliamo sconsiglio desaconsejo ontraden ontraad recomendamos recomiendo
+    recomendo consigliamo consiglio raccomandiamo recommandons recommande conseillons conseille polecamy
+    zalecamy radzimy empfehlen adviseren odradzam
     waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")

@@ -349,7 +349,11 @@ def _clusters(phrase: str, language: str) -> tuple[tuple[Token, ...], ...]:
     # One word of any kind before the verb cluster, an adverb mostly ("de firewall even uit te schakelen",
     # "die App vorher zu deaktivieren", "den Router kurz zurücksetzen"): the object keeps its verb.
     at = len(phrase_tokens(head, language))
-    built.extend([(*cluster[:at], _ANY_WORD, *cluster[at:]) for cluster in [*built, wanted]])
+    # A negation inside the object ("den Treiber nicht neu zu installieren", "het stuurprogramma niet
+    # opnieuw installeren") the same way: the clause's negation then reads it.
+    built.extend(
+        [(*cluster[:p], _ANY_WORD, *cluster[p:]) for cluster in [*built, wanted] for p in range(1, at + 1)]
+    )
     return tuple(built)
 
 

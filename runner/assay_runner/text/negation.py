@@ -328,23 +328,27 @@ def _after_reversing(view: ClauseView, at: int) -> bool:
     return any(_reversing(view, k) for k in range(max(0, at - 2), at))
 
 
-def encouraged(view: ClauseView, start: int) -> bool:
+def encouraged(view: ClauseView, start: int, end: int) -> bool:
     """Does a negated reversing verb stand right before the match, in a language other than English
     ("N'hésitez pas à | réinitialiser", "Nie wahaj się | zresetować", "Aarzel niet om | de router ...")?
     Such a clause advises the match as "Don't hesitate to" does."""
     if view.language == "en":
         return False
     words = view.words
-    for i in range(max(0, start - _ENCOURAGING_REACH), start):
-        if words[i] in _FOREIGN_VERBAL and (
-            (view.language in _AFTER_THE_VERB and _after_reversing(view, i))
-            or any(_reversing(view, k) for k in range(i + 1, min(start, i + 3)))
-        ):
-            return True
+    for k in range(max(0, start - _ENCOURAGING_REACH), start):
+        if _reversing(view, k):  # "oublier | de réinstaller", "wahaj się | zresetować"
+            near = words[max(0, k - _ENCOURAGING_REACH) : k + 3]
+            # German and Dutch negate the reversing verb after it ("Vergeet niet"): skip that one
+            own = k + 3 if view.language in _AFTER_THE_VERB else k + 1
+            if not _ENCOURAGING_NEGATIONS.isdisjoint(words[own:end]):
+                return False  # "Non dimenticare di non reinstallare": the action itself is negated
+            if not _ENCOURAGING_NEGATIONS.isdisjoint(near):  # "Il ne faut surtout pas oublier de ..."
+                return True
     return False
 
 
 _ENCOURAGING_REACH = 4  # "N'hésitez pas à" / "No dude en": the verb's complement follows closely
+_ENCOURAGING_NEGATIONS = _FOREIGN_VERBAL | {"pas", "not", "never"}
 
 
 def reversed_negation(view: ClauseView) -> bool:

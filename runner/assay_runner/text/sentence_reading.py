@@ -255,10 +255,10 @@ def judge_match(
         rejected = rejected_subject(view.words, view.body_start, start, end)
         if rejected is not None:  # "(Non) reinstallare non è un'opzione"
             return ADVISES if rejected else None
+    if encouraged(view, start, end):  # read before negation: its "pas" encourages
+        return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
     if reported(view, start, end, question) or negated(view, start, end, carried):
         return None
-    if encouraged(view, start):
-        return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Aarzel niet om ..."
     if (
         facts.language in VERB_FIRST
         and german_negation(view.words, facts.language)
