@@ -100,7 +100,7 @@ def detect(text: str, sample: int = 4000) -> Language:
     if len(tied) > 1:  # "l'" is French and Italian: lingua's trigrams decide between them
         confidence = _confidence(text[:sample], frozenset(LANGUAGES), letters=1)
         return max(tied, key=lambda lang: confidence.get(lang, 0.0))
-    close = [lang for lang, score in scores.items() if scores[best] - score < _SLIGHT_LEAD]
+    close = [lang for lang, score in scores.items() if score and scores[best] - score < _SLIGHT_LEAD]
     if len(close) > 1:  # "la" and "ù" lead French by one in an Italian answer: lingua weighs in
         confidence = _confidence(text[:sample], frozenset(LANGUAGES))
         return max(close, key=lambda lang: (scores[lang] + 2 * confidence.get(lang, 0.0), lang == best))

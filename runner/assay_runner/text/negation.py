@@ -339,7 +339,10 @@ def encouraged(view: ClauseView, start: int, end: int) -> bool:
         if _reversing(view, k):  # "oublier | de réinstaller", "wahaj się | zresetować"
             near = words[max(0, k - _ENCOURAGING_REACH) : k + 3]
             # German and Dutch negate the reversing verb after it ("Vergeet niet"): skip that one
+            # and French closes its "ne" after it ("N'hésitez pas à")
             own = k + 3 if view.language in _AFTER_THE_VERB else k + 1
+            if words[k + 1 : k + 2] in (["pas"], ["jamais"], ["plus"]):
+                own = k + 2
             if not _ENCOURAGING_NEGATIONS.isdisjoint(words[own:end]):
                 return False  # "Non dimenticare di non reinstallare": the action itself is negated
             if not _ENCOURAGING_NEGATIONS.isdisjoint(near):  # "Il ne faut surtout pas oublier de ..."
@@ -348,7 +351,7 @@ def encouraged(view: ClauseView, start: int, end: int) -> bool:
 
 
 _ENCOURAGING_REACH = 4  # "N'hésitez pas à" / "No dude en": the verb's complement follows closely
-_ENCOURAGING_NEGATIONS = _FOREIGN_VERBAL | {"pas", "not", "never"}
+_ENCOURAGING_NEGATIONS = _FOREIGN_VERBAL | {"pas", "no", "not", "never"}
 
 
 def reversed_negation(view: ClauseView) -> bool:
