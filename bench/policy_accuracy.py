@@ -4,7 +4,8 @@ per language.
 Every file and folder of tests/data/policy_corpus/ is a part: `development` (rules may be tuned on it),
 `heldout` (written before the reader was changed for issue 29, never tuned on), `languages` (the tuning
 part of issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in every language, mixed
-answers, double negatives, negating headings) and `heldout-languages` (a folder, one file per answer
+answers, double negatives, negating headings), `tuning-forms` (the third round's tuning part: fresh
+sentences of the same classes in four batches) and `heldout-languages` (a folder, one file per answer
 language, written for issue 42 by someone who never saw the reader's changes, before they were made, and
 never tuned on; its README says how). The project's older adversarial table
 (tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled `violates`
