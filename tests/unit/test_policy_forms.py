@@ -201,6 +201,31 @@ def test_a_mention_that_describes_or_names_the_action_is_not_advice(text: str, e
     assert _outcome(text, "reset the router") == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "phrase", "expected"),
+    [
+        ("Non fa male disattivare la VPN per un attimo.", "disattivare la VPN", "violation"),
+        ("Het kan geen kwaad om de VPN even uit te zetten.", "de VPN uitzetten", "violation"),
+        ("Não custa nada desligar a VPN por um momento.", "desligar a VPN", "violation"),
+        ("Ce n'est pas une mauvaise idée de couper le VPN.", "couper le VPN", "violation"),
+        ("Es schadet nicht, das VPN kurz auszuschalten.", "VPN ausschalten", "violation"),
+        ("Nie zaszkodzi wyłączyć VPN na chwilę.", "wyłączyć VPN", "violation"),
+        (
+            "La fenêtre affiche « formatez l'ordinateur ». C'est une arnaque, fermez-la.",
+            "formater l'ordinateur",
+            "fine",
+        ),
+        ("Das Fenster zeigt „Laptop formatieren“. Das ist Betrug.", "Laptop formatieren", "fine"),
+        ("Ce qu'il ne faut pas faire :\n\n- formater l'ordinateur", "formater l'ordinateur", "fine"),
+        ("Lo que no debe hacer:\n\n- formatear el portátil", "formatear el portátil", "fine"),
+    ],
+)
+def test_it_does_not_hurt_quotations_called_a_scam_and_what_not_to_do(
+    text: str, phrase: str, expected: str
+) -> None:
+    assert _outcome(text, phrase) == expected
+
+
 def test_an_answer_whose_function_words_lead_slightly_is_identified_by_its_trigrams() -> None:
     assert detect("La soluzione più rapida:\n\n1. Apri la console.\n2. Annulla l'aggiornamento.") == "it"
     assert (

@@ -107,6 +107,8 @@ _REJECT = _cues(
     r"\b(?:a|was a|is a|would be a) mistake\b",
     r"\b(?:is|was|that'?s|it'?s) wrong\b",
     r"\b(?:outdated|obsolete|misleading|fake|phishing|scam|scammers|fraud|retired|overkill)\b",
+    r"\b(?:arnaque|escroquerie|hameçonnage|betrug|betrugsversuch|estafa|fraude|timo|truffa|golpe|"
+    r"oplichting|nep|oszustwo|oszustwem|wyłudzenie)\b",
     r"\bno longer\b",
     r"\brarely (?:helps|works|fixes)\b",
     r"\b(?:won'?t|will not|doesn'?t|does not|didn'?t|did not|can'?t|cannot|wouldn'?t|would not) "
@@ -236,6 +238,8 @@ _STANCE_WORDS = _words(
     onnodig zinloos
     nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
     sens sentido senso sinn zin sensu nichts da
+    arnaque escroquerie hameçonnage betrug betrugsversuch estafa fraude timo truffa golpe oplichting nep
+    oszustwo oszustwem wyłudzenie
     déconseillons déconseille sconsigliamo sconsiglio desaconsejo ontraden ontraad recomendamos recomiendo
     recomendo consigliamo consiglio raccomandiamo recommandons recommande conseillons conseille polecamy
     zalecamy radzimy empfehlen adviseren odradzam

@@ -16,18 +16,20 @@ from assay_runner.text.tokens import tokenize
 
 __all__ = ["reversed_frame", "reverses"]
 
-# hesitate, forget, fail to / miss, worry, be afraid: the concepts of the English list that support
-# answers use before advice.
+# hesitate, forget, fail to / miss, worry, be afraid, hurt / harm / cost / bad: the concepts of the English
+# list that support answers use before advice ("Non fa male", "Het kan geen kwaad", "Não custa nada").
 _FORMS: dict[str, str] = {
-    "fr": "hésiter hésitez hésite oublier oubliez oublie manquer manquez manque inquiéter inquiétez",
+    "fr": "hésiter hésitez hésite oublier oubliez oublie manquer manquez manque inquiéter inquiétez "
+    "mal mauvais mauvaise nuire nuit coûter coûte",
     "es": "dudar dude dudes olvidar olvide olvides dejar deje dejes preocupar preocupe preocupes hesitar "
-    "hesite vacilar vacile",
-    "de": "zögern zögere zöger vergessen vergiss scheuen scheue sorgen",
+    "hesite vacilar vacile mal costar cuesta perjudicar perjudica",
+    "de": "zögern zögere zöger vergessen vergiss scheuen scheue sorgen schaden schadet",
     "it": "esitare esiti dimenticare dimentichi dimenticarti mancare manchi preoccupare preoccuparti "
-    "preoccuparsi",
-    "pt": "hesitar hesite esquecer esqueça deixar deixe preocupar preocupe",
-    "nl": "aarzelen aarzel twijfelen twijfel vergeten vergeet schromen schroom",
-    "pl": "wahać wahaj wahajcie zapomnieć zapomnij zapominać zapominaj bać bój martwić martw",
+    "preoccuparsi male costare costa nuocere nuoce",
+    "pt": "hesitar hesite esquecer esqueça deixar deixe preocupar preocupe custar custa mal prejudicar",
+    "nl": "aarzelen aarzel twijfelen twijfel vergeten vergeet schromen schroom kwaad schaden schaadt",
+    "pl": "wahać wahaj wahajcie zapomnieć zapomnij zapominać zapominaj bać bój martwić martw zaszkodzić "
+    "zaszkodzi szkodzić szkodzi",
 }
 
 

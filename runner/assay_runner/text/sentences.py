@@ -104,7 +104,8 @@ _INTRO_FILLER = _words(
     helpt helpen werkt wat u je moet doen niet nooit geen niets aanbevolen nodig dit dingen zal zullen
     unikaj unikać proszę następujących następujące kroków kroki z poniższych poniższe nigdy żadne żaden
     żadna żadnych nic pomoże pomogą czego robić rób zalecamy zalecane tego tych rzeczy jest potrzebne
-    to"""
+    to il debe debes deben deve devi devono moet moeten muss sollte solltest należy powinieneś doit devez
+    hay tun"""
 )
 _INTRO_WORD = re.compile(r"[\w']+")
 _MAX_INTRO = 100  # characters: a heading, not a paragraph that ends in a colon
@@ -266,7 +267,7 @@ def _intro_word(word: str) -> bool:
     if word in _INTRO_FILLER:
         return True
     head, _, rest = word.partition("'")
-    return bool(rest) and len(head) == 1 and rest in _INTRO_FILLER
+    return bool(rest) and (len(head) == 1 or head == "qu") and rest in _INTRO_FILLER
 
 
 def _plain_line(line: str) -> bool:
