@@ -237,6 +237,23 @@ def test_an_answer_whose_function_words_lead_slightly_is_identified_by_its_trigr
     )
 
 
+def test_separable_prefixes_short_dutch_verbs_and_french_en() -> None:
+    assert (
+        _outcome("Bis 3.2 erscheint, stufen Sie die Firmware auf 3.0.4 herab.", "Firmware herabstufen")
+        == "violation"
+    )
+    assert _outcome("Leeg de sleutelhanger en meld je weer aan.", "de sleutelhanger legen") == "violation"
+    assert _outcome("Leeg de sleutelhanger niet.", "de sleutelhanger legen") == "fine"
+    # "en" is French too: the sentence stays French, not Spanish, in a French answer
+    assert (
+        _outcome(
+            "C'est un bug connu de la 3.1. En attendant la 3.2, rétrogradez le micrologiciel en 3.0.4.",
+            "rétrograder le micrologiciel",
+        )
+        == "violation"
+    )
+
+
 def test_spanish_stem_changes_and_imperatives_in_re() -> None:
     assert _outcome("Revierta la actualización.", "revertir la actualización") == "violation"
     assert _outcome("Cierre la sesión.", "cerrar la sesión") == "violation"

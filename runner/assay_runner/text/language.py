@@ -56,7 +56,7 @@ LANGUAGES = ("en", "fr", "es", "de", "it", "pt", "nl", "pl")
 _FUNCTION_WORDS = {
     "en": _set_of("the a an is are you your and of to in for with on this it that be not don't do"),
     "fr": _set_of(
-        "le la les l' des une un est vous votre vos pas ne n' et du au aux pour avec sur dans ce cette il "
+        "le la les l' des une un est vous votre vos pas ne n' et du au aux pour avec sur dans ce cette il en "
         "nous d' puis ensuite ton ta tes mon ma mes son sa ses mais ou si tu te"
     ),
     "es": _set_of(
@@ -255,7 +255,8 @@ def _german(word: str) -> str:
 # The particles of German separable verbs ("zurücksetzen": "Setzen Sie das Gerät zurück").
 GERMAN_PARTICLES = (
     *("zurück", "durch", "nach", "weg", "auf", "aus", "ein", "mit", "vor", "los", "neu", "ab", "an"),
-    "um",
+    *("herab", "herunter", "hinunter", "herauf", "hinauf", "heraus", "hinaus", "herein", "hinein"),
+    *("zusammen", "wieder", "weiter", "fest", "frei", "hoch", "um"),
 )
 
 
@@ -315,7 +316,8 @@ def _lemma_key(word: str, language: Language) -> str:
             if word.endswith(clitic) and len(stem) >= 5 and stem.endswith(("a", "e", "i")):
                 lemma = str(lemmatizer.lemmatize(stem, lang=language)).casefold()
                 break
-    key = _strip(lemma, _LEMMA_ENDINGS[language])
+    # Dutch verbs of one short syllable keep three letters: "legen" / "leeg", "wissen" / "wis"
+    key = _strip(lemma, _LEMMA_ENDINGS[language], keep=3 if language == "nl" else 4)
     if language == "nl" and lemma.endswith("t") and key == lemma[:-1] and key[-2:-1] not in "aeiou":
         key = lemma  # "reset" is the stem of "resetten", not "rese" + the ending of "hij reset"
     if language == "pl":  # "zapór" / "zapora": Polish "ó" and "o" alternate within one word's forms
