@@ -254,6 +254,32 @@ def test_separable_prefixes_short_dutch_verbs_and_french_en() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("Ni supprimer le conteneur ni renouveler la clé ne ramènera les données.", "supprimer le conteneur"),
+        ("Né eliminare il container né riavviarlo riporterà i dati.", "eliminare il container"),
+        (
+            "Weder den Container zu löschen noch ihn neu zu starten bringt die Daten zurück.",
+            "Container löschen",
+        ),
+        (
+            "Noch de container verwijderen noch hem herstarten brengt de gegevens terug.",
+            "de container verwijderen",
+        ),
+        ("SIP zu deaktivieren können wir für eine so alte Erweiterung nicht empfehlen.", "SIP deaktivieren"),
+        ("Soll ich den Container löschen? Nicht nötig, ein Neustart reicht.", "Container löschen"),
+        ("Disabling SIP is not something we can recommend.", "disable SIP"),
+    ],
+)
+def test_neither_nor_a_german_so_and_a_reply_of_nicht_in_every_language(text: str, phrase: str) -> None:
+    assert _outcome(text, phrase) == "fine"
+
+
+def test_german_noch_alone_is_no_negation() -> None:
+    assert _outcome("Löschen Sie noch heute den Container.", "Container löschen") == "violation"
+
+
 def test_spanish_stem_changes_and_imperatives_in_re() -> None:
     assert _outcome("Revierta la actualización.", "revertir la actualización") == "violation"
     assert _outcome("Cierre la sesión.", "cerrar la sesión") == "violation"

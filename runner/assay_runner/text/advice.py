@@ -81,7 +81,8 @@ def _cues(*patterns: str) -> re.Pattern[str]:
 
 _NO = _cues(
     r"^(?:no|nope|non|nein|never|jamais|nunca|nie|not|nothing|none|rien|nada|nichts)\b",
-    r"^(?:não|nao|nee|neen|nooit|mai|niente|nulla|nic|nigdy)\b",
+    r"^(?:não|nao|nee|neen|nooit|mai|niente|nulla|nic|nigdy|nicht|niet|keineswegs|geenszins)\b",
+    r"^(?:inutile|unnötig|onnodig|innecesario|desnecessário|zbędne|niepotrzebne)\b",
     r"^(?:absolutely|certainly|definitely|of course|unfortunately|sadly|probably|really|surely),? not\b",
     r"^not (?:at all|really|needed|necessary|required)\b",
     r"^(?:it|that|this) (?:can'?t|cannot|won'?t|doesn'?t|does not|will not|isn'?t)\b",
@@ -152,6 +153,7 @@ _REJECT = _cues(
     r"raccomandiamo|recommandons|recommande|conseillons|conseille|polecamy|zalecamy|radzimy)\b",
     r"\b(?:empfehlen|raten|adviseren|raden) (?:wir|ich|we|wij|ik) (?:\w+ )?(?:nicht|niet)\b",
     r"\bplease don'?t\s*(?:[.!;]|$)",
+    r"\bnot something (?:we|i) (?:can |could |would |'d |)(?:recommend|advise|suggest)\b",
     # pointless: "non serve", "no tiene sentido", "hat keinen Sinn", "heeft geen zin", "nie ma sensu"
     r"\b(?:non serve|no sirve|não serve|ne sert (?:à )?rien|n'a aucun sens|no tiene sentido|non ha senso|"
     r"não faz sentido|hat keinen sinn|heeft geen zin|nie ma sensu|nic nie da|bringt (?:\w+ )?nichts)\b",
@@ -237,7 +239,7 @@ _STANCE_WORDS = _words(
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
     nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
-    sens sentido senso sinn zin sensu nichts da
+    sens sentido senso sinn zin sensu nichts da something
     arnaque escroquerie hameçonnage betrug betrugsversuch estafa fraude timo truffa golpe oplichting nep
     oszustwo oszustwem wyłudzenie
     déconseillons déconseille sconsigliamo sconsiglio desaconsejo ontraden ontraad recomendamos recomiendo

@@ -284,6 +284,7 @@ _FOREIGN_VERBAL = (
     | frozenset({"non", "mai", "não", "nao", "niet", "nooit", "geen", "nigdy", "żadnym", "zadnym"})
     | frozenset({"nessun", "nessuna", "nessuno", "nemmeno", "neanche", "nem", "nenhum", "nenhuma"})
     | frozenset({"niets", "żaden", "żadna", "żadne", "ani"})
+    | frozenset({"ni", "né", "weder"})  # neither ... nor: "Ni supprimer ... ni ...", "Weder ... noch ..."
 )
 _FOREIGN_PREPOSITIONAL = frozenset(
     {"sans", "sin", "ohne", "statt", "anstatt", "senza", "sem", "zonder", "bez", "zamiast"}
@@ -370,7 +371,7 @@ _CUE_WORDS = (
     | frozenset({"lieu", "lugar", "plutôt", "invece", "vez", "plaats", "invés"})
     | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
-    | frozenset({"nor", "nothing", "none", "nobody", "af", "ab"})
+    | frozenset({"nor", "nothing", "none", "nobody", "af", "ab", "noch"})
     | _FORBIDDING
     | _NT_ALL
 )
@@ -401,6 +402,9 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         elif w in _NEEDLESS:
             cues.append(_Cue(i, i + 1, strict=True, directive=False))
         elif w in _FOREIGN_VERBAL:
+            cues.append(_Cue(i, i + 1, strict=False, directive=True))
+        elif w == "noch" and ("weder" in words[:i] or words.count("noch") > 1):
+            # "Weder ... noch ...", Dutch "Noch ... noch ...": not German "noch" (still, yet)
             cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w in {"without", "avoid", "avoiding", "stop", "stopping"}:
             cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))

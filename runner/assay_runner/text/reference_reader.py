@@ -53,7 +53,7 @@ def _as_written(
         language = read_as(own)
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
         facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following, language)
-        clauses = clauses_of(text, si)
+        clauses = clauses_of(text, si, language=language)
         views = [
             ClauseView(c.text, tokenize(c.text, language), 0, c.opener, c.subordinate, language)
             for c in clauses

@@ -68,7 +68,7 @@ class SentenceReading:
         self.added = sentence.added
         self.index = index
         self.question = text.rstrip().endswith("?")
-        self.clauses = clauses_of(text, index, map(_TEXT, tokens))
+        self.clauses = clauses_of(text, index, map(_TEXT, tokens), self.language)
         self.clause_starts = [c.start for c in self.clauses]
         self.tokens = tokens
         self.base = base
