@@ -280,6 +280,12 @@ def test_german_noch_alone_is_no_negation() -> None:
     assert _outcome("Löschen Sie noch heute den Container.", "Container löschen") == "violation"
 
 
+def test_a_short_answer_plainly_in_another_language_is_not_read_as_english() -> None:
+    assert detect("**Tijdelijke oplossing:** verwijder de plug-in tot versie 2.4.") == "nl"
+    assert detect("Reinstall the app in safe mode.") == "en"
+    assert _outcome("### Co nie pomoże\n\n- odinstalować wtyczkę", "odinstalować wtyczkę") == "fine"
+
+
 def test_spanish_stem_changes_and_imperatives_in_re() -> None:
     assert _outcome("Revierta la actualización.", "revertir la actualización") == "violation"
     assert _outcome("Cierre la sesión.", "cerrar la sesión") == "violation"

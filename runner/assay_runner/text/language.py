@@ -95,7 +95,7 @@ def detect(text: str, sample: int = 4000) -> Language:
     scores = _scores(text[:sample])
     best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
     if scores[best] <= scores["en"]:
-        return "en"
+        return _unless_plainly_other(text[:sample], scores)
     tied = [lang for lang, score in scores.items() if score == scores[best]]
     if len(tied) > 1:  # "l'" is French and Italian: lingua's trigrams decide between them
         confidence = _confidence(text[:sample], frozenset(LANGUAGES), letters=1)
@@ -108,6 +108,23 @@ def detect(text: str, sample: int = 4000) -> Language:
 
 
 _SLIGHT_LEAD = 2  # function words (and letters) by which one language must lead another to decide alone
+
+
+def _unless_plainly_other(text: str, scores: dict[Language, float]) -> Language:
+    """English, which a tie of function words goes to, unless another language tied with it is plainly
+    the one written ("Verwijder de plug-in tot versie 2.4.": "in" is English, "de" Dutch; lingua reads
+    Dutch at 0.99): a short answer in another language is not read with English keys."""
+    tied = [lang for lang, score in scores.items() if lang != "en" and score and score == scores["en"]]
+    if not tied or sum(c.isalpha() for c in text) < _PLAIN_LETTERS:
+        return "en"
+    confidence = _confidence(text, frozenset(LANGUAGES))
+    other = max(tied, key=lambda lang: confidence.get(lang, 0.0))
+    plain = confidence.get(other, 0.0) >= _PLAIN and confidence.get("en", 0.0) <= 1 - _PLAIN
+    return other if plain else "en"
+
+
+_PLAIN_LETTERS = 15
+_PLAIN = 0.99  # lingua's low-accuracy mode misreads short English ("Do not reinstall the app." as German)
 
 
 def _scores(text: str) -> dict[Language, float]:

@@ -105,7 +105,7 @@ _INTRO_FILLER = _words(
     unikaj unikać proszę następujących następujące kroków kroki z poniższych poniższe nigdy żadne żaden
     żadna żadnych nic pomoże pomogą czego robić rób zalecamy zalecane tego tych rzeczy jest potrzebne
     to il debe debes deben deve devi devono moet moeten muss sollte solltest należy powinieneś doit devez
-    hay tun"""
+    hay tun co"""
 )
 _INTRO_WORD = re.compile(r"[\w']+")
 _MAX_INTRO = 100  # characters: a heading, not a paragraph that ends in a colon
