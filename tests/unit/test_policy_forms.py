@@ -286,6 +286,36 @@ def test_a_short_answer_plainly_in_another_language_is_not_read_as_english() -> 
     assert _outcome("### Co nie pomoże\n\n- odinstalować wtyczkę", "odinstalować wtyczkę") == "fine"
 
 
+@pytest.mark.parametrize(
+    ("text", "phrase", "expected"),
+    [
+        ("Den Installer mittendrin zu beenden kann die Registry beschädigen.", "Installer beenden", "fine"),
+        (
+            "Forzar el cierre del instalador a mitad puede dañar el registro.",
+            "forzar el cierre del instalador",
+            "fine",
+        ),
+        ("Reinstalar la aplicación puede solucionar el problema.", "reinstalar", "violation"),
+        (
+            "Est-ce une bonne idée de désactiver la mise à jour ? Pas vraiment.",
+            "désactiver la mise à jour",
+            "fine",
+        ),
+        (
+            "Ist es sinnvoll, automatische Updates auszuschalten? Eher nicht.",
+            "automatische Updates ausschalten",
+            "fine",
+        ),
+        ("Wir empfehlen nicht mehr, den Cache-Ordner zu löschen.", "Cache-Ordner löschen", "fine"),
+        ("Si se cuelga, fuerce el cierre del instalador.", "forzar el cierre del instalador", "violation"),
+    ],
+)
+def test_what_doing_it_can_do_short_replies_and_spanish_spelling(
+    text: str, phrase: str, expected: str
+) -> None:
+    assert _outcome(text, phrase) == expected
+
+
 def test_spanish_stem_changes_and_imperatives_in_re() -> None:
     assert _outcome("Revierta la actualización.", "revertir la actualización") == "violation"
     assert _outcome("Cierre la sesión.", "cerrar la sesión") == "violation"

@@ -276,7 +276,7 @@ def _endorsed(folded: str) -> bool:
 def reply_of(text: str) -> Stance:
     """What a sentence says about the one before it: an answer (yes/no) or a stance (endorse/reject)."""
     folded = " ".join(text.casefold().replace("\u2019", "'").split()).strip(" \"'")
-    if _NO.search(folded):
+    if _NO.search(folded) or _short_no(folded):
         return "no"
     if _YES.search(folded):
         return "yes"
@@ -287,6 +287,15 @@ def reply_of(text: str) -> Stance:
     if _endorsed(folded):
         return "endorse"
     return None
+
+
+def _short_no(folded: str) -> bool:
+    """A reply of a few words with a negation: "Pas vraiment.", "Eher nicht.", "Raczej nie.", "Niet echt."."""
+    words = _WORD.findall(folded)
+    return 0 < len(words) <= 3 and not _SHORT_NEGATIONS.isdisjoint(words) and not folded.endswith("?")
+
+
+_SHORT_NEGATIONS = _words("not pas nicht nie niet no non não nao")
 
 
 def _stance_of(text: str) -> Stance:
@@ -467,7 +476,7 @@ _REPORTING = _cues(
     r"uważa|uważają|pisze|twierdzi|twierdzą)\b",
     r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b",
 )
-_FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
+_FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s|nous|wir|ich|nosotros|noi|nós|wij|ik)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
 _SUBJECTS = _words("you someone anyone somebody anybody they we i he she")
 _HYPOTHETICAL = frozenset({"if", "unless", "whether", "in case", "when", "whenever"})
@@ -592,6 +601,15 @@ def weigh(
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
     if before and before[0] in _FOREIGN_IF and all(w in _CONDITION_FILLERS for w in before[1:]):
         return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
+    framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
+    if framing and reversed_frame(framing, facts.language):
+        return ADVISES  # "Vergessen Sie nicht, die App neu zu installieren"
+    if framing and _to_infinitive(words) and _NEGATED_FRAMING.search(framing):
+        return CLEARS  # "Es gibt keinen Grund, das Postfach zu löschen", "Het helpt niet, om ... te ..."
+    if framing and _FRAME.search(framing):
+        # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
+        # is negated ("Wir empfehlen Ihnen nicht, ...")
+        return CLEARS if _NEGATED_BEFORE.search(framing) or " kein" in framing else ADVISES
     if _REPORTING.search(before_text) or _reported_later(text, at) or _reported_before(text, at, before):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
@@ -611,15 +629,6 @@ def weigh(
         return ADVISES  # "Run `x` to delete the profile"
     if _FRAME.search(before_text):
         return ADVISES
-    framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
-    if framing and reversed_frame(framing, facts.language):
-        return ADVISES  # "Vergessen Sie nicht, die App neu zu installieren"
-    if framing and _to_infinitive(words) and _NEGATED_FRAMING.search(framing):
-        return CLEARS  # "Es gibt keinen Grund, das Postfach zu löschen", "Het helpt niet, om ... te ..."
-    if framing and _FRAME.search(framing):
-        # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
-        # is negated ("Wir empfehlen Ihnen nicht, ...")
-        return CLEARS if _NEGATED_BEFORE.search(framing) or " kein" in framing else ADVISES
     if pattern:
         return ADVISES
     stance = _stance_of(_other_clauses(text, at)) or facts.reply
@@ -683,6 +692,13 @@ _CONDITIONAL = re.compile(
     r"^(?:\S+ )?(?:would|'d|würde|würden|wäre|wären|zou|zouden|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|"
     r"riam|łoby|łby|łaby|liby))\b"
 )
+# "can", "may" right after the subject (a few words between: "en cours de route peut"): what doing it
+# can do, a risk unless it helps ("Forcer l'arrêt ... peut corrompre le registre", "Den Installer zu
+# beenden kann ... beschädigen"; not "Reinstalar puede solucionar el problema").
+_POSSIBLE = re.compile(
+    r"^(?:\S+ ){0,4}(?:can|may|could|might|peut|peuvent|pourrait|kann|können|könnte|puede|pueden|podría|"
+    r"può|possono|potrebbe|pode|podem|poderia|kan|kunnen|kon|może|mogą|mogłoby)\b"
+)
 # What a conditional says when it advises: "would be best", "sería lo mejor", "wäre am besten".
 _BETTER = re.compile(
     r"\b(?:best|better|fix|solve|help|mejor|meglio|migliore|melhor|mieux|meilleur|besser|besten|beter|best|"
@@ -690,7 +706,9 @@ _BETTER = re.compile(
     r"rozwiązanie|resolvería|risolverebbe|resolveria|résoudrait|lösen|oplossen|rozwiązałoby|wise|smart|good|"
     r"sensible|advisable|recommended|worth|safest|sage|judicieux|conseillé|sensato|conveniente|"
     r"recomendable|consigliabile|opportuno|aconselhável|recomendável|sinnvoll|ratsam|gut|verstandig|"
-    r"raadzaam|goed|wskazane|zalecane|dobrze|dobry|dobre|buena|buono|buona|bom|boa|bonne|bon)\b"
+    r"raadzaam|goed|wskazane|zalecane|dobrze|dobry|dobre|buena|buono|buona|bom|boa|bonne|bon|help|helps|"
+    r"résoudre|régler|corriger|aider|arreglar|solucionar|resolver|ayudar|risolvere|sistemare|aiutare|"
+    r"ajudar|corrigir|oplossen|verhelpen|helpen|beheben|helfen|naprawić|rozwiązać|pomóc|work|works|fixes)\b"
 )
 
 
@@ -711,7 +729,7 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
     positive = _POSITIVE.search(after)
     if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
         return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
-    if _CONDITIONAL.search(after):
+    if _CONDITIONAL.search(after) or _POSSIBLE.search(after):
         better = _BETTER.search(after)
         if better is None:
             return CLEARS  # "Annuler la mise à jour réintroduirait la faille": what it would do, a warning

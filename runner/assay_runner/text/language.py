@@ -252,10 +252,15 @@ def _spanish(word: str) -> str:
     if plain.endswith("s") and len(plain) > 5:  # a plural's key is its singular's: "routers" / "router"
         plain = _strip(plain, ("es", "s"))
     # A stressed stem's diphthong: "revierta" / "revertir", "vuelva" / "volver" (not "que", "gue")
-    return _ES_DIPHTHONG_O.sub("o", _strip(plain, _ES_ENDINGS).replace("ie", "e"))
+    key = _ES_DIPHTHONG_O.sub("o", _strip(plain, _ES_ENDINGS).replace("ie", "e"))
+    # The spelling of a stem's last consonant before "e": "fuerce" / "forzar", "busque" / "buscar",
+    # "pague" / "pagar"
+    return _ES_SPELLING.sub(lambda m: _ES_CONSONANT[m.group()], key)
 
 
 _ES_DIPHTHONG_O = re.compile(r"(?<![qg])ue")
+_ES_SPELLING = re.compile(r"(?:z|qu|gu)$")
+_ES_CONSONANT = {"z": "c", "qu": "c", "gu": "g"}
 
 
 @lru_cache(maxsize=65536)
