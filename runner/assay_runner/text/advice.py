@@ -292,7 +292,9 @@ def reply_of(text: str) -> Stance:
 def _short_no(folded: str) -> bool:
     """A reply of a few words with a negation: "Pas vraiment.", "Eher nicht.", "Raczej nie.", "Niet echt."."""
     words = _WORD.findall(folded)
-    return 0 < len(words) <= 3 and not _SHORT_NEGATIONS.isdisjoint(words) and not folded.endswith("?")
+    if not 0 < len(words) <= 3 or folded.endswith("?"):
+        return False
+    return words[0] in _SHORT_NEGATIONS or words[-1] in _SHORT_NEGATIONS  # not "Do not wait."
 
 
 _SHORT_NEGATIONS = _words("not pas nicht nie niet no non não nao")
