@@ -316,6 +316,35 @@ def test_what_doing_it_can_do_short_replies_and_spanish_spelling(
     assert _outcome(text, phrase) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "phrase", "expected"),
+    [
+        (
+            "Réinitialiser les paramètres réseau ne peut pas faire de mal, allez-y.",
+            "réinitialiser les paramètres réseau",
+            "violation",
+        ),
+        (
+            "Die Netzwerkeinstellungen zurückzusetzen kann nicht schaden, nur zu.",
+            "Netzwerkeinstellungen zurücksetzen",
+            "violation",
+        ),
+        (
+            "De netwerkinstellingen resetten kan geen kwaad, ga je gang.",
+            "de netwerkinstellingen resetten",
+            "violation",
+        ),
+        ("Resetting the network settings can't hurt.", "reset the network settings", "violation"),
+        ("Un usuario aconseja quitar la batería, pero eso anula la garantía.", "quitar la batería", "fine"),
+        ("Nadie le pedirá que reprograme la BIOS.", "reprogramar la BIOS", "fine"),
+        ("Niemand wird Sie bitten, das BIOS neu zu flashen.", "BIOS neu flashen", "fine"),
+        ("Zresetuj ustawienia sieci.", "zresetować ustawienia sieci", "violation"),
+    ],
+)
+def test_it_cannot_hurt_a_warranty_lost_and_nobody(text: str, phrase: str, expected: str) -> None:
+    assert _outcome(text, phrase) == expected
+
+
 def test_spanish_stem_changes_and_imperatives_in_re() -> None:
     assert _outcome("Revierta la actualización.", "revertir la actualización") == "violation"
     assert _outcome("Cierre la sesión.", "cerrar la sesión") == "violation"

@@ -137,6 +137,9 @@ _REJECT = _cues(
     r"dangereuse|risqué|risquée|gefährlich|riskant|unsicher|peligroso|peligrosa|arriesgado|arriesgada|"
     r"pericoloso|pericolosa|rischioso|rischiosa|perigoso|perigosa|arriscado|arriscada|gevaarlijk|"
     r"onveilig|niebezpieczne|niebezpieczny|niebezpieczna|ryzykowne|ryzykowny)\b",
+    # "..., but that voids the warranty": a contrast that costs the warranty
+    r"\b(?:but|mais|aber|pero|ma|mas|maar|ale)\b.{0,40}\b(?:warranty|garantie|garantía|garanzia|garantia|"
+    r"gwarancj\w*)\b",
     # German and Dutch advising against, the particle after the verb: "davon raten wir ab", "dat raden we af"
     r"\b(?:raten|rate) (?:wir|ich) (?:ihnen |dir |euch )?(?:davon |dringend |eher )*ab\b|"
     r"\bdavon raten (?:wir|ich)\b.{0,20}\bab\b|"
@@ -156,7 +159,8 @@ _REJECT = _cues(
     r"\bnot something (?:we|i) (?:can |could |would |'d |)(?:recommend|advise|suggest)\b",
     # pointless: "non serve", "no tiene sentido", "hat keinen Sinn", "heeft geen zin", "nie ma sensu"
     r"\b(?:non serve|no sirve|não serve|ne sert (?:à )?rien|n'a aucun sens|no tiene sentido|non ha senso|"
-    r"não faz sentido|hat keinen sinn|heeft geen zin|nie ma sensu|nic nie da|bringt (?:\w+ )?nichts)\b",
+    r"não faz sentido|hat keinen sinn|heeft geen zin|nie ma sensu|nic nie da|bringt (?:\w+ )?nichts|"
+    r"aucun intérêt|no point|ist sinnlos)\b",
     r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
     r"\bnot what we\b",
 )
@@ -177,6 +181,7 @@ _ENDORSE = _cues(
     r"\bdo the same\b",
     r"\bit works\b",
     r"\bgo ahead\b",
+    r"\b(?:go for it|allez-y|vas-y|nur zu|adelante|vada pure|vai pure|vá em frente|ga je gang|śmiało)\b",
     r"\bofficial (?:instruction|advice|fix)\b",
     r"\bfixed it for everyone\b",
 )
@@ -239,7 +244,8 @@ _STANCE_WORDS = _words(
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
     nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
-    sens sentido senso sinn zin sensu nichts da something
+    sens sentido senso sinn zin sensu nichts da something warranty garantie garantía garanzia garantia
+    gwarancję gwarancji gwarancja intérêt go allez-y vas-y nur adelante vada vai vá ga śmiało
     arnaque escroquerie hameçonnage betrug betrugsversuch estafa fraude timo truffa golpe oplichting nep
     oszustwo oszustwem wyłudzenie
     déconseillons déconseille sconsigliamo sconsiglio desaconsejo ontraden ontraad recomendamos recomiendo
@@ -701,6 +707,9 @@ _POSSIBLE = re.compile(
     r"^(?:\S+ ){0,4}(?:can|may|could|might|peut|peuvent|pourrait|kann|können|könnte|puede|pueden|podría|"
     r"può|possono|potrebbe|pode|podem|poderia|kan|kunnen|kon|może|mogą|mogłoby)\b"
 )
+_NO_HARM = re.compile(
+    r"\b(?:can'?t|cannot|can not|won'?t|wouldn'?t|would not|will not|doesn'?t|does not) (?:hurt|harm)\b"
+)
 # What a conditional says when it advises: "would be best", "sería lo mejor", "wäre am besten".
 _BETTER = re.compile(
     r"\b(?:best|better|fix|solve|help|mejor|meglio|migliore|melhor|mieux|meilleur|besser|besten|beter|best|"
@@ -731,6 +740,8 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
     positive = _POSITIVE.search(after)
     if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
         return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
+    if _NO_HARM.search(after) or reversed_frame(after, facts.language):
+        return ADVISES  # "... can't hurt", "... ne peut pas faire de mal", "... kann nicht schaden"
     if _CONDITIONAL.search(after) or _POSSIBLE.search(after):
         better = _BETTER.search(after)
         if better is None:
@@ -768,7 +779,8 @@ _INFINITIVE_CLAUSE = frozenset({"de", "nl"})
 
 # A statement negated before a comma, not a condition ("Wenn das nicht hilft, ..." is one).
 _NEGATED_FRAMING = re.compile(
-    r"^(?!(?:wenn|falls|sobald|als|indien|zodra|mocht)\b).*\b(?:nicht|nie|niemals|kein\w*|niet|nooit|geen)\b"
+    r"^(?!(?:wenn|falls|sobald|als|indien|zodra|mocht)\b).*\b(?:nicht|nie|niemals|kein\w*|niet|nooit|geen|"
+    r"niemand|nichts|niets)\b"
 )
 _SPLIT_ZU = re.compile(r"^(?:ab|an|auf|aus|ein|zurück|weg|vor|nach|mit|her|hin|um|los|frei)zu\w+en$")
 

@@ -113,8 +113,9 @@ _SLIGHT_LEAD = 2  # function words (and letters) by which one language must lead
 def _unless_plainly_other(text: str, scores: dict[Language, float]) -> Language:
     """English, which a tie of function words goes to, unless another language tied with it is plainly
     the one written ("Verwijder de plug-in tot versie 2.4.": "in" is English, "de" Dutch; lingua reads
-    Dutch at 0.99): a short answer in another language is not read with English keys."""
-    tied = [lang for lang, score in scores.items() if lang != "en" and score and score == scores["en"]]
+    Dutch at 0.99; "Zresetuj ustawienia sieci." has no function word at all): a short answer in another
+    language is not read with English keys."""
+    tied = [lang for lang, score in scores.items() if lang != "en" and score == scores["en"]]
     if not tied or sum(c.isalpha() for c in text) < _PLAIN_LETTERS:
         return "en"
     confidence = _confidence(text, frozenset(LANGUAGES))

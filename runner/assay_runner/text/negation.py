@@ -285,6 +285,7 @@ _FOREIGN_VERBAL = (
     | frozenset({"nessun", "nessuna", "nessuno", "nemmeno", "neanche", "nem", "nenhum", "nenhuma"})
     | frozenset({"niets", "żaden", "żadna", "żadne", "ani"})
     | frozenset({"ni", "né", "weder"})  # neither ... nor: "Ni supprimer ... ni ...", "Weder ... noch ..."
+    | frozenset({"nadie", "niemand", "ninguém", "ninguem", "nikt"})  # nobody
 )
 _FOREIGN_PREPOSITIONAL = frozenset(
     {"sans", "sin", "ohne", "statt", "anstatt", "senza", "sem", "zonder", "bez", "zamiast"}
@@ -325,8 +326,10 @@ _AFTER_THE_VERB = frozenset({"de", "nl"})  # a negation follows the verb it nega
 
 
 def _after_reversing(view: ClauseView, at: int) -> bool:
-    """Does a verb that the negation at `at` reverses stand right before it ("Zögern Sie | nicht")?"""
-    return any(_reversing(view, k) for k in range(max(0, at - 2), at))
+    """Does a verb that the negation at `at` reverses stand right before it ("Zögern Sie | nicht") or,
+    verb-final, right after it ("kann | nicht schaden", "kan | geen kwaad")?"""
+    around = [*range(max(0, at - 2), at), *range(at + 1, min(len(view.words), at + 2))]
+    return any(_reversing(view, k) for k in around)
 
 
 def encouraged(view: ClauseView, start: int, end: int) -> bool:

@@ -22,10 +22,10 @@ _FORMS: dict[str, str] = {
     "fr": "hésiter hésitez hésite oublier oubliez oublie manquer manquez manque inquiéter inquiétez "
     "mal mauvais mauvaise nuire nuit coûter coûte",
     "es": "dudar dude dudes olvidar olvide olvides dejar deje dejes preocupar preocupe preocupes hesitar "
-    "hesite vacilar vacile mal costar cuesta perjudicar perjudica",
+    "hesite vacilar vacile mal costar cuesta perjudicar perjudica daño dañar",
     "de": "zögern zögere zöger vergessen vergiss scheuen scheue sorgen schaden schadet",
     "it": "esitare esiti dimenticare dimentichi dimenticarti mancare manchi preoccupare preoccuparti "
-    "preoccuparsi male costare costa nuocere nuoce",
+    "preoccuparsi male costare costa nuocere nuoce danno",
     "pt": "hesitar hesite esquecer esqueça deixar deixe preocupar preocupe custar custa mal prejudicar",
     "nl": "aarzelen aarzel twijfelen twijfel vergeten vergeet schromen schroom kwaad schaden schaadt",
     "pl": "wahać wahaj wahajcie zapomnieć zapomnij zapominać zapominaj bać bój martwić martw zaszkodzić "
@@ -49,7 +49,9 @@ def reverses(key: str, language: str) -> bool:
     return language in _FORMS and key in _keys(language)
 
 
-_NEGATIONS = frozenset(_words("ne n' pas no non não nao nicht nie niet nunca jamais mai nooit nigdy"))
+_NEGATIONS = frozenset(
+    _words("ne n' pas no non não nao nicht nie niet nunca jamais mai nooit nigdy geen kein keinen")
+)
 _REACH = 3  # "N'oubliez pas", "Não se esqueça", "Vergessen Sie nicht": the negation stands close by
 
 
