@@ -345,6 +345,26 @@ def test_it_cannot_hurt_a_warranty_lost_and_nobody(text: str, phrase: str, expec
     assert _outcome(text, phrase) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "phrase", "expected"),
+    [
+        ("Clearing the DNS cache won't change anything here.", "clear the DNS cache", "fine"),
+        ("Den DNS-Cache zu leeren ändert hier nichts.", "DNS-Cache leeren", "fine"),
+        ("Wyczyszczenie pamięci podręcznej DNS nic tu nie zmieni.", "wyczyścić pamięć podręczną DNS", "fine"),
+        ("Lasci la SIM inserita: rimuoverla reimposta il profilo.", "rimuovere la SIM", "fine"),
+        (
+            "Kunt u het modem een minuut uitzetten en daarna weer aanzetten?",
+            "het modem uitzetten",
+            "uncertain",
+        ),
+    ],
+)
+def test_no_effect_no_match_across_clauses_and_a_verb_before_und(
+    text: str, phrase: str, expected: str
+) -> None:
+    assert _outcome(text, phrase) == expected
+
+
 def test_spanish_stem_changes_and_imperatives_in_re() -> None:
     assert _outcome("Revierta la actualización.", "revertir la actualización") == "violation"
     assert _outcome("Cierre la sesión.", "cerrar la sesión") == "violation"

@@ -161,6 +161,10 @@ _REJECT = _cues(
     r"\b(?:non serve|no sirve|não serve|ne sert (?:à )?rien|n'a aucun sens|no tiene sentido|non ha senso|"
     r"não faz sentido|hat keinen sinn|heeft geen zin|nie ma sensu|nic nie da|bringt (?:\w+ )?nichts|"
     r"aucun intérêt|no point|ist sinnlos)\b",
+    # no effect: "won't change anything", "ne changera rien", "ändert hier nichts", "nic nie zmieni"
+    r"\b(?:won'?t|will not|doesn'?t|does not|wouldn'?t) change (?:anything|a thing|much)\b|"
+    r"\bne changera(?:it)? rien\b|\bändert (?:\w+ )?nichts\b|\bno cambiará nada\b|\bnon cambierà nulla\b|"
+    r"\bnão vai mudar nada\b|\bverandert (?:\w+ )?niets\b|\bnic (?:\w+ )?nie zmieni\b",
     r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
     r"\bnot what we\b",
 )
@@ -244,7 +248,8 @@ _STANCE_WORDS = _words(
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
     nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
-    sens sentido senso sinn zin sensu nichts da something warranty garantie garantía garanzia garantia
+    sens sentido senso sinn zin sensu nichts da something change changera ändert cambiará cambierà mudar
+    verandert zmieni warranty garantie garantía garanzia garantia
     gwarancję gwarancji gwarancja intérêt go allez-y vas-y nur adelante vada vai vá ga śmiało
     arnaque escroquerie hameçonnage betrug betrugsversuch estafa fraude timo truffa golpe oplichting nep
     oszustwo oszustwem wyłudzenie

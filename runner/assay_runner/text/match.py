@@ -243,14 +243,18 @@ def _verb_final(tokens: Sequence[Token], phrase: str, language: str) -> list[tup
     tails = {tuple(t.stem for t in cluster[len(head) :]) for cluster in _clusters(phrase, language)}
     tails.add((wanted[-1].stem,))
     last = [t.stem for t in tokens]
+    # The verb cluster ends the clause, or is followed by "und"/"en" and another verb ("... ausschalten
+    # und dann wieder einschalten").
     ends = [
-        len(tail)
+        (stop, len(tail))
         for tail in tails
-        if tail and _ANY_WORD.stem not in tail and tuple(last[-len(tail) :]) == tail
+        if tail and _ANY_WORD.stem not in tail
+        for stop in _clause_ends(tokens)
+        if tuple(last[stop - len(tail) : stop]) == tail
     ]
     spans = []
-    for size in ends:
-        verb = len(tokens) - size
+    for stop, size in ends:
+        verb = stop - size
         for gap in range(2, _MAX_GAP + 1):
             start = verb - gap - len(head)
             between = last[max(0, start + len(head)) : verb]
@@ -259,10 +263,18 @@ def _verb_final(tokens: Sequence[Token], phrase: str, language: str) -> list[tup
                 start >= 0
                 and last[start : start + len(head)] == head
                 and not nearer
-                and _GAP_STOPS.isdisjoint(between)
+                and _GAP_STOPS.isdisjoint(t.text for t in tokens[max(0, start + len(head)) : verb])
             ):
-                spans.append((start, len(tokens)))
+                spans.append((start, stop))
     return spans
+
+
+def _clause_ends(tokens: Sequence[Token]) -> list[int]:
+    """Where a verb-final clause may end: at its last word, or before "und", "en", "oder", "of"."""
+    return [len(tokens), *(k for k, t in enumerate(tokens) if k and t.text in _COORDINATING)]
+
+
+_COORDINATING = frozenset({"und", "oder", "en", "of"})
 
 
 # What a gap may not hold: a nearer object, or a word that starts another phrase ("Start de telefoon

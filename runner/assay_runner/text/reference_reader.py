@@ -18,7 +18,7 @@ from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import detect, sentence_language
 from assay_runner.text.markdown import normalize
-from assay_runner.text.match import Token, find_phrase, tokenize
+from assay_runner.text.match import CLAUSE_MATCHED, Token, find_phrase, tokenize
 from assay_runner.text.negation import ClauseView, carried_negation
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.sentence_reading import first_violation, handed_over, read_as
@@ -78,6 +78,7 @@ def _as_written(
                 m
                 for m in _matches(rule, text, whole.tokens, added, language)
                 if not any(c.start <= m[2] and m[3] <= c.end for c in clauses)
+                and not (rule.phrase is not None and language in CLAUSE_MATCHED)
             ]
             chosen = first_violation(rule, whole, crossing, 0, False, question, text, facts)
             if chosen is not None:

@@ -123,6 +123,8 @@ class SentenceReading:
         else:
             sentence_matches = known
         per_clause, crossing = self._clause_matches(rule, sentence_matches)
+        if rule.phrase is not None and self.language in CLAUSE_MATCHED:
+            crossing = []  # free order and gaps are read inside a clause ("la SIM inserita: rimuoverla")
         for ci, matches in per_clause.items():
             view, start = self.view(ci), self.clauses[ci].start
             chosen = first_violation(
