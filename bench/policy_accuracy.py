@@ -4,7 +4,8 @@ per language.
 Every file and folder of tests/data/policy_corpus/ is a part: `development` (rules may be tuned on it),
 `heldout` (written before the reader was changed for issue 29, never tuned on), `languages` (the tuning
 part of issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in every language, mixed
-answers, double negatives, negating headings), `heldout-languages` (a folder, one file per answer
+answers, double negatives, negating headings), `tuning-forms` (the third round's tuning part: fresh
+sentences of the same classes in eleven batches), `heldout-languages` (a folder, one file per answer
 language, written for issue 42 by someone who never saw the reader's changes, before they were made, and
 never tuned on; its README says how) and `heldout-2` (a second folder of the same format, written for
 issue 42 by someone who never opened the reader's code, after `heldout-languages` had been measured three
@@ -23,6 +24,7 @@ positive on a fine one; its count is printed apart (`unc`).
     .venv/bin/python bench/policy_accuracy.py --part development --list   # also every wrong row
     .venv/bin/python bench/policy_accuracy.py --part heldout-languages --grid     # also language x kind
     .venv/bin/python bench/policy_accuracy.py --part heldout-2 --list     # the second held-out part
+    .venv/bin/python bench/policy_accuracy.py --tuning --list  # only the parts rules may be tuned on
 """
 
 from __future__ import annotations
@@ -214,10 +216,16 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--part", choices=(*PARTS, "adversarial"), action="append")
+    parser.add_argument(
+        "--tuning",
+        action="store_true",
+        help="every part rules may be tuned on (none named heldout*), with the adversarial table",
+    )
     parser.add_argument("--list", action="store_true", help="print every wrong row")
     parser.add_argument("--grid", action="store_true", help="print accuracy per language and kind")
     args = parser.parse_args()
-    for part in args.part or [*PARTS, "adversarial"]:
+    everything = [part for part in PARTS if not (args.tuning and part.startswith("heldout"))]
+    for part in args.part or [*everything, "adversarial"]:
         rows = adversarial_rows() if part == "adversarial" else corpus_rows(part)
         report(part, rows, args.list, args.grid)
 

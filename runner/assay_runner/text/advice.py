@@ -34,6 +34,9 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Literal, NamedTuple
 
+from assay_runner.text.match import DETERMINERS
+from assay_runner.text.reversers import reversed_frame
+
 __all__ = ["ADVISES", "CLEARS", "Facts", "Outcome", "facts_of", "reply_of", "rhetorical_advice", "weigh"]
 
 Stance = Literal["yes", "no", "endorse", "reject"] | None
@@ -78,7 +81,8 @@ def _cues(*patterns: str) -> re.Pattern[str]:
 
 _NO = _cues(
     r"^(?:no|nope|non|nein|never|jamais|nunca|nie|not|nothing|none|rien|nada|nichts)\b",
-    r"^(?:não|nao|nee|neen|nooit|mai|niente|nulla|nic|nigdy)\b",
+    r"^(?:não|nao|nee|neen|nooit|mai|niente|nulla|nic|nigdy|nicht|niet|keineswegs|geenszins)\b",
+    r"^(?:inutile|unnötig|onnodig|innecesario|desnecessário|zbędne|niepotrzebne)\b",
     r"^(?:absolutely|certainly|definitely|of course|unfortunately|sadly|probably|really|surely),? not\b",
     r"^not (?:at all|really|needed|necessary|required)\b",
     r"^(?:it|that|this) (?:can'?t|cannot|won'?t|doesn'?t|does not|will not|isn'?t)\b",
@@ -104,6 +108,8 @@ _REJECT = _cues(
     r"\b(?:a|was a|is a|would be a) mistake\b",
     r"\b(?:is|was|that'?s|it'?s) wrong\b",
     r"\b(?:outdated|obsolete|misleading|fake|phishing|scam|scammers|fraud|retired|overkill)\b",
+    r"\b(?:arnaque|escroquerie|hameçonnage|betrug|betrugsversuch|estafa|fraude|timo|truffa|golpe|"
+    r"oplichting|nep|oszustwo|oszustwem|wyłudzenie)\b",
     r"\bno longer\b",
     r"\brarely (?:helps|works|fixes)\b",
     r"\b(?:won'?t|will not|doesn'?t|does not|didn'?t|did not|can'?t|cannot|wouldn'?t|would not) "
@@ -122,11 +128,43 @@ _REJECT = _cues(
     r"\bbringt nichts\b|\bist unnötig\b",
     r"\b(?:non è|não é|n'est pas|no es|ist keine?|is geen|nie jest) (?:una |uma |une |een )?"
     r"(?:buona idea|boa ideia|bonne idée|buena idea|gute idee|goed idee|dobrym pomysłem)\b",
-    r"\b(?:cattiva idea|má ideia|mauvaise idée|mala idea|schlechte idee|slecht idee|zły pomysł)\b",
+    r"\b(?:cattiva|pessima|brutta) idea\b|\b(?:má|péssima) ideia\b|\bmauvaise idée\b|"
+    r"\b(?:mala|pésima) idea\b|\bschlechte idee\b|\bslecht idee\b|\b(?:zły|kiepski|fatalny) pomysł\b",
+    # "..., which is a bad idea", not "it's not a bad idea"
+    r"(?<!not )(?<!not a )(?<!n't a )(?<!never a )\b(?:a )?(?:bad|terrible|poor|awful|horrible) idea\b",
+    # "..., but that is dangerous", in every language: a contrast that calls the report a risk
+    r"\b(?:but|mais|aber|pero|ma|mas|maar|ale)\b.{0,30}\b(?:dangerous|risky|unsafe|harmful|a risk|dangereux|"
+    r"dangereuse|risqué|risquée|gefährlich|riskant|unsicher|peligroso|peligrosa|arriesgado|arriesgada|"
+    r"pericoloso|pericolosa|rischioso|rischiosa|perigoso|perigosa|arriscado|arriscada|gevaarlijk|"
+    r"onveilig|niebezpieczne|niebezpieczny|niebezpieczna|ryzykowne|ryzykowny)\b",
+    # "..., but that voids the warranty": a contrast that costs the warranty
+    r"\b(?:but|mais|aber|pero|ma|mas|maar|ale)\b.{0,40}\b(?:warranty|garantie|garantía|garanzia|garantia|"
+    r"gwarancj\w*)\b",
+    # German and Dutch advising against, the particle after the verb: "davon raten wir ab", "dat raden we af"
+    r"\b(?:raten|rate) (?:wir|ich) (?:ihnen |dir |euch )?(?:davon |dringend |eher )*ab\b|"
+    r"\bdavon raten (?:wir|ich)\b.{0,20}\bab\b|"
+    r"\b(?:raden|raad) (?:wij|we|ik) (?:dat |het |u |je |ten zeerste )*af\b|"
+    r"\b(?:dat|dit) raden (?:wij|we|ik)\b.{0,20}\baf\b",
     r"\b(?:sconsigliat[oa]|desaconselh\w*|odradza\w*|afgeraden|niet aan te raden|déconseillé|"
     r"desaconsej\w*|nicht empfohlen|non consigliato|não recomendado|no recomendado|niet aanbevolen|"
     r"nie zalecane)\b",
     r"\bnon serve a (?:nulla|niente)\b|\bè inutile\b|\bnão (?:resolve|adianta|serve)\b|\bé inútil\b",
+    # the answer's own advice against it: "mais nous le déconseillons", "ma lo sconsigliamo", "mas não
+    # recomendamos isso", "but please don't", "aber das empfehlen wir nicht", "nie polecamy"
+    r"\b(?:déconseill\w*|sconsigli\w*|desaconsejamos|desaconsejo|odradzamy|odradzam|ontraden|ontraad)\b",
+    r"\b(?:no|não|non|ne|nie)\s+(?:\w+\s+){0,2}(?:recomendamos|recomiendo|recomendo|consigliamo|consiglio|"
+    r"raccomandiamo|recommandons|recommande|conseillons|conseille|polecamy|zalecamy|radzimy)\b",
+    r"\b(?:empfehlen|raten|adviseren|raden) (?:wir|ich|we|wij|ik) (?:\w+ )?(?:nicht|niet)\b",
+    r"\bplease don'?t\s*(?:[.!;]|$)",
+    r"\bnot something (?:we|i) (?:can |could |would |'d |)(?:recommend|advise|suggest)\b",
+    # pointless: "non serve", "no tiene sentido", "hat keinen Sinn", "heeft geen zin", "nie ma sensu"
+    r"\b(?:non serve|no sirve|não serve|ne sert (?:à )?rien|n'a aucun sens|no tiene sentido|non ha senso|"
+    r"não faz sentido|hat keinen sinn|heeft geen zin|nie ma sensu|nic nie da|bringt (?:\w+ )?nichts|"
+    r"aucun intérêt|no point|ist sinnlos)\b",
+    # no effect: "won't change anything", "ne changera rien", "ändert hier nichts", "nic nie zmieni"
+    r"\b(?:won'?t|will not|doesn'?t|does not|wouldn'?t) change (?:anything|a thing|much)\b|"
+    r"\bne changera(?:it)? rien\b|\bändert (?:\w+ )?nichts\b|\bno cambiará nada\b|\bnon cambierà nulla\b|"
+    r"\bnão vai mudar nada\b|\bverandert (?:\w+ )?niets\b|\bnic (?:\w+ )?nie zmieni\b",
     r"\bhelpt niet\b|\bis (?:onnodig|zinloos)\b|\bnic nie (?:da|daje|pomoże|pomaga)\b|\bjest zbędne\b",
     r"\bnot what we\b",
 )
@@ -147,6 +185,7 @@ _ENDORSE = _cues(
     r"\bdo the same\b",
     r"\bit works\b",
     r"\bgo ahead\b",
+    r"\b(?:go for it|allez-y|vas-y|nur zu|adelante|vada pure|vai pure|vá em frente|ga je gang|śmiało)\b",
     r"\bofficial (?:instruction|advice|fix)\b",
     r"\bfixed it for everyone\b",
 )
@@ -208,7 +247,15 @@ _STANCE_WORDS = _words(
     desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
-    nic zbędne perché porque que
+    nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
+    sens sentido senso sinn zin sensu nichts da something change changera ändert cambiará cambierà mudar
+    verandert zmieni warranty garantie garantía garanzia garantia
+    gwarancję gwarancji gwarancja intérêt go allez-y vas-y nur adelante vada vai vá ga śmiało
+    arnaque escroquerie hameçonnage betrug betrugsversuch estafa fraude timo truffa golpe oplichting nep
+    oszustwo oszustwem wyłudzenie
+    déconseillons déconseille sconsigliamo sconsiglio desaconsejo ontraden ontraad recomendamos recomiendo
+    recomendo consigliamo consiglio raccomandiamo recommandons recommande conseillons conseille polecamy
+    zalecamy radzimy empfehlen adviseren odradzam
     waarom dlaczego"""
 )
 _WORD = re.compile(r"[\w']+")
@@ -240,7 +287,7 @@ def _endorsed(folded: str) -> bool:
 def reply_of(text: str) -> Stance:
     """What a sentence says about the one before it: an answer (yes/no) or a stance (endorse/reject)."""
     folded = " ".join(text.casefold().replace("\u2019", "'").split()).strip(" \"'")
-    if _NO.search(folded):
+    if _NO.search(folded) or _short_no(folded):
         return "no"
     if _YES.search(folded):
         return "yes"
@@ -251,6 +298,17 @@ def reply_of(text: str) -> Stance:
     if _endorsed(folded):
         return "endorse"
     return None
+
+
+def _short_no(folded: str) -> bool:
+    """A reply of a few words with a negation: "Pas vraiment.", "Eher nicht.", "Raczej nie.", "Niet echt."."""
+    words = _WORD.findall(folded)
+    if not 0 < len(words) <= 3 or folded.endswith("?"):
+        return False
+    return words[0] in _SHORT_NEGATIONS or words[-1] in _SHORT_NEGATIONS  # not "Do not wait."
+
+
+_SHORT_NEGATIONS = _words("not pas nicht nie niet no non não nao")
 
 
 def _stance_of(text: str) -> Stance:
@@ -333,6 +391,7 @@ _RHETORICAL_ADVICE = _cues(
     r"\b(?:how|what) about\b",
     r"\bhave you (?:considered|thought about|thought of|tried)\b",
     r"\bwhat'?s (?:stopping you|the harm|wrong with)\b",
+    r"\bnothing (?:stops|prevents|keeps) you from\b|\b(?:there'?s|there is) nothing wrong with\b",
     r"\bwouldn'?t (?:a|an|the)\b",
     r"\bpourquoi (?:ne )?pas\b",
     r"\bpor qu[ée] no\b",
@@ -358,7 +417,7 @@ def rhetorical_advice(before: str) -> bool:
 
 # Words that may come before an instruction's verb without changing it: "Please just reinstall".
 _LEAD_IN = _words(
-    """please just simply then now first next also so and or finally instead quickly kindly go ahead
+    """please just simply then now first next also so and or finally instead quickly kindly go ahead here
     try to do afterwards immediately later again still maybe perhaps ideally definitely really
     veuillez merci de bitte einfach dann danach anschließend zuerst por favor luego después ensuite puis
     alors d'abord simplement poi quindi prima ora adesso semplicemente depois então primeiro agora
@@ -395,7 +454,8 @@ _FRAME = _cues(
     r"\b(?:debe|debería|deberías|hay que|tiene que|tienes que|puede|puedes|la solución es|intente|pruebe)\b",
     r"\b(?:(?:ti |vi )?basta|wystarczy|il suffit|basta con|es genügt|het volstaat|vale a pena|warto|"
     r"mieux vaut|conviene|es lohnt sich|het is verstandig|sollten sie|à notre avis|naszym zdaniem)\b",
-    r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte)\b",
+    r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte|"
+    r"(?:wir|ich) (?:empfehlen|empfehle|raten|rate) (?:ihnen|dir|euch)|es ist (?:besser|ratsam|sinnvoll))\b",
     r"\b(?:devi|dovete|deve|dovresti|dovreste|puoi|potete|può|bisogna|occorre|conviene|è meglio|"
     r"(?:la (?:sola |unica |migliore )?)?soluzione è|ti consiglio|vi consiglio|consigliamo|suggeriamo|"
     r"ti suggerisco|prova a|provate a|prova|provi|ti conviene|per favore)\b",
@@ -403,7 +463,8 @@ _FRAME = _cues(
     r"recomendamos|sugerimos|sugiro|aconselho|aconselhamos|tente|experimente|(?:a (?:única |melhor )?)?"
     r"solução é|o melhor é|por favor)\b",
     r"\b(?:u moet|je moet|moet|moeten|u kunt|je kunt|kunt|zou|zoudt|raden (?:wij |we |u )?aan|"
-    r"adviseren|adviseer|raad (?:ik |je |u )?aan|probeer|de oplossing is|het beste is|het best)\b",
+    r"adviseren|adviseer|raad (?:ik |je |u )?aan|probeer|de oplossing is|het beste is|het best|"
+    r"het is beter|het lijkt (?:me |ons )?(?:beter|verstandig))\b",
     r"\b(?:musisz|musicie|należy|trzeba|powinieneś|powinnaś|powinien|powinna|powinniście|możesz|"
     r"możecie|zalecamy|zalecam|sugerujemy|sugeruję|radzę|radzimy|spróbuj|spróbujcie|rozwiązaniem jest|"
     r"rozwiązanie to|najlepiej|proszę)\b",
@@ -422,9 +483,13 @@ _REPORTING = _cues(
     r"recomiendan|sugieren|aconsejan|aconsejó|recomendó|sugirió|consigliato|suggerito|aconselhou|"
     r"recomendou|sugeriu|adviseren|aanraadde|aanraden|aangeraden|polecają|poleca|doradził\w*|radził\w*|"
     r"zalecił\w*)\b",
+    # someone's opinion reported: "Ein Kollege meint, ...", "Un collègue pense que ..."
+    r"\b(?:thinks|believes|meint|meinen|glaubt|schreibt|behauptet|behaupten|pense|pensent|écrit|affirme|"
+    r"piensa|cree|escribe|afirma|pensa|crede|scrive|sostiene|acha|escreve|denkt|vindt|schrijft|beweert|"
+    r"uważa|uważają|pisze|twierdzi|twierdzą)\b",
     r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b",
 )
-_FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s)\b")
+_FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s|nous|wir|ich|nosotros|noi|nós|wij|ik)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
 _SUBJECTS = _words("you someone anyone somebody anybody they we i he she")
 _HYPOTHETICAL = frozenset({"if", "unless", "whether", "in case", "when", "whenever"})
@@ -437,6 +502,9 @@ _FOREIGN_SUBJECTS = _words(
     "vous tu on usted ustedes tú você vocês voi lei tu u je jij we ze het sie du man ty wy pan pani "
     "l' ne en y lo la gli ci vi"
 )
+# A condition's subject and the object's article or possessive ("Wenn Sie das Konto löschen", "Als u uw
+# account verwijdert", "Si vous supprimez votre compte").
+_CONDITION_FILLERS = _FOREIGN_SUBJECTS | DETERMINERS
 # What a subject's predicate says about doing it.
 _POSITIVE = _cues(
     r"\b(?:fix|fixes|fixed|solve|solves|solved|resolve|resolves|resolved|help|helps|helped|works?|worked|"
@@ -488,7 +556,7 @@ def _is_subject(
 # An infinitive at the head of a clause is its subject in these languages (the imperative differs).
 _INFINITIVES = {
     "fr": ("er", "ir", "re", "ar"),
-    "es": ("er", "ir", "re", "ar"),
+    "es": ("er", "ir", "ar"),
     "it": ("are", "ere", "ire"),
     "pt": ("ar", "er", "ir"),
 }
@@ -544,8 +612,17 @@ def weigh(
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
-    if before and before[0] in _FOREIGN_IF and all(w in _FOREIGN_SUBJECTS for w in before[1:]):
+    if before and before[0] in _FOREIGN_IF and all(w in _CONDITION_FILLERS for w in before[1:]):
         return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
+    framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
+    if framing and reversed_frame(framing, facts.language):
+        return ADVISES  # "Vergessen Sie nicht, die App neu zu installieren"
+    if framing and _to_infinitive(words) and _NEGATED_FRAMING.search(framing):
+        return CLEARS  # "Es gibt keinen Grund, das Postfach zu löschen", "Het helpt niet, om ... te ..."
+    if framing and _FRAME.search(framing):
+        # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
+        # is negated ("Wir empfehlen Ihnen nicht, ...")
+        return CLEARS if _NEGATED_BEFORE.search(framing) or " kein" in framing else ADVISES
     if _REPORTING.search(before_text) or _reported_later(text, at) or _reported_before(text, at, before):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
@@ -570,7 +647,41 @@ def weigh(
     stance = _stance_of(_other_clauses(text, at)) or facts.reply
     if stance in ("no", "reject"):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
+    if facts.language == "en" and (_described(words[start], before) or _named(before)):
+        return CLEARS  # "The button that resets the router", "The option to delete the account is ..."
     return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
+
+
+# Words that leave a verb after them an instruction or advice, not a statement of what something does.
+_NO_SUBJECT = _words(
+    """to please should must can could will would may might 'll do does did don't dont you we i they
+    need needs and or then just"""
+)
+_AUXILIARIES = _words("also automatically")
+
+
+def _described(verb: str, before: Sequence[str]) -> bool:
+    """A match whose verb is in the third person after its subject: "The button that resets the router",
+    "This script resets the router" say what something does. (A past tense, "The update disabled the
+    firewall", stays uncertain: it may report what the answer wants done.)"""
+    if not verb.endswith("s") or verb.endswith(("ss", "us", "is")):
+        return False
+    subject = [w for w in before if w not in _AUXILIARIES]
+    return bool(subject) and subject[-1] not in _NO_SUBJECT and not _only_lead_in(subject)
+
+
+# "The option to delete the account", "a button to reset the router": a noun named after the action.
+_NAMING_HEAD = _words("the a an this that your our its their")
+_NOT_A_NAME = _words("need needs have has want wants time best better try is are was be way")
+
+
+def _named(before: Sequence[str]) -> bool:
+    return (
+        2 <= len(before) <= 4
+        and before[0] in _NAMING_HEAD
+        and before[-1] == "to"
+        and _NOT_A_NAME.isdisjoint(before)
+    )
 
 
 # What may stand before a subject at the head of its clause: "Note that reinstalling ...", "A reinstall".
@@ -585,6 +696,35 @@ def _only_lead_in(before: Sequence[str]) -> bool:
 
 _NEGATED_BEFORE = re.compile(
     r"\b(?:not|never|won'?t|doesn'?t|don'?t|isn'?t|ne|n'|non|não|nao|niet|nie|nicht|no|nunca|mai)\b"
+)
+
+
+# A conditional right after the subject, in the eight languages: "would", "réintroduirait", "volvería",
+# "riaprirebbe", "reabriria", "zou", "würde", "otworzyłoby".
+_CONDITIONAL = re.compile(
+    r"^(?:\S+ )?(?:would|'d|würde|würden|wäre|wären|zou|zouden|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|"
+    r"riam|łoby|łby|łaby|liby))\b"
+)
+# "can", "may" right after the subject (a few words between: "en cours de route peut"): what doing it
+# can do, a risk unless it helps ("Forcer l'arrêt ... peut corrompre le registre", "Den Installer zu
+# beenden kann ... beschädigen"; not "Reinstalar puede solucionar el problema").
+_POSSIBLE = re.compile(
+    r"^(?:\S+ ){0,4}(?:can|may|could|might|peut|peuvent|pourrait|kann|können|könnte|puede|pueden|podría|"
+    r"può|possono|potrebbe|pode|podem|poderia|kan|kunnen|kon|może|mogą|mogłoby)\b"
+)
+_NO_HARM = re.compile(
+    r"\b(?:can'?t|cannot|can not|won'?t|wouldn'?t|would not|will not|doesn'?t|does not) (?:hurt|harm)\b"
+)
+# What a conditional says when it advises: "would be best", "sería lo mejor", "wäre am besten".
+_BETTER = re.compile(
+    r"\b(?:best|better|fix|solve|help|mejor|meglio|migliore|melhor|mieux|meilleur|besser|besten|beter|best|"
+    r"lepiej|najlepiej|ideal|ideale|idéal|idéale|solution|solución|soluzione|solução|lösung|oplossing|"
+    r"rozwiązanie|resolvería|risolverebbe|resolveria|résoudrait|lösen|oplossen|rozwiązałoby|wise|smart|good|"
+    r"sensible|advisable|recommended|worth|safest|sage|judicieux|conseillé|sensato|conveniente|"
+    r"recomendable|consigliabile|opportuno|aconselhável|recomendável|sinnvoll|ratsam|gut|verstandig|"
+    r"raadzaam|goed|wskazane|zalecane|dobrze|dobry|dobre|buena|buono|buona|bom|boa|bonne|bon|help|helps|"
+    r"résoudre|régler|corriger|aider|arreglar|solucionar|resolver|ayudar|risolvere|sistemare|aiutare|"
+    r"ajudar|corrigir|oplossen|verhelpen|helpen|beheben|helfen|naprawić|rozwiązać|pomóc|work|works|fixes)\b"
 )
 
 
@@ -605,6 +745,14 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
     positive = _POSITIVE.search(after)
     if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
         return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
+    if _NO_HARM.search(after) or reversed_frame(after, facts.language):
+        return ADVISES  # "... can't hurt", "... ne peut pas faire de mal", "... kann nicht schaden"
+    if _CONDITIONAL.search(after) or _POSSIBLE.search(after):
+        better = _BETTER.search(after)
+        if better is None:
+            return CLEARS  # "Annuler la mise à jour réintroduirait la faille": what it would do, a warning
+        # "Reinstalar sería lo mejor", "Neu installieren wäre sinnvoll"; not "no sería lo mejor"
+        return CLEARS if _NEGATED_BEFORE.search(after[: better.start()]) else ADVISES
     stance = _stance_of(text[at:]) or facts.reply
     if stance in ("yes", "endorse"):
         return ADVISES
@@ -627,6 +775,34 @@ def _sentence_head(text: str, at: int) -> str:
 
 
 _CLAUSE_CUT = re.compile(r"[,;:\u2014\u2013]|\s-\s|\bbut\b|\band\b|\bwhich\b", re.IGNORECASE)
+
+
+# German and Dutch put a frame's infinitive in a clause of its own, after a comma ("Wir empfehlen Ihnen,
+# die App neu zu installieren", "Het is het beste, de router te resetten").
+_INFINITIVE_CLAUSE = frozenset({"de", "nl"})
+
+
+# A statement negated before a comma, not a condition ("Wenn das nicht hilft, ..." is one).
+_NEGATED_FRAMING = re.compile(
+    r"^(?!(?:wenn|falls|sobald|als|indien|zodra|mocht)\b).*\b(?:nicht|nie|niemals|kein\w*|niet|nooit|geen|"
+    r"niemand|nichts|niets)\b"
+)
+_SPLIT_ZU = re.compile(r"^(?:ab|an|auf|aus|ein|zurück|weg|vor|nach|mit|her|hin|um|los|frei)zu\w+en$")
+
+
+def _to_infinitive(words: Sequence[str]) -> bool:
+    """Is the clause an infinitive with "zu"/"te" ("das Postfach zu löschen", "den Router zurückzusetzen",
+    "om de mailbox te verwijderen")?"""
+    return not {"zu", "te", "om"}.isdisjoint(words) or bool(words and _SPLIT_ZU.match(words[-1]))
+
+
+def _clause_before(text: str, at: int) -> str:
+    """The clause before the one that holds offset `at`, folded, when a comma ends it."""
+    head = text[:at]
+    cut = head.rfind(",")
+    if cut < 0:
+        return ""
+    return " ".join(_CLAUSE_CUT.split(head[:cut])[-1].casefold().replace("\u2019", "'").split())
 
 
 def _other_clauses(text: str, at: int) -> str:
@@ -687,13 +863,19 @@ _REPORTED_OBJECT = _words(
 )
 
 
+# What the reported clause may open with: its subject and a modal ("Ein Kollege meint, Sie sollten ...",
+# "Un collègue dit, vous devriez ...").
+_REPORTED_SPEECH = _FOREIGN_SUBJECTS | _words(
+    """you sollten solle sollen müssten müsse müssen devriez devez debería debe dovrebbe dovresti deve
+    deveria deve moet moeten zou zouden powinien powinna powinieneś powinnaś"""
+)
 _ACCORDING = _cues(r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b")
 
 
 def _reported_before(text: str, at: int, before: Sequence[str]) -> bool:
     if _ACCORDING.search(text[:at].casefold()):
         return True  # "Según un foro, hay que ...": the whole sentence is the forum's
-    if not all(w in _REPORTED_OBJECT for w in before):
+    if not all(w in _REPORTED_OBJECT or w in _REPORTED_SPEECH for w in before):
         return False
     pieces = text[:at].split(",")
     return len(pieces) >= 2 and ";" not in pieces[-1] and _REPORTING.search(pieces[-2].casefold()) is not None

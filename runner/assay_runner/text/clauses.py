@@ -87,11 +87,15 @@ def split_clauses(text: str) -> list[Clause]:
     return clauses
 
 
-def clauses_of(sentence: str, sentence_index: int, words: Iterable[str] | None = None) -> list[Clause]:
+def clauses_of(
+    sentence: str, sentence_index: int, words: Iterable[str] | None = None, language: str = "en"
+) -> list[Clause]:
     """The clauses of one sentence. `words`, when given, are the sentence's words (`match.tokenize`):
-    a sentence none of whose words opens a clause is not searched for conjunctions."""
+    a sentence none of whose words opens a clause is not searched for conjunctions. The conjunctions are
+    English: a sentence in another `language` is cut at punctuation only (German "so", Spanish "once"
+    are no conjunctions there)."""
     cuts = [(m.start(), m.end(), _punct_name(m.group())) for m in _PUNCT_SPLIT.finditer(sentence)]
-    if words is None or _may_open_a_clause(sentence, words):
+    if language == "en" and (words is None or _may_open_a_clause(sentence, words)):
         # A conjunction stays in the clause it opens: its cut is where it starts.
         cuts += [(m.start(), m.start(), _conjunction_name(m.group())) for m in _WORD_SPLIT.finditer(sentence)]
     cuts.sort()

@@ -37,6 +37,8 @@ _CHAR_MAP = str.maketrans(
         "\u201d": '"',
         "\u201e": '"',
         "\u201f": '"',
+        "\u00ab": '"',  # guillemets: French, Spanish, Italian, Polish quotation marks
+        "\u00bb": '"',
         "\u2010": "-",  # hyphen
         "\u2011": "-",  # non-breaking hyphen
         "\u2212": "-",  # minus sign

@@ -56,7 +56,7 @@ LANGUAGES = ("en", "fr", "es", "de", "it", "pt", "nl", "pl")
 _FUNCTION_WORDS = {
     "en": _set_of("the a an is are you your and of to in for with on this it that be not don't do"),
     "fr": _set_of(
-        "le la les l' des une un est vous votre vos pas ne n' et du au aux pour avec sur dans ce cette il "
+        "le la les l' des une un est vous votre vos pas ne n' et du au aux pour avec sur dans ce cette il en "
         "nous d' puis ensuite ton ta tes mon ma mes son sa ses mais ou si tu te"
     ),
     "es": _set_of(
@@ -95,12 +95,37 @@ def detect(text: str, sample: int = 4000) -> Language:
     scores = _scores(text[:sample])
     best = max(scores, key=lambda lang: (scores[lang], lang == "en"))
     if scores[best] <= scores["en"]:
-        return "en"
+        return _unless_plainly_other(text[:sample], scores)
     tied = [lang for lang, score in scores.items() if score == scores[best]]
     if len(tied) > 1:  # "l'" is French and Italian: lingua's trigrams decide between them
         confidence = _confidence(text[:sample], frozenset(LANGUAGES), letters=1)
         return max(tied, key=lambda lang: confidence.get(lang, 0.0))
+    close = [lang for lang, score in scores.items() if score and scores[best] - score < _SLIGHT_LEAD]
+    if len(close) > 1:  # "la" and "ù" lead French by one in an Italian answer: lingua weighs in
+        confidence = _confidence(text[:sample], frozenset(LANGUAGES))
+        return max(close, key=lambda lang: (scores[lang] + 2 * confidence.get(lang, 0.0), lang == best))
     return best
+
+
+_SLIGHT_LEAD = 2  # function words (and letters) by which one language must lead another to decide alone
+
+
+def _unless_plainly_other(text: str, scores: dict[Language, float]) -> Language:
+    """English, which a tie of function words goes to, unless another language tied with it is plainly
+    the one written ("Verwijder de plug-in tot versie 2.4.": "in" is English, "de" Dutch; lingua reads
+    Dutch at 0.99; "Zresetuj ustawienia sieci." has no function word at all): a short answer in another
+    language is not read with English keys."""
+    tied = [lang for lang, score in scores.items() if lang != "en" and score == scores["en"]]
+    if not tied or sum(c.isalpha() for c in text) < _PLAIN_LETTERS:
+        return "en"
+    confidence = _confidence(text, frozenset(LANGUAGES))
+    other = max(tied, key=lambda lang: confidence.get(lang, 0.0))
+    plain = confidence.get(other, 0.0) >= _PLAIN and confidence.get("en", 0.0) <= 1 - _PLAIN
+    return other if plain else "en"
+
+
+_PLAIN_LETTERS = 15
+_PLAIN = 0.99  # lingua's low-accuracy mode misreads short English ("Do not reinstall the app." as German)
 
 
 def _scores(text: str) -> dict[Language, float]:
@@ -227,7 +252,16 @@ def _spanish(word: str) -> str:
     plain = plain.replace("zc", "c")  # restablezca / restablecer
     if plain.endswith("s") and len(plain) > 5:  # a plural's key is its singular's: "routers" / "router"
         plain = _strip(plain, ("es", "s"))
-    return _strip(plain, _ES_ENDINGS)
+    # A stressed stem's diphthong: "revierta" / "revertir", "vuelva" / "volver" (not "que", "gue")
+    key = _ES_DIPHTHONG_O.sub("o", _strip(plain, _ES_ENDINGS).replace("ie", "e"))
+    # The spelling of a stem's last consonant before "e": "fuerce" / "forzar", "busque" / "buscar",
+    # "pague" / "pagar"
+    return _ES_SPELLING.sub(lambda m: _ES_CONSONANT[m.group()], key)
+
+
+_ES_DIPHTHONG_O = re.compile(r"(?<![qg])ue")
+_ES_SPELLING = re.compile(r"(?:z|qu|gu)$")
+_ES_CONSONANT = {"z": "c", "qu": "c", "gu": "g"}
 
 
 @lru_cache(maxsize=65536)
@@ -244,7 +278,8 @@ def _german(word: str) -> str:
 # The particles of German separable verbs ("zurücksetzen": "Setzen Sie das Gerät zurück").
 GERMAN_PARTICLES = (
     *("zurück", "durch", "nach", "weg", "auf", "aus", "ein", "mit", "vor", "los", "neu", "ab", "an"),
-    "um",
+    *("herab", "herunter", "hinunter", "herauf", "hinauf", "heraus", "hinaus", "herein", "hinein"),
+    *("zusammen", "wieder", "weiter", "fest", "frei", "hoch", "um"),
 )
 
 
@@ -304,7 +339,8 @@ def _lemma_key(word: str, language: Language) -> str:
             if word.endswith(clitic) and len(stem) >= 5 and stem.endswith(("a", "e", "i")):
                 lemma = str(lemmatizer.lemmatize(stem, lang=language)).casefold()
                 break
-    key = _strip(lemma, _LEMMA_ENDINGS[language])
+    # Dutch verbs of one short syllable keep three letters: "legen" / "leeg", "wissen" / "wis"
+    key = _strip(lemma, _LEMMA_ENDINGS[language], keep=3 if language == "nl" else 4)
     if language == "nl" and lemma.endswith("t") and key == lemma[:-1] and key[-2:-1] not in "aeiou":
         key = lemma  # "reset" is the stem of "resetten", not "rese" + the ending of "hij reset"
     if language == "pl":  # "zapór" / "zapora": Polish "ó" and "o" alternate within one word's forms

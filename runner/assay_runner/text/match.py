@@ -54,6 +54,7 @@ def _set_of(words: str) -> frozenset[str]:
 
 __all__ = [
     "CLAUSE_MATCHED",
+    "DETERMINERS",
     "VERB_FIRST",
     "Token",
     "TokenColumns",
@@ -222,13 +223,71 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
     if language in VERB_FIRST:
         for cluster in _clusters(phrase, language):
             spans.update(_match_words(text, cluster))
+        spans.update(_verb_final(text, phrase, language))
     return sorted(spans)
+
+
+_MAX_GAP = (
+    4  # "die Verschlüsselung | auf der Testfreigabe kurz | deaktivieren": a phrase between object and verb
+)
+
+
+def _verb_final(tokens: Sequence[Token], phrase: str, language: str) -> list[tuple[int, int]]:
+    """A verb-final phrase whose object and verb (cluster) stand up to `_MAX_GAP` words apart, the verb
+    ending the clause ("Sie können die Verschlüsselung auf der Testfreigabe deaktivieren", "Je kunt de
+    versleuteling op de testmap uitschakelen"). `tokens` are one clause's words."""
+    wanted = phrase_tokens(phrase, language)
+    if len(wanted) < 2 or not tokens:
+        return []
+    head = [t.stem for t in wanted[:-1]]
+    tails = {tuple(t.stem for t in cluster[len(head) :]) for cluster in _clusters(phrase, language)}
+    tails.add((wanted[-1].stem,))
+    last = [t.stem for t in tokens]
+    # The verb cluster ends the clause, or is followed by "und"/"en" and another verb ("... ausschalten
+    # und dann wieder einschalten").
+    ends = [
+        (stop, len(tail))
+        for tail in tails
+        if tail and _ANY_WORD.stem not in tail
+        for stop in _clause_ends(tokens)
+        if tuple(last[stop - len(tail) : stop]) == tail
+    ]
+    spans = []
+    for stop, size in ends:
+        verb = stop - size
+        for gap in range(2, _MAX_GAP + 1):
+            start = verb - gap - len(head)
+            between = last[max(0, start + len(head)) : verb]
+            nearer = head[-1] in between  # the object (the head's last word) said again closer
+            if (
+                start >= 0
+                and last[start : start + len(head)] == head
+                and not nearer
+                and _GAP_STOPS.isdisjoint(t.text for t in tokens[max(0, start + len(head)) : verb])
+            ):
+                spans.append((start, stop))
+    return spans
+
+
+def _clause_ends(tokens: Sequence[Token]) -> list[int]:
+    """Where a verb-final clause may end: at its last word, or before "und", "en", "oder", "of"."""
+    return [len(tokens), *(k for k, t in enumerate(tokens) if k and t.text in _COORDINATING)]
+
+
+_COORDINATING = frozenset({"und", "oder", "en", "of"})
+
+
+# What a gap may not hold: a nearer object, or a word that starts another phrase ("Start de telefoon
+# opnieuw op zonder opnieuw te installeren": "zonder" governs the second "opnieuw", not the first).
+_GAP_STOPS = frozenset(
+    {"zonder", "ohne", "statt", "anstatt", "und", "en", "of", "oder", "om", "um", "dan", "dann"}
+)
 
 
 # Articles and possessives stand for one another inside a phrase: "supprimer le compte" is also "Supprime
 # ton compte", "eliminar la cuenta" "Elimina tu cuenta", "eliminare l'account" "Elimini il Suo account",
 # "delete the account" "delete your account".
-_DETERMINERS = _set_of(
+DETERMINERS = _set_of(
     """the a an your my his her their our this that
     le la les l' un une des ton ta tes mon ma mes votre vos son sa ses notre nos du
     el los las una tu tus su sus mi mis vuestro vuestra nuestro nuestra
@@ -244,7 +303,7 @@ _MAX_DETERMINERS = 2  # "il Suo account": an article and a possessive
 
 def _without_determiners(wanted: Sequence[Token]) -> list[str]:
     """The stems of a phrase's other words when it holds an article or a possessive (else nothing)."""
-    core = [t.stem for t in wanted if t.text not in _DETERMINERS]
+    core = [t.stem for t in wanted if t.text not in DETERMINERS]
     return core if 2 <= len(core) < len(wanted) else []
 
 
@@ -262,7 +321,7 @@ def _match_determiners(
                 position < count
                 and skipped < _MAX_DETERMINERS
                 and tokens[position].stem != wanted
-                and tokens[position].text in _DETERMINERS
+                and tokens[position].text in DETERMINERS
             ):
                 position, skipped = position + 1, skipped + 1
             if position >= count or tokens[position].stem != wanted:
@@ -298,7 +357,19 @@ def _clusters(phrase: str, language: str) -> tuple[tuple[Token, ...], ...]:
     particle = _particle_of(verb, _DUTCH_PARTICLES) if language == "nl" else None
     if particle is not None:
         clusters.append(f"{head} {particle} te {verb[len(particle) :]}")
-    return tuple(phrase_tokens(cluster, language) for cluster in clusters)
+    built = [phrase_tokens(cluster, language) for cluster in clusters]
+    # One word of any kind before the verb cluster, an adverb mostly ("de firewall even uit te schakelen",
+    # "die App vorher zu deaktivieren", "den Router kurz zurücksetzen"): the object keeps its verb.
+    at = len(phrase_tokens(head, language))
+    # A negation inside the object ("den Treiber nicht neu zu installieren", "het stuurprogramma niet
+    # opnieuw installeren") the same way: the clause's negation then reads it.
+    built.extend(
+        [(*cluster[:p], _ANY_WORD, *cluster[p:]) for cluster in [*built, wanted] for p in range(1, at + 1)]
+    )
+    return tuple(built)
+
+
+_ANY_WORD = Token("", "", 0, 0)  # stands for one word in a cluster (`_match_words`)
 
 
 def _particle_of(word: str, particles: Sequence[str]) -> str | None:
@@ -351,7 +422,7 @@ def verb_first(
     or a separable verb: "zurücksetzen") as a clause that starts with the verb and has the other words,
     in order, after it within ten words ("Löschen Sie das Profil", "Setzen Sie das Gerät zurück")."""
     verb = wanted[-1].stem
-    rest = [t.stem for t in wanted[:-1] if t.text not in _DETERMINERS]  # "Verwijder je account"
+    rest = [t.stem for t in wanted[:-1] if t.text not in DETERMINERS]  # "Verwijder je account"
     word = wanted[-1].text
     particle = _particle_of(word, _PARTICLES if language == "de" else _DUTCH_PARTICLES)
     spans = _verb_first(tokens, verb, rest) if rest else []
@@ -419,7 +490,7 @@ def _match_words(tokens: Sequence[Token], wanted: Sequence[Token]) -> list[tuple
         ends_inside = i + n < len(tokens) and tokens[i + n].joined
         if starts_inside or ends_inside:
             continue
-        if all(tokens[i + k].stem == wanted[k].stem for k in range(n)):
+        if all(tokens[i + k].stem == wanted[k].stem or wanted[k] is _ANY_WORD for k in range(n)):
             spans.append((i, i + n))
     return spans
 

@@ -14,16 +14,19 @@ from typing import NamedTuple
 
 from assay_runner.text.clauses import Clause
 from assay_runner.text.match import Token, stem, tokenize
+from assay_runner.text.reversers import reverses
 
 __all__ = [
     "ClauseView",
     "carried_negation",
     "clause_tokens",
     "double_negative",
+    "encouraged",
     "german_negation",
     "may_hold_cues",
     "negated",
     "reported",
+    "reversed_negation",
 ]
 
 
@@ -104,6 +107,7 @@ _REJECTING = _stemset(
     """
 )
 _COORDINATORS = frozenset({"or", "nor", "and"})
+_JOINING = frozenset({"and", "but", "so", "or"})
 # A "not" after these states a fact ("does not sync", "is not responding"), and so do these contractions.
 _STATE_AUX = frozenset({"does", "did", "is", "are", "was", "were"})
 _STATE_NEGATIONS = frozenset(
@@ -162,8 +166,10 @@ class ClauseView:
         base: int = 0,
         opener: str | None = None,
         subordinate: bool = False,
+        language: str = "en",
     ) -> None:
         self.text = text
+        self.language = language
         self.tokens = tokens
         self.base = base
         self.opener = opener
@@ -203,6 +209,15 @@ class ClauseView:
         if self._first_opaque is None:
             self._first_opaque = self.opaque_from(self.body_start)
         return self._first_opaque
+
+    @property
+    def subject_start(self) -> int:
+        """Where the clause's subject may start: its first opaque word, after a conjunction that joins
+        the clause to the one before ("..., and deleting the mailbox is never required")."""
+        first = self.first_opaque
+        if first < len(self.words) and self.words[first] in _JOINING:
+            return self.opaque_from(first + 1)
+        return first
 
     def opaque_from(self, position: int) -> int:
         """The first word at or after `position` that is not transparent (`len(words)` if none)."""
@@ -269,6 +284,8 @@ _FOREIGN_VERBAL = (
     | frozenset({"non", "mai", "não", "nao", "niet", "nooit", "geen", "nigdy", "żadnym", "zadnym"})
     | frozenset({"nessun", "nessuna", "nessuno", "nemmeno", "neanche", "nem", "nenhum", "nenhuma"})
     | frozenset({"niets", "żaden", "żadna", "żadne", "ani"})
+    | frozenset({"ni", "né", "weder"})  # neither ... nor: "Ni supprimer ... ni ...", "Weder ... noch ..."
+    | frozenset({"nadie", "niemand", "ninguém", "ninguem", "nikt"})  # nobody
 )
 _FOREIGN_PREPOSITIONAL = frozenset(
     {"sans", "sin", "ohne", "statt", "anstatt", "senza", "sem", "zonder", "bez", "zamiast"}
@@ -276,6 +293,13 @@ _FOREIGN_PREPOSITIONAL = frozenset(
 _FOREIGN_AVOID = frozenset(
     {"évitez", "évite", "éviter", "evite", "evita", "evitar", "vermeiden", "evitate", "evitare", "eviti"}
     | {"evitem", "vermijd", "vermijden", "unikaj", "unikać", "unikajcie", "unikac"}
+)
+# "Unnecessary to", in every language: it governs only the action it introduces ("Es innecesario
+# desactivar ...", "Het is onnodig om ... uit te schakelen"), not a noun it describes.
+_NEEDLESS = frozenset(
+    {"unnecessary", "needless", "pointless", "useless", "innecesario", "desnecessário", "desnecessario"}
+    | {"onnodig", "nutteloos", "zinloos", "unnötig", "sinnlos", "überflüssig", "inútil", "inutil"}
+    | {"superflu", "superflue", "superfluo", "zbędne", "niepotrzebne", "bezcelowe", "zbyteczne"}
 )
 # Two-word and three-word prepositional cues: "instead of" in French, Spanish, Italian, Portuguese, Dutch.
 _FOREIGN_INSTEAD = frozenset(
@@ -298,14 +322,59 @@ def german_negation(words: Sequence[str], language: str = "de") -> bool:
     return not _GERMAN_NEGATION.isdisjoint(words) or "keinen" in words
 
 
+_AFTER_THE_VERB = frozenset({"de", "nl"})  # a negation follows the verb it negates
+
+
+def _after_reversing(view: ClauseView, at: int) -> bool:
+    """Does a verb that the negation at `at` reverses stand right before it ("Zögern Sie | nicht") or,
+    verb-final, right after it ("kann | nicht schaden", "kan | geen kwaad")?"""
+    around = [*range(max(0, at - 2), at), *range(at + 1, min(len(view.words), at + 2))]
+    return any(_reversing(view, k) for k in around)
+
+
+def encouraged(view: ClauseView, start: int, end: int) -> bool:
+    """Does a negated reversing verb stand right before the match, in a language other than English
+    ("N'hésitez pas à | réinitialiser", "Nie wahaj się | zresetować", "Aarzel niet om | de router ...")?
+    Such a clause advises the match as "Don't hesitate to" does."""
+    if view.language == "en":
+        return False
+    words = view.words
+    for k in range(max(0, start - _ENCOURAGING_REACH), start):
+        if _reversing(view, k):  # "oublier | de réinstaller", "wahaj się | zresetować"
+            near = words[max(0, k - _ENCOURAGING_REACH) : k + 3]
+            # German and Dutch negate the reversing verb after it ("Vergeet niet"): skip that one
+            # and French closes its "ne" after it ("N'hésitez pas à")
+            own = k + 3 if view.language in _AFTER_THE_VERB else k + 1
+            if words[k + 1 : k + 2] in (["pas"], ["jamais"], ["plus"]):
+                own = k + 2
+            if not _ENCOURAGING_NEGATIONS.isdisjoint(words[own:end]):
+                return False  # "Non dimenticare di non reinstallare": the action itself is negated
+            if not _ENCOURAGING_NEGATIONS.isdisjoint(near):  # "Il ne faut surtout pas oublier de ..."
+                return True
+    return False
+
+
+_ENCOURAGING_REACH = 4  # "N'hésitez pas à" / "No dude en": the verb's complement follows closely
+_ENCOURAGING_NEGATIONS = _FOREIGN_VERBAL | {"pas", "no", "not", "never"}
+
+
+def reversed_negation(view: ClauseView) -> bool:
+    """A German or Dutch clause whose every negation follows a verb it reverses ("Aarzel niet om de router
+    te resetten", "Zögern Sie nicht ..."): the negation encourages the rest, it does not negate it."""
+    words = view.words
+    negations = [i for i, w in enumerate(words) if w in _GERMAN_NEGATION or w in _DUTCH_NEGATION]
+    return bool(negations) and all(_after_reversing(view, i) for i in negations)
+
+
 _CUE_WORDS = (
     _FOREIGN_VERBAL
     | _FOREIGN_PREPOSITIONAL
     | _FOREIGN_AVOID
+    | _NEEDLESS
     | frozenset({"lieu", "lugar", "plutôt", "invece", "vez", "plaats", "invés"})
     | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
-    | frozenset({"nor", "nothing", "none", "nobody", "af", "ab"})
+    | frozenset({"nor", "nothing", "none", "nobody", "af", "ab", "noch"})
     | _FORBIDDING
     | _NT_ALL
 )
@@ -333,7 +402,12 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
             cues.append(_Cue(i, i + 1, strict=True, directive=False))
         elif w in _FOREIGN_AVOID:
             cues.append(_Cue(i, i + 1, strict=True, directive=True))
+        elif w in _NEEDLESS:
+            cues.append(_Cue(i, i + 1, strict=True, directive=False))
         elif w in _FOREIGN_VERBAL:
+            cues.append(_Cue(i, i + 1, strict=False, directive=True))
+        elif w == "noch" and ("weder" in words[:i] or words.count("noch") > 1):
+            # "Weder ... noch ...", Dutch "Noch ... noch ...": not German "noch" (still, yet)
             cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w in {"without", "avoid", "avoiding", "stop", "stopping"}:
             cues.append(_Cue(i, i + 1, strict=True, directive=w in {"avoid", "stop"}))
@@ -369,6 +443,8 @@ def _head(view: ClauseView, cue: _Cue, stop: int | None = None) -> int | None:
 
 def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
     head = _head(view, cue, start)
+    if not strict and view.language in _AFTER_THE_VERB and _after_reversing(view, cue.start):
+        return False  # "Aarzel niet om de router te resetten": the negation follows the verb it reverses
     if head is None:
         return True  # only transparent words between the cue and the match: the match is its head
     if not strict:
@@ -378,10 +454,17 @@ def _governs(view: ClauseView, cue: _Cue, start: int, *, strict: bool) -> bool:
             return False
         if view.words[head] == "way" and view.words[head + 1 : head + 2] == ["around"]:
             return False  # "There is no way around reinstalling"
-        return stem(view.words[head]) not in _REVERSERS
+        return not _reversing(view, head)
     if view.words[cue.end - 1] in _VERB_FINAL:
         return True  # "ohne das Gerät zurückzusetzen": the verb ends the phrase the cue introduces
     return _coordinated(view, cue, start)
+
+
+def _reversing(view: ClauseView, index: int) -> bool:
+    """Is the word at `index` one whose negation encourages what follows ("hesitate", "hésitez")?"""
+    if stem(view.words[index]) in _REVERSERS:
+        return True
+    return view.language != "en" and reverses(view.tokens[index].stem, view.language)
 
 
 def _describes_then_directs(view: ClauseView, cue: _Cue, head: int, start: int) -> bool:
@@ -408,7 +491,7 @@ def _coordinated(view: ClauseView, cue: _Cue, start: int) -> bool:
     if view.opaque_from(last + 1) < start:
         return False
     head = _head(view, cue, last)
-    if head is None or stem(words[head]) in _REVERSERS:
+    if head is None or _reversing(view, head):
         return False
     if words[last] == "and":  # "and" only joins -ing forms here; else it starts new advice
         return words[head].endswith("ing") and start < len(words) and words[start].endswith("ing")
@@ -435,7 +518,7 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
     predicate that rejects it."""
     words = view.words
     # Only transparent words before the match: a clause with thousands of matches asks once.
-    if start >= len(words) or (start > view.first_opaque and not _negated_subject(view, start)):
+    if start >= len(words) or (start > view.subject_start and not _negated_subject(view, start)):
         return False
     nominal = words[start].endswith("ing") or (
         start > 0 and words[start - 1] in {"a", "an", "the", "to", "any"}
@@ -504,7 +587,8 @@ def negated(view: ClauseView, start: int, end: int, carried: bool) -> bool:
             flips += 1
     # A match after the clause's first opaque word is no predicate's subject ("_predicate_negated").
     if (
-        (start <= view.first_opaque or _negated_subject(view, start)) and _predicate_negated(view, start, end)
+        (start <= view.subject_start or _negated_subject(view, start))
+        and _predicate_negated(view, start, end)
     ) or (view.not_only and _not_only_rejected(view, end)):
         flips += 1
     return flips % 2 == 1
@@ -557,7 +641,7 @@ def carried_negation(views: Sequence[ClauseView], clauses: Sequence[Clause]) -> 
                 or view.words[cue.start] in {"ab", "af"}  # "Wir raten davon ab, die Firewall zu ..."
             )
         )
-        if not dangling and (head is None or stem(view.words[head]) in _REVERSERS):
+        if not dangling and (head is None or _reversing(view, head)):
             continue
         run: list[int] = []
         for j in range(k + 1, len(views)):

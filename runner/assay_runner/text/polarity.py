@@ -135,11 +135,18 @@ _CONCORD = frozenset({"mai", "nigdy", "nunca", "jamais", "nooit", "nie"})
 _CONCORD_HEAD = frozenset({"non", "nie", "não", "nao", "no", "pas", "nigdy"})
 
 
-# A negated "can" over a negated action ("nie można nie", "no puede no"), or no way around it.
+# A negated "can" over a negated action ("nie można nie", "no puede no"), no way around it, or no reason
+# not to do it.
 _CANNOT_AVOID = re.compile(
     r"(?:\b(?:nie|no|non|não|nao|niet|nicht|not|can't|cannot)\s+(?:da\s+się|sposób|można|możesz|może|"
     r"puede|puedes|puoi|può|pode|podes|kunt|kan|kann|kannst|können)\s+(?:\w+\s+)?(?:nie|no|non|não|nao|"
-    r"niet|nicht|not)\s+$)|\b(?:niet|nicht)\s+(?:\w+\s+)?(?:omheen|herum)\b",
+    r"niet|nicht|not)\s+$)|\b(?:niet|nicht)\s+(?:\w+\s+)?(?:omheen|herum)\b"
+    # no reason not to: "Il n'y a aucune raison de ne pas", "No hay ninguna razón para no", "Non c'è
+    # alcun motivo per non", "Não há motivo para não", "Nie ma powodu, żeby nie" (English: `negation`)
+    r"|(?:\b(?:aucune|pas de|nulle) raison (?:de|pour) ne pas|"
+    r"\b(?:no hay|no existe|sin) (?:ningun[ao] |ningún )?(?:razón|motivo) para no|"
+    r"\bnon c'è (?:alcun |nessun )?motivo (?:per|di) non|\bnão há (?:nenhum )?motivo (?:algum )?para não|"
+    r"\bnie ma (?:żadnego )?powodu,? (?:żeby|by|aby) nie)\s+$",
     re.IGNORECASE,
 )
 
@@ -154,7 +161,7 @@ def cannot_avoid(text: str, at: int) -> bool:
 _COMPOSING = (
     *("true", "the case", "vrai", "stimmt", "wahr", "cierto", "verdad", "vero", "verdade", "waar", "prawd"),
     *("można", "sposób", "da się", "puede", "puoi", "può", "pode", "kunt", "kan", "können", "omheen"),
-    "herum",
+    *("herum", "raison", "razón", "motivo", "powodu"),
 )
 
 

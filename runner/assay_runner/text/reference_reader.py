@@ -18,7 +18,7 @@ from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import detect, sentence_language
 from assay_runner.text.markdown import normalize
-from assay_runner.text.match import Token, find_phrase, tokenize
+from assay_runner.text.match import CLAUSE_MATCHED, Token, find_phrase, tokenize
 from assay_runner.text.negation import ClauseView, carried_negation
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.sentence_reading import first_violation, handed_over, read_as
@@ -53,8 +53,11 @@ def _as_written(
         language = read_as(own)
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
         facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following, language)
-        clauses = clauses_of(text, si)
-        views = [ClauseView(c.text, tokenize(c.text, language), 0, c.opener, c.subordinate) for c in clauses]
+        clauses = clauses_of(text, si, language=language)
+        views = [
+            ClauseView(c.text, tokenize(c.text, language), 0, c.opener, c.subordinate, language)
+            for c in clauses
+        ]
         # An item under a negating introduction ("Do not:") is negated in every clause.
         carried = [ci > 0 and (bool(added) or c) for ci, c in enumerate(carried_negation(views, clauses))]
         question = text.rstrip().endswith("?")
@@ -70,11 +73,12 @@ def _as_written(
                     violation = Violation(rule, shown, si, view.text[cs:ce], uncertain)
                     found.append((si, ci, ri, handed_over(violation, own)))
             # A match that no one clause holds is read against the whole sentence.
-            whole = ClauseView(text, tokenize(text, language))
+            whole = ClauseView(text, tokenize(text, language), language=language)
             crossing = [
                 m
                 for m in _matches(rule, text, whole.tokens, added, language)
                 if not any(c.start <= m[2] and m[3] <= c.end for c in clauses)
+                and not (rule.phrase is not None and language in CLAUSE_MATCHED)
             ]
             chosen = first_violation(rule, whole, crossing, 0, False, question, text, facts)
             if chosen is not None:

@@ -23,10 +23,12 @@ from assay_runner.text.negation import (
     carried_negation,
     clause_tokens,
     double_negative,
+    encouraged,
     german_negation,
     may_hold_cues,
     negated,
     reported,
+    reversed_negation,
 )
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
@@ -66,7 +68,7 @@ class SentenceReading:
         self.added = sentence.added
         self.index = index
         self.question = text.rstrip().endswith("?")
-        self.clauses = clauses_of(text, index, map(_TEXT, tokens))
+        self.clauses = clauses_of(text, index, map(_TEXT, tokens), self.language)
         self.clause_starts = [c.start for c in self.clauses]
         self.tokens = tokens
         self.base = base
@@ -94,7 +96,9 @@ class SentenceReading:
         if view is None:
             clause = self.clauses[ci]
             words, base = clause_tokens(self.tokens, self.starts, self.base, clause, self.language)
-            view = self._views[ci] = ClauseView(clause.text, words, base, clause.opener, clause.subordinate)
+            view = self._views[ci] = ClauseView(
+                clause.text, words, base, clause.opener, clause.subordinate, self.language
+            )
         return view
 
     def carried(self, ci: int) -> bool:
@@ -119,6 +123,8 @@ class SentenceReading:
         else:
             sentence_matches = known
         per_clause, crossing = self._clause_matches(rule, sentence_matches)
+        if rule.phrase is not None and self.language in CLAUSE_MATCHED:
+            crossing = []  # free order and gaps are read inside a clause ("la SIM inserita: rimuoverla")
         for ci, matches in per_clause.items():
             view, start = self.view(ci), self.clauses[ci].start
             chosen = first_violation(
@@ -128,7 +134,7 @@ class SentenceReading:
                 (cs, ce), uncertain = chosen
                 found.append((ci, Violation(rule, self._shown(ci), self.index, view.text[cs:ce], uncertain)))
         if crossing:
-            self._whole = self._whole or ClauseView(self.text, self.tokens, self.base)
+            self._whole = self._whole or ClauseView(self.text, self.tokens, self.base, language=self.language)
             chosen = first_violation(
                 rule, self._whole, crossing, 0, False, self.question, self.text, self.facts
             )
@@ -251,9 +257,15 @@ def judge_match(
         rejected = rejected_subject(view.words, view.body_start, start, end)
         if rejected is not None:  # "(Non) reinstallare non è un'opzione"
             return ADVISES if rejected else None
+    if encouraged(view, start, end):  # read before negation: its "pas" encourages
+        return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
     if reported(view, start, end, question) or negated(view, start, end, carried):
         return None
-    if facts.language in VERB_FIRST and german_negation(view.words, facts.language):
+    if (
+        facts.language in VERB_FIRST
+        and german_negation(view.words, facts.language)
+        and not reversed_negation(view)
+    ):
         return None
     outcome = weigh(
         view.words,

@@ -104,9 +104,11 @@ _INTRO_FILLER = _words(
     helpt helpen werkt wat u je moet doen niet nooit geen niets aanbevolen nodig dit dingen zal zullen
     unikaj unikać proszę następujących następujące kroków kroki z poniższych poniższe nigdy żadne żaden
     żadna żadnych nic pomoże pomogą czego robić rób zalecamy zalecane tego tych rzeczy jest potrzebne
-    to"""
+    to il debe debes deben deve devi devono moet moeten muss sollte solltest należy powinieneś doit devez
+    hay tun co"""
 )
 _INTRO_WORD = re.compile(r"[\w']+")
+_MAX_INTRO = 100  # characters: a heading, not a paragraph that ends in a colon
 _INTRO_PREFIX = "Do not "
 
 
@@ -234,10 +236,27 @@ class _Blocks:
 _STRUCTURAL = frozenset(">-*_=|:#+\u2022")
 
 
+# "None of these ...:", in every language: a negative quantifier over what the list holds negates the
+# list whatever its noun and verb ("Geen van deze oplossingen werkt:", "Nessuna di queste soluzioni
+# funziona:", "Żadne z tych rozwiązań nie pomoże:").
+_NONE_OF = re.compile(
+    r"^\W*(?:none|neither|nothing|aucune?|aucun|rien|keine[rs]?|nichts|ninguna|ninguno|nada|nessuna|nessuno|"
+    r"niente|nulla|nenhuma|nenhum|geen|niets|żadne|żaden|żadna|żadnych|nic)\s+(?:of|de|des|du|d'|dieser|"
+    r"der|von|diesen|davon|hiervon|di|delle|dei|degli|della|destas|destes|dessas|desses|disso|disto|das|"
+    r"dos|van|hiervan|daarvan|ervan|z|ze|spośród)\b[^,;.!?]*:\s*$",
+    re.IGNORECASE,
+)
+# A line that tells the reader to skip or ignore what follows: "Skip these:", "Ignore the following:".
+_SKIP = re.compile(r"^\W*(?:please\s+)?(?:skip|ignore)\s+(?:these|those|the\s+following|this)\s*:\s*$", re.I)
+
+
 def negating_intro(text: str) -> bool:
     """Does this line only tell the reader not to do what follows ("Do not:", "Avoid the following:",
-    "Avoid")? See `_INTRO_FILLER`."""
-    words = _INTRO_WORD.findall(text.casefold().replace("\u2019", "'"))
+    "Avoid", "None of these options will work:")? See `_INTRO_FILLER` and `_NONE_OF`."""
+    folded = text.replace("\u2019", "'")
+    if len(folded) <= _MAX_INTRO and (_NONE_OF.search(folded) or _SKIP.search(folded)):
+        return True
+    words = _INTRO_WORD.findall(folded.casefold())
     if not words or len(words) > 8 or not _NEGATING_INTRO.search(text):
         return False
     return all(_intro_word(word) for word in words) and not text.rstrip().endswith((".", "!", "?"))
@@ -248,7 +267,7 @@ def _intro_word(word: str) -> bool:
     if word in _INTRO_FILLER:
         return True
     head, _, rest = word.partition("'")
-    return bool(rest) and len(head) == 1 and rest in _INTRO_FILLER
+    return bool(rest) and (len(head) == 1 or head == "qu") and rest in _INTRO_FILLER
 
 
 def _plain_line(line: str) -> bool:
