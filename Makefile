@@ -132,12 +132,15 @@ system-packages:
 # output is live (its line is a `+` line, so --output-sync leaves it alone, and `make -n` runs it); each
 # build's appears in one piece when it ends.
 TEST_FIRST_FAILED := $(OUT)/.test-first-failed
+# Property tests draw the same examples on every `make test` (tests/conftest.py's `deterministic` profile),
+# so CI cannot fail by the luck of a draw; `pytest` run by hand draws new ones.
+PYTEST_PROFILE := --hypothesis-profile=deterministic
 
 test: setup
 	@mkdir -p $(OUT) && rm -f $(TEST_FIRST_FAILED)
 	$(MAKE) --no-print-directory -j6 --output-sync=target NICE="nice -n 10" \
 	  IMAGES_DEPS="system-packages go-tools" test-builds test-first
-	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest -m builds; second=$$?; \
+	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest $(PYTEST_PROFILE) -m builds; second=$$?; \
 	if [[ -e $(TEST_FIRST_FAILED) ]]; then \
 	  echo "make test: the first phase (pytest -m 'not builds') failed: see above" >&2; exit 1; \
 	fi; \
@@ -146,7 +149,7 @@ test: setup
 test-builds: k8s go-tools images chart-check
 
 test-first: setup agents system-packages lint crds-check
-	+ASSAY_NO_BUILDS=1 $(BIN)/pytest -m 'not builds' || touch $(TEST_FIRST_FAILED)
+	+ASSAY_NO_BUILDS=1 $(BIN)/pytest $(PYTEST_PROFILE) -m 'not builds' || touch $(TEST_FIRST_FAILED)
 
 test-unit: setup
 	$(BIN)/pytest tests/unit

@@ -22,10 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from assay_dev.cluster import ControlPlane, ControlPlaneError, LocalKubelet, locate_binaries, storage
 from assay_dev.cluster.node import local_node
 from assay_dev.images import build as images_build
+
+# `make test` picks this profile: the same examples every run (derandomised, no example database), so a
+# property test cannot fail CI by the luck of a draw. Run pytest by hand to draw new examples; a failure found
+# that way becomes an `@example` of its test.
+hypothesis_settings.register_profile("deterministic", derandomize=True, database=None)
 
 _BIN_DIR = pytest.StashKey[Path | ControlPlaneError]()
 _IMAGES = pytest.StashKey["ClusterImages | Exception"]()
