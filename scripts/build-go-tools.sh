@@ -16,8 +16,10 @@
 #   kube-router   kube-router, of which a networked local cluster runs only the NetworkPolicy controller
 #   registry      go-containerregistry's OCI registry (pkg/registry, what `crane registry serve` runs) behind
 #                 TLS, for the suite-artifact tests (assay push/pull, oci:// suites)
+#   mirror        copies images and artifacts by digest to a second registry with their signatures and
+#                 referrers (go-containerregistry's crane.Copy), for disconnected installs
 #
-# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all nine)
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all ten)
 #   KSTATUS=$(scripts/build-go-tools.sh kstatus)
 # A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
@@ -29,7 +31,7 @@ if [[ -n "${ASSAY_NO_BUILDS:-}" ]]; then  # make test's first phase, which runs 
   exit 1
 fi
 
-ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router registry)
+ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router registry mirror)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
 mkdir -p "$cache"
