@@ -49,7 +49,7 @@ SETS = parse_mirror_sets(
 @pytest.mark.parametrize(
     ("reference", "expected"),
     [
-        # The most specific source decides; the rest of the path is kept under each mirror; NeverContactSource.
+        # The most specific source decides; the rest of the path is kept under each mirror; NeverContact...
         (
             f"registry.example/assay/runner@{D}",
             (f"mirror.internal:5000/team-a/runner@{D}", f"backup.internal/assay/runner@{D}"),
@@ -86,7 +86,13 @@ def test_sets_with_one_source_merge_their_mirrors_and_never_contact_source_wins(
                 {"source": "r.example/a", "mirrors": ["m2.internal/a", "m1.internal/a"]},
                 {"source": "r.example/b", "mirrors": ["m1.internal/b"]},
             ),
-            idms({"source": "r.example/a", "mirrors": ["m3.internal/a"], "mirrorSourcePolicy": "NeverContactSource"}),
+            idms(
+                {
+                    "source": "r.example/a",
+                    "mirrors": ["m3.internal/a"],
+                    "mirrorSourcePolicy": "NeverContactSource",
+                }
+            ),
         ],
         "test",
     )
@@ -102,16 +108,22 @@ def test_sets_with_one_source_merge_their_mirrors_and_never_contact_source_wins(
         ({**idms(), "kind": "ImageContentSourcePolicy"}, "not config.openshift.io/v1/ImageDigestMirrorSet"),
         (idms({"mirrors": ["m.internal"]}), "imageDigestMirrors[0]: source is missing"),
         (idms({"source": "r.example", "mirrors": "m.internal"}), "mirrors is not a list"),
-        (idms({"source": "r.example/a:v1", "mirrors": ["m.internal"]}), "is not a registry or repository name"),
+        (
+            idms({"source": "r.example/a:v1", "mirrors": ["m.internal"]}),
+            "is not a registry or repository name",
+        ),
         (idms({"source": "r.example", "mirrors": [f"m.internal/a@{D}"]}), "is not a registry or repository"),
         (idms({"source": "*.example.com", "mirrors": ["m.internal"]}), "wildcard sources are not supported"),
-        (idms({"source": "r.example", "mirrors": ["m"], "mirrorSourcePolicy": "Never"}), "is not AllowContact"),
+        (
+            idms({"source": "r.example", "mirrors": ["m"], "mirrorSourcePolicy": "Never"}),
+            "is not AllowContact",
+        ),
         (idms({"source": "r.example", "mirrorSourcePolicy": "NeverContactSource"}), "leaves nothing to pull"),
         ("text", "object 1: not a mapping"),
     ],
 )
 def test_malformed_sets_are_refused_naming_the_entry(document: Any, problem: str) -> None:
-    with pytest.raises(MirrorSetError, match="^where: object 1") as refused:
+    with pytest.raises(MirrorSetError, match=r"^where: object 1") as refused:
         parse_mirror_sets([document], "where")
     assert problem in str(refused.value)
 

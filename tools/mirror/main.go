@@ -10,11 +10,12 @@
 // Usage: mirror -to HOST[:PORT][/PREFIX] [-ca FILE]... REPOSITORY@sha256:HEX...
 //
 // Each REPOSITORY keeps its path under the destination: registry-a:5000/assay/runner@sha256:X goes to
-// HOST/PREFIX/assay/runner@sha256:X. For each reference given it prints "SOURCE DESTINATION" on stdout, both
-// by digest; every manifest copied (the references' and their signatures', attestations' and referrers')
-// is logged on stderr. A tag reference is refused (a mirror maps digests), and so is a destination that
-// answers with another digest than the source's. Credentials: the docker config (~/.docker/config.json or
-// $DOCKER_CONFIG), as crane reads it. -ca adds a PEM CA to the system's trust store (repeatable).
+// HOST/PREFIX/assay/runner@sha256:X. For each reference given it prints "SOURCE DESTINATION" on stdout, the
+// source as given, both by digest; every manifest copied (the references' and their signatures',
+// attestations' and referrers') is logged on stderr. A tag reference is refused (a mirror maps digests), and
+// so is a destination that answers with another digest than the source's. Credentials: the docker config
+// (~/.docker/config.json or $DOCKER_CONFIG), as crane reads it. -ca adds a PEM CA to the system's trust
+// store (repeatable).
 package main
 
 import (
@@ -78,7 +79,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		fmt.Printf("%s %s\n", source, destination)
+		fmt.Printf("%s %s\n", arg, destination)
 	}
 }
 

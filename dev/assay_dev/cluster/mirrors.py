@@ -124,7 +124,7 @@ def pull_with_mirrors(
     for candidate in candidates:
         try:
             return candidate, pull(candidate)
-        except Exception as error:  # noqa: BLE001 - each candidate's failure is reported, none is fatal alone
+        except Exception as error:  # each candidate's failure is reported; none is fatal alone
             failures.append(f"{candidate}: {error}")
     if len(candidates) == 1 and candidates[0] == reference:
         raise MirrorPullError(failures[0])
