@@ -18,6 +18,7 @@ from pydantic.alias_generators import to_camel
 from assay_operator import quantity
 from assay_runner.vocabulary import PRESET_KINDS, AgentKind
 
+SECRET_NAME = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$"
 SECRET_REF = r"^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?(/[-._a-zA-Z0-9]{1,253})?$"
 
 
@@ -108,6 +109,17 @@ class Settings(BaseModel):
     dns_ports: tuple[int, ...] = (53,)
     """ASSAY_DNS_PORTS: the ports DNS is allowed on (comma-separated; OpenShift's DNS pods listen on 5353)."""
 
+    suite_registry_ca_secret: str | None = Field(default=None, pattern=SECRET_REF)
+    """ASSAY_SUITE_REGISTRY_CA_SECRET: `name` or `name/key` (key `ca.crt` by default) of a Secret with the CA
+    bundle (PEM) that verifies the registry of `suite.oci` artifacts; unset: the runner image's trust store.
+    Mounted only into the init container that pulls the suite."""
+    suite_registry_auth_secret: str | None = Field(default=None, pattern=SECRET_NAME)
+    """ASSAY_SUITE_REGISTRY_AUTH_SECRET: a `kubernetes.io/dockerconfigjson` Secret (key `.dockerconfigjson`)
+    with the credentials for that registry; unset: anonymous. Mounted only into the pulling init container."""
+    suite_registry_network: NetworkPeers = Field(default_factory=NetworkPeers)
+    """ASSAY_SUITE_REGISTRY_NETWORK: where the suite registry is (JSON, as ASSAY_GATEWAY_NETWORK): added to
+    the answer pods' NetworkPolicy of an Evaluation whose suite is `suite.oci` (its init container pulls)."""
+
     decision_key_file: str | None = None
     """ASSAY_DECISION_KEY_FILE: the key of the operator's seals on the approvals and overrides it writes
     (assay_operator.seals; the chart mounts a Secret there). Unset: a key of the process's own."""
@@ -153,6 +165,9 @@ ENV = {
     "network_probe_targets": "ASSAY_NETWORK_PROBE_TARGETS",
     "network_probe_seconds": "ASSAY_NETWORK_PROBE_SECONDS",
     "dns_ports": "ASSAY_DNS_PORTS",
+    "suite_registry_ca_secret": "ASSAY_SUITE_REGISTRY_CA_SECRET",
+    "suite_registry_auth_secret": "ASSAY_SUITE_REGISTRY_AUTH_SECRET",
+    "suite_registry_network": "ASSAY_SUITE_REGISTRY_NETWORK",
     "decision_key_file": "ASSAY_DECISION_KEY_FILE",
     "leader_election": "ASSAY_LEADER_ELECTION",
     "lease_seconds": "ASSAY_LEASE_SECONDS",
@@ -187,7 +202,7 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
             values.update(_namespaces(raw, variable))
         elif field in ("runner_agent_presets", "dns_ports", "network_probe_targets"):
             values[field] = tuple(n.strip() for n in raw.split(",") if n.strip())
-        elif field == "gateway_network":
+        elif field in ("gateway_network", "suite_registry_network"):
             try:
                 values[field] = json.loads(raw)
             except ValueError as exc:

@@ -227,6 +227,26 @@ def test_token_secret_defaults_reach_the_operator_as_names_only(helm: Helm) -> N
     assert "secrets" not in json.dumps(rendered.one("Role")["rules"])
 
 
+def test_the_suite_registry_reaches_the_operator_and_the_judge_policy(helm: Helm) -> None:
+    extra = [
+        "--set", "suiteRegistry.caSecret=suite-registry/bundle.pem",
+        "--set", "suiteRegistry.pullSecret=suite-registry-pull",
+        "--set", "networkPolicy.suiteRegistry.cidrs={10.9.0.0/16}",
+        "--set", "networkPolicy.suiteRegistry.ports={5000}",
+    ]  # fmt: skip
+    rendered = Rendered(helm.template(VALUES / "default.yaml", extra=extra))
+    settings = from_environment(env_of(rendered, "assay-system"))
+    assert settings.suite_registry_ca_secret == "suite-registry/bundle.pem"
+    assert settings.suite_registry_auth_secret == "suite-registry-pull"
+    assert settings.suite_registry_network.cidrs == ("10.9.0.0/16",)
+    registry = {"to": [{"ipBlock": {"cidr": "10.9.0.0/16"}}], "ports": [{"protocol": "TCP", "port": 5000}]}
+    assert registry in rendered.one("NetworkPolicy")["spec"]["egress"]  # the judge pods' split pulls it
+    refused = helm.run(
+        "template", "assay", str(CHART), "--set", "suiteRegistry.pullSecret=Not_A_Name", check=False
+    )
+    assert refused.returncode != 0 and "pullSecret" in refused.stderr, refused.stderr
+
+
 def test_the_network_probes_targets_reach_the_operator(helm: Helm) -> None:
     extra = ["--set", "networkPolicy.probeTargets={assay-operator-metrics.assay-system:8081,10.0.0.9:5000}"]
     rendered = Rendered(helm.template(VALUES / "default.yaml", extra=extra))

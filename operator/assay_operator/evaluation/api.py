@@ -12,13 +12,20 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from assay_operator import quantity
 from assay_operator.conditions import Condition
 from assay_operator.objects import PrinterColumn
 from assay_operator.schema import DNS_NAME, GROUP, VERSION, ApiModel, problems
-from assay_runner.contract import DEFAULT_EXPERIMENT, LABEL_PATTERN, MAX_PRICE
+from assay_runner.contract import (
+    DEFAULT_EXPERIMENT,
+    LABEL_PATTERN,
+    MAX_PRICE,
+    NOT_PINNED,
+    PINNED_PATTERN,
+    pinned_reference_problem,
+)
 from assay_runner.vocabulary import AgentKind, Selection, Verdict
 
 __all__ = ["GROUP", "VERSION", "ApiModel", "Condition", "problems"]
@@ -66,8 +73,12 @@ class BrainRef(ApiModel):
 
 class SuiteRef(ApiModel):
     cel_rules = (
-        ("has(self.configMap) != has(self.bundled)", "give exactly one of configMap or bundled"),
+        (
+            "[has(self.configMap), has(self.bundled), has(self.oci)].filter(x, x).size() == 1",
+            "give exactly one of configMap, bundled or oci",
+        ),
         ("!has(self.kbConfigMap) || has(self.configMap)", "kbConfigMap goes with configMap"),
+        (f"!has(self.oci) || self.oci.matches('{PINNED_PATTERN}')", f"oci: {NOT_PINNED}"),
     )
 
     config_map: ConfigMapRef | None = None
@@ -76,6 +87,20 @@ class SuiteRef(ApiModel):
     """ConfigMap with the knowledge-base articles, one key per article (`KB-1001.md`)."""
     bundled: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,62}$")
     """Name of a suite bundled in the runner image (for example `support-desk`)."""
+    oci: str | None = Field(default=None, max_length=512)
+    """A suite pushed as an OCI artifact (`assay push`), named by digest: REGISTRY/REPOSITORY@sha256:...
+    (`oci://` may lead; a tag alone is refused). Each runner pod pulls it in an init container that holds
+    the install's registry CA and credentials, verifies it against the digest and splits it: the answer
+    container mounts only the public part. A suite whose pull fails ends Blocked (SuitePullFailed)."""
+
+    @field_validator("oci")
+    @classmethod
+    def _pinned(cls, oci: str | None) -> str | None:
+        # The CRD's CEL rule refuses a reference without a digest; the runner's full rule is applied here.
+        problem = None if oci is None else pinned_reference_problem(oci)
+        if problem is not None:
+            raise ValueError(problem)
+        return oci
 
 
 class TicketSelection(ApiModel):
@@ -450,7 +475,7 @@ class EvaluationStatus(ApiModel):
 def printer_columns() -> list[PrinterColumn]:
     """State is Reconciling's reason: what the run is doing (Running, Queued, Judging), what keeps it from
     starting (SecretNotFound, StorageClassNotFound, QuotaExceeded, ...), or Completed, so a queued or blocked
-    run does not read like one that is starting."""
+    run does not read like one that is starting. `-o wide` adds the suite artifact's digest."""
     return [
         {"name": "Verdict", "type": "string", "jsonPath": ".status.verdict"},
         {"name": "Score", "type": "number", "jsonPath": ".status.score"},
@@ -464,4 +489,11 @@ def printer_columns() -> list[PrinterColumn]:
         {"name": "Shards", "type": "string", "jsonPath": ".status.answer.shardsSummary"},
         {"name": "Cells", "type": "string", "jsonPath": ".status.answer.cellsSummary"},
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+        # `-o wide`: which suite artifact (`suite.oci`) the verdict is on.
+        {
+            "name": "Suite Artifact",
+            "type": "string",
+            "jsonPath": ".status.inputs.suiteArtifactDigest",
+            "priority": 1,
+        },
     ]

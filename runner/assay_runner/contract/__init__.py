@@ -19,6 +19,13 @@ from assay_runner.contract.answers import (
     MAX_STOPPED,
     AnswerSummary,
 )
+from assay_runner.contract.oci_reference import (
+    NOT_PINNED,
+    OCI_SCHEME,
+    PINNED_PATTERN,
+    REGISTRY_CA_ENV,
+    pinned_reference_problem,
+)
 from assay_runner.contract.pod_wiring import (
     GATEWAY_LEDGER_ENV,
     GATEWAY_SOCKET_ENV,
@@ -134,8 +141,12 @@ __all__ = [
     "MAX_STOPPED",
     "MODEL_JUDGE",
     "MODEL_SCALE",
+    "NOT_PINNED",
+    "OCI_SCHEME",
+    "PINNED_PATTERN",
     "POD_UID_ENV",
     "QUESTIONS_FILE",
+    "REGISTRY_CA_ENV",
     "RESULT_SCHEMA_VERSION",
     "SHARD_DIR",
     "SHARD_INDEX_ENV",
@@ -201,6 +212,7 @@ __all__ = [
     "isolation_shortfall",
     "judge_scale",
     "not_utf8",
+    "pinned_reference_problem",
     "public_calibration",
     "read_as_whole_tree",
     "split_suite_files",

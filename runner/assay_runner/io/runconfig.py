@@ -38,7 +38,7 @@ def _json_numbers(path: Path, data: object) -> object:
 def resolve_paths(config: RunConfig, base: Path) -> RunConfig:
     """Relative paths in a config file are relative to the file, not to wherever the command was run (an
     `oci://` suite is a reference, kept as it is)."""
-    from assay_runner.io.suite_artifact import OCI_SCHEME  # tarfile and gzip: only when a config is read
+    from assay_runner.contract.oci_reference import OCI_SCHEME
 
     def absolute(value: str | None) -> str | None:
         return None if value is None else str(base / value) if not Path(value).is_absolute() else value

@@ -36,6 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
+from assay_runner.contract.oci_reference import (
+    DIGEST_PATTERN,
+    NOT_PINNED,
+    OCI_SCHEME,
+    REGISTRY_CA_ENV,
+    Reference,
+    split_reference,
+)
 from assay_runner.errors import InputError, Problem
 
 if TYPE_CHECKING:
@@ -58,29 +66,9 @@ MAX_SUITE_BYTES = 1024 * 1024 * 1024
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024
 """The OCI distribution spec's own limit on a manifest registries must accept."""
 
-REGISTRY_CA_ENV = "ASSAY_REGISTRY_CA"
-"""A CA bundle (PEM) to verify a private registry's certificate with, when `--registry-ca` is not given."""
-OCI_SCHEME = "oci://"
 
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+_DIGEST = re.compile(rf"^{DIGEST_PATTERN}$")
 _CHUNK = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class Reference:
-    """REGISTRY/REPOSITORY[:TAG][@sha256:HEX], split."""
-
-    registry: str
-    repository: str
-    tag: str | None
-    digest: str | None
-
-    @property
-    def name(self) -> str:
-        return f"{self.registry}/{self.repository}"
-
-    def pinned(self, digest: str) -> str:
-        return f"{self.name}@{digest}"
 
 
 @dataclass(frozen=True)
@@ -102,25 +90,12 @@ class Pulled:
 
 
 def parse_reference(text: str, *, where: str = "REF") -> Reference:
-    """A registry reference: REGISTRY[:PORT]/REPOSITORY, then `:TAG`, `@sha256:...`, or both."""
-    rest = text.removeprefix(OCI_SCHEME)
-    digest: str | None = None
-    if "@" in rest:
-        rest, digest = rest.split("@", 1)
-        if not _DIGEST.fullmatch(digest):
-            raise _bad(where, text, f"digest {digest!r} is not sha256: and 64 lower-case hex digits")
-    registry, slash, path = rest.partition("/")
-    if not slash or not path or not ("." in registry or ":" in registry or registry == "localhost"):
-        raise _bad(where, text, "is not REGISTRY/REPOSITORY[:TAG][@sha256:...] (the registry host first)")
-    tag: str | None = None
-    last = path.rsplit("/", 1)[-1]
-    if ":" in last:
-        path, tag = path.rsplit(":", 1)
-    if not re.fullmatch(r"[a-z0-9]+(?:[._-][a-z0-9]+)*(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*", path):
-        raise _bad(where, text, f"repository {path!r} is not a valid OCI repository name (lower case)")
-    if tag is not None and not re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}", tag):
-        raise _bad(where, text, f"tag {tag!r} is not a valid OCI tag")
-    return Reference(registry, path, tag, digest)
+    """A registry reference: REGISTRY[:PORT]/REPOSITORY, then `:TAG`, `@sha256:...`, or both (the rule is
+    the contract's, which the operator applies to an Evaluation's `suite.oci`)."""
+    try:
+        return split_reference(text)
+    except ValueError as exc:
+        raise _bad(where, text, str(exc)) from None
 
 
 def _bad(where: str, text: str, what: str) -> InputError:
@@ -441,7 +416,7 @@ def resolve_suite(suite: str, ca: str | None = None) -> tuple[str, str | None]:
         return suite, None
     ref = parse_reference(suite, where="suite")
     if ref.digest is None:
-        raise _bad("suite", suite, "an oci:// suite is named by digest: add @sha256:...")
+        raise _bad("suite", suite, NOT_PINNED)
     folder = cache_dir() / ref.digest.replace(":", "-")
     if not folder.is_dir():
         folder.parent.mkdir(parents=True, exist_ok=True)

@@ -149,6 +149,7 @@ def build_answer_job(
     annotations = {
         ANNOTATION_SPEC_HASH: pods.spec_hash(spec),
         **snapshots.annotations(),
+        **pods.suite_annotations(spec),
         ANNOTATION_JUDGE_JOB: job_name(evaluation, generation, rerun),
     }
     return k8s.Job(

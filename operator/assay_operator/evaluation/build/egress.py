@@ -1,5 +1,5 @@
 """The answer pods' NetworkPolicy (pure): one per Evaluation, owned by it, selecting its answer pods only.
-No ingress; egress only to DNS and to the gateway.
+No ingress; egress only to DNS and to the gateway (and to the suite registry, for a `suite.oci`).
 
 Why: NetworkPolicy applies to whole pods, and the judge pod must reach MLflow, whose earlier results hold
 answer keys. With the agents in pods of their own, this policy keeps them away from MLflow and from every
@@ -76,6 +76,13 @@ def gateway_rules(spec: EvaluationSpec, settings: Settings) -> list[k8s.NetworkP
     return [rule for rule in found if rule is not None]
 
 
+def registry_rules(spec: EvaluationSpec, settings: Settings) -> list[k8s.NetworkPolicyEgressRule]:
+    """The suite registry, for an Evaluation whose suite is an OCI artifact only: its answer pods' init
+    container pulls it (the answer container, where the agents run, holds no credential for it)."""
+    rule = _by_setting(settings.suite_registry_network) if spec.suite.oci is not None else None
+    return [rule] if rule is not None else []
+
+
 def build_answer_policy(spec: EvaluationSpec, evaluation: str, settings: Settings) -> k8s.NetworkPolicy:
     dns = k8s.NetworkPolicyEgressRule(
         ports=[
@@ -97,6 +104,6 @@ def build_answer_policy(spec: EvaluationSpec, evaluation: str, settings: Setting
             pod_selector=_selector(selected),
             policy_types=["Ingress", "Egress"],
             ingress=[],
-            egress=[dns, *gateway_rules(spec, settings)],
+            egress=[dns, *gateway_rules(spec, settings), *registry_rules(spec, settings)],
         ),
     )

@@ -90,7 +90,11 @@ def build_judge_job(
         metadata=k8s.ObjectMeta(
             name=job_name(evaluation, generation, rerun),
             labels={**pod_labels, **queueing.job_labels(spec)},
-            annotations={ANNOTATION_SPEC_HASH: pods.spec_hash(spec), **snapshots.annotations()},
+            annotations={
+                ANNOTATION_SPEC_HASH: pods.spec_hash(spec),
+                **snapshots.annotations(),
+                **pods.suite_annotations(spec),
+            },
         ),
         spec=k8s.JobSpec(
             backoff_limit=settings.backoff_limit,

@@ -10,8 +10,10 @@ A run is two Jobs with a trust boundary between them (docs/trust-model.md):
   shard's answers (the claim's root, read-only), the judge's gateway token and the MLflow token; it runs no
   agent, keeps result.json and the report on the claim (RESULT_SUBPATH, mounted at OUTPUT_DIR) and writes
   the RunSummary to its termination message.
-A bundled suite is split inside each pod by a first init container `split` (runner code, no agent) into two
-emptyDirs, one per part; the answer container mounts only the public one.
+A bundled suite, or one pulled from an OCI registry by digest (`suite.oci`), is split inside each pod by a
+first init container `split` (runner code, no agent; for `suite.oci` the only container holding the
+install's registry CA and credentials) into two emptyDirs, one per part; the answer container mounts only the
+public one.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ BRAIN_DIR, SUITE_DIR, KEY_DIR, KB_DIR, RUN_DIR = (
     "/etc/assay/run",
 )
 SECRETS_DIR = "/etc/assay/secrets"
+REGISTRY_CA_DIR, REGISTRY_AUTH_DIR = "/etc/assay/registry/ca", "/etc/assay/registry/auth"
+"""An OCI suite's registry CA bundle and docker config, in the `split` init container only."""
 EVIDENCE_DIR = "/etc/assay/evidence"
 """The run's evidence key (`EVIDENCE_KEY_FILE`), on the claim (EVIDENCE_SUBPATH): made there by each answer
 pod's init container `evidence`, read-only to the answer container (its runner seals the cells with it; the

@@ -26,6 +26,8 @@ ANNOTATION_BRAIN, ANNOTATION_PUBLIC, ANNOTATION_KEY = (
 ANNOTATION_SPEC_HASH = "assay.dev/spec-hash"
 ANNOTATION_JUDGE_JOB = "assay.dev/judge-job"
 """On the answer Job: the judge Job that follows it (so the judge can be made from the answer Job alone)."""
+ANNOTATION_SUITE_ARTIFACT = "assay.dev/suite-artifact"
+"""On a run's Jobs when the suite is `suite.oci`: the artifact's manifest digest its `split` pulls by."""
 NAME_HASH_LENGTH = 8
 ANSWER_JOB_NAME_LIMIT = 56
 """An Indexed Job's pods get the hostname <job>-<index>, a DNS label (63): room for the index."""

@@ -20,6 +20,8 @@ from assay_operator.evaluation.build.layout import (
     EVIDENCE_SUBPATH,
     KB_DIR,
     KEY_DIR,
+    REGISTRY_AUTH_DIR,
+    REGISTRY_CA_DIR,
     SECRETS_DIR,
     SPLIT_CONTAINER,
     SUITE_DIR,
@@ -27,9 +29,11 @@ from assay_operator.evaluation.build.layout import (
     TMP_DIR,
     WORK_DIR,
 )
+from assay_operator.evaluation.build.names import ANNOTATION_SUITE_ARTIFACT
 from assay_operator.evaluation.build.snapshots import Snapshots
 from assay_operator.evaluation.build.suite_split import KEYS_FILE
 from assay_operator.settings import Settings
+from assay_runner.contract import OCI_SCHEME, REGISTRY_CA_ENV
 from assay_runner.errors import ExitCode
 
 # The runner's "could not run" (errors.ExitCode.BAD_INPUT) fails the Job at once: a retry cannot fix it.
@@ -149,18 +153,18 @@ def inputs(
         volumes.append(config_map_volume("suite", snapshots.suite))
         if with_key:
             volumes.append(config_map_volume("key", snapshots.key))
-    else:  # a bundled suite: split in the pod, one emptyDir per part
+    else:  # a bundled or OCI suite: split in the pod, one emptyDir per part
         volumes += [empty_dir("suite"), empty_dir("key"), empty_dir("split-tmp")]
-        args = [
-            "split",
-            f"{settings.bundled_root.rstrip('/')}/{spec.suite.bundled}",
-            "--public",
-            SUITE_DIR,
-            "--keys",
-            f"{KEY_DIR}/{KEYS_FILE}",
-        ]
         split_mounts = [mount("suite", SUITE_DIR), mount("key", KEY_DIR), mount("split-tmp", TMP_DIR)]
         split_env = [env("PYTHONDONTWRITEBYTECODE", "1")]
+        source = f"{settings.bundled_root.rstrip('/')}/{spec.suite.bundled}"
+        if spec.suite.oci is not None:
+            source = oci_source(spec.suite.oci)
+            registry = registry_access(settings)
+            volumes += registry.volumes
+            split_mounts += registry.mounts
+            split_env += [*registry.env, env("HOME", TMP_DIR), env("ASSAY_CACHE", f"{TMP_DIR}/cache")]
+        args = ["split", source, "--public", SUITE_DIR, "--keys", f"{KEY_DIR}/{KEYS_FILE}"]
         split = container(SPLIT_CONTAINER, settings, args, split_env, split_mounts, resources)
     if spec.suite.kb_config_map is not None:
         volumes.append(config_map_volume("kb", spec.suite.kb_config_map.name))
@@ -168,6 +172,48 @@ def inputs(
     if with_key:
         mounts.append(mount("key", KEY_DIR, read_only=True))
     return Inputs(volumes, mounts, split)
+
+
+def suite_annotations(spec: EvaluationSpec) -> dict[str, str]:
+    """A Job's note of the suite artifact its pods pull (an OCI suite only): a failed pull is named by it."""
+    if spec.suite.oci is None:
+        return {}
+    return {ANNOTATION_SUITE_ARTIFACT: spec.suite.oci.rsplit("@", 1)[1]}
+
+
+def oci_source(reference: str) -> str:
+    """`assay split`'s argument for a suite artifact (the runner pulls an `oci://` suite by its digest)."""
+    return reference if reference.startswith(OCI_SCHEME) else f"{OCI_SCHEME}{reference}"
+
+
+@dataclass(frozen=True)
+class RegistryAccess:
+    """The install's registry CA and credentials (operator settings, never the Evaluation's), as the init
+    container that pulls a suite artifact mounts them: no other container of the pod has them."""
+
+    volumes: list[k8s.Volume]
+    mounts: list[k8s.VolumeMount]
+    env: list[k8s.EnvVar]
+
+
+def registry_access(settings: Settings) -> RegistryAccess:
+    volumes, mounts, environment = [], [], []
+    if settings.suite_registry_ca_secret:
+        name, _, key = settings.suite_registry_ca_secret.partition("/")
+        items = [k8s.KeyToPath(key=key or "ca.crt", path="ca.crt")]
+        source = k8s.SecretVolumeSource(secret_name=name, items=items, default_mode=0o444)
+        volumes.append(k8s.Volume(name="registry-ca", secret=source))
+        mounts.append(mount("registry-ca", REGISTRY_CA_DIR, read_only=True))
+        environment.append(env(REGISTRY_CA_ENV, f"{REGISTRY_CA_DIR}/ca.crt"))
+    if settings.suite_registry_auth_secret:
+        items = [k8s.KeyToPath(key=".dockerconfigjson", path="config.json")]
+        source = k8s.SecretVolumeSource(
+            secret_name=settings.suite_registry_auth_secret, items=items, default_mode=0o444
+        )
+        volumes.append(k8s.Volume(name="registry-auth", secret=source))
+        mounts.append(mount("registry-auth", REGISTRY_AUTH_DIR, read_only=True))
+        environment.append(env("DOCKER_CONFIG", REGISTRY_AUTH_DIR))
+    return RegistryAccess(volumes, mounts, environment)
 
 
 def evidence_mount(read_only: bool = True) -> k8s.VolumeMount:

@@ -5,7 +5,9 @@ Fail closed: a Job that failed, ran out of time, was OOM-killed, or finished wit
 is an outcome "failed" with the reason — never a Pass. The summary is accepted only from a container that
 exited 0 (the runner exits 0 for both verdicts in a Job; non-zero means it could not run).
 
-One bad input is the spec's and says so: `isolation: required` on a node whose kernel lacks the Landlock ABI
+A `split` that fails for a `suite.oci` is named SuitePullFailed with the runner's words (the registry could
+not be reached, refused the digest, the bytes did not verify, or the artifact is not a suite). One bad
+input is the spec's and says so: `isolation: required` on a node whose kernel lacks the Landlock ABI
 it needs (the runner exits 2 naming the ABI) is InvalidSpec, the reason an Evaluation refused before its Job
 has, rather than the Job's PodFailurePolicy.
 """
@@ -18,8 +20,17 @@ from pydantic import ValidationError
 
 from assay_operator.cluster_views import Job, Pod, Terminated
 from assay_operator.evaluation.build.layout import ANSWER_CONTAINER, JUDGE_CONTAINER, SPLIT_CONTAINER
-from assay_operator.evaluation.build.names import ANNOTATION_BRAIN, ANNOTATION_KEY, ANNOTATION_PUBLIC
+from assay_operator.evaluation.build.names import (
+    ANNOTATION_BRAIN,
+    ANNOTATION_KEY,
+    ANNOTATION_PUBLIC,
+    ANNOTATION_SUITE_ARTIFACT,
+)
 from assay_runner.contract import SUMMARY_SCHEMA_VERSION, RunSummary, isolation_shortfall
+
+SUITE_PULL_FAILED = "SuitePullFailed"
+"""A `suite.oci` artifact that could not be pulled (registry unreachable, refused, no such digest), did not
+verify against its digest, or is not a suite: its `split` init container exited 2."""
 
 
 @dataclass(frozen=True)
@@ -120,8 +131,18 @@ def classify(job: Job, pods: list[Pod]) -> Outcome:
             "PodFailurePolicy": "the runner could not run (bad input); its message says what is wrong",
             "FailedIndexes": "every answer shard failed and used up its retries; see the pods' logs",
         }
-        failures = [t for pod in pods for _, t in _phases_terminated(pod) if t.message and t.exit_code]
-        terminal = failures[0] if failures else None
+        failures = [
+            (name, t) for pod in pods for name, t in _phases_terminated(pod) if t.message and t.exit_code
+        ]
+        artifact = job.metadata.annotations.get(ANNOTATION_SUITE_ARTIFACT)
+        if failures and failures[0][0] == SPLIT_CONTAINER and artifact is not None:
+            return Outcome(
+                "failed",
+                SUITE_PULL_FAILED,
+                f"the suite artifact {artifact} could not be pulled, verified and split (spec.suite.oci): "
+                f"{(failures[0][1].message or '').strip()[:600]}",
+            )
+        terminal = failures[0][1] if failures else None
         shortfall = (
             isolation_shortfall(terminal.message or "") if terminal and terminal.exit_code == 2 else None
         )

@@ -168,6 +168,12 @@ def finished_status(
     if outcome.summary is not None:
         summary = outcome.summary
         status = verdict_status(summary)
+        if status.inputs is not None and current.inputs is not None:
+            # A `suite.oci` run's artifact, set at its start: the judge pod's split pulled it by that digest
+            # and verified it (the runner's `assay score` reads the split folder, not the artifact).
+            status.inputs.suite_artifact_digest = (
+                status.inputs.suite_artifact_digest or current.inputs.suite_artifact_digest
+            )
         if summary.verdict == "Pass":
             message = f"Pass: score {summary.score:.3f}, every gate rule passed"
             desired = conditions.finished("Pass", "Passed", message)
@@ -196,9 +202,11 @@ def running_status(
     suite_digests: tuple[str | None, str | None] = (None, None),
     rerun: str | None = None,
     answer: AnswerStatus | None = None,
+    suite_artifact: str | None = None,
 ) -> EvaluationStatus:
     """A new run of `generation` has its answer Job (`answer`); `job_name` is its judge Job, made once the
-    answers are in. Every figure of an earlier run is cleared."""
+    answers are in. Every figure of an earlier run is cleared. `suite_artifact`: the manifest digest of a
+    `suite.oci` suite, which its pods pull by."""
     again = f" (rerun {rerun[:64]!r})" if rerun else ""
     if answer is None:
         message = f"running Job {job_name} for generation {generation}{again}"
@@ -228,7 +236,10 @@ def running_status(
         override=None,
         message=message,
         inputs=InputsStatus(
-            brain_digest=brain_digest, public_digest=suite_digests[0], key_digest=suite_digests[1]
+            brain_digest=brain_digest,
+            public_digest=suite_digests[0],
+            key_digest=suite_digests[1],
+            suite_artifact_digest=suite_artifact,
         ),
         conditions=conditions.merge(
             current.conditions,

@@ -27,7 +27,7 @@ from assay_operator import conditions, events, kube, metrics
 from assay_operator.cluster_views import Object, Pod
 from assay_operator.evaluation import api
 from assay_operator.evaluation.api import KIND, EvaluationSpec, EvaluationStatus
-from assay_operator.evaluation.build import names
+from assay_operator.evaluation.build import names, pods
 from assay_operator.evaluation.build.answer_job import build_answer_job
 from assay_operator.evaluation.build.claim import build_answers_claim
 from assay_operator.evaluation.build.egress import build_answer_policy, gateway_rules
@@ -428,6 +428,7 @@ def _start(request: Request) -> None:
                 (snapshots.suite_digest, snapshots.key_digest),
                 rerun,
                 answer,
+                pods.suite_annotations(evaluation).get(names.ANNOTATION_SUITE_ARTIFACT),
             ),
             network,
             request.generation,
