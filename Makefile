@@ -15,7 +15,7 @@ UV_VERSION := 0.13.9
 EXAMPLE := examples/support-desk
 OUT := out
 
-.PHONY: setup test-deps system-packages agents demo-agent browser k8s go-tools container-tools images k8s-shell chart chart-check demo demo-local test test-builds test-first test-unit test-cluster lint format lock crds crds-check clean
+.PHONY: setup test-deps system-packages agents demo-agent browser k8s go-tools container-tools images push k8s-shell chart chart-check demo demo-local test test-builds test-first test-unit test-cluster lint format lock crds crds-check clean
 
 # A virtualenv with the pinned, locked dependencies and Assay installed in development mode.
 $(BIN)/assay: pyproject.toml dev/pyproject.toml requirements/dev.lock
@@ -91,6 +91,13 @@ container-tools:
 IMAGES_DEPS ?= container-tools
 images: setup $(IMAGES_DEPS)
 	$(NICE) $(BIN)/python -m assay_dev.images
+
+# The built images pushed by digest to REGISTRY (HOST[:PORT][/PREFIX]; REGISTRY_CA: its CA when private),
+# signed and their SBOMs attested with the cosign key SIGN_KEY when set (its password in COSIGN_PASSWORD);
+# out/images/pushed.json records the references by digest (docs/images.md).
+push: setup
+	$(NICE) $(BIN)/python -m assay_dev.images push --registry $(REGISTRY) \
+	  $(if $(REGISTRY_CA),--ca $(REGISTRY_CA)) $(if $(SIGN_KEY),--sign-key $(SIGN_KEY))
 
 # What the tests need that takes long on a fresh machine, side by side: a Go build keeps both cores busy only
 # about two thirds of its time (module downloads, single-threaded links), and the npm and apt installs wait on

@@ -16,10 +16,12 @@
 #   kube-router   kube-router, of which a networked local cluster runs only the NetworkPolicy controller
 #   registry      go-containerregistry's OCI registry (pkg/registry, what `crane registry serve` runs) behind
 #                 TLS, for the suite-artifact tests (assay push/pull, oci:// suites)
+#   cosign        sigstore's cosign (v2), to sign the images, their SBOMs and suite artifacts with a key pair
+#                 and to cross-check the operator's own verifier
 #   mirror        copies images and artifacts by digest to a second registry with their signatures and
 #                 referrers (go-containerregistry's crane.Copy), for disconnected installs
 #
-# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all ten)
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all eleven)
 #   KSTATUS=$(scripts/build-go-tools.sh kstatus)
 # A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
@@ -31,7 +33,8 @@ if [[ -n "${ASSAY_NO_BUILDS:-}" ]]; then  # make test's first phase, which runs 
   exit 1
 fi
 
-ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router registry mirror)
+ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router registry cosign
+  mirror)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
 mkdir -p "$cache"
@@ -45,6 +48,7 @@ package_of() {  # what `go build` builds in the tool's module
     promtool) echo github.com/prometheus/prometheus/cmd/promtool ;;
     kueue) echo sigs.k8s.io/kueue/cmd/kueue ;;
     syft) echo github.com/anchore/syft/cmd/syft ;;
+    cosign) echo github.com/sigstore/cosign/v2/cmd/cosign ;;
     local-path-provisioner) echo github.com/rancher/local-path-provisioner ;;
     cni-plugins) echo github.com/containernetworking/plugins/plugins/main/bridge \
       github.com/containernetworking/plugins/plugins/ipam/host-local \
@@ -57,6 +61,8 @@ package_of() {  # what `go build` builds in the tool's module
 ldflags_of() {  # a release's version stamp, read from the helper module's go.mod
   case $1 in
     syft) echo "-X main.version=$(awk '$1 == "github.com/anchore/syft" { print $2; exit }' "$repo/tools/syft/go.mod")" ;;
+    cosign) echo "-X sigs.k8s.io/release-utils/version.gitVersion=$(awk \
+      '$1 == "github.com/sigstore/cosign/v2" { print $2; exit }' "$repo/tools/cosign/go.mod")" ;;
     kube-router) echo "-X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$(awk \
       '$1 == "github.com/cloudnativelabs/kube-router/v2" { print $2; exit }' "$repo/tools/kube-router/go.mod")" ;;
     *) echo "" ;;

@@ -32,6 +32,10 @@ NETWORK_ENFORCED = "NetworkEnforced"
 """Whether the network probe found the answer pods' NetworkPolicy enforced (True), found a forbidden
 connection get through or could not run (False, naming what), or is still probing (Unknown). Present only on
 Evaluations that set spec.network.requireEnforced."""
+IMAGE_VERIFIED = "ImageVerified"
+"""Whether the runner image verified (True, reason Verified) or was refused (False: NotByDigest,
+DigestMismatch, Unsigned, SignatureInvalid; Unknown: ImageUnreadable, retried). Present only when the
+install verifies images (ASSAY_IMAGE_VERIFICATION_KEY_FILE)."""
 
 
 def now() -> str:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from assay_operator import quantity
@@ -124,12 +124,30 @@ class Settings(BaseModel):
     """ASSAY_DECISION_KEY_FILE: the key of the operator's seals on the approvals and overrides it writes
     (assay_operator.seals; the chart mounts a Secret there). Unset: a key of the process's own."""
 
+    image_verification_key_file: str | None = None
+    """ASSAY_IMAGE_VERIFICATION_KEY_FILE: a cosign public key (PEM; the chart mounts imageVerification's
+    Secret there). Set: the runner image must be named by digest, and before an Evaluation's first Job the
+    operator verifies its signature by this key and its manifest and layers against the digest
+    (assay_operator.image_verification); a refusal ends the Evaluation Blocked, condition ImageVerified."""
+    registry_ca_file: str | None = None
+    """ASSAY_REGISTRY_CA_FILE: CA (PEM) of the registry the runner image comes from, when it has a private
+    one (else the system's trust store)."""
+
     leader_election: bool = False
     """ASSAY_LEADER_ELECTION: run as one of several replicas; only the holder of the Lease assay-operator (in
     POD_NAMESPACE) reconciles, the others stand by (the chart sets it when operator.replicas > 1)."""
     lease_seconds: int = Field(default=6, ge=3, le=120)
     """ASSAY_LEASE_SECONDS: how long a leader's lease lasts unrenewed; a standby takes over after it. A leader
     that has not renewed for two thirds of it stops; renewals come every tenth of it."""
+
+    @model_validator(mode="after")
+    def _verified_image_by_digest(self) -> Settings:
+        if self.image_verification_key_file and not re.search(r"@sha256:[0-9a-f]{64}$", self.runner_image):
+            raise ValueError(
+                f"ASSAY_RUNNER_IMAGE {self.runner_image!r} must be named by digest (NAME@sha256:...) when "
+                "ASSAY_IMAGE_VERIFICATION_KEY_FILE is set: a signature is of a digest, a tag can move"
+            )
+        return self
 
     @field_validator("namespaces")
     @classmethod
@@ -169,6 +187,8 @@ ENV = {
     "suite_registry_auth_secret": "ASSAY_SUITE_REGISTRY_AUTH_SECRET",
     "suite_registry_network": "ASSAY_SUITE_REGISTRY_NETWORK",
     "decision_key_file": "ASSAY_DECISION_KEY_FILE",
+    "image_verification_key_file": "ASSAY_IMAGE_VERIFICATION_KEY_FILE",
+    "registry_ca_file": "ASSAY_REGISTRY_CA_FILE",
     "leader_election": "ASSAY_LEADER_ELECTION",
     "lease_seconds": "ASSAY_LEASE_SECONDS",
 }
@@ -227,5 +247,8 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
     try:
         return Settings.model_validate(values)
     except ValidationError as exc:
-        lines = [f"{ENV.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}" for e in exc.errors()]
+        lines = [
+            f"{ENV.get(str(e['loc'][0]), e['loc'][0])}: {e['msg']}" if e["loc"] else e["msg"]
+            for e in exc.errors()
+        ]
         raise SettingsError("invalid operator settings:\n" + "\n".join(lines)) from None

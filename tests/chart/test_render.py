@@ -247,6 +247,37 @@ def test_the_suite_registry_reaches_the_operator_and_the_judge_policy(helm: Helm
     assert refused.returncode != 0 and "pullSecret" in refused.stderr, refused.stderr
 
 
+def test_image_verification_reaches_the_operator_with_its_key_and_ca_mounted(helm: Helm) -> None:
+    digest = "sha256:" + "ab" * 32
+    extra = [
+        "--set", "imageVerification.publicKeySecret=assay-cosign",
+        "--set", "imageVerification.registryCASecret=registry-ca",
+        "--set", f"runner.image.digest={digest}",
+    ]  # fmt: skip
+    rendered = Rendered(helm.template(VALUES / "default.yaml", extra=extra))
+    settings = from_environment(env_of(rendered, "assay-system"))
+    assert settings.runner_image.endswith(f"@{digest}")
+    mounts = {m["name"]: m["mountPath"] for m in container(rendered)["volumeMounts"]}
+    assert settings.image_verification_key_file == f"{mounts['image-verification']}/cosign.pub"
+    assert settings.registry_ca_file == f"{mounts['registry-ca']}/ca.crt"
+    volumes = {v["name"]: v for v in rendered.one("Deployment")["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["image-verification"]["secret"]["secretName"] == "assay-cosign"
+    assert volumes["registry-ca"]["secret"]["secretName"] == "registry-ca"
+    # Not optional: an install that verifies does not start without its key.
+    assert "optional" not in volumes["image-verification"]["secret"]
+    refused = helm.run(
+        "template",
+        "assay",
+        str(CHART),
+        "--set",
+        "imageVerification.publicKeySecret=assay-cosign",
+        check=False,
+    )
+    assert refused.returncode != 0 and "runner.image.digest" in refused.stderr, refused.stderr
+    default = Rendered(helm.template(VALUES / "default.yaml"))
+    assert "ASSAY_IMAGE_VERIFICATION_KEY_FILE" not in env_of(default, "assay-system")
+
+
 def test_the_network_probes_targets_reach_the_operator(helm: Helm) -> None:
     extra = ["--set", "networkPolicy.probeTargets={assay-operator-metrics.assay-system:8081,10.0.0.9:5000}"]
     rendered = Rendered(helm.template(VALUES / "default.yaml", extra=extra))

@@ -109,6 +109,7 @@ OPERATOR_LAYERS: tuple[str, ...] = (
     "metrics",
     "conditions",
     "settings",
+    "image_verification",
     "events",
     "kube",
     "leader",

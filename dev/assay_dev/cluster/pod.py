@@ -350,7 +350,7 @@ class PodWorker:
             self._check_stop()
             try:
                 for c in self.containers:
-                    c.image = pull(c.spec["image"])
+                    c.image = pull(c.spec["image"], self.kubelet.registry_puller)
                 faults = [self.kubelet.pull_faults.get(c.spec["image"]) for c in self.containers]
                 delay = max((f.delay for f in faults if f is not None), default=0.0)
                 stuck = any(f is not None and f.never for f in faults)

@@ -15,6 +15,7 @@ from .images import PullFault
 from .kubeapi import KubeApi
 from .network import NodeNetwork
 from .podspec import Obj, ObjectSource
+from .registry_pull import RegistryPuller
 from .runtime import NodeRuntime
 
 
@@ -33,6 +34,8 @@ class PodHost(ObjectSource, Protocol):
     work_dir: Path
     service_env: dict[str, str]
     pull_faults: dict[str, PullFault]
+    registry_puller: RegistryPuller | None
+    """Pulls images of the registries the node was given (by digest, verified); None: the local store only."""
     runtime: NodeRuntime
     memory_bytes: int
     allocatable: dict[str, str]

@@ -1,6 +1,8 @@
 """A real OCI registry on loopback, over TLS from a CA made here: go-containerregistry's registry
 (tools/registry, built from the Go module proxy by scripts/build-go-tools.sh), for the suite-artifact tests
-(`assay push`, `assay pull`, `oci://` suites). Blobs are kept on disk in the registry's own folder."""
+(`assay push`, `assay pull`, `oci://` suites) and the images pushed by digest, signed and pulled by the
+local kubelet. Blobs are kept on disk in the registry's own folder (`blobs/sha256/<hex>`); with
+`serve_as_stored` the registry serves them without re-hashing, so a test can change one byte of a layer."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ class Registry:
     PEM file that verifies its certificate."""
 
     workdir: Path
+    serve_as_stored: bool = False
     host: str = ""
     ca: Path = Path()
     _process: subprocess.Popen[str] | None = None
@@ -38,6 +41,11 @@ class Registry:
     @property
     def url(self) -> str:
         return f"https://{self.host}"
+
+    def blob_path(self, digest: str) -> Path:
+        """Where the registry keeps a blob on disk."""
+        algorithm, _, hexdigest = digest.partition(":")
+        return self.workdir / "blobs" / algorithm / hexdigest
 
     def __enter__(self) -> Self:
         ca, cert, key = write_loopback_serving_cert(self.workdir / "tls", "assay-test-registry")
@@ -56,6 +64,7 @@ class Registry:
                 str(key),
                 "-disk",
                 str(blobs),
+                *(["-serve-as-stored"] if self.serve_as_stored else []),
             ],
             stdout=subprocess.PIPE,
             stderr=log,

@@ -286,6 +286,24 @@ def invalid_status(current: EvaluationStatus, generation: int, message: str) -> 
     )
 
 
+def image_refused_status(
+    current: EvaluationStatus, generation: int, reason: str, message: str
+) -> EvaluationStatus:
+    """The runner image failed verification: Blocked at once, no Job, the ImageVerified condition naming
+    why (assay_operator.image_verification's reasons)."""
+    message = bounded.text(message, MAX_MESSAGE_LENGTH)
+    desired = [
+        *conditions.finished("Blocked", reason, message),
+        conditions.Desired(conditions.IMAGE_VERIFIED, "False", reason, message),
+    ]
+    return EvaluationStatus(
+        observed_generation=generation,
+        verdict="Blocked",
+        message=message,
+        conditions=conditions.merge(current.conditions, desired, generation),
+    )
+
+
 OVERRIDE = "override"
 """The kind of decision an override's seal names (assay_operator.seals)."""
 

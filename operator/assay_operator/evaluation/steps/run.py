@@ -46,7 +46,7 @@ from assay_operator.evaluation.build.suite_split import (
 )
 from assay_operator.evaluation.read import progress, reconcile
 from assay_operator.evaluation.read.answers_state import AnswersState
-from assay_operator.evaluation.steps import admission, finish, judging, network_check, serial
+from assay_operator.evaluation.steps import admission, finish, image_check, judging, network_check, serial
 from assay_operator.evaluation.steps.wakeups import WAKEUPS
 from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.objects import ConfigMap, Job, NetworkPolicy, PersistentVolumeClaim
@@ -365,6 +365,9 @@ def _start(request: Request) -> None:
     if kind in PRESET_KINDS and kind not in operator.runner_agent_presets:
         _stall_without_agent(request, kind, operator)
         return
+    verified = image_check.check(request.evaluation, request.generation, operator)
+    if verified is None:
+        return  # refused: Blocked with the reason, no Job
     data, binary = _brain_files(request, evaluation)
     digest = brain_digest(data, binary)
     snapshot = build_brain_snapshot(name, data, binary, digest)
@@ -386,13 +389,13 @@ def _start(request: Request) -> None:
     claim = build_answers_claim(evaluation, name, request.generation, operator)
     policy = build_answer_policy(evaluation, name, operator) if operator.answer_network_policy else None
     _create_inputs(request, config_maps, claim, policy)
-    network: list[conditions.Desired] = []
+    network: list[conditions.Desired] = list(verified)
     if network_check.required(evaluation):  # before the answer Job: no answer pod unless it holds
-        network = [
+        network.append(
             network_check.ensure_enforced(
                 request.evaluation, request.generation, evaluation, operator, policy is not None
             )
-        ]
+        )
     if not request.first_run:  # three requests saved on most starts: a burst's Jobs come sooner
         _delete_superseded(request)
         _wait_for_earlier_runs(request)

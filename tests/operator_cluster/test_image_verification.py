@@ -1,0 +1,113 @@
+"""The runner image from a registry by digest, verified by the operator before any Job (issue 41): the
+tests' runner image pushed to a real registry (tools/registry, TLS from the harness's CA) and signed with a
+cosign key pair; the node pulls it from there by digest (manifest and layers verified) and the Evaluation
+reaches its verdict. An image with one byte of one layer changed in the registry, an unsigned one and one
+signed by another key are refused: the Evaluation ends Blocked with the ImageVerified condition naming why,
+and no Job is ever made."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from assay_dev import operator_support as support
+from assay_dev.cluster import KubeApi, LocalKubelet
+from assay_dev.images import registry_images
+from assay_dev.images.registry_images import KeyPair
+from assay_dev.operator_support import Images, condition, evaluation, replay_spec
+from assay_dev.servers.registry import Registry
+from tests.operator_cluster.conftest import StartOperator
+
+pytestmark = pytest.mark.cluster
+
+
+@dataclass(frozen=True)
+class Published:
+    registry: Registry
+    key: KeyPair
+    signed: str
+    unsigned: str
+    other_signer: str
+    tampered: str
+
+    def verifying(self) -> dict[str, str]:
+        """The operator's settings for an install that verifies (the chart's imageVerification)."""
+        return {
+            "ASSAY_IMAGE_VERIFICATION_KEY_FILE": str(self.key.public),
+            "ASSAY_REGISTRY_CA_FILE": str(self.registry.ca),
+        }
+
+
+@pytest.fixture(scope="module")
+def published(
+    tmp_path_factory: pytest.TempPathFactory, kubelet: LocalKubelet, images: Images
+) -> Iterator[Published]:
+    work = tmp_path_factory.mktemp("published")
+    key = registry_images.key_pair(work / "key")
+    other = registry_images.key_pair(work / "other-key")
+    runner = images.test_runner
+    with Registry(work / "registry", serve_as_stored=True) as registry:
+        kubelet.trust_registry(registry.host, registry.ca)
+        yield Published(
+            registry=registry,
+            key=key,
+            signed=registry_images.push_signed(registry, runner, "assay/assay-runner", key),
+            unsigned=registry_images.push_signed(registry, runner, "unsigned/assay-runner", None),
+            other_signer=registry_images.push_signed(registry, runner, "other/assay-runner", other),
+            tampered=registry_images.push_tampered(registry, runner, "tampered/assay-runner", key),
+        )
+
+
+def test_a_signed_runner_image_is_pulled_from_the_registry_and_runs(
+    admin: KubeApi,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+    published: Published,
+    kubelet: LocalKubelet,
+) -> None:
+    operator = operators(namespace, image=published.signed, env=published.verifying())
+    admin.create(support.evaluations_path(namespace), evaluation("signed", replay_spec(brains("v1"))))
+    done = support.wait_for_verdict(admin, namespace, "signed", operator=operator, timeout=300)
+    assert done["status"]["verdict"] == "Pass", done["status"].get("message")
+    verified = condition(done, "ImageVerified")
+    assert verified is not None and verified["status"] == "True" and verified["reason"] == "Verified"
+    assert published.signed in verified["message"]
+    # Every container ran the image the node pulled from the registry, by its digest.
+    pods = admin.get(support.pods_path(namespace))["items"]
+    image_ids = {s["imageID"] for p in pods for s in (p.get("status") or {}).get("containerStatuses") or []}
+    assert image_ids == {published.signed}, image_ids
+    manifest = registry_images.manifest(published.registry, published.signed)
+    pulled = kubelet.work_dir / "pulled-images" / "blobs" / "sha256"
+    assert all((pulled / layer["digest"].partition(":")[2]).exists() for layer in manifest["layers"])
+
+
+@pytest.mark.parametrize(
+    ("which", "reason"),
+    [("tampered", "DigestMismatch"), ("unsigned", "Unsigned"), ("other_signer", "SignatureInvalid")],
+)
+def test_a_runner_image_that_fails_verification_never_runs(
+    admin: KubeApi,
+    namespace: str,
+    operators: StartOperator,
+    brains: Callable[[str], str],
+    published: Published,
+    which: str,
+    reason: str,
+) -> None:
+    image = getattr(published, which)
+    operator = operators(namespace, image=image, env=published.verifying())
+    admin.create(support.evaluations_path(namespace), evaluation("refused", replay_spec(brains("v1"))))
+    done = support.wait_for_verdict(admin, namespace, "refused", operator=operator)
+    status = done["status"]
+    assert status["verdict"] == "Blocked"
+    verified = condition(done, "ImageVerified")
+    assert verified is not None and (verified["status"], verified["reason"]) == ("False", reason), verified
+    assert image.partition("@")[2] in verified["message"]
+    stalled = condition(done, "Stalled")
+    assert stalled is not None and (stalled["status"], stalled["reason"]) == ("True", reason)
+    assert "jobName" not in status or not status.get("jobName")
+    assert admin.get(support.jobs_path(namespace))["items"] == []
+    assert admin.get(support.pods_path(namespace))["items"] == []
