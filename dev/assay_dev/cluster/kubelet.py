@@ -40,6 +40,7 @@ from typing import Any
 
 from .images import PullFault
 from .kubeapi import ApiError, KubeApi, pods_path
+from .mirrors import DigestMirror, load_mirror_sets
 from .network import NodeNetwork
 from .pod import POD_IP, PodWorker, memory_bytes, now
 from .pod_host import Enforcer
@@ -66,6 +67,7 @@ class LocalKubelet:
         pull_faults: Mapping[str, PullFault] | None = None,
         network: NodeNetwork | None = None,
         registries: Mapping[str, Path] | None = None,
+        mirror_file: Path | None = None,
     ) -> None:
         self.api = api
         self.network = network
@@ -77,6 +79,10 @@ class LocalKubelet:
         self.service_env = dict(service_env or {})
         self.pull_faults: dict[str, PullFault] = dict(pull_faults or {})
         self.registry_puller: RegistryPuller | None = None
+        self.mirror_file = mirror_file or work_dir / "image-digest-mirror-sets.yaml"
+        """The node's mirror list (ImageDigestMirrorSet documents, mirrors.py), read at every pull as a node
+        reads registries.conf once the machine-config operator has rolled out a new mirror set; none when
+        the file does not exist."""
         for host, ca in (registries or {}).items():
             self.trust_registry(host, ca)
         self.runtime = NodeRuntime(work_dir)
@@ -107,6 +113,10 @@ class LocalKubelet:
         if self.registry_puller is None:
             self.registry_puller = RegistryPuller({}, self.work_dir / "pulled-images")
         self.registry_puller.registries[host] = ca
+
+    def mirror_sets(self) -> tuple[DigestMirror, ...]:
+        """The mirror list as it is now (MirrorSetError when the file is malformed: every pull fails)."""
+        return load_mirror_sets(self.mirror_file)
 
     def start(self) -> None:
         self.work_dir.mkdir(parents=True, exist_ok=True)
