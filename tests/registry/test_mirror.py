@@ -7,18 +7,25 @@ registry is stopped, and without it the pull fails."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
+import re
 import subprocess
 import sys
+import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+import yaml
 
-from assay_dev.cluster.mirrors import MirrorPullError, parse_mirror_sets, pull_with_mirrors
+from assay_dev.cluster import images
+from assay_dev.cluster.images import UnknownImage
+from assay_dev.cluster.mirrors import MirrorPullError, load_mirror_sets, parse_mirror_sets, pull_with_mirrors
+from assay_dev.cluster.registry_pull import RegistryPuller
 from assay_dev.images.mirror import MirrorError, mirror, mirror_set
 from assay_dev.servers.registry import Registry
 
@@ -77,10 +84,28 @@ def get_manifest(registry: Registry, repo: str, target: str) -> bytes:
     return got.content
 
 
+def tar_of(files: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            archive.addfile(info, io.BytesIO(data))
+    return out.getvalue()
+
+
 def small_image(registry: Registry, repo: str) -> tuple[str, str, str]:
     """An image of one layer, a signature under cosign's tag scheme and an SBOM artifact referring to it:
     (image digest, signature digest, SBOM digest)."""
-    config = json.dumps({"architecture": "amd64", "os": "linux", "config": {"Cmd": ["/bin/true"]}}).encode()
+    layer = tar_of({"etc/assay-mirror-test": b"mirrored\n"})
+    config = json.dumps(
+        {
+            "architecture": "amd64",
+            "os": "linux",
+            "config": {"Cmd": ["/bin/true"]},
+            "rootfs": {"type": "layers", "diff_ids": [digest_of(layer)]},
+        }
+    ).encode()
     image = {
         "schemaVersion": 2,
         "mediaType": OCI_MANIFEST,
@@ -91,7 +116,7 @@ def small_image(registry: Registry, repo: str) -> tuple[str, str, str]:
         "layers": [
             {
                 "mediaType": "application/vnd.oci.image.layer.v1.tar",
-                **put_blob(registry, repo, b"layer" * 999),
+                **put_blob(registry, repo, layer),
             }
         ],
     }
@@ -245,3 +270,28 @@ def test_a_tag_is_refused(registries: tuple[Registry, Registry]) -> None:
     source, target = registries
     with pytest.raises(MirrorError, match="by digest; these have none"):
         mirror([f"{source.host}/assay/runner:v1"], target.host, [source.ca, target.ca])
+
+
+def test_the_kubelets_pull_honours_the_mirror_set(
+    registries: tuple[Registry, Registry], tmp_path: Path
+) -> None:
+    """The node side: images.pull with the node's registries and mirror list, the first registry stopped.
+    Without the list the pull is ErrImagePull saying the registry cannot be reached; with it the image comes
+    from the mirror (verified, imported into the local store) under the name the pod asked for."""
+    source, target = registries
+    image_digest, _, _ = small_image(source, "assay/tiny")
+    image = f"{source.host}/assay/tiny@{image_digest}"
+    copies = mirror([image], target.host, [source.ca, target.ca])
+    source.__exit__(None, None, None)
+    puller = RegistryPuller({source.host: source.ca, target.host: target.ca}, tmp_path / "node")
+
+    with pytest.raises(UnknownImage, match=f"^pulling {re.escape(image)}: the registry cannot be reached"):
+        images.pull(image, puller)
+    sets = load_mirror_sets(tmp_path / "absent.yaml")
+    assert sets == ()
+    (tmp_path / "mirrors.yaml").write_text(yaml.safe_dump(mirror_set(copies, never_contact_source=True)))
+    pulled = images.pull(image, puller, load_mirror_sets(tmp_path / "mirrors.yaml"))
+    assert (pulled.reference, pulled.image_id) == (image, image)
+    assert pulled.spec.cmd == ("/bin/true",)
+    layer = digest_of(tar_of({"etc/assay-mirror-test": b"mirrored\n"}))
+    assert (tmp_path / "node" / "blobs" / "sha256" / layer.partition(":")[2]).exists()
