@@ -104,6 +104,12 @@ func transportTrusting(cas []string) (http.RoundTripper, error) {
 	}
 	transport := remote.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	// HTTP/1.1, a connection per concurrent blob: over HTTP/2 every upload shares one connection's flow-control
+	// window, and a registry that serialises uploads (go-containerregistry's own holds one lock while it reads
+	// a PATCH body) then stalls for good: the upload holding the lock waits for window that the waiting
+	// uploads' unread data has taken. Measured: the operator image's copy hung over HTTP/2, took 0.9 s without.
+	transport.ForceAttemptHTTP2 = false
+	transport.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
 	return transport, nil
 }
 

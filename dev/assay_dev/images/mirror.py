@@ -39,13 +39,19 @@ def mirror_binary() -> Path:
     return Path(built.stdout.strip().splitlines()[-1])
 
 
-def mirror(references: Sequence[str], to: str, cas: Sequence[Path] = ()) -> dict[str, str]:
-    """Copy each reference (by digest) under `to`; source -> destination, both by digest."""
+def mirror(
+    references: Sequence[str], to: str, cas: Sequence[Path] = (), timeout: float = 3600.0
+) -> dict[str, str]:
+    """Copy each reference (by digest) under `to`; source -> destination, both by digest. A copy that takes
+    longer than `timeout` seconds is an error, not a wait without end."""
     unpinned = [r for r in references if "@sha256:" not in r]
     if unpinned:
         raise MirrorError(f"a mirror copies references by digest; these have none: {', '.join(unpinned)}")
     argv = [str(mirror_binary()), "-to", to, *(a for ca in cas for a in ("-ca", str(ca))), *references]
-    copied = subprocess.run(argv, capture_output=True, text=True, check=False)
+    try:
+        copied = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        raise MirrorError(f"tools/mirror did not finish in {timeout:.0f} s: {error.stderr!r}") from error
     if copied.returncode != 0:
         raise MirrorError(f"tools/mirror exited {copied.returncode}: {copied.stderr.strip()[-3000:]}")
     pairs = dict(line.split(" ", 1) for line in copied.stdout.splitlines() if line.strip())
