@@ -18,8 +18,10 @@
 #                 TLS, for the suite-artifact tests (assay push/pull, oci:// suites)
 #   cosign        sigstore's cosign (v2), to sign the images, their SBOMs and suite artifacts with a key pair
 #                 and to cross-check the operator's own verifier
+#   mirror        copies images and artifacts by digest to a second registry with their signatures and
+#                 referrers (go-containerregistry's crane.Copy), for disconnected installs
 #
-# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all ten)
+# Usage: scripts/build-go-tools.sh [TOOL...]   (default: all eleven)
 #   KSTATUS=$(scripts/build-go-tools.sh kstatus)
 # A cached binary is reused as is (a check costs a hash of a few files); ASSAY_CACHE moves the cache
 # (default ~/.cache/assay). Cold builds: see docs/control-plane.md.
@@ -31,7 +33,8 @@ if [[ -n "${ASSAY_NO_BUILDS:-}" ]]; then  # make test's first phase, which runs 
   exit 1
 fi
 
-ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router registry cosign)
+ALL=(kstatus olm-validate promtool kueue syft local-path-provisioner cni-plugins kube-router registry cosign
+  mirror)
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache="${ASSAY_CACHE:-$HOME/.cache/assay}/go-tools"
 mkdir -p "$cache"

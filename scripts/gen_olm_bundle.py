@@ -17,7 +17,10 @@ The committed bundle names the images by tag, so it does not claim disconnected 
 install mirrors images by digest: every image the operator runs must be pinned and listed in
 relatedImages). `--pinned IMAGES.json --out DIR` writes the release bundle instead: the images of a
 `make images` record (out/images/images.json, or a file of the same shape holding the digests pushed to a
-registry) by digest in the Deployment, in ASSAY_RUNNER_IMAGE and in relatedImages, and the claim made.
+registry) by digest in the Deployment, in ASSAY_RUNNER_IMAGE and in relatedImages, and the claim made. The
+claim is tested: tests/chart/test_disconnected.py mirrors such a bundle's relatedImages and a suite to a
+second registry, stops the first, and installs and runs an Evaluation to its verdict from the mirror
+(docs/disconnected.md).
 
 Usage: python scripts/gen_olm_bundle.py [--check]
        python scripts/gen_olm_bundle.py --pinned out/images/images.json --out out/bundle
@@ -329,7 +332,8 @@ def csv(images: PinnedImages | None = None) -> Obj:
                 "support": "Assay",
                 "operatorframework.io/suggested-namespace": "assay-system",
                 "operators.openshift.io/valid-subscription": "[]",
-                # True only when every image is pinned by digest and listed in relatedImages.
+                # True only when every image is pinned by digest and listed in relatedImages: what
+                # tests/chart/test_disconnected.py mirrors, then installs and runs from the mirror alone.
                 "features.operators.openshift.io/disconnected": "true" if images is not None else "false",
                 "features.operators.openshift.io/fips-compliant": "false",
                 "features.operators.openshift.io/proxy-aware": "false",

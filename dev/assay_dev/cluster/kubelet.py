@@ -44,15 +44,18 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
 from .images import PullFault
 from .kubeapi import ApiError, KubeApi, pods_path
+from .mirrors import DigestMirror, load_mirror_sets
 from .network import NodeNetwork
 from .pod import POD_IP, PodWorker, memory_bytes, now
 from .pod_host import Enforcer
 from .registry_pull import RegistryPuller
 
 if TYPE_CHECKING:
-    from assay_operator.image_mirrors import DigestMirror
+    from assay_operator.image_mirrors import DigestMirror as OperatorDigestMirror
 from .runtime import NodeRuntime
 from .scheduler import binder, choose_node
 from .volumes import MountError
@@ -86,6 +89,7 @@ class LocalKubelet:
         network: NodeNetwork | None = None,
         lease_renew_seconds: float = 10.0,
         registries: Mapping[str, Path] | None = None,
+        mirror_file: Path | None = None,
     ) -> None:
         self.api = api
         self.network = network
@@ -97,6 +101,10 @@ class LocalKubelet:
         self.service_env = dict(service_env or {})
         self.pull_faults: dict[str, PullFault] = dict(pull_faults or {})
         self.registry_puller: RegistryPuller | None = None
+        self.mirror_file = mirror_file or work_dir / "image-digest-mirror-sets.yaml"
+        """The node's mirror list (ImageDigestMirrorSet documents, mirrors.py), read at every pull as a node
+        reads registries.conf once the machine-config operator has rolled out a new mirror set; none when
+        the file does not exist."""
         for host, ca in (registries or {}).items():
             self.trust_registry(host, ca)
         self.runtime = NodeRuntime(work_dir)
@@ -131,12 +139,25 @@ class LocalKubelet:
             self.registry_puller = RegistryPuller({}, self.work_dir / "pulled-images")
         self.registry_puller.registries[host] = ca
 
-    def mirror_digests(self, mirrors: Sequence[DigestMirror]) -> None:
-        """Honour these digest mirrors (an ImageDigestMirrorSet's spec.imageDigestMirrors) from now on:
-        their mirror registries must be trusted too (trust_registry)."""
-        if self.registry_puller is None:
-            self.registry_puller = RegistryPuller({}, self.work_dir / "pulled-images")
-        self.registry_puller.mirrors = list(mirrors)
+    def mirror_digests(self, mirrors: Sequence[OperatorDigestMirror]) -> None:
+        """Make these digest mirrors (the operator's reading of spec.imageDigestMirrors) the node's mirror
+        list, as an ImageDigestMirrorSet in `mirror_file`; none: no list. Their registries must be trusted
+        too (trust_registry)."""
+        if not mirrors:
+            self.mirror_file.unlink(missing_ok=True)
+            return
+        entries = [m.model_dump(by_alias=True) for m in mirrors]
+        document = {
+            "apiVersion": "config.openshift.io/v1",
+            "kind": "ImageDigestMirrorSet",
+            "metadata": {"name": "local-node"},
+            "spec": {"imageDigestMirrors": entries},
+        }
+        self.mirror_file.write_text(yaml.safe_dump(document))
+
+    def mirror_sets(self) -> tuple[DigestMirror, ...]:
+        """The mirror list as it is now (MirrorSetError when the file is malformed: every pull fails)."""
+        return load_mirror_sets(self.mirror_file)
 
     def start(self) -> None:
         self.work_dir.mkdir(parents=True, exist_ok=True)

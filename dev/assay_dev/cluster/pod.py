@@ -38,6 +38,7 @@ from assay_dev.images.buildah import BuildahError
 from . import oci, resources, waiting
 from .images import PulledImage, UnknownImage, pull
 from .kubeapi import ApiError, pods_path
+from .mirrors import MirrorSetError
 from .network import NetworkError, PodNetwork
 from .pod_host import PodHost
 from .podspec import (
@@ -349,8 +350,9 @@ class PodWorker:
         while not self._interrupted():
             self._check_stop()
             try:
+                mirror_sets = self.kubelet.mirror_sets()
                 for c in self.containers:
-                    c.image = pull(c.spec["image"], self.kubelet.registry_puller)
+                    c.image = pull(c.spec["image"], self.kubelet.registry_puller, mirror_sets)
                 faults = [self.kubelet.pull_faults.get(c.spec["image"]) for c in self.containers]
                 delay = max((f.delay for f in faults if f is not None), default=0.0)
                 stuck = any(f is not None and f.never for f in faults)
@@ -374,7 +376,8 @@ class PodWorker:
                 self.events.warning("FailedMount", str(error))
                 self._set_waiting(waiting.default_waiting(pod)["waiting"]["reason"], "")
                 self._sleep(1.0)
-            except UnknownImage as error:
+            except (UnknownImage, MirrorSetError) as error:  # as kubelet: the why in the status and an Event
+                self.events.warning("Failed", f"Failed to pull image: {error}")
                 self._set_waiting("ErrImagePull", str(error))
                 self._sleep(1.0)
         return None

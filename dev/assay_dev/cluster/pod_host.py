@@ -13,6 +13,7 @@ from typing import Protocol
 
 from .images import PullFault
 from .kubeapi import KubeApi
+from .mirrors import DigestMirror
 from .network import NodeNetwork
 from .podspec import Obj, ObjectSource
 from .registry_pull import RegistryPuller
@@ -45,6 +46,10 @@ class PodHost(ObjectSource, Protocol):
     """A networked node's network (pods get namespaces of their own); None: pods share the host's."""
     enforcer: Enforcer | None
     host_ip: str
+
+    def mirror_sets(self) -> tuple[DigestMirror, ...]:
+        """The node's mirror list now (ImageDigestMirrorSet shape, mirrors.py)."""
+        ...
 
     def network_policies(self, namespace: str) -> list[Obj]:
         """The NetworkPolicies of `namespace`, as the apiserver has them now."""

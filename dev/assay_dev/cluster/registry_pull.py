@@ -6,9 +6,8 @@ oci:...`), where the runtime checks root filesystems out as for a locally built 
 holds already are reused, not copied).
 
 Only references by digest are pulled (a tag could name other content tomorrow), over HTTPS with the CA the
-node was given for that registry; anonymous access, and registries' anonymous bearer-token challenge. The
-node honours digest mirrors in the shape of OpenShift's ImageDigestMirrorSet (assay_operator.image_mirrors):
-each mirror in turn, then the source unless NeverContactSource.
+node was given for that registry; anonymous access, and registries' anonymous bearer-token challenge. Digest
+mirrors are the node's mirror list's (mirrors.py): it tries each candidate reference through this puller.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import os
 import re
 import ssl
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,8 +25,6 @@ from typing import Any
 import httpx
 
 from assay_dev.images import buildah
-from assay_operator import image_mirrors
-from assay_operator.image_mirrors import DigestMirror
 
 from .podspec import ImageSpec
 
@@ -94,27 +90,20 @@ class RegistryPuller:
     """One node's pulls: `registries` maps each registry host it may pull from to the CA file that verifies
     that registry's certificate; blobs are kept under `store`."""
 
-    def __init__(
-        self, registries: dict[str, Path], store: Path, mirrors: Sequence[DigestMirror] = ()
-    ) -> None:
+    def __init__(self, registries: dict[str, Path], store: Path) -> None:
         self.registries = registries
         self.store = store
-        self.mirrors: list[DigestMirror] = list(mirrors)
-        """Digest mirrors (ImageDigestMirrorSet entries), tried in order before an image's source."""
         self._lock = threading.Lock()
 
     def _candidates(self, reference: str) -> list[str]:
-        return [
-            c
-            for c in image_mirrors.candidates(reference, self.mirrors)
-            if c.partition("/")[0] in self.registries
-        ]
+        # Mirrors are the node's mirror list's (mirrors.py), which tries each candidate through this puller.
+        return [reference] if reference.partition("/")[0] in self.registries else []
 
     def serves(self, reference: str) -> bool:
         return bool(self._candidates(reference))
 
     def pull(self, reference: str) -> Fetched:
-        """The image from its first mirror that has it and verifies, else its source (when allowed)."""
+        """The image from the registry the reference names, verified."""
         RegistryReference.parse(reference)
         problems: list[str] = []
         for candidate in self._candidates(reference):

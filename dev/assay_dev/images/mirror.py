@@ -1,121 +1,136 @@
-"""Mirroring an image by digest to a second registry, byte for byte (as `oc mirror` or `skopeo copy
---all --preserve-digests` do): the manifest and every blob it lists, each verified against its digest on the
-way, and the image's cosign signature and attestations (the `sha256-<hex>.sig` / `.att` tags), so the same
-digest, the same signature and the same verification hold at the mirror. For the disconnected-install test:
-everything the cluster runs, copied to a registry of its own, the first one then stopped."""
+"""Mirroring Assay to a second registry for a disconnected install: every image the release bundle lists in
+relatedImages and every suite artifact, copied by digest with their signatures, attestations and referrers
+(tools/mirror: go-containerregistry's crane.Copy, built from the Go module proxy), and the
+ImageDigestMirrorSet that sends the cluster's pulls to the copies.
+
+    python -m assay_dev.images.mirror --to MIRROR[/PREFIX] [--ca FILE]... [--bundle DIR] [--idms FILE]
+        [--never-contact-source] [REPOSITORY@sha256:...]...
+
+Standard output: one "SOURCE DESTINATION" line per reference; `--idms` writes the mirror set (one entry per
+source repository, so a mirror set never redirects more than what was copied). See docs/disconnected.md.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import ssl
-import tempfile
+import argparse
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx
+import yaml
+
+REPO = Path(__file__).resolve().parents[3]
+GO_TOOLS = REPO / "scripts" / "build-go-tools.sh"
+CSV_SUFFIX = ".clusterserviceversion.yaml"
 
 Obj = dict[str, Any]
-ACCEPT = ", ".join(
-    (
-        "application/vnd.oci.image.manifest.v1+json",
-        "application/vnd.docker.distribution.manifest.v2+json",
+
+
+class MirrorError(Exception):
+    """tools/mirror could not be built or refused a copy (its message in ours), or an input is malformed."""
+
+
+def mirror_binary() -> Path:
+    built = subprocess.run(["bash", str(GO_TOOLS), "mirror"], capture_output=True, text=True, check=False)
+    if built.returncode != 0:
+        raise MirrorError(f"{GO_TOOLS} mirror failed:\n{built.stderr[-3000:]}")
+    return Path(built.stdout.strip().splitlines()[-1])
+
+
+def mirror(
+    references: Sequence[str], to: str, cas: Sequence[Path] = (), timeout: float = 3600.0
+) -> dict[str, str]:
+    """Copy each reference (by digest) under `to`; source -> destination, both by digest. A copy that takes
+    longer than `timeout` seconds is an error, not a wait without end."""
+    unpinned = [r for r in references if "@sha256:" not in r]
+    if unpinned:
+        raise MirrorError(f"a mirror copies references by digest; these have none: {', '.join(unpinned)}")
+    argv = [str(mirror_binary()), "-to", to, *(a for ca in cas for a in ("-ca", str(ca))), *references]
+    try:
+        copied = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired as error:
+        raise MirrorError(f"tools/mirror did not finish in {timeout:.0f} s: {error.stderr!r}") from error
+    if copied.returncode != 0:
+        raise MirrorError(f"tools/mirror exited {copied.returncode}: {copied.stderr.strip()[-3000:]}")
+    pairs = dict(line.split(" ", 1) for line in copied.stdout.splitlines() if line.strip())
+    missing = [r for r in references if r not in pairs]
+    if missing:
+        raise MirrorError(f"tools/mirror did not report {', '.join(missing)}")
+    return {r: pairs[r] for r in references}
+
+
+def mirror_image(reference: str, target: str, *, source_ca: Path, target_ca: Path) -> str:
+    """Copy one image (HOST/REPO@sha256:...) with its signatures and attestations under `target`
+    (HOST[/PREFIX]); the copy's reference, by the same digest."""
+    return mirror([reference], target, [source_ca, target_ca])[reference]
+
+
+def related_images(bundle: Path) -> list[str]:
+    """The relatedImages of the bundle's ClusterServiceVersion (what OpenShift's oc-mirror copies)."""
+    found = sorted((bundle / "manifests").glob(f"*{CSV_SUFFIX}"))
+    if len(found) != 1:
+        raise MirrorError(f"{bundle}/manifests: expected one *{CSV_SUFFIX}, found {len(found)}")
+    csv: Obj = yaml.safe_load(found[0].read_text())
+    images = [str(i["image"]) for i in (csv.get("spec") or {}).get("relatedImages") or []]
+    if not images:
+        raise MirrorError(f"{found[0]}: no relatedImages")
+    return list(dict.fromkeys(images))
+
+
+def mirror_set(copies: Mapping[str, str], name: str = "assay", *, never_contact_source: bool = False) -> Obj:
+    """An ImageDigestMirrorSet sending each copied repository to its copy."""
+    entries: dict[str, str] = {}
+    for source, destination in copies.items():
+        entries[_repository(source)] = _repository(destination)
+    policy = "NeverContactSource" if never_contact_source else "AllowContactingSource"
+    return {
+        "apiVersion": "config.openshift.io/v1",
+        "kind": "ImageDigestMirrorSet",
+        "metadata": {"name": name},
+        "spec": {
+            "imageDigestMirrors": [
+                {"source": source, "mirrors": [destination], "mirrorSourcePolicy": policy}
+                for source, destination in sorted(entries.items())
+            ]
+        },
+    }
+
+
+def _repository(reference: str) -> str:
+    name = reference.partition("@")[0]
+    host, _, path = name.partition("/")
+    return f"{host}/{path.rpartition(':')[0]}" if ":" in path.rpartition("/")[2] else name
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m assay_dev.images.mirror", description=__doc__.splitlines()[0]
     )
-)
-COSIGN_SUFFIXES = (".sig", ".att")
+    parser.add_argument("references", nargs="*", metavar="REPOSITORY@sha256:...", help="images or artifacts")
+    parser.add_argument("--to", required=True, help="the mirror registry, HOST[:PORT][/PREFIX]")
+    parser.add_argument("--ca", type=Path, action="append", default=[], help="a PEM CA to trust (repeatable)")
+    parser.add_argument("--bundle", type=Path, help="a release bundle: mirror its relatedImages too")
+    parser.add_argument("--idms", type=Path, help="write the ImageDigestMirrorSet here")
+    parser.add_argument("--never-contact-source", action="store_true", help="mirrorSourcePolicy in --idms")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    try:
+        references = [*(related_images(args.bundle) if args.bundle else []), *args.references]
+        if not references:
+            parser.error("nothing to mirror: give references or --bundle")
+        copies = mirror(list(dict.fromkeys(references)), args.to, args.ca)
+    except MirrorError as error:
+        print(f"mirror: {error}", file=sys.stderr)
+        return 1
+    for source, destination in copies.items():
+        print(f"{source} {destination}")
+    if args.idms:
+        args.idms.write_text(
+            yaml.safe_dump(mirror_set(copies, never_contact_source=args.never_contact_source))
+        )
+    return 0
 
 
-class MirrorError(RuntimeError):
-    """A manifest or blob could not be read, did not verify, or could not be written."""
-
-
-def _client(ca: Path) -> httpx.Client:
-    return httpx.Client(verify=ssl.create_default_context(cafile=str(ca)), timeout=120.0)
-
-
-def _split(reference: str) -> tuple[str, str, str]:
-    name, _, digest = reference.partition("@")
-    host, _, repository = name.partition("/")
-    return host, repository, digest
-
-
-class _Copier:
-    def __init__(
-        self, source: httpx.Client, target: httpx.Client, src: tuple[str, str], dst: tuple[str, str]
-    ):
-        self.source, self.target = source, target
-        self.src_host, self.src_repo = src
-        self.dst_host, self.dst_repo = dst
-
-    def manifest(self, reference: str) -> tuple[bytes, str] | None:
-        url = f"https://{self.src_host}/v2/{self.src_repo}/manifests/{reference}"
-        response = self.source.get(url, headers={"Accept": ACCEPT})
-        if response.status_code == 404:
-            return None
-        if response.status_code != 200:
-            raise MirrorError(f"{url}: HTTP {response.status_code}")
-        media_type = response.headers.get("Content-Type", "application/vnd.oci.image.manifest.v1+json")
-        return response.content, media_type
-
-    def blob(self, descriptor: Obj) -> None:
-        digest = str(descriptor["digest"])
-        exists = self.target.head(f"https://{self.dst_host}/v2/{self.dst_repo}/blobs/{digest}")
-        if exists.status_code == 200:
-            return
-        with tempfile.TemporaryFile() as spool:
-            hasher = hashlib.sha256()
-            url = f"https://{self.src_host}/v2/{self.src_repo}/blobs/{digest}"
-            with self.source.stream("GET", url, follow_redirects=True) as response:
-                if response.status_code != 200:
-                    raise MirrorError(f"{url}: HTTP {response.status_code}")
-                for chunk in response.iter_bytes(1 << 20):
-                    hasher.update(chunk)
-                    spool.write(chunk)
-            if f"sha256:{hasher.hexdigest()}" != digest:
-                raise MirrorError(f"{url}: does not hash to its digest")
-            spool.seek(0)
-            started = self.target.post(f"https://{self.dst_host}/v2/{self.dst_repo}/blobs/uploads/")
-            if started.status_code != 202:
-                raise MirrorError(f"upload to {self.dst_host}/{self.dst_repo}: HTTP {started.status_code}")
-            location = httpx.URL(f"https://{self.dst_host}").join(started.headers["Location"])
-            done = self.target.put(
-                location.copy_merge_params({"digest": digest}),
-                content=spool.read(),
-                headers={"Content-Type": "application/octet-stream"},
-            )
-            if done.status_code != 201:
-                raise MirrorError(f"upload of {digest}: HTTP {done.status_code} {done.text[:200]}")
-
-    def put_manifest(self, reference: str, body: bytes, media_type: str) -> None:
-        url = f"https://{self.dst_host}/v2/{self.dst_repo}/manifests/{reference}"
-        response = self.target.put(url, content=body, headers={"Content-Type": media_type})
-        if response.status_code != 201:
-            raise MirrorError(f"{url}: HTTP {response.status_code} {response.text[:200]}")
-
-    def copy(self, reference: str, *, required: bool) -> bool:
-        found = self.manifest(reference)
-        if found is None:
-            if required:
-                raise MirrorError(f"{self.src_host}/{self.src_repo}: no manifest {reference}")
-            return False
-        body, media_type = found
-        if reference.startswith("sha256:") and f"sha256:{hashlib.sha256(body).hexdigest()}" != reference:
-            raise MirrorError(f"{self.src_host}/{self.src_repo}@{reference}: manifest does not hash to it")
-        manifest: Obj = json.loads(body)
-        for descriptor in (manifest["config"], *manifest.get("layers", [])):
-            self.blob(descriptor)
-        self.put_manifest(reference, body, media_type)
-        return True
-
-
-def mirror_image(reference: str, target_repository: str, *, source_ca: Path, target_ca: Path) -> str:
-    """Copy `reference` (HOST/REPO@sha256:...) and its cosign tags to `target_repository` (HOST/REPO); the
-    mirrored reference by digest (the same digest)."""
-    src_host, src_repo, digest = _split(reference)
-    dst_host, _, dst_repo = target_repository.partition("/")
-    with _client(source_ca) as source, _client(target_ca) as target:
-        copier = _Copier(source, target, (src_host, src_repo), (dst_host, dst_repo))
-        copier.copy(digest, required=True)
-        for suffix in COSIGN_SUFFIXES:
-            copier.copy(digest.replace(":", "-") + suffix, required=False)
-    return f"{target_repository}@{digest}"
+if __name__ == "__main__":
+    sys.exit(main())
