@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from assay_dev.cluster.mirrors import parse_mirror_sets, pull_with_mirrors
 from assay_dev.cluster.registry_pull import PullError, RegistryPuller
 from assay_dev.images import mirror, registry_images, signing
 from assay_dev.images.registry_images import KeyPair
@@ -237,16 +238,15 @@ def test_a_digest_mirror_serves_the_same_signed_image(pushed: Pushed, tmp_path: 
         assert fallback.reason == iv.VERIFIED and pushed.registry.host in fallback.message
 
         registries = {pushed.registry.host: pushed.registry.ca, mirror_registry.host: mirror_registry.ca}
-        mirrors = image_mirrors.parse(
-            json.dumps(
-                [
-                    {
-                        "source": source_name,
-                        "mirrors": [mirrored.partition("@")[0]],
-                        "mirrorSourcePolicy": "NeverContactSource",
-                    }
-                ]
-            )
+        entry = {
+            "source": source_name,
+            "mirrors": [mirrored.partition("@")[0]],
+            "mirrorSourcePolicy": "NeverContactSource",
+        }
+        idms = {"apiVersion": "config.openshift.io/v1", "kind": "ImageDigestMirrorSet"}
+        node_list = [{**idms, "spec": {"imageDigestMirrors": [entry]}}]
+        puller = RegistryPuller(registries, tmp_path / "pulled")
+        _, fetched = pull_with_mirrors(
+            pushed.signed, parse_mirror_sets(node_list, "the node's list"), puller.pull
         )
-        fetched = RegistryPuller(registries, tmp_path / "pulled", mirrors).pull(pushed.signed)
         assert fetched.reference.host == mirror_registry.host

@@ -103,18 +103,12 @@ class RegistryPuller:
         return bool(self._candidates(reference))
 
     def pull(self, reference: str) -> Fetched:
-        """The image from the registry the reference names, verified."""
+        """The image from the registry the reference names, verified: PullError, or httpx's own error when
+        the registry cannot be reached (the node's pull names that case)."""
         RegistryReference.parse(reference)
-        problems: list[str] = []
-        for candidate in self._candidates(reference):
-            try:
-                return self._pull(candidate)
-            except (PullError, httpx.HTTPError) as error:
-                where = candidate.partition("@")[0]
-                problems.append(
-                    f"from {where}: {error}" if isinstance(error, PullError) else f"from {where}: {error!r}"
-                )
-        raise PullError(f"{reference}: " + "; ".join(problems or ["no registry of this node serves it"]))
+        if not self.serves(reference):
+            raise PullError(f"{reference}: no registry of this node serves it")
+        return self._pull(reference)
 
     def _pull(self, reference: str) -> Fetched:
         ref = RegistryReference.parse(reference)
