@@ -75,7 +75,8 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     wrote holds the rest)."""
     config = prepared.config
     answers_dir = check_answer_config(config)
-    if prepared.suite.has_keys:
+    # The customers file adds only each conversational ticket's customer, which no agent's sandbox grants.
+    if prepared.suite.has_answer_keys or (prepared.suite.has_keys and config.customers is None):
         print(
             f"assay: warning: {config.suite} holds answer keys, and an agent with a file tool can read them "
             "where the kernel gives no sandbox (each cell's `isolation` says): a local run is not a trust "
@@ -178,6 +179,7 @@ def answer_inputs_digest(prepared: Prepared, shard: tuple[int, int] | None) -> s
     facts = {
         "brain": prepared.inputs().brain_digest,
         "suite": tree_digest_of(Path(config.suite)),
+        "customers": customers_digest(config.customers),
         "kb": tree_digest_of(Path(config.kb)) if config.kb else None,
         "tickets": [t.id for t in prepared.tickets],
         "repetitions": config.repetitions,
@@ -185,6 +187,13 @@ def answer_inputs_digest(prepared: Prepared, shard: tuple[int, int] | None) -> s
         "shard": shard,
     }
     return digest(json.dumps(facts, sort_keys=True).encode())
+
+
+def customers_digest(path: str | None) -> str | None:
+    """The customers file's digest (None: none named, or none written: the suite has no conversation)."""
+    if path is None or not Path(path).is_file():
+        return None
+    return digest(Path(path).read_bytes())
 
 
 def resumable(
