@@ -255,7 +255,7 @@ def with_customers(suite: Suite, path: Path) -> Suite:
     try:
         customers = CustomersFile.model_validate(doc.data, strict=True).customers
     except ValidationError as exc:
-        raise InputError(doc.problems(exc, transparent=TRANSPARENT)) from None
+        raise InputError(list(doc.problems(exc, transparent=TRANSPARENT))) from None
     ids = {ticket.id for ticket in suite.tickets}
     problems = [
         Problem(doc.display, f"customers.{unknown}", "no ticket with this id in the suite")
