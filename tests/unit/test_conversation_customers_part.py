@@ -124,3 +124,21 @@ def test_an_agent_program_beside_the_customers_needs_the_kernel_sandbox(
     plain = prepare(config.model_copy(update={"customers": None}), with_keys=False)
     assert not isolation.holds_customers(plain)
     assert isolation.run_sandbox(plain) is not None
+
+
+def test_a_model_customer_behind_the_gateway_sidecar_is_refused_saying_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay_runner.contract import GATEWAY_SOCKET_ENV
+    from assay_runner.run.answering import refuse_model_customers_behind_sidecar
+
+    root = conversation_suite(tmp_path / "suite", played_by="model")
+    public, _, customers = split(root, tmp_path)
+    config = RunConfig.model_validate(
+        {"suite": str(public), "agent": {"kind": "chat", "model": "m"}, "customers": str(customers)}
+    )
+    prepared = prepare(config, with_keys=False)
+    refuse_model_customers_behind_sidecar(prepared)  # no sidecar: the runner meters it apart itself
+    monkeypatch.setenv(GATEWAY_SOCKET_ENV, str(tmp_path / "gateway.sock"))
+    with pytest.raises(InputError, match=r"ASK-1: a customer played by a model is not supported behind"):
+        refuse_model_customers_behind_sidecar(prepared)

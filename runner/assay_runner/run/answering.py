@@ -107,6 +107,7 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     )
     answer_store.write_manifest(answers_dir, manifest)
     to_answer = [(t, r) for t, r in order if cell_key(t.id, r) not in kept]
+    refuse_model_customers_behind_sidecar(prepared)
     sidecar = await reach_sidecar(prepared, shard)
     record = RecordStep(answers_dir, key, sidecar.pod if sidecar is not None else None)
     for cell, (seal, answered_by) in kept.items():
@@ -160,6 +161,25 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         total=len(prepared.tickets) * config.repetitions,
         stopped=stopped[:MAX_STOPPED] if stopped else None,
     )
+
+
+def refuse_model_customers_behind_sidecar(prepared: Prepared) -> None:
+    """A customer played by a model is not yet metered apart by the gateway sidecar (its ledger would count
+    the customer's calls as the cell's, and the judge would block on them as calls around the cell's proxy):
+    refused before any cell, saying so, rather than Blocked for a reason that is not the agent's."""
+    if sidecar_socket() is None:
+        return
+    played = [
+        t.id
+        for t in prepared.tickets
+        if t.key.conversation and t.key.conversation.customer.played_by == "model"
+    ]
+    if played:
+        raise InputError(
+            f"ticket(s) {', '.join(played)}: a customer played by a model is not supported behind the "
+            "gateway sidecar yet (its calls are not metered apart from the agent's there): play it scripted "
+            "(`playedBy: scripted`), or run it with `assay run` (docs/conversations.md, on the cluster)"
+        )
 
 
 async def reach_sidecar(prepared: Prepared, shard: tuple[int, int] | None) -> SidecarLink | None:
