@@ -91,7 +91,8 @@ def test_a_conversation_on_the_cluster_passes_the_agent_that_asks_and_blocks_the
     token = f"gw-{secrets.token_urlsafe(24)}"
     admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
     config_maps(admin, namespace)
-    probe = ["python", PROBE, *PROBED]
+    probe = ["python", PROBE, "open", *PROBED]
+    again = ["python", PROBE, "continue", "{message}", *PROBED]
     agents = {
         "asks": {"kind": "chat", "model": "ask"},
         "guesses": {"kind": "chat", "model": "guess"},
@@ -99,7 +100,7 @@ def test_a_conversation_on_the_cluster_passes_the_agent_that_asks_and_blocks_the
             "kind": "command",
             "model": "m",
             "command": probe,
-            "continueCommand": [*probe, "{message}"],
+            "continueCommand": again,
         },
     }
     with ChatServer(reply, token=token) as gateway:
@@ -135,12 +136,9 @@ def test_a_conversation_on_the_cluster_passes_the_agent_that_asks_and_blocks_the
     assert [t.speaker for t in cell.conversation.turns] == ["customer", "agent", "customer", "agent"]
     assert cell.conversation.turns[2].revealed == ["device", "plan"]
     conversations = status["conversations"]
-    assert conversations["conversations"] == 1 and conversations["agentTurns"] == 2, conversations
-    assert (
-        conversations["agentUsage"]["inputTokens"] == 300
-        and conversations["agentUsage"]["outputTokens"] == 80
-    )
-    assert conversations["customerUsage"]["inputTokens"] == 0  # scripted: no model call
+    assert conversations["conversations"] == 1 and conversations["turns"] == 2, conversations
+    assert (conversations["agent"]["inputTokens"], conversations["agent"]["outputTokens"]) == (300, 80)
+    assert conversations["customer"].get("inputTokens", 0) == 0  # scripted: no model call
     assert status["usage"]["inputTokens"] == asked.usage.input_tokens == 300
 
     # The guesser: Blocked at its turn limit, not asking first.
@@ -150,7 +148,7 @@ def test_a_conversation_on_the_cluster_passes_the_agent_that_asks_and_blocks_the
     cell = guessed.tickets[0].repetitions[0]
     assert cell.conversation is not None and cell.conversation.ended == "turnLimit", cell.conversation
     assert cell.judges["asked_first"].score == 0.0
-    assert status["conversations"]["agentTurns"] == 3, status["conversations"]
+    assert status["conversations"]["turns"] == 3, status["conversations"]
 
     # The prober: the kernel refused every look at the customers part and the key; it could only guess.
     kept, probed = results["probes"]

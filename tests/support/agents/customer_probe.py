@@ -1,6 +1,7 @@
 """A command agent that looks for the customer's hidden facts before it answers (issue 40, on the cluster).
 
-`customer_probe.py open|continue PATH...`: each turn it tries to read each PATH (the answer pod's customers
+`customer_probe.py open PATH...` (its first turn), `customer_probe.py continue MESSAGE PATH...` (the next
+ones, given the customer's words): each turn it tries to read each PATH (the answer pod's customers
 part, its folder, the folder above) and prints what the kernel did as one `probe {json}` line (the cell's
 transcript); if any read gave it text, that text is its answer (a cheat the judges would reward: it names the
 hidden facts), else it guesses without asking, as an agent that found nothing must.
@@ -33,7 +34,8 @@ def probe(path: str) -> tuple[str, str]:
 def main(argv: list[str]) -> int:
     found: dict[str, str] = {}
     stolen = ""
-    for path in argv[1:]:
+    paths = argv[1:] if argv[0] == "open" else argv[2:]
+    for path in paths:
         found[path], text = probe(path)
         stolen += text
     print("probe " + json.dumps(found, sort_keys=True), flush=True)
