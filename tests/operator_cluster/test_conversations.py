@@ -3,11 +3,13 @@ example suite (examples/support-desk-conversations) as a suite ConfigMap, split 
 public part, its key and its customers part; the answer pods' runner plays the scripted customer from the
 customers part, which is mounted into the answer container alone; the judge pod reads the key.
 
-Three Evaluations at once, one per outcome, against the scripted model server behind each answer pod's
-gateway sidecar:
+Four Evaluations at once, one per outcome (and the suite bundled in the image once), against the
+scripted model server behind each answer pod's gateway sidecar:
 - the chat agent that asks which device and which plan before it answers: Pass, status.conversations
   filled from the result, and the sidecar's ledger reconciled with every turn's call;
 - the chat agent that guesses: Blocked at its turn limit, asked_first at 0;
+- the asking chat agent on the same suite bundled in the runner image (split in the answer pod, the
+  customers part into an emptyDir of the answer container's alone): Pass;
 - a command agent that looks for the hidden facts from its sandbox in the answer pod (the customers file, its
   folder, the key's path) before each turn: the kernel refuses every look, it can only guess, and it is
   Blocked like the guesser.
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +87,7 @@ def spec(gateway: str, agent: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_conversation_on_the_cluster_passes_the_agent_that_asks_and_blocks_the_guesser_and_the_prober(
-    admin: KubeApi, namespace: str, operator: OperatorProcess, brains: Callable[[str], str]
+    admin: KubeApi, namespace: str, operator: OperatorProcess
 ) -> None:
     token = f"gw-{secrets.token_urlsafe(24)}"
     admin.create(f"/api/v1/namespaces/{namespace}/secrets", support.secret("gateway", "token", token))
@@ -106,6 +107,10 @@ def test_a_conversation_on_the_cluster_passes_the_agent_that_asks_and_blocks_the
     with ChatServer(reply, token=token) as gateway:
         for name, agent in agents.items():
             support.create_evaluation(admin, namespace, name, spec(gateway.url, agent))
+        # The same suite bundled in the runner image: split in the answer pod, customers part included.
+        bundled = {**spec(gateway.url, agents["asks"]), "suite": {"bundled": "support-desk-conversations"}}
+        support.create_evaluation(admin, namespace, "bundled", bundled)
+        agents["bundled"] = agents["asks"]
         done = {
             name: support.wait_for_verdict(admin, namespace, name, operator=operator, timeout=600)
             for name in agents
@@ -117,6 +122,18 @@ def test_a_conversation_on_the_cluster_passes_the_agent_that_asks_and_blocks_the
     for name in agents:
         kept = support.claim_path(admin, namespace, f"{name}-g1-answers")
         results[name] = (kept, Result.model_validate_json((kept / "result" / "result.json").read_text()))
+
+    # Bundled: the answer pod's split wrote the customers part into the answer container's emptyDir alone.
+    _, from_image = results["bundled"]
+    assert done["bundled"]["status"]["verdict"] == from_image.verdict == "Pass", from_image.reasons
+    conversation = from_image.tickets[0].repetitions[0].conversation
+    assert conversation is not None and conversation.ended == "answered"
+    for pod in support.pods_of_job(admin, namespace, support.answer_job("bundled")):
+        split = pod["spec"]["initContainers"][0]
+        assert split["name"] == "split" and split["command"][-2:] == ["--customer", CUSTOMERS_PATH]
+        containers = [*pod["spec"]["initContainers"], *pod["spec"]["containers"]]
+        holding = [c["name"] for c in containers if any(m["name"] == "customer" for m in c["volumeMounts"])]
+        assert holding == ["split", "answer"], holding
 
     # The customers part: a snapshot of its own, mounted into the answer container alone.
     answer_pods = support.pods_of_job(admin, namespace, support.answer_job("asks"))
@@ -140,6 +157,9 @@ def test_a_conversation_on_the_cluster_passes_the_agent_that_asks_and_blocks_the
     assert (conversations["agent"]["inputTokens"], conversations["agent"]["outputTokens"]) == (300, 80)
     assert conversations["customer"].get("inputTokens", 0) == 0  # scripted: no model call
     assert status["usage"]["inputTokens"] == asked.usage.input_tokens == 300
+    # The gateway sidecar counted both turns' calls for the cell, and the judge's reconciliation added up.
+    ledger = json.loads((results["asks"][0] / "ledgers" / "shard-0" / "ledger.json").read_text())
+    assert ledger["cells"]["C-001/1"]["requests"] == 2 and ledger["refused"]["count"] == 0, ledger
 
     # The guesser: Blocked at its turn limit, not asking first.
     status = done["guesses"]["status"]
