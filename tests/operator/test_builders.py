@@ -554,11 +554,14 @@ def test_bundled_suite_replay_and_cassettes() -> None:
     )
     bundled = snapshots.Snapshots("b", "sha256:b")
     settings = Settings(runner_image="x")
-    for pod in (answer_pod(spec, settings, snapshots=bundled), judge_pod(spec, settings, snapshots=bundled)):
+    for pod, customer in (
+        (answer_pod(spec, settings, snapshots=bundled), ["--customer", "/etc/assay/customer/customers.yaml"]),
+        (judge_pod(spec, settings, snapshots=bundled), []),
+    ):
         split = pod["initContainers"][0]
         assert split["name"] == "split" and split["command"] == [
             "assay", "split", "/opt/assay/examples/support-desk", "--public", "/etc/assay/suite", "--keys",
-            "/etc/assay/key/keys.yaml",
+            "/etc/assay/key/keys.yaml", *customer,
         ]  # fmt: skip
     answer = answer_pod(spec, settings, snapshots=bundled)
     assert "no-examples" not in _mounts(answer["containers"][0])  # replay runs no agent code: it needs them
@@ -568,6 +571,78 @@ def test_bundled_suite_replay_and_cassettes() -> None:
         config.cassettes is not None and config.cassettes.dir == "/opt/assay/examples/support-desk/cassettes"
     )
     assert config.repetitions == 2 and not config.mlflow.enabled  # no tracking URI anywhere: no MLflow
+
+
+CONVERSATIONS = Path(__file__).resolve().parents[2] / "examples" / "support-desk-conversations"
+
+
+def test_a_conversational_config_map_suite_gives_the_answer_container_alone_its_customers() -> None:
+    """The customers part (each conversational ticket's `conversation`, nothing else of its key) is a snapshot
+    of its own, a volume of the answer pod mounted into `answer` only (not its sidecar or init containers),
+    and no volume of the judge pod, whose key holds the same; the answer RunConfig names it."""
+    from assay_operator.evaluation.build.suite_split import suite_parts
+
+    public, key, customers = suite_parts({"suite.yaml": (CONVERSATIONS / "suite.yaml").read_text()})
+    assert customers is not None and set(customers) == {"customers.yaml"}
+    assert "mustMention" not in customers["customers.yaml"] and "persona" in customers["customers.yaml"]
+    assert "persona" not in "".join(public.values()) and "persona" in key["keys.yaml"]
+    digest = snapshots.text_digest(customers)
+    made = snapshots.build_suite_snapshot("release-42", "customer", customers, digest).body()
+    assert made["immutable"] is True and made["metadata"]["annotations"] == {
+        names.ANNOTATION_CUSTOMER: digest
+    }
+    talking = snapshots.Snapshots(
+        **{**SNAPSHOTS.__dict__, "customer": made["metadata"]["name"], "customer_digest": digest}
+    )
+    spec = SPEC.model_copy(
+        update={"agent": SPEC.agent.model_copy(update={"kind": "command", "command": ["x"]})}
+    )
+    job = answer_job(spec, snapshots=talking)
+    assert job["metadata"]["annotations"][names.ANNOTATION_CUSTOMER] == digest
+    # The judge Job is made from the answer Job's annotations: it knows the part, and does not mount it.
+    assert snapshots.Snapshots.from_annotations("release-42", job["metadata"]["annotations"]) == talking
+    answer = job["spec"]["template"]["spec"]
+    volume = next(v for v in answer["volumes"] if v["name"] == "customer")
+    assert volume["configMap"]["name"] == made["metadata"]["name"]
+    answer_container = answer["containers"][0]
+    assert {"name": "customer", "mountPath": "/etc/assay/customer", "readOnly": True} in answer_container[
+        "volumeMounts"
+    ]
+    others = [*answer.get("initContainers", []), *answer["containers"][1:]]
+    assert others and all("customer" not in _mounts(c) for c in others)
+    judge = judge_pod(spec, snapshots=talking)
+    assert "customer" not in {v["name"] for v in judge["volumes"]}
+    assert all("customer" not in _mounts(c) for c in [*judge.get("initContainers", []), *judge["containers"]])
+    config = runconfig.answer_config(spec, "release-42", "ns", SETTINGS)
+    assert config.customers == "/etc/assay/customer/customers.yaml" and config.keys is None
+    assert runconfig.build_run_config(spec, "release-42", "ns", SETTINGS).customers is None  # the judge's
+    # A suite with no conversation: no customers part, no volume (the RunConfig's path is then no file).
+    plain = CONVERSATIONS.parent / "support-desk"
+    assert (
+        suite_parts({name: (plain / name).read_text() for name in ("suite.yaml", "tickets.yaml")})[2] is None
+    )
+    assert "customer" not in {v["name"] for v in answer_pod(spec)["volumes"]}
+
+
+def test_a_bundled_conversational_suite_is_split_with_its_customers_into_the_answer_container_only() -> None:
+    spec = EvaluationSpec.model_validate(
+        {
+            "brain": {"configMap": {"name": "b"}},
+            "suite": {"bundled": "support-desk-conversations"},
+            "agent": {"kind": "command", "command": ["x"], "continueCommand": ["x"]},
+        }
+    )
+    bundled, settings = snapshots.Snapshots("b", "sha256:b"), Settings(runner_image="x")
+    answer = answer_pod(spec, settings, snapshots=bundled)
+    assert {"name": "customer", "emptyDir": {}} in answer["volumes"]
+    split = answer["initContainers"][0]
+    assert split["name"] == "split" and _mounts(split)["customer"] == "/etc/assay/customer"
+    assert not any(m.get("readOnly") for m in split["volumeMounts"] if m["name"] == "customer")
+    assert _mounts(answer["containers"][0])["customer"] == "/etc/assay/customer"
+    assert all("customer" not in _mounts(c) for c in answer["initContainers"][1:])
+    judge = judge_pod(spec, settings, snapshots=bundled)
+    assert "customer" not in {v["name"] for v in judge["volumes"]}
+    assert "--customer" not in judge["initContainers"][0]["command"]
 
 
 def _hash(name: str) -> str:

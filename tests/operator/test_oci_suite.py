@@ -96,9 +96,13 @@ def test_the_crd_refuses_a_tag_and_a_second_source() -> None:
 
 
 def test_the_split_init_container_alone_holds_the_registry_ca_and_credentials() -> None:
-    for job in (
-        build_answer_job(OCI, "e", 1, BUNDLED, SETTINGS),
-        build_judge_job(OCI, "e", 1, BUNDLED, SETTINGS, 360),
+    for job, customer in (
+        # the answer pod's split also writes the customers part (a conversational suite's) for its runner
+        (
+            build_answer_job(OCI, "e", 1, BUNDLED, SETTINGS),
+            ["--customer", "/etc/assay/customer/customers.yaml"],
+        ),
+        (build_judge_job(OCI, "e", 1, BUNDLED, SETTINGS, 360), []),
     ):
         pod = pod_of(job)
         assert job.metadata.annotations is not None
@@ -106,7 +110,7 @@ def test_the_split_init_container_alone_holds_the_registry_ca_and_credentials() 
         split = container(pod, "split")
         assert split["command"] == [
             "assay", "split", f"oci://{REFERENCE}", "--public", "/etc/assay/suite", "--keys",
-            "/etc/assay/key/keys.yaml",
+            "/etc/assay/key/keys.yaml", *customer,
         ]  # fmt: skip
         env = {e["name"]: e.get("value") for e in split["env"]}
         assert env["ASSAY_REGISTRY_CA"] == "/etc/assay/registry/ca/ca.crt"

@@ -69,3 +69,38 @@ def test_the_example_validates_and_splits_without_its_hidden_facts(tmp_path: Pat
         if path.is_file() and not path.is_relative_to(public / "kb"):
             assert "Android tablet" not in path.read_text() and "Free plan" not in path.read_text(), path
     assert "It is my new Android tablet." in (tmp_path / "keys.yaml").read_text()
+
+
+def test_the_split_phases_play_the_customer_from_the_customers_part(tmp_path: Path) -> None:
+    """As on the cluster: the suite split in three (`--customer`), the answer phase given the public part
+    and the customers only (never the key), the judge phase the key: the agent that asks passes."""
+    public, keys, customers = (
+        tmp_path / "public",
+        tmp_path / "key" / "keys.yaml",
+        tmp_path / "c" / "customers.yaml",
+    )
+    split = [
+        "split",
+        str(EXAMPLE),
+        "--public",
+        str(public),
+        "--keys",
+        str(keys),
+        "--customer",
+        str(customers),
+    ]
+    assert main(split) == 0 and customers.is_file()
+    answers = tmp_path / "answers"
+    with ChatServer(script(True)) as server:
+        answer = ["answer", str(public), "--brain", str(BRAIN), "--agent", "chat", "--model", "agent-m"]
+        answer += ["--gateway", server.url, "--customer", str(customers), "--answers-out", str(answers), "-q"]
+        assert main(answer) == 0
+    cell = json.loads((answers / "C-001" / "1" / "cell.json").read_text())
+    assert cell["conversation"]["ended"] == "answered", cell["conversation"]
+    out = tmp_path / "out"
+    score = ["score", str(public), "--keys", str(keys), "--answers", str(answers), "--out", str(out), "-q"]
+    assert main(score) == 0
+    result = json.loads((out / "result.json").read_text())
+    assert result["verdict"] == "Pass" and result["conversations"]["conversations"] == 1, result[
+        "conversations"
+    ]

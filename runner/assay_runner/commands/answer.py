@@ -44,6 +44,12 @@ def add_parser(commands: Subcommands) -> None:
         help="answer only shard I of N (0-based; the judge phase reads them all)",
     )
     add(
+        "--customer",
+        type=Path,
+        help="the suite's customers (customers.yaml of `assay split --customer`), played by the runner on "
+        "its conversational tickets; agent programs then need the kernel's sandbox",
+    )
+    add(
         "--resume",
         action="store_true",
         help="keep the cells an earlier attempt on the same inputs answered; answer only the rest",
@@ -84,6 +90,8 @@ def answer_config(args: argparse.Namespace) -> RunConfig:
         update["shard"] = ShardConfig(index=index, count=count)
     if args.resume:
         update["resume"] = True
+    if args.customer is not None:
+        update["customers"] = str(Path(args.customer).absolute())
     return config.model_copy(update=update) if update else config
 
 

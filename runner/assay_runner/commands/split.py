@@ -1,7 +1,9 @@
-"""`assay split SUITE --public DIR --keys FILE`: a suite cut at its trust boundary.
+"""`assay split SUITE --public DIR --keys FILE [--customer FILE]`: a suite cut at its trust boundary.
 
 The public part (suite.yaml, questions, KB, judge code) is what the answer phase may see; the key file
-(every ticket's answer key) is for the judge phase only. `assay score --keys FILE` joins them again.
+(every ticket's answer key) is for the judge phase only. `assay score --keys FILE` joins them again. The
+customers file (the conversational tickets' customers, nothing else of their keys; written only when a
+ticket is a conversation) is for the answer phase's runner, never its agents (`customers` in its RunConfig).
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ def add_parser(commands: Subcommands) -> None:
     parser.add_argument("suite", help="suite directory, or oci://REGISTRY/REPO@sha256:...")
     parser.add_argument("--public", type=Path, required=True, help="directory for the public part (empty)")
     parser.add_argument("--keys", type=Path, required=True, help="file for the answer keys (keys.yaml)")
+    parser.add_argument(
+        "--customer",
+        type=Path,
+        help="file for the conversational tickets' customers (customers.yaml), which the answer phase plays "
+        "them from; written only when a ticket is a conversation",
+    )
     parser.add_argument("--kb", type=Path, help="KB articles directory, when not the suite's own kb/")
     add_registry_ca(parser)
     parser.set_defaults(handler=run)
@@ -30,10 +38,11 @@ def run(args: argparse.Namespace) -> int:
     from assay_runner.suite.split import split_suite
 
     folder, _artifact = resolve_suite(args.suite, args.registry_ca)
-    suite = split_suite(Path(folder), args.public, args.keys, args.kb)
+    suite = split_suite(Path(folder), args.public, args.keys, args.kb, args.customer)
+    customers = f", customers in {args.customer}" if args.customer and suite.has_conversations else ""
     print(
         f"split suite {suite.name!r} ({len(suite.tickets)} tickets, {suite_digest(suite)}): public part in "
-        f"{args.public}, answer keys in {args.keys}",
+        f"{args.public}, answer keys in {args.keys}{customers}",
         file=sys.stderr,
     )
     return ExitCode.PASS

@@ -94,6 +94,7 @@ from assay_runner.contract.seam import (
 )
 from assay_runner.contract.suite_parts import (
     CALIBRATION_FILE,
+    CUSTOMERS_FILE,
     KEYS_FILE,
     QUESTIONS_FILE,
     SuiteParts,
@@ -135,6 +136,7 @@ from assay_runner.contract.wire import (
 __all__ = [
     "ANSWER_SUMMARY_SCHEMA_VERSION",
     "CALIBRATION_FILE",
+    "CUSTOMERS_FILE",
     "DEFAULT_EXPERIMENT",
     "GATEWAY_LEDGER_ENV",
     "GATEWAY_SOCKET_ENV",

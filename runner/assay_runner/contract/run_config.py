@@ -199,6 +199,11 @@ class RunConfig(ConfigModel):
     keys: PathText | None = None
     """The answer-key file (keys.yaml) when `suite` holds only the suite's public part (`assay split`).
     The judge phase reads it; the answer phase refuses a config that names it."""
+    customers: PathText | None = None
+    """The answer phase: the customers file of a split suite (`assay split --customer`, customers.yaml):
+    the conversational tickets' customers, which the runner plays and no agent's sandbox grants (the phase
+    then refuses to run an agent program without the kernel's full sandbox). A missing file: the suite has no
+    conversation. The judge phase reads the customers in the key and refuses a config that names this."""
     answers_dir: PathText | None = None
     """The answers tree: where `assay answer` writes and `assay score --config` reads."""
     answer_deadline_seconds: Finite | None = Field(default=None, gt=0, le=7 * 86400)

@@ -8,6 +8,11 @@ so a suite carried either way gives its answer pods the same public part (docs/t
   judges may gate: `public_calibration`, without the labelled answers). Nothing else: a README, a
   reviewer's notes or any other file beside the suite stays out, because nothing names it public.
 - The key (`keys.yaml`): every ticket's answer key, by id.
+- The customers (`customers.yaml`), only for a suite with conversational tickets: each such ticket's
+  `conversation` (the customer's persona, the facts they say only when asked, what they do when not asked,
+  the turn limit) and nothing else of its key. The answer phase plays the customer from it, outside every
+  agent's sandbox (docs/conversations.md, "On the cluster"); it is a copy of what the key holds, so the
+  judge phase reads the key alone.
 
 A suite already split (a `keys.yaml` beside a keyless public part) is joined and cut again, so it comes out
 as its unsplit self would. Only the structure is read (which files, which tickets, which keys); the runner
@@ -22,6 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 SUITE_FILE, QUESTIONS_FILE, KEYS_FILE = "suite.yaml", "questions.yaml", "keys.yaml"
+CUSTOMERS_FILE = "customers.yaml"
+CONVERSATION_FIELD = "conversation"
+"""The one field of an answer key the customers part carries."""
 KB_PREFIX = "kb/"
 QUESTION_FIELDS = ("id", "split", "question")
 """What of a ticket is public; its `key` is the answer key's, and a ticket has nothing else."""
@@ -37,10 +45,12 @@ class SuiteSplitError(ValueError):
 
 @dataclass(frozen=True)
 class SuiteParts:
-    """The two parts of a suite: its public files (relative path -> bytes) and its key file's bytes."""
+    """The parts of a suite: its public files (relative path -> bytes), its key file's bytes and its customers
+    file's (None: no ticket is a conversation)."""
 
     public: dict[str, bytes]
     keys: bytes
+    customers: bytes | None = None
 
 
 def split_suite_files(files: Mapping[str, bytes]) -> SuiteParts:
@@ -71,7 +81,22 @@ def split_suite_files(files: Mapping[str, bytes]) -> SuiteParts:
     calibration = _calibration_file(suite)
     if calibration is not None and calibration in files:  # absent: its judges run as shadow judges
         public[calibration] = public_calibration(files[calibration], calibration)
-    return SuiteParts(public=public, keys=_text(name, "its answer keys", {"keys": keys}))
+    customers = _customers(keys)
+    return SuiteParts(
+        public=public,
+        keys=_text(name, "its answer keys", {"keys": keys}),
+        customers=_text(name, "its customers", {"customers": customers}) if customers else None,
+    )
+
+
+def _customers(keys: Mapping[str, Any]) -> dict[str, Any]:
+    """Each conversational ticket's `conversation`, by id: the smallest part the answer phase needs to play
+    its customers (no expected articles, facts, forbidden items or notes, no judge's options)."""
+    return {
+        tid: key[CONVERSATION_FIELD]
+        for tid, key in keys.items()
+        if isinstance(key, dict) and key.get(CONVERSATION_FIELD) is not None
+    }
 
 
 def _tickets(files: Mapping[str, bytes], suite: dict[str, Any]) -> list[dict[str, Any]]:

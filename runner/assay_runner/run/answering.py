@@ -75,7 +75,8 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     wrote holds the rest)."""
     config = prepared.config
     answers_dir = check_answer_config(config)
-    if prepared.suite.has_keys:
+    # The customers file adds only each conversational ticket's customer, which no agent's sandbox grants.
+    if prepared.suite.has_answer_keys or (prepared.suite.has_keys and config.customers is None):
         print(
             f"assay: warning: {config.suite} holds answer keys, and an agent with a file tool can read them "
             "where the kernel gives no sandbox (each cell's `isolation` says): a local run is not a trust "
@@ -106,6 +107,7 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     )
     answer_store.write_manifest(answers_dir, manifest)
     to_answer = [(t, r) for t, r in order if cell_key(t.id, r) not in kept]
+    refuse_model_customers_behind_sidecar(prepared)
     sidecar = await reach_sidecar(prepared, shard)
     record = RecordStep(answers_dir, key, sidecar.pod if sidecar is not None else None)
     for cell, (seal, answered_by) in kept.items():
@@ -161,6 +163,25 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     )
 
 
+def refuse_model_customers_behind_sidecar(prepared: Prepared) -> None:
+    """A customer played by a model is not yet metered apart by the gateway sidecar (its ledger would count
+    the customer's calls as the cell's, and the judge would block on them as calls around the cell's proxy):
+    refused before any cell, saying so, rather than Blocked for a reason that is not the agent's."""
+    if sidecar_socket() is None:
+        return
+    played = [
+        t.id
+        for t in prepared.tickets
+        if t.key.conversation and t.key.conversation.customer.played_by == "model"
+    ]
+    if played:
+        raise InputError(
+            f"ticket(s) {', '.join(played)}: a customer played by a model is not supported behind the "
+            "gateway sidecar yet (its calls are not metered apart from the agent's there): play it scripted "
+            "(`playedBy: scripted`), or run it with `assay run` (docs/conversations.md, on the cluster)"
+        )
+
+
 async def reach_sidecar(prepared: Prepared, shard: tuple[int, int] | None) -> SidecarLink | None:
     """On the cluster (`ASSAY_GATEWAY_SOCKET`): the gateway sidecar's key, claimed before any agent runs,
     with this phase's prices, budget and shard. None where the phase holds the gateway's token itself."""
@@ -178,6 +199,7 @@ def answer_inputs_digest(prepared: Prepared, shard: tuple[int, int] | None) -> s
     facts = {
         "brain": prepared.inputs().brain_digest,
         "suite": tree_digest_of(Path(config.suite)),
+        "customers": customers_digest(config.customers),
         "kb": tree_digest_of(Path(config.kb)) if config.kb else None,
         "tickets": [t.id for t in prepared.tickets],
         "repetitions": config.repetitions,
@@ -185,6 +207,13 @@ def answer_inputs_digest(prepared: Prepared, shard: tuple[int, int] | None) -> s
         "shard": shard,
     }
     return digest(json.dumps(facts, sort_keys=True).encode())
+
+
+def customers_digest(path: str | None) -> str | None:
+    """The customers file's digest (None: none named, or none written: the suite has no conversation)."""
+    if path is None or not Path(path).is_file():
+        return None
+    return digest(Path(path).read_bytes())
 
 
 def resumable(

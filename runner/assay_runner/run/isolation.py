@@ -2,8 +2,10 @@
 kernel gives what the suite or the RunConfig requires.
 
 `isolation: required` (suite.yaml or the RunConfig; either one suffices) refuses a run, before its first
-cell, on a kernel whose Landlock cannot confine files, TCP, signals and abstract sockets: exit 2. Agents
-that run no program (chat, replay) need no sandbox and are never refused for it.
+cell, on a kernel whose Landlock cannot confine files, TCP, signals and abstract sockets: exit 2. So does an
+answer phase that holds its conversational tickets' customers (`customers`: the hidden facts an agent must
+ask for): only the sandbox keeps its agents from reading them. Agents that run no program (chat, replay)
+need no sandbox and are never refused for it.
 """
 
 from __future__ import annotations
@@ -31,7 +33,20 @@ def protect(path: str | Path) -> None:
 
 
 def required(prepared: Prepared) -> bool:
-    return "required" in (prepared.config.isolation, prepared.suite.spec.isolation)
+    return "required" in (prepared.config.isolation, prepared.suite.spec.isolation) or holds_customers(
+        prepared
+    )
+
+
+def holds_customers(prepared: Prepared) -> bool:
+    """The phase plays its customers from the customers file: their hidden facts are beside the agents."""
+    return prepared.config.customers is not None and prepared.suite.has_conversations
+
+
+CUSTOMERS_NEED_SANDBOX = (
+    "this answer phase holds its conversational tickets' customers ({path}: the facts the agent must ask "
+    "for), and only the kernel's sandbox keeps an agent program from reading them: {problem}"
+)
 
 
 def protected_paths(prepared: Prepared) -> list[str]:
@@ -40,7 +55,11 @@ def protected_paths(prepared: Prepared) -> list[str]:
     the per-user key store) and the gateway's token, socket and ledger: no grant covers them."""
     config = prepared.config
     token = os.environ.get(TOKEN_FILE_ENV)
+    customers = config.customers
     runner = [
+        customers,
+        # a ConfigMap volume's file is a link into its folder: the folder is the customers' alone
+        os.path.dirname(customers) if customers and os.path.islink(customers) else None,
         os.path.dirname(token) if token else None,  # a Secret volume: the file is a link into its folder
         os.environ.get(GATEWAY_SOCKET_ENV),
         os.environ.get(GATEWAY_LEDGER_ENV),
@@ -70,6 +89,8 @@ def run_sandbox(prepared: Prepared) -> Sandbox | None:
         return None
     abi = landlock.abi()
     if required(prepared) and (problem := shortfall(abi)) is not None:
+        if holds_customers(prepared):
+            raise InputError(CUSTOMERS_NEED_SANDBOX.format(path=prepared.config.customers, problem=problem))
         raise InputError(problem)
     if abi >= 1:
         try:

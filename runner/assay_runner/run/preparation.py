@@ -29,7 +29,7 @@ from assay_runner.core.digests import judges_digest, read_tree, suite_digest, ti
 from assay_runner.core.results import answers_digest, build_result, conversations_of, ticket_results
 from assay_runner.errors import InputError, Problem, not_a_file
 from assay_runner.run.cell import Cell
-from assay_runner.suite.loader import Suite, load_suite
+from assay_runner.suite.loader import Suite, load_suite, with_customers
 from assay_runner.suite.models import ModelJudge, Ticket, customer_models
 from assay_runner.suite.split import KEYS_FILE
 
@@ -139,6 +139,13 @@ def prepare(config: RunConfig, *, with_keys: bool = True, suite_artifact: str | 
     """`with_keys=False`: the answer phase, which never reads an answer key (even when the suite's own
     files hold them, nothing here hands them on)."""
     suite = load_suite(config.suite, config.kb, config.keys if with_keys else None)
+    if config.customers is not None:
+        if with_keys:
+            raise InputError(
+                "`customers` is the answer phase's (`assay answer`): the judge phase and `assay run` read "
+                "the customers in the answer keys; remove it from the run configuration"
+            )
+        suite = with_customers(suite, Path(config.customers))
     if config.brain is not None:
         _check_brain(Path(config.brain))
     cassettes = Path(config.cassettes.dir) if config.cassettes is not None else None

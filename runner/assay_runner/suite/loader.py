@@ -16,6 +16,7 @@ from assay_runner.errors import InputError, Problem, not_a_file
 from assay_runner.suite.models import (
     JUDGE_KINDS,
     AnswerKey,
+    CustomersFile,
     KeysFile,
     SuiteSpec,
     Ticket,
@@ -51,6 +52,17 @@ class Suite:
     def has_keys(self) -> bool:
         """Whether any ticket carries an answer key (a public part carries none)."""
         return any(ticket.key != AnswerKey() for ticket in self.tickets)
+
+    @property
+    def has_answer_keys(self) -> bool:
+        """Whether any ticket carries more of a key than its customer (`with_customers` adds only that)."""
+        return any(
+            ticket.key.model_copy(update={"conversation": None}) != AnswerKey() for ticket in self.tickets
+        )
+
+    @property
+    def has_conversations(self) -> bool:
+        return any(ticket.key.conversation is not None for ticket in self.tickets)
 
     def without_keys(self) -> Suite:
         """The suite as the answer phase may hold it: questions, KB and judges, no answer key."""
@@ -229,6 +241,49 @@ def _merge_keys(path: Path, tickets: list[Ticket], problems: list[Problem]) -> l
             continue
         merged.append(ticket.model_copy(update={"key": keys[ticket.id]}))
     return merged
+
+
+def with_customers(suite: Suite, path: Path) -> Suite:
+    """The public part of a split suite with its customers (`customers.yaml`, `assay split --customer`): each
+    conversational ticket's key gets its `conversation`, and nothing else. The answer phase plays the
+    customers from it; a missing file is a suite with no conversation (the split writes none then)."""
+    if not path.exists():
+        return suite
+    if not path.is_file():
+        raise InputError([Problem(str(path), "", "is not a file (the suite's customers, customers.yaml)")])
+    doc = YamlDocument(path, str(path))
+    try:
+        customers = CustomersFile.model_validate(doc.data, strict=True).customers
+    except ValidationError as exc:
+        raise InputError(list(doc.problems(exc, transparent=TRANSPARENT))) from None
+    ids = {ticket.id for ticket in suite.tickets}
+    problems = [
+        Problem(doc.display, f"customers.{unknown}", "no ticket with this id in the suite")
+        for unknown in sorted(set(customers) - ids)
+    ]
+    tickets: list[Ticket] = []
+    for ticket in suite.tickets:
+        if ticket.id in customers:
+            if ticket.key.conversation is not None:
+                problems.append(
+                    Problem(doc.display, f"customers.{ticket.id}", "this ticket has its customer")
+                )
+            stated = customers[ticket.id].stated_in(ticket.question)
+            if stated:  # as in a whole suite (`Ticket`): a fact the agent is told is not one it must ask for
+                problems.append(
+                    Problem(
+                        doc.display,
+                        f"customers.{ticket.id}",
+                        f"the question already states {', '.join(stated)}",
+                    )
+                )
+            key = ticket.key.model_copy(update={"conversation": customers[ticket.id]})
+            tickets.append(ticket.model_copy(update={"key": key}))
+            continue
+        tickets.append(ticket)
+    if problems:
+        raise InputError(problems)
+    return replace(suite, tickets=tickets)
 
 
 def _load_kb(kb_dir: Path, problems: list[Problem], files: dict[str, bytes]) -> dict[str, str]:

@@ -468,6 +468,13 @@ class KeysFile(WireModel):
     keys: dict[str, AnswerKey]
 
 
+class CustomersFile(WireModel):
+    """`customers.yaml`: the conversational tickets' customers of a split suite, by ticket id (each one's
+    `conversation`, nothing else of its key): what the answer phase plays the customer from."""
+
+    customers: dict[str, ConversationSpec]
+
+
 class CalibrationRequirement(WireModel):
     """`calibration:` in suite.yaml: which judges must have been checked against people to gate, and how
     well they must agree with them (`assay calibrate` writes the file). A listed judge without a valid

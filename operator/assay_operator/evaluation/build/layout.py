@@ -14,11 +14,15 @@ A bundled suite, or one pulled from an OCI registry by digest (`suite.oci`), is 
 first init container `split` (runner code, no agent; for `suite.oci` the only container holding the
 install's registry CA and credentials) into two emptyDirs, one per part; the answer container mounts only the
 public one.
+A suite with conversational tickets has a third part, its customers (each such ticket's `conversation`,
+nothing else of its key): mounted at CUSTOMER_DIR into the answer container alone, where its runner plays
+the customers and no agent's sandbox grants it (the runner refuses an agent program there without the
+kernel's sandbox). The judge reads the customers in the key.
 """
 
 from __future__ import annotations
 
-from assay_runner.contract import SHARD_DIR, SHARD_INDEX_ENV
+from assay_runner.contract import CUSTOMERS_FILE, SHARD_DIR, SHARD_INDEX_ENV
 
 BRAIN_DIR, SUITE_DIR, KEY_DIR, KB_DIR, RUN_DIR = (
     "/etc/assay/brain",
@@ -30,11 +34,15 @@ BRAIN_DIR, SUITE_DIR, KEY_DIR, KB_DIR, RUN_DIR = (
 SECRETS_DIR = "/etc/assay/secrets"
 REGISTRY_CA_DIR, REGISTRY_AUTH_DIR = "/etc/assay/registry/ca", "/etc/assay/registry/auth"
 """An OCI suite's registry CA bundle and docker config, in the `split` init container only."""
+CUSTOMER_DIR = "/etc/assay/customer"
+"""The answer container's customers part (a ConfigMap suite's snapshot, or the answer pod's split's emptyDir);
+the answer phase's RunConfig always names CUSTOMERS_PATH: no file there is a suite with no conversation."""
 EVIDENCE_DIR = "/etc/assay/evidence"
 """The run's evidence key (`EVIDENCE_KEY_FILE`), on the claim (EVIDENCE_SUBPATH): made there by each answer
 pod's init container `evidence`, read-only to the answer container (its runner seals the cells with it; the
 agents' sandbox grants no path of it) and to the judge, which verifies the seals and authenticates result.json
 with it."""
+CUSTOMERS_PATH = f"{CUSTOMER_DIR}/{CUSTOMERS_FILE}"
 EVIDENCE_KEY_FILE = f"{EVIDENCE_DIR}/key"
 EVIDENCE_SUBPATH = ".evidence"
 WORK_DIR, TMP_DIR = "/work", "/tmp"

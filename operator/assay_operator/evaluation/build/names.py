@@ -23,6 +23,8 @@ ANNOTATION_BRAIN, ANNOTATION_PUBLIC, ANNOTATION_KEY = (
     "assay.dev/suite-public-digest",
     "assay.dev/suite-key-digest",
 )
+ANNOTATION_CUSTOMER = "assay.dev/suite-customer-digest"
+"""A ConfigMap suite's customers part (conversational tickets only): the answer pods mount it."""
 ANNOTATION_SPEC_HASH = "assay.dev/spec-hash"
 ANNOTATION_JUDGE_JOB = "assay.dev/judge-job"
 """On the answer Job: the judge Job that follows it (so the judge can be made from the answer Job alone)."""

@@ -16,6 +16,8 @@ from assay_operator import objects as k8s
 from assay_operator.evaluation.api import EvaluationSpec, ResourcesSpec, SecretKeyRef
 from assay_operator.evaluation.build.layout import (
     BRAIN_DIR,
+    CUSTOMER_DIR,
+    CUSTOMERS_PATH,
     EVIDENCE_DIR,
     EVIDENCE_SUBPATH,
     KB_DIR,
@@ -132,7 +134,8 @@ class Inputs:
 
     volumes: list[k8s.Volume]
     mounts: list[k8s.VolumeMount]
-    """brain, the suite's public part, the KB — and the key where the judges run."""
+    """brain, the suite's public part, the KB — and the key where the judges run, the customers part where
+    the agents answer (the answer container's alone: its runner plays the customers)."""
     split: k8s.Container | None
 
 
@@ -145,7 +148,9 @@ def inputs(
     with_key: bool,
 ) -> Inputs:
     """`with_key`: the judge phase. The answer phase never mounts the key (a ConfigMap suite's key is not
-    even a volume of its pod; a bundled suite's is split into an emptyDir its container does not mount)."""
+    even a volume of its pod; a bundled suite's is split into an emptyDir its container does not mount); it
+    mounts the customers part instead (a conversational suite's: a ConfigMap snapshot, or the split's third
+    emptyDir), which the judge phase has no use for (its key holds the same)."""
     volumes = [config_map_volume("brain", snapshots.brain)]
     mounts = [mount("brain", BRAIN_DIR, read_only=True), mount("suite", SUITE_DIR, read_only=True)]
     split = None
@@ -153,9 +158,17 @@ def inputs(
         volumes.append(config_map_volume("suite", snapshots.suite))
         if with_key:
             volumes.append(config_map_volume("key", snapshots.key))
+        elif snapshots.customer is not None:
+            volumes.append(config_map_volume("customer", snapshots.customer))
+            mounts.append(mount("customer", CUSTOMER_DIR, read_only=True))
     else:  # a bundled or OCI suite: split in the pod, one emptyDir per part
         volumes += [empty_dir("suite"), empty_dir("key"), empty_dir("split-tmp")]
         split_mounts = [mount("suite", SUITE_DIR), mount("key", KEY_DIR), mount("split-tmp", TMP_DIR)]
+        customer = [] if with_key else ["--customer", CUSTOMERS_PATH]
+        if not with_key:  # written only for a conversational suite; the answer container's alone
+            volumes.append(empty_dir("customer"))
+            split_mounts.append(mount("customer", CUSTOMER_DIR))
+            mounts.append(mount("customer", CUSTOMER_DIR, read_only=True))
         split_env = [env("PYTHONDONTWRITEBYTECODE", "1")]
         source = f"{settings.bundled_root.rstrip('/')}/{spec.suite.bundled}"
         if spec.suite.oci is not None:
@@ -164,7 +177,7 @@ def inputs(
             volumes += registry.volumes
             split_mounts += registry.mounts
             split_env += [*registry.env, env("HOME", TMP_DIR), env("ASSAY_CACHE", f"{TMP_DIR}/cache")]
-        args = ["split", source, "--public", SUITE_DIR, "--keys", f"{KEY_DIR}/{KEYS_FILE}"]
+        args = ["split", source, "--public", SUITE_DIR, "--keys", f"{KEY_DIR}/{KEYS_FILE}", *customer]
         split = container(SPLIT_CONTAINER, settings, args, split_env, split_mounts, resources)
     if spec.suite.kb_config_map is not None:
         volumes.append(config_map_volume("kb", spec.suite.kb_config_map.name))

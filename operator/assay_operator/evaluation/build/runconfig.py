@@ -13,6 +13,7 @@ from assay_operator.evaluation.build.layout import (
     ANSWER_CONFIG_KEY,
     ANSWERS_DIR,
     BRAIN_DIR,
+    CUSTOMERS_PATH,
     EVIDENCE_KEY_FILE,
     KB_DIR,
     KEY_DIR,
@@ -128,6 +129,7 @@ def answer_config(spec: EvaluationSpec, evaluation: str, namespace: str, setting
     return config.model_copy(
         update={
             "keys": None,
+            "customers": CUSTOMERS_PATH,  # absent (no conversation in the suite): nothing to play
             "mlflow": config.mlflow.model_copy(update={"enabled": False}),
             "shard": None if read_as_whole_tree(spec.parallelism) else ShardConfig(count=spec.parallelism),
             "resume": True,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from assay_operator.evaluation.build.names import (
     ANNOTATION_BRAIN,
+    ANNOTATION_CUSTOMER,
     ANNOTATION_KEY,
     ANNOTATION_PUBLIC,
     brain_snapshot_name,
@@ -48,8 +49,9 @@ def text_digest(data: dict[str, str]) -> str:
 
 
 def build_suite_snapshot(evaluation: str, part: str, data: dict[str, str], digest: str) -> ConfigMap:
-    """`part`: `suite` (the public part) or `key` (the answer keys) — immutable, named by its digest."""
-    annotation = ANNOTATION_PUBLIC if part == "suite" else ANNOTATION_KEY
+    """`part`: `suite` (the public part), `key` (the answer keys) or `customer` (the conversational tickets'
+    customers) — immutable, named by its digest."""
+    annotation = {"suite": ANNOTATION_PUBLIC, "key": ANNOTATION_KEY, "customer": ANNOTATION_CUSTOMER}[part]
     return ConfigMap(
         metadata=ObjectMeta(
             name=suite_snapshot_name(evaluation, part, digest),
@@ -72,6 +74,9 @@ class Snapshots:
     suite_digest: str | None = None
     key: str | None = None
     key_digest: str | None = None
+    customer: str | None = None
+    """The customers part's ConfigMap (a ConfigMap suite with conversational tickets), for the answer pods."""
+    customer_digest: str | None = None
 
     def annotations(self) -> dict[str, str]:
         """The digests, as a Job carries them (its RunSummary is checked against them)."""
@@ -79,6 +84,8 @@ class Snapshots:
         if self.suite_digest is not None and self.key_digest is not None:
             found[ANNOTATION_PUBLIC] = self.suite_digest
             found[ANNOTATION_KEY] = self.key_digest
+        if self.customer_digest is not None:
+            found[ANNOTATION_CUSTOMER] = self.customer_digest
         return found
 
     @classmethod
@@ -86,6 +93,7 @@ class Snapshots:
         """The snapshots a Job's annotations name (each snapshot is named by its digest): the judge Job
         mounts exactly what its answer Job mounted."""
         public, key = annotations.get(ANNOTATION_PUBLIC), annotations.get(ANNOTATION_KEY)
+        customer = annotations.get(ANNOTATION_CUSTOMER)
         brain = annotations[ANNOTATION_BRAIN]
         return cls(
             brain=brain_snapshot_name(evaluation, brain),
@@ -94,4 +102,6 @@ class Snapshots:
             suite_digest=public,
             key=suite_snapshot_name(evaluation, "key", key) if key else None,
             key_digest=key,
+            customer=suite_snapshot_name(evaluation, "customer", customer) if customer else None,
+            customer_digest=customer,
         )

@@ -12,11 +12,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from assay_runner.contract import KEYS_FILE, SuiteSplitError, judge_scale, split_suite_files
+from assay_runner.contract import CUSTOMERS_FILE, KEYS_FILE, SuiteSplitError, judge_scale, split_suite_files
 from assay_runner.contract import threshold_override_problems as refused_overrides
 
 SUITE_FILE = "suite.yaml"
-__all__ = ["KEYS_FILE", "SuiteSplitError", "split_suite", "threshold_override_problems"]
+__all__ = [
+    "CUSTOMERS_FILE",
+    "KEYS_FILE",
+    "SuiteSplitError",
+    "split_suite",
+    "suite_parts",
+    "threshold_override_problems",
+]
 
 
 def _load_yaml(text: str, where: str) -> Any:
@@ -33,9 +40,17 @@ def _load_yaml(text: str, where: str) -> Any:
 def split_suite(data: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
     """A suite ConfigMap's keys split into the public part and the key (`{keys.yaml: ...}`), as `assay split`
     splits the same files. A ConfigMap that already holds keys.yaml is joined and split again."""
+    public, key, _ = suite_parts(data)
+    return public, key
+
+
+def suite_parts(data: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str], dict[str, str] | None]:
+    """`split_suite`, and the customers part (`{customers.yaml: ...}`) as `assay split --customer` writes it:
+    None when no ticket is a conversation."""
     parts = split_suite_files({name: text.encode() for name, text in data.items()})
     public = {name: content.decode() for name, content in parts.public.items()}
-    return public, {KEYS_FILE: parts.keys.decode()}
+    customers = {CUSTOMERS_FILE: parts.customers.decode()} if parts.customers is not None else None
+    return public, {KEYS_FILE: parts.keys.decode()}, customers
 
 
 def threshold_override_problems(data: dict[str, str], thresholds: Mapping[str, float]) -> list[str]:

@@ -41,7 +41,7 @@ from assay_operator.evaluation.build.snapshots import (
 )
 from assay_operator.evaluation.build.suite_split import (
     SuiteSplitError,
-    split_suite,
+    suite_parts,
     threshold_override_problems,
 )
 from assay_operator.evaluation.read import progress, reconcile
@@ -177,8 +177,9 @@ def _brain_files(request: Request, evaluation: EvaluationSpec) -> tuple[dict[str
 
 
 def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple[str, ConfigMap, str]]:
-    """A ConfigMap suite split at its trust boundary into two immutable snapshots: (part, object, digest)
-    for the public part (`suite`) and the answer keys (`key`). A bundled suite is split in the pod."""
+    """A ConfigMap suite split at its trust boundary into immutable snapshots: (part, object, digest) for the
+    public part (`suite`), the answer keys (`key`) and, for a suite with conversational tickets, the
+    customers (`customer`: the answer pods' runner plays them). A bundled suite is split in the pod."""
     ref = evaluation.suite.config_map
     if ref is None:
         return []
@@ -187,7 +188,7 @@ def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple
         _wait_for(request, "Suite", ref.name)
     data = dict(found.data or {})
     try:
-        public, key = split_suite(data)
+        public, key, customers = suite_parts(data)
         overrides = threshold_override_problems(
             data, (evaluation.gate.thresholds or {}) if evaluation.gate else {}
         )
@@ -196,7 +197,9 @@ def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple
     if overrides:
         _invalid(request, f"suite ConfigMap {ref.name!r}: " + "; ".join(overrides))
     parts = []
-    for part, data in (("suite", public), ("key", key)):
+    for part, data in (("suite", public), ("key", key), ("customer", customers or {})):
+        if not data:
+            continue
         digest = text_digest(data)
         parts.append((part, build_suite_snapshot(request.name, part, data, digest), digest))
     return parts
@@ -371,8 +374,8 @@ def _start(request: Request) -> None:
     data, binary = _brain_files(request, evaluation)
     digest = brain_digest(data, binary)
     snapshot = build_brain_snapshot(name, data, binary, digest)
-    suite_parts = _suite_snapshots(request, evaluation)
-    parts = {part: (child.metadata.name, part_digest) for part, child, part_digest in suite_parts}
+    suite_snapshots = _suite_snapshots(request, evaluation)
+    parts = {part: (child.metadata.name, part_digest) for part, child, part_digest in suite_snapshots}
     snapshots = Snapshots(
         brain=snapshot.metadata.name,
         brain_digest=digest,
@@ -380,10 +383,12 @@ def _start(request: Request) -> None:
         suite_digest=parts["suite"][1] if parts else None,
         key=parts["key"][0] if parts else None,
         key_digest=parts["key"][1] if parts else None,
+        customer=parts["customer"][0] if "customer" in parts else None,
+        customer_digest=parts["customer"][1] if "customer" in parts else None,
     )
     config_maps = [
         snapshot,
-        *(child for _, child, _ in suite_parts),
+        *(child for _, child, _ in suite_snapshots),
         build_run_config_map(evaluation, name, namespace, request.generation, operator),
     ]
     claim = build_answers_claim(evaluation, name, request.generation, operator)
