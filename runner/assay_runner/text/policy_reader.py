@@ -106,7 +106,7 @@ from dataclasses import dataclass, replace
 
 from assay_runner.text.advice import Facts, facts_of
 from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
-from assay_runner.text.clauses import Clause, split_clauses
+from assay_runner.text.clauses import Clause, glued_conjunction, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import Language, sentence_language
 from assay_runner.text.match import CLAUSE_MATCHED, Token, tokenize
@@ -236,9 +236,11 @@ def own_matches(
 ) -> list[tuple[int, Known]]:
     """The rules a sentence in its own language is read for, with their matches in it where a search of
     the whole sentence finds them all (`Candidates.hits` says which: German, Dutch, Polish, Italian and
-    Portuguese phrases and
-    anchored patterns are matched clause by clause)."""
+    Portuguese phrases and anchored patterns are matched clause by clause). A sentence where a clause
+    cut falls inside a compound ("reinstall-but", `clauses.glued_conjunction`) is read for every
+    phrase, as `Candidates` reads it: a clause there can match a phrase the whole sentence does not."""
     wanted: list[tuple[int, Known]] = []
+    glued = glued_conjunction().search(sentence.text) is not None
     for ri, rule in enumerate(rules):
         if (rule.phrase is not None and language in CLAUSE_MATCHED) or (
             rule.pattern is not None and anchored(rule.pattern)
@@ -246,6 +248,8 @@ def own_matches(
             wanted.append((ri, None))
         elif matches := rule_matches(rule, sentence.text, tokens, 0, sentence.added, language):
             wanted.append((ri, matches))
+        elif rule.phrase is not None and glued:
+            wanted.append((ri, None))  # no match in the whole sentence, but a clause may hold one
     return wanted
 
 
