@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
 from urllib3 import BaseHTTPResponse
 
 from assay_operator import image_mirrors
+from assay_operator.registry_api import CHUNK, DIGEST, MANIFEST_TYPES, RepositoryAuth, sha256_digest
 
 Obj = dict[str, Any]
 
@@ -45,17 +45,11 @@ UNSIGNED = "Unsigned"
 SIGNATURE_INVALID = "SignatureInvalid"
 UNREADABLE = "ImageUnreadable"
 
-MANIFEST_TYPES = (
-    "application/vnd.oci.image.manifest.v1+json",
-    "application/vnd.docker.distribution.manifest.v2+json",
-)
 SIMPLE_SIGNING = "application/vnd.dev.cosign.simplesigning.v1+json"
 SIGNATURE_ANNOTATION = "dev.cosignproject.cosign/signature"
 SIGNATURE_TYPE = "cosign container image signature"
-DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 MAX_MANIFEST = 4 * 1024 * 1024
 MAX_PAYLOAD = 64 * 1024
-CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -181,7 +175,7 @@ class ImageVerifier:
         with self._pool() as pool:
             session = _Session(pool, ref)
             manifest_bytes = session.manifest(ref.digest) or b""
-            got = _sha256(manifest_bytes)
+            got = sha256_digest(manifest_bytes)
             if got != ref.digest:
                 raise _Refused(DIGEST_MISMATCH, f"{reference}: the registry's manifest hashes to {got}")
             manifest = _json(manifest_bytes, f"{reference}: manifest")
@@ -231,10 +225,6 @@ class ImageVerifier:
         )
 
 
-def _sha256(data: bytes) -> str:
-    return f"sha256:{hashlib.sha256(data).hexdigest()}"
-
-
 def _json(data: bytes, what: str) -> Obj:
     try:
         parsed = json.loads(data)
@@ -245,32 +235,23 @@ def _json(data: bytes, what: str) -> Obj:
     return parsed
 
 
-class _Session:
+class _Session(RepositoryAuth):
     """Reads of one repository, answering a registry's anonymous bearer-token challenge once. urllib3 (the
     Kubernetes client's HTTP library, already in the operator image)."""
 
     def __init__(self, pool: urllib3.PoolManager, ref: Reference) -> None:
+        super().__init__(ref.host, ref.repository)
         self.pool = pool
         self.ref = ref
-        self.token: str | None = None
-
-    def _url(self, path: str) -> str:
-        return f"https://{self.ref.host}/v2/{self.ref.repository}/{path}"
-
-    def _headers(self, accept: str | None = None) -> dict[str, str]:
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        if accept:
-            headers["Accept"] = accept
-        return headers
 
     def _get(self, path: str, accept: str | None = None, *, stream: bool = False) -> BaseHTTPResponse:
         try:
             response = self.pool.request(
-                "GET", self._url(path), headers=self._headers(accept), preload_content=not stream
+                "GET", self.url(path), headers=self.headers(accept), preload_content=not stream
             )
             if response.status == 401 and self._answer(response):
                 response = self.pool.request(
-                    "GET", self._url(path), headers=self._headers(accept), preload_content=not stream
+                    "GET", self.url(path), headers=self.headers(accept), preload_content=not stream
                 )
         except urllib3.exceptions.HTTPError as exc:
             raise _Refused(UNREADABLE, f"{self.ref.host}: {type(exc).__name__}: {exc}") from None
@@ -296,7 +277,7 @@ class _Session:
         response = self._get(f"blobs/{digest}")
         if response.status != 200:
             raise _Refused(UNREADABLE, f"{what}: blob {digest}: HTTP {response.status}")
-        if _sha256(response.data) != digest or len(response.data) != size:
+        if sha256_digest(response.data) != digest or len(response.data) != size:
             raise _Refused(DIGEST_MISMATCH, f"{what}: blob {digest} does not hash to its digest")
         return response.data
 
@@ -326,17 +307,9 @@ class _Session:
             )
 
     def _answer(self, response: BaseHTTPResponse) -> bool:
-        challenge = response.headers.get("WWW-Authenticate", "")
-        if not challenge.lower().startswith("bearer ") or self.token is not None:
+        request = self.token_request(response.headers.get("WWW-Authenticate", ""))
+        if request is None:
             return False
-        fields = dict(re.findall(r'(\w+)="([^"]*)"', challenge))
-        if "realm" not in fields:
-            return False
-        params = {k: v for k, v in fields.items() if k in ("service", "scope")}
-        params.setdefault("scope", f"repository:{self.ref.repository}:pull")
-        answer = self.pool.request("GET", fields["realm"], fields=params)
-        if answer.status != 200:
-            return False
-        body: Obj = json.loads(answer.data)
-        self.token = str(body.get("token") or body.get("access_token") or "") or None
-        return self.token is not None
+        realm, params = request
+        answer = self.pool.request("GET", realm, fields=params)
+        return answer.status == 200 and self.take_token(json.loads(answer.data))

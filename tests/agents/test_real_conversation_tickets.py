@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from assay_runner.contract import ConversationRecord, Result
 from tests.agents.test_real_agents import PRESETS, isolated_run
 from tests.support.agents.conversations import CLARIFY
 from tests.support.conversations import (
@@ -28,9 +29,11 @@ from tests.support.conversations import (
     GUESS,
     QUESTION,
     ROUTER_SAYS,
+    asked_then_answered,
     brain,
     conversation_of,
     conversation_suite,
+    exchange,
 )
 
 pytestmark = pytest.mark.agents
@@ -46,21 +49,30 @@ def agent_requests(record: dict[str, Any]) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("agent", PRESETS)
-def test_the_agent_that_asks_passes(agent: str, tmp_path: Path) -> None:
-    suite = conversation_suite(tmp_path / "suite", turn_limit=3)
-    script = {"name": "customer", "behaviour": "asks"}
+def converse(
+    tmp_path: Path, agent: str, behaviour: str, turn_limit: int, verdict: str
+) -> tuple[dict[str, Any], Result, ConversationRecord]:
+    """The isolated run of the conversational suite with the model scripted to `behaviour`: it ran without
+    a problem or a retry to `verdict` (exit 0 for Pass, 1 for Blocked). Its record, result and exchange."""
+    suite = conversation_suite(tmp_path / "suite", turn_limit=turn_limit)
+    script = {"name": "customer", "behaviour": behaviour}
     record, result = isolated_run(tmp_path, agent, suite, brain(tmp_path / "brain"), script)
     assert record["problems"] == [] and record["attempts"] == []
-    assert record["exit_code"] == 0, record["stderr"]
-    assert result.verdict == "Pass"
-    talk = conversation_of(result)
-    assert [(t.speaker, t.text) for t in talk.turns] == [
-        ("customer", QUESTION),
-        ("agent", ASKING),
-        ("customer", ROUTER_SAYS),
-        ("agent", ANSWER),
-    ]
+    assert record["exit_code"] == (0 if verdict == "Pass" else 1), record["stderr"]
+    assert result.verdict == verdict
+    return record, result, conversation_of(result)
+
+
+def blocked_at_the_turn_limit(result: Result, talk: ConversationRecord, limit: int) -> None:
+    reason = f"the turn limit ({limit} agent turns) was reached with router still unsaid"
+    assert talk.ended == "turnLimit" and talk.reason == reason
+    assert result.tickets[0].repetitions[0].error == reason
+
+
+@pytest.mark.parametrize("agent", PRESETS)
+def test_the_agent_that_asks_passes(agent: str, tmp_path: Path) -> None:
+    record, result, talk = converse(tmp_path, agent, "asks", turn_limit=3, verdict="Pass")
+    assert exchange(talk) == asked_then_answered()
     assert talk.ended == "answered"
     assert talk.turns[1].asked == ["router"] and talk.turns[2].revealed == ["router"]
     cell = result.tickets[0].repetitions[0]
@@ -87,14 +99,8 @@ def test_the_agent_that_asks_passes(agent: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("agent", PRESETS)
 def test_the_agent_that_guesses_is_blocked_at_the_turn_limit(agent: str, tmp_path: Path) -> None:
-    suite = conversation_suite(tmp_path / "suite", turn_limit=3)
-    script = {"name": "customer", "behaviour": "guesses"}
-    record, result = isolated_run(tmp_path, agent, suite, brain(tmp_path / "brain"), script)
-    assert record["problems"] == [] and record["attempts"] == []
-    assert record["exit_code"] == 1, record["stderr"]
-    assert result.verdict == "Blocked"
-    talk = conversation_of(result)
-    assert [(t.speaker, t.text) for t in talk.turns] == [
+    record, result, talk = converse(tmp_path, agent, "guesses", turn_limit=3, verdict="Blocked")
+    assert exchange(talk) == [
         ("customer", QUESTION),
         ("agent", GUESS),
         ("customer", FIX),
@@ -102,30 +108,19 @@ def test_the_agent_that_guesses_is_blocked_at_the_turn_limit(agent: str, tmp_pat
         ("customer", FIX),
         ("agent", GUESS),
     ]
-    assert talk.ended == "turnLimit"
-    reason = "the turn limit (3 agent turns) was reached with router still unsaid"
-    assert talk.reason == reason
-    assert result.tickets[0].repetitions[0].error == reason
+    blocked_at_the_turn_limit(result, talk, 3)
     # Every later turn continued the same session: the last request holds all three of its guesses.
     assert agent_requests(record)[-1].count("Unplug it for ten seconds") == 3
 
 
 @pytest.mark.parametrize("agent", PRESETS)
 def test_a_turn_limit_reached_before_the_answer_blocks_with_its_reason(agent: str, tmp_path: Path) -> None:
-    suite = conversation_suite(tmp_path / "suite", turn_limit=2)
-    script = {"name": "customer", "behaviour": "asksLate"}
-    record, result = isolated_run(tmp_path, agent, suite, brain(tmp_path / "brain"), script)
-    assert record["problems"] == [] and record["attempts"] == []
-    assert record["exit_code"] == 1, record["stderr"]
-    assert result.verdict == "Blocked"
-    talk = conversation_of(result)
-    assert [(t.speaker, t.text) for t in talk.turns] == [
+    _, result, talk = converse(tmp_path, agent, "asksLate", turn_limit=2, verdict="Blocked")
+    assert exchange(talk) == [
         ("customer", QUESTION),
         ("agent", CLARIFY),
         ("customer", FIX),
         ("agent", ASKING),
     ]
     assert talk.turns[3].asked == ["router"]  # it asked, on the last turn it had
-    reason = "the turn limit (2 agent turns) was reached with router still unsaid"
-    assert talk.ended == "turnLimit" and talk.reason == reason
-    assert result.tickets[0].repetitions[0].error == reason
+    blocked_at_the_turn_limit(result, talk, 2)

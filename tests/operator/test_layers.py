@@ -97,6 +97,7 @@ OPERATOR = ROOT / "operator" / "assay_operator"
 OPERATOR_LAYERS: tuple[str, ...] = (
     "schema",
     "image_mirrors",
+    "registry_api",
     "quantity",
     "bounded",
     "timers",

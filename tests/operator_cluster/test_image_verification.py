@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -18,50 +17,23 @@ import pytest
 from assay_dev import operator_support as support
 from assay_dev.cluster import KubeApi, LocalKubelet
 from assay_dev.images import mirror, registry_images
-from assay_dev.images.registry_images import KeyPair
 from assay_dev.operator_support import Images, condition, evaluation, replay_spec
 from assay_dev.servers.registry import Registry
 from assay_operator import image_mirrors
 from tests.operator_cluster.conftest import StartOperator
+from tests.support.signed_images import SignedImages, push_signed_images
 
 pytestmark = pytest.mark.cluster
-
-
-@dataclass(frozen=True)
-class Published:
-    registry: Registry
-    key: KeyPair
-    signed: str
-    unsigned: str
-    other_signer: str
-    tampered: str
-
-    def verifying(self) -> dict[str, str]:
-        """The operator's settings for an install that verifies (the chart's imageVerification)."""
-        return {
-            "ASSAY_IMAGE_VERIFICATION_KEY_FILE": str(self.key.public),
-            "ASSAY_REGISTRY_CA_FILE": str(self.registry.ca),
-        }
 
 
 @pytest.fixture(scope="module")
 def published(
     tmp_path_factory: pytest.TempPathFactory, kubelet: LocalKubelet, images: Images
-) -> Iterator[Published]:
+) -> Iterator[SignedImages]:
     work = tmp_path_factory.mktemp("published")
-    key = registry_images.key_pair(work / "key")
-    other = registry_images.key_pair(work / "other-key")
-    runner = images.test_runner
     with Registry(work / "registry", serve_as_stored=True) as registry:
         kubelet.trust_registry(registry.host, registry.ca)
-        yield Published(
-            registry=registry,
-            key=key,
-            signed=registry_images.push_signed(registry, runner, "assay/assay-runner", key),
-            unsigned=registry_images.push_signed(registry, runner, "unsigned/assay-runner", None),
-            other_signer=registry_images.push_signed(registry, runner, "other/assay-runner", other),
-            tampered=registry_images.push_tampered(registry, runner, "tampered/assay-runner", key),
-        )
+        yield push_signed_images(registry, images.test_runner, work, "assay/assay-runner")
 
 
 def test_a_signed_runner_image_is_pulled_from_the_registry_and_runs(
@@ -69,7 +41,7 @@ def test_a_signed_runner_image_is_pulled_from_the_registry_and_runs(
     namespace: str,
     operators: StartOperator,
     brains: Callable[[str], str],
-    published: Published,
+    published: SignedImages,
     kubelet: LocalKubelet,
 ) -> None:
     operator = operators(namespace, image=published.signed, env=published.verifying())
@@ -97,7 +69,7 @@ def test_a_runner_image_that_fails_verification_never_runs(
     namespace: str,
     operators: StartOperator,
     brains: Callable[[str], str],
-    published: Published,
+    published: SignedImages,
     which: str,
     reason: str,
 ) -> None:
@@ -122,7 +94,7 @@ def test_a_disconnected_cluster_pulls_and_verifies_the_runner_image_at_its_mirro
     namespace: str,
     operators: StartOperator,
     brains: Callable[[str], str],
-    published: Published,
+    published: SignedImages,
     kubelet: LocalKubelet,
     images: Images,
     tmp_path: Path,
@@ -178,7 +150,7 @@ def test_without_verification_the_node_still_refuses_a_changed_layer(
     namespace: str,
     operators: StartOperator,
     brains: Callable[[str], str],
-    published: Published,
+    published: SignedImages,
 ) -> None:
     """An install that does not verify (no key) makes the Job, but the node's pull hashes every layer: the
     changed one is refused (ErrImagePull naming the blob), the operator reports it in StartBlocked and the

@@ -38,19 +38,23 @@ from assay_dev.cluster.kubelet import DEFAULT_NODE
 from assay_dev.cluster.node import SECOND_NODE, local_nodes
 from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import Obj, OperatorProcess
-from assay_dev.servers.chat_server import ChatServer, Reply
 from tests.conftest import ClusterImages
 from tests.operator_cluster.test_shards import (
-    CALL_COST,
-    HOLD_ON_T3,
-    PRICE,
+    answered_by,
+    assert_billed_as_served,
+    assert_the_calm_verdict,
+    holding_spec,
+    metered_gateway,
     metered_suite_and_token,
     pods_by_index,
+    retried_once,
+    t1_sealed_and_t3_settled,
 )
 
 pytestmark = pytest.mark.cluster
 
 OUT_OF_SERVICE = "node.kubernetes.io/out-of-service"
+BRAIN = "brain-v1"
 
 
 @pytest.fixture(scope="module")
@@ -97,49 +101,32 @@ def node_operator(
         assert not problems, "the operator's log shows errors:\n" + "\n".join(problems[:20])
 
 
-def spec(brain: str, url: str) -> Obj:
-    return {
-        "brain": {"configMap": {"name": brain}},
-        "suite": {"configMap": {"name": "metered-suite"}, "kbConfigMap": {"name": "metered-kb"}},
-        "agent": {
-            "kind": "command",
-            "model": "agent-m",
-            "command": ["python3", "-c", HOLD_ON_T3, "{answer_file}", "{ticket_id}"],
-            "timeoutSeconds": 300,
-        },
-        "gateway": url,
-        "gatewayTokenSecretRef": {"name": "gateway"},
-        "prices": PRICE,
-        "parallelism": 2,
-        "concurrency": 1,
-        "resources": dict(support.SMALL),
-        "storage": {"accessMode": "ReadWriteMany"},
-        "deadlineSeconds": 900,
-    }
+def spec(url: str) -> Obj:
+    """The shards' spec, on the ReadWriteMany claim, with time for a node to be lost."""
+    return holding_spec(BRAIN, url, storage={"accessMode": "ReadWriteMany"}, deadlineSeconds=900)
 
 
-def shard0_holding(admin: KubeApi, namespace: str, evaluation: str) -> Callable[[], Obj | None]:
-    """Shard 0's pod, once T-1 is sealed and T-3's call settled (the agent holds, no call in flight), and
-    shard 1's pod is bound."""
+def metered_suite_brain_and_token(admin: KubeApi, namespace: str) -> str:
+    token = metered_suite_and_token(admin, namespace)
+    admin.create(support.config_maps_path(namespace), support.brain_config_map(BRAIN, "v1"))
+    return token
+
+
+def start_holding(admin: KubeApi, namespace: str, evaluation: str, url: str) -> Obj:
+    """`evaluation` through gateway `url`, once T-1 is sealed and T-3's call settled (the agent holds, no
+    call in flight) and shard 1's pod is bound: shard 0's pod."""
     job = support.answer_job(evaluation)
 
     def probe() -> Obj | None:
-        try:
-            claim = support.claim_path(admin, namespace, f"{evaluation}-g1-answers")
-            lines = (claim / "ledgers" / "shard-0" / "ledger.jsonl").read_text().splitlines()
-            recorded = (claim / "shard-0" / "T-1" / "1" / "cell.json").is_file()
-        except Exception:  # the claim is not bound yet, the sidecar has not started its journal
-            return None
-        entries = [json.loads(line) for line in lines if line.strip()]
-        t3 = [e["count"] for e in entries if e["cell"] == "T-3/1"]
-        if not recorded or not t3 or not t3[-1].get("requests") or t3[-1].get("inFlight"):
+        if not t1_sealed_and_t3_settled(admin, namespace, evaluation):
             return None
         by_index = pods_by_index(admin, namespace, job)
         if len(by_index.get(0, [])) != 1 or not by_index.get(1):
             return None
         return by_index[0][0]
 
-    return probe
+    support.create_evaluation(admin, namespace, evaluation, spec(url))
+    return wait_until(probe, timeout=300, what="shard 0 holding on T-3")
 
 
 def node_condition(admin: KubeApi, node: str) -> str:
@@ -170,34 +157,19 @@ def assert_resumed_and_billed_once(
     """The verdict is the calm run's; the index was retried once, resumed (`kept`: with the sealed cell of
     the first pod); usage and cost are the gateway's count. Returns the retry pod."""
     status, calm_status = done["status"], calm["status"]
-    assert calm_status["verdict"] == "Pass", calm_status
-    assert (status["verdict"], status["score"], status["judges"]) == (
-        calm_status["verdict"],
-        calm_status["score"],
-        calm_status["judges"],
-    ), status
+    assert_the_calm_verdict(status, calm_status)
     job = support.answer_job(evaluation)
-    by_index = pods_by_index(admin, namespace, job)
-    phases = {i: [p["status"]["phase"] for p in attempts] for i, attempts in by_index.items()}
-    assert phases == {0: ["Succeeded"], 1: ["Succeeded"]}, phases
-    (retry,) = by_index[0]
+    retry = retried_once(admin, namespace, job)
     job_status = support.job_status(admin, namespace, job)
     assert job_status.get("succeeded") == 2 and not job_status.get("failed"), job_status
     claim = support.claim_path(admin, namespace, f"{evaluation}-g1-answers")
-    manifest = json.loads((claim / "shard-0" / "answers.json").read_text())
-    by_pod = {first["metadata"]["uid"]: "first", retry["metadata"]["uid"]: "retry"}
-    answered_by = {cell: by_pod[uid] for cell, uid in manifest["answeredBy"].items()}
+    cells = answered_by(claim, first, retry)
     t1 = "first" if kept else "retry"
-    assert answered_by == {"T-1/1": t1, "T-3/1": "retry", "T-5/1": "retry"}, answered_by
+    assert cells == {"T-1/1": t1, "T-3/1": "retry", "T-5/1": "retry"}, cells
     # Six cells and the cut-off cell's first call (and, not kept, the first pod's T-1); the calm run, six.
     assert served == (7 if kept else 8, 6)
     result = json.loads((claim / "result" / "result.json").read_text())
-    usage = result["usage"]
-    assert (usage["inputTokens"], usage["outputTokens"]) == (120 * served[0], 30 * served[0]), usage
-    assert usage["costUsd"] == pytest.approx(served[0] * CALL_COST), usage
-    assert status["usage"]["costUsd"] == pytest.approx(served[0] * CALL_COST), status["usage"]
-    assert calm_status["usage"]["costUsd"] == pytest.approx(served[1] * CALL_COST)
-    assert any("answer shard 0 was retried: 1 earlier attempt(s)" in w for w in result["warnings"])
+    assert_billed_as_served(result, status, calm_status, *served)
     return retry
 
 
@@ -210,23 +182,16 @@ def test_a_lost_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdict_a
     node_operator: OperatorProcess,
 ) -> None:
     admin, namespace = lifecycle_plane.api, node_namespace
-    token = metered_suite_and_token(admin, namespace)
-    brain = "brain-v1"
-    admin.create(support.config_maps_path(namespace), support.brain_config_map(brain, "v1"))
+    token = metered_suite_brain_and_token(admin, namespace)
     hold = {"content": "hold"}
     job = support.answer_job("lost")
     measured: dict[str, float] = {}
     with (
-        ChatServer(lambda _body: Reply(content=hold["content"], prompt_tokens=120, completion_tokens=30),
-                   token=token) as gateway,
-        ChatServer(lambda _body: Reply(content="go", prompt_tokens=120, completion_tokens=30),
-                   token=token) as calm_gateway,
+        metered_gateway(token, lambda: hold["content"]) as gateway,
+        metered_gateway(token, lambda: "go") as calm_gateway,
         support.recording(lifecycle_plane, f"/api/v1/namespaces/{namespace}/pods") as pods,
-    ):  # fmt: skip
-        support.create_evaluation(admin, namespace, "lost", spec(brain, gateway.url))
-        first = wait_until(
-            shard0_holding(admin, namespace, "lost"), timeout=300, what="shard 0 holding on T-3"
-        )
+    ):
+        first = start_holding(admin, namespace, "lost", gateway.url)
         # Spread: the two shards' pods are on different nodes.
         shard1_node = pods_by_index(admin, namespace, job)[1][0]["spec"]["nodeName"]
         lost_node = first["spec"]["nodeName"]
@@ -260,7 +225,7 @@ def test_a_lost_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdict_a
         (still,) = pods_by_index(admin, namespace, job)[0]
         assert still["metadata"]["uid"] == first["metadata"]["uid"] and still["status"]["phase"] == "Running"
         # The calm run beside it now: its pods go to the Ready node.
-        support.create_evaluation(admin, namespace, "calm", spec(brain, calm_gateway.url))
+        support.create_evaluation(admin, namespace, "calm", spec(calm_gateway.url))
         # The machine is known to be off: out-of-service (the non-graceful node shutdown procedure), or its
         # Node deleted (what a cloud's node controller does for a gone VM).
         tainted = time.monotonic()
@@ -302,23 +267,16 @@ def test_a_drained_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdic
     node_operator: OperatorProcess,
 ) -> None:
     admin, namespace = lifecycle_plane.api, node_namespace
-    token = metered_suite_and_token(admin, namespace)
-    brain = "brain-v1"
-    admin.create(support.config_maps_path(namespace), support.brain_config_map(brain, "v1"))
+    token = metered_suite_brain_and_token(admin, namespace)
     hold = {"content": "hold"}
     job = support.answer_job("drained")
     measured: dict[str, float] = {}
     with (
-        ChatServer(lambda _body: Reply(content=hold["content"], prompt_tokens=120, completion_tokens=30),
-                   token=token) as gateway,
-        ChatServer(lambda _body: Reply(content="go", prompt_tokens=120, completion_tokens=30),
-                   token=token) as calm_gateway,
+        metered_gateway(token, lambda: hold["content"]) as gateway,
+        metered_gateway(token, lambda: "go") as calm_gateway,
         support.recording(lifecycle_plane, f"/api/v1/namespaces/{namespace}/pods") as pods,
-    ):  # fmt: skip
-        support.create_evaluation(admin, namespace, "drained", spec(brain, gateway.url))
-        first = wait_until(
-            shard0_holding(admin, namespace, "drained"), timeout=300, what="shard 0 holding on T-3"
-        )
+    ):
+        first = start_holding(admin, namespace, "drained", gateway.url)
         drained_node = first["spec"]["nodeName"]
         assert pods_by_index(admin, namespace, job)[1][0]["spec"]["nodeName"] != drained_node
         (survivor,) = [k for k in two_nodes if k.node_name != drained_node]
@@ -334,7 +292,7 @@ def test_a_drained_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdic
             timeout=200,
         )
         measured["drain"] = time.monotonic() - started
-        support.create_evaluation(admin, namespace, "calm", spec(brain, calm_gateway.url))
+        support.create_evaluation(admin, namespace, "calm", spec(calm_gateway.url))
         retry = wait_until(
             retry_of_shard0(admin, namespace, job, first["metadata"]["uid"]),
             timeout=120,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -339,6 +340,89 @@ PRICE = {"agent-m": {"inputPerMillion": 1000.0, "outputPerMillion": 2000.0}}
 CALL_COST = (120 * 1000.0 + 30 * 2000.0) / 1e6  # $0.18 a call at the test's prices
 
 
+def holding_spec(brain: str, url: str, **fields: Any) -> Obj:
+    """Two shards of the metered suite, answered one cell at a time by HOLD_ON_T3 through gateway `url` at
+    PRICE; `fields` added or instead."""
+    agent = {
+        "kind": "command",
+        "model": "agent-m",
+        "command": ["python3", "-c", HOLD_ON_T3, "{answer_file}", "{ticket_id}"],
+        "timeoutSeconds": 300,
+    }
+    return {
+        "brain": {"configMap": {"name": brain}},
+        "suite": {"configMap": {"name": "metered-suite"}, "kbConfigMap": {"name": "metered-kb"}},
+        "agent": agent,
+        "gateway": url,
+        "gatewayTokenSecretRef": {"name": "gateway"},
+        "prices": PRICE,
+        "parallelism": 2,
+        "concurrency": 1,
+        "resources": dict(support.SMALL),
+        "deadlineSeconds": 600,
+        **fields,
+    }
+
+
+def metered_gateway(token: str, content: Callable[[], str]) -> ChatServer:
+    """The gateway (needing `token`): every call 120 tokens in and 30 out (CALL_COST), saying `content()`."""
+    return ChatServer(
+        lambda _body: Reply(content=content(), prompt_tokens=120, completion_tokens=30), token=token
+    )
+
+
+def t1_sealed_and_t3_settled(admin: KubeApi, namespace: str, evaluation: str) -> bool:
+    """Whether shard 0 of `evaluation` has recorded T-1 and T-3's call settled (the agent holds, no call in
+    flight)."""
+    try:
+        claim = support.claim_path(admin, namespace, f"{evaluation}-g1-answers")
+        lines = (claim / "ledgers" / "shard-0" / "ledger.jsonl").read_text().splitlines()
+        recorded = (claim / "shard-0" / "T-1" / "1" / "cell.json").is_file()
+    except Exception:  # the claim is not bound yet, the sidecar has not started its journal
+        return False
+    entries = [json.loads(line) for line in lines if line.strip()]
+    t3 = [e["count"] for e in entries if e["cell"] == "T-3/1"]
+    return recorded and bool(t3) and bool(t3[-1].get("requests")) and not t3[-1].get("inFlight")
+
+
+def assert_the_calm_verdict(status: Obj, calm_status: Obj) -> None:
+    assert calm_status["verdict"] == "Pass", calm_status
+    assert (status["verdict"], status["score"], status["judges"]) == (
+        calm_status["verdict"],
+        calm_status["score"],
+        calm_status["judges"],
+    ), status
+
+
+def retried_once(admin: KubeApi, namespace: str, job: str) -> Obj:
+    """Both shards succeeded, shard 0 on the one retry left of it: that retry's pod."""
+    by_index = pods_by_index(admin, namespace, job)
+    phases = {i: [p["status"]["phase"] for p in attempts] for i, attempts in by_index.items()}
+    assert phases == {0: ["Succeeded"], 1: ["Succeeded"]}, phases
+    (retry,) = by_index[0]
+    return retry
+
+
+def answered_by(claim: Path, first: Obj, retry: Obj) -> dict[str, str]:
+    """Which pod answered each of shard 0's cells (its answers' manifest): `first` or `retry`."""
+    manifest = json.loads((claim / "shard-0" / "answers.json").read_text())
+    by_pod = {first["metadata"]["uid"]: "first", retry["metadata"]["uid"]: "retry"}
+    return {cell: by_pod[uid] for cell, uid in manifest["answeredBy"].items()}
+
+
+def assert_billed_as_served(
+    result: Obj, status: Obj, calm_status: Obj, served: int, calm_served: int
+) -> None:
+    """The result's and the status's usage and cost are the gateway's count of calls (`served`; the calm
+    run's, `calm_served`), and the result says shard 0 was retried."""
+    usage = result["usage"]
+    assert (usage["inputTokens"], usage["outputTokens"]) == (120 * served, 30 * served), usage
+    assert usage["costUsd"] == pytest.approx(served * CALL_COST), usage
+    assert status["usage"]["costUsd"] == pytest.approx(served * CALL_COST), status["usage"]
+    assert calm_status["usage"]["costUsd"] == pytest.approx(calm_served * CALL_COST)
+    assert any("answer shard 0 was retried: 1 earlier attempt(s)" in w for w in result["warnings"])
+
+
 def end_pod(admin: KubeApi, namespace: str, name: str, how: str) -> None:
     """`delete`: what `kubectl delete pod` does; `evict`: what `kubectl drain` does, through the Eviction API
     (the apiserver marks the pod DisruptionTarget, then deletes it). Either way: SIGTERM, the grace period."""
@@ -373,51 +457,20 @@ def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and
     token = metered_suite_and_token(admin, namespace)
     hold = {"content": "hold"}
     job = support.answer_job("deleted")
-    agent = {
-        "kind": "command",
-        "model": "agent-m",
-        "command": ["python3", "-c", HOLD_ON_T3, "{answer_file}", "{ticket_id}"],
-        "timeoutSeconds": 300,
-    }
     with (
-        ChatServer(lambda _body: Reply(content=hold["content"], prompt_tokens=120, completion_tokens=30),
-                   token=token) as gateway,
-        ChatServer(lambda _body: Reply(content="go", prompt_tokens=120, completion_tokens=30),
-                   token=token) as calm_gateway,
+        metered_gateway(token, lambda: hold["content"]) as gateway,
+        metered_gateway(token, lambda: "go") as calm_gateway,
         # The ended pod is removed once the Job controller counted it: its last version is in the watch.
         support.recording(control_plane, f"/api/v1/namespaces/{namespace}/pods") as pods,
-    ):  # fmt: skip
+    ):
         brain = brains("v1")
-
-        def spec(url: str) -> dict[str, Any]:
-            return {
-                "brain": {"configMap": {"name": brain}},
-                "suite": {"configMap": {"name": "metered-suite"}, "kbConfigMap": {"name": "metered-kb"}},
-                "agent": agent,
-                "gateway": url,
-                "gatewayTokenSecretRef": {"name": "gateway"},
-                "prices": PRICE,
-                "parallelism": 2,
-                "concurrency": 1,
-                "resources": dict(support.SMALL),
-                "deadlineSeconds": 600,
-            }
-
-        support.create_evaluation(admin, namespace, "deleted", spec(gateway.url))
-        support.create_evaluation(admin, namespace, "calm", spec(calm_gateway.url))
+        support.create_evaluation(admin, namespace, "deleted", holding_spec(brain, gateway.url))
+        support.create_evaluation(admin, namespace, "calm", holding_spec(brain, calm_gateway.url))
 
         def t1_sealed_and_t3_holding() -> str | None:
             """Shard 0's pod, once T-1 is recorded and T-3's call settled (the agent holds, no call in
             flight)."""
-            try:
-                claim = support.claim_path(admin, namespace, "deleted-g1-answers")
-                lines = (claim / "ledgers" / "shard-0" / "ledger.jsonl").read_text().splitlines()
-                recorded = (claim / "shard-0" / "T-1" / "1" / "cell.json").is_file()
-            except Exception:  # the claim is not bound yet, the sidecar has not started its journal
-                return None
-            entries = [json.loads(line) for line in lines if line.strip()]
-            t3 = [e["count"] for e in entries if e["cell"] == "T-3/1"]
-            if not recorded or not t3 or not t3[-1].get("requests") or t3[-1].get("inFlight"):
+            if not t1_sealed_and_t3_settled(admin, namespace, "deleted"):
                 return None
             (pod,) = pods_by_index(admin, namespace, job)[0]
             return str(pod["metadata"]["name"])
@@ -430,22 +483,14 @@ def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and
         served, calm_served = len(gateway.requests), len(calm_gateway.requests)
 
     status, calm_status = done["status"], calm["status"]
-    assert calm_status["verdict"] == "Pass", calm_status
-    assert (status["verdict"], status["score"], status["judges"]) == (
-        calm_status["verdict"],
-        calm_status["score"],
-        calm_status["judges"],
-    ), status
+    assert_the_calm_verdict(status, calm_status)
     # The index was retried: the ended pod failed (exit 143), its retry succeeded; shard 1 ran once. An
     # evicted pod is DisruptionTarget (the podFailurePolicy ignores it); a deleted one is not (counted).
     deleted = pods.versions(first)[-1]
     assert deleted["status"]["phase"] == "Failed", deleted["status"]
     (answer_state,) = [s for s in deleted["status"]["containerStatuses"] if s["name"] == "answer"]
     assert answer_state["state"]["terminated"]["exitCode"] == 143, answer_state
-    by_index = pods_by_index(admin, namespace, job)
-    phases = {i: [p["status"]["phase"] for p in attempts] for i, attempts in by_index.items()}
-    assert phases == {0: ["Succeeded"], 1: ["Succeeded"]}, phases
-    (retry,) = by_index[0]
+    retry = retried_once(admin, namespace, job)
     assert retry["metadata"]["uid"] != deleted["metadata"]["uid"]
     job_status = support.job_status(admin, namespace, job)
     assert job_status.get("succeeded") == 2, job_status
@@ -457,16 +502,9 @@ def test_an_answer_pod_ended_mid_run_is_an_interrupted_shard_retried_resumed_and
         assert not disrupted and job_status.get("failed") == 1, job_status
     # Resumed: T-1 is the first pod's (kept, not asked again), T-3 and T-5 the retry's.
     shard0 = support.claim_path(admin, namespace, "deleted-g1-answers")
-    manifest = json.loads((shard0 / "shard-0" / "answers.json").read_text())
-    by_pod = {deleted["metadata"]["uid"]: "first", retry["metadata"]["uid"]: "retry"}
-    answered_by = {cell: by_pod[uid] for cell, uid in manifest["answeredBy"].items()}
-    assert answered_by == {"T-1/1": "first", "T-3/1": "retry", "T-5/1": "retry"}, answered_by
+    cells = answered_by(shard0, deleted, retry)
+    assert cells == {"T-1/1": "first", "T-3/1": "retry", "T-5/1": "retry"}, cells
     # Billed once each, the cut-off cell twice: 6 cells + the first pod's T-3 call; the calm run, 6.
     assert (served, calm_served) == (7, 6)
     result = json.loads((shard0 / "result" / "result.json").read_text())
-    usage = result["usage"]
-    assert (usage["inputTokens"], usage["outputTokens"]) == (120 * served, 30 * served), usage
-    assert usage["costUsd"] == pytest.approx(served * CALL_COST), usage
-    assert status["usage"]["costUsd"] == pytest.approx(served * CALL_COST), status["usage"]
-    assert calm_status["usage"]["costUsd"] == pytest.approx(calm_served * CALL_COST)
-    assert any("answer shard 0 was retried: 1 earlier attempt(s)" in w for w in result["warnings"])
+    assert_billed_as_served(result, status, calm_status, served, calm_served)

@@ -13,7 +13,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,51 +20,29 @@ import pytest
 from assay_dev.cluster.mirrors import parse_mirror_sets, pull_with_mirrors
 from assay_dev.cluster.registry_pull import PullError, RegistryPuller
 from assay_dev.images import mirror, registry_images, signing
-from assay_dev.images.registry_images import KeyPair
 from assay_dev.servers.registry import Registry
 from assay_operator import image_mirrors
 from assay_operator import image_verification as iv
 from tests.conftest import ClusterImages
+from tests.support.signed_images import SignedImages, push_signed_images
 
 pytestmark = pytest.mark.builds  # the registry, cosign and the images
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-@dataclass(frozen=True)
-class Pushed:
-    registry: Registry
-    key: KeyPair
-    other_key: KeyPair
-    signed: str
-    unsigned: str
-    other_signer: str
-    tampered: str
-
-
 @pytest.fixture(scope="module")
-def pushed(tmp_path_factory: pytest.TempPathFactory, cluster_images: ClusterImages) -> Iterator[Pushed]:
+def pushed(tmp_path_factory: pytest.TempPathFactory, cluster_images: ClusterImages) -> Iterator[SignedImages]:
     work = tmp_path_factory.mktemp("signed-images")
-    key = registry_images.key_pair(work / "key")
-    other = registry_images.key_pair(work / "other-key")
-    runner = cluster_images.runner
     with Registry(work / "registry", serve_as_stored=True) as registry:
-        yield Pushed(
-            registry=registry,
-            key=key,
-            other_key=other,
-            signed=registry_images.push_signed(registry, runner, "assay-runner", key),
-            unsigned=registry_images.push_signed(registry, runner, "unsigned/assay-runner", None),
-            other_signer=registry_images.push_signed(registry, runner, "other/assay-runner", other),
-            tampered=registry_images.push_tampered(registry, runner, "tampered/assay-runner", key),
-        )
+        yield push_signed_images(registry, cluster_images.runner, work, "assay-runner")
 
 
-def verdict(pushed: Pushed, reference: str) -> iv.Verdict:
+def verdict(pushed: SignedImages, reference: str) -> iv.Verdict:
     return iv.ImageVerifier(pushed.key.public.read_bytes(), str(pushed.registry.ca)).verify(reference)
 
 
-def cosign_accepts(pushed: Pushed, reference: str) -> bool:
+def cosign_accepts(pushed: SignedImages, reference: str) -> bool:
     try:
         signing.verify(reference, pushed.key.public, ca=pushed.registry.ca)
     except signing.SigningError:
@@ -73,26 +50,26 @@ def cosign_accepts(pushed: Pushed, reference: str) -> bool:
     return True
 
 
-def test_a_signed_image_verifies(pushed: Pushed) -> None:
+def test_a_signed_image_verifies(pushed: SignedImages) -> None:
     found = verdict(pushed, pushed.signed)
     assert found.reason == iv.VERIFIED, found.message
     assert cosign_accepts(pushed, pushed.signed)
 
 
-def test_an_unsigned_image_is_refused(pushed: Pushed) -> None:
+def test_an_unsigned_image_is_refused(pushed: SignedImages) -> None:
     found = verdict(pushed, pushed.unsigned)
     assert found.reason == iv.UNSIGNED, found.message
     assert "no cosign signature" in found.message
     assert not cosign_accepts(pushed, pushed.unsigned)
 
 
-def test_an_image_signed_by_another_key_is_refused(pushed: Pushed) -> None:
+def test_an_image_signed_by_another_key_is_refused(pushed: SignedImages) -> None:
     found = verdict(pushed, pushed.other_signer)
     assert found.reason == iv.SIGNATURE_INVALID, found.message
     assert not cosign_accepts(pushed, pushed.other_signer)
 
 
-def test_a_changed_layer_is_refused_though_its_signature_holds(pushed: Pushed) -> None:
+def test_a_changed_layer_is_refused_though_its_signature_holds(pushed: SignedImages) -> None:
     found = verdict(pushed, pushed.tampered)
     assert found.reason == iv.DIGEST_MISMATCH, found.message
     assert "layer" in found.message
@@ -100,14 +77,16 @@ def test_a_changed_layer_is_refused_though_its_signature_holds(pushed: Pushed) -
     assert cosign_accepts(pushed, pushed.tampered)
 
 
-def test_a_tag_or_another_digest_is_refused(pushed: Pushed) -> None:
+def test_a_tag_or_another_digest_is_refused(pushed: SignedImages) -> None:
     by_tag = pushed.signed.partition("@")[0] + ":latest"
     assert verdict(pushed, by_tag).reason == iv.NOT_BY_DIGEST
     other = pushed.signed.partition("@")[0] + "@sha256:" + "0" * 64
     assert verdict(pushed, other).reason == iv.UNREADABLE  # the registry has no such manifest
 
 
-def test_the_kubelet_pulls_by_digest_and_refuses_a_changed_layer(pushed: Pushed, tmp_path: Path) -> None:
+def test_the_kubelet_pulls_by_digest_and_refuses_a_changed_layer(
+    pushed: SignedImages, tmp_path: Path
+) -> None:
     puller = RegistryPuller({pushed.registry.host: pushed.registry.ca}, tmp_path / "pulled")
     fetched = puller.pull(pushed.signed)
     assert fetched.reference.digest == pushed.signed.partition("@")[2]
@@ -119,7 +98,7 @@ def test_the_kubelet_pulls_by_digest_and_refuses_a_changed_layer(pushed: Pushed,
         puller.pull(pushed.tampered)
 
 
-def test_the_sbom_is_attested_and_verifies(pushed: Pushed, tmp_path: Path) -> None:
+def test_the_sbom_is_attested_and_verifies(pushed: SignedImages, tmp_path: Path) -> None:
     sbom = tmp_path / "runner.spdx.json"
     sbom.write_text('{"spdxVersion": "SPDX-2.3", "name": "assay-runner", "packages": []}')
     signing.attest_sbom(pushed.signed, sbom, pushed.key.private, ca=pushed.registry.ca)
@@ -133,7 +112,7 @@ def test_the_sbom_is_attested_and_verifies(pushed: Pushed, tmp_path: Path) -> No
         signing.verify_sbom(pushed.signed, pushed.other_key.public, ca=pushed.registry.ca)
 
 
-def test_a_signed_suite_artifact_verifies(pushed: Pushed) -> None:
+def test_a_signed_suite_artifact_verifies(pushed: SignedImages) -> None:
     pushed_suite = subprocess.run(
         [
             sys.executable,
@@ -159,7 +138,7 @@ def test_a_signed_suite_artifact_verifies(pushed: Pushed) -> None:
 
 
 def test_make_push_records_signed_references_the_release_bundle_pins(
-    pushed: Pushed, cluster_images: ClusterImages, tmp_path: Path
+    pushed: SignedImages, cluster_images: ClusterImages, tmp_path: Path
 ) -> None:
     """`python -m assay_dev.images push` (make push) on a record of built images: each pushed by digest,
     signed and its SBOM attested; the record it writes has images.json's shape, so the release bundle pins
@@ -208,7 +187,7 @@ def test_make_push_records_signed_references_the_release_bundle_pins(
     )
 
 
-def test_a_digest_mirror_serves_the_same_signed_image(pushed: Pushed, tmp_path: Path) -> None:
+def test_a_digest_mirror_serves_the_same_signed_image(pushed: SignedImages, tmp_path: Path) -> None:
     """The signed image mirrored byte for byte (manifest, blobs, signature) to a second registry: verified
     and pulled there through an ImageDigestMirrorSet-shaped list; a mirror without it falls back to the
     source only when the list allows contacting the source."""

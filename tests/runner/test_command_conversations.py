@@ -13,11 +13,11 @@ import pytest
 
 from tests.support.agents.conversing_agent import ANSWER, ASKING
 from tests.support.conversations import (
-    QUESTION,
-    ROUTER_SAYS,
+    asked_then_answered,
     brain,
     conversation_of,
     conversation_suite,
+    exchange,
     run_conversation,
 )
 
@@ -34,12 +34,7 @@ def test_a_command_with_a_continue_template_converses(tmp_path: Path) -> None:
     )
     assert code == 0, result.reasons
     talk = conversation_of(result)
-    assert [(t.speaker, t.text) for t in talk.turns] == [
-        ("customer", QUESTION),
-        ("agent", ASKING),
-        ("customer", ROUTER_SAYS),
-        ("agent", ANSWER),
-    ]
+    assert exchange(talk) == asked_then_answered(ASKING, ANSWER)
     assert talk.ended == "answered" and result.verdict == "Pass"
 
 

@@ -17,12 +17,13 @@ from tests.support.conversations import (
     ASKING,
     FIX,
     GUESS,
-    QUESTION,
     ROUTER_SAYS,
     agent_script,
+    asked_then_answered,
     brain,
     conversation_of,
     conversation_suite,
+    exchange,
     is_customer,
     model_customer,
     run_conversation,
@@ -37,12 +38,7 @@ def test_the_agent_that_asks_first_passes(tmp_path: Path) -> None:
         )
     assert code == 0, result.reasons
     record = conversation_of(result)
-    assert [(t.speaker, t.text) for t in record.turns] == [
-        ("customer", QUESTION),
-        ("agent", ASKING),
-        ("customer", ROUTER_SAYS),
-        ("agent", ANSWER),
-    ]
+    assert exchange(record) == asked_then_answered()
     assert record.ended == "answered" and record.agent_turns == 2 and record.turns[1].asked == ["router"]
     assert record.turns[2].revealed == ["router"] and record.customer == "scripted"
     cell = result.tickets[0].repetitions[0]
@@ -139,6 +135,29 @@ def test_a_model_customer_is_recorded_and_replayed_offline_with_the_same_verdict
     assert status.conversations.agent.input_tokens == cost.agent.input_tokens
 
 
+def phases_config(tmp_path: Path, **fields: str) -> dict[str, Any]:
+    """What the answer and judge phases' run configs share (the brain, no MLflow, the answers folder, the
+    chat agent), and `fields`."""
+    return {
+        "brain": str(brain(tmp_path / "brain")),
+        "mlflow": {"enabled": False},
+        "answersDir": str(tmp_path / "answers"),
+        "agent": {"kind": "chat", "model": "agent-m"},
+        **fields,
+    }
+
+
+def answer_asking_first(config: dict[str, Any], path: Path) -> list[dict[str, Any]]:
+    """`assay answer` with `config` (written to `path`) against the scripted model of an agent that asks
+    first: it succeeds. The model requests it made."""
+    from assay_runner.cli import main
+
+    with ChatServer(agent_script(asks=True)) as server:
+        path.write_text(json.dumps({**config, "gateway": server.url}))
+        assert main(["answer", "--config", str(path), "-q"]) == 0
+    return server.requests
+
+
 def test_the_answer_phase_seals_the_conversation_and_the_judge_phase_trusts_only_that(
     tmp_path: Path,
 ) -> None:
@@ -148,17 +167,9 @@ def test_the_answer_phase_seals_the_conversation_and_the_judge_phase_trusts_only
     from assay_runner.contract import Result
 
     suite = conversation_suite(tmp_path / "suite")
-    common = {
-        "suite": str(suite),
-        "brain": str(brain(tmp_path / "brain")),
-        "mlflow": {"enabled": False},
-        "answersDir": str(tmp_path / "answers"),
-        "agent": {"kind": "chat", "model": "agent-m"},
-    }
-    answer, judge = tmp_path / "answer.json", tmp_path / "judge.json"
-    with ChatServer(agent_script(asks=True)) as server:
-        answer.write_text(json.dumps({**common, "gateway": server.url}))
-        assert main(["answer", "--config", str(answer), "-q"]) == 0
+    common = phases_config(tmp_path, suite=str(suite))
+    answer_asking_first(common, tmp_path / "answer.json")
+    judge = tmp_path / "judge.json"
     judge.write_text(json.dumps({**common, "output": {"dir": str(tmp_path / "out")}}))
     assert main(["score", "--config", str(judge), "-q"]) == 0
     scored = Result.model_validate_json((tmp_path / "out" / "result.json").read_text())
@@ -262,17 +273,10 @@ def test_an_answer_phase_given_only_the_public_part_cannot_converse_and_its_verd
     suite = conversation_suite(tmp_path / "suite")
     public, keys = tmp_path / "public", tmp_path / "keys.yaml"
     split_suite(suite, public, keys)
-    common = {
-        "brain": str(brain(tmp_path / "brain")),
-        "mlflow": {"enabled": False},
-        "answersDir": str(tmp_path / "answers"),
-        "agent": {"kind": "chat", "model": "agent-m"},
-    }
-    answer, judge = tmp_path / "answer.json", tmp_path / "judge.json"
-    with ChatServer(agent_script(asks=True)) as server:
-        answer.write_text(json.dumps({**common, "suite": str(public), "gateway": server.url}))
-        assert main(["answer", "--config", str(answer), "-q"]) == 0
-    assert len(server.requests) == 1  # one question, one answer: no customer to reply
+    common = phases_config(tmp_path)
+    requests = answer_asking_first({**common, "suite": str(public)}, tmp_path / "answer.json")
+    assert len(requests) == 1  # one question, one answer: no customer to reply
+    judge = tmp_path / "judge.json"
     out = {"output": {"dir": str(tmp_path / "out")}}
     judge.write_text(json.dumps({**common, **out, "suite": str(public), "keys": str(keys)}))
     assert main(["score", "--config", str(judge), "-q"]) == 1

@@ -141,6 +141,16 @@ def model_customer(body: dict[str, Any]) -> str:
     )
 
 
+def exchange(record: ConversationRecord) -> list[tuple[str, str]]:
+    """Who said what, turn by turn."""
+    return [(turn.speaker, turn.text) for turn in record.turns]
+
+
+def asked_then_answered(asking: str = ASKING, answer: str = ANSWER) -> list[tuple[str, str]]:
+    """The exchange of an agent that asks which router the customer has (`asking`), is told, and answers."""
+    return [("customer", QUESTION), ("agent", asking), ("customer", ROUTER_SAYS), ("agent", answer)]
+
+
 def conversation_of(result: Result, ticket: str = "ASK-1", repetition: int = 0) -> ConversationRecord:
     for entry in result.tickets:
         if entry.id == ticket:

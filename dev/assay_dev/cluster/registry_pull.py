@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import ssl
 import threading
 from dataclasses import dataclass
@@ -25,17 +24,11 @@ from typing import Any
 import httpx
 
 from assay_dev.images import buildah
+from assay_operator.registry_api import CHUNK, DIGEST, MANIFEST_TYPES, RepositoryAuth, sha256_digest
 
 from .podspec import ImageSpec
 
 Obj = dict[str, Any]
-
-MANIFEST_TYPES = (
-    "application/vnd.oci.image.manifest.v1+json",
-    "application/vnd.docker.distribution.manifest.v2+json",
-)
-DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-CHUNK = 1 << 20
 
 
 class PullError(Exception):
@@ -181,7 +174,7 @@ class RegistryPuller:
 
 
 def _check_digest(data: bytes, digest: str, what: str) -> None:
-    got = f"sha256:{hashlib.sha256(data).hexdigest()}"
+    got = sha256_digest(data)
     if got != digest:
         raise PullError(f"{what} hashes to {got}, not the digest asked for ({digest})")
 
@@ -191,27 +184,18 @@ def _client(ca: Path) -> httpx.Client:
     return httpx.Client(verify=context, timeout=httpx.Timeout(60.0), follow_redirects=True)
 
 
-class _Session:
+class _Session(RepositoryAuth):
     """Requests to one repository, answering an anonymous bearer-token challenge once."""
 
     def __init__(self, client: httpx.Client, ref: RegistryReference) -> None:
+        super().__init__(ref.host, ref.repository)
         self.client = client
         self.ref = ref
-        self.token: str | None = None
-
-    def _url(self, path: str) -> str:
-        return f"https://{self.ref.host}/v2/{self.ref.repository}/{path}"
-
-    def _headers(self, accept: str | None = None) -> dict[str, str]:
-        headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
-        if accept:
-            headers["Accept"] = accept
-        return headers
 
     def get(self, path: str, *, accept: str | None = None) -> bytes:
-        response = self.client.get(self._url(path), headers=self._headers(accept))
+        response = self.client.get(self.url(path), headers=self.headers(accept))
         if response.status_code == 401 and self._answer(response):
-            response = self.client.get(self._url(path), headers=self._headers(accept))
+            response = self.client.get(self.url(path), headers=self.headers(accept))
         if response.status_code != 200:
             raise PullError(f"GET {path}: HTTP {response.status_code} {response.text[:120]}")
         return response.content
@@ -220,20 +204,12 @@ class _Session:
         return _Stream(self, path)
 
     def _answer(self, response: httpx.Response) -> bool:
-        challenge = response.headers.get("WWW-Authenticate", "")
-        if not challenge.lower().startswith("bearer ") or self.token is not None:
+        request = self.token_request(response.headers.get("WWW-Authenticate", ""))
+        if request is None:
             return False
-        fields = dict(re.findall(r'(\w+)="([^"]*)"', challenge))
-        if "realm" not in fields:
-            return False
-        params = {k: v for k, v in fields.items() if k in ("service", "scope")}
-        params.setdefault("scope", f"repository:{self.ref.repository}:pull")
-        answer = self.client.get(fields["realm"], params=params)
-        if answer.status_code != 200:
-            return False
-        body: Obj = answer.json()
-        self.token = str(body.get("token") or body.get("access_token") or "") or None
-        return self.token is not None
+        realm, params = request
+        answer = self.client.get(realm, params=params)
+        return answer.status_code == 200 and self.take_token(answer.json())
 
 
 class _Stream:
@@ -244,7 +220,7 @@ class _Stream:
 
     def __enter__(self) -> httpx.Response:
         session = self.session
-        self._context = session.client.stream("GET", session._url(self.path), headers=session._headers())
+        self._context = session.client.stream("GET", session.url(self.path), headers=session.headers())
         response: httpx.Response = self._context.__enter__()
         if response.status_code != 200:
             response.read()

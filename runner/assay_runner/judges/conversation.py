@@ -13,7 +13,7 @@ exchange (its agent never met its customer: an answer pod given only the public 
 from __future__ import annotations
 
 from assay_runner.contract import ConversationRecord, JudgeVerdict
-from assay_runner.judges.base import Case, Judge, SpecJudge, failed, not_applicable, scored, share
+from assay_runner.judges.base import Case, Judge, S, SpecJudge, failed, not_applicable, scored, share
 from assay_runner.suite.conversation import ConversationSpec, mentioned
 from assay_runner.suite.models import AskedFirstJudge, ConversationJudge, TurnsJudge, UnsaidFactsJudge
 
@@ -34,26 +34,29 @@ def conversation_judge(spec: ConversationJudge) -> Judge:
     raise TypeError(f"no conversation judge implements {type(spec).__name__}")
 
 
-def _read(case: Case) -> tuple[ConversationSpec, ConversationRecord] | JudgeVerdict:
-    spec = case.ticket.key.conversation
-    if spec is None:
-        return not_applicable(NOT_A_CONVERSATION)
-    if case.conversation is None:
-        return failed(NO_RECORD)
-    return spec, case.conversation
-
-
 def first_answer(record: ConversationRecord) -> int | None:
     """The turn of the agent's first answer: its first turn asking for no hidden fact (None: none)."""
     return next((t.index for t in record.turns if t.speaker == "agent" and not t.asked), None)
 
 
-class AskedFirst(SpecJudge[AskedFirstJudge]):
+class _ExchangeJudge(SpecJudge[S]):
+    """A judge of the recorded exchange: not applicable to a ticket that is no conversation, an error where
+    the cell carries no exchange; else what `judge_exchange` makes of the ticket's spec and the exchange."""
+
     def judge(self, case: Case) -> JudgeVerdict:
-        read = _read(case)
-        if isinstance(read, JudgeVerdict):
-            return read
-        spec, record = read
+        spec = case.ticket.key.conversation
+        if spec is None:
+            return not_applicable(NOT_A_CONVERSATION)
+        if case.conversation is None:
+            return failed(NO_RECORD)
+        return self.judge_exchange(spec, case.conversation)
+
+    def judge_exchange(self, spec: ConversationSpec, record: ConversationRecord) -> JudgeVerdict:
+        raise NotImplementedError
+
+
+class AskedFirst(_ExchangeJudge[AskedFirstJudge]):
+    def judge_exchange(self, spec: ConversationSpec, record: ConversationRecord) -> JudgeVerdict:
         answered = first_answer(record)
         asked: dict[str, int] = {}
         for turn in record.turns:
@@ -71,12 +74,8 @@ class AskedFirst(SpecJudge[AskedFirstJudge]):
         return scored(score, f"did not ask for {', '.join(missed)} {when}")
 
 
-class UnsaidFacts(SpecJudge[UnsaidFactsJudge]):
-    def judge(self, case: Case) -> JudgeVerdict:
-        read = _read(case)
-        if isinstance(read, JudgeVerdict):
-            return read
-        spec, record = read
+class UnsaidFacts(_ExchangeJudge[UnsaidFactsJudge]):
+    def judge_exchange(self, spec: ConversationSpec, record: ConversationRecord) -> JudgeVerdict:
         said: set[str] = set()
         guessed: list[str] = []
         for turn in record.turns:
@@ -92,12 +91,8 @@ class UnsaidFacts(SpecJudge[UnsaidFactsJudge]):
         return scored(1.0, "stated no hidden fact before the customer said it")
 
 
-class Turns(SpecJudge[TurnsJudge]):
-    def judge(self, case: Case) -> JudgeVerdict:
-        read = _read(case)
-        if isinstance(read, JudgeVerdict):
-            return read
-        spec, record = read
+class Turns(_ExchangeJudge[TurnsJudge]):
+    def judge_exchange(self, spec: ConversationSpec, record: ConversationRecord) -> JudgeVerdict:
         limit = self.spec.max_turns or spec.turn_limit
         taken = record.agent_turns
         if record.ended != "answered":

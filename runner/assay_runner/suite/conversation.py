@@ -23,29 +23,14 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import Field, model_validator
 
-from assay_runner.contract import WireModel
+from assay_runner.contract import NonBlank, WireModel
 from assay_runner.contract.text_fields import Label
+from assay_runner.suite.fields import Phrase
 
 MAX_TURNS = 50
 """The most turns a conversation may be given: each is a whole agent run."""
-
-
-def _has_words(text: str) -> str:
-    if not any(char.isalnum() for char in text):
-        raise ValueError(f"{text!r} has no words to look for")
-    return text
-
-
-def _not_blank(text: str) -> str:
-    if not text.strip():
-        raise ValueError("must not be empty or only whitespace")
-    return text
-
-
-Phrase = Annotated[str, AfterValidator(_has_words)]
-Words = Annotated[str, AfterValidator(_not_blank)]
 
 
 def mentioned(text: str, phrases: list[str]) -> str | None:
@@ -61,9 +46,9 @@ def mentioned(text: str, phrases: list[str]) -> str | None:
 class Customer(WireModel):
     """Who asks: how the customer is played, and by what."""
 
-    persona: Words
+    persona: NonBlank
     """Who the customer is ("a home user, not technical")."""
-    tone: Words = "plain and polite"
+    tone: NonBlank = "plain and polite"
     """How the customer writes."""
     played_by: Literal["scripted", "model"] = "scripted"
     """`scripted`: replies made by rules from this spec (offline, deterministic); `model`: a model phrases
@@ -78,7 +63,7 @@ class HiddenFact(WireModel):
 
     name: Annotated[str, Field(pattern=r"^[a-z][a-zA-Z0-9_]{0,62}$")]
     """How results and reasons name the fact."""
-    says: Words
+    says: NonBlank
     """The customer's words when asked (the scripted customer says exactly this)."""
     asked_when: list[Phrase] = Field(min_length=1)
     """What counts as asking for it: an agent turn that has any of these phrases (whole words, any case)."""
@@ -97,7 +82,7 @@ class HiddenFact(WireModel):
 
 
 class UnpromptedReply(WireModel):
-    reply: Words
+    reply: NonBlank
     """What the customer says, word for word, when the agent answers without asking."""
 
 

@@ -6,17 +6,17 @@ setting. Keys are camelCase, like the Evaluation resource and the result.
 
 from __future__ import annotations
 
-import re
 import typing
 from collections.abc import Iterable
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from assay_runner.contract import (
     CALIBRATION_FILE,
     MODEL_SCALE,
     GateSettings,
+    NonBlank,
     PassCriterion,
     PriceConfig,
     ToolAction,
@@ -27,36 +27,18 @@ from assay_runner.contract import (
 )
 from assay_runner.contract.text_fields import Label, PathText
 from assay_runner.suite.conversation import ConversationSpec
+from assay_runner.suite.fields import Phrase
 from assay_runner.vocabulary import IsolationLevel, Split
 
 JUDGE_NAME = r"^[a-z][a-z0-9_]{0,62}$"
 TICKET_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
 KB_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
 
-
-_HAS_WORD = re.compile(r"[^\W_]")
 MAX_COUNT = 1_000_000
 """The largest count a suite may set (words, tool calls): an 8 MiB answer holds fewer words, and a bound
 far above any real one (`maxWords: 10**30`) is a typo, refused rather than silently never reached."""
 MAX_SCALE = 1000
 """A model judge's scale stays within ±this: a rubric's points, not an arbitrary number."""
-
-
-def _has_words(text: str) -> str:
-    """A phrase must have a word to look for ("!!!" has none and could never be matched)."""
-    if not _HAS_WORD.search(text):
-        raise ValueError(f"{text!r} has no words to look for")
-    return text
-
-
-def _not_blank(text: str) -> str:
-    if not text.strip():
-        raise ValueError("must not be empty or only whitespace")
-    return text
-
-
-Phrase = Annotated[str, AfterValidator(_has_words)]
-NonBlank = Annotated[str, AfterValidator(_not_blank)]
 
 
 class ForbiddenPattern(WireModel):
