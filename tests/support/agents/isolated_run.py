@@ -8,9 +8,11 @@ and nothing else.
 SPEC.json: {"model", "script": [step, ...] or {"conversation": name, ...}, "assay": [argv after `assay
 run`, without --gateway], "env": {runner environment}, "work": workspace base, "record": where to write what
 happened, "blackhole": bool, "break": [paths], "no_gateway": bool (no --gateway), "no_server": bool (the
-model server is stopped before assay runs, and no --gateway)}. A step is {"write": [path, text]}, {"shell":
-command}, {"say": text}, {"fail": [status, retry_after or null]} or {"hang": seconds}; a named conversation
-is one of conversations.py's (they decide steps from the tool results). Each path in "break" gets a stand-in
+model server is stopped before assay runs, and no --gateway)}. With `--judge-model M` in "assay" the server
+stands in for M too, as the model customer (who plays on the run's judge model): tests/support/
+conversations.py's `model_customer` replies. A step is {"write": [path, text]}, {"shell": command}, {"say":
+text}, {"fail": [status, retry_after or null]} or {"hang": seconds}; a named conversation is one of
+conversations.py's (they decide steps from the tool results). Each path in "break" gets a stand-in
 bind-mounted over it (this mount namespace only) that fails like a broken install: a tool that runs it fails.
 
 While `assay run` runs, every process whose working directory is inside the workspace base (the CLI and
@@ -46,6 +48,7 @@ from assay_dev.servers.model_server import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from tests.support.agents.blackhole import Blackhole
 from tests.support.agents.conversations import conversation
+from tests.support.conversations import model_customer
 
 BROKEN = '#!/bin/sh\necho "$0: broken for this test (exit 2)" >&2\nexit 2\n'
 
@@ -117,7 +120,10 @@ def main() -> int:
         blackhole.open(work.parent / "resolv.conf")
     seen: dict[int, dict[str, Any]] = {}
     started = time.monotonic()
-    server = ModelServer(script, model=spec["model"])
+    assay = spec["assay"]
+    judge = assay[assay.index("--judge-model") + 1] if "--judge-model" in assay else None
+    others = {judge: model_customer} if judge else {}
+    server = ModelServer(script, model=spec["model"], others=others)
     with contextlib.ExitStack() as serving:
         serving.enter_context(server)
         if spec.get("no_server"):

@@ -6,7 +6,8 @@
 
 each streamed as server-sent events when the request asks for `stream` (all three CLIs do) and as one JSON
 body otherwise, with tool calls, and token usage in each protocol's own fields. `GET .../models` lists the
-one model the server knows.
+models the server knows: the one the script plays, and any `others` it stands in for (a model customer's
+chat calls, answered by a function of the request).
 
 A test gives a `Script`, a list of `Step`s per conversation: "list kb/ with your own listing tool", "read
 the article that listing named" (a `Then`, decided from the tool results the CLI sent back), "search the KB",
@@ -41,10 +42,11 @@ from assay_dev.servers.model_server.script import (
     WriteFile,
     step_usage,
 )
-from assay_dev.servers.model_server.server import ModelServer, Recorded
+from assay_dev.servers.model_server.server import OTHER_USAGE, ModelServer, Recorded
 
 __all__ = [
     "CACHED_PROMPT_TOKENS",
+    "OTHER_USAGE",
     "CustomerTurns",
     "Fail",
     "Hang",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,8 @@ from assay_dev.servers.model_server.script import (
 SECRET_HEADERS = frozenset({"authorization", "x-api-key", "api-key", "cookie", "proxy-authorization"})
 TITLE_REPLY = "Support ticket"
 """The reply to requests without tools (titles, summaries, the preflight)."""
+OTHER_USAGE = Usage(prompt_tokens=300, output_tokens=20)
+"""The usage reported for each reply of another model the server stands in for (`others`)."""
 
 
 @dataclass
@@ -70,9 +72,14 @@ class ModelServer(LoopbackServer):
         host: str = "127.0.0.1",
         side_faults: Sequence[int] = (),
         usage_style: UsageStyle = "native",
+        others: Mapping[str, Callable[[dict[str, Any]], str]] | None = None,
     ) -> None:
         """`side_faults`: what the first requests without tools (a preflight, a title) get instead of a
-        reply, one each: an HTTP status, or 0 for a connection closed without an answer (a reset)."""
+        reply, one each: an HTTP status, or 0 for a connection closed without an answer (a reset).
+        `others`: further models the server stands in for (a model customer's, a judge's), by name, each
+        replying with a function of the request's body, with `OTHER_USAGE`; `GET .../models` lists them
+        too."""
+        self.others = dict(others or {})
         self.choose: ScriptChooser = script if callable(script) else (lambda _text: script)
         self.model = model
         self.side_faults = list(side_faults)
@@ -116,7 +123,8 @@ class ModelServer(LoopbackServer):
                     listing = {
                         "object": "list",
                         "data": [
-                            {"id": server.model, "object": "model", "type": "model", "owned_by": "assay-test"}
+                            {"id": name, "object": "model", "type": "model", "owned_by": "assay-test"}
+                            for name in (server.model, *server.others)
                         ],
                     }
                     self._send(record, 200, json.dumps(listing).encode(), "application/json")
@@ -158,6 +166,12 @@ class ModelServer(LoopbackServer):
                 offered = tool_names(protocol, body)
                 stream = bool(body.get("stream"))
                 model = str(body["model"])
+                if model in server.others and model != server.model:
+                    text = server.others[model](body)
+                    self._ok(
+                        record, REPLIES[protocol](model, text, None, OTHER_USAGE, stream), OTHER_USAGE, stream
+                    )
+                    return
                 if model != server.model:
                     self._fail(
                         record, protocol, 404, f"unknown model {model!r}; this server has {server.model!r}"
