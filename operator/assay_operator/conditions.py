@@ -36,6 +36,9 @@ IMAGE_VERIFIED = "ImageVerified"
 """Whether the runner image verified (True, reason Verified) or was refused (False: NotByDigest,
 DigestMismatch, Unsigned, SignatureInvalid; Unknown: ImageUnreadable, retried). Present only when the
 install verifies images (ASSAY_IMAGE_VERIFICATION_KEY_FILE)."""
+SUITE_VERIFIED = "SuiteVerified"
+"""Whether the suite's OCI artifact (spec.suite.oci) verified, by the same key and reasons as ImageVerified
+(Unknown: SuiteUnreadable, retried). Present only when the install verifies and the suite is an artifact."""
 
 
 def now() -> str:

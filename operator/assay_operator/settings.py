@@ -129,14 +129,15 @@ class Settings(BaseModel):
     """ASSAY_IMAGE_VERIFICATION_KEY_FILE: a cosign public key (PEM; the chart mounts imageVerification's
     Secret there). Set: the runner image must be named by digest, and before an Evaluation's first Job the
     operator verifies its signature by this key and its manifest and layers against the digest
-    (assay_operator.image_verification); a refusal ends the Evaluation Blocked, condition ImageVerified."""
+    (assay_operator.image_verification); a refusal ends the Evaluation Blocked, condition ImageVerified. A
+    suite from an OCI artifact is verified the same way (condition SuiteVerified)."""
     image_digest_mirrors: tuple[DigestMirror, ...] = ()
     """ASSAY_IMAGE_DIGEST_MIRRORS: where the cluster's nodes fetch images by digest instead of their source
     (JSON: an ImageDigestMirrorSet's spec.imageDigestMirrors, or the whole object), so the runner image is
     verified where it is pulled from (a disconnected cluster's mirror registry)."""
     registry_ca_file: str | None = None
-    """ASSAY_REGISTRY_CA_FILE: CA (PEM) of the registry the runner image comes from, when it has a private
-    one (else the system's trust store)."""
+    """ASSAY_REGISTRY_CA_FILE: CA bundle (PEM) of the registry the runner image comes from, when it has a
+    private one (else the system's trust store); the operator reads OCI suites' registries with it too."""
 
     leader_election: bool = False
     """ASSAY_LEADER_ELECTION: run as one of several replicas; only the holder of the Lease assay-operator (in

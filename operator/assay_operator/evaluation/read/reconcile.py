@@ -295,10 +295,18 @@ def image_refused_status(
 ) -> EvaluationStatus:
     """The runner image failed verification: Blocked at once, no Job, the ImageVerified condition naming
     why (assay_operator.image_verification's reasons)."""
+    return verification_refused_status(current, generation, conditions.IMAGE_VERIFIED, reason, message)
+
+
+def verification_refused_status(
+    current: EvaluationStatus, generation: int, condition: str, reason: str, message: str
+) -> EvaluationStatus:
+    """What the run needs failed verification (the runner image: ImageVerified; the suite's artifact:
+    SuiteVerified): Blocked at once, no Job, that condition False naming why."""
     message = bounded.text(message, MAX_MESSAGE_LENGTH)
     desired = [
         *conditions.finished("Blocked", reason, message),
-        conditions.Desired(conditions.IMAGE_VERIFIED, "False", reason, message),
+        conditions.Desired(condition, "False", reason, message),
     ]
     return EvaluationStatus(
         observed_generation=generation,

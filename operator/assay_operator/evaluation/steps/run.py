@@ -46,7 +46,15 @@ from assay_operator.evaluation.build.suite_split import (
 )
 from assay_operator.evaluation.read import progress, reconcile
 from assay_operator.evaluation.read.answers_state import AnswersState
-from assay_operator.evaluation.steps import admission, finish, image_check, judging, network_check, serial
+from assay_operator.evaluation.steps import (
+    admission,
+    finish,
+    image_check,
+    judging,
+    network_check,
+    serial,
+    suite_check,
+)
 from assay_operator.evaluation.steps.wakeups import WAKEUPS
 from assay_operator.evaluation.steps.watched import Watched
 from assay_operator.objects import ConfigMap, Job, NetworkPolicy, PersistentVolumeClaim
@@ -371,6 +379,9 @@ def _start(request: Request) -> None:
     verified = image_check.check(request.evaluation, request.generation, operator)
     if verified is None:
         return  # refused: Blocked with the reason, no Job
+    suite_verified = suite_check.check(request.evaluation, request.generation, evaluation, operator)
+    if suite_verified is None:
+        return  # the suite's artifact refused: Blocked with the reason, no Job
     data, binary = _brain_files(request, evaluation)
     digest = brain_digest(data, binary)
     snapshot = build_brain_snapshot(name, data, binary, digest)
@@ -394,7 +405,7 @@ def _start(request: Request) -> None:
     claim = build_answers_claim(evaluation, name, request.generation, operator)
     policy = build_answer_policy(evaluation, name, operator) if operator.answer_network_policy else None
     _create_inputs(request, config_maps, claim, policy)
-    network: list[conditions.Desired] = list(verified)
+    network: list[conditions.Desired] = [*verified, *suite_verified]
     if network_check.required(evaluation):  # before the answer Job: no answer pod unless it holds
         network.append(
             network_check.ensure_enforced(
