@@ -198,7 +198,9 @@ def test_an_article_read_only_after_the_turn_citing_it_does_not_count() -> None:
     )
     assert run_conversation(judge(citedArticlesRead=True), in_time)[0] == 1.0
     # The whole's own check still decides: an article no turn read fails, whatever the turns say.
-    never = conversation(("Which device?", traj()), ("Export [KB-1002].", traj(call("read", "kb/KB-1001.md"))))
+    never = conversation(
+        ("Which device?", traj()), ("Export [KB-1002].", traj(call("read", "kb/KB-1001.md")))
+    )
     assert run_conversation(judge(citedArticlesRead=True), never)[1].startswith(
         "cites KB-1002 without having read it | per turn:"
     )

@@ -163,5 +163,7 @@ class TrajectoryChecks(SpecJudge[TrajectoryJudge]):
                 for article in self._citations.cited(turn.text)
                 if first_read.get(article.upper(), -1) > turn.index
             )
-            late += [f"turn {turn.index} cites {article}, read only in turn {read}" for article, read in after]
+            late += [
+                f"turn {turn.index} cites {article}, read only in turn {read}" for article, read in after
+            ]
         return late
