@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from assay_dev.servers.chat_server import ChatServer
-from assay_runner.contract import ModelTurn, ToolCall, Trajectory
 from assay_runner.io.tracking.publish import log_evaluation
 from assay_runner.io.tracking.settings import RunInfo
 from mlflow import MlflowClient
@@ -23,6 +22,7 @@ from tests.support.conversations import (
     conversation_suite,
     model_customer,
     run_conversation,
+    with_turn_steps,
 )
 
 pytestmark = pytest.mark.mlflow
@@ -76,17 +76,6 @@ def test_one_trace_per_ticket_a_span_per_turn_and_a_session(tmp_path: Path) -> N
             assert agent.start_time_ns <= span.start_time_ns <= span.end_time_ns <= agent.end_time_ns
 
 
-def turn_steps(read: str) -> Trajectory:
-    """A turn's own trajectory, on its own clock: a model turn, then a read."""
-    return Trajectory(
-        agent="codex",
-        steps=[
-            ModelTurn(text=f"reading {read}", start=0.0, end=0.1),
-            ToolCall(tool="read", action="read", paths=[f"kb/{read}.md"], result=read, start=0.1, end=0.2),
-        ],
-    )
-
-
 def test_each_turns_trajectory_is_nested_in_its_own_turn(tmp_path: Path) -> None:
     # The chat agent keeps no trajectory: its real run's result gets one per agent turn, as a CLI's run
     # records them (`ConversationTurn.trajectory`), and is logged to a real store by the runner's writer.
@@ -96,19 +85,7 @@ def test_each_turns_trajectory_is_nested_in_its_own_turn(tmp_path: Path) -> None
             suite, brain(tmp_path / "brain"), tmp_path / "out", "--gateway", server.url
         )
     assert code == 0, result.reasons
-    [ticket] = result.tickets
-    [cell] = ticket.repetitions
-    assert cell.conversation is not None
-    reads = iter(["KB-1", "KB-2"])
-    turns = [
-        turn.model_copy(update={"trajectory": turn_steps(next(reads))}) if turn.speaker == "agent" else turn
-        for turn in cell.conversation.turns
-    ]
-    whole = Trajectory(agent="codex", steps=[s for t in turns if t.trajectory for s in t.trajectory.steps])
-    cell = cell.model_copy(
-        update={"conversation": cell.conversation.model_copy(update={"turns": turns}), "trajectory": whole}
-    )
-    result = result.model_copy(update={"tickets": [ticket.model_copy(update={"repetitions": [cell]})]})
+    result = with_turn_steps(result, ["KB-1", "KB-2"])
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     ref = log_evaluation(result, RunInfo(tracking_uri=uri, experiment="turn-steps"), attempts=1)
     assert ref.logged, ref.error
