@@ -97,8 +97,9 @@ def test_each_agent_turn_shows_its_own_steps(browser: Browser, tmp_path: Path) -
     shown = browser.js(
         """[...document.querySelectorAll('#detail ol.talk > li')].map(li => {
              const own = li.querySelector('.turn-steps');
+             const heads = own ? [...own.querySelectorAll('ol.traj > li .st-head b')] : [];
              return own && {sum: own.querySelector('summary').textContent,
-                            steps: [...own.querySelectorAll('ol.traj > li .st-head b')].map(b => b.textContent),
+                            steps: heads.map(b => b.textContent),
                             visible: own.getBoundingClientRect().height > 40}; })"""
     )
     assert shown[0] is None and shown[2] is None  # the customer's turns have no steps

@@ -1,6 +1,7 @@
 """A conversational ticket logged to a real MLflow store: one trace for the ticket, a span per turn under the
 agent span (the agent's and the customer's apart, each with what it asked for or revealed and its tokens),
-each agent turn's own trajectory nested in its turn, and the conversation's session id on the trace (MLflow's `mlflow.trace.session`) and its repetition."""
+each agent turn's own trajectory nested in its turn, and the conversation's session id on the trace
+(MLflow's `mlflow.trace.session`) and its repetition."""
 
 from __future__ import annotations
 
