@@ -21,6 +21,7 @@ from tests.support.conversations import (
     conversation_suite,
     model_customer,
     run_conversation,
+    with_turn_steps,
 )
 
 __all__ = ["browser"]
@@ -84,4 +85,29 @@ def test_a_conversation_cut_short_reads_as_blocked(browser: Browser, tmp_path: P
     assert shown["texts"][2] == "That did not work." and FIX not in shown["texts"]
     assert reason in browser.js("document.getElementById('detail').innerText")
     browser.screenshot("report-conversation-guess.png")
+    assert browser.problems() == []
+
+
+def test_each_agent_turn_shows_its_own_steps(browser: Browser, tmp_path: Path) -> None:
+    # A CLI's run keeps a trajectory per agent turn; the chat agent's real result is given one per turn.
+    result = with_turn_steps(conversed(tmp_path, asks=True), ["KB-1", "KB-7"])
+    browser.load(page_for(result, tmp_path, "turn-steps.html"))
+    browser.click("#tile-0")
+    browser.js("document.querySelectorAll('#detail .turn-steps').forEach(d => d.open = true)")
+    shown = browser.js(
+        """[...document.querySelectorAll('#detail ol.talk > li')].map(li => {
+             const own = li.querySelector('.turn-steps');
+             const heads = own ? [...own.querySelectorAll('ol.traj > li .st-head b')] : [];
+             return own && {sum: own.querySelector('summary').textContent,
+                            steps: heads.map(b => b.textContent),
+                            visible: own.getBoundingClientRect().height > 40}; })"""
+    )
+    assert shown[0] is None and shown[2] is None  # the customer's turns have no steps
+    for own in (shown[1], shown[3]):
+        assert own["visible"] and own["sum"].startswith("Steps · codex · 2 steps · 1 tool calls")
+        assert own["steps"][0] == "model" and "read" in own["steps"][1]
+    texts = browser.js(PANEL)["texts"]  # the turn's own text is still the turn's first text
+    assert texts[1].strip() == ASKING.strip()
+    browser.js("document.querySelector('#detail .turn-steps').scrollIntoView()")
+    browser.screenshot("report-conversation-turn-steps.png")
     assert browser.problems() == []

@@ -1,6 +1,7 @@
 """A conversational ticket logged to a real MLflow store: one trace for the ticket, a span per turn under the
 agent span (the agent's and the customer's apart, each with what it asked for or revealed and its tokens),
-and the conversation's session id on the trace (MLflow's `mlflow.trace.session`) and its repetition."""
+each agent turn's own trajectory nested in its turn, and the conversation's session id on the trace
+(MLflow's `mlflow.trace.session`) and its repetition."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from assay_dev.servers.chat_server import ChatServer
+from assay_runner.io.tracking.publish import log_evaluation
+from assay_runner.io.tracking.settings import RunInfo
 from mlflow import MlflowClient
 from tests.support.conversations import (
     ANSWER,
@@ -20,6 +23,7 @@ from tests.support.conversations import (
     conversation_suite,
     model_customer,
     run_conversation,
+    with_turn_steps,
 )
 
 pytestmark = pytest.mark.mlflow
@@ -71,3 +75,33 @@ def test_one_trace_per_ticket_a_span_per_turn_and_a_session(tmp_path: Path) -> N
         assert last.inputs["message"] == ROUTER_SAYS and last.outputs["reply"] == ANSWER
         for span in turns:
             assert agent.start_time_ns <= span.start_time_ns <= span.end_time_ns <= agent.end_time_ns
+
+
+def test_each_turns_trajectory_is_nested_in_its_own_turn(tmp_path: Path) -> None:
+    # The chat agent keeps no trajectory: its real run's result gets one per agent turn, as a CLI's run
+    # records them (`ConversationTurn.trajectory`), and is logged to a real store by the runner's writer.
+    suite = conversation_suite(tmp_path / "suite")
+    with ChatServer(agent_script(asks=True)) as server:
+        code, result = run_conversation(
+            suite, brain(tmp_path / "brain"), tmp_path / "out", "--gateway", server.url
+        )
+    assert code == 0, result.reasons
+    result = with_turn_steps(result, ["KB-1", "KB-2"])
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    ref = log_evaluation(result, RunInfo(tracking_uri=uri, experiment="turn-steps"), attempts=1)
+    assert ref.logged, ref.error
+    [trace] = MlflowClient(tracking_uri=uri).search_traces(
+        experiment_ids=[ref.experiment_id or ""], run_id=ref.run_id, max_results=10
+    )
+    spans = trace.data.spans
+    agent = next(s for s in spans if s.name == "agent")
+    by_name = {s.name: s for s in spans if s.parent_id == agent.span_id}
+    assert sorted(by_name) == ["customer 1", "turn 0", "turn 1"]  # no step directly under the agent
+    for name, read in (("turn 0", "KB-1"), ("turn 1", "KB-2")):
+        turn = by_name[name]
+        steps = sorted((s for s in spans if s.parent_id == turn.span_id), key=lambda s: s.name)
+        assert [s.name for s in steps] == ["001 model", "002 tool:read"]
+        assert steps[1].span_type == "TOOL" and steps[1].outputs["result"] == read
+        for step in steps:
+            assert turn.start_time_ns <= step.start_time_ns <= step.end_time_ns <= turn.end_time_ns
+    assert not [s for s in spans if s.parent_id == by_name["customer 1"].span_id]

@@ -178,14 +178,20 @@ def test_the_answer_phase_seals_the_conversation_and_the_judge_phase_trusts_only
     assert scored.conversations is not None and scored.conversations.agent.input_tokens == 400
 
     cell = tmp_path / "answers" / "ASK-1" / "1" / "cell.json"
-    data = json.loads(cell.read_text())
+    sealed = cell.read_text()
+    data = json.loads(sealed)
     data["conversation"]["turns"][1]["asked"] = []  # as if the agent never had to ask
-    cell.write_text(json.dumps(data))
-    judge.write_text(json.dumps({**common, "output": {"dir": str(tmp_path / "again")}}))
-    assert main(["score", "--config", str(judge), "-q"]) == 1
-    again = Result.model_validate_json((tmp_path / "again" / "result.json").read_text())
-    error = again.tickets[0].repetitions[0].error or ""
-    assert "cell.json" in error, error
+    # A turn's own trajectory is sealed with the rest: one added afterwards (as if it had read) blocks too.
+    read = {"agent": "codex", "steps": [{"type": "tool", "tool": "read", "action": "read"}]}
+    with_steps = json.loads(sealed)
+    with_steps["conversation"]["turns"][1]["trajectory"] = read
+    for n, tampered in enumerate((data, with_steps)):
+        cell.write_text(json.dumps(tampered))
+        judge.write_text(json.dumps({**common, "output": {"dir": str(tmp_path / f"again{n}")}}))
+        assert main(["score", "--config", str(judge), "-q"]) == 1
+        again = Result.model_validate_json((tmp_path / f"again{n}" / "result.json").read_text())
+        error = again.tickets[0].repetitions[0].error or ""
+        assert "cell.json" in error, error
 
 
 MODEL_JUDGE = (

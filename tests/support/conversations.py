@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from assay_dev.servers.chat_server import Reply
-from assay_runner.contract import ConversationRecord, Result
+from assay_runner.contract import ConversationRecord, ModelTurn, Result, ToolCall, Trajectory
 
 QUESTION = "My internet drops every evening around 8 pm. How do I fix it?"
 ROUTER_SAYS = "It is a Zyxel VMG8825."
@@ -158,3 +158,31 @@ def conversation_of(result: Result, ticket: str = "ASK-1", repetition: int = 0) 
             assert record is not None, f"{ticket}#{repetition} has no conversation"
             return record
     raise AssertionError(f"no ticket {ticket} in the result")
+
+
+def turn_steps(read: str) -> Trajectory:
+    """An agent turn's own trajectory, on its own clock, as a CLI's run records it: a model turn, a read."""
+    return Trajectory(
+        agent="codex",
+        steps=[
+            ModelTurn(text=f"reading {read}", start=0.0, end=0.1),
+            ToolCall(tool="read", action="read", paths=[f"kb/{read}.md"], result=read, start=0.1, end=0.2),
+        ],
+    )
+
+
+def with_turn_steps(result: Result, reads: list[str]) -> Result:
+    """`result` (one ticket, one repetition, by an agent keeping no trajectory: the chat agent) with a
+    trajectory per agent turn, reading `reads[n]` in turn n, and the cell's joined from them."""
+    [ticket] = result.tickets
+    [cell] = ticket.repetitions
+    assert cell.conversation is not None
+    given = iter(reads)
+    turns = [
+        turn.model_copy(update={"trajectory": turn_steps(next(given))}) if turn.speaker == "agent" else turn
+        for turn in cell.conversation.turns
+    ]
+    whole = Trajectory(agent="codex", steps=[s for t in turns if t.trajectory for s in t.trajectory.steps])
+    record = cell.conversation.model_copy(update={"turns": turns})
+    cell = cell.model_copy(update={"conversation": record, "trajectory": whole})
+    return result.model_copy(update={"tickets": [ticket.model_copy(update={"repetitions": [cell]})]})

@@ -148,4 +148,7 @@ def test_each_turns_trajectory_joins_the_cells(tmp_path: Path) -> None:
     agent = Scripted([said(ASKING, trajectory=first), said(ANSWER, trajectory=second)])
     done = talk(tmp_path, agent)
     assert done.outcome.trajectory is not None and len(done.outcome.trajectory.steps) == 2
+    # Each agent turn keeps its own, on its own clock, in the (sealed) record; a customer's turn has none.
+    kept = [(t.speaker, t.trajectory) for t in done.record.turns]
+    assert kept == [("customer", None), ("agent", first), ("customer", None), ("agent", second)]
     assert joined([]) is None

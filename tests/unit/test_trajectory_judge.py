@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from assay_runner.agents.replay import ReplayAgent
-from assay_runner.contract import ModelTurn, ToolCall, Trajectory
+from assay_runner.contract import ConversationRecord, ConversationTurn, ModelTurn, ToolCall, Trajectory
 from assay_runner.errors import InputError
 from assay_runner.io import answers
 from assay_runner.judges.trajectory import TrajectoryChecks, articles_read
@@ -144,3 +144,80 @@ def test_the_record_step_keeps_the_trajectory_for_the_judge_phase(tmp_path: Path
     cells, _ = read_cells(tmp_path, "s", ["T-1"], 1, ["T-1"], sealed=False)
     assert cells[("T-1", 1)].trajectory == READ_BOTH
     assert cells[("T-1", 1)].answer == ANSWER
+
+
+def conversation(*agent_turns: tuple[str, Trajectory | None]) -> ConversationRecord:
+    """The customer and the agent in turn: each agent turn's text and its own trajectory."""
+    turns = [ConversationTurn(index=0, speaker="customer", text="Sync stopped.")]
+    for index, (text, trajectory) in enumerate(agent_turns):
+        if index:
+            turns.append(ConversationTurn(index=index, speaker="customer", text="It did not work."))
+        turns.append(ConversationTurn(index=index, speaker="agent", text=text, trajectory=trajectory))
+    return ConversationRecord(turns=turns, turn_limit=3, ended="answered")
+
+
+def run_conversation(
+    j: TrajectoryChecks, record: ConversationRecord, whole: Trajectory | None = None
+) -> tuple[float | None, str]:
+    """`whole`: the cell's trajectory (default: every turn's steps joined, as the loop joins them)."""
+    if whole is None:
+        whole = traj(*(step for turn in record.turns if turn.trajectory for step in turn.trajectory.steps))
+    last = [turn.text for turn in record.turns if turn.speaker == "agent"][-1]
+    verdict = j.judge(dataclasses.replace(case(last), trajectory=whole, conversation=record))
+    return verdict.score, verdict.reason
+
+
+def test_reads_spread_over_turns_count_for_the_final_answer() -> None:
+    record = conversation(
+        ("Which device is it?", traj(ModelTurn(text="asking"), call("read", "kb/KB-1001.md"))),
+        (ANSWER, traj(call("read", "kb/KB-1002.md"), call("read", "kb/KB-9.md", ok=False), ModelTurn())),
+    )
+    score, reason = run_conversation(judge(citedArticlesRead=True, maxFailedToolCalls=1), record)
+    assert score == 1.0
+    assert reason == (
+        "read every article it cites (KB-1001, KB-1002); 1 failed tool call(s) (tool), at most 1"
+        " | per turn: turn 0: 1 model turn(s); 1 tool call(s), 0 failed; read KB-1001"
+        " | turn 1: 1 model turn(s); 2 tool call(s), 1 failed (tool); read KB-1002"
+    )
+
+
+def test_an_article_read_only_after_the_turn_citing_it_does_not_count() -> None:
+    # Turn 0 answers citing KB-1001 unread (a guess); turn 1 reads it and answers again: the whole
+    # conversation read it, but not before it was cited.
+    record = conversation(
+        ("Try Settings > Export [KB-1001].", traj(ModelTurn())),
+        ("Export from Settings > Export [KB-1001].", traj(call("read", "kb/KB-1001.md"), ModelTurn())),
+    )
+    score, reason = run_conversation(judge(citedArticlesRead=True), record)
+    assert score == 0.0
+    assert reason.startswith("turn 0 cites KB-1001, read only in turn 1 | per turn: turn 0:")
+    # Read in the turn that cites it, or before: it counts.
+    in_time = conversation(
+        ("Try Settings > Export [KB-1001].", traj(call("read", "kb/KB-1001.md"))),
+        ("Export from Settings > Export [KB-1001].", traj(ModelTurn())),
+    )
+    assert run_conversation(judge(citedArticlesRead=True), in_time)[0] == 1.0
+    # The whole's own check still decides: an article no turn read fails, whatever the turns say.
+    never = conversation(
+        ("Which device?", traj()), ("Export [KB-1002].", traj(call("read", "kb/KB-1001.md")))
+    )
+    assert run_conversation(judge(citedArticlesRead=True), never)[1].startswith(
+        "cites KB-1002 without having read it | per turn:"
+    )
+
+
+def test_a_read_the_proxy_alone_saw_is_left_to_the_whole() -> None:
+    # `cat kb/*.md` in turn 1: no step names the article, the proxy saw it reach the model: no turn to
+    # place it in, so the per-turn rule has nothing to say and the whole's witnessed read decides.
+    record = conversation(("Which device?", traj()), (ANSWER, traj(call("shell", tool="exec_command"))))
+    whole = traj(call("shell", tool="exec_command")).model_copy(
+        update={"articles_read": ["KB-1001", "KB-1002"], "model_calls": 2}
+    )
+    assert run_conversation(judge(citedArticlesRead=True), record, whole)[0] == 1.0
+
+
+def test_a_conversation_without_turn_trajectories_is_judged_on_the_whole_alone() -> None:
+    # A record from before turns kept their own (or a turn with no steps told): no breakdown, as before.
+    record = conversation(("Which device?", None), (ANSWER, None))
+    score, reason = run_conversation(judge(citedArticlesRead=True), record, READ_BOTH)
+    assert (score, reason) == (1.0, "read every article it cites (KB-1001, KB-1002)")

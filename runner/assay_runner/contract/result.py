@@ -165,6 +165,10 @@ class ConversationTurn(WireModel):
     revealed: list[str] = Field(default_factory=list)
     """A customer message: the hidden facts it said (by name)."""
     wall_seconds: float | None = None
+    trajectory: Trajectory | None = None
+    """An agent message: the steps of this turn alone, as its agent returned them (on the turn's own clock;
+    a CLI's). The cell's `trajectory` is every turn's joined; this is what the trajectory judges and the
+    trace read per turn."""
 
 
 class ConversationRecord(WireModel):

@@ -7,8 +7,9 @@ the facts it asked for, the unprompted reply, or the end, its turn being the ans
 does not end so ends blocked, its reason named: the turn limit, the cell's time limit (the agent's
 `timeoutSeconds`, over all its turns), the run's budget, the agent failing a turn, the customer failing to
 reply. The record is the runner's own, made from what it handed the agent and what came back, never from
-anything the agent wrote about itself. A CLI's trajectory is each turn's, joined in order on the
-conversation's clock (`joined`): the trajectory judges read the whole, as the metering proxy saw it.
+anything the agent wrote about itself. A CLI's trajectory is kept twice: each agent turn's own on its turn,
+and every turn's joined in order on the conversation's clock (`joined`) as the cell's, which the
+metering proxy's record is matched against: the trajectory judges read the whole, and each turn.
 """
 
 from __future__ import annotations
@@ -127,7 +128,13 @@ class _Exchange:
         usage, wall = outcome.usage, round(seconds, 3)
         self.turns.append(
             ConversationTurn(
-                index=index, speaker="agent", text=text, usage=usage, asked=asked, wall_seconds=wall
+                index=index,
+                speaker="agent",
+                text=text,
+                usage=usage,
+                asked=asked,
+                wall_seconds=wall,
+                trajectory=outcome.trajectory,
             )
         )
         if outcome.answer is None or outcome.exit_code != 0 or outcome.error is not None:

@@ -9,7 +9,7 @@ repetition, and every judge's verdict on each (pure: built from the result, writ
                                   under it one span per step of the agent's trajectory (`steps.py`)
         judges         EVALUATOR  out: every judge's verdict on the cell; the feedback is attached here
 
-A conversational ticket's agent span holds a span per turn, the trajectory nested in the agent's last turn
+A conversational ticket's agent span holds a span per turn, each agent turn's own trajectory nested in it
 (`turns.py`); the trace is the ticket's conversation session, each repetition span names its own.
 
 Feedback: one per applicable judge and repetition (`feedback.py`), on its repetition's judges span and
@@ -164,11 +164,13 @@ def _add_cell(
         outputs={"answer": cell.answer, "exitCode": cell.exit_code, "transcriptTail": cell.transcript},
         ok=cell.error is None and cell.exit_code in (0, None),
     )
-    steps_under = agent
+    steps_under: str | None = agent
     if cell.conversation is not None:
         last_turn = add_turns(spans, agent, cell.conversation, times.start, times.agent_end)
-        steps_under = last_turn or agent
-    if cell.trajectory is not None:
+        # Each turn's own steps went under its turn; a record without them has the joined under the last.
+        per_turn = any(turn.trajectory is not None for turn in cell.conversation.turns)
+        steps_under = None if per_turn else last_turn or agent
+    if cell.trajectory is not None and steps_under is not None:
         add_steps(spans, steps_under, cell.trajectory, times.start, times.agent_end)
     verdicts: dict[str, Any] = {name: verdict.to_wire() for name, verdict in cell.judges.items()}
     judges = spans.add(

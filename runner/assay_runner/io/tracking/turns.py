@@ -2,18 +2,20 @@
 
     agent                AGENT   the whole conversation: the question in, the final answer out
       turn <i>           AGENT   the message the agent was given in, its reply out, what it asked for and
-                                 its tokens; the agent's trajectory (a CLI's steps) under its last turn
+                                 its tokens; under it the turn's own trajectory (a CLI's steps, `steps.py`)
       customer <i>       CHAIN   the customer's reply: what it revealed, its tokens (a model customer's)
 
 The turns are laid end to end from the cell's start by each agent turn's own time (a customer's reply is
 instant on this clock: its call is not timed). Each conversation is an MLflow session: the trace carries the
-ticket's (`session_id`), each repetition span its own conversation's.
+ticket's (`session_id`), each repetition span its own conversation's. A record from before each turn kept
+its own trajectory has the cell's (every turn's joined) under its last turn instead (`traces.py`).
 """
 
 from __future__ import annotations
 
 from assay_runner.contract import ConversationRecord, ConversationTurn
 from assay_runner.io.tracking.spans import TraceSpans
+from assay_runner.io.tracking.steps import add_steps
 
 SESSION = "mlflow.trace.session"
 """The trace metadata key MLflow groups a session's traces by (`TraceMetadataKey.TRACE_SESSION`)."""
@@ -28,7 +30,8 @@ def session_id(run_id: str | None, ticket: str, repetition: int | None = None) -
 def add_turns(
     spans: TraceSpans, parent: str, record: ConversationRecord, start: float, end: float
 ) -> str | None:
-    """One span per turn, in order; returns the last agent turn's span (where the trajectory goes)."""
+    """One span per turn, in order; returns the last agent turn's span (where a record
+    whose turns kept no trajectory of their own has the cell's, `traces.py`)."""
     clock, last = start, None
     message = ""
     for turn in record.turns:
@@ -46,7 +49,7 @@ def add_turns(
             message = turn.text
             continue
         finish = min(end, clock + (turn.wall_seconds or 0.0))
-        last = spans.add(
+        last = span = spans.add(
             f"turn {turn.index}",
             "AGENT",
             parent=parent,
@@ -55,6 +58,8 @@ def add_turns(
             inputs={"turn": turn.index, "message": message},
             outputs={"reply": turn.text, "asked": turn.asked, "usage": _usage(turn)},
         )
+        if turn.trajectory is not None:  # its steps are on the turn's own clock
+            add_steps(spans, span, turn.trajectory, clock, finish)
         clock = finish
     return last
 

@@ -243,8 +243,13 @@ JS = """
     var wrap = el("section", "trajectory");
     add(wrap, el("h4", null, "Trajectory"));
     add(wrap, el("p", "muted", tj.sum));
-    var list = add(wrap, el("ol", "traj"));
-    tj.steps.forEach(function (s) {
+    add(wrap, steps(tj.steps));
+    return wrap;
+  }
+
+  function steps(all) {
+    var list = el("ol", "traj");
+    all.forEach(function (s) {
       var item = add(list, el("li", "s-" + s[0] + (s[1] ? "" : " bad")));
       var head = add(item, el("div", "st-head"));
       add(head, el("b", null, (s[1] ? "" : "✘ ") + s[2]));
@@ -258,7 +263,7 @@ JS = """
         add(item, el("div", "text", s[4]));
       }
     });
-    return wrap;
+    return list;
   }
 
   function conversation(cv) {
@@ -273,6 +278,11 @@ JS = """
       if (t[3]) add(head, el("span", "st-when", t[3]));
       if (t[4]) add(head, el("span", "st-when", t[4]));
       add(item, el("div", "text", t[2]));
+      if (t[5]) {  // an agent turn's own steps
+        var own = add(item, el("details", "turn-steps"));
+        add(own, el("summary", null, "Steps · " + t[5].sum));
+        add(own, steps(t[5].steps));
+      }
     });
     return wrap;
   }

@@ -175,7 +175,8 @@ def _usage(usage: Usage | None) -> str:
 
 def conversation_entry(record: ConversationRecord | None) -> dict[str, object] | None:
     """The exchange as the panel shows it: a summary line (turns against the limit, how it ended, each
-    side's cost) and each message [speaker, turn, text, what it asked or revealed, its cost]."""
+    side's cost) and each message [speaker, turn, text, what it asked or revealed, its cost, an agent turn's
+    own steps (`trajectory_entry`, or None)]."""
     if record is None:
         return None
     customer = "model customer " + (record.customer_model or "") if record.customer == "model" else "scripted"
@@ -190,7 +191,14 @@ def conversation_entry(record: ConversationRecord | None) -> dict[str, object] |
         marks = [f"asked for {', '.join(turn.asked)}"] if turn.asked else []
         marks += [f"revealed {', '.join(turn.revealed)}"] if turn.revealed else []
         turns.append(
-            [turn.speaker, turn.index, _head(turn.text, STEP_CHARS), " · ".join(marks), _usage(turn.usage)]
+            [
+                turn.speaker,
+                turn.index,
+                _head(turn.text, STEP_CHARS),
+                " · ".join(marks),
+                _usage(turn.usage),
+                trajectory_entry(turn.trajectory),
+            ]
         )
     return {"sum": " · ".join(parts), "ok": record.ended == "answered", "turns": turns}
 
