@@ -84,8 +84,17 @@ def record_and_replay(
 def assert_replayed_alike(recorded: Result, replayed: Result) -> None:
     assert (replayed.verdict, replayed.score) == (recorded.verdict, recorded.score)
     before, after = conversation_of(recorded), conversation_of(replayed)
-    timeless = [[t.model_copy(update={"wall_seconds": None}) for t in c.turns] for c in (before, after)]
-    assert timeless[1] == timeless[0]  # every turn's words, asking, revealing and usage; not its wall time
+    # Every turn's words, asking, revealing and usage; not its times (its wall time, its steps' clock).
+    timeless = [
+        [t.model_copy(update={"wall_seconds": None, "trajectory": None}) for t in c.turns]
+        for c in (before, after)
+    ]
+    assert timeless[1] == timeless[0]
+    turn_steps = [
+        [[(s.action, s.paths) for s in t.trajectory.tool_calls()] if t.trajectory else None for t in c.turns]
+        for c in (before, after)
+    ]
+    assert turn_steps[1] == turn_steps[0]  # each agent turn's own steps, as recorded
     assert (after.ended, after.reason) == (before.ended, before.reason)
     was, now = recorded.tickets[0].repetitions[0], replayed.tickets[0].repetitions[0]
     assert now.judges == was.judges
