@@ -210,6 +210,7 @@ def build(
                 seconds = time.monotonic() - started
             buildah.tag(tag, f"{definition.repository}:latest")
             info = buildah.inspect_image(tag)
+            digest = info.digest if seconds else _as_recorded(root, definition.repository, name, key, info)
             sbom_file = cache_dir() / "sbom" / f"{name}-{key[:16]}.spdx.json"
             if with_sbom and not sbom_file.is_file():
                 syft = syft or sbom.syft_binary(root)
@@ -221,7 +222,7 @@ def build(
                 tag=tag,
                 key=key,
                 id=info.id,
-                digest=info.digest,
+                digest=digest,
                 base=chosen.kind,
                 base_image=chosen.base,
                 seconds=round(seconds, 1),
@@ -231,6 +232,20 @@ def build(
         )
     write_record(root, built)
     return built
+
+
+def _as_recorded(root: Path, repository: str, name: str, key: str, info: buildah.ImageInfo) -> str:
+    """The digest this build recorded for an image it did not build now, while the store still names the same
+    image by it. Pulling the image back from a registry (the local node does, through `buildah pull`) adds
+    the registry's manifest to the same image (the same config, so the same ID) and makes that the store's
+    first digest: the built one still names it, and is what the chart, the bundle and the tests were given."""
+    with contextlib.suppress(ImageBuildError, buildah.ImageNotFound, KeyError, TypeError, ValueError):
+        entry = read_record(root)[name]
+        recorded = str(entry["digest"])
+        same_build = entry["key"] == key and recorded != info.digest
+        if same_build and buildah.inspect_image(f"{repository}@{recorded}").id == info.id:
+            return recorded
+    return info.digest
 
 
 def current(
