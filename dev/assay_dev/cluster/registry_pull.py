@@ -88,12 +88,10 @@ class RegistryPuller:
         self.store = store
         self._lock = threading.Lock()
 
-    def _candidates(self, reference: str) -> list[str]:
-        # Mirrors are the node's mirror list's (mirrors.py), which tries each candidate through this puller.
-        return [reference] if reference.partition("/")[0] in self.registries else []
-
     def serves(self, reference: str) -> bool:
-        return bool(self._candidates(reference))
+        # One registry per reference: a mirror is another reference, which the node's mirror list
+        # (mirrors.py) tries through this puller in turn.
+        return reference.partition("/")[0] in self.registries
 
     def pull(self, reference: str) -> Fetched:
         """The image from the registry the reference names, verified: PullError, or httpx's own error when
