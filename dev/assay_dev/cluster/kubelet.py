@@ -53,12 +53,12 @@ from .network import NodeNetwork
 from .pod import POD_IP, PodWorker, memory_bytes, now
 from .pod_host import Enforcer
 from .registry_pull import RegistryPuller
-
-if TYPE_CHECKING:
-    from assay_operator.image_mirrors import DigestMirror as OperatorDigestMirror
 from .runtime import NodeRuntime
 from .scheduler import binder, choose_node
 from .volumes import MountError
+
+if TYPE_CHECKING:
+    from assay_operator.image_mirrors import DigestMirror as OperatorDigestMirror
 
 Obj = dict[str, Any]
 log = logging.getLogger(__name__)
