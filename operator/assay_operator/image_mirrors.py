@@ -6,7 +6,9 @@ it ending at a `/`) decides; a digest names the same content wherever it is fetc
 verified the same way.
 
 The operator reads them (ASSAY_IMAGE_DIGEST_MIRRORS, the chart's imageVerification.digestMirrors) to verify
-the runner image where a disconnected cluster's nodes pull it; the local kubelet honours the same list."""
+the runner image where a disconnected cluster's nodes pull it. The local kubelet (assay_dev.cluster.mirrors)
+reads the same list with its own code, as CRI-O would: tests/unit/test_mirror_rules_agree.py holds the two
+readings to the same candidates."""
 
 from __future__ import annotations
 
@@ -43,17 +45,30 @@ def parse(text: str) -> tuple[DigestMirror, ...]:
 
 
 def candidates(reference: str, mirrors: Sequence[DigestMirror]) -> list[str]:
-    """Where to fetch `reference` (NAME@sha256:...), in order. A reference not by digest is not mirrored
-    (ImageDigestMirrorSet applies to digests only)."""
+    """Where to fetch `reference` (NAME[:TAG]@sha256:...), in order, as CRI-O resolves it: a reference not
+    by digest is not mirrored (ImageDigestMirrorSet applies to digests only); a tag beside the digest is
+    dropped (the digest names the content); entries with the same source add their mirrors in order, and
+    one NeverContactSource among them wins."""
     name, at, digest = reference.partition("@")
     if not at:
         return [reference]
-    matching = [m for m in mirrors if m.matches(name)]
+    repository = _without_tag(name)
+    matching = [m for m in mirrors if m.matches(repository)]
     if not matching:
         return [reference]
-    chosen = max(matching, key=lambda m: len(m.source))
-    rest = name[len(chosen.source.rstrip("/")) :]
-    found = [f"{mirror.rstrip('/')}{rest}@{digest}" for mirror in chosen.mirrors]
-    if chosen.mirror_source_policy == "AllowContactingSource":
+    source = max((m.source.rstrip("/") for m in matching), key=len)
+    chosen = [m for m in matching if m.source.rstrip("/") == source]
+    rest = repository[len(source) :]
+    found = [f"{mirror.rstrip('/')}{rest}@{digest}" for m in chosen for mirror in m.mirrors]
+    if all(m.mirror_source_policy == "AllowContactingSource" for m in chosen):
         found.append(reference)
-    return found
+    return list(dict.fromkeys(found))
+
+
+def _without_tag(name: str) -> str:
+    """NAME without its :TAG (a registry's :PORT is not a tag: it comes before the first `/`)."""
+    host, slash, path = name.partition("/")
+    last = path.rpartition("/")[2]
+    if slash and ":" in last:
+        return f"{host}/{path.rpartition(':')[0]}"
+    return name

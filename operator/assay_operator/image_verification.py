@@ -21,22 +21,28 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import urllib3
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, padding, rsa
+from pydantic import BaseModel, ValidationError
 from urllib3 import BaseHTTPResponse
 
 from assay_operator import image_mirrors
+from assay_operator.oci_documents import (
+    Descriptor,
+    ImageManifest,
+    SignatureManifest,
+    SimpleSigningPayload,
+)
 from assay_operator.registry_api import CHUNK, DIGEST, MANIFEST_TYPES, RepositoryAuth, sha256_digest
 
-Obj = dict[str, Any]
+Document = TypeVar("Document", bound=BaseModel)
 
 VERIFIED = "Verified"
 NOT_BY_DIGEST = "NotByDigest"
@@ -178,13 +184,13 @@ class ImageVerifier:
             got = sha256_digest(manifest_bytes)
             if got != ref.digest:
                 raise _Refused(DIGEST_MISMATCH, f"{reference}: the registry's manifest hashes to {got}")
-            manifest = _json(manifest_bytes, f"{reference}: manifest")
-            if manifest.get("mediaType", MANIFEST_TYPES[0]) not in MANIFEST_TYPES:
+            manifest = _read(ImageManifest, manifest_bytes, f"{reference}: manifest")
+            if manifest.media_type not in MANIFEST_TYPES:
                 raise _Refused(
-                    DIGEST_MISMATCH, f"{reference}: not an image manifest ({manifest.get('mediaType')!r})"
+                    DIGEST_MISMATCH, f"{reference}: not an image manifest ({manifest.media_type!r})"
                 )
             signer = self._signature(session, ref, reference)
-            blobs = [manifest.get("config") or {}, *(manifest.get("layers") or [])]
+            blobs = [manifest.config, *manifest.layers]
             for index, descriptor in enumerate(blobs):
                 what = "config" if index == 0 else f"layer {index}"
                 session.check_blob(descriptor, f"{reference}: {what}")
@@ -195,13 +201,11 @@ class ImageVerifier:
         found = session.manifest(tag, missing_ok=True)
         if found is None:
             raise _Refused(UNSIGNED, f"{reference}: no cosign signature ({ref.repository}:{tag} not found)")
-        signatures = _json(found, f"{reference}: signature manifest {tag}")
-        layers = [
-            layer for layer in signatures.get("layers") or [] if layer.get("mediaType") == SIMPLE_SIGNING
-        ]
+        signatures = _read(SignatureManifest, found, f"{reference}: signature manifest {tag}")
+        layers = [layer for layer in signatures.layers if layer.media_type == SIMPLE_SIGNING]
         problems: list[str] = []
         for layer in layers:
-            encoded = (layer.get("annotations") or {}).get(SIGNATURE_ANNOTATION, "")
+            encoded = layer.annotations.get(SIGNATURE_ANNOTATION, "")
             try:
                 signature = base64.b64decode(encoded, validate=True)
             except ValueError:
@@ -209,15 +213,14 @@ class ImageVerifier:
                 continue
             payload = session.blob(layer, f"{reference}: signature payload", MAX_PAYLOAD)
             if not signature_verifies(self.key, signature, payload):
-                problems.append(f"payload {layer.get('digest')}: not signed by this key")
+                problems.append(f"payload {layer.digest}: not signed by this key")
                 continue
-            critical = _json(payload, f"{reference}: signature payload").get("critical") or {}
-            signed = (critical.get("image") or {}).get("docker-manifest-digest")
-            if critical.get("type") != SIGNATURE_TYPE or signed != ref.digest:
-                problems.append(f"payload {layer.get('digest')}: signed for {signed!r}, not this digest")
+            critical = _read(SimpleSigningPayload, payload, f"{reference}: signature payload").critical
+            signed = critical.image.docker_manifest_digest
+            if critical.type != SIGNATURE_TYPE or signed != ref.digest:
+                problems.append(f"payload {layer.digest}: signed for {signed!r}, not this digest")
                 continue
-            identity = (critical.get("identity") or {}).get("docker-reference", "")
-            return f"by the install's key, as {identity}"
+            return f"by the install's key, as {critical.identity.docker_reference}"
         if not layers:
             raise _Refused(UNSIGNED, f"{reference}: {tag} holds no simple-signing signature")
         raise _Refused(
@@ -225,14 +228,16 @@ class ImageVerifier:
         )
 
 
-def _json(data: bytes, what: str) -> Obj:
+def _read(kind: type[Document], data: bytes, what: str) -> Document:
+    """The document, or a refusal naming what of it is wrong (the registry's bytes are not to be trusted)."""
     try:
-        parsed = json.loads(data)
-    except ValueError as exc:
-        raise _Refused(DIGEST_MISMATCH, f"{what}: not JSON ({exc})") from None
-    if not isinstance(parsed, dict):
-        raise _Refused(DIGEST_MISMATCH, f"{what}: not a JSON object")
-    return parsed
+        return kind.model_validate_json(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in error['loc']) or 'the document'}: {error['msg']}"
+            for error in exc.errors(include_url=False)[:3]
+        )
+        raise _Refused(DIGEST_MISMATCH, f"{what}: not a readable {kind.__name__} ({problems})") from None
 
 
 class _Session(RepositoryAuth):
@@ -270,9 +275,9 @@ class _Session(RepositoryAuth):
             raise _Refused(DIGEST_MISMATCH, f"manifest {reference}: over {MAX_MANIFEST} bytes")
         return response.data
 
-    def blob(self, descriptor: Obj, what: str, limit: int) -> bytes:
-        digest, size = str(descriptor.get("digest")), int(descriptor.get("size", -1))
-        if not DIGEST.fullmatch(digest) or not 0 <= size <= limit:
+    def blob(self, descriptor: Descriptor, what: str, limit: int) -> bytes:
+        digest, size = descriptor.digest, descriptor.size
+        if size > limit:
             raise _Refused(DIGEST_MISMATCH, f"{what}: descriptor {digest!r} of {size} bytes refused")
         response = self._get(f"blobs/{digest}")
         if response.status != 200:
@@ -281,11 +286,9 @@ class _Session(RepositoryAuth):
             raise _Refused(DIGEST_MISMATCH, f"{what}: blob {digest} does not hash to its digest")
         return response.data
 
-    def check_blob(self, descriptor: Obj, what: str) -> None:
+    def check_blob(self, descriptor: Descriptor, what: str) -> None:
         """Stream a blob and hash it (a layer can be hundreds of MB)."""
-        digest, size = str(descriptor.get("digest")), int(descriptor.get("size", -1))
-        if not DIGEST.fullmatch(digest) or size < 0:
-            raise _Refused(DIGEST_MISMATCH, f"{what}: descriptor {digest!r} of {size} bytes refused")
+        digest, size = descriptor.digest, descriptor.size
         hasher, read = hashlib.sha256(), 0
         response = self._get(f"blobs/{digest}", stream=True)
         try:
@@ -312,4 +315,4 @@ class _Session(RepositoryAuth):
             return False
         realm, params = request
         answer = self.pool.request("GET", realm, fields=params)
-        return answer.status == 200 and self.take_token(json.loads(answer.data))
+        return answer.status == 200 and self.take_token(answer.data)

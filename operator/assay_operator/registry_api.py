@@ -7,8 +7,8 @@ headers, and the answer to a registry's anonymous bearer-token challenge.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-from typing import Any
 
 MANIFEST_TYPES = (
     "application/vnd.oci.image.manifest.v1+json",
@@ -53,7 +53,12 @@ class RepositoryAuth:
         params.setdefault("scope", f"repository:{self.repository}:pull")
         return fields["realm"], params
 
-    def take_token(self, body: dict[str, Any]) -> bool:
-        """Keep the token of the token service's answer; False when it holds none."""
-        self.token = str(body.get("token") or body.get("access_token") or "") or None
+    def take_token(self, answer: bytes) -> bool:
+        """Keep the token of the token service's answer (its JSON body); False when it holds none."""
+        try:
+            body = json.loads(answer)
+        except ValueError:
+            return False
+        found = (body.get("token") or body.get("access_token")) if isinstance(body, dict) else None
+        self.token = found if isinstance(found, str) and found else None
         return self.token is not None

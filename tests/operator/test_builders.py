@@ -554,16 +554,18 @@ def test_bundled_suite_replay_and_cassettes() -> None:
     )
     bundled = snapshots.Snapshots("b", "sha256:b")
     settings = Settings(runner_image="x")
-    for pod, customer in (
+    # The answer pod's split writes the key nowhere (no --keys, no volume for it); the judge pod's keeps it.
+    for pod, parts in (
         (answer_pod(spec, settings, snapshots=bundled), ["--customer", "/etc/assay/customer/customers.yaml"]),
-        (judge_pod(spec, settings, snapshots=bundled), []),
+        (judge_pod(spec, settings, snapshots=bundled), ["--keys", "/etc/assay/key/keys.yaml"]),
     ):
         split = pod["initContainers"][0]
         assert split["name"] == "split" and split["command"] == [
-            "assay", "split", "/opt/assay/examples/support-desk", "--public", "/etc/assay/suite", "--keys",
-            "/etc/assay/key/keys.yaml", *customer,
+            "assay", "split", "/opt/assay/examples/support-desk", "--public", "/etc/assay/suite", *parts,
         ]  # fmt: skip
     answer = answer_pod(spec, settings, snapshots=bundled)
+    assert "key" not in {v["name"] for v in answer["volumes"]}
+    assert "key" in {v["name"] for v in judge_pod(spec, settings, snapshots=bundled)["volumes"]}
     assert "no-examples" not in _mounts(answer["containers"][0])  # replay runs no agent code: it needs them
     assert "key" not in _mounts(answer["containers"][0])  # split into the pod, never mounted where agents run
     assert config.agent.answers == "/opt/assay/examples/support-desk/answers/v1"

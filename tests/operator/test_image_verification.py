@@ -10,11 +10,13 @@ import json
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+from pydantic import BaseModel
 
 from assay_operator import conditions, image_mirrors
 from assay_operator import image_verification as iv
 from assay_operator.evaluation.api import EvaluationStatus
 from assay_operator.evaluation.read import reconcile
+from assay_operator.oci_documents import ImageManifest, SignatureManifest, SimpleSigningPayload
 from assay_operator.settings import SettingsError, from_environment
 
 DIGEST = "sha256:" + "ab" * 32
@@ -125,3 +127,26 @@ def test_digest_mirrors_in_the_shape_of_an_image_digest_mirror_set() -> None:
     assert settings.image_digest_mirrors[0].source == "quay.io"
     with pytest.raises(SettingsError, match="ASSAY_IMAGE_DIGEST_MIRRORS"):
         from_environment({"ASSAY_RUNNER_IMAGE": "r", "ASSAY_IMAGE_DIGEST_MIRRORS": '[{"mirrors": []}]'})
+
+
+@pytest.mark.parametrize(
+    ("document", "kind", "named"),
+    [
+        (b"not json", ImageManifest, "not a readable ImageManifest"),
+        (b"[]", ImageManifest, "not a readable ImageManifest"),
+        (b'{"config": {"digest": "sha256:' + b"ab" * 32 + b'", "size": "12"}}', ImageManifest, "config.size"),
+        (b'{"config": {"digest": "md5:00", "size": 1}}', ImageManifest, "config.digest"),
+        (b'{"config": {"digest": "sha256:' + b"ab" * 32 + b'", "size": -1}}', ImageManifest, "config.size"),
+        (b'{"layers": [{"mediaType": 3}]}', SignatureManifest, "layers.0"),
+        (b'{"critical": {"type": "x"}}', SimpleSigningPayload, "critical.image"),
+    ],
+)
+def test_a_registry_document_that_does_not_read_is_a_refusal_naming_the_field(
+    document: bytes, kind: type[BaseModel], named: str
+) -> None:
+    """A registry (or whoever answers in its place) decides the bytes: a wrong type is a refusal that says
+    where, never an exception out of the verifier."""
+    with pytest.raises(iv._Refused) as refused:
+        iv._read(kind, document, "registry.example/r@sha256:…: manifest")
+    assert refused.value.verdict.reason == iv.DIGEST_MISMATCH
+    assert named in refused.value.verdict.message

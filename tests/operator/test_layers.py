@@ -98,6 +98,7 @@ OPERATOR_LAYERS: tuple[str, ...] = (
     "schema",
     "image_mirrors",
     "registry_api",
+    "oci_documents",
     "quantity",
     "bounded",
     "timers",

@@ -96,27 +96,28 @@ def test_the_crd_refuses_a_tag_and_a_second_source() -> None:
 
 
 def test_the_split_init_container_alone_holds_the_registry_ca_and_credentials() -> None:
-    for job, customer in (
-        # the answer pod's split also writes the customers part (a conversational suite's) for its runner
+    for job, parts in (
+        # the answer pod's split writes the customers part (a conversational suite's) for its runner, and
+        # the key nowhere; the judge pod's writes the key
         (
             build_answer_job(OCI, "e", 1, BUNDLED, SETTINGS),
             ["--customer", "/etc/assay/customer/customers.yaml"],
         ),
-        (build_judge_job(OCI, "e", 1, BUNDLED, SETTINGS, 360), []),
+        (build_judge_job(OCI, "e", 1, BUNDLED, SETTINGS, 360), ["--keys", "/etc/assay/key/keys.yaml"]),
     ):
         pod = pod_of(job)
         assert job.metadata.annotations is not None
         assert job.metadata.annotations["assay.dev/suite-artifact"] == DIGEST
         split = container(pod, "split")
         assert split["command"] == [
-            "assay", "split", f"oci://{REFERENCE}", "--public", "/etc/assay/suite", "--keys",
-            "/etc/assay/key/keys.yaml", *customer,
+            "assay", "split", f"oci://{REFERENCE}", "--public", "/etc/assay/suite", *parts,
         ]  # fmt: skip
         env = {e["name"]: e.get("value") for e in split["env"]}
         assert env["ASSAY_REGISTRY_CA"] == "/etc/assay/registry/ca/ca.crt"
         assert env["DOCKER_CONFIG"] == "/etc/assay/registry/auth"
         assert env["ASSAY_CACHE"] == "/tmp/cache" and env["HOME"] == "/tmp"
-        assert {"registry-ca", "registry-auth", "suite", "key", "split-tmp"} <= mounts(split)
+        assert {"registry-ca", "registry-auth", "suite", "split-tmp"} <= mounts(split)
+        assert ("key" in mounts(split)) == ("--keys" in parts)
         volumes = {v["name"]: v for v in pod["volumes"]}
         assert volumes["registry-ca"]["secret"] == {
             "secretName": "suite-registry",

@@ -12,7 +12,7 @@ def test_urls_and_headers_carry_the_token_once_had() -> None:
     assert auth.url("manifests/v1") == "https://registry.example:5000/v2/team/assay-runner/manifests/v1"
     assert auth.headers() == {}
     assert auth.headers("application/json") == {"Accept": "application/json"}
-    assert auth.take_token({"access_token": "t0k"})
+    assert auth.take_token(b'{"access_token": "t0k"}')
     assert auth.headers("application/json") == {"Authorization": "Bearer t0k", "Accept": "application/json"}
 
 
@@ -25,7 +25,7 @@ def test_a_bearer_challenge_asks_for_a_pull_token_once() -> None:
     )
     scoped = 'bearer realm="https://auth.example/token",scope="repository:other:pull",error="x"'
     assert auth.token_request(scoped) == ("https://auth.example/token", {"scope": "repository:other:pull"})
-    assert auth.take_token({"token": "abc"})
+    assert auth.take_token(b'{"token": "abc"}')
     assert auth.token_request(challenge) is None  # asked once: a second challenge is a refusal
 
 
@@ -33,7 +33,9 @@ def test_no_token_to_ask_for() -> None:
     auth = RepositoryAuth("registry.example", "team/runner")
     assert auth.token_request('Basic realm="registry"') is None
     assert auth.token_request('Bearer service="registry.example"') is None
-    assert not auth.take_token({"token": ""})
+    assert not auth.take_token(b'{"token": ""}')
+    for unreadable in (b"<html>busy</html>", b'["t0k"]', b'{"token": 42}'):  # a token service's bad day
+        assert not auth.take_token(unreadable)
     assert auth.token is None
 
 

@@ -327,16 +327,17 @@ def test_secret_tokens_reach_the_gateway_and_mlflow_as_bearer_tokens_and_nowhere
     secret_volumes = {v["secret"]["secretName"] for v in answer_pod["spec"]["volumes"] if "secret" in v}
     assert secret_volumes == {"gateway"}
     assert not [v for v in answer_pod["spec"]["volumes"] if "projected" in v]
-    # No key snapshot (ConfigMap) in the pod. The bundled suite is split in the pod by the `split` init
-    # container, whose `key` emptyDir is mounted by it alone, never by the agent's `answer` container.
-    (key_volume,) = [v for v in answer_pod["spec"]["volumes"] if v["name"] == "key"]
-    assert key_volume == {"name": "key", "emptyDir": {}}
-    key_users = {
-        c["name"]
-        for c in [*answer_pod["spec"]["initContainers"], *answer_pod["spec"]["containers"]]
-        if any(m["name"] == "key" for m in c.get("volumeMounts") or [])
-    }
-    assert key_users == {"split"}
+    # No key in the pod at all: no key snapshot (ConfigMap), and the bundled suite is split in the pod by
+    # the `split` init container without --keys, so the key is written nowhere; no emptyDir of the pod holds
+    # a key file or a key's field (read on the node, after the run).
+    assert "key" not in {v["name"] for v in answer_pod["spec"]["volumes"]}
+    (split,) = [c for c in answer_pod["spec"]["initContainers"] if c["name"] == "split"]
+    assert "--keys" not in split["command"] and "--public" in split["command"]
+    for volume in answer_pod["spec"]["volumes"]:
+        if "emptyDir" in volume:
+            files = [p for p in pod_volume(kubelet, answer_pod, volume["name"]).rglob("*") if p.is_file()]
+            assert not [p for p in files if p.name == "keys.yaml" or b"mustMention" in p.read_bytes()]
+    assert pod_volume(kubelet, answer_pod, "suite").joinpath("questions.yaml").is_file()  # the check looks
     assert answer_pod["spec"]["automountServiceAccountToken"] is False
     answer_env = {e["name"] for c in answer_pod["spec"]["containers"] for e in c.get("env") or []}
     assert not {n for n in answer_env if "MLFLOW" in n or "JUDGE" in n}, answer_env

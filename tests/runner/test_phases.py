@@ -65,6 +65,30 @@ def test_split_keeps_every_key_out_of_the_public_part(suite: Path, tmp_path: Pat
     assert judges_digest(rejoined) == judges_digest(whole)
 
 
+def test_a_split_without_a_key_file_writes_the_key_nowhere(suite: Path, tmp_path: Path) -> None:
+    """An answer pod's split: the public part alone, the same as with a key file, and no trace of the key
+    anywhere it could write (its working directory and TMPDIR included)."""
+    with_canary(suite)
+    work, scratch = tmp_path / "work", tmp_path / "scratch"
+    work.mkdir(), scratch.mkdir()
+    public = work / "public"
+    done = subprocess.run(
+        [*ASSAY, "split", str(suite), "--public", str(public)],
+        cwd=work,
+        env={**os.environ, "TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "answer keys written nowhere" in done.stderr
+    assert CANARY not in all_text(work) and "mustMention" not in all_text(work)
+    assert not any(scratch.iterdir())
+    with_keys, _ = split(suite, tmp_path / "with-keys")
+    assert all_text(public) == all_text(with_keys)
+    assert not load_suite(public).has_keys
+
+
 def test_a_key_file_must_cover_exactly_the_tickets(suite: Path, tmp_path: Path) -> None:
     public, keys = split(suite, tmp_path)
     text = keys.read_text()

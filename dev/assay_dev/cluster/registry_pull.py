@@ -207,7 +207,7 @@ class _Session(RepositoryAuth):
             return False
         realm, params = request
         answer = self.client.get(realm, params=params)
-        return answer.status_code == 200 and self.take_token(answer.json())
+        return answer.status_code == 200 and self.take_token(answer.content)
 
 
 class _Stream:

@@ -1,7 +1,8 @@
-"""`assay split SUITE --public DIR --keys FILE [--customer FILE]`: a suite cut at its trust boundary.
+"""`assay split SUITE --public DIR [--keys FILE] [--customer FILE]`: a suite cut at its trust boundary.
 
 The public part (suite.yaml, questions, KB, judge code) is what the answer phase may see; the key file
-(every ticket's answer key) is for the judge phase only. `assay score --keys FILE` joins them again. The
+(every ticket's answer key) is for the judge phase only; without `--keys` it is written nowhere (an answer
+pod's split). `assay score --keys FILE` joins them again. The
 customers file (the conversational tickets' customers, nothing else of their keys; written only when a
 ticket is a conversation) is for the answer phase's runner, never its agents (`customers` in its RunConfig).
 """
@@ -20,7 +21,11 @@ def add_parser(commands: Subcommands) -> None:
     parser = commands.add_parser("split", help="split a suite into its public part and its answer keys")
     parser.add_argument("suite", help="suite directory, or oci://REGISTRY/REPO@sha256:...")
     parser.add_argument("--public", type=Path, required=True, help="directory for the public part (empty)")
-    parser.add_argument("--keys", type=Path, required=True, help="file for the answer keys (keys.yaml)")
+    parser.add_argument(
+        "--keys",
+        type=Path,
+        help="file for the answer keys (keys.yaml); without it they are written nowhere (an answer pod)",
+    )
     parser.add_argument(
         "--customer",
         type=Path,
@@ -40,9 +45,10 @@ def run(args: argparse.Namespace) -> int:
     folder, _artifact = resolve_suite(args.suite, args.registry_ca)
     suite = split_suite(Path(folder), args.public, args.keys, args.kb, args.customer)
     customers = f", customers in {args.customer}" if args.customer and suite.has_conversations else ""
+    keys = f"answer keys in {args.keys}" if args.keys else "answer keys written nowhere"
     print(
         f"split suite {suite.name!r} ({len(suite.tickets)} tickets, {suite_digest(suite)}): public part in "
-        f"{args.public}, answer keys in {args.keys}{customers}",
+        f"{args.public}, {keys}{customers}",
         file=sys.stderr,
     )
     return ExitCode.PASS

@@ -147,8 +147,8 @@ def inputs(
     *,
     with_key: bool,
 ) -> Inputs:
-    """`with_key`: the judge phase. The answer phase never mounts the key (a ConfigMap suite's key is not
-    even a volume of its pod; a bundled suite's is split into an emptyDir its container does not mount); it
+    """`with_key`: the judge phase. The answer phase never has the key (a ConfigMap suite's key is not even
+    a volume of its pod; a bundled or OCI suite's split writes it nowhere in that pod); it
     mounts the customers part instead (a conversational suite's: a ConfigMap snapshot, or the split's third
     emptyDir), which the judge phase has no use for (its key holds the same)."""
     volumes = [config_map_volume("brain", snapshots.brain)]
@@ -161,10 +161,14 @@ def inputs(
         elif snapshots.customer is not None:
             volumes.append(config_map_volume("customer", snapshots.customer))
             mounts.append(mount("customer", CUSTOMER_DIR, read_only=True))
-    else:  # a bundled or OCI suite: split in the pod, one emptyDir per part
-        volumes += [empty_dir("suite"), empty_dir("key"), empty_dir("split-tmp")]
-        split_mounts = [mount("suite", SUITE_DIR), mount("key", KEY_DIR), mount("split-tmp", TMP_DIR)]
-        customer = [] if with_key else ["--customer", CUSTOMERS_PATH]
+    else:  # a bundled or OCI suite: split in the pod, one emptyDir per part it needs
+        volumes += [empty_dir("suite"), empty_dir("split-tmp")]
+        split_mounts = [mount("suite", SUITE_DIR), mount("split-tmp", TMP_DIR)]
+        if with_key:
+            volumes.append(empty_dir("key"))
+            split_mounts.append(mount("key", KEY_DIR))
+        # The answer phase's split writes the key nowhere: not even its init container leaves it on a volume.
+        parts = ["--keys", f"{KEY_DIR}/{KEYS_FILE}"] if with_key else ["--customer", CUSTOMERS_PATH]
         if not with_key:  # written only for a conversational suite; the answer container's alone
             volumes.append(empty_dir("customer"))
             split_mounts.append(mount("customer", CUSTOMER_DIR))
@@ -177,7 +181,7 @@ def inputs(
             volumes += registry.volumes
             split_mounts += registry.mounts
             split_env += [*registry.env, env("HOME", TMP_DIR), env("ASSAY_CACHE", f"{TMP_DIR}/cache")]
-        args = ["split", source, "--public", SUITE_DIR, "--keys", f"{KEY_DIR}/{KEYS_FILE}", *customer]
+        args = ["split", source, "--public", SUITE_DIR, *parts]
         split = container(SPLIT_CONTAINER, settings, args, split_env, split_mounts, resources)
     if spec.suite.kb_config_map is not None:
         volumes.append(config_map_volume("kb", spec.suite.kb_config_map.name))
