@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from assay_operator.cluster_views import Pod
 from assay_operator.evaluation.api import EvaluationSpec
 from assay_operator.evaluation.build import names, network_probe
 from assay_operator.evaluation.build.egress import build_answer_policy
@@ -116,13 +117,15 @@ def test_a_report_that_is_not_the_probes_reads_as_none() -> None:
 NOW = datetime(2026, 12, 5, 7, 0, 0, tzinfo=UTC)
 
 
-def pod(age_seconds: float, terminated: dict[str, Any] | None = None) -> dict[str, Any]:
+def pod(age_seconds: float, terminated: dict[str, Any] | None = None) -> Pod:
     created = (NOW - timedelta(seconds=age_seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
     state = {"terminated": terminated} if terminated is not None else {"running": {}}
-    return {
-        "metadata": {"name": "e-netprobe-g1", "creationTimestamp": created},
-        "status": {"containerStatuses": [{"name": "probe", "state": state}]},
-    }
+    return Pod.of(
+        {
+            "metadata": {"name": "e-netprobe-g1", "creationTimestamp": created},
+            "status": {"containerStatuses": [{"name": "probe", "state": state}]},
+        }
+    )
 
 
 def test_a_probe_still_running_is_waited_for_until_its_time_is_up() -> None:

@@ -8,7 +8,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+
+from assay_operator.cluster_views import Meta, Object, Pod, Terminated
 
 CONNECTED = "connected"
 
@@ -37,41 +38,34 @@ def breaches(found: Mapping[str, str]) -> list[str]:
     return sorted(target for target, outcome in found.items() if outcome == CONNECTED)
 
 
-def _terminated(pod: Mapping[str, Any]) -> dict[str, Any] | None:
-    for container in (pod.get("status") or {}).get("containerStatuses") or []:
-        state = (container.get("state") or {}).get("terminated")
-        if state is not None:
-            return cast(dict[str, Any], state)
-    return None
+def _terminated(pod: Pod) -> Terminated | None:
+    return next((c.state.terminated for c in pod.status.container_statuses if c.state.terminated), None)
 
 
-def _age_seconds(pod: Mapping[str, Any], now: datetime) -> float:
-    created = (pod.get("metadata") or {}).get("creationTimestamp")
-    if not created:
+def _age_seconds(meta: Meta, now: datetime) -> float:
+    if not meta.creation_timestamp:
         return 0.0
-    return (now - datetime.fromisoformat(str(created).replace("Z", "+00:00"))).total_seconds()
+    return (now - datetime.fromisoformat(meta.creation_timestamp.replace("Z", "+00:00"))).total_seconds()
 
 
-def no_pod(job: Mapping[str, Any], limit_seconds: float, now: datetime) -> Finding:
+def no_pod(job: Object, limit_seconds: float, now: datetime) -> Finding:
     """The probe's Job has no pod yet: waiting, or not enforced once the limit has passed (fail closed)."""
-    name = (job.get("metadata") or {}).get("name")
-    if _age_seconds(job, now) > limit_seconds:
+    name = job.metadata.name
+    if _age_seconds(job.metadata, now) > limit_seconds:
         return Finding(False, f"the probe Job {name} ran no pod within {limit_seconds:g} s")
     return Finding(None, f"waiting for the network probe's pod (Job {name})")
 
 
-def finding(pod: Mapping[str, Any], limit_seconds: float, now: datetime) -> Finding:
-    name = (pod.get("metadata") or {}).get("name")
+def finding(pod: Pod, limit_seconds: float, now: datetime) -> Finding:
+    name = pod.metadata.name
     terminated = _terminated(pod)
     if terminated is None:
-        if _age_seconds(pod, now) > limit_seconds:
+        if _age_seconds(pod.metadata, now) > limit_seconds:
             return Finding(False, f"the probe pod {name} did not report within {limit_seconds:g} s")
         return Finding(None, f"waiting for the network probe (pod {name})")
-    report = read_report(terminated.get("message"))
+    report = read_report(terminated.message)
     if report is None:
-        return Finding(
-            False, f"the probe pod {name} wrote no report (exit code {terminated.get('exitCode')})"
-        )
+        return Finding(False, f"the probe pod {name} wrote no report (exit code {terminated.exit_code})")
     tried = ", ".join(f"{target} {outcome}" for target, outcome in sorted(report.items()))
     got_through = breaches(report)
     if got_through:

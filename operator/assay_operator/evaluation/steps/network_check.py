@@ -19,7 +19,7 @@ from typing import NoReturn, cast
 import kopf
 
 from assay_operator import bounded, conditions, events, kube, metrics
-from assay_operator.cluster_views import Object
+from assay_operator.cluster_views import Object, Pod
 from assay_operator.conditions import Desired
 from assay_operator.evaluation.api import MAX_MESSAGE_LENGTH, EvaluationSpec, EvaluationStatus
 from assay_operator.evaluation.build import names
@@ -98,13 +98,13 @@ def ensure_enforced(
         listed.get("items") or [], key=lambda pod: str((pod.get("metadata") or {}).get("creationTimestamp"))
     )
     if not pods:
-        found = network_report.no_pod(job, settings.network_probe_seconds, datetime.now(UTC))
+        found = network_report.no_pod(Object.of(job), settings.network_probe_seconds, datetime.now(UTC))
         if found.enforced is None:
             raise kopf.TemporaryError(found.message, delay=POLL_SECONDS)
         _remove(namespace, name)
         _refuse(watched, generation, found.message)
     pod = pods[-1]
-    found = network_report.finding(pod, settings.network_probe_seconds, datetime.now(UTC))
+    found = network_report.finding(Pod.of(pod), settings.network_probe_seconds, datetime.now(UTC))
     if found.enforced is None:
         raise kopf.TemporaryError(found.message, delay=POLL_SECONDS)
     _remove(namespace, name)
