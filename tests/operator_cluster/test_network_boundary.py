@@ -6,7 +6,9 @@ The REAL operator makes its per-Evaluation NetworkPolicy (DNS and the gateway's 
 pod's agent (tests/support/agents/net_probe.py, its cell without Landlock, as `node_without_landlock` does,
 so what refuses a connection is the network and not the cell's sandbox) connects to everything a cheater
 would try. Each target is first shown reachable from a control pod that no policy selects, so every refusal
-in the answer pod is the policy's.
+in the answer pod is the policy's. Then the chart's own assay-judge policy is applied, rendered by helm for
+the test's namespace: a judge-shaped pod reaches the gateway and MLflow and nothing else, and a real judge
+pod logs its run to MLflow through it.
 
 Targets, each listening: the gateway (the test's model server on the host, reached at the node's address,
 as a gateway outside the cluster is), a real MLflow server the judge pod logs the run to, the apiserver
@@ -23,11 +25,13 @@ from __future__ import annotations
 import json
 import socket
 import statistics
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
@@ -40,6 +44,7 @@ from assay_operator.evaluation.build import names
 
 pytestmark = pytest.mark.cluster
 
+CHART = Path(__file__).resolve().parents[2] / "charts" / "assay"
 PROBE = f"{support.AGENTS_DIR}/net_probe.py"
 THIEF = f"{support.AGENTS_DIR}/mlflow_thief.py"
 GOOD = (
@@ -229,6 +234,23 @@ def test_an_answer_pod_reaches_the_gateway_through_its_sidecar_and_nothing_else(
             )
             control_thief = thief_record(networked_kubelet.logs(namespace, "thief-control"))
             print("thief from a control pod:", json.dumps(control_thief))
+            # From here on the judge pods' policy is in force too, as the chart renders it for this
+            # namespace (DNS, and the gateway and MLflow at their CIDRs and ports, nothing else): the thief
+            # Evaluation's judge pod logs through it, and a judge-shaped probe shows what else it refuses.
+            policies = f"/apis/networking.k8s.io/v1/namespaces/{namespace}/networkpolicies"
+            judge_policy = chart_judge_policy(networked_plane, namespace, node_ip, gateway_port, mlflow_port)
+            admin.create(policies, judge_policy)
+            judge_probe_labels = {**judge_labels, names.LABEL_EVALUATION: "judge-probe"}
+            admin.create(
+                pods_path, plain_pod("judge-probe", image, ["python", PROBE, *arguments], judge_probe_labels)
+            )
+            wait_until(
+                lambda: "probe " in networked_kubelet.logs(namespace, "judge-probe"),
+                timeout=180,
+                what="the judge-shaped pod's probe",
+            )
+            from_judge = probe_record(networked_kubelet.logs(namespace, "judge-probe"))
+            print(table("judge-shaped pod (the chart's assay-judge policy selects it):", from_judge, targets))
             thief_spec = {**spec, "agent": {**spec["agent"], "command": thief, "timeoutSeconds": 300}}
             admin.create(support.evaluations_path(namespace), evaluation("thief", thief_spec))
             thief_done = support.wait_for_verdict(admin, namespace, "thief", operator=operator, timeout=600)
@@ -261,7 +283,38 @@ def test_an_answer_pod_reaches_the_gateway_through_its_sidecar_and_nothing_else(
     told = in_pod_thief[f"http://{node_ip}:{mlflow_port}"]
     assert told.startswith("URLError") and "experiment" not in told, in_pod_thief
     assert thief_done["status"]["verdict"] == "Blocked", thief_done["status"]
+    # The judge pods: the gateway (the model judge's) and MLflow are reached, nothing else is; the thief
+    # Evaluation's real judge pod, under that policy, logged its run to MLflow.
+    assert from_judge.pop("gateway") == "connected" and from_judge.pop("mlflow") == "connected", from_judge
+    assert set(from_judge) == set(targets) - {"gateway", "mlflow"}, from_judge
+    assert all(outcome in REFUSED for outcome in from_judge.values()), from_judge
+    assert thief_done["status"]["mlflow"]["logged"] is True, thief_done["status"]["mlflow"]
     assert not operator.problems(), operator.log_tail(100)
+
+
+def chart_judge_policy(
+    plane: ControlPlane, namespace: str, node_ip: str, gateway_port: int, mlflow_port: int
+) -> dict[str, Any]:
+    """The chart's assay-judge NetworkPolicy for `namespace` (helm template), with the gateway and MLflow
+    where this cluster's pods reach them: the node's address, each on its own port."""
+    values = {
+        "networkPolicy.gateway.cidrs[0]": f"{node_ip}/32",
+        "networkPolicy.gateway.ports[0]": str(gateway_port),
+        "networkPolicy.mlflow.cidrs[0]": f"{node_ip}/32",
+        "networkPolicy.mlflow.ports[0]": str(mlflow_port),
+    }
+    rendered = subprocess.run(
+        [str(plane.bin_dir / "helm"), "template", "assay", str(CHART), "--namespace", namespace]
+        + ["--show-only", "templates/networkpolicy.yaml"]
+        + [argument for key, value in values.items() for argument in ("--set", f"{key}={value}")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    (policy,) = [d for d in yaml.safe_load_all(rendered) if d]
+    assert policy["metadata"]["name"] == "assay-judge" and policy["metadata"]["namespace"] == namespace
+    return dict(policy)
 
 
 def support_suite() -> dict[str, dict[str, str]]:
