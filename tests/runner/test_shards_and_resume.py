@@ -3,15 +3,21 @@ reason, and a resumed phase answers only what is missing or errored — unless i
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay_dev.cluster.wait import wait_until
+from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
 from assay_runner.contract import Result
 from assay_runner.sandbox import landlock
@@ -251,3 +257,131 @@ def test_a_sigtermed_answer_phase_exits_143_and_its_resume_answers_only_the_unfi
     uninterrupted = judge(tmp_path, suite, calm, "calm", repetitions=1)
     assert interrupted.verdict == uninterrupted.verdict == "Pass", interrupted.reasons
     assert interrupted.score == uninterrupted.score
+
+
+ANSWER = "## Summary\nSee [KB-1].\n## Steps\n1. Open Settings > Export.\n## Next\nDone.\n"
+
+
+class Gateway:
+    """The chat agent's model on loopback, counting calls by ticket; a call for a ticket in `held` waits
+    until `release` (the phase is killed meanwhile, as a lost node kills it)."""
+
+    def __init__(self, held: frozenset[str] = frozenset()) -> None:
+        self.held, self.release = held, threading.Event()
+        self.server = ChatServer(self.reply)
+
+    def reply(self, body: dict[str, Any]) -> Reply:
+        ticket = self.ticket(body)
+        if ticket in self.held:
+            self.release.wait(timeout=120)
+        return Reply(content=ANSWER, prompt_tokens=200, completion_tokens=40)
+
+    @staticmethod
+    def ticket(body: dict[str, Any]) -> str:
+        question = re.search(r"Export (\d)\?", json.dumps(body["messages"]))
+        assert question is not None, body
+        return f"T-{question.group(1)}"
+
+    def calls(self) -> list[str]:
+        return sorted(self.ticket(body) for body in list(self.server.requests))
+
+    def __enter__(self) -> Gateway:
+        self.server.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release.set()
+        self.server.__exit__(*exc)
+
+
+def chat_answer_args(suite: Path, brain: Path, url: str) -> list[str]:
+    return [
+        "answer",
+        str(suite),
+        "--brain",
+        str(brain),
+        "--agent",
+        "chat",
+        "--model",
+        "agent-m",
+        "--gateway",
+        url,
+        "--concurrency",
+        "1",
+        "-q",
+    ]
+
+
+def killed_after_two_sealed(args: list[str], answers: Path, gateway: Gateway) -> None:
+    """`assay answer` SIGKILLed (no signal it can handle: the OOM killer, a lost node) once T-1 and T-2 are
+    answered and sealed and T-3's model call is in flight."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "assay_runner.cli", *args, "--answers-out", str(answers)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+
+        def two_sealed_and_the_third_asked() -> bool:
+            sealed = {p.name for p in (answers / ".sealed").glob("T-*.json")}
+            return sealed == {"T-1.1.json", "T-2.1.json"} and "T-3" in gateway.calls()
+
+        wait_until(two_sealed_and_the_third_asked, timeout=120, what="T-1, T-2 sealed and T-3 asked")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        _, stderr = process.communicate(timeout=60)
+        gateway.release.set()
+    assert process.returncode == -signal.SIGKILL, stderr.decode()
+    manifest = json.loads((answers / "answers.json").read_text())
+    assert manifest["cells"] is None and manifest["finishedAt"] is None  # it never sealed its manifest
+
+
+def test_a_killed_answer_phase_resumes_exactly_the_cells_it_did_not_seal(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """A phase killed outright (no SIGTERM to seal its manifest on) has each sealed cell's seal on disk: its
+    retry answers only the cells it did not seal, and the verdict and usage are a calm run's."""
+    answers, calm = tmp_path / "answers", tmp_path / "calm"
+    with Gateway(held=frozenset({"T-3"})) as gateway:
+        args = chat_answer_args(suite, brain, gateway.server.url)
+        killed_after_two_sealed(args, answers, gateway)
+        assert gateway.calls() == ["T-1", "T-2", "T-3"]  # T-3's call was in flight when it was killed
+        gateway.server.requests.clear()
+        assert main([*args, "--answers-out", str(answers), "--resume"]) == 0
+        assert gateway.calls() == ["T-3", "T-4", "T-5", "T-6"], "a sealed cell was answered again"
+        assert not (answers / ".sealed").exists()  # the sealed manifest holds every seal now
+        gateway.server.requests.clear()
+        assert main([*args, "--answers-out", str(calm)]) == 0
+        assert gateway.calls() == [f"T-{i}" for i in range(1, 7)]
+    manifest = json.loads((answers / "answers.json").read_text())
+    assert set(manifest["cells"]) == {f"T-{i}/1" for i in range(1, 7)} and manifest["stopped"] is None
+    resumed = judge(tmp_path, suite, answers, "resumed", repetitions=1)
+    uninterrupted = judge(tmp_path, suite, calm, "calm", repetitions=1)
+    assert resumed.verdict == uninterrupted.verdict == "Pass", resumed.reasons
+    assert resumed.score == uninterrupted.score
+    assert resumed.usage == uninterrupted.usage and resumed.usage is not None
+    assert (resumed.usage.input_tokens, resumed.usage.output_tokens) == (6 * 200, 6 * 40)
+
+
+def test_a_tampered_seal_record_is_refused_naming_its_cell(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A killed phase's seal record edited (T-1's answer swapped, its seal recomputed as a plain digest, as
+    anyone without the run's key can) is refused by the retry, naming the cell; nothing of the tree is kept
+    and no model is asked."""
+    answers = tmp_path / "answers"
+    with Gateway(held=frozenset({"T-3"})) as gateway:
+        args = chat_answer_args(suite, brain, gateway.server.url)
+        killed_after_two_sealed(args, answers, gateway)
+        (answers / "T-1" / "1" / "answer.md").write_text("## Summary\nForged.\n")
+        path = answers / ".sealed" / "T-1.1.json"
+        record = json.loads(path.read_text())
+        record["files"]["answer.md"] = "sha256:" + hashlib.sha256(b"## Summary\nForged.\n").hexdigest()
+        path.write_text(json.dumps(record))
+        gateway.server.requests.clear()
+        assert main([*args, "--answers-out", str(answers), "--resume"]) == 2
+        assert gateway.calls() == []
+    error = capsys.readouterr().err
+    assert "cell T-1/1: its seal record does not verify under this run's evidence key" in error, error
+    assert "T-2/1" not in error  # the untouched record is not blamed
