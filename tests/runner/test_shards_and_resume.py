@@ -20,6 +20,7 @@ from assay_dev.cluster.wait import wait_until
 from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
 from assay_runner.contract import Result
+from assay_runner.run.seal import UNSEALED
 from assay_runner.sandbox import landlock
 from tests.runner.conftest import AGENT, agent_command
 
@@ -347,6 +348,11 @@ def test_a_killed_answer_phase_resumes_exactly_the_cells_it_did_not_seal(
         args = chat_answer_args(suite, brain, gateway.server.url)
         killed_after_two_sealed(args, answers, gateway)
         assert gateway.calls() == ["T-1", "T-2", "T-3"]  # T-3's call was in flight when it was killed
+        # Judged as it is, the killed tree blocks every cell: the judge takes no seal record for a seal, and
+        # the records are no stray entry of an agent's.
+        killed = judge(tmp_path, suite, answers, "killed", repetitions=1)
+        errors = {r.error for t in killed.tickets for r in t.repetitions}
+        assert killed.verdict == "Blocked" and errors == {UNSEALED}, errors
         gateway.server.requests.clear()
         assert main([*args, "--answers-out", str(answers), "--resume"]) == 0
         assert gateway.calls() == ["T-3", "T-4", "T-5", "T-6"], "a sealed cell was answered again"

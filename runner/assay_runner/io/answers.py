@@ -162,7 +162,7 @@ class AnswersManifest(WireModel):
     keeps cells only when it is the same."""
     cells: dict[str, dict[str, str]] | None = None
     """The seals: `<ticket>/<repetition>` -> {file name: its MAC under the run's evidence key}, written when
-    the phase ends (run.seal)."""
+    the phase ends (run.seal; until then each cell's is in its seal record, `io.seal_records`)."""
     evidence_key_id: str | None = None
     """Names the run's evidence key (a lookup id, derived from the key; not a secret)."""
     tree_digest: str | None = None
