@@ -265,17 +265,22 @@ ANSWER = "## Summary\nSee [KB-1].\n## Steps\n1. Open Settings > Export.\n## Next
 
 class Gateway:
     """The chat agent's model on loopback, counting calls by ticket; a call for a ticket in `held` waits
-    until `release` (the phase is killed meanwhile, as a lost node kills it)."""
+    until the ticket is released (the phase is killed meanwhile, as a lost node kills it)."""
 
-    def __init__(self, held: frozenset[str] = frozenset()) -> None:
-        self.held, self.release = held, threading.Event()
+    def __init__(self, held: set[str]) -> None:
+        self.held, self.changed = set(held), threading.Condition()
         self.server = ChatServer(self.reply)
 
     def reply(self, body: dict[str, Any]) -> Reply:
         ticket = self.ticket(body)
-        if ticket in self.held:
-            self.release.wait(timeout=120)
+        with self.changed:
+            self.changed.wait_for(lambda: ticket not in self.held, timeout=120)
         return Reply(content=ANSWER, prompt_tokens=200, completion_tokens=40)
+
+    def release(self, *tickets: str) -> None:
+        with self.changed:
+            self.held -= set(tickets) or self.held
+            self.changed.notify_all()
 
     @staticmethod
     def ticket(body: dict[str, Any]) -> str:
@@ -291,7 +296,7 @@ class Gateway:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.release.set()
+        self.release()
         self.server.__exit__(*exc)
 
 
@@ -313,9 +318,11 @@ def chat_answer_args(suite: Path, brain: Path, url: str) -> list[str]:
     ]
 
 
-def killed_after_two_sealed(args: list[str], answers: Path, gateway: Gateway) -> None:
-    """`assay answer` SIGKILLed (no signal it can handle: the OOM killer, a lost node) once T-1 and T-2 are
-    answered and sealed and T-3's model call is in flight."""
+def interrupted(
+    args: list[str], answers: Path, gateway: Gateway, sealed: set[str], asked: str, how: signal.Signals
+) -> int:
+    """`assay answer` sent `how` once the `sealed` tickets' cells are sealed (their seal records on disk) and
+    `asked`'s model call is in flight; returns its exit status."""
     process = subprocess.Popen(
         [sys.executable, "-m", "assay_runner.cli", *args, "--answers-out", str(answers)],
         stdout=subprocess.DEVNULL,
@@ -324,16 +331,24 @@ def killed_after_two_sealed(args: list[str], answers: Path, gateway: Gateway) ->
     )
     try:
 
-        def two_sealed_and_the_third_asked() -> bool:
-            sealed = {p.name for p in (answers / ".sealed").glob("T-*.json")}
-            return sealed == {"T-1.1.json", "T-2.1.json"} and "T-3" in gateway.calls()
+        def sealed_and_asked() -> bool:
+            records = {p.name.split(".")[0] for p in (answers / ".sealed").glob("T-*.json")}
+            return records == sealed and asked in gateway.calls()
 
-        wait_until(two_sealed_and_the_third_asked, timeout=120, what="T-1, T-2 sealed and T-3 asked")
+        wait_until(sealed_and_asked, timeout=120, what=f"{sorted(sealed)} sealed and {asked} asked")
     finally:
-        os.killpg(process.pid, signal.SIGKILL)
-        _, stderr = process.communicate(timeout=60)
-        gateway.release.set()
-    assert process.returncode == -signal.SIGKILL, stderr.decode()
+        os.killpg(process.pid, how)
+        _, stderr = process.communicate(timeout=120)
+        gateway.release(asked)
+    expected = -signal.SIGKILL if how == signal.SIGKILL else 128 + how
+    assert process.returncode == expected, stderr.decode()
+    return process.returncode
+
+
+def killed_after_two_sealed(args: list[str], answers: Path, gateway: Gateway) -> None:
+    """`assay answer` SIGKILLed (no signal it can handle: the OOM killer, a lost node) once T-1 and T-2 are
+    answered and sealed and T-3's model call is in flight."""
+    interrupted(args, answers, gateway, {"T-1", "T-2"}, "T-3", signal.SIGKILL)
     manifest = json.loads((answers / "answers.json").read_text())
     assert manifest["cells"] is None and manifest["finishedAt"] is None  # it never sealed its manifest
 
@@ -344,7 +359,7 @@ def test_a_killed_answer_phase_resumes_exactly_the_cells_it_did_not_seal(
     """A phase killed outright (no SIGTERM to seal its manifest on) has each sealed cell's seal on disk: its
     retry answers only the cells it did not seal, and the verdict and usage are a calm run's."""
     answers, calm = tmp_path / "answers", tmp_path / "calm"
-    with Gateway(held=frozenset({"T-3"})) as gateway:
+    with Gateway(held={"T-3"}) as gateway:
         args = chat_answer_args(suite, brain, gateway.server.url)
         killed_after_two_sealed(args, answers, gateway)
         assert gateway.calls() == ["T-1", "T-2", "T-3"]  # T-3's call was in flight when it was killed
@@ -377,7 +392,7 @@ def test_a_tampered_seal_record_is_refused_naming_its_cell(
     anyone without the run's key can) is refused by the retry, naming the cell; nothing of the tree is kept
     and no model is asked."""
     answers = tmp_path / "answers"
-    with Gateway(held=frozenset({"T-3"})) as gateway:
+    with Gateway(held={"T-3"}) as gateway:
         args = chat_answer_args(suite, brain, gateway.server.url)
         killed_after_two_sealed(args, answers, gateway)
         (answers / "T-1" / "1" / "answer.md").write_text("## Summary\nForged.\n")
@@ -391,3 +406,26 @@ def test_a_tampered_seal_record_is_refused_naming_its_cell(
     error = capsys.readouterr().err
     assert "cell T-1/1: its seal record does not verify under this run's evidence key" in error, error
     assert "T-2/1" not in error  # the untouched record is not blamed
+
+
+def test_a_resume_killed_in_turn_keeps_what_every_earlier_attempt_sealed(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """SIGTERM (an eviction: the manifest sealed), then the retry SIGKILLed (a lost node): the next retry
+    keeps the first attempt's cells (the retry put their seal records back on disk before answering) and the
+    second's, and answers only what neither sealed."""
+    answers = tmp_path / "answers"
+    with Gateway(held={"T-3", "T-4"}) as gateway:
+        args = chat_answer_args(suite, brain, gateway.server.url)
+        interrupted(args, answers, gateway, {"T-1", "T-2"}, "T-3", signal.SIGTERM)
+        manifest = json.loads((answers / "answers.json").read_text())
+        assert manifest["stopped"] and len(manifest["cells"]) == 6 and not (answers / ".sealed").exists()
+        gateway.server.requests.clear()
+        resume = [*args, "--resume"]
+        interrupted(resume, answers, gateway, {"T-1", "T-2", "T-3"}, "T-4", signal.SIGKILL)
+        assert gateway.calls() == ["T-3", "T-4"]
+        gateway.server.requests.clear()
+        assert main([*resume, "--answers-out", str(answers)]) == 0
+        assert gateway.calls() == ["T-4", "T-5", "T-6"], "a sealed cell was answered again"
+    result = judge(tmp_path, suite, answers, "resumed", repetitions=1)
+    assert result.verdict == "Pass", result.reasons

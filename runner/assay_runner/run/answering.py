@@ -270,8 +270,10 @@ def resumable(
                 shutil.rmtree(cell, ignore_errors=True) if _is_folder(cell) else cell.unlink()
         if not any(entry.iterdir()):
             entry.rmdir()
-    seal_records.keep_only(answers_dir, kept if earlier is not None and earlier.cells is None else ())
-    if earlier is not None and earlier.cells is not None and key is not None:
+    # Each kept cell's record on disk, and no other: those read from records are there already.
+    from_manifest = earlier is not None and earlier.cells is not None
+    seal_records.keep_only(answers_dir, () if from_manifest else kept)
+    if from_manifest and key is not None:
         for name, (seal, answered_by) in kept.items():
             seal_records.write_record(answers_dir, seal_record(key, name, seal, answered_by, inputs))
     return kept, key
