@@ -16,11 +16,11 @@ Both tests run an Evaluation of two shards, which the operator's topology spread
 - **Node drained** with `kubectl drain`: the pod is evicted through the Eviction API, gets SIGTERM, records
   its cut-off cell and exits 143; drain returns once it is gone; the index is retried on the other node.
 
-Either way the retry resumes, the verdict, score and judges equal a calm run's, and the result's usage and
-cost are what the gateway served: the cut-off cell's call twice (both billed). After a drain the first pod's
-sealed cell is kept; after a node loss it is answered (and billed) again, as after any SIGKILL: the pod
-never wrote its answers' manifest, which holds the cells' seals. Each test prints the times it measured
-(run with -s to see them).
+Either way the retry resumes: the first pod's sealed cell is kept (after a node loss too, where the pod was
+SIGKILLed and never sealed its answers' manifest: each cell's seal went to disk when the cell was sealed,
+`io.seal_records`), only the cut-off cell and the rest are answered, the verdict, score and judges equal a
+calm run's, and the result's usage and cost are what the gateway served: the calm run's calls and the
+cut-off cell's first one (billed too). Each test prints the times it measured (run with -s to see them).
 """
 
 from __future__ import annotations
@@ -152,10 +152,9 @@ def assert_resumed_and_billed_once(
     done: Obj,
     calm: Obj,
     served: tuple[int, int],
-    kept: bool,
 ) -> Obj:
-    """The verdict is the calm run's; the index was retried once, resumed (`kept`: with the sealed cell of
-    the first pod); usage and cost are the gateway's count. Returns the retry pod."""
+    """The verdict is the calm run's; the index was retried once and resumed with the sealed cell of the
+    first pod; usage and cost are the gateway's count. Returns the retry pod."""
     status, calm_status = done["status"], calm["status"]
     assert_the_calm_verdict(status, calm_status)
     job = support.answer_job(evaluation)
@@ -164,10 +163,9 @@ def assert_resumed_and_billed_once(
     assert job_status.get("succeeded") == 2 and not job_status.get("failed"), job_status
     claim = support.claim_path(admin, namespace, f"{evaluation}-g1-answers")
     cells = answered_by(claim, first, retry)
-    t1 = "first" if kept else "retry"
-    assert cells == {"T-1/1": t1, "T-3/1": "retry", "T-5/1": "retry"}, cells
-    # Six cells and the cut-off cell's first call (and, not kept, the first pod's T-1); the calm run, six.
-    assert served == (7 if kept else 8, 6)
+    assert cells == {"T-1/1": "first", "T-3/1": "retry", "T-5/1": "retry"}, cells
+    # Six cells and the cut-off cell's first call; the calm run, six. The kept T-1 was not asked again.
+    assert served == (7, 6)
     result = json.loads((claim / "result" / "result.json").read_text())
     assert_billed_as_served(result, status, calm_status, *served)
     return retry
@@ -255,9 +253,9 @@ def test_a_lost_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdict_a
     disrupted = [c for c in last["status"].get("conditions") or [] if c["type"] == "DisruptionTarget"]
     reason = "DeletionByTaintManager" if remedy == "out-of-service" else "DeletionByPodGC"
     assert disrupted and disrupted[0]["reason"] == reason, last["status"]
-    # Killed, not stopped: the first pod never wrote its answers' manifest (the cells' seals), so its sealed
-    # T-1 cannot be kept and is answered again, and billed again: the result counts both calls.
-    assert_resumed_and_billed_once(admin, namespace, "lost", first, done, calm, served, kept=False)
+    # Killed, not stopped: the first pod never wrote its answers' manifest, but its sealed T-1's seal record
+    # was on the claim, so the retry keeps T-1 (not asked, not billed again) as after a drain.
+    assert_resumed_and_billed_once(admin, namespace, "lost", first, done, calm, served)
 
 
 def test_a_drained_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdict_and_spend(
@@ -315,7 +313,7 @@ def test_a_drained_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdic
     assert disrupted and disrupted[0]["reason"] == "EvictionByEvictionAPI", last["status"]
     (answer_state,) = [s for s in last["status"]["containerStatuses"] if s["name"] == "answer"]
     assert answer_state["state"]["terminated"]["exitCode"] == 143, answer_state
-    assert_resumed_and_billed_once(admin, namespace, "drained", first, done, calm, served, kept=True)
+    assert_resumed_and_billed_once(admin, namespace, "drained", first, done, calm, served)
 
 
 def test_a_pod_no_node_fits_is_bound_once_a_node_is_uncordoned(

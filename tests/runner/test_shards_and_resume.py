@@ -3,17 +3,24 @@ reason, and a resumed phase answers only what is missing or errored — unless i
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay_dev.cluster.wait import wait_until
+from assay_dev.servers.chat_server import ChatServer, Reply
 from assay_runner.cli import main
 from assay_runner.contract import Result
+from assay_runner.run.seal import UNSEALED
 from assay_runner.sandbox import landlock
 from tests.runner.conftest import AGENT, agent_command
 
@@ -251,3 +258,174 @@ def test_a_sigtermed_answer_phase_exits_143_and_its_resume_answers_only_the_unfi
     uninterrupted = judge(tmp_path, suite, calm, "calm", repetitions=1)
     assert interrupted.verdict == uninterrupted.verdict == "Pass", interrupted.reasons
     assert interrupted.score == uninterrupted.score
+
+
+ANSWER = "## Summary\nSee [KB-1].\n## Steps\n1. Open Settings > Export.\n## Next\nDone.\n"
+
+
+class Gateway:
+    """The chat agent's model on loopback, counting calls by ticket; a call for a ticket in `held` waits
+    until the ticket is released (the phase is killed meanwhile, as a lost node kills it)."""
+
+    def __init__(self, held: set[str]) -> None:
+        self.held, self.changed = set(held), threading.Condition()
+        self.server = ChatServer(self.reply)
+
+    def reply(self, body: dict[str, Any]) -> Reply:
+        ticket = self.ticket(body)
+        with self.changed:
+            self.changed.wait_for(lambda: ticket not in self.held, timeout=120)
+        return Reply(content=ANSWER, prompt_tokens=200, completion_tokens=40)
+
+    def release(self, *tickets: str) -> None:
+        with self.changed:
+            self.held -= set(tickets) or self.held
+            self.changed.notify_all()
+
+    @staticmethod
+    def ticket(body: dict[str, Any]) -> str:
+        question = re.search(r"Export (\d)\?", json.dumps(body["messages"]))
+        assert question is not None, body
+        return f"T-{question.group(1)}"
+
+    def calls(self) -> list[str]:
+        return sorted(self.ticket(body) for body in list(self.server.requests))
+
+    def __enter__(self) -> Gateway:
+        self.server.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+        self.server.__exit__(*exc)
+
+
+def chat_answer_args(suite: Path, brain: Path, url: str) -> list[str]:
+    return [
+        "answer",
+        str(suite),
+        "--brain",
+        str(brain),
+        "--agent",
+        "chat",
+        "--model",
+        "agent-m",
+        "--gateway",
+        url,
+        "--concurrency",
+        "1",
+        "-q",
+    ]
+
+
+def interrupted(
+    args: list[str], answers: Path, gateway: Gateway, sealed: set[str], asked: str, how: signal.Signals
+) -> int:
+    """`assay answer` sent `how` once the `sealed` tickets' cells are sealed (their seal records on disk) and
+    `asked`'s model call is in flight; returns its exit status."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "assay_runner.cli", *args, "--answers-out", str(answers)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+
+        def sealed_and_asked() -> bool:
+            records = {p.name.split(".")[0] for p in (answers / ".sealed").glob("T-*.json")}
+            return records == sealed and asked in gateway.calls()
+
+        wait_until(sealed_and_asked, timeout=120, what=f"{sorted(sealed)} sealed and {asked} asked")
+    finally:
+        os.killpg(process.pid, how)
+        _, stderr = process.communicate(timeout=120)
+        gateway.release(asked)
+    expected = -signal.SIGKILL if how == signal.SIGKILL else 128 + how
+    assert process.returncode == expected, stderr.decode()
+    return process.returncode
+
+
+def killed_after_two_sealed(args: list[str], answers: Path, gateway: Gateway) -> None:
+    """`assay answer` SIGKILLed (no signal it can handle: the OOM killer, a lost node) once T-1 and T-2 are
+    answered and sealed and T-3's model call is in flight."""
+    interrupted(args, answers, gateway, {"T-1", "T-2"}, "T-3", signal.SIGKILL)
+    manifest = json.loads((answers / "answers.json").read_text())
+    assert manifest["cells"] is None and manifest["finishedAt"] is None  # it never sealed its manifest
+
+
+def test_a_killed_answer_phase_resumes_exactly_the_cells_it_did_not_seal(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """A phase killed outright (no SIGTERM to seal its manifest on) has each sealed cell's seal on disk: its
+    retry answers only the cells it did not seal, and the verdict and usage are a calm run's."""
+    answers, calm = tmp_path / "answers", tmp_path / "calm"
+    with Gateway(held={"T-3"}) as gateway:
+        args = chat_answer_args(suite, brain, gateway.server.url)
+        killed_after_two_sealed(args, answers, gateway)
+        assert gateway.calls() == ["T-1", "T-2", "T-3"]  # T-3's call was in flight when it was killed
+        # Judged as it is, the killed tree blocks every cell: the judge takes no seal record for a seal, and
+        # the records are no stray entry of an agent's.
+        killed = judge(tmp_path, suite, answers, "killed", repetitions=1)
+        errors = {r.error for t in killed.tickets for r in t.repetitions}
+        assert killed.verdict == "Blocked" and errors == {UNSEALED}, errors
+        gateway.server.requests.clear()
+        assert main([*args, "--answers-out", str(answers), "--resume"]) == 0
+        assert gateway.calls() == ["T-3", "T-4", "T-5", "T-6"], "a sealed cell was answered again"
+        assert not (answers / ".sealed").exists()  # the sealed manifest holds every seal now
+        gateway.server.requests.clear()
+        assert main([*args, "--answers-out", str(calm)]) == 0
+        assert gateway.calls() == [f"T-{i}" for i in range(1, 7)]
+    manifest = json.loads((answers / "answers.json").read_text())
+    assert set(manifest["cells"]) == {f"T-{i}/1" for i in range(1, 7)} and manifest["stopped"] is None
+    resumed = judge(tmp_path, suite, answers, "resumed", repetitions=1)
+    uninterrupted = judge(tmp_path, suite, calm, "calm", repetitions=1)
+    assert resumed.verdict == uninterrupted.verdict == "Pass", resumed.reasons
+    assert resumed.score == uninterrupted.score
+    assert resumed.usage == uninterrupted.usage and resumed.usage is not None
+    assert (resumed.usage.input_tokens, resumed.usage.output_tokens) == (6 * 200, 6 * 40)
+
+
+def test_a_tampered_seal_record_is_refused_naming_its_cell(
+    suite: Path, brain: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A killed phase's seal record edited (T-1's answer swapped, its seal recomputed as a plain digest, as
+    anyone without the run's key can) is refused by the retry, naming the cell; nothing of the tree is kept
+    and no model is asked."""
+    answers = tmp_path / "answers"
+    with Gateway(held={"T-3"}) as gateway:
+        args = chat_answer_args(suite, brain, gateway.server.url)
+        killed_after_two_sealed(args, answers, gateway)
+        (answers / "T-1" / "1" / "answer.md").write_text("## Summary\nForged.\n")
+        path = answers / ".sealed" / "T-1.1.json"
+        record = json.loads(path.read_text())
+        record["files"]["answer.md"] = "sha256:" + hashlib.sha256(b"## Summary\nForged.\n").hexdigest()
+        path.write_text(json.dumps(record))
+        gateway.server.requests.clear()
+        assert main([*args, "--answers-out", str(answers), "--resume"]) == 2
+        assert gateway.calls() == []
+    error = capsys.readouterr().err
+    assert "cell T-1/1: its seal record does not verify under this run's evidence key" in error, error
+    assert "T-2/1" not in error  # the untouched record is not blamed
+
+
+def test_a_resume_killed_in_turn_keeps_what_every_earlier_attempt_sealed(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """SIGTERM (an eviction: the manifest sealed), then the retry SIGKILLed (a lost node): the next retry
+    keeps the first attempt's cells (the retry put their seal records back on disk before answering) and the
+    second's, and answers only what neither sealed."""
+    answers = tmp_path / "answers"
+    with Gateway(held={"T-3", "T-4"}) as gateway:
+        args = chat_answer_args(suite, brain, gateway.server.url)
+        interrupted(args, answers, gateway, {"T-1", "T-2"}, "T-3", signal.SIGTERM)
+        manifest = json.loads((answers / "answers.json").read_text())
+        assert manifest["stopped"] and len(manifest["cells"]) == 6 and not (answers / ".sealed").exists()
+        gateway.server.requests.clear()
+        resume = [*args, "--resume"]
+        interrupted(resume, answers, gateway, {"T-1", "T-2", "T-3"}, "T-4", signal.SIGKILL)
+        assert gateway.calls() == ["T-3", "T-4"]
+        gateway.server.requests.clear()
+        assert main([*resume, "--answers-out", str(answers)]) == 0
+        assert gateway.calls() == ["T-4", "T-5", "T-6"], "a sealed cell was answered again"
+    result = judge(tmp_path, suite, answers, "resumed", repetitions=1)
+    assert result.verdict == "Pass", result.reasons

@@ -140,7 +140,7 @@ def test_the_record_step_keeps_the_trajectory_for_the_judge_phase(tmp_path: Path
     from assay_runner.run.recorded import read_cells
 
     answered = Answered(answer=ANSWER, exit_code=0, transcript="t", trajectory=READ_BOTH)
-    RecordStep(tmp_path, EvidenceKey.new()).write("T-1", 1, answered)
+    RecordStep(tmp_path, EvidenceKey.new(), "sha256:inputs").write("T-1", 1, answered)
     cells, _ = read_cells(tmp_path, "s", ["T-1"], 1, ["T-1"], sealed=False)
     assert cells[("T-1", 1)].trajectory == READ_BOTH
     assert cells[("T-1", 1)].answer == ANSWER

@@ -7,7 +7,9 @@ accounted for (answered, or recorded with the reason it is not), whatever the ag
 Stopped by SIGTERM or SIGINT before every cell finished, it still records the unfinished cells (with why)
 and seals the tree, then exits 128 + the signal's number (143, 130): an interrupted phase is not a finished
 one. On the cluster that is how a deleted, evicted or preempted answer pod leaves its Job's index to be
-retried, and the retry (`--resume`) keeps the cells this pod sealed and answers the rest.
+retried, and the retry (`--resume`) keeps the cells this pod sealed and answers the rest. Killed outright
+(SIGKILL: the OOM killer, a lost node), it seals no manifest, but each cell's seal is already on disk
+(`io.seal_records`): the retry keeps those cells all the same.
 With `output.summaryPath` in the config, a compact AnswerSummary (cells answered of this phase's and of the
 run's) goes there: on the cluster, the answer pod's termination message.
 """

@@ -7,6 +7,7 @@ docs/trust-model.md):
 
 - each cell's seal (a MAC per file of the cell, bound to the cell's name: `run.seal`);
 - the answers tree's manifest (`treeDigest`: a MAC over the whole canonical manifest);
+- each cell's seal record, written as the cell is sealed for a killed phase's retry (`io.seal_records`);
 - result.json (`evidence`: a MAC per cell, so a failure names the cell, and one over the whole result).
 
 Every MAC is domain-separated by a label of its kind, so one kind of evidence can never stand for another,
@@ -37,6 +38,7 @@ class Label(StrEnum):
     KEY_ID = "assay/evidence/v1/key-id"
     CELL_FILE = "assay/evidence/v1/cell-file"
     MANIFEST = "assay/evidence/v1/answers-manifest"
+    SEAL_RECORD = "assay/evidence/v1/cell-seal-record"
     RESULT_CELL = "assay/evidence/v1/result-cell"
     RESULT = "assay/evidence/v1/result"
 

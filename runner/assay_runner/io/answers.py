@@ -42,7 +42,7 @@ from pydantic import Field, ValidationError, field_validator
 
 from assay_runner.contract import ConversationRecord, Isolation, LimitsConfig, Trajectory, Usage, WireModel
 from assay_runner.errors import InputError, Problem, describe
-from assay_runner.io import plain
+from assay_runner.io import durable, plain
 from assay_runner.vocabulary import Containment
 
 ANSWER_FILE = "answer.md"
@@ -51,6 +51,8 @@ TRANSCRIPT_FILE = "transcript"
 TRAJECTORY_FILE = "trajectory.json"
 CELL_FILE = "cell.json"
 MANIFEST_FILE = "answers.json"
+SEAL_RECORDS = ".sealed"
+"""Each sealed cell's seal while the phase runs (`io.seal_records`), removed once the manifest holds them."""
 NOT_REACHED = "the answer phase never reached this cell"
 
 
@@ -160,7 +162,7 @@ class AnswersManifest(WireModel):
     keeps cells only when it is the same."""
     cells: dict[str, dict[str, str]] | None = None
     """The seals: `<ticket>/<repetition>` -> {file name: its MAC under the run's evidence key}, written when
-    the phase ends (run.seal)."""
+    the phase ends (run.seal; until then each cell's is in its seal record, `io.seal_records`)."""
     evidence_key_id: str | None = None
     """Names the run's evidence key (a lookup id, derived from the key; not a secret)."""
     tree_digest: str | None = None
@@ -425,6 +427,7 @@ def write_cell(
     """One cell of an answer phase's tree (always `<ticket>/<rep>/`, which `read_cell` reads for any k);
     returns what it wrote, file name -> bytes (the cell's seal is made from these, not read back)."""
     folder = root / ticket_id / str(repetition)
+    made = not folder.is_dir()
     folder.mkdir(parents=True, exist_ok=True)
     written: dict[str, bytes] = {}
     if answer is not None:
@@ -437,16 +440,19 @@ def write_cell(
         written[EXIT_CODE_FILE] = f"{record.exit_code}\n".encode()
     # Written last: its presence says the cell is complete.
     written[CELL_FILE] = (record.to_json() + "\n").encode()
+    # On disk before the cell's seal is (`io.seal_records`): a killed phase's retry finds what it sealed.
     for name, data in written.items():
-        (folder / name).write_bytes(data)
+        durable.write_flushed(folder / name, data)
+    durable.fsync_folder(folder)
+    if made:
+        durable.fsync_folder(folder.parent)
+        durable.fsync_folder(root)
     return written
 
 
 def write_manifest(root: Path, manifest: AnswersManifest) -> None:
     root.mkdir(parents=True, exist_ok=True)
-    partial = root / f".{MANIFEST_FILE}.tmp"
-    partial.write_text(manifest.to_json(indent=2) + "\n", encoding="utf-8")
-    partial.replace(root / MANIFEST_FILE)
+    durable.replace_flushed(root / MANIFEST_FILE, (manifest.to_json(indent=2) + "\n").encode())
 
 
 def read_manifest(root: Path) -> AnswersManifest | None:
@@ -507,6 +513,8 @@ def stray_entries(root: Path, cells: list[tuple[str, int]]) -> list[str]:
     for entry in sorted(root.iterdir()):
         if entry.name in (MANIFEST_FILE, f".{MANIFEST_FILE}.tmp"):
             continue
+        if entry.name == SEAL_RECORDS and _is_folder(entry):
+            continue  # the seal records of a phase killed before its manifest was sealed (`io.seal_records`)
         if entry.name not in owned or not _is_folder(entry):
             found.append(_shown(root, entry))
             continue

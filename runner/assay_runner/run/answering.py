@@ -25,7 +25,7 @@ from assay_runner.errors import InputError
 from assay_runner.gateway.access import run_model_access
 from assay_runner.gateway.sidecar_link import SidecarLink, connect, sidecar_socket
 from assay_runner.io import answers as answer_store
-from assay_runner.io import plain
+from assay_runner.io import plain, seal_records
 from assay_runner.io.evidence_keys import key_for, named_key, new_stored_key
 from assay_runner.run.answer_loop import Control, answer_cells
 from assay_runner.run.cell import Cell, cell_key, unanswered
@@ -38,6 +38,8 @@ from assay_runner.run.seal import (
     cell_problem,
     digest,
     forged_seal,
+    record_problem,
+    seal_record,
     sealed_manifest,
 )
 from assay_runner.run.shards import cells_of, shard_index, shard_of
@@ -45,6 +47,7 @@ from assay_runner.suite.models import Ticket
 
 DEADLINE_REACHED = "the answer phase reached its deadline ({seconds:g} s) before this cell finished"
 STOPPED = "the answer phase was stopped (signal) before every cell finished"
+SHOWN_REFUSALS = 5
 
 
 def check_answer_config(config: RunConfig) -> Path:
@@ -91,7 +94,7 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         order = shard_of(order, *shard)
     inputs = answer_inputs_digest(prepared, shard)
     named = named_key(config.evidence.key_file)
-    kept, earlier_key = resumable(answers_dir, inputs, order, named) if config.resume else ({}, None)
+    kept, earlier_key = resumable(answers_dir, inputs, order, named) if config.resume else fresh(answers_dir)
     # A resumed tree goes on under the key it was sealed with; a new one under the named key or a new one.
     key = named or earlier_key or new_stored_key()
     manifest = answer_store.AnswersManifest(
@@ -109,7 +112,7 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
     to_answer = [(t, r) for t, r in order if cell_key(t.id, r) not in kept]
     refuse_model_customers_behind_sidecar(prepared)
     sidecar = await reach_sidecar(prepared, shard)
-    record = RecordStep(answers_dir, key, sidecar.pod if sidecar is not None else None)
+    record = RecordStep(answers_dir, key, inputs, sidecar.pod if sidecar is not None else None)
     for cell, (seal, answered_by) in kept.items():
         record.keep(cell, seal, answered_by)
     access = run_model_access(config, prepared.prices, sidecar=sidecar)
@@ -146,7 +149,7 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         "cells": seals,
         "answered_by": record.answered_by(),
     }
-    answer_store.write_manifest(answers_dir, sealed_manifest(key, manifest.model_copy(update=update)))
+    seal_tree(answers_dir, sealed_manifest(key, manifest.model_copy(update=update)))
     resumed = f" ({len(kept)} kept from an earlier attempt)" if kept else ""
     print(
         f"answered {len(order) - len(unwritten)} of {len(order)} cell(s){resumed} in "
@@ -161,6 +164,12 @@ async def answer_all(prepared: Prepared, control: Control) -> AnswerSummary:
         total=len(prepared.tickets) * config.repetitions,
         stopped=stopped[:MAX_STOPPED] if stopped else None,
     )
+
+
+def seal_tree(answers_dir: Path, manifest: answer_store.AnswersManifest) -> None:
+    """The sealed manifest written (durably), then the seal records it supersedes removed."""
+    answer_store.write_manifest(answers_dir, manifest)
+    seal_records.remove_all(answers_dir)
 
 
 def refuse_model_customers_behind_sidecar(prepared: Prepared) -> None:
@@ -221,28 +230,37 @@ def resumable(
 ) -> tuple[dict[str, tuple[Seal, str | None]], EvidenceKey | None]:
     """The cells of an earlier attempt a resumed phase keeps, with their seals and the attempt (answer pod)
     that answered them: answered from the same inputs, sealed under the run's evidence key (`named`, else the
-    key store's), their files as sealed and their record without an error; and that key. Everything else in
-    the tree is removed (an earlier attempt on other inputs, all of it), to be answered again. A sealed tree
-    whose evidence does not verify (a seal or manifest recomputed without the key, another run's key, no key
-    to check it with) is refused, naming the cells: nothing of it is kept."""
+    key store's), their files as sealed and their record without an error; and that key. The seals come from
+    the earlier attempt's sealed manifest, or, when it was killed before sealing one, from each cell's seal
+    record (`io.seal_records`). Everything else in the tree is removed (an earlier attempt on other inputs,
+    all of it), to be answered again, and every kept cell has its seal record on disk before this returns:
+    an attempt killed before its own manifest is sealed leaves them to the next. Evidence that does not
+    verify (a seal, a seal record or a manifest recomputed without the key, another run's key, no key to
+    check it with) is refused, naming the cells: nothing of the tree is kept."""
     if not answers_dir.is_dir():
         return {}, None
     earlier = answer_store.read_manifest(answers_dir)
     kept: dict[str, tuple[Seal, str | None]] = {}
     key = None
-    seals = earlier.cells if earlier is not None and earlier.inputs_digest == inputs else None
-    if seals is not None and earlier is not None:
-        key = key_for(earlier.evidence_key_id, named)
-        _refuse_unauthentic(answers_dir, earlier, key, order)
-        assert key is not None
-        answered_by = earlier.answered_by or {}
+    if earlier is not None and earlier.inputs_digest == inputs:
+        if earlier.cells is not None:
+            key = key_for(earlier.evidence_key_id, named)
+            _refuse_unauthentic(answers_dir, earlier, key, order)
+            by = earlier.answered_by or {}
+            seals = {name: (seal, by.get(name)) for name, seal in earlier.cells.items()}
+        else:  # killed before it sealed its manifest
+            key, seals = _recorded_seals(answers_dir, earlier, named, inputs, order)
         for ticket, number in order:
             name = cell_key(ticket.id, number)
             folder = answers_dir / ticket.id / str(number)
-            if cell_problem(folder, name, seals.get(name), key) is None and _clean(folder):
-                kept[name] = (seals[name], answered_by.get(name))
+            if name not in seals or key is None:
+                continue
+            if cell_problem(folder, name, seals[name][0], key) is None and _clean(folder):
+                kept[name] = seals[name]
     # Nothing is followed: a link an agent left (to a folder outside, say) is removed, never entered.
     for entry in answers_dir.iterdir():
+        if entry.name == seal_records.FOLDER:
+            continue
         if not _is_folder(entry):
             if entry.name != answer_store.MANIFEST_FILE:
                 entry.unlink()
@@ -252,7 +270,63 @@ def resumable(
                 shutil.rmtree(cell, ignore_errors=True) if _is_folder(cell) else cell.unlink()
         if not any(entry.iterdir()):
             entry.rmdir()
+    # Each kept cell's record on disk, and no other: those read from records are there already.
+    from_manifest = earlier is not None and earlier.cells is not None
+    seal_records.keep_only(answers_dir, () if from_manifest else kept)
+    if from_manifest and key is not None:
+        for name, (seal, answered_by) in kept.items():
+            seal_records.write_record(answers_dir, seal_record(key, name, seal, answered_by, inputs))
     return kept, key
+
+
+def fresh(answers_dir: Path) -> tuple[dict[str, tuple[Seal, str | None]], None]:
+    """A new tree keeps nothing, not even seal records an earlier phase left in its hidden folder (which the
+    emptiness check does not look at): a retry of this phase must find only its own."""
+    if answers_dir.is_dir():
+        seal_records.remove_all(answers_dir)
+    return {}, None
+
+
+def _recorded_seals(
+    answers_dir: Path,
+    earlier: answer_store.AnswersManifest,
+    named: EvidenceKey | None,
+    inputs: str,
+    order: list[tuple[Ticket, int]],
+) -> tuple[EvidenceKey | None, dict[str, tuple[Seal, str | None]]]:
+    """The run's key and the seals of the cells an attempt killed before sealing its manifest left in seal
+    records; refuses (bad input) when a record of the shard's cells does not verify, naming each such cell."""
+    records: dict[str, seal_records.SealRecord] = {}
+    refused: list[str] = []
+    for ticket, number in order:
+        name = cell_key(ticket.id, number)
+        try:
+            found = seal_records.read_record(answers_dir, name)
+        except seal_records.RecordUnreadable as exc:
+            refused.append(f"cell {name}: its seal record cannot be read ({exc})")
+            continue
+        if found is not None:
+            records[name] = found
+    if not records and not refused:
+        return None, {}
+    key = key_for(earlier.evidence_key_id, named)
+    if key is None:
+        raise InputError(
+            f"--resume: {answers_dir}: no evidence key {earlier.evidence_key_id} is available to check its "
+            "cells' seal records (give the run's key file: --evidence-key FILE or evidence.keyFile); "
+            "nothing of the earlier attempt is kept"
+        )
+    refused += [p for name, record in records.items() if (p := record_problem(record, name, key)) is not None]
+    if refused:
+        more = len(refused) - SHOWN_REFUSALS
+        shown = "; ".join(refused[:SHOWN_REFUSALS]) + (f"; and {more} more" if more > 0 else "")
+        raise InputError(f"--resume: {answers_dir}: {shown}; nothing of the earlier attempt is kept")
+    seals = {
+        name: (record.files, record.answered_by)
+        for name, record in records.items()
+        if record.inputs_digest == inputs
+    }
+    return key, seals
 
 
 def _refuse_unauthentic(
@@ -271,7 +345,7 @@ def _refuse_unauthentic(
             for name in cells
             if cell_problem(answers_dir / name, name, earlier.cells.get(name), key) is not None
         ]
-        problem = "; ".join([*forged[:5], problem])
+        problem = "; ".join([*forged[:SHOWN_REFUSALS], problem])
     raise InputError(f"--resume: {answers_dir}: {problem}; nothing of the earlier attempt is kept")
 
 

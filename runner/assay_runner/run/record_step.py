@@ -1,6 +1,7 @@
 """The record step: one answered cell written into an answers tree (`io.answers`), off the event loop, and
-sealed (`run.seal`): the MACs of what was written, under the run's evidence key, stay in this process's
-memory until the phase ends.
+sealed (`run.seal`): the MACs of what was written, under the run's evidence key, go to disk at once in the
+cell's seal record (`io.seal_records`, for a killed phase's retry) and stay in this process's memory for
+the manifest the phase seals when it ends.
 
 What the judge phase needs to judge the cell later: the answer, the transcript, the trajectory, the exit
 code and the cell's record (`cell.json`: the reason a cell has no answer, wall time, start time, usage).
@@ -16,8 +17,9 @@ from typing import TypeVar
 
 from assay_runner.core.evidence import EvidenceKey
 from assay_runner.io import answers as answer_store
+from assay_runner.io import seal_records
 from assay_runner.run.cell import Answered, cell_key
-from assay_runner.run.seal import Seal, seal_of
+from assay_runner.run.seal import Seal, seal_of, seal_record
 from assay_runner.suite.models import Ticket
 
 T = TypeVar("T")
@@ -25,11 +27,12 @@ FileWork = Callable[[Callable[[], T]], Awaitable[T]]
 
 
 class RecordStep:
-    def __init__(self, answers_dir: Path, key: EvidenceKey, attempt: str | None = None) -> None:
-        """`key`: the run's evidence key; `attempt`: the uid of the answer pod this phase runs in (None
-        outside a cluster)."""
+    def __init__(self, answers_dir: Path, key: EvidenceKey, inputs: str, attempt: str | None = None) -> None:
+        """`key`: the run's evidence key; `inputs`: what the cells are answered from (the manifest's
+        `inputsDigest`); `attempt`: the uid of the answer pod this phase runs in (None outside a cluster)."""
         self.answers_dir = answers_dir
         self._key = key
+        self._inputs = inputs
         self.attempt = attempt
         self._seals: dict[str, Seal] = {}
         self._answered_by: dict[str, str] = {}
@@ -93,8 +96,13 @@ class RecordStep:
             trajectory=answered.trajectory,
         )
         cell = cell_key(ticket_id, repetition)
+        seal = seal_of(self._key, cell, written)
+        # On disk before it counts as sealed: a phase killed from here on leaves this cell to its retry.
+        seal_records.write_record(
+            self.answers_dir, seal_record(self._key, cell, seal, self.attempt, self._inputs)
+        )
         with self._lock:
-            self._seals[cell] = seal_of(self._key, cell, written)
+            self._seals[cell] = seal
             if self.attempt is not None:
                 self._answered_by[cell] = self.attempt
             else:

@@ -1,15 +1,17 @@
 """Sealed cells: what an agent did cannot be rewritten after its cell ended, nor its seal recomputed.
 
 The answer phase writes each cell into the answers tree once everything the agent started is dead
-(`assay_runner.processes`), and keeps, in its own memory, a MAC of every file it wrote there under the run's
-evidence key (`core.evidence`), bound to the cell and the file's name. When the phase ends — after a last
-sweep, so that no agent process is alive — it writes those seals into the tree's manifest (`answers.json`:
-`cells`), with the key's id, and `treeDigest`: a MAC over the whole manifest. The judge phase checks the
-manifest's MAC and its own RunConfig (suite, tickets, repetitions), then every cell against its seal: a seal
-or manifest recomputed without the key, a file added, removed or changed after its cell ended (by another
-cell's daemon, say) makes that cell an error that blocks, named with what is wrong. A hand-made tree
-(`assay score SUITE --answers DIR` without a manifest) carries no seals and is taken as given: it is the
-user's own, and its result is unauthenticated evidence of an agent run.
+(`assay_runner.processes`), and seals it: a MAC of every file it wrote there under the run's evidence key
+(`core.evidence`), bound to the cell and the file's name. The seal goes to disk at once, in a record of the
+cell's own with a MAC of its own (`io.seal_records`: a phase killed outright leaves what it sealed to its
+retry, `answer --resume`). When the phase ends — after a last sweep, so that no agent process is alive — it
+writes every seal into the tree's manifest (`answers.json`: `cells`), with the key's id, and `treeDigest`:
+a MAC over the whole manifest, and removes the records. The judge phase checks the manifest's MAC and its
+own RunConfig (suite, tickets, repetitions), then every cell against its seal: a seal or manifest
+recomputed without the key, a file added, removed or changed after its cell ended (by another cell's
+daemon, say) makes that cell an error that blocks, named with what is wrong. A hand-made tree (`assay
+score SUITE --answers DIR` without a manifest) carries no seals and is taken as given: it is the user's
+own, and its result is unauthenticated evidence of an agent run.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from assay_runner.core.evidence import EvidenceKey, Label, canonical
 from assay_runner.io import answers as answer_store
+from assay_runner.io import seal_records
 from assay_runner.run.cell import cell_key
 
 Seal = dict[str, str]
@@ -42,6 +45,31 @@ def file_mac(key: EvidenceKey, cell: str, name: str, file_digest: str) -> str:
 
 def seal_of(key: EvidenceKey, cell: str, written: Mapping[str, bytes]) -> Seal:
     return {name: file_mac(key, cell, name, digest(data)) for name, data in sorted(written.items())}
+
+
+def seal_record(
+    key: EvidenceKey, cell: str, seal: Seal, answered_by: str | None, inputs: str
+) -> seal_records.SealRecord:
+    """The cell's seal record (`io.seal_records`), with its MAC under `key`."""
+    record = seal_records.SealRecord(
+        cell=cell, files=seal, answered_by=answered_by, inputs_digest=inputs, evidence_key_id=key.key_id
+    )
+    return record.model_copy(update={"mac": key.mac(Label.SEAL_RECORD, cell, canonical(record.to_wire()))})
+
+
+def record_problem(record: seal_records.SealRecord, cell: str, key: EvidenceKey) -> str | None:
+    """Why `record`, found as `cell`'s, is not a seal record the answer phase wrote under `key`, or None."""
+    if record.evidence_key_id != key.key_id:
+        return (
+            f"cell {cell}: its seal record was made under evidence key {record.evidence_key_id}, not under "
+            f"this run's key {key.key_id}"
+        )
+    unsigned = canonical(record.model_copy(update={"mac": None}).to_wire())
+    if record.cell != cell or not key.verifies(record.mac, Label.SEAL_RECORD, cell, unsigned):
+        return (
+            f"cell {cell}: its seal record does not verify under this run's evidence key (edited or forged)"
+        )
+    return None
 
 
 def manifest_mac(key: EvidenceKey, manifest: answer_store.AnswersManifest) -> str:
