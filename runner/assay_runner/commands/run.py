@@ -123,6 +123,16 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     )
 
 
+def prepare_cell_groups(config: RunConfig) -> None:
+    """A program agent's first cells' cgroups, made on a thread of their own while the rest of start-up runs
+    (`cgroup.CellGroups.prepare`: one per slot), so that the first agents start together."""
+    from assay_runner.cgroup import CELL_GROUPS
+    from assay_runner.vocabulary import PROGRAM_KINDS
+
+    if config.agent.kind in PROGRAM_KINDS:
+        CELL_GROUPS.prepare(config.concurrency)
+
+
 async def until_stopped(
     prepared: Prepared,
     quiet: bool,
@@ -177,6 +187,7 @@ def run(args: argparse.Namespace) -> Finished:
     from assay_runner.run.preparation import prepare
 
     config = run_config_from_args(args)
+    prepare_cell_groups(config)
     from assay_runner.io.suite_artifact import resolve_suite
 
     folder, artifact = resolve_suite(config.suite, getattr(args, "registry_ca", None))
