@@ -320,6 +320,8 @@ NOT_BEFORE_THE_FIRST_AGENT = (
     "rich",
     "assay_runner.judges.model",
     "assay_runner.views.report",
+    "assay_runner.agents.presets",  # a command agent's run: no CLI preset, none of their transcript parsers
+    "assay_runner.agents.trajectory.codex",
 )
 
 
