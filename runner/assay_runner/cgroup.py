@@ -371,13 +371,17 @@ def _remove_stale(parent: Path) -> None:
         for run in parent.glob(f"{RUN_PREFIX}*-*"):
             pid = run.name.removeprefix(RUN_PREFIX).split("-", 1)[0]
             if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-                _remove(run)
+                _remove_groups(run)  # not `_remove`: the mover, which makes the run's group, calls this
 
 
 def _remove(run: Path) -> None:
     """At exit: the run's group and any cell group left in it (each empty by then, or it stays), once the
     mover has done what it was asked (a group it is making would keep the run's)."""
     MOVER.wait_idle(KILL_WAIT_SECONDS)
+    _remove_groups(run)
+
+
+def _remove_groups(run: Path) -> None:
     with contextlib.suppress(OSError):
         for cell in run.iterdir():
             if cell.is_dir():

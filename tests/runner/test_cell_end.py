@@ -166,6 +166,13 @@ def test_an_agent_is_moved_into_its_cells_group_only_while_it_is_not_reaped() ->
         bystander.wait()
 
 
+def dead_pid() -> int:
+    """The pid of a process that has exited and been reaped."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    return gone.pid
+
+
 def test_the_first_cells_groups_are_made_while_the_runner_starts_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """`assay run` and `assay answer` ask for one group per slot before the suite is even loaded
     (`CellGroups.prepare`, on the mover's thread): the first agents take groups already made instead of
@@ -182,6 +189,11 @@ def test_the_first_cells_groups_are_made_while_the_runner_starts_up(monkeypatch:
     def run_groups() -> set[Path]:
         return set(parent.glob(f"{RUN_PREFIX}{os.getpid()}-*"))
 
+    # A group left by a runner that is gone (killed before its exit handlers ran): removed on the way, by
+    # the mover itself, which must not wait for its own queue to empty (10 s, then go on) to do so.
+    stale = parent / f"{RUN_PREFIX}{dead_pid()}-0000abcd"
+    stale.mkdir()
+    (stale / "cell-000000000000").mkdir()
     before = run_groups()
     CELL_GROUPS.prepare(3)  # not the process's owner (a program calling main() in-process)
     monkeypatch.setenv(CGROUP_SWITCH, "off")
@@ -191,7 +203,8 @@ def test_the_first_cells_groups_are_made_while_the_runner_starts_up(monkeypatch:
     assert run_groups() == before
     monkeypatch.delenv(CGROUP_SWITCH)
     CELL_GROUPS.prepare(3)
-    assert MOVER.wait_idle(30)
+    assert MOVER.wait_idle(5)  # well within the 10 s a wait on itself would take
+    assert not stale.exists()
     (run,) = run_groups() - before
     made = {folder for folder in run.iterdir() if folder.is_dir()}
     assert len(made) == 3
