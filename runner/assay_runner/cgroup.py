@@ -261,47 +261,57 @@ class CellGroup:
 
 
 class CellGroups:
-    """The run's cgroup, below the runner's, and its cells' groups below it (made on first use)."""
+    """The run's cgroup, below the runner's, and its cells' groups below it (made by `prepare`, else on
+    first use)."""
 
     def __init__(self) -> None:
         self._run: Path | None = None
         self._tried = False
         self._ahead: collections.deque[Path] = collections.deque()
+        self._deciding = threading.Lock()  # the mover may make the run's group (`prepare`) as a cell asks
 
     def reset(self) -> None:
         """Decide again on first use, as a fresh process does (tests): an earlier run group is left to its
         exit handler."""
-        self._run = None
-        self._tried = False
-        self._ahead.clear()
+        with self._deciding:
+            self._run = None
+            self._tried = False
+            self._ahead.clear()
 
-    def _run_group(self) -> Path | None:
-        if self._tried:
+    def prepare(self, cells: int) -> None:
+        """Make the run's group and the first `cells` cells' groups (one per agent slot) now, on the mover's
+        thread, while the runner still starts up. Made when the first agents start instead, each mkdir
+        waited for the move of the agent started just before (the kernel's cgroup lock, 5-16 ms): the
+        second agent started ~10 ms after the first, and the last agents of its slot as late. Only in the
+        `assay` command (`CONTAINMENT.owner`); the cells use them once their phase contains its agents."""
+        if not CONTAINMENT.owner or _switched_off():
+            return
+        MOVER.submit(partial(self._make_first, cells))
+
+    def _make_first(self, cells: int) -> bool:
+        _counters()  # found now too: reading /proc/self/cgroup waits for a migration under way
+        run = self._run_group(owned=True)
+        if run is None:
+            return False
+        for _ in range(cells):
+            self._make_ahead(run)
+        return True
+
+    def _run_group(self, owned: bool = False) -> Path | None:
+        """The run's group (None: cells get none). `owned`: asked ahead by `prepare`, before the phase
+        contains its agents (`CONTAINMENT.active`): a cell asks only once they are contained."""
+        if not owned and not CONTAINMENT.active:
+            return None
+        with self._deciding:
+            if not self._tried:
+                self._tried = True
+                self._run = _run_made()
             return self._run
-        self._tried = True
-        if not CONTAINMENT.active or os.environ.get(CGROUP_SWITCH, "").lower() in ("off", "0", "false"):
-            return None
-        parent = own_group()
-        if parent is None:
-            return None
-        _remove_stale(parent)
-        folder = parent / f"{RUN_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            folder.mkdir()
-        except OSError:
-            return None
-        if not (folder / "cgroup.kill").is_file():  # before Linux 5.14
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-            return None
-        self._run = folder
-        atexit.register(_remove, folder)
-        return folder
 
     def cell(self) -> CellGroup | None:
-        """A new, empty group for one cell, or None where cells get none. Made ahead by the mover, one cell
-        ahead: making a folder waits for any migration under way (`CellGroup.kill`), and this is called right
-        before an agent starts."""
+        """A new, empty group for one cell, or None where cells get none. Made ahead by the mover (one per
+        slot by `prepare`, then one for each taken): making a folder waits for any migration under way
+        (`CellGroup.kill`), and this is called right before an agent starts."""
         run = self._run_group()
         if run is None:
             return None
@@ -317,6 +327,31 @@ class CellGroups:
         if folder is not None:
             self._ahead.append(folder)
         return folder is not None
+
+
+def _switched_off() -> bool:
+    return os.environ.get(CGROUP_SWITCH, "").lower() in ("off", "0", "false")
+
+
+def _run_made() -> Path | None:
+    """A new group for the run, below the runner's own (None: there is none to use)."""
+    if _switched_off():
+        return None
+    parent = own_group()
+    if parent is None:
+        return None
+    _remove_stale(parent)
+    folder = parent / f"{RUN_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        folder.mkdir()
+    except OSError:
+        return None
+    if not (folder / "cgroup.kill").is_file():  # before Linux 5.14
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+        return None
+    atexit.register(_remove, folder)
+    return folder
 
 
 def _made(run: Path) -> Path | None:
@@ -336,13 +371,17 @@ def _remove_stale(parent: Path) -> None:
         for run in parent.glob(f"{RUN_PREFIX}*-*"):
             pid = run.name.removeprefix(RUN_PREFIX).split("-", 1)[0]
             if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
-                _remove(run)
+                _remove_groups(run)  # not `_remove`: the mover, which makes the run's group, calls this
 
 
 def _remove(run: Path) -> None:
     """At exit: the run's group and any cell group left in it (each empty by then, or it stays), once the
     mover has done what it was asked (a group it is making would keep the run's)."""
     MOVER.wait_idle(KILL_WAIT_SECONDS)
+    _remove_groups(run)
+
+
+def _remove_groups(run: Path) -> None:
     with contextlib.suppress(OSError):
         for cell in run.iterdir():
             if cell.is_dir():

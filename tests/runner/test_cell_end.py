@@ -164,3 +164,56 @@ def test_an_agent_is_moved_into_its_cells_group_only_while_it_is_not_reaped() ->
     finally:
         bystander.kill()
         bystander.wait()
+
+
+def dead_pid() -> int:
+    """The pid of a process that has exited and been reaped."""
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    return gone.pid
+
+
+def test_the_first_cells_groups_are_made_while_the_runner_starts_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`assay run` and `assay answer` ask for one group per slot before the suite is even loaded
+    (`CellGroups.prepare`, on the mover's thread): the first agents take groups already made instead of
+    each waiting for a mkdir behind the move of the agent started just before it. Asked by a program that
+    does not own its process, or with ASSAY_CELL_CGROUPS=off, none is made; and a cell gets one only once
+    its phase contains its agents."""
+    from assay_runner.cgroup import CELL_GROUPS, MOVER, RUN_PREFIX
+    from assay_runner.processes import CONTAINMENT
+
+    parent = own_group()
+    if parent is None:
+        pytest.skip("this machine delegates no cgroup v2 folder to its processes")
+
+    def run_groups() -> set[Path]:
+        return set(parent.glob(f"{RUN_PREFIX}{os.getpid()}-*"))
+
+    # A group left by a runner that is gone (killed before its exit handlers ran): removed on the way, by
+    # the mover itself, which must not wait for its own queue to empty (10 s, then go on) to do so.
+    stale = parent / f"{RUN_PREFIX}{dead_pid()}-0000abcd"
+    stale.mkdir()
+    (stale / "cell-000000000000").mkdir()
+    before = run_groups()
+    CELL_GROUPS.prepare(3)  # not the process's owner (a program calling main() in-process)
+    monkeypatch.setenv(CGROUP_SWITCH, "off")
+    CONTAINMENT.owner = True
+    CELL_GROUPS.prepare(3)
+    assert MOVER.wait_idle(30)
+    assert run_groups() == before
+    monkeypatch.delenv(CGROUP_SWITCH)
+    CELL_GROUPS.prepare(3)
+    assert MOVER.wait_idle(5)  # well within the 10 s a wait on itself would take
+    assert not stale.exists()
+    (run,) = run_groups() - before
+    made = {folder for folder in run.iterdir() if folder.is_dir()}
+    assert len(made) == 3
+    assert all((folder / "cgroup.procs").read_text() == "" for folder in made)
+    assert CELL_GROUPS.cell() is None  # the agents not contained yet
+    CONTAINMENT.contain()
+    group = CELL_GROUPS.cell()
+    assert group is not None
+    assert group.folder in made  # taken, not made now
+    assert group.kill()  # empty: removed (by the mover)
+    assert MOVER.wait_idle(30)
+    assert not group.folder.exists()

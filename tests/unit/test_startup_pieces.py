@@ -287,3 +287,77 @@ def test_a_run_without_a_gateway_imports_no_metering_ledger() -> None:
     argv = [sys.executable, "-c", code]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "['assay_runner.gateway.metering.attribution']"
+
+
+AT_FIRST_AGENT = """
+import json
+import sys
+from pathlib import Path
+
+seen = Path(sys.argv[1])
+
+
+def at_first_agent(event, args):
+    if event == "subprocess.Popen" and not seen.exists():
+        seen.write_text(json.dumps(sorted(sys.modules)))
+
+
+sys.addaudithook(at_first_agent)
+sys.argv = ["assay", *sys.argv[2:]]
+from assay_runner.cli import console
+
+console()
+"""
+NOT_BEFORE_THE_FIRST_AGENT = (
+    "assay_runner.io.suite_artifact",  # a suite folder needs no registry client
+    "tarfile",
+    "gzip",
+    "oras",
+    "httpx",  # no gateway: no proxy, no HTTP client
+    "assay_runner.gateway.http",
+    "assay_runner.gateway.metering.proxy",
+    "mlflow",
+    "rich",
+    "assay_runner.judges.model",
+    "assay_runner.views.report",
+    "assay_runner.agents.presets",  # a command agent's run: no CLI preset, none of their transcript parsers
+    "assay_runner.agents.trajectory.codex",
+)
+
+
+def test_a_run_without_a_gateway_imports_only_what_its_first_agent_needs(tmp_path: Path) -> None:
+    """`assay run` on a suite folder with a command agent and no gateway: what sys.modules holds when the
+    runner starts its first agent (an audit hook on subprocess.Popen, in the real command) has none of the
+    registry, HTTP, tracking, report or model-judge modules; each is imported by the path that needs it.
+    (`ssl` is there, as for any asyncio program: asyncio's event loop imports it; so is importlib.metadata,
+    which pydantic imports to build its first validator even with plugins disabled.)"""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "suite.yaml").write_text(
+        "name: s\njudges:\n  - {name: c, type: code, weight: 1, threshold: 1.0, code: 'return 1.0'}\n"
+        "tickets:\n  - {id: T-1, split: validation, question: q}\n"
+    )
+    seen = tmp_path / "modules.json"
+    argv = [
+        sys.executable,
+        "-c",
+        AT_FIRST_AGENT,
+        str(seen),
+        "run",
+        str(suite),
+        "--agent",
+        "command",
+        "--model",
+        "m",
+        "--command",
+        "/bin/sh -c 'echo done > answer.md'",
+        "--no-mlflow",
+        "--out",
+        str(tmp_path / "out"),
+        "-q",
+    ]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    modules = set(json.loads(seen.read_text()))
+    assert "assay_runner.agents.process" in modules  # the hook saw the agent's start, not an earlier one
+    assert sorted(modules.intersection(NOT_BEFORE_THE_FIRST_AGENT)) == []

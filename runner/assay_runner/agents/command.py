@@ -36,6 +36,9 @@ from assay_runner.errors import InputError
 from assay_runner.io.plain import NotPlain, opened
 from assay_runner.suite.models import Ticket
 
+TOKEN_FILE_ENV = "ASSAY_GATEWAY_TOKEN_FILE"
+"""The file that holds the gateway token (a Secret volume's, on the cluster): a preset's agent reads it, and
+the sandbox keeps it from every other."""
 PROXY_KEY_ENV = "ASSAY_PROXY_KEY"
 """The cell's own credential at the metering proxy: its agent sends it as its API key (`Bearer`), and the
 proxy refuses a call on one cell's URL with another cell's credential, or none."""

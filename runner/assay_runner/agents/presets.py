@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from assay_runner.agents.command import PROXY_KEY_ENV, CommandSpec
+from assay_runner.agents.command import PROXY_KEY_ENV, TOKEN_FILE_ENV, CommandSpec
 from assay_runner.agents.tools import ripgrep_folder
 from assay_runner.agents.trajectory import claude_code as claude_code_steps
 from assay_runner.agents.trajectory import codex as codex_steps
@@ -44,7 +44,6 @@ from assay_runner.contract import Usage
 from assay_runner.errors import InputError
 
 TOKEN_ENV = "ASSAY_GATEWAY_TOKEN"
-TOKEN_FILE_ENV = "ASSAY_GATEWAY_TOKEN_FILE"
 PLACEHOLDER_TOKEN = "assay-no-token"
 """Sent when the gateway needs no token: Claude Code and Codex refuse to start without some key."""
 PASS_ENV = (TOKEN_ENV, TOKEN_FILE_ENV)

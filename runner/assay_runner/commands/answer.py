@@ -100,12 +100,13 @@ def answer_config(args: argparse.Namespace) -> RunConfig:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from assay_runner.commands.run import until_stopped
+    from assay_runner.commands.run import prepare_cell_groups, until_stopped
     from assay_runner.io.destinations import check_destinations
     from assay_runner.run.answer_loop import Control
     from assay_runner.run.answering import answer_all, prepare_answers
 
     config = answer_config(args)
+    prepare_cell_groups(config)
     if config.answers_dir is not None:
         check_destinations(Path(config.answers_dir), config.output.summary_path, out_setting="answersDir")
     prepared = prepare_answers(config)

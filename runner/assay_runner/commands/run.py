@@ -123,6 +123,16 @@ def run_config_from_args(args: argparse.Namespace) -> RunConfig:
     )
 
 
+def prepare_cell_groups(config: RunConfig) -> None:
+    """A program agent's first cells' cgroups, made on a thread of their own while the rest of start-up runs
+    (`cgroup.CellGroups.prepare`: one per slot), so that the first agents start together."""
+    from assay_runner.cgroup import CELL_GROUPS
+    from assay_runner.vocabulary import PROGRAM_KINDS
+
+    if config.agent.kind in PROGRAM_KINDS:
+        CELL_GROUPS.prepare(config.concurrency)
+
+
 async def until_stopped(
     prepared: Prepared,
     quiet: bool,
@@ -171,16 +181,20 @@ def _preflight(config: RunConfig) -> Usage | None:
 def run(args: argparse.Namespace) -> Finished:
     import asyncio
 
+    from assay_runner.contract.oci_reference import OCI_SCHEME
     from assay_runner.core.independence import judge_model_warnings
     from assay_runner.io.destinations import check_destinations
     from assay_runner.io.evidence_keys import named_key, new_stored_key
     from assay_runner.run.preparation import prepare
 
     config = run_config_from_args(args)
-    from assay_runner.io.suite_artifact import resolve_suite
+    prepare_cell_groups(config)
+    artifact = None
+    if config.suite.startswith(OCI_SCHEME):  # the registry client and tar only for a suite that needs them
+        from assay_runner.io.suite_artifact import resolve_suite
 
-    folder, artifact = resolve_suite(config.suite, getattr(args, "registry_ca", None))
-    if artifact is not None:  # pulled by digest into the cache: from here on a folder like any other
+        folder, artifact = resolve_suite(config.suite, getattr(args, "registry_ca", None))
+        # Pulled by digest into the cache: from here on a folder like any other.
         config = config.model_copy(update={"suite": folder})
     named = named_key(config.evidence.key_file)
     check_destinations(Path(config.output.dir), config.output.summary_path)

@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from assay_runner.contract.run_config import AnswerSecondsPercentile, Finite, PriceConfig
 from assay_runner.contract.trajectory import Trajectory
-from assay_runner.contract.wire import WireModel
+from assay_runner.contract.wire import WireModel, no_items
 from assay_runner.vocabulary import UNSHADOWABLE_RULES, Containment, GateRule, Selection, Verdict
 
 RESULT_SCHEMA_VERSION = 1
@@ -281,7 +281,7 @@ class GateSettings(WireModel):
     max_run_cost_usd: Finite | None = Field(default=None, gt=0)
     """The run's total priced cost (agents and model judges) at most this; distinct from the budget
     (`maxCostUsd`), which stops spending. An unpriced model blocks."""
-    shadow_rules: list[str] = Field(default_factory=list)
+    shadow_rules: list[str] = Field(default_factory=no_items)  # built as the suite loads: see no_items
     """Rules evaluated and reported ("would block") that do not decide the verdict, like a metric's dry run
     in Argo Rollouts. `complete` and `verified` cannot be shadowed: a run that was not judged whole, or a
     verdict the judges do not reproduce, always blocks."""

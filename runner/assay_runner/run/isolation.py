@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from assay_runner.agents.presets import TOKEN_FILE_ENV
+from assay_runner.agents.command import TOKEN_FILE_ENV  # not the presets: their parsers are no run's need
 from assay_runner.contract import GATEWAY_LEDGER_ENV, GATEWAY_SOCKET_ENV
 from assay_runner.errors import InputError
 from assay_runner.io.evidence_keys import store_dir

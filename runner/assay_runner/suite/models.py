@@ -26,6 +26,7 @@ from assay_runner.contract import (
     threshold_problem,
 )
 from assay_runner.contract.text_fields import Label, PathText
+from assay_runner.contract.wire import no_items
 from assay_runner.suite.conversation import ConversationSpec
 from assay_runner.suite.fields import Phrase
 from assay_runner.vocabulary import IsolationLevel, Split
@@ -166,7 +167,7 @@ class PolicyJudge(JudgeBase):
     """Forbidden advice, read clause by clause with negations; any violation scores 0."""
 
     type: Literal["policy"]
-    forbidden: list[Forbidden] = Field(default_factory=list)
+    forbidden: list[Forbidden] = Field(default_factory=no_items)
     """Suite-wide forbidden items; each ticket's key may add its own."""
     key_required: ClassVar[bool] = False  # the suite-wide list applies to any answer; tickets add to it
     uncertain: Literal["block", "model"] = "block"
@@ -396,11 +397,11 @@ DETERMINISTIC_KINDS = frozenset(name for name, kind in JUDGE_KINDS.items() if ki
 
 
 class AnswerKey(WireModel):
-    kb: list[Annotated[str, Field(pattern=KB_ID)]] = Field(default_factory=list)
+    kb: list[Annotated[str, Field(pattern=KB_ID)]] = Field(default_factory=no_items)
     """Articles a correct answer cites."""
-    must_mention: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    must_mention: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=no_items)
     """Facts a correct answer states."""
-    forbidden: list[Forbidden] = Field(default_factory=list)
+    forbidden: list[Forbidden] = Field(default_factory=no_items)
     """Advice this ticket's answer must not give, on top of the suite-wide list."""
     should_abstain: bool = False
     """The right answer is to decline or say the request is out of scope."""
