@@ -239,12 +239,14 @@ request = urllib.request.Request(
 )
 request.add_header("Content-Type", "application/json")
 request.add_header("Authorization", "Bearer " + os.environ.get("ASSAY_PROXY_KEY", ""))  # its credential
-urllib.request.urlopen(request, timeout=60).read()
-time.sleep(4)
+reply = json.loads(urllib.request.urlopen(request, timeout=60).read())
+if sys.argv[2] == "T-1" and reply["choices"][0]["message"]["content"] == "hold":
+    time.sleep(600)
 open(sys.argv[1], "w").write({METERED_ANSWER!r})
 """
-"""A program agent: one model call (through its cell's proxy, then the sidecar), a pause in which its pod
-can be killed with no call in flight, then a good answer. No braces: the command's placeholders."""
+"""A program agent: one model call (through its cell's proxy, then the sidecar), then a good answer; on T-1
+(shard 0's first cell) it holds while the gateway says `hold`, so its pod can be killed with that call
+settled and nothing sealed, however slow the machine is."""
 
 
 def test_a_killed_shards_earlier_spend_is_in_the_result_and_the_result_is_the_gateways_count(
@@ -254,19 +256,19 @@ def test_a_killed_shards_earlier_spend_is_in_the_result_and_the_result_is_the_ga
     operator: OperatorProcess,
     brains: Callable[[str], str],
 ) -> None:
-    """Shard 0's first pod is killed once its first call is on its sidecar's ledger. Its retry answers
-    every cell of the shard again; what the first pod spent was billed all the same, and the result's usage
-    is still the gateway's own count."""
+    """Shard 0's first pod is killed once its first call (T-1's, held) is on its sidecar's ledger, before it
+    sealed any cell. Its retry answers every cell of the shard; what the first pod spent was billed all the
+    same, and the result's usage is still the gateway's own count."""
     token = metered_suite_and_token(admin, namespace)
-    billed = Reply(content="fine", prompt_tokens=120, completion_tokens=30)
+    hold = {"content": "hold"}
     agent = {
         "kind": "command",
         "model": "agent-m",
-        "command": ["python3", "-c", CALL_ONCE_THEN_ANSWER, "{answer_file}"],
+        "command": ["python3", "-c", CALL_ONCE_THEN_ANSWER, "{answer_file}", "{ticket_id}"],
         "timeoutSeconds": 120,
     }
     job = support.answer_job("retried")
-    with ChatServer(lambda _body: billed, token=token) as gateway:
+    with metered_gateway(token, lambda: hold["content"]) as gateway:
         spec = {
             "brain": {"configMap": {"name": brains("v1")}},
             "suite": {"configMap": {"name": "metered-suite"}, "kbConfigMap": {"name": "metered-kb"}},
@@ -293,6 +295,7 @@ def test_a_killed_shards_earlier_spend_is_in_the_result_and_the_result_is_the_ga
             return str(pod["metadata"]["name"])
 
         first = wait_until(first_call_settled, timeout=180, what="shard 0's first call on its ledger")
+        hold["content"] = "fine"  # the retry's T-1 answers
         kubelet.oom_kill(namespace, first, "answer")
         done = support.wait_for_verdict(admin, namespace, "retried", operator=operator, timeout=300)
         served = len(gateway.requests)
