@@ -139,8 +139,10 @@ def port_of(url: str) -> int:
 
 
 def on_node(pod: Obj, node: str) -> Obj:
-    """`pod`, bound to `node` by its nodeSelector."""
+    """`pod`, bound to `node` by its nodeSelector; killed at once when deleted (its command is its PID 1,
+    which ignores SIGTERM: the namespace's deletion would wait out the default 30 s grace)."""
     pod["spec"]["nodeSelector"] = {"kubernetes.io/hostname": node}
+    pod["spec"]["terminationGracePeriodSeconds"] = 1
     return pod
 
 
