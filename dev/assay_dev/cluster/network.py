@@ -18,7 +18,7 @@ iptables stay as they were.
 
 Several networked nodes (`Underlay`, node.local_nodes): each node namespace as above, with a pod CIDR of its
 own (node i: 10.88.i.0/24, its bridge at 10.88.i.1, the Node's `spec.podCIDR`), joined like machines on one
-LAN in a host-gw network: an underlay namespace (`assay-lan-<id>`) holds a bridge (the LAN's switch), each
+LAN in a host-gw network: an underlay namespace (`assay-node-<id>-lan`) holds a bridge (the switch), each
 node namespace a veth to it (`lan0`, the node's address 10.87.0.1x: its InternalIP and the pods' hostIP),
 and each node routes every other node's pod CIDR to that node's address (no encapsulation, as flannel's
 host-gw or kube-router's own routing do). The underlay's own address (HOST_IP) is the host machine on that
