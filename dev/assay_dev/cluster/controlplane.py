@@ -421,19 +421,23 @@ class ControlPlane:
                     ) from error
             time.sleep(0.1)
 
-    def local_kubelet(self, *, networked: bool = False, node_name: str = DEFAULT_NODE) -> LocalKubelet:
+    def local_kubelet(
+        self, *, networked: bool = False, node_name: str = DEFAULT_NODE, network: NodeNetwork | None = None
+    ) -> LocalKubelet:
         """A LocalKubelet (not started) for this control plane, with its own admin client. Pods get the
         in-cluster variables pointing at this apiserver, so a pod with a token can reach it.
 
         `networked`: pods get network namespaces of their own on a bridge in a node network namespace
         (network.py); the apiserver is then reached at the node's address, as a pod reaches a cluster's.
         `node_name`: another node beside the first, with a work directory (pods, logs, runc state, cgroups,
-        image roots) of its own; not networked (one node network per plane)."""
-        if networked and node_name != DEFAULT_NODE:
-            raise ControlPlaneError("only the first node can be networked (one node network per plane)")
+        image roots) of its own. `network`: the node's network, one of several on an Underlay (`networked`
+        alone makes the only one, for the first node)."""
+        if networked and network is None and node_name != DEFAULT_NODE:
+            raise ControlPlaneError("a second networked node needs its network on an Underlay (node.py)")
         work_dir = self.work_dir / ("kubelet" if node_name == DEFAULT_NODE else f"kubelet-{node_name}")
-        network = NodeNetwork(work_dir, locate_plugins()) if networked else None
-        host = network.node_ip if network is not None else "127.0.0.1"
+        if network is None and networked:
+            network = NodeNetwork(work_dir, locate_plugins())
+        host = network.services_ip if network is not None else "127.0.0.1"
         service_env = {
             "KUBERNETES_SERVICE_HOST": host,
             "KUBERNETES_SERVICE_PORT": str(self.port),

@@ -191,6 +191,8 @@ class LocalKubelet:
         if self._heartbeat is not None:
             self._heartbeat.join(10)
         self.runtime.stop()
+        if self.enforcer is not None:  # the node's own enforcer goes with it (a machine lost)
+            self.enforcer.stop()
         if self.network is not None:
             self.network.stop()
 
@@ -246,6 +248,12 @@ class LocalKubelet:
                     "kubernetes.io/arch": "amd64",
                 },
             },
+            # A networked node's pod CIDR, as the node IPAM controller (or the kubelet's flag) sets it.
+            **(
+                {"spec": {"podCIDR": self.network.pod_cidr, "podCIDRs": [self.network.pod_cidr]}}
+                if self.network
+                else {}
+            ),
         }
         try:
             self.api.create("/api/v1/nodes", node)

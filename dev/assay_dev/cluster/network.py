@@ -15,6 +15,17 @@ iptables stay as they were.
   node's host-network service is reached; OUTSIDE_IP, as an address outside the cluster) to a host port,
   each connection spliced by a thread. kube-router sees the pods' packets to these addresses, so a
   NetworkPolicy decides which reach them.
+
+Several networked nodes (`Underlay`, node.local_nodes): each node namespace as above, with a pod CIDR of its
+own (node i: 10.88.i.0/24, its bridge at 10.88.i.1, the Node's `spec.podCIDR`), joined like machines on one
+LAN in a host-gw network: an underlay namespace (`assay-node-<id>-lan`) holds a bridge (the switch), each
+node namespace a veth to it (`lan0`, the node's address 10.87.0.1x: its InternalIP and the pods' hostIP),
+and each node routes every other node's pod CIDR to that node's address (no encapsulation, as flannel's
+host-gw or kube-router's own routing do). The underlay's own address (HOST_IP) is the host machine on that
+LAN: where the host's services are exposed, one address for the pods of every node, and the nodes' default
+route (OUTSIDE_IP is on its loopback). A packet between pods of two nodes leaves through the sending node's
+FORWARD chain and arrives through the receiving node's, so each node's enforcer applies its own pods'
+policies to it: egress on one node, ingress on the other.
 """
 
 from __future__ import annotations
@@ -41,6 +52,11 @@ POD_SUBNET = "10.88.0.0/16"
 OUTSIDE_IP = "192.0.2.1"
 """TEST-NET-1 (RFC 5737): an address that is no pod's and no node's, standing in for the Internet."""
 BRIDGE = "assay0"
+HOST_IP = "10.87.0.1"
+"""With several networked nodes: the host machine on the nodes' LAN (the underlay), where its services are."""
+LAN_PREFIX = "10.87.0"
+LAN_BRIDGE = "assay-lan"
+NODE_LINK = "lan0"
 NETNS_DIR = Path("/run/netns")
 CNI_VERSION = "1.0.0"
 CLONE_NEWNET = 0x40000000
@@ -158,16 +174,99 @@ def clean_stale() -> None:
                 _run(["ip", "netns", "delete", entry.name])
 
 
-class NodeNetwork:
-    """The node namespace, its bridge, and the pods' namespaces. `start()` then `stop()`."""
+@dataclass(frozen=True)
+class NodeAddressing:
+    """One node's place in a network of several: its address on the LAN and its pod CIDR."""
 
-    def __init__(self, work_dir: Path, cni_bin: Path) -> None:
+    index: int
+    underlay: Underlay
+
+    @property
+    def node_ip(self) -> str:
+        return f"{LAN_PREFIX}.{11 + self.index}"
+
+    @property
+    def pod_cidr(self) -> str:
+        return f"10.88.{self.index}.0/24"
+
+    @property
+    def gateway(self) -> str:
+        return f"10.88.{self.index}.1"
+
+
+class Underlay:
+    """The LAN several node namespaces are joined by (host-gw), with the host machine on it at HOST_IP.
+    `start()`, then a NodeNetwork per node (`node(i, ...)`), then `stop()` after the nodes."""
+
+    def __init__(self, work_dir: Path, nodes: int) -> None:
+        digest = hashlib.sha256(str(work_dir).encode()).hexdigest()[:6]
+        self.name = f"assay-node-{os.getpid()}-{digest}-lan"
+        self.netns = NETNS_DIR / self.name
+        self.nodes = nodes
+        self._forwards: list[Forward] = []
+
+    def start(self) -> Underlay:
+        clean_stale()
+        _run(["ip", "netns", "add", self.name])
+        ip = ["ip", "-n", self.name]
+        _run([*ip, "link", "set", "lo", "up"])
+        _run([*ip, "link", "add", LAN_BRIDGE, "type", "bridge"])
+        _run([*ip, "addr", "add", f"{HOST_IP}/24", "dev", LAN_BRIDGE])
+        _run([*ip, "link", "set", LAN_BRIDGE, "up"])
+        _run([*ip, "addr", "add", f"{OUTSIDE_IP}/32", "dev", "lo"])
+        # The host answers the pods of every node: their CIDRs through the nodes' addresses.
+        for index in range(self.nodes):
+            node = NodeAddressing(index, self)
+            _run([*ip, "route", "add", node.pod_cidr, "via", node.node_ip])
+        return self
+
+    def node(self, index: int, work_dir: Path, cni_bin: Path) -> NodeNetwork:
+        return NodeNetwork(work_dir, cni_bin, NodeAddressing(index, self))
+
+    def expose(self, port: int, target_port: int, address: str = HOST_IP) -> Forward:
+        """Make host port `target_port` reachable at `address`:`port` on the LAN (HOST_IP, OUTSIDE_IP)."""
+        forward = expose_in(self.netns, port, target_port, address)
+        self._forwards.append(forward)
+        return forward
+
+    def stop(self) -> None:
+        for forward in self._forwards:
+            forward.close()
+        self._forwards.clear()
+        with contextlib.suppress(NetworkError):
+            _run(["ip", "netns", "delete", self.name])
+
+
+def expose_in(netns: Path, port: int, target_port: int, address: str) -> Forward:
+    """Host port `target_port` (on 127.0.0.1) reachable at `address`:`port` in `netns`."""
+    with entered(netns):
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind((address, port))
+    listener.listen(64)
+    return Forward(listener, ("127.0.0.1", target_port))
+
+
+class NodeNetwork:
+    """The node namespace, its bridge, and the pods' namespaces. `start()` then `stop()`.
+
+    Alone (`addressing` None): the node's address is the bridge's, NODE_IP, and host services are exposed
+    there. One of several (`Underlay.node`): the bridge is the pod CIDR's gateway, the node's address is on
+    its link to the LAN, and host services are at the underlay's HOST_IP."""
+
+    def __init__(self, work_dir: Path, cni_bin: Path, addressing: NodeAddressing | None = None) -> None:
         digest = hashlib.sha256(str(work_dir).encode()).hexdigest()[:6]
         self.name = f"assay-node-{os.getpid()}-{digest}"
         self.netns = NETNS_DIR / self.name
         self.cni_bin = cni_bin
         self.ipam_dir = work_dir / "cni-ipam"
-        self.node_ip = NODE_IP
+        self.addressing = addressing
+        self.node_ip = addressing.node_ip if addressing else NODE_IP
+        """The Node's InternalIP, its pods' hostIP."""
+        self.services_ip = HOST_IP if addressing else NODE_IP
+        """Where the pods reach the host's services (the apiserver, a test's gateway)."""
+        self.pod_cidr = addressing.pod_cidr if addressing else POD_SUBNET
+        self.gateway = addressing.gateway if addressing else NODE_IP
         self._forwards: list[Forward] = []
         self._pods: dict[str, PodNetwork] = {}
         self._lock = threading.Lock()
@@ -183,12 +282,34 @@ class NodeNetwork:
         ip = ["ip", "-n", self.name]
         _run([*ip, "link", "set", "lo", "up"])
         _run([*ip, "link", "add", BRIDGE, "type", "bridge"])
-        _run([*ip, "addr", "add", f"{NODE_IP}/16", "dev", BRIDGE])
+        prefix = self.pod_cidr.split("/")[1]
+        _run([*ip, "addr", "add", f"{self.gateway}/{prefix}", "dev", BRIDGE])
         _run([*ip, "link", "set", BRIDGE, "up"])
-        _run([*ip, "addr", "add", f"{OUTSIDE_IP}/32", "dev", "lo"])
+        if self.addressing is None:
+            _run([*ip, "addr", "add", f"{OUTSIDE_IP}/32", "dev", "lo"])
+        else:
+            self._join_underlay(self.addressing)
         # Packets between two pods cross the bridge: iptables (kube-router's rules) must see them too. The
         # setting is the node namespace's own.
         _run(self.in_node("sysctl", "-q", "-w", "net.bridge.bridge-nf-call-iptables=1"))
+
+    def _join_underlay(self, addressing: NodeAddressing) -> None:
+        """The node's link to the LAN (its address there), a route to each other node's pod CIDR through
+        that node's address, the host as the default route; forwarding on, as on a node."""
+        underlay = addressing.underlay
+        peer = f"node{addressing.index}-{os.getpid() % 10**6}"[:15]
+        ip = ["ip", "-n", self.name]
+        _run([*ip, "link", "add", NODE_LINK, "type", "veth", "peer", "name", peer, "netns", underlay.name])
+        _run(["ip", "-n", underlay.name, "link", "set", peer, "master", LAN_BRIDGE])
+        _run(["ip", "-n", underlay.name, "link", "set", peer, "up"])
+        _run([*ip, "addr", "add", f"{addressing.node_ip}/24", "dev", NODE_LINK])
+        _run([*ip, "link", "set", NODE_LINK, "up"])
+        for index in range(underlay.nodes):
+            if index != addressing.index:
+                other = NodeAddressing(index, underlay)
+                _run([*ip, "route", "add", other.pod_cidr, "via", other.node_ip])
+        _run([*ip, "route", "add", "default", "via", HOST_IP])
+        _run(self.in_node("sysctl", "-q", "-w", "net.ipv4.ip_forward=1"))
 
     def stop(self) -> None:
         for forward in self._forwards:
@@ -204,12 +325,7 @@ class NodeNetwork:
 
     def expose(self, port: int, target_port: int, address: str = NODE_IP) -> Forward:
         """Make host port `target_port` (on 127.0.0.1) reachable at `address`:`port` in the node namespace."""
-        with entered(self.netns):
-            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind((address, port))
-        listener.listen(64)
-        forward = Forward(listener, ("127.0.0.1", target_port))
+        forward = expose_in(self.netns, port, target_port, address)
         self._forwards.append(forward)
         return forward
 
@@ -273,7 +389,7 @@ class NodeNetwork:
             "ipMasq": False,
             "ipam": {
                 "type": "host-local",
-                "ranges": [[{"subnet": POD_SUBNET, "gateway": NODE_IP}]],
+                "ranges": [[{"subnet": self.pod_cidr, "gateway": self.gateway}]],
                 "routes": [{"dst": "0.0.0.0/0"}],
                 "dataDir": str(self.ipam_dir),
             },

@@ -26,6 +26,9 @@ class Enforcer(Protocol):
     def rules_ready(self, pod: Obj, ip: str, policies: Iterable[Obj]) -> bool:
         """Whether the pod's packets already go through every policy in `policies` that selects it."""
 
+    def stop(self) -> None:
+        """Stop enforcing (the node is gone)."""
+
 
 class PodHost(ObjectSource, Protocol):
     """The node a pod runs on: its API client, its runtime, its capacity and its way to end a pod."""
