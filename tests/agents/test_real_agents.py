@@ -9,10 +9,10 @@ no runner variable beyond the preset's allow-list; a hanging CLI is killed with 
 --timeout; a CLI that writes into kb/ is caught by the tamper check; a server failing mid-conversation gives
 a judged failure; a conversation that lists the KB, reads the article the listing named and searches
 before answering passes with the facts only those tools gave, and blocks when the tools are broken; no CLI
-tries to reach anything but the model server. Cost: 30 CLI runs, 2 to 4 minutes on 2 shared cores. Two
-groups of runs mostly wait, so each group's runs start together (`start_selected`) and the first case of
-the group waits for them: the three hang cases (each waits out a 30 s --timeout; the model's held request is
-closed once the CLI is killed) and the six failing-server cases (OpenCode's own backoff takes 70-90 s).
+tries to reach anything but the model server. Cost: 30 CLI runs, 2 to 4 minutes on 2 shared cores. The
+runs of the three hang cases (each waits out a 30 s --timeout) and the six failing-server cases (OpenCode's
+own backoff takes 70-90 s) mostly wait: they start together with the first hang case (`waiting_runs`), and
+each case then checks its own.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,13 @@ class IsolatedRun:
         out = self.tmp_path / "out"
         assert (out / "result.json").is_file(), f"no result.json:\n{record['stdout']}\n{record['stderr']}"
         return record, Result.model_validate_json((out / "result.json").read_text())
+
+    def held(self) -> bool:
+        """Whether the model has held a request of this run (a `hang` step)."""
+        return (self.tmp_path / "record.json.held").exists()
+
+    def ended(self) -> bool:
+        return self.process.poll() is not None
 
     def stop(self) -> None:
         """Kill the run if it is still going (its namespaces go with it), and reap it."""
@@ -270,28 +278,9 @@ def test_final_message_is_the_answer_when_no_file_is_written(
     assert (cell.answer or "").strip() == ANSWER.strip()
 
 
-@pytest.fixture(scope="module")
-def hanging_runs(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[StartedRuns]:
-    """The selected cases of test_hanging_cli_is_killed_with_its_process_tree: each waits out its --timeout.
-
-    The model holds the CLI's request unanswered until the CLI is gone (isolated_run.py closes it then), 40 s
-    at most: 10 s past the kill at --timeout even when the request came at once. Once the CLI is killed,
-    Assay waits for its metering proxy's call still in flight (answer_step.SETTLE_SECONDS, 30 s) before it
-    ends the cell: closing the held request at the kill spares the run that wait."""
-
-    def start(agent: str) -> IsolatedRun:
-        base = tmp_path_factory.mktemp(f"hanging-{agent}")
-        script = [{"hang": 40}]
-        return IsolatedRun(base, agent, make_suite(base), make_brain(base), script, "--timeout", "30")
-
-    yield from start_selected(request, "test_hanging_cli_is_killed_with_its_process_tree", start)
-
-
 @pytest.mark.parametrize("agent", PRESETS)
-def test_hanging_cli_is_killed_with_its_process_tree(agent: str, hanging_runs: StartedRuns) -> None:
-    record, result = hanging_runs.of(agent=agent).result()
+def test_hanging_cli_is_killed_with_its_process_tree(agent: str, waiting_runs: WaitingRuns) -> None:
+    record, result = waiting_runs.hanging.of(agent=agent).result()
     # How soon the CLI asked (the model held its request): the margin before the kill at 30 s.
     print(f"{agent} hanging: its request held {record['first_held_at']} s after the start")
     cell = result.tickets[0].repetitions[0]
@@ -336,41 +325,73 @@ class StartedRuns(dict[frozenset[tuple[str, Any]], IsolatedRun]):
 
 def start_selected(
     request: pytest.FixtureRequest, test: str, start: Callable[..., IsolatedRun]
-) -> Iterator[StartedRuns]:
-    """Start at once the run of every case of `test` this session selected (`start(**its parameters)`);
-    stop what is left at the end. For runs that mostly wait (a CLI's backoff, a timeout): they overlap
-    rather than queue. Each run has its own namespaces, model server, suite and workspace, and each case
-    checks only its own."""
+) -> StartedRuns:
+    """Start at once the run of every case of `test` this session selected (`start(**its parameters)`)."""
     runs = StartedRuns()
     for item in request.session.items:
         if isinstance(item, pytest.Function) and item.originalname == test:
             runs[frozenset(item.callspec.params.items())] = start(**item.callspec.params)
-    yield runs
-    for run in runs.values():
-        run.stop()
+    return runs
+
+
+@dataclass
+class WaitingRuns:
+    hanging: StartedRuns
+    failing: StartedRuns
 
 
 @pytest.fixture(scope="module")
-def failing_server_runs(
+def waiting_runs(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[StartedRuns]:
-    """The selected cases of test_server_failing_mid_conversation_is_a_judged_failure: each CLI spends up to
-    80 s asleep in its own backoff."""
+) -> Iterator[WaitingRuns]:
+    """The runs of the selected cases of the two tests whose runs mostly wait, started together rather than
+    one after another; each case waits for its own run and checks only its own (each has its own
+    namespaces, model server, suite and workspace).
 
-    def start(status: int, agent: str) -> IsolatedRun:
+    test_hanging_cli_is_killed_with_its_process_tree: each run waits out its --timeout. The model holds
+    the CLI's request unanswered until the CLI is gone (isolated_run.py closes it then), 40 s at most: 10 s
+    past the kill at --timeout even when the request came at once. Once the CLI is killed, Assay waits for
+    its metering proxy's call still in flight (answer_step.SETTLE_SECONDS, 30 s) before it ends the cell:
+    closing the held request at the kill spares the run that wait.
+
+    test_server_failing_mid_conversation_is_a_judged_failure: each CLI spends up to 90 s asleep in its own
+    backoff. These start once every hanging CLI has asked the model (its request held) or its run ended, so
+    the hanging CLIs' start, which must come before their kill at 30 s, is not slowed by six more."""
+
+    def hanging(agent: str) -> IsolatedRun:
+        base = tmp_path_factory.mktemp(f"hanging-{agent}")
+        script = [{"hang": 40}]
+        return IsolatedRun(base, agent, make_suite(base), make_brain(base), script, "--timeout", "30")
+
+    def failing(status: int, agent: str) -> IsolatedRun:
         base = tmp_path_factory.mktemp(f"failing-{status}-{agent}")
         script = failing_server_script(status)
         return IsolatedRun(base, agent, make_suite(base), make_brain(base), script, "--timeout", "240")
 
-    yield from start_selected(request, "test_server_failing_mid_conversation_is_a_judged_failure", start)
+    runs = WaitingRuns(
+        hanging=start_selected(request, "test_hanging_cli_is_killed_with_its_process_tree", hanging),
+        failing=StartedRuns(),
+    )
+    try:
+        # Not a bound on the hanging runs (their cases check them): only how long the others wait to start.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not all(r.held() or r.ended() for r in runs.hanging.values()):
+            time.sleep(0.1)
+        runs.failing = start_selected(
+            request, "test_server_failing_mid_conversation_is_a_judged_failure", failing
+        )
+        yield runs
+    finally:
+        for run in [*runs.hanging.values(), *runs.failing.values()]:
+            run.stop()
 
 
 @pytest.mark.parametrize("agent", PRESETS)
 @pytest.mark.parametrize("status", [429, 500])
 def test_server_failing_mid_conversation_is_a_judged_failure(
-    agent: str, status: int, failing_server_runs: StartedRuns
+    agent: str, status: int, waiting_runs: WaitingRuns
 ) -> None:
-    record, result = failing_server_runs.of(status=status, agent=agent).result()
+    record, result = waiting_runs.failing.of(status=status, agent=agent).result()
     cell = result.tickets[0].repetitions[0]
     assert cell.exit_code not in (0, 124), record["stdout"]  # the CLI gave up on its own, not killed
     assert cell.answer is None

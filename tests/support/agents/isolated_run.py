@@ -20,7 +20,7 @@ While `assay run` runs, every process whose working directory is inside the work
 everything it starts) is noted with its environment's variable names; afterwards the record says which of
 them are still alive. The record: exit code, stdout/stderr of `assay run`, the server's requests, problems
 and reported usage, the processes seen and the survivors, and when the model first held a request (seconds
-after the start, or null).
+after the start, or null; at that moment, RECORD.held is written with it).
 """
 
 from __future__ import annotations
@@ -155,7 +155,9 @@ def main() -> int:
                 # A held request whose every client process is gone (the CLI was killed) is closed now:
                 # nobody waits for it but Assay's metering proxy, which would otherwise sit out the hang.
                 if server.hanging():
-                    held.setdefault("first", round(time.monotonic() - started, 2))
+                    if "first" not in held:
+                        held["first"] = round(time.monotonic() - started, 2)
+                        Path(spec["record"] + ".held").write_text(f"{held['first']}\n")
                     cli = [pid for pid in seen if pid != process.pid]
                     if cli and not any(alive(pid) for pid in cli):
                         server.release_hangs()
