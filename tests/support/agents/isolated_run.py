@@ -152,12 +152,12 @@ def main() -> int:
                     # environment (and already the workspace as cwd): it is not the CLI; its exec'd self is.
                     if info["argv"] != runner_argv:
                         seen.setdefault(pid, info)
-                # A held request whose every client process is gone (the CLI was killed) is closed now:
-                # nobody waits for it but Assay's metering proxy, which would otherwise sit out the hang.
                 if server.hanging():
                     if "first" not in held:
                         held["first"] = round(time.monotonic() - started, 2)
                         Path(spec["record"] + ".held").write_text(f"{held['first']}\n")
+                    # A held request whose every client process is gone (the CLI was killed) is closed now:
+                    # nobody waits for it but Assay's metering proxy, which would otherwise sit out the hang.
                     cli = [pid for pid in seen if pid != process.pid]
                     if cli and not any(alive(pid) for pid in cli):
                         server.release_hangs()
