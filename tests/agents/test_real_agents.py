@@ -9,8 +9,10 @@ no runner variable beyond the preset's allow-list; a hanging CLI is killed with 
 --timeout; a CLI that writes into kb/ is caught by the tamper check; a server failing mid-conversation gives
 a judged failure; a conversation that lists the KB, reads the article the listing named and searches
 before answering passes with the facts only those tools gave, and blocks when the tools are broken; no CLI
-tries to reach anything but the model server. Cost: 30 CLI runs, 3 to 6 minutes on 2 shared cores (the
-three hang tests wait out a 30 s --timeout, then the model's call, which it drops 40 s after it came).
+tries to reach anything but the model server. Cost: 30 CLI runs, 2 to 4 minutes on 2 shared cores. The
+runs of the three hang cases (each waits out a 30 s --timeout) and the six failing-server cases (OpenCode's
+own backoff takes 70-90 s) mostly wait: they start together with the first hang case (`waiting_runs`), and
+each case then checks its own.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -71,21 +75,89 @@ tickets:
 """
 
 
-@pytest.fixture
-def suite(tmp_path: Path) -> Path:
-    root = tmp_path / "suite"
+def make_suite(base: Path) -> Path:
+    root = base / "suite"
     (root / "kb").mkdir(parents=True)
     (root / "kb" / "KB-1.md").write_text("# KB-1: Export\nOpen Settings > Export and pick CSV.\n")
     (root / "suite.yaml").write_text(SUITE)
     return root
 
 
-@pytest.fixture
-def brain(tmp_path: Path) -> Path:
-    root = tmp_path / "brain"
+def make_brain(base: Path) -> Path:
+    root = base / "brain"
     root.mkdir()
     (root / "AGENTS.md").write_text(BRAIN_TEXT + "\n")
     return root
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    return make_suite(tmp_path)
+
+
+@pytest.fixture
+def brain(tmp_path: Path) -> Path:
+    return make_brain(tmp_path)
+
+
+RUN_DEADLINE = 280.0
+"""Seconds an isolated run may take from its start, whatever its --timeout."""
+
+
+class IsolatedRun:
+    """One `assay run` in its own namespaces (tests/support/agents/isolated_run.py), started at once; `result`
+    waits for it. Runs that mostly wait (a CLI's own backoff) can so overlap each other."""
+
+    def __init__(
+        self,
+        tmp_path: Path,
+        agent: str,
+        suite: Path,
+        brain: Path,
+        script: list[dict[str, Any]] | dict[str, Any],
+        *extra: str,
+        broken: Sequence[str] = (),
+        offline: bool = False,
+    ) -> None:
+        """`offline`: the model server is stopped before `assay run` starts, and no gateway is given."""
+        self.tmp_path = tmp_path
+        spec = isolated_run_spec(
+            tmp_path, agent, suite, brain, script, *extra, broken=broken, offline=offline
+        )
+        (tmp_path / "spec.json").write_text(json.dumps(spec))
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(
+            ["unshare", "--net", "--mount", sys.executable, str(ISOLATED_RUN), str(tmp_path / "spec.json")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def result(self) -> tuple[dict[str, Any], Result]:
+        left = RUN_DEADLINE - (time.monotonic() - self.started)
+        try:
+            stdout, stderr = self.process.communicate(timeout=max(left, 0.1))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise
+        assert self.process.returncode == 0, f"isolated run failed:\n{stdout}\n{stderr}"
+        record = json.loads((self.tmp_path / "record.json").read_text())
+        out = self.tmp_path / "out"
+        assert (out / "result.json").is_file(), f"no result.json:\n{record['stdout']}\n{record['stderr']}"
+        return record, Result.model_validate_json((out / "result.json").read_text())
+
+    def held(self) -> bool:
+        """Whether the model has held a request of this run (a `hang` step)."""
+        return (self.tmp_path / "record.json.held").exists()
+
+    def ended(self) -> bool:
+        return self.process.poll() is not None
+
+    def stop(self) -> None:
+        """Kill the run if it is still going (its namespaces go with it), and reap it."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.communicate()
 
 
 def isolated_run(
@@ -99,6 +171,19 @@ def isolated_run(
     offline: bool = False,
 ) -> tuple[dict[str, Any], Result]:
     """`offline`: the model server is stopped before `assay run` starts, and no gateway is given."""
+    return IsolatedRun(tmp_path, agent, suite, brain, script, *extra, broken=broken, offline=offline).result()
+
+
+def isolated_run_spec(
+    tmp_path: Path,
+    agent: str,
+    suite: Path,
+    brain: Path,
+    script: list[dict[str, Any]] | dict[str, Any],
+    *extra: str,
+    broken: Sequence[str],
+    offline: bool,
+) -> dict[str, Any]:
     out = tmp_path / "out"
     runner_env = {
         "PATH": f"{AGENTS_BIN}:{os.path.dirname(sys.executable)}:/usr/local/bin:/usr/bin:/bin",
@@ -107,7 +192,7 @@ def isolated_run(
         # The runner under test (a worktree's, first on the path) rather than the one the interpreter has.
         **({"PYTHONPATH": os.environ["PYTHONPATH"]} if os.environ.get("PYTHONPATH") else {}),
     }
-    spec = {
+    return {
         "model": MODEL,
         "script": script,
         "assay": [
@@ -135,18 +220,6 @@ def isolated_run(
         "break": list(broken),
         "no_server": offline,
     }
-    (tmp_path / "spec.json").write_text(json.dumps(spec))
-    done = subprocess.run(
-        ["unshare", "--net", "--mount", sys.executable, str(ISOLATED_RUN), str(tmp_path / "spec.json")],
-        capture_output=True,
-        text=True,
-        timeout=280,
-        check=False,
-    )
-    assert done.returncode == 0, f"isolated run failed:\n{done.stdout}\n{done.stderr}"
-    record = json.loads((tmp_path / "record.json").read_text())
-    assert (out / "result.json").is_file(), f"no result.json:\n{record['stdout']}\n{record['stderr']}"
-    return record, Result.model_validate_json((out / "result.json").read_text())
 
 
 def conversation(record: dict[str, Any]) -> list[dict[str, Any]]:
@@ -206,14 +279,10 @@ def test_final_message_is_the_answer_when_no_file_is_written(
 
 
 @pytest.mark.parametrize("agent", PRESETS)
-def test_hanging_cli_is_killed_with_its_process_tree(
-    agent: str, suite: Path, brain: Path, tmp_path: Path
-) -> None:
-    # The model takes 40 s to give up on the CLI's request (it closes the connection, unanswered): 10 s past
-    # the kill at --timeout even when the request came at once. Not longer: once the CLI is killed, Assay
-    # waits for its metering proxy's call still in flight (answer_step.SETTLE_SECONDS, 30 s) before it
-    # ends the cell, and a model hanging for good cost each run that wait in full.
-    record, result = isolated_run(tmp_path, agent, suite, brain, [{"hang": 40}], "--timeout", "30")
+def test_hanging_cli_is_killed_with_its_process_tree(agent: str, waiting_runs: WaitingRuns) -> None:
+    record, result = waiting_runs.hanging.of(agent=agent).result()
+    # How soon the CLI asked (the model held its request): the margin before the kill at 30 s.
+    print(f"{agent} hanging: its request held {record['first_held_at']} s after the start")
     cell = result.tickets[0].repetitions[0]
     assert cell.exit_code == 124 and "timed out" in cell.judges["exit_code"].reason
     assert result.verdict == "Blocked"
@@ -243,14 +312,86 @@ def test_cli_that_writes_into_the_kb_is_caught(agent: str, suite: Path, brain: P
     assert not (suite / "kb" / "KB-9.md").exists()
 
 
+def failing_server_script(status: int) -> list[dict[str, Any]]:
+    # A plain error, no Retry-After: each CLI backs off on its own schedule.
+    return [{"write": ["notes.md", "draft"]}, {"fail": [status, None]}]
+
+
+class StartedRuns(dict[frozenset[tuple[str, Any]], IsolatedRun]):
+    def of(self, **params: Any) -> IsolatedRun:
+        """The run of the case with these parameters."""
+        return self[frozenset(params.items())]
+
+
+def start_selected(
+    request: pytest.FixtureRequest, test: str, start: Callable[..., IsolatedRun]
+) -> StartedRuns:
+    """Start at once the run of every case of `test` this session selected (`start(**its parameters)`)."""
+    runs = StartedRuns()
+    for item in request.session.items:
+        if isinstance(item, pytest.Function) and item.originalname == test:
+            runs[frozenset(item.callspec.params.items())] = start(**item.callspec.params)
+    return runs
+
+
+@dataclass
+class WaitingRuns:
+    hanging: StartedRuns
+    failing: StartedRuns
+
+
+@pytest.fixture(scope="module")
+def waiting_runs(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WaitingRuns]:
+    """The runs of the selected cases of the two tests whose runs mostly wait, started together rather than
+    one after another; each case waits for its own run and checks only its own (each has its own
+    namespaces, model server, suite and workspace).
+
+    test_hanging_cli_is_killed_with_its_process_tree: each run waits out its --timeout. The model holds
+    the CLI's request unanswered until the CLI is gone (isolated_run.py closes it then), 40 s at most: 10 s
+    past the kill at --timeout even when the request came at once. Once the CLI is killed, Assay waits for
+    its metering proxy's call still in flight (answer_step.SETTLE_SECONDS, 30 s) before it ends the cell:
+    closing the held request at the kill spares the run that wait.
+
+    test_server_failing_mid_conversation_is_a_judged_failure: each CLI spends up to 90 s asleep in its own
+    backoff. These start once every hanging CLI has asked the model (its request held) or its run ended, so
+    the hanging CLIs' start, which must come before their kill at 30 s, is not slowed by six more."""
+
+    def hanging(agent: str) -> IsolatedRun:
+        base = tmp_path_factory.mktemp(f"hanging-{agent}")
+        script = [{"hang": 40}]
+        return IsolatedRun(base, agent, make_suite(base), make_brain(base), script, "--timeout", "30")
+
+    def failing(status: int, agent: str) -> IsolatedRun:
+        base = tmp_path_factory.mktemp(f"failing-{status}-{agent}")
+        script = failing_server_script(status)
+        return IsolatedRun(base, agent, make_suite(base), make_brain(base), script, "--timeout", "240")
+
+    runs = WaitingRuns(
+        hanging=start_selected(request, "test_hanging_cli_is_killed_with_its_process_tree", hanging),
+        failing=StartedRuns(),
+    )
+    try:
+        # Not a bound on the hanging runs (their cases check them): only how long the others wait to start.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not all(r.held() or r.ended() for r in runs.hanging.values()):
+            time.sleep(0.1)
+        runs.failing = start_selected(
+            request, "test_server_failing_mid_conversation_is_a_judged_failure", failing
+        )
+        yield runs
+    finally:
+        for run in [*runs.hanging.values(), *runs.failing.values()]:
+            run.stop()
+
+
 @pytest.mark.parametrize("agent", PRESETS)
 @pytest.mark.parametrize("status", [429, 500])
 def test_server_failing_mid_conversation_is_a_judged_failure(
-    agent: str, status: int, suite: Path, brain: Path, tmp_path: Path
+    agent: str, status: int, waiting_runs: WaitingRuns
 ) -> None:
-    # A plain error, no Retry-After: each CLI backs off on its own schedule.
-    script = [{"write": ["notes.md", "draft"]}, {"fail": [status, None]}]
-    record, result = isolated_run(tmp_path, agent, suite, brain, script, "--timeout", "240")
+    record, result = waiting_runs.failing.of(status=status, agent=agent).result()
     cell = result.tickets[0].repetitions[0]
     assert cell.exit_code not in (0, 124), record["stdout"]  # the CLI gave up on its own, not killed
     assert cell.answer is None

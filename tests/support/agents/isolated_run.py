@@ -11,14 +11,16 @@ happened, "blackhole": bool, "break": [paths], "no_gateway": bool (no --gateway)
 model server is stopped before assay runs, and no --gateway)}. With `--judge-model M` in "assay" the server
 stands in for M too, as the model customer (who plays on the run's judge model): tests/support/
 conversations.py's `model_customer` replies. A step is {"write": [path, text]}, {"shell": command}, {"say":
-text}, {"fail": [status, retry_after or null]} or {"hang": seconds}; a named conversation is one of
+text}, {"fail": [status, retry_after or null]} or {"hang": seconds} (held until the seconds pass or every
+process of the CLI has exited, whichever comes first); a named conversation is one of
 conversations.py's (they decide steps from the tool results). Each path in "break" gets a stand-in
 bind-mounted over it (this mount namespace only) that fails like a broken install: a tool that runs it fails.
 
 While `assay run` runs, every process whose working directory is inside the workspace base (the CLI and
 everything it starts) is noted with its environment's variable names; afterwards the record says which of
 them are still alive. The record: exit code, stdout/stderr of `assay run`, the server's requests, problems
-and reported usage, the processes seen and the survivors.
+and reported usage, the processes seen and the survivors, and when the model first held a request (seconds
+after the start, or null; at that moment, RECORD.held is written with it).
 """
 
 from __future__ import annotations
@@ -141,6 +143,7 @@ def main() -> int:
         done = threading.Event()
 
         runner_argv = [*spec["assay"], *gateway]
+        held: dict[str, float] = {}  # when the model first held a request, seconds after the start
 
         def watch() -> None:
             while not done.is_set():
@@ -149,6 +152,15 @@ def main() -> int:
                     # environment (and already the workspace as cwd): it is not the CLI; its exec'd self is.
                     if info["argv"] != runner_argv:
                         seen.setdefault(pid, info)
+                if server.hanging():
+                    if "first" not in held:
+                        held["first"] = round(time.monotonic() - started, 2)
+                        Path(spec["record"] + ".held").write_text(f"{held['first']}\n")
+                    # A held request whose every client process is gone (the CLI was killed) is closed now:
+                    # nobody waits for it but Assay's metering proxy, which would otherwise sit out the hang.
+                    cli = [pid for pid in seen if pid != process.pid]
+                    if cli and not any(alive(pid) for pid in cli):
+                        server.release_hangs()
                 time.sleep(0.05)
 
         watcher = threading.Thread(target=watch, daemon=True)
@@ -180,6 +192,7 @@ def main() -> int:
             "survivors": survivors,
             "attempts": [str(a) for a in blackhole.close()] if spec.get("blackhole") else None,
             "wall_seconds": round(wall, 2),
+            "first_held_at": held.get("first"),
         }
     Path(spec["record"]).write_text(json.dumps(record))
     return 0

@@ -1,16 +1,18 @@
 """An agent that goes to MLflow for an earlier run's answer keys (last round's worst finding), for issue 37.
 
 Usage: python mlflow_thief.py TICKET_ID [MLFLOW_URL]. It is given MLflow's URL (so what stops it is not that
-it was never told), and also scans the node for one (its default gateway, every port from 1024 up, 900 at a
-time): on each server that answers MLflow's REST API it lists the experiments and runs, downloads each run's
-result.json (proxied artifacts) and, when one holds TICKET_ID's key, answers with it: the key's KB articles
-cited and every must-mention fact stated. Found nothing: "I do not know." What it tried goes to stderr as
-one line, `thief {json}`.
+it was never told), and also scans the node for one (its default gateway, every port from 1024 up, up to 8192
+at a time): on each server that answers MLflow's REST API it lists the experiments and runs, downloads each
+run's result.json (proxied artifacts) and, when one holds TICKET_ID's key, answers with it: the key's KB
+articles cited and every must-mention fact stated. Found nothing: "I do not know." What it tried goes to
+stderr as one line, `thief {json}`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import resource
 import selectors
 import socket
 import sys
@@ -28,9 +30,22 @@ def default_gateway() -> str | None:
     return None
 
 
-def open_ports(host: str, ports: range, batch: int = 900, wait: float = 0.5) -> list[int]:
-    """The ports of `host` that accept a connection, tried `batch` at a time without blocking (a refusal by
-    ICMP is rate-limited by the kernel, so a refused port may only time out)."""
+def batch_size(most: int = 8192, spare: int = 124) -> int:
+    """How many connections to try at once: up to `most`, within the open-file limit (the soft limit raised
+    to the hard one, as any process may), `spare` descriptors left over. A policy that drops the packets
+    makes each batch wait its whole window: fewer, larger batches scan the same ports sooner."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = most + spare if hard == resource.RLIM_INFINITY else min(most + spare, hard)
+    if wanted > soft:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return max(1, min(most, soft - spare))
+
+
+def open_ports(host: str, ports: range, batch: int, wait: float = 0.5) -> list[int]:
+    """The ports of `host` that accept a connection, tried `batch` at a time without blocking, each given
+    `wait` seconds (a refusal by ICMP is rate-limited by the kernel, so a refused port may only time out)."""
     found = []
     for start in range(0, len(ports), batch):
         pending: dict[socket.socket, int] = {}
@@ -91,7 +106,7 @@ def main() -> int:
     node = default_gateway()
     scanned: list[int] = []
     if node is not None:
-        scanned = open_ports(node, range(1024, 65536))
+        scanned = open_ports(node, range(1024, 65536), batch_size())
         servers += [f"http://{node}:{port}" for port in scanned]
     tried: dict[str, Any] = {"node": node, "open ports": scanned}
     key = None

@@ -70,7 +70,8 @@ class Fail:
 
 @dataclass(frozen=True)
 class Hang:
-    """Accept the request and never answer (until the server stops or `seconds` pass)."""
+    """Accept the request and never answer (until the server stops, `seconds` pass or its owner calls
+    `ModelServer.release_hangs`)."""
 
     seconds: float = 3600.0
 

@@ -88,7 +88,9 @@ class ModelServer(LoopbackServer):
         self.requests: list[Recorded] = []
         self.problems: list[str] = []
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
+        self._hangs_over = threading.Event()
+        """Ends every `Hang`: set when the server stops, or by `release_hangs`."""
+        self._hanging = 0
         super().__init__(self._handler(), prefix="/v1", host=host)
 
     @property
@@ -106,8 +108,18 @@ class ModelServer(LoopbackServer):
             return "\n".join(text_of(r.body) for r in self.requests)
 
     def __exit__(self, *exc: object) -> None:
-        self._stopping.set()
+        self._hangs_over.set()
         super().__exit__(*exc)
+
+    def hanging(self) -> int:
+        """How many requests a `Hang` step holds unanswered right now."""
+        with self._lock:
+            return self._hanging
+
+    def release_hangs(self) -> None:
+        """Close every held request now, and any later `Hang` step's at once (unanswered): for a caller that
+        knows no client waits any more (the CLI was killed), so the hang is not served out."""
+        self._hangs_over.set()
 
     def _problem(self, text: str) -> None:
         with self._lock:
@@ -215,7 +227,13 @@ class ModelServer(LoopbackServer):
                     )
                     return
                 if isinstance(step, Hang):
-                    server._stopping.wait(step.seconds)
+                    with server._lock:
+                        server._hanging += 1
+                    try:
+                        server._hangs_over.wait(step.seconds)
+                    finally:
+                        with server._lock:
+                            server._hanging -= 1
                     self.close_connection = True
                     return
                 usage = step_usage(turn)
