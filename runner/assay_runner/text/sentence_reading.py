@@ -33,6 +33,7 @@ from assay_runner.text.negation import (
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
 from assay_runner.text.sentences import Sentence
+from assay_runner.text.stance import no_other_than, past_question, why_question
 
 __all__ = [
     "Known",
@@ -247,9 +248,13 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text[:at]):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
+    if question and why_question(text[:at], facts.language, facts.explained) == "advises":
+        return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
     composing = may_compose(text)
     if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
         return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"
+    if no_other_than(text[:at], facts.language):
+        return ADVISES  # "Nie ma innego wyjścia niż usunąć profil"
     denied = denial(text, at) if composing else None
     if denied is not None:  # "It is not true that you should (never) reset it": the denial flips it
         return ADVISES if negations_after(text, denied, at, view.words[start:end]) % 2 else None
@@ -267,6 +272,13 @@ def judge_match(
         and not reversed_negation(view)
     ):
         return None
+    if (
+        question
+        and rule.phrase is not None
+        and facts.reply not in ("yes", "endorse")
+        and past_question(text[:at], view.words[start:end], rule.phrase, facts.language)
+    ):
+        return None  # "Avez-vous désinstallé le pilote ?": asks what the customer did
     outcome = weigh(
         view.words,
         start,
