@@ -42,6 +42,7 @@ from assay_runner.text.stance import (
     addressee_report,
     contrast_cost,
     reply_polarity,
+    reports,
     why_question,
 )
 
@@ -189,6 +190,10 @@ _ENDORSE = _cues(
     r"zgadzamy się|zgadzam się|nous sommes d'accord|je suis d'accord|estamos de acuerdo|"
     r"stimmen (?:dem )?zu|stimme (?:dem )?zu)\b",
     r"\b(?:they are|they're|it is|that is|that's|it's) (?:right|correct)\b",
+    # "he is right" in the other languages: "il a raison", "hat recht", "tiene razón", "ma rację"
+    r"\b(?:a|ont|avez|hat|haben|tiene|tienen|ha|hanno|tem|têm|heeft|hebben|ma|mają) "
+    r"(?:bien |völlig |toda la |pienamente |toda a |helemaal |całkowicie )?"
+    r"(?:raison|recht|razón|ragione|razão|gelijk|rację)\b",
     r"\bapplies to you\b",
     r"\b(?:that|this|it) (?:is|'s) (?:the fix|the solution|the answer|what you should do|exactly what)\b",
     r"\bexactly what\b",
@@ -268,7 +273,7 @@ _STANCE_WORDS = _words(
     déconseillons déconseille sconsigliamo sconsiglio desaconsejo ontraden ontraad recomendamos recomiendo
     recomendo consigliamo consiglio raccomandiamo recommandons recommande conseillons conseille polecamy
     zalecamy radzimy empfehlen adviseren odradzam
-    waarom dlaczego"""
+    waarom dlaczego raison recht razón ragione razão gelijk rację"""
 )
 _WORD = re.compile(r"[\w']+")
 
@@ -649,7 +654,12 @@ def weigh(
     if addressee_report(text[:at]):  # "You mentioned that the help page says to ...": the customer's voice
         stance = _stance_of(_other_clauses(text, at)) or facts.reply or facts.shaped
         return ADVISES if stance in ("yes", "endorse") else CLEARS
-    if _REPORTING.search(before_text) or _reported_later(text, at) or _reported_before(text, at, before):
+    if (
+        _REPORTING.search(before_text)
+        or _reported_later(text, at)
+        or _reported_before(text, at, before)
+        or reports(before_text, facts.language)
+    ):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
         # the rest of its own clause too: "Technik zaleca ... i zgadzamy się z tym" has no subject to cut at

@@ -33,7 +33,7 @@ from assay_runner.text.negation import (
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
 from assay_runner.text.sentences import Sentence
-from assay_runner.text.stance import no_other_than, past_question, why_question
+from assay_runner.text.stance import no_other_than, past_question, why_question, wrong_not_to
 
 __all__ = [
     "Known",
@@ -253,8 +253,10 @@ def judge_match(
     composing = may_compose(text)
     if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
         return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"
-    if no_other_than(text[:at], facts.language):
-        return ADVISES  # "Nie ma innego wyjścia niż usunąć profil"
+    if no_other_than(text[:at], facts.language) or wrong_not_to(
+        text[:at], view.words[start:end], facts.language
+    ):
+        return ADVISES  # "Nie ma innego wyjścia niż usunąć profil", "Sarebbe un errore non rimuoverla"
     denied = denial(text, at) if composing else None
     if denied is not None:  # "It is not true that you should (never) reset it": the denial flips it
         return ADVISES if negations_after(text, denied, at, view.words[start:end]) % 2 else None

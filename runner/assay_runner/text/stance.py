@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import Literal
 
 from assay_runner.text.reversers import reversed_frame
+from assay_runner.text.tokens import tokenize
 
 __all__ = [
     "BECAUSE",
@@ -46,7 +47,9 @@ __all__ = [
     "no_other_than",
     "past_question",
     "reply_polarity",
+    "reports",
     "why_question",
+    "wrong_not_to",
 ]
 
 Polarity = Literal["yes", "no", "reject"] | None
@@ -108,7 +111,7 @@ _ANAPHORS = _set(
     """it that this doing so c' cela ça ce ceci das dies dieses es eso esto ello lo ciò questo quello
     isso isto aquilo dat dit het to tego"""
 )
-_COPULAS = _set("es está sería è sarebbe é seria jest byłoby is")
+_COPULAS = _set("es está sería fue era è sarebbe fu stato stata é seria foi jest byłoby był była było is")
 _SUBORDINATORS = _set(
     """if when unless once until because although while since whether si quand lorsque sauf tant wenn falls
     sobald solange weil obwohl ob cuando mientras aunque porque se quando finché perché sebbene caso
@@ -142,11 +145,33 @@ def reply_polarity(text: str, language: str) -> Polarity:
             break
     else:
         return None
-    if any(_negator(word, language) for word in own) and not reversed_frame(clause, language):
+    negated = any(_negator(word, language) for word in own)
+    if _calls_it_wrong(own):
+        return "yes" if negated else "reject"  # "That was a mistake on our side" / "It is not wrong"
+    if negated and not reversed_frame(clause, language):
         return "no"
     if BETTER.search(clause.casefold()):
         return "yes"
     return None
+
+
+# A predicate that calls doing something wrong, in the eight languages ("a mistake", "falsch", "un
+# errore", "błędem"): the stems of one evaluative class, not of the actions it is said of.
+_WRONG = (
+    *("mistake", "wrong", "error", "erreur", "faux", "fausse", "erroné", "fehler", "falsch", "irrtum"),
+    *("errore", "sbagliat", "erro", "errad", "equivoca", "incorrect", "fout", "verkeerd", "vergissing"),
+    *("błąd", "błęd", "niewłaściw", "niesłuszn"),
+)
+
+
+def _calls_it_wrong(words: Sequence[str]) -> bool:
+    return any(_bare(word).startswith(_WRONG) for word in words)
+
+
+def _bare(word: str) -> str:
+    """A word without an elided article ("d'autre" -> "autre", "l'erreur" -> "erreur")."""
+    head, _, rest = word.partition("'")
+    return rest if rest and len(head) <= 2 else word
 
 
 def _opens_a_reply(words: Sequence[str], language: str) -> bool:
@@ -182,7 +207,7 @@ _CONTRAST = re.compile(
     r"\b(?:but|mais|aber|pero|ma|mas|maar|ale|however|cependant|jedoch|sin embargo|però)\b"
 )
 _COST = re.compile(
-    r"\b(?:would|could|\w+(?:rait|raient|ría|rían|rebbe|rebbero|riam)|würde|würden|zou|zouden|"
+    r"\b(?:would|could|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|riam)|würde|würden|zou|zouden|"
     r"\w+(?:łoby|łby|łaby|łyby|liby))\b|"
     r"\b(?:lose|loses|lost|perd\w*|verlier\w*|verloren|pierd\w*|perder\w*|kwijt|stra\w+|erase|erases|wipe|"
     r"wipes)\b"
@@ -270,6 +295,59 @@ def past_question(head: str, matched: Sequence[str], phrase: str, language: str)
     return False
 
 
+# ------------------------------------------------------------------------------ a third party's voice
+
+# Verbs that report advice, as infinitives (their inflection keys are compared, so "raadde", "polecił",
+# "aconsejó", "sugeriu" are found by "raden", "polecić", "aconsejar", "sugerir"), with the irregular
+# forms the stemmer does not join ("dijo", "disse", "zei").
+_REPORTING_VERBS = {
+    "en": "say tell suggest recommend advise claim propose",
+    "fr": "dire dit conseiller recommander suggérer proposer affirmer prétendre",
+    "de": "sagen raten empfehlen vorschlagen meinen behaupten",
+    "es": "decir dice dijo dicen dijeron aconsejar recomendar sugerir proponer propuso afirmar",
+    "it": "dire dice dicono detto disse consigliare raccomandare suggerire proporre proposto affermare",
+    "pt": "dizer diz dizem disse disseram aconselhar recomendar sugerir propor propôs afirmar",
+    "nl": "zeggen zei zeiden gezegd raden raadde aanraden adviseren suggereren voorstellen beweren",
+    "pl": "mówić powiedzieć polecić polecać doradzić doradzać radzić kazać zalecić zalecać sugerować "
+    "zaproponować proponować twierdzić",
+}
+# A first person's form of such a verb ("recomendamos", "consigliamo", "polecamy", "radzę") is the
+# answer's own advice, not a report.
+_FIRST_PERSON = {
+    "fr": ("ons",),
+    "es": ("amos", "emos", "imos"),
+    "it": ("iamo",),
+    "pt": ("amos", "emos", "imos"),
+    "pl": ("my", "m", "ę"),
+}
+_SINGULAR_FIRST = {
+    "es": ("jo", "so", "ado", "ido"),
+    "it": ("ato", "ito", "uto", "tto", "sto", "ano", "ono"),
+    "pt": ("ado", "ido"),
+}
+
+
+@lru_cache(maxsize=len(_REPORTING_VERBS))
+def _reporting_keys(language: str) -> frozenset[str]:
+    return frozenset(t.stem for t in tokenize(_REPORTING_VERBS.get(language, ""), language))
+
+
+def reports(before: str, language: str) -> bool:
+    """Does the clause before the match hold a verb that reports advice, in a third person's form
+    ("Een collega raadde aan", "Ktoś polecił", "Um colega sugeriu")?"""
+    keys = _reporting_keys(language)
+    first = _FIRST_PERSON.get(language, ())
+    for token in tokenize(before, language):
+        word = token.text.casefold()
+        if token.stem not in keys or word.endswith(first):
+            continue
+        own = _SINGULAR_FIRST.get(language)
+        if own is not None and word.endswith("o") and not word.endswith(own):
+            continue  # "recomiendo", "consiglio", "recomendo"
+        return True
+    return False
+
+
 # --------------------------------------------------------------------------------- the customer's voice
 
 _ADDRESSEE = _set("you vous tu sie du usted ustedes tú lei voi você vocês u je jij pan pani państwo")
@@ -306,15 +384,18 @@ _INVERTED = _set("pan pani państwo usted ustedes lei você vocês")
 
 _OTHER = _set(
     """other else autre autres andere anderen anderer anderes otra otro otras otros altra altro altre altri
-    outra outro outras outros ander innego inna inne innej innych"""
+    outra outro outras outros ander anders innego inna inne innej innych"""
 )
 _THAN = _set("than but que qu' als che senão senao dan niż niz oprócz poza except")
 
 
 def no_other_than(head: str, language: str) -> bool:
     """ "There is no other way than to delete the profile", "Nie ma innego wyjścia niż usunąć profil",
-    "keine andere Wahl, als ...": a negated "other" before a comparison that introduces the match."""
-    words = _words(head)
+    "Er zit niets anders op dan ...", "There is no alternative to ...": a negated "other" before a
+    comparison that introduces the match."""
+    words = [_bare(w) for w in _words(head)]
+    if len(words) >= 2 and words[-1] in _TO and words[-2].startswith("alternativ"):
+        return any(_negator(w, language) for w in words[-5:-2])
     than = max((i for i, w in enumerate(words) if w in _THAN), default=None)
     if than is None:
         return False
@@ -322,6 +403,45 @@ def no_other_than(head: str, language: str) -> bool:
     if other is None:
         return False
     return any(_negator(w, language) for w in words[max(0, other - _OTHER_REACH) : other])
+
+
+_TO = _set("to à au zu zur zum a al para ao voor do dla")
+
+
+def wrong_not_to(head: str, matched: Sequence[str], language: str) -> bool:
+    """ "It would be wrong not to remove the extension", "Sarebbe un errore non rimuovere l'estensione",
+    "Es wäre falsch, die Erweiterung nicht zu entfernen": a predicate that calls it wrong, then a
+    negation of the action: a double negative that advises it. The negation stands right before the
+    action, or inside it where the verb comes last (German, Dutch)."""
+    words = _words(head)
+    wrong = max((i for i, w in enumerate(words) if _calls_it_wrong([w])), default=None)
+    if wrong is None or len(words) - wrong > _WRONG_REACH or not _predicative(words, wrong):
+        return False
+    if language not in ("de", "nl") and _CUT.search(head.rsplit(_WORD.findall(head)[wrong], 1)[-1]):
+        return False  # "Deleting it was a mistake, do not reset it": a new clause says what not to do
+    after = words[wrong + 1 :]
+    if any(_negator(w, language) for w in after[-_NOT_REACH:]):
+        return not any(_negator(w, language) for w in words[:wrong])  # not "It is not wrong not to"
+    verb_last = language in ("de", "nl") and any(_negator(w, language) for w in matched)
+    return verb_last and not any(_negator(w, language) for w in words[: wrong + 1])
+
+
+def _predicative(words: Sequence[str], at: int) -> bool:
+    """Is the word at `at` a predicate ("would be wrong", "a mistake", "sarebbe un errore", "Błędem
+    byłoby"), not a noun the sentence is about ("This error does not need ...")?"""
+    if at + 1 < len(words) and words[at + 1] in _BE:
+        return True  # "Błędem byłoby", "Falsch wäre es"
+    return any(w in _BE or w in _INDEFINITE for w in words[max(0, at - 2) : at])
+
+
+_BE = _set(
+    """be is was would 's wäre ist war wäre sarebbe è era sería es era fue seria é foi serait est était
+    c'est zou zijn is was byłoby jest był była było"""
+)
+_INDEFINITE = _set("a an une un ein eine einen uno una um uma een")
+_CUT = re.compile(r"[,;:.!?]")
+_WRONG_REACH = 8  # "Ce serait une erreur de ne pas": the predicate stands close before the action
+_NOT_REACH = 3  # "de ne pas", "not to": the negation right before the action
 
 
 _OTHER_REACH = 4  # "no other way than", "nie ma innego wyjścia niż": the words stand close together
