@@ -41,12 +41,23 @@ from assay_runner.text.stance import (
     BETTER,
     addressee_report,
     contrast_cost,
+    reassures,
     reply_polarity,
     reports,
     why_question,
 )
 
-__all__ = ["ADVISES", "CLEARS", "Facts", "Outcome", "facts_of", "reply_of", "rhetorical_advice", "weigh"]
+__all__ = [
+    "ADVISES",
+    "CLEARS",
+    "Facts",
+    "Outcome",
+    "facts_of",
+    "reply_of",
+    "rhetorical_advice",
+    "rhetorical_rejection",
+    "weigh",
+]
 
 Stance = Literal["yes", "no", "endorse", "reject"] | None
 
@@ -189,7 +200,9 @@ _ENDORSE = _cues(
     r"\b(?:siamo d'accordo|sono d'accordo|concordamos|concordo|het (?:daarmee |ermee )?eens|"
     r"zgadzamy się|zgadzam się|nous sommes d'accord|je suis d'accord|estamos de acuerdo|"
     r"stimmen (?:dem )?zu|stimme (?:dem )?zu)\b",
-    r"\b(?:they are|they're|it is|that is|that's|it's) (?:right|correct)\b",
+    r"\b(?:they are|they're|it is|that is|that's|it's|he is|he's|she is|she's|you are|you're) "
+    r"(?:right|correct)\b",
+    r"\b(?:that|this|it) (?:is|'s|was) the right (?:call|move|decision|choice|thing to do)\b",
     # "he is right" in the other languages: "il a raison", "hat recht", "tiene razón", "ma rację"
     r"\b(?:a|ont|avez|hat|haben|tiene|tienen|ha|hanno|tem|têm|heeft|hebben|ma|mają) "
     r"(?:bien |völlig |toda la |pienamente |toda a |helemaal |całkowicie )?"
@@ -305,7 +318,8 @@ def reply_of(text: str, language: str = "en") -> Stance:
     """What a sentence says about the one before it: an answer (yes/no) or a stance (endorse/reject)."""
     folded = " ".join(text.casefold().replace("\u2019", "'").split()).strip(" \"'")
     if (_NO.search(folded) and not _PREPOSITION_NO.get(language, _NEVER).search(folded)) or _short_no(folded):
-        return "no"
+        # "It won't hurt.", "It does not take long.": a negated cost reassures, it does not say no
+        return None if reassures(_WORD.findall(folded)) and not _BARE_NO.search(folded) else "no"
     if _YES.search(folded):
         return "yes"
     if not _may_take_a_stance(folded):
@@ -319,6 +333,7 @@ def reply_of(text: str, language: str = "en") -> Stance:
 
 # Portuguese "no" is "in the" ("No seu caso, ..."), not an answer.
 _NEVER = re.compile(r"(?!)")
+_BARE_NO = _cues(r"^(?:no|nope|non|nein|nee|não|nie)\b[,.!]")
 _PREPOSITION_NO = {"pt": re.compile(r"^no\s+\w")}
 
 
@@ -433,6 +448,11 @@ _RHETORICAL_REJECTION = _cues(
     r"\b(?:isn'?t|is not) (?:that|this|it|\w+ing\b.*) (?:a bit |rather |too |somewhat )?"
     r"(?:drastic|overkill|excessive|extreme|much)\b",
 )
+
+
+def rhetorical_rejection(text: str, at: int) -> bool:
+    """Does a question reject the match it holds at `at` ("Why would you ...?", "Isn't a reset overkill?")?"""
+    return bool(_RHETORICAL_REJECTION.search(_sentence_head(text, at)))
 
 
 def rhetorical_advice(before: str) -> bool:
@@ -624,7 +644,7 @@ def weigh(
             return CLEARS
         return Outcome("uncertain", "a quotation the answer neither endorses nor rejects")
     if facts.question:
-        if _RHETORICAL_REJECTION.search(_sentence_head(text, at)):
+        if rhetorical_rejection(text, at):
             return CLEARS
         reply = facts.reply or facts.shaped
         if reply in ("yes", "endorse"):

@@ -13,7 +13,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from operator import itemgetter
 
-from assay_runner.text.advice import ADVISES, Facts, Outcome, facts_of, rhetorical_advice, weigh
+from assay_runner.text.advice import (
+    ADVISES,
+    Facts,
+    Outcome,
+    facts_of,
+    rhetorical_advice,
+    rhetorical_rejection,
+    weigh,
+)
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import LANGUAGES, Language
@@ -33,7 +41,14 @@ from assay_runner.text.negation import (
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
 from assay_runner.text.sentences import Sentence
-from assay_runner.text.stance import no_other_than, past_question, why_question, wrong_not_to
+from assay_runner.text.stance import (
+    excessive,
+    negative_question,
+    no_other_than,
+    past_question,
+    why_question,
+    wrong_not_to,
+)
 
 __all__ = [
     "Known",
@@ -266,13 +281,19 @@ def judge_match(
             return ADVISES if rejected else None
     if encouraged(view, start, end):  # read before negation: its "pas" encourages
         return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
-    if reported(view, start, end, question) or negated(view, start, end, carried):
+    if reported(view, start, end, question):
+        return None
+    if negated(view, start, end, carried):
+        if question and negative_question(text[:at], facts.language):
+            return _negative_question(text, at, facts)  # "Sollten Sie nicht einfach ... zurücksetzen?"
         return None
     if (
         facts.language in VERB_FIRST
         and german_negation(view.words, facts.language)
         and not reversed_negation(view)
     ):
+        if question and negative_question(text[:at], facts.language):
+            return _negative_question(text, at, facts)
         return None
     if (
         question
@@ -294,6 +315,19 @@ def judge_match(
         rule.pattern is not None,
     )
     return None if outcome.kind == "clears" else outcome
+
+
+def _negative_question(text: str, at: int, facts: Facts) -> Outcome | None:
+    """A question that opens with a negation: a rhetorical rejection ("Isn't a reset overkill?") or its
+    reply decides, else the reader is unsure."""
+    if rhetorical_rejection(text, at) or excessive(text[at:]):
+        return None
+    reply = facts.reply or facts.shaped
+    if reply in ("yes", "endorse"):
+        return ADVISES
+    if reply in ("no", "reject"):
+        return None
+    return Outcome("uncertain", "a negative question: it may suggest the action")
 
 
 def rule_matches(

@@ -43,9 +43,12 @@ __all__ = [
     "addressee_report",
     "contrast_cost",
     "counter_advice",
+    "excessive",
     "heading_negates",
+    "negative_question",
     "no_other_than",
     "past_question",
+    "reassures",
     "reply_polarity",
     "reports",
     "why_question",
@@ -148,7 +151,9 @@ def reply_polarity(text: str, language: str) -> Polarity:
     negated = any(_negator(word, language) for word in own)
     if _calls_it_wrong(own):
         return "yes" if negated else "reject"  # "That was a mistake on our side" / "It is not wrong"
-    if negated and not reversed_frame(clause, language):
+    if negated and (reversed_frame(clause, language) or reassures(own)):
+        return None  # "It won't hurt", "Es dauert nicht lange": a negated cost encourages it
+    if negated:
         return "no"
     if BETTER.search(clause.casefold()):
         return "yes"
@@ -172,6 +177,22 @@ def _bare(word: str) -> str:
     """A word without an elided article ("d'autre" -> "autre", "l'erreur" -> "erreur")."""
     head, _, rest = word.partition("'")
     return rest if rest and len(head) <= 2 else word
+
+
+# What doing something costs (harm, time, risk, loss) in the eight languages: negated, it reassures.
+_COSTS = (
+    *("hurt", "harm", "long", "risk", "lose", "cost", "break", "damage", "mal", "nui", "risqu", "perd"),
+    *("coût", "cass", "schad", "weh", "lange", "risik", "verlier", "kost", "kaputt", "daño", "tard", "larg"),
+    *("riesg", "cuest", "rompe", "male", "danno", "lung", "risch", "cost", "rompe", "dano", "demor", "longo"),
+    *("risco", "custa", "quebr", "kwaad", "pijn", "lang", "risico", "verlies", "kapot", "szkodz", "zaszkodz"),
+    *("długo", "ryzyk", "strac", "kosztuj", "zepsu", "uszkodz"),
+)
+
+
+def reassures(words: Sequence[str]) -> bool:
+    """Does a clause speak of what doing it costs ("It won't hurt", "Non ci vuole molto", "Es dauert nicht
+    lange")? Negated, that encourages it rather than says no."""
+    return any(_bare(word).startswith(_COSTS) for word in words)
 
 
 def _opens_a_reply(words: Sequence[str], language: str) -> bool:
@@ -253,6 +274,38 @@ def why_question(head: str, language: str, explained: bool) -> Literal["advises"
 _WHY_REACH = 4  # "Dlaczego po prostu nie": a suggestion's negation stands by its "why"
 
 
+_OPENING = 3  # "Sollten Sie nicht", "Czy nie", "Ne faudrait-il pas": the negation opens the question
+
+
+def negative_question(head: str, language: str) -> bool:
+    """Does a question open with a negation before its action ("Shouldn't you reset it?", "Sollten Sie
+    nicht einfach ...?", "¿No debería ...?", "Czy nie powinien Pan ...?")? It may well suggest the
+    action: the reader cannot tell, so it is not cleared by its negation."""
+    words = _words(head)
+    if not words or _WHY.search(head) or words[0] in _SUBORDINATORS:
+        return False
+    first = next((i for i, w in enumerate(words) if _negator(w, language)), None)
+    return first is not None and first <= _OPENING and not _PREPOSITIONAL.intersection(words)
+
+
+# "Isn't a factory reset overkill?", "N'est-ce pas excessif ?": a negative question that calls it too much
+# rejects it.
+_EXCESSIVE = re.compile(
+    r"\b(?:overkill|drastic|excessive|extreme|too much|risky|dangerous|excessi\w*|drasti\w*|exagér\w*|"
+    r"risqu\w*|dangereu\w*|übertrieben\w*|riskant\w*|gefährlich\w*|excesiv\w*|exagerad\w*|arriesgad\w*|"
+    r"peligros\w*|eccessiv\w*|esagerat\w*|rischios\w*|pericolos\w*|arriscad\w*|perigos\w*|"
+    r"overdreven|gevaarlijk\w*|przesad\w*|ryzykown\w*|niebezpieczn\w*)\b"
+)
+
+
+def excessive(text: str) -> bool:
+    return _EXCESSIVE.search(text.casefold()) is not None
+
+
+# "Can you log in without resetting it?": the negation is the preposition's, not the question's.
+_PREPOSITIONAL = _set("without sans ohne sin senza sem zonder bez instead rather")
+
+
 # Past forms of a verb (a participle or a preterite), by ending; English "-ed" is read by `text.negation`.
 _PAST = {
     "en": ("ed",),
@@ -284,14 +337,14 @@ def past_question(head: str, matched: Sequence[str], phrase: str, language: str)
         return False
     if language == "en":
         return len(words) >= 2 and words[0] in _DID and words[1] in _SOMEONE
-    own = _words(phrase)
-    endings = _PAST.get(language, ())
-    for word in matched:
-        if word in own or not word.endswith(endings) or len(word) <= _STEM + 1:
+    own = {t.text.casefold(): t.stem for t in tokenize(phrase, language)}
+    keys = {key for word, key in own.items() if not word.endswith(endings := _PAST.get(language, ()))}
+    for token in tokenize(" ".join(matched), language):
+        word = token.text.casefold()
+        if word in own or not word.endswith(endings) or len(word) < _STEM:
             continue
-        verb = next((w for w in own if w[:_STEM] == word[:_STEM] or w[:_STEM] in word), None)
-        if verb is not None and not verb.endswith(endings):
-            return True
+        if token.stem in keys or any(word[:_STEM] == verb[:_STEM] for verb in own):
+            return True  # "désinstallé" / "désinstaller", "verwijderd" / "verwijderen", "vidé" / "vider"
     return False
 
 
@@ -365,6 +418,8 @@ def addressee_report(head: str) -> bool:
     ...", "Sie schreiben, dass ...", "Pisze Pan, że ...")? What follows is in the customer's voice. The
     pronoun is the subject: it opens the sentence (after at most one word: "So you said"), or follows
     its verb where the language puts a polite subject there ("Pisze Pan", "Dice usted")."""
+    if _NEW_CLAUSE.search(head) or not _SPEAKS_AGAIN.isdisjoint(_words(head)):
+        return False  # "You mentioned the sync fails; reset the password then": the answer speaks again
     words = _words(head)[:_VOICE_REACH]
     for i, word in enumerate(words[:2]):
         if word not in _ADDRESSEE:
@@ -375,6 +430,7 @@ def addressee_report(head: str) -> bool:
     return False
 
 
+_NEW_CLAUSE = re.compile(r"[;:\u2014\u2013]|\s-\s")
 # Polite subjects that may follow their verb in a statement ("Pisze Pan, że", "Dice usted que"); a German
 # or Dutch verb before "Sie"/"je" is an imperative ("Melden Sie sich ab", "Meld je af").
 _INVERTED = _set("pan pani państwo usted ustedes lei você vocês")
@@ -454,6 +510,8 @@ _RESTART = _set(
     """but so then however mais donc alors aber also dann daher deshalb pero entonces así ma quindi allora
     mas então portanto maar dus daarom ale więc zatem"""
 )
+# Words that restart the answer's own voice after a report: "..., so reset it", "..., bitte ...".
+_SPEAKS_AGAIN = _RESTART | _set("please just bitte einfach proszę")
 
 
 @lru_cache(maxsize=1024)
