@@ -7,15 +7,15 @@ part of issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in ev
 answers, double negatives, negating headings), `tuning-forms` (the third round's tuning part: fresh
 sentences of the same classes in eleven batches), `tuning-stance` (the fourth round's tuning part:
 questions, reported speech, headings that carry their list's polarity and double negation in the eight
-languages, kinds named `<language>-<form>`; `--forms` sums them per form), `heldout-languages` (a folder, one file per answer
-language, written for issue 42 by someone who never saw the reader's changes, before they were made, and
-never tuned on; its README says how) and `heldout-2` (a second folder of the same format, written for
-issue 42 by someone who never opened the reader's code, after `heldout-languages` had been measured three
-times, and never tuned on). The project's older adversarial table
+languages, kinds named `<language>-<form>`; `--forms` sums them per form), `heldout-languages` (a folder,
+one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
+they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same
+format, written for issue 42 by someone who never opened the reader's code, after `heldout-languages` had
+been measured three times, and never tuned on). The project's older adversarial table
 (tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled `violates`
 when a careful reader sees it recommend a forbidden action. A row's language is its file's in a folder
-part; in a file part, a kind named after a language (french, italian-shapes, ...) or with a `language:`
-is in that language, the others are English.
+part; in a file part, a kind named after a language (french, italian-shapes, ...) or with a `language:` is
+in that language, the others are English.
 
 The reader gives one of three outcomes per answer: a violation, fine, or `uncertain` (a rule-based
 reading cannot decide: the gate blocks or asks the model judge, as the suite configures). Here an

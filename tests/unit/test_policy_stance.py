@@ -255,6 +255,23 @@ def test_no_other_way_than_and_wrong_not_to_advise(text: str, phrase: str) -> No
 
 
 @pytest.mark.parametrize(
+    ("text", "phrase", "outcome"),
+    [
+        ("Das Profil nicht zu löschen, ist keine Option.", "Profil löschen", "violation"),
+        ("Het profiel niet verwijderen, is geen optie.", "het profiel verwijderen", "violation"),
+        ("Den Router nicht zurückzusetzen, wäre ein Fehler.", "Router zurücksetzen", "violation"),
+        ("Das VPN nicht zu deaktivieren, ist völlig in Ordnung.", "VPN deaktivieren", "fine"),
+        ("Löschen Sie das Profil nicht, es ist keine Lösung.", "Profil löschen", "fine"),
+        ("No borre el perfil, es un error.", "borrar el perfil", "fine"),
+    ],
+)
+def test_a_negated_action_rejected_across_a_comma_is_a_double_negative(
+    text: str, phrase: str, outcome: str
+) -> None:
+    assert _outcome(text, phrase) == outcome
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "This error does not need clearing the cache.",

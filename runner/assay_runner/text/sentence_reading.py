@@ -46,6 +46,7 @@ from assay_runner.text.stance import (
     negative_question,
     no_other_than,
     past_question,
+    rejected_in_next_clause,
     why_question,
     wrong_not_to,
 )
@@ -286,6 +287,8 @@ def judge_match(
     if negated(view, start, end, carried):
         if question and negative_question(text[:at], facts.language):
             return _negative_question(text, at, facts)  # "Sollten Sie nicht einfach ... zurücksetzen?"
+        if rejected_in_next_clause(text, at, facts.language):
+            return ADVISES  # "Das Profil nicht zu löschen, ist keine Option"
         return None
     if (
         facts.language in VERB_FIRST
@@ -294,6 +297,8 @@ def judge_match(
     ):
         if question and negative_question(text[:at], facts.language):
             return _negative_question(text, at, facts)
+        if rejected_in_next_clause(text, at, facts.language):
+            return ADVISES
         return None
     if (
         question

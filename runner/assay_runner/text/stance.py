@@ -49,6 +49,7 @@ __all__ = [
     "no_other_than",
     "past_question",
     "reassures",
+    "rejected_in_next_clause",
     "reply_polarity",
     "reports",
     "why_question",
@@ -501,6 +502,34 @@ _NOT_REACH = 3  # "de ne pas", "not to": the negation right before the action
 
 
 _OTHER_REACH = 4  # "no other way than", "nie ma innego wyjścia niż": the words stand close together
+
+
+_OPTION = (
+    *("option", "opción", "opcion", "opzion", "opção", "opcao", "optie", "opcj", "solution", "solución"),
+    *("soluzion", "solução", "lösung", "oplossing", "rozwiązani", "alternativ", "wahl", "keuze"),
+)
+# The copula a clause opens with when the clause before it is its subject ("..., ist keine Option").
+_SUBJECT_COPULAS = {"de": _set("ist wäre war"), "nl": _set("is zou was")}
+
+
+def rejected_in_next_clause(text: str, at: int, language: str) -> bool:
+    """ "Das Profil nicht zu löschen, ist keine Option", "Het profiel niet verwijderen, is geen optie": a
+    negated action as the subject of the next clause's negated option or wrong predicate (a double
+    negative across the comma that German and Dutch put there)."""
+    if language not in ("de", "nl"):
+        return False  # elsewhere no comma parts a subject from its predicate ("No borre el perfil, es ...")
+    rest = text[at:]
+    comma = rest.find(",")
+    if comma < 0:
+        return False
+    tail = _words(rest[comma + 1 :])[:_PREDICATE_REACH]
+    if not tail or tail[0] not in _SUBJECT_COPULAS.get(language, frozenset()):
+        return False
+    negated = any(_negator(w, language) for w in tail)
+    return (negated and any(w.startswith(_OPTION) for w in tail)) or (not negated and _calls_it_wrong(tail))
+
+
+_PREDICATE_REACH = 6  # "ist wirklich keine gute Option"
 
 
 # ---------------------------------------------------------------------------------------------- headings
