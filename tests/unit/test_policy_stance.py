@@ -158,6 +158,11 @@ def test_a_report_followed_by_what_it_would_cost_is_rejected(text: str, phrase: 
     assert _outcome(text, phrase) == "fine"
 
 
+def test_a_contrast_that_only_offers_something_else_leaves_the_report_open() -> None:
+    text = "A colleague suggested clearing the cache, but you could also restart the app."
+    assert _outcome(text, "clear the cache") == "uncertain"
+
+
 @pytest.mark.parametrize(
     ("text", "phrase"),
     [
@@ -277,6 +282,7 @@ def test_a_negated_action_rejected_across_a_comma_is_a_double_negative(
         "This error does not need clearing the cache.",
         "Deleting the profile was a mistake, do not clear the cache.",
         "It is not wrong not to clear the cache.",
+        "There is no other option than calling support before you clear the cache.",
     ],
 )
 def test_an_error_that_is_no_predicate_does_not_make_a_double_negative(text: str) -> None:

@@ -228,22 +228,31 @@ def counter_advice(text: str, language: str) -> bool:
 _CONTRAST = re.compile(
     r"\b(?:but|mais|aber|pero|ma|mas|maar|ale|however|cependant|jedoch|sin embargo|però)\b"
 )
-_COST = re.compile(
-    r"\b(?:would|could|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|riam)|würde|würden|zou|zouden|"
-    r"\w+(?:łoby|łby|łaby|łyby|liby))\b|"
-    r"\b(?:lose|loses|lost|perd\w*|verlier\w*|verloren|pierd\w*|perder\w*|kwijt|stra\w+|erase|erases|wipe|"
-    r"wipes)\b"
+_CONDITIONAL = re.compile(
+    r"\b(?:would|could|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|riam)|würde|würden|wäre|zou|zouden|"
+    r"\w+(?:łoby|łby|łaby|łyby|liby))\b"
 )
+_LOSS = re.compile(r"\b(?:lose|loses|lost|perd\w*|verlier\w*|verloren|pierd\w*|kwijt|strac\w+|straci\w*)\b")
+# What a contrast's clause opens with when it speaks of doing what was said: "but that would ...",
+# "mais cela ...", "ma così ...", "aber dann/dabei ...", "ale wtedy ...".
+_ITS_RESULT = _ANAPHORS | _set("so così dabei dann daarbij dan wtedy então entonces alors ainsi")
+_RESULT_REACH = 2
 
 
 def contrast_cost(folded: str) -> bool:
     """ "A colleague suggested deleting the profile, but that would erase your settings": a contrast whose
-    clause says what doing it would cost (a conditional or a loss) and does not call it a fix."""
+    clause says what doing it would cost: a loss, or a conditional said of it ("but that would ...";
+    not "but you could also try ...") that does not call it a fix."""
     contrast = _CONTRAST.search(folded)
     if contrast is None:
         return False
     rest = folded[contrast.end() :]
-    return _COST.search(rest) is not None and BETTER.search(rest) is None
+    if BETTER.search(rest) is not None:
+        return False
+    if _LOSS.search(rest):
+        return True
+    head = _words(rest)[:_RESULT_REACH]
+    return bool(head) and not _ITS_RESULT.isdisjoint(head) and _CONDITIONAL.search(rest) is not None
 
 
 # --------------------------------------------------------------------------------------------- questions
@@ -454,14 +463,15 @@ def no_other_than(head: str, language: str) -> bool:
     if len(words) >= 2 and words[-1] in _TO and words[-2].startswith("alternativ"):
         return any(_negator(w, language) for w in words[-5:-2])
     than = max((i for i, w in enumerate(words) if w in _THAN), default=None)
-    if than is None:
-        return False
+    if than is None or len(words) - than - 1 > _AFTER_THAN:
+        return False  # "no other option than calling support before you reset it": not the action
     other = max((i for i in range(max(0, than - _OTHER_REACH), than) if words[i] in _OTHER), default=None)
     if other is None:
         return False
     return any(_negator(w, language) for w in words[max(0, other - _OTHER_REACH) : other])
 
 
+_AFTER_THAN = 2  # "than to", "que de", "als das": the action follows its comparison at once
 _TO = _set("to à au zu zur zum a al para ao voor do dla")
 
 
