@@ -2,7 +2,8 @@
 
 The cue lists of `text.advice` know the words a stance is usually said with ("I agree", "bad advice").
 This layer reads the shapes those words stand in, with the eight languages' closed classes (negations,
-pronouns, interrogatives, conjunctions, verb endings) rather than more content words:
+pronouns, interrogatives, conjunctions, copulas, verb endings, the inflection keys of a few verbs of
+saying) rather than more content words:
 
 - **a reply's polarity**: the sentence after a question or a report that speaks of it (an anaphoric
   subject, "That / Das / Eso / Isso / Dat / To ...", or a pro-drop verb or copula after a fronted phrase)
@@ -11,18 +12,25 @@ pronouns, interrogatives, conjunctions, verb endings) rather than more content w
 - **counter-advice**: a next sentence that tells the reader to do something else instead ("Keep it on
   and restart the app instead", "Lassen Sie es lieber an") rejects the report before it;
 - **a contrast that names a cost**: "..., but that would erase your settings", "aber dabei gehen Ihre
-  Einstellungen verloren": a conditional or a loss after but/mais/aber/pero/ma/mas/maar/ale rejects;
+  Einstellungen verloren": a loss, or a conditional said of the action, after but/mais/aber/pero/ma/mas/
+  maar/ale rejects;
 - **why-questions**: a question opened by the language's "why" that asks why one would do it rejects
   it ("Warum den Treiber deinstallieren, wenn ...", "Po co ...?"), one with a negation between "why" and
   the action suggests it ("Dlaczego po prostu nie zresetować hasła?");
 - **questions about the past**: a question whose action is in a past form asks what the customer did
   ("Avez-vous désinstallé le pilote ?", "Czy odinstalował Pan sterownik?"), it does not advise it;
+- **negative questions**: "Sollten Sie nicht einfach ...?", "¿No debería ...?" may well suggest the
+  action: their negation does not clear them (the reader makes them uncertain unless a reply decides);
 - **the customer's own report**: a reporting verb whose subject is the person addressed ("You mentioned
   that ...", "Sie schreiben, dass ...", "Pisze Pan, że ...") is in the customer's voice;
-- **"no other way than X"**: a negated "other" before a comparison ("Nie ma innego wyjścia niż usunąć
-  profil", "keine andere Wahl, als ...") recommends X (a double negative);
+- **a third party's report**: a verb that reports advice, found by its inflection key in a third
+  person's form ("raadde aan", "polecił", "sugeriu"), makes the clause a report whose stance decides;
+- **double negatives**: "no other way than X" ("Nie ma innego wyjścia niż usunąć profil"), "wrong not
+  to X" ("Sarebbe un errore non rimuoverla"), and in German and Dutch a negated infinitive subject
+  before ", ist keine Option" recommend X;
 - **a heading's polarity**: a short line ending in ":" whose own predicate is negated ("Bitte probieren
-  Sie Folgendes nicht aus:") negates its list, unless it is a condition or negates a reversing verb.
+  Sie Folgendes nicht aus:") negates its list, unless it is a condition, a reassurance or negates a
+  reversing verb.
 
 A shape this layer cannot place leaves the reading as it was: uncertain where the reader was unsure.
 """
