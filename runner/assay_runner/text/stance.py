@@ -138,16 +138,14 @@ def reply_polarity(text: str, language: str) -> Polarity:
     """What a short statement after a question or a report says of it, by its structure: "no" when it
     negates its predicate, "yes" when it calls it a fix, "reject" when it advises something else
     instead (`counter_advice`). None when its shape says neither."""
-    if counter_advice(text, language):
+    words = _words(text)
+    if not _INSTEAD_WORDS.isdisjoint(words) and counter_advice(text, language):
         return "reject"
     stripped = text.strip()
-    if stripped.endswith("?"):
+    if not words or len(words) > _REPLY_WORDS or words[0] in _SUBORDINATORS or stripped.endswith("?"):
         return None
     clauses = [c for c in re.split(r"[,;:]", stripped.rstrip(".!")) if c.strip()]
     if not clauses:
-        return None
-    words = _words(stripped)
-    if not words or len(words) > _REPLY_WORDS or words[0] in _SUBORDINATORS:
         return None
     # The clause that speaks: the last one ("In your case, it is ..."), or the first when it opens with
     # its subject ("That would not change anything, sadly").
@@ -176,6 +174,9 @@ _WRONG = (
     *("errore", "sbagliat", "erro", "errad", "equivoca", "incorrect", "fout", "verkeerd", "vergissing"),
     *("błąd", "błęd", "niewłaściw", "niesłuszn"),
 )
+
+
+_WRONG_ANYWHERE = re.compile(r"(?:^|[^\w])(?:\w'|\w\w')?(?:" + "|".join(map(re.escape, _WRONG)) + ")")
 
 
 def _calls_it_wrong(words: Sequence[str]) -> bool:
@@ -217,6 +218,13 @@ _INSTEAD = re.compile(
     r"invece|piuttosto|em vez disso|ao invés disso|pelo contrário|liever|in plaats daarvan|raczej|"
     r"zamiast tego)\b|^(?:mejor|meglio|melhor)\b",
     re.IGNORECASE,
+)
+
+
+# Every branch of `_INSTEAD` holds one of these words: a sentence with none is not searched.
+_INSTEAD_WORDS = _set(
+    """instead rather plutôt lieu stattdessen lieber eher lugar cambio invece piuttosto vez invés contrário
+    liever plaats raczej zamiast mejor meglio melhor"""
 )
 
 
@@ -403,6 +411,7 @@ def _reporting_keys(language: str) -> frozenset[str]:
     return frozenset(t.stem for t in tokenize(_REPORTING_VERBS.get(language, ""), language))
 
 
+@lru_cache(maxsize=4096)
 def reports(before: str, language: str) -> bool:
     """Does the clause before the match hold a verb that reports advice, in a third person's form
     ("Een collega raadde aan", "Ktoś polecił", "Um colega sugeriu")?"""
@@ -488,6 +497,8 @@ def wrong_not_to(head: str, matched: Sequence[str], language: str) -> bool:
     "Es wäre falsch, die Erweiterung nicht zu entfernen": a predicate that calls it wrong, then a
     negation of the action: a double negative that advises it. The negation stands right before the
     action, or inside it where the verb comes last (German, Dutch)."""
+    if _WRONG_ANYWHERE.search(head.casefold()) is None:
+        return False  # (most heads: one search instead of a look at every word)
     words = _words(head)
     wrong = max((i for i, w in enumerate(words) if _calls_it_wrong([w])), default=None)
     if wrong is None or len(words) - wrong > _WRONG_REACH or not _predicative(words, wrong):
