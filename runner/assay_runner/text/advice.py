@@ -42,6 +42,7 @@ from assay_runner.text.stance import (
     addressee_report,
     contrast_cost,
     reassures,
+    refuses_to_advise,
     reply_polarity,
     reports,
     why_question,
@@ -345,7 +346,7 @@ def _short_no(folded: str) -> bool:
     return words[0] in _SHORT_NEGATIONS or words[-1] in _SHORT_NEGATIONS  # not "Do not wait."
 
 
-_SHORT_NEGATIONS = _words("not pas nicht nie niet no non não nao")
+_SHORT_NEGATIONS = _words("not pas nicht nie niet no non não nao nein nee neen nope")
 
 
 def _stance_of(text: str) -> Stance:
@@ -691,8 +692,8 @@ def weigh(
         )
         if stance in ("yes", "endorse"):
             return ADVISES
-        if stance in ("no", "reject"):
-            return CLEARS
+        if stance in ("no", "reject") or refuses_to_advise(_other_clauses(text, at), facts.language):
+            return CLEARS  # "..., which we cannot recommend", "..., czego nie możemy polecić"
         return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
     if _only_lead_in(before) or (subject and set(before) <= _DETERMINERS):
         if not subject:
@@ -705,7 +706,7 @@ def weigh(
     if pattern:
         return ADVISES
     stance = _stance_of(_other_clauses(text, at)) or facts.reply
-    if stance in ("no", "reject"):
+    if stance in ("no", "reject") or refuses_to_advise(_other_clauses(text, at), facts.language):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     if facts.language == "en" and (_described(words[start], before) or _named(before)):
         return CLEARS  # "The button that resets the router", "The option to delete the account is ..."

@@ -43,6 +43,7 @@ from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negati
 from assay_runner.text.sentences import Sentence
 from assay_runner.text.stance import (
     excessive,
+    negated_effect_after,
     negative_question,
     no_other_than,
     past_question,
@@ -287,8 +288,10 @@ def judge_match(
     if negated(view, start, end, carried):
         if question and negative_question(text[:at], facts.language):
             return _negative_question(text, at, facts)  # "Sollten Sie nicht einfach ... zurücksetzen?"
-        if rejected_in_next_clause(text, at, facts.language):
-            return ADVISES  # "Das Profil nicht zu löschen, ist keine Option"
+        if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
+            text[:at], view.words[start:end], text[offset_end(view, end, at, start) :], facts.language
+        ):
+            return ADVISES  # "Das Profil nicht zu löschen, ist keine Option", "Not X won't fix it"
         return None
     if (
         facts.language in VERB_FIRST
@@ -297,7 +300,9 @@ def judge_match(
     ):
         if question and negative_question(text[:at], facts.language):
             return _negative_question(text, at, facts)
-        if rejected_in_next_clause(text, at, facts.language):
+        if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
+            text[:at], view.words[start:end], text[offset_end(view, end, at, start) :], facts.language
+        ):
             return ADVISES
         return None
     if (
@@ -320,6 +325,14 @@ def judge_match(
         rule.pattern is not None,
     )
     return None if outcome.kind == "clears" else outcome
+
+
+def offset_end(view: ClauseView, end: int, at: int, start: int) -> int:
+    """Where the match `view.words[start:end]` (at offset `at` of its sentence) ends in the sentence."""
+    if end <= start:
+        return at
+    first, last = view.tokens[start], view.tokens[end - 1]
+    return at + (last.end - first.start)
 
 
 def _negative_question(text: str, at: int, facts: Facts) -> Outcome | None:

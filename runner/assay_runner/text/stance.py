@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
+from assay_runner.text.match import DETERMINERS
 from assay_runner.text.reversers import reversed_frame
 from assay_runner.text.tokens import tokenize
 
@@ -53,10 +54,12 @@ __all__ = [
     "counter_advice",
     "excessive",
     "heading_negates",
+    "negated_effect_after",
     "negative_question",
     "no_other_than",
     "past_question",
     "reassures",
+    "refuses_to_advise",
     "rejected_in_next_clause",
     "reply_polarity",
     "reports",
@@ -428,6 +431,46 @@ def reports(before: str, language: str) -> bool:
     return False
 
 
+# Verbs of advising (a subset of the reporting verbs): negated by the answer's own first person, they
+# refuse what was reported.
+_ADVISING_VERBS = {
+    "en": "recommend advise suggest endorse",
+    "fr": "recommander conseiller suggérer",
+    "de": "empfehlen raten anraten",
+    "es": "recomendar aconsejar sugerir",
+    "it": "raccomandare consigliare suggerire",
+    "pt": "recomendar aconselhar sugerir",
+    "nl": "aanraden raden adviseren aanbevelen",
+    "pl": "polecić polecać zalecić zalecać doradzić radzić",
+}
+_FIRST_PERSONS = _set("we i us our nous je wir ich uns nosotros yo noi io nós eu wij ik ons my ja nas")
+_FIRST_PERSON_VERB = re.compile(r"(?:ons|amos|emos|imos|iamo|emy|imy|amy|ymy)$")
+_REFUSAL_REACH = 4  # "nous ne pouvons pas recommander", "wij niet kunnen aanraden"
+
+
+@lru_cache(maxsize=len(_ADVISING_VERBS))
+def _advising_keys(language: str) -> frozenset[str]:
+    return frozenset(t.stem for t in tokenize(_ADVISING_VERBS.get(language, ""), language))
+
+
+@lru_cache(maxsize=4096)
+def refuses_to_advise(text: str, language: str) -> bool:
+    """Does the answer's own first person decline to advise it ("which we cannot recommend", "ce que nous
+    ne pouvons pas recommander", "was wir nicht empfehlen können", "czego nie możemy polecić")? A
+    negation and a verb of advising stand close, with a first person (a pronoun or a verb's ending)."""
+    tokens = tokenize(text, language)
+    words = [t.text.casefold() for t in tokens]
+    if _FIRST_PERSONS.isdisjoint(words) and not any(_FIRST_PERSON_VERB.search(w) for w in words):
+        return False
+    keys = _advising_keys(language)
+    for i, token in enumerate(tokens):
+        if token.stem in keys:
+            near = words[max(0, i - _REFUSAL_REACH) : i + _REFUSAL_REACH]
+            if any(_negator(w, language) for w in near):
+                return True
+    return False
+
+
 # --------------------------------------------------------------------------------- the customer's voice
 
 _ADDRESSEE = _set("you vous tu sie du usted ustedes tú lei voi você vocês u je jij pan pani państwo")
@@ -531,6 +574,38 @@ _NOT_REACH = 3  # "de ne pas", "not to": the negation right before the action
 
 
 _OTHER_REACH = 4  # "no other way than", "nie ma innego wyjścia niż": the words stand close together
+
+
+# Verbs of effect (fix, solve, help, work), by stem in the eight languages: negated after a negated action,
+# they say the action is needed ("Not downgrading the app won't fix the crash").
+_EFFECT = (
+    *("fix", "solv", "resolv", "help", "work", "résou", "résol", "régl", "corrig", "répar", "aid", "march"),
+    *("fonction", "beheb", "lös", "hilf", "helf", "repar", "funktion", "arregl", "soluci", "ayud"),
+    *("funcion", "risolv", "sistem", "ripar", "aiut", "funzion", "consert", "ajud", "oplos", "verhelp"),
+    *("werk", "napraw", "rozwiąż", "rozwiąz", "pomo", "dział"),
+)
+_SUBJECT_HEAD = _set("not ne pas no non não nao nie nicht niet zu te de d' to")
+_EFFECT_REACH = 4  # "won't fix", "ne réglera pas", "wird den Absturz nicht beheben"
+
+
+def negated_effect_after(head: str, matched: Sequence[str], rest: str, language: str) -> bool:
+    """ "Not downgrading the app won't fix the crash", "No eliminar el buzón no resolverá el problema",
+    "De mailbox niet verwijderen zal het probleem niet oplossen": a negated action at the head of its
+    sentence, then a negated verb of effect: doing it is what fixes it (a double negative)."""
+    before = _words(head.rsplit("\n", 1)[-1])
+    if not all(w in _SUBJECT_HEAD or w in DETERMINERS for w in before):
+        return False
+    if not any(_negator(w, language) for w in [*before, *matched]):
+        return False
+    # A comma parts a subject from its predicate only in German and Dutch; elsewhere it parts a negated
+    # imperative from a reason ("No elimine el buzón, no resolverá nada").
+    cuts = r"[.;:!?]" if language in ("de", "nl") else r"[.;:!?,]"
+    after = _words(re.split(cuts, rest, maxsplit=1)[0])
+    return any(
+        _negator(word, language)
+        and any(_bare(w).startswith(_EFFECT) for w in after[i + 1 : i + 1 + _EFFECT_REACH])
+        for i, word in enumerate(after)
+    )
 
 
 _OPTION = (
