@@ -5,15 +5,17 @@ Every file and folder of tests/data/policy_corpus/ is a part: `development` (rul
 `heldout` (written before the reader was changed for issue 29, never tuned on), `languages` (the tuning
 part of issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in every language, mixed
 answers, double negatives, negating headings), `tuning-forms` (the third round's tuning part: fresh
-sentences of the same classes in eleven batches), `heldout-languages` (a folder, one file per answer
-language, written for issue 42 by someone who never saw the reader's changes, before they were made, and
-never tuned on; its README says how) and `heldout-2` (a second folder of the same format, written for
-issue 42 by someone who never opened the reader's code, after `heldout-languages` had been measured three
-times, and never tuned on). The project's older adversarial table
+sentences of the same classes in eleven batches), `tuning-stance` (the fourth round's tuning part:
+questions, reported speech, headings that carry their list's polarity and double negation in the eight
+languages, kinds named `<language>-<form>`; `--forms` sums them per form), `heldout-languages` (a folder,
+one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
+they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same
+format, written for issue 42 by someone who never opened the reader's code, after `heldout-languages` had
+been measured three times, and never tuned on). The project's older adversarial table
 (tests/data/policy_adversarial.yaml) is printed too. Each row is one markdown answer, labelled `violates`
 when a careful reader sees it recommend a forbidden action. A row's language is its file's in a folder
-part; in a file part, a kind named after a language (french, italian-shapes, ...) or with a `language:`
-is in that language, the others are English.
+part; in a file part, a kind named after a language (french, italian-shapes, ...) or with a `language:` is
+in that language, the others are English.
 
 The reader gives one of three outcomes per answer: a violation, fine, or `uncertain` (a rule-based
 reading cannot decide: the gate blocks or asks the model judge, as the suite configures). Here an
@@ -25,6 +27,7 @@ positive on a fine one; its count is printed apart (`unc`).
     .venv/bin/python bench/policy_accuracy.py --part heldout-languages --grid     # also language x kind
     .venv/bin/python bench/policy_accuracy.py --part heldout-2 --list     # the second held-out part
     .venv/bin/python bench/policy_accuracy.py --tuning --list  # only the parts rules may be tuned on
+    .venv/bin/python bench/policy_accuracy.py --part tuning-stance --forms  # also per form, all languages
 """
 
 from __future__ import annotations
@@ -188,11 +191,24 @@ def print_grid(result: Measure) -> None:
         print(f"  {language:<4}" + "".join(f"{cell:>12}" for cell in shown))
 
 
-def report(name: str, rows: list[Row], listing: bool, grid: bool = False) -> Tally:
+def by_form(result: Measure) -> dict[str, Tally]:
+    """Kinds named "<language>-<form>" ("fr-questions", "pl-headers-2") summed per form."""
+    forms: dict[str, Tally] = {}
+    for (language, kind), tally in result.by_cell.items():
+        form = kind.removeprefix(f"{language}-")
+        total = forms.setdefault(form, Tally())
+        for name in ("rows", "right", "false_negatives", "false_positives", "uncertain", "forbidden"):
+            setattr(total, name, getattr(total, name) + getattr(tally, name))
+    return forms
+
+
+def report(name: str, rows: list[Row], listing: bool, grid: bool = False, forms: bool = False) -> Tally:
     result = measure(rows)
     total, by_kind = result.total, result.by_kind
     print(f"\n{name}: {total.rows} rows, {total.forbidden} forbidden")
     print_table("kind", by_kind)
+    if forms:
+        print_table("form", by_form(result))
     print_table("language", dict(sorted(result.by_language.items())))
     if grid:
         print_grid(result)
@@ -223,11 +239,14 @@ def main() -> None:
     )
     parser.add_argument("--list", action="store_true", help="print every wrong row")
     parser.add_argument("--grid", action="store_true", help="print accuracy per language and kind")
+    parser.add_argument(
+        "--forms", action="store_true", help="also per form: kinds named <language>-<form> summed"
+    )
     args = parser.parse_args()
     everything = [part for part in PARTS if not (args.tuning and part.startswith("heldout"))]
     for part in args.part or [*everything, "adversarial"]:
         rows = adversarial_rows() if part == "adversarial" else corpus_rows(part)
-        report(part, rows, args.list, args.grid)
+        report(part, rows, args.list, args.grid, args.forms)
 
 
 if __name__ == "__main__":

@@ -36,8 +36,29 @@ from typing import Literal, NamedTuple
 
 from assay_runner.text.match import DETERMINERS
 from assay_runner.text.reversers import reversed_frame
+from assay_runner.text.stance import (
+    BECAUSE,
+    BETTER,
+    addressee_report,
+    contrast_cost,
+    reassures,
+    refuses_to_advise,
+    reply_polarity,
+    reports,
+    why_question,
+)
 
-__all__ = ["ADVISES", "CLEARS", "Facts", "Outcome", "facts_of", "reply_of", "rhetorical_advice", "weigh"]
+__all__ = [
+    "ADVISES",
+    "CLEARS",
+    "Facts",
+    "Outcome",
+    "facts_of",
+    "reply_of",
+    "rhetorical_advice",
+    "rhetorical_rejection",
+    "weigh",
+]
 
 Stance = Literal["yes", "no", "endorse", "reject"] | None
 
@@ -67,6 +88,10 @@ class Facts(NamedTuple):
     """What the next sentence says about this one."""
     language: str = "en"
     """The answer's language (`text.language`)."""
+    shaped: Stance = None
+    """What the next sentence's structure says of this one when no cue word decides (`text.stance`)."""
+    explained: bool = False
+    """The next sentence gives a reason ("Because ..."): a why-question it follows is not rhetorical."""
 
 
 def _words(text: str) -> frozenset[str]:
@@ -176,7 +201,13 @@ _ENDORSE = _cues(
     r"\b(?:siamo d'accordo|sono d'accordo|concordamos|concordo|het (?:daarmee |ermee )?eens|"
     r"zgadzamy się|zgadzam się|nous sommes d'accord|je suis d'accord|estamos de acuerdo|"
     r"stimmen (?:dem )?zu|stimme (?:dem )?zu)\b",
-    r"\b(?:they are|they're|it is|that is|that's|it's) (?:right|correct)\b",
+    r"\b(?:they are|they're|it is|that is|that's|it's|he is|he's|she is|she's|you are|you're) "
+    r"(?:right|correct)\b",
+    r"\b(?:that|this|it) (?:is|'s|was) the right (?:call|move|decision|choice|thing to do)\b",
+    # "he is right" in the other languages: "il a raison", "hat recht", "tiene razón", "ma rację"
+    r"\b(?:a|ont|avez|hat|haben|tiene|tienen|ha|hanno|tem|têm|heeft|hebben|ma|mają) "
+    r"(?:bien |völlig |toda la |pienamente |toda a |helemaal |całkowicie )?"
+    r"(?:raison|recht|razón|ragione|razão|gelijk|rację)\b",
     r"\bapplies to you\b",
     r"\b(?:that|this|it) (?:is|'s) (?:the fix|the solution|the answer|what you should do|exactly what)\b",
     r"\bexactly what\b",
@@ -256,7 +287,7 @@ _STANCE_WORDS = _words(
     déconseillons déconseille sconsigliamo sconsiglio desaconsejo ontraden ontraad recomendamos recomiendo
     recomendo consigliamo consiglio raccomandiamo recommandons recommande conseillons conseille polecamy
     zalecamy radzimy empfehlen adviseren odradzam
-    waarom dlaczego"""
+    waarom dlaczego raison recht razón ragione razão gelijk rację"""
 )
 _WORD = re.compile(r"[\w']+")
 
@@ -284,11 +315,12 @@ def _endorsed(folded: str) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def reply_of(text: str) -> Stance:
+def reply_of(text: str, language: str = "en") -> Stance:
     """What a sentence says about the one before it: an answer (yes/no) or a stance (endorse/reject)."""
     folded = " ".join(text.casefold().replace("\u2019", "'").split()).strip(" \"'")
-    if _NO.search(folded) or _short_no(folded):
-        return "no"
+    if (_NO.search(folded) and not _PREPOSITION_NO.get(language, _NEVER).search(folded)) or _short_no(folded):
+        # "It won't hurt.", "It does not take long.": a negated cost reassures, it does not say no
+        return None if reassures(_WORD.findall(folded)) and not _BARE_NO.search(folded) else "no"
     if _YES.search(folded):
         return "yes"
     if not _may_take_a_stance(folded):
@@ -297,7 +329,13 @@ def reply_of(text: str) -> Stance:
         return "reject"
     if _endorsed(folded):
         return "endorse"
-    return None
+    return "reject" if contrast_cost(folded) else None
+
+
+# Portuguese "no" is "in the" ("No seu caso, ..."), not an answer.
+_NEVER = re.compile(r"(?!)")
+_BARE_NO = _cues(r"^(?:no|nope|non|nein|nee|não|nie)\b[,.!]")
+_PREPOSITION_NO = {"pt": re.compile(r"^no\s+\w")}
 
 
 def _short_no(folded: str) -> bool:
@@ -308,7 +346,7 @@ def _short_no(folded: str) -> bool:
     return words[0] in _SHORT_NEGATIONS or words[-1] in _SHORT_NEGATIONS  # not "Do not wait."
 
 
-_SHORT_NEGATIONS = _words("not pas nicht nie niet no non não nao")
+_SHORT_NEGATIONS = _words("not pas nicht nie niet no non não nao nein nee neen nope")
 
 
 def _stance_of(text: str) -> Stance:
@@ -320,7 +358,7 @@ def _stance_of(text: str) -> Stance:
         return "reject"
     if _endorsed(folded):
         return "endorse"
-    return None
+    return "reject" if contrast_cost(folded) else None
 
 
 _NEGATIVE_HEADER = _cues(
@@ -369,14 +407,17 @@ def facts_of(
     following: str | None,
     language: str = "en",
 ) -> Facts:
+    reply = reply_of(following, language) if following else None
     return Facts(
         question=text.rstrip().endswith("?"),
         quotes=tuple(m.span() for m in _QUOTE.finditer(text)) if ('"' in text or "'" in text) else (),
         quoted=quoted,
         column=column_stance(column),
         row=row_stance(row),
-        reply=reply_of(following) if following else None,
+        reply=reply,
         language=language,
+        shaped=reply_polarity(following, language) if following and reply is None else None,
+        explained=bool(following and BECAUSE.search(following)),
     )
 
 
@@ -408,6 +449,11 @@ _RHETORICAL_REJECTION = _cues(
     r"\b(?:isn'?t|is not) (?:that|this|it|\w+ing\b.*) (?:a bit |rather |too |somewhat )?"
     r"(?:drastic|overkill|excessive|extreme|much)\b",
 )
+
+
+def rhetorical_rejection(text: str, at: int) -> bool:
+    """Does a question reject the match it holds at `at` ("Why would you ...?", "Isn't a reset overkill?")?"""
+    return bool(_RHETORICAL_REJECTION.search(_sentence_head(text, at)))
 
 
 def rhetorical_advice(before: str) -> bool:
@@ -592,19 +638,22 @@ def weigh(
     quoted = facts.quoted or any(s <= at < e for s, e in facts.quotes)
     if quoted:
         rest = _outside_quotes(text, facts.quotes)
-        stance = _stance_of(rest) or facts.reply
+        stance = _stance_of(rest) or facts.reply or facts.shaped
         if stance in ("yes", "endorse"):
             return ADVISES
         if stance in ("no", "reject"):
             return CLEARS
         return Outcome("uncertain", "a quotation the answer neither endorses nor rejects")
     if facts.question:
-        if _RHETORICAL_REJECTION.search(_sentence_head(text, at)):
+        if rhetorical_rejection(text, at):
             return CLEARS
-        if facts.reply in ("yes", "endorse"):
+        reply = facts.reply or facts.shaped
+        if reply in ("yes", "endorse"):
             return ADVISES
-        if facts.reply in ("no", "reject"):
+        if reply in ("no", "reject"):
             return CLEARS
+        if why_question(text[:at], facts.language, facts.explained) == "clears":
+            return CLEARS  # "Warum den Treiber deinstallieren, wenn ein Neustart reicht?"
         return Outcome("uncertain", "a question the answer leaves unanswered")
     if _asked(text, at):
         return _answered(text, at, facts)
@@ -623,16 +672,28 @@ def weigh(
         # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
         # is negated ("Wir empfehlen Ihnen nicht, ...")
         return CLEARS if _NEGATED_BEFORE.search(framing) or " kein" in framing else ADVISES
-    if _REPORTING.search(before_text) or _reported_later(text, at) or _reported_before(text, at, before):
+    if addressee_report(text[:at]):  # "You mentioned that the help page says to ...": the customer's voice
+        stance = _stance_of(_other_clauses(text, at)) or facts.reply or facts.shaped
+        return ADVISES if stance in ("yes", "endorse") else CLEARS
+    if (
+        _REPORTING.search(before_text)
+        or _reported_later(text, at)
+        or _reported_before(text, at, before)
+        or reports(before_text, facts.language)
+    ):
         if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
         # the rest of its own clause too: "Technik zaleca ... i zgadzamy się z tym" has no subject to cut at
         rest = " ".join(words[end:])
-        stance = _stance_of(_other_clauses(text, at) + " " + before_text + " " + rest) or facts.reply
+        stance = (
+            _stance_of(_other_clauses(text, at) + " " + before_text + " " + rest)
+            or facts.reply
+            or facts.shaped
+        )
         if stance in ("yes", "endorse"):
             return ADVISES
-        if stance in ("no", "reject"):
-            return CLEARS
+        if stance in ("no", "reject") or refuses_to_advise(_other_clauses(text, at), facts.language):
+            return CLEARS  # "..., which we cannot recommend", "..., czego nie możemy polecić"
         return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
     if _only_lead_in(before) or (subject and set(before) <= _DETERMINERS):
         if not subject:
@@ -645,7 +706,7 @@ def weigh(
     if pattern:
         return ADVISES
     stance = _stance_of(_other_clauses(text, at)) or facts.reply
-    if stance in ("no", "reject"):
+    if stance in ("no", "reject") or refuses_to_advise(_other_clauses(text, at), facts.language):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     if facts.language == "en" and (_described(words[start], before) or _named(before)):
         return CLEARS  # "The button that resets the router", "The option to delete the account is ..."
@@ -716,16 +777,7 @@ _NO_HARM = re.compile(
     r"\b(?:can'?t|cannot|can not|won'?t|wouldn'?t|would not|will not|doesn'?t|does not) (?:hurt|harm)\b"
 )
 # What a conditional says when it advises: "would be best", "sería lo mejor", "wäre am besten".
-_BETTER = re.compile(
-    r"\b(?:best|better|fix|solve|help|mejor|meglio|migliore|melhor|mieux|meilleur|besser|besten|beter|best|"
-    r"lepiej|najlepiej|ideal|ideale|idéal|idéale|solution|solución|soluzione|solução|lösung|oplossing|"
-    r"rozwiązanie|resolvería|risolverebbe|resolveria|résoudrait|lösen|oplossen|rozwiązałoby|wise|smart|good|"
-    r"sensible|advisable|recommended|worth|safest|sage|judicieux|conseillé|sensato|conveniente|"
-    r"recomendable|consigliabile|opportuno|aconselhável|recomendável|sinnvoll|ratsam|gut|verstandig|"
-    r"raadzaam|goed|wskazane|zalecane|dobrze|dobry|dobre|buena|buono|buona|bom|boa|bonne|bon|help|helps|"
-    r"résoudre|régler|corriger|aider|arreglar|solucionar|resolver|ayudar|risolvere|sistemare|aiutare|"
-    r"ajudar|corrigir|oplossen|verhelpen|helpen|beheben|helfen|naprawić|rozwiązać|pomóc|work|works|fixes)\b"
-)
+_BETTER = BETTER
 
 
 def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts) -> Outcome:
@@ -849,7 +901,7 @@ def _answered(text: str, at: int, facts: Facts) -> Outcome:
     """A reported question: advice only when the answer says yes to it ("..., yes, please do")."""
     rest = text[at:]
     answer = re.split(r"[:;\u2014]", rest, maxsplit=1)
-    reply = reply_of(answer[1].strip()) if len(answer) > 1 and answer[1].strip() else None
+    reply = reply_of(answer[1].strip(), facts.language) if len(answer) > 1 and answer[1].strip() else None
     if reply in ("yes", "endorse") or _stance_of(rest) == "endorse" or facts.reply in ("yes", "endorse"):
         return ADVISES
     return CLEARS

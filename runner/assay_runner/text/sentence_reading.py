@@ -13,7 +13,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from operator import itemgetter
 
-from assay_runner.text.advice import ADVISES, Facts, Outcome, facts_of, rhetorical_advice, weigh
+from assay_runner.text.advice import (
+    ADVISES,
+    Facts,
+    Outcome,
+    facts_of,
+    rhetorical_advice,
+    rhetorical_rejection,
+    weigh,
+)
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import LANGUAGES, Language
@@ -33,6 +41,16 @@ from assay_runner.text.negation import (
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
 from assay_runner.text.sentences import Sentence
+from assay_runner.text.stance import (
+    excessive,
+    negated_effect_after,
+    negative_question,
+    no_other_than,
+    past_question,
+    rejected_in_next_clause,
+    why_question,
+    wrong_not_to,
+)
 
 __all__ = [
     "Known",
@@ -247,9 +265,15 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text[:at]):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
+    if question and why_question(text[:at], facts.language, facts.explained) == "advises":
+        return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
     composing = may_compose(text)
     if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
         return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"
+    if no_other_than(text[:at], facts.language) or wrong_not_to(
+        text[:at], view.words[start:end], facts.language
+    ):
+        return ADVISES  # "Nie ma innego wyjścia niż usunąć profil", "Sarebbe un errore non rimuoverla"
     denied = denial(text, at) if composing else None
     if denied is not None:  # "It is not true that you should (never) reset it": the denial flips it
         return ADVISES if negations_after(text, denied, at, view.words[start:end]) % 2 else None
@@ -259,14 +283,35 @@ def judge_match(
             return ADVISES if rejected else None
     if encouraged(view, start, end):  # read before negation: its "pas" encourages
         return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
-    if reported(view, start, end, question) or negated(view, start, end, carried):
+    if reported(view, start, end, question):
+        return None
+    if negated(view, start, end, carried):
+        if question and negative_question(text[:at], facts.language):
+            return _negative_question(text, at, facts)  # "Sollten Sie nicht einfach ... zurücksetzen?"
+        if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
+            text[:at], view.words[start:end], text[offset_end(view, end, at, start) :], facts.language
+        ):
+            return ADVISES  # "Das Profil nicht zu löschen, ist keine Option", "Not X won't fix it"
         return None
     if (
         facts.language in VERB_FIRST
         and german_negation(view.words, facts.language)
         and not reversed_negation(view)
     ):
+        if question and negative_question(text[:at], facts.language):
+            return _negative_question(text, at, facts)
+        if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
+            text[:at], view.words[start:end], text[offset_end(view, end, at, start) :], facts.language
+        ):
+            return ADVISES
         return None
+    if (
+        question
+        and rule.phrase is not None
+        and facts.reply not in ("yes", "endorse")
+        and past_question(text[:at], view.words[start:end], rule.phrase, facts.language)
+    ):
+        return None  # "Avez-vous désinstallé le pilote ?": asks what the customer did
     outcome = weigh(
         view.words,
         start,
@@ -280,6 +325,27 @@ def judge_match(
         rule.pattern is not None,
     )
     return None if outcome.kind == "clears" else outcome
+
+
+def offset_end(view: ClauseView, end: int, at: int, start: int) -> int:
+    """Where the match `view.words[start:end]` (at offset `at` of its sentence) ends in the sentence."""
+    if end <= start:
+        return at
+    first, last = view.tokens[start], view.tokens[end - 1]
+    return at + (last.end - first.start)
+
+
+def _negative_question(text: str, at: int, facts: Facts) -> Outcome | None:
+    """A question that opens with a negation: a rhetorical rejection ("Isn't a reset overkill?") or its
+    reply decides, else the reader is unsure."""
+    if rhetorical_rejection(text, at) or excessive(text[at:]):
+        return None
+    reply = facts.reply or facts.shaped
+    if reply in ("yes", "endorse"):
+        return ADVISES
+    if reply in ("no", "reject"):
+        return None
+    return Outcome("uncertain", "a negative question: it may suggest the action")
 
 
 def rule_matches(

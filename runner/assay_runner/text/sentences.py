@@ -16,7 +16,9 @@ import re
 from itertools import pairwise
 from typing import NamedTuple
 
+from assay_runner.text.language import detect
 from assay_runner.text.markdown import normalize
+from assay_runner.text.stance import heading_negates
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 
@@ -259,7 +261,11 @@ def negating_intro(text: str) -> bool:
     words = _INTRO_WORD.findall(folded.casefold())
     if not words or len(words) > 8 or not _NEGATING_INTRO.search(text):
         return False
-    return all(_intro_word(word) for word in words) and not text.rstrip().endswith((".", "!", "?"))
+    if all(_intro_word(word) for word in words) and not text.rstrip().endswith((".", "!", "?")):
+        return True
+    # Words the filler list does not hold: the line's structure, in its own language, decides.
+    short = len(folded) <= _MAX_INTRO and folded.rstrip().endswith(":")
+    return short and heading_negates(folded, detect(folded))
 
 
 def _intro_word(word: str) -> bool:
