@@ -46,6 +46,7 @@ def expected_refusals(abi: int) -> set[str]:
     if abi >= 1:  # with Landlock, the seccomp filter that refuses Unix sockets, abstract ones too (so
         # Landlock's abstract-socket scope, ABI 6, stands behind it here; its signal scope is shown alone)
         refused |= {*FILES, "hard link to keys", "pathname socket", "abstract socket"}
+        refused.add("pathname socket by io_uring")  # io_uring makes sockets without socket(2): refused too
     if abi >= landlock.NETWORK_ABI:
         refused |= set(NETWORK)
     if abi >= landlock.SCOPE_ABI:
