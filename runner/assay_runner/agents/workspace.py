@@ -21,7 +21,7 @@ from pathlib import Path
 from assay_runner.agents.base import Workspace
 from assay_runner.contract import is_brain_file
 from assay_runner.core.digests import digest_files
-from assay_runner.io.plain import NotPlain, plain_tree
+from assay_runner.io.plain import FOLDER_FLAGS, NotPlain, plain_tree
 from assay_runner.suite.models import Ticket
 
 INSTRUCTIONS_FILE = "AGENTS.md"
@@ -51,20 +51,6 @@ def _make_read_only(root: Path) -> None:
         for name in filenames:
             os.chmod(Path(dirpath) / name, READ_ONLY_FILE)
         os.chmod(dirpath, READ_ONLY_DIR)
-
-
-def _make_writable(root: Path) -> None:
-    """Writable again, to be removed. A link the agent left is not followed (chmod would change its target:
-    as root, any file of the machine) — `root` itself included: an agent may put a link in place of its
-    brain/ (os.walk would walk the link's target). Every process of the cell is gone by now, so none can
-    swap one in."""
-    if os.path.islink(root):
-        return
-    for dirpath, _dirnames, filenames in os.walk(root):
-        os.chmod(dirpath, stat.S_IRWXU)
-        for name in filenames:
-            if not os.path.islink(path := Path(dirpath) / name):
-                os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
 
 
 Placement = Callable[[Ticket, int], Path | None]
@@ -180,8 +166,8 @@ class WorkspaceFactory:
                     **{f"kb/{k}": v for k, v in plain_tree(workspace.kb).items()},
                 }
             )
-        except (NotPlain, OSError) as changed:
-            return f"changed: {changed}"
+        except (NotPlain, OSError, RecursionError) as changed:  # nested deeper than os.walk goes: changed
+            return f"changed: {changed!r}" if isinstance(changed, RecursionError) else f"changed: {changed}"
 
     def reference(self) -> str:
         """The fingerprint of brain/ and kb/ as every workspace starts (they start identical), computed once
@@ -214,7 +200,63 @@ def _remove(root: Path) -> None:
     if os.path.islink(root):
         root.unlink()
         return
-    for folder in (root / "brain", root / "kb"):
-        if folder.exists():
-            _make_writable(folder)
-    shutil.rmtree(root, ignore_errors=True)
+    _remove_tree(root)
+
+
+def _remove_tree(root: Path) -> None:
+    """`root` and everything below it, however deep the agent nested its folders (shutil.rmtree and os.walk
+    recurse: 3,000 folders ended the run with a RecursionError, and a path cannot name the deepest): one
+    folder open at a time, entered by name and left by "..", each folder listed once and made writable (as
+    the agent's read-only brain/ and kb/ are) before it is emptied, no link followed. Every process of the
+    cell is gone by now, so nothing moves a folder meanwhile. What cannot be removed is left."""
+    with contextlib.suppress(OSError):
+        os.chmod(root, stat.S_IRWXU)
+    try:
+        folder = os.open(root, FOLDER_FLAGS)
+    except OSError:
+        return
+    pending = _empty_files(folder)  # the current folder's subfolders still to remove
+    above: list[tuple[str, list[str]]] = []  # per folder entered: its name, and its parent's pending
+    try:
+        while True:
+            if pending:
+                name = pending.pop()
+                try:
+                    os.chmod(name, stat.S_IRWXU, dir_fd=folder)
+                    child = os.open(name, FOLDER_FLAGS, dir_fd=folder)
+                except OSError:
+                    continue  # left: it cannot be entered
+                os.close(folder)
+                folder = child
+                above.append((name, pending))
+                pending = _empty_files(folder)
+                continue
+            if not above:
+                break
+            parent = os.open("..", FOLDER_FLAGS, dir_fd=folder)
+            os.close(folder)
+            folder = parent
+            name, pending = above.pop()
+            with contextlib.suppress(OSError):
+                os.rmdir(name, dir_fd=folder)
+    finally:
+        os.close(folder)
+    with contextlib.suppress(OSError):
+        os.rmdir(root)
+
+
+def _empty_files(folder: int) -> list[str]:
+    """Unlink every entry of `folder` that is not a folder (a file, a link: never followed); its folders'
+    names."""
+    folders: list[str] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.name)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.name, dir_fd=folder)
+    except OSError:
+        pass
+    return folders
