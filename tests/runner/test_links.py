@@ -200,3 +200,15 @@ def test_a_workspace_nested_deeper_than_any_path_is_removed_and_blocks_its_cell_
     assert assay("run", "--config", str(path)) == 1
     assert "modified its read-only brain/ or kb/ files" in error_of(tmp_path)
     assert not base.exists() or not any(base.iterdir())
+
+
+def test_a_huge_file_in_the_read_only_folders_is_a_change_never_read(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """kb/ made writable and a sparse 64 GiB file put in it (no disk used): checking brain/ and kb/ must not
+    read it into the runner's memory (a MemoryError, or at -j 4 a few such files, the machine's memory);
+    no more is read than brain/ and kb/ held when the workspace was made, and the cell blocks as changed."""
+    plant = "import os; os.chmod('kb', 0o700)\nwith open('kb/KB-9.md', 'wb') as f: f.truncate(64 << 30)\n"
+    agent = [sys.executable, "-c", GOOD_AGENT + "\n" + plant]
+    assert assay("run", "--config", str(config(tmp_path, suite, brain, agent))) == 1
+    assert "modified its read-only brain/ or kb/ files" in error_of(tmp_path)

@@ -88,6 +88,7 @@ class WorkspaceFactory:
         self.brain = brain
         self.kb = kb
         self._pristine: str | None = None
+        self._pristine_bytes = 0
         self._lock = threading.Lock()
         self._base_lock = threading.Lock()  # its own: `reference` creates a workspace under `_lock`
 
@@ -156,32 +157,40 @@ class WorkspaceFactory:
             root=root, brain=brain_dir, kb=kb_dir, prompt_file=prompt, answer_file=root / "answer.md"
         )
 
-    def fingerprint(self, workspace: Workspace) -> str:
+    def fingerprint(self, workspace: Workspace, max_bytes: int | None = None) -> str:
         """brain/ and kb/ as they are, no link followed (a link or a pipe the agent put there is a change,
-        never read through: `io.plain`)."""
+        never read through: `io.plain`), and with `max_bytes` no more read than that (more is a change)."""
         try:
-            return digest_files(
-                {
-                    **{f"brain/{k}": v for k, v in plain_tree(workspace.brain).items()},
-                    **{f"kb/{k}": v for k, v in plain_tree(workspace.kb).items()},
-                }
-            )
+            return digest_files(self._files(workspace, max_bytes))
         except (NotPlain, OSError, RecursionError) as changed:  # nested deeper than os.walk goes: changed
             return f"changed: {changed!r}" if isinstance(changed, RecursionError) else f"changed: {changed}"
 
+    @staticmethod
+    def _files(workspace: Workspace, max_bytes: int | None) -> dict[str, bytes]:
+        return {
+            **{f"brain/{k}": v for k, v in plain_tree(workspace.brain, max_bytes).items()},
+            **{f"kb/{k}": v for k, v in plain_tree(workspace.kb, max_bytes).items()},
+        }
+
     def reference(self) -> str:
         """The fingerprint of brain/ and kb/ as every workspace starts (they start identical), computed once
-        from a probe workspace."""
+        from a probe workspace, and how many bytes they hold (`_pristine_bytes`)."""
         with self._lock:  # called from worker threads
             if self._pristine is None:
                 probe = self.create(Ticket(id="probe", split="validation", question="-"), 0)
-                self._pristine = self.fingerprint(probe)
+                try:
+                    files = self._files(probe, None)
+                    self._pristine_bytes = sum(map(len, files.values()))
+                    self._pristine = digest_files(files)
+                except (NotPlain, OSError) as unreadable:
+                    self._pristine = f"unreadable: {unreadable}"  # no workspace will match: each blocks
                 self.discard(probe)
             return self._pristine
 
     def untouched(self, workspace: Workspace) -> bool:
-        """Whether brain/ and kb/ are as the factory made them."""
-        return self.fingerprint(workspace) == self.reference()
+        """Whether brain/ and kb/ are as the factory made them: never more read of them than they held."""
+        pristine = self.reference()
+        return self.fingerprint(workspace, self._pristine_bytes) == pristine
 
     def check_and_discard(self, workspace: Workspace, *, keep: bool) -> bool:
         """`untouched`, then the workspace is discarded unless kept: one trip to a worker thread."""
