@@ -3,7 +3,7 @@
 Usage: python intruder.py MODE. It runs in the ticket's workspace like any agent. Its targets come in the
 brain, which every cell may read: `brain/targets.json` {"keys": path, "run": folder, "port": TCP port,
 "gateway": its gateway's TCP port, "abstract": abstract Unix socket name (without the leading NUL), "unix": a
-pathname Unix socket's path, "pid": a process outside the cell}.
+pathname Unix socket's path, "unix_dgram": a pathname datagram socket's, "pid": a process outside the cell}.
 
 Modes:
   probe      try every attack once; answer.md is a JSON object: attack -> "refused: <error>" or "done: ..."
@@ -150,6 +150,14 @@ def uring_socket(domain: int, kind: int) -> int:
         os.close(ring_fd)
 
 
+def datagram_by_socket_pair(path: str) -> str:
+    """socketpair(2) makes Unix sockets without socket(2); a datagram one may still send to any path."""
+    first, second = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    with first, second:
+        first.sendto(b"from the cell", path)
+        return f"sent to {path}"
+
+
 def pathname_socket_by_io_uring(path: str) -> str:
     with socket.socket(fileno=uring_socket(socket.AF_UNIX, socket.SOCK_STREAM)) as client:
         client.connect(path)
@@ -189,6 +197,9 @@ def probe() -> dict[str, str]:
         "bind": attempt(bind),
         "abstract socket": attempt(lambda: abstract(str(found.get("abstract", "none")))),
         "pathname socket": attempt(lambda: pathname_socket(str(found.get("unix", "/nonexistent")))),
+        "datagram by socket pair": attempt(
+            lambda: datagram_by_socket_pair(str(found.get("unix_dgram", "/nonexistent")))
+        ),
         "pathname socket by io_uring": attempt(
             lambda: pathname_socket_by_io_uring(str(found.get("unix", "/nonexistent")))
         ),
