@@ -298,17 +298,21 @@ def test_hanging_cli_is_killed_with_its_process_tree(agent: str, waiting_runs: W
 
 @pytest.mark.parametrize("agent", PRESETS)
 def test_cli_that_writes_into_the_kb_is_caught(agent: str, suite: Path, brain: Path, tmp_path: Path) -> None:
+    """The cell's sandbox drops every capability (root's too), so the read-only kb/ stops a plain write:
+    Codex's model makes it writable first, through its shell tool, and is caught; OpenCode and Claude Code
+    have no shell in their presets, so their write tool is refused and kb/ stays as it was made."""
     tamper: dict[str, Any] = {"write": ["kb/KB-9.md", "# KB-9\nInjected.\n"]}
     if agent == "codex":
-        # Codex's sandbox drops root's capabilities, so the read-only kb/ stops a plain write: the model has
-        # to make it writable first, through the shell tool (the only one Codex has).
         tamper = {"shell": "chmod u+w kb && printf '# KB-9\\nInjected.\\n' > kb/KB-9.md"}
     script = [tamper, {"write": ["answer.md", ANSWER]}, {"say": "ok"}]
     record, result = isolated_run(tmp_path, agent, suite, brain, script)
     assert record["problems"] == []
     cell = result.tickets[0].repetitions[0]
-    assert cell.error == "the agent modified its read-only brain/ or kb/ files"
-    assert result.verdict == "Blocked"
+    if agent == "codex":
+        assert cell.error == "the agent modified its read-only brain/ or kb/ files"
+        assert result.verdict == "Blocked"
+    else:  # refused: the runner's digest of brain/ and kb/ finds them as made, and the answer is judged
+        assert cell.error is None and result.verdict == "Pass", cell
     assert not (suite / "kb" / "KB-9.md").exists()
 
 

@@ -175,3 +175,40 @@ def test_a_resumed_answer_phase_removes_links_an_agent_left_and_never_enters_the
     assert (outside / "1" / "mine.md").read_text() == "not the tree's"
     assert not os.path.lexists(tree / "evil") and not os.path.lexists(tree / "T-1" / "9")
     assert (tree / "T-1" / "1" / "answer.md").is_file()  # the sealed cell kept
+
+
+DEEP = (
+    "import os; os.chmod('kb', 0o700); os.chdir('kb')\n"
+    "for _ in range(3000):\n"
+    "    os.mkdir('d'); os.chdir('d')\n"
+    "os.chmod('.', 0o500)\n"
+)
+
+
+def test_a_workspace_nested_deeper_than_any_path_is_removed_and_blocks_its_cell_alone(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """kb/ made writable and 3,000 folders nested in it (deeper than Python's recursion and than a path
+    can name, the last one read-only): the cell blocks, the run still gives its verdict (no traceback), and
+    nothing of the workspace is left."""
+    agent = [sys.executable, "-c", GOOD_AGENT + "\n" + DEEP]
+    base = tmp_path / "workspaces"
+    path = config(tmp_path, suite, brain, agent)
+    settings = json.loads(path.read_text())
+    settings["output"]["workspaceRoot"] = str(base)
+    path.write_text(json.dumps(settings))
+    assert assay("run", "--config", str(path)) == 1
+    assert "modified its read-only brain/ or kb/ files" in error_of(tmp_path)
+    assert not base.exists() or not any(base.iterdir())
+
+
+def test_a_huge_file_in_the_read_only_folders_is_a_change_never_read(
+    suite: Path, brain: Path, tmp_path: Path
+) -> None:
+    """kb/ made writable and a sparse 64 GiB file put in it (no disk used): checking brain/ and kb/ must not
+    read it into the runner's memory (a MemoryError, or at -j 4 a few such files, the machine's memory);
+    no more is read than brain/ and kb/ held when the workspace was made, and the cell blocks as changed."""
+    plant = "import os; os.chmod('kb', 0o700)\nwith open('kb/KB-9.md', 'wb') as f: f.truncate(64 << 30)\n"
+    agent = [sys.executable, "-c", GOOD_AGENT + "\n" + plant]
+    assert assay("run", "--config", str(config(tmp_path, suite, brain, agent))) == 1
+    assert "modified its read-only brain/ or kb/ files" in error_of(tmp_path)

@@ -90,6 +90,40 @@ def test_only_the_calls_the_proxy_meters_or_knows_are_free_are_forwarded() -> No
         assert server.problems == []
 
 
+PROVIDER_RUN = {
+    "messages": {"tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 50}]},
+    "responses": {"tools": [{"type": "function", "name": "f"}, {"type": "web_search"}]},
+    "responses/": {"background": True},
+    "chat/completions": {"web_search_options": {}},
+}
+"""Model calls that ask the provider to run something billed apart from tokens (a web search is billed per
+search, a code container per session, a background response's usage is in no reply the proxy sees): the
+proxy counts tokens only, so it would let spend through uncounted (and the provider's fetches reach what
+the cell's network rules keep out)."""
+
+
+def test_a_call_that_asks_the_provider_for_work_billed_apart_from_tokens_is_refused() -> None:
+    async def scenario(upstream: str) -> None:
+        async with MeteringProxy(upstream, Ledger()) as proxy, httpx.AsyncClient() as http:
+            cell = proxy.open_cell("T-1/1")
+            key = bearer(cell.key)
+            message = {"model": "m", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
+            refused = [
+                await http.post(
+                    f"{cell.url}/{path.rstrip('/')}", content=json.dumps({**message, **extra}), headers=key
+                )
+                for path, extra in PROVIDER_RUN.items()
+            ]
+            assert [r.status_code for r in refused] == [403] * len(refused), [r.text for r in refused]
+            assert all("billed apart from the tokens" in r.text for r in refused)
+        spend = proxy.ledger.cell("T-1/1")
+        assert spend.refusals == len(refused) and "web_search_20250305" in spend.refused[0]
+
+    with ModelServer([], model="m") as server:
+        asyncio.run(scenario(server.url))
+        assert server.requests == []
+
+
 def test_a_call_for_a_model_without_a_price_is_refused_budget_or_not() -> None:
     async def scenario() -> None:
         priced = {"m": PriceConfig(input_per_million=1, output_per_million=1)}

@@ -46,6 +46,8 @@ def expected_refusals(abi: int) -> set[str]:
     if abi >= 1:  # with Landlock, the seccomp filter that refuses Unix sockets, abstract ones too (so
         # Landlock's abstract-socket scope, ABI 6, stands behind it here; its signal scope is shown alone)
         refused |= {*FILES, "hard link to keys", "pathname socket", "abstract socket"}
+        refused.add("pathname socket by io_uring")  # io_uring makes sockets without socket(2): refused too
+        refused.add("datagram by socket pair")  # and so does socketpair(2): no datagram pair
     if abi >= landlock.NETWORK_ABI:
         refused |= set(NETWORK)
     if abi >= landlock.SCOPE_ABI:
@@ -63,16 +65,19 @@ def listeners(tmp_path: Path) -> Iterator[dict[str, int | str]]:
         socket.create_server(("127.0.0.1", 0)) as other,
         socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix,
         socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as pathname,
+        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as datagrams,
     ):
         unix.bind("\0" + name)
         unix.listen()
         pathname.bind(str(tmp_path / "gateway.sock"))
         pathname.listen()
+        datagrams.bind(str(tmp_path / "log.sock"))  # as /dev/log: a datagram socket at a path
         yield {
             "gateway": gateway.getsockname()[1],
             "port": other.getsockname()[1],
             "abstract": name,
             "unix": str(tmp_path / "gateway.sock"),
+            "unix_dgram": str(tmp_path / "log.sock"),
             "pid": os.getpid(),
         }
 

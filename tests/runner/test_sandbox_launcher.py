@@ -105,6 +105,27 @@ def test_the_agent_starts_in_the_same_state(mode: str, tmp_path: Path) -> None:
     assert pid == pgid == sid, done.stdout  # its own session (start_new_session), as the agent's pid
 
 
+def test_the_agent_holds_no_capability_even_when_the_runner_is_root(mode: str, tmp_path: Path) -> None:
+    """Landlock confines files, TCP, signals and abstract sockets, not what capabilities allow: an agent
+    started by a root runner kept them all and, in its sandbox, sniffed the loopback with a packet socket
+    (the other cells' proxy credentials, a local gateway's token), could open raw sockets and netlink's
+    firewall, load BPF programs or kernel modules. It starts with none, and cannot get them back."""
+    workspace = cell(tmp_path)
+    script = (
+        "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/$$/status; "
+        f"{sys.executable} -c 'import socket; socket.socket(17, socket.SOCK_RAW)' 2>/dev/null "
+        "&& echo packet-socket || echo no-packet-socket"
+    )
+    done, _ = run_confined(workspace, ["sh", "-c", script], [])
+    assert done.exit_code == 0, done.stderr
+    caps = dict(line.split(":\t") for line in done.stdout.splitlines() if line.startswith("Cap"))
+    for name in ("CapInh", "CapPrm", "CapEff", "CapAmb"):
+        assert int(caps[name], 16) == 0, done.stdout
+    if os.geteuid() == 0:  # a root runner may drop the bounding set too (it holds CAP_SETPCAP)
+        assert int(caps["CapBnd"], 16) == 0, done.stdout
+    assert done.stdout.splitlines()[-1] == "no-packet-socket", done.stdout
+
+
 def test_a_missing_program_is_reported_as_before(mode: str, tmp_path: Path) -> None:
     done, _ = run_confined(cell(tmp_path), ["assay-no-such-program"], [])
     assert done.exit_code == 127

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay_runner.text.markdown import normalize, render
+from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 from assay_runner.text.view import AnswerView
 
 VISIBLE = [
@@ -45,6 +46,49 @@ VISIBLE = [
 @pytest.mark.parametrize(("markdown", "plain"), VISIBLE)
 def test_the_visible_text_is_what_a_renderer_shows(markdown: str, plain: str) -> None:
     assert normalize(markdown) == plain
+
+
+# HTML whose content a browser does not show (or shows struck out, as `~~...~~`): an answer that hid the
+# citation or the fact a judge looks for there would get credit for words its reader never sees.
+HIDDEN_HTML = [
+    pytest.param("See <del>KB-1003</del> it.", id="del"),
+    pytest.param("See <s>KB-1003</s> it.", id="s"),
+    pytest.param("See <strike>KB-1003</strike> it.", id="strike"),
+    pytest.param("See <span hidden>KB-1003</span> it.", id="hidden-attribute"),
+    pytest.param('See <span style="display: none">KB-1003</span> it.', id="display-none"),
+    pytest.param("See <SPAN STYLE='visibility:hidden'>KB-1003</SPAN> it.", id="visibility-hidden"),
+    pytest.param("See it.\n\n<script>// KB-1003</script>", id="script-block"),
+    pytest.param("See it. <style>/* KB-1003 */</style>", id="style-inline"),
+    pytest.param("See it.\n\n<template>\nKB-1003\n</template>", id="template-block"),
+    pytest.param("See it.\n\n<div hidden>\n\nKB-1003 in a paragraph\n\n</div>", id="hidden-across-blocks"),
+    pytest.param("See <span hidden><span>a</span> KB-1003</span> it.", id="nested-same-tag"),
+    pytest.param("See it.\n\n<!-- never closed\nKB-1003", id="unclosed-comment-block"),
+]
+
+
+@pytest.mark.parametrize("markdown", HIDDEN_HTML)
+def test_html_a_browser_does_not_show_is_not_read(markdown: str) -> None:
+    plain = normalize(markdown)
+    assert "KB-1003" not in plain
+    assert "See" in plain and "it." in plain
+
+
+def test_the_policy_reader_reads_hidden_html_as_shown() -> None:
+    """A sanitizing renderer may drop `hidden` or `style` and show the text: forbidden advice hidden there
+    still counts, while a citation hidden there earns nothing."""
+    rules = [ForbiddenRule(phrase="reinstall the app")]
+    for hiding in ("<span hidden>", '<span style="display:none">', "<del>"):
+        closing = "</del>" if hiding == "<del>" else "</span>"
+        answer = f"See KB-1003. {hiding}Reinstall the app.{closing}"
+        assert "reinstall" not in AnswerView(answer).plain.lower()
+        assert read_policy(answer, rules).found, answer
+    assert AnswerView("See KB-1003.").revealed.reveal_html is False  # nothing hidden: one reading
+
+
+def test_what_follows_hidden_html_is_read() -> None:
+    plain = normalize("<span hidden>x</span> <del>y</del> KB-1 <br/> <img src=a> <span>KB-2</span>")
+    assert plain.split() == ["KB-1", "KB-2"]
+    assert render("<div hidden>\n<h2>Steps</h2>\n</div>\n\n<h2>Summary</h2>").headings == ("summary",)
 
 
 HEADINGS = [

@@ -21,7 +21,7 @@ from pathlib import Path
 from assay_runner.agents.base import Workspace
 from assay_runner.contract import is_brain_file
 from assay_runner.core.digests import digest_files
-from assay_runner.io.plain import NotPlain, plain_tree
+from assay_runner.io.plain import FOLDER_FLAGS, NotPlain, plain_tree
 from assay_runner.suite.models import Ticket
 
 INSTRUCTIONS_FILE = "AGENTS.md"
@@ -51,20 +51,6 @@ def _make_read_only(root: Path) -> None:
         for name in filenames:
             os.chmod(Path(dirpath) / name, READ_ONLY_FILE)
         os.chmod(dirpath, READ_ONLY_DIR)
-
-
-def _make_writable(root: Path) -> None:
-    """Writable again, to be removed. A link the agent left is not followed (chmod would change its target:
-    as root, any file of the machine) — `root` itself included: an agent may put a link in place of its
-    brain/ (os.walk would walk the link's target). Every process of the cell is gone by now, so none can
-    swap one in."""
-    if os.path.islink(root):
-        return
-    for dirpath, _dirnames, filenames in os.walk(root):
-        os.chmod(dirpath, stat.S_IRWXU)
-        for name in filenames:
-            if not os.path.islink(path := Path(dirpath) / name):
-                os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
 
 
 Placement = Callable[[Ticket, int], Path | None]
@@ -102,6 +88,7 @@ class WorkspaceFactory:
         self.brain = brain
         self.kb = kb
         self._pristine: str | None = None
+        self._pristine_bytes = 0
         self._lock = threading.Lock()
         self._base_lock = threading.Lock()  # its own: `reference` creates a workspace under `_lock`
 
@@ -170,32 +157,40 @@ class WorkspaceFactory:
             root=root, brain=brain_dir, kb=kb_dir, prompt_file=prompt, answer_file=root / "answer.md"
         )
 
-    def fingerprint(self, workspace: Workspace) -> str:
+    def fingerprint(self, workspace: Workspace, max_bytes: int | None = None) -> str:
         """brain/ and kb/ as they are, no link followed (a link or a pipe the agent put there is a change,
-        never read through: `io.plain`)."""
+        never read through: `io.plain`), and with `max_bytes` no more read than that (more is a change)."""
         try:
-            return digest_files(
-                {
-                    **{f"brain/{k}": v for k, v in plain_tree(workspace.brain).items()},
-                    **{f"kb/{k}": v for k, v in plain_tree(workspace.kb).items()},
-                }
-            )
-        except (NotPlain, OSError) as changed:
-            return f"changed: {changed}"
+            return digest_files(self._files(workspace, max_bytes))
+        except (NotPlain, OSError, RecursionError) as changed:  # nested deeper than os.walk goes: changed
+            return f"changed: {changed!r}" if isinstance(changed, RecursionError) else f"changed: {changed}"
+
+    @staticmethod
+    def _files(workspace: Workspace, max_bytes: int | None) -> dict[str, bytes]:
+        return {
+            **{f"brain/{k}": v for k, v in plain_tree(workspace.brain, max_bytes).items()},
+            **{f"kb/{k}": v for k, v in plain_tree(workspace.kb, max_bytes).items()},
+        }
 
     def reference(self) -> str:
         """The fingerprint of brain/ and kb/ as every workspace starts (they start identical), computed once
-        from a probe workspace."""
+        from a probe workspace, and how many bytes they hold (`_pristine_bytes`)."""
         with self._lock:  # called from worker threads
             if self._pristine is None:
                 probe = self.create(Ticket(id="probe", split="validation", question="-"), 0)
-                self._pristine = self.fingerprint(probe)
+                try:
+                    files = self._files(probe, None)
+                    self._pristine_bytes = sum(map(len, files.values()))
+                    self._pristine = digest_files(files)
+                except (NotPlain, OSError) as unreadable:
+                    self._pristine = f"unreadable: {unreadable}"  # no workspace will match: each blocks
                 self.discard(probe)
             return self._pristine
 
     def untouched(self, workspace: Workspace) -> bool:
-        """Whether brain/ and kb/ are as the factory made them."""
-        return self.fingerprint(workspace) == self.reference()
+        """Whether brain/ and kb/ are as the factory made them: never more read of them than they held."""
+        pristine = self.reference()
+        return self.fingerprint(workspace, self._pristine_bytes) == pristine
 
     def check_and_discard(self, workspace: Workspace, *, keep: bool) -> bool:
         """`untouched`, then the workspace is discarded unless kept: one trip to a worker thread."""
@@ -214,7 +209,63 @@ def _remove(root: Path) -> None:
     if os.path.islink(root):
         root.unlink()
         return
-    for folder in (root / "brain", root / "kb"):
-        if folder.exists():
-            _make_writable(folder)
-    shutil.rmtree(root, ignore_errors=True)
+    _remove_tree(root)
+
+
+def _remove_tree(root: Path) -> None:
+    """`root` and everything below it, however deep the agent nested its folders (shutil.rmtree and os.walk
+    recurse: 3,000 folders ended the run with a RecursionError, and a path cannot name the deepest): one
+    folder open at a time, entered by name and left by "..", each folder listed once and made writable (as
+    the agent's read-only brain/ and kb/ are) before it is emptied, no link followed. Every process of the
+    cell is gone by now, so nothing moves a folder meanwhile. What cannot be removed is left."""
+    with contextlib.suppress(OSError):
+        os.chmod(root, stat.S_IRWXU)
+    try:
+        folder = os.open(root, FOLDER_FLAGS)
+    except OSError:
+        return
+    pending = _empty_files(folder)  # the current folder's subfolders still to remove
+    above: list[tuple[str, list[str]]] = []  # per folder entered: its name, and its parent's pending
+    try:
+        while True:
+            if pending:
+                name = pending.pop()
+                try:
+                    os.chmod(name, stat.S_IRWXU, dir_fd=folder)
+                    child = os.open(name, FOLDER_FLAGS, dir_fd=folder)
+                except OSError:
+                    continue  # left: it cannot be entered
+                os.close(folder)
+                folder = child
+                above.append((name, pending))
+                pending = _empty_files(folder)
+                continue
+            if not above:
+                break
+            parent = os.open("..", FOLDER_FLAGS, dir_fd=folder)
+            os.close(folder)
+            folder = parent
+            name, pending = above.pop()
+            with contextlib.suppress(OSError):
+                os.rmdir(name, dir_fd=folder)
+    finally:
+        os.close(folder)
+    with contextlib.suppress(OSError):
+        os.rmdir(root)
+
+
+def _empty_files(folder: int) -> list[str]:
+    """Unlink every entry of `folder` that is not a folder (a file, a link: never followed); its folders'
+    names."""
+    folders: list[str] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.name)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.name, dir_fd=folder)
+    except OSError:
+        pass
+    return folders

@@ -123,10 +123,13 @@ def read(root: Path, relative: str) -> bytes | None:
         return None if stream is None else stream.read()
 
 
-def plain_tree(root: Path) -> dict[str, bytes]:
+def plain_tree(root: Path, max_bytes: int | None = None) -> dict[str, bytes]:
     """Every file below `root` (relative path -> bytes), no link followed; `NotPlain` at the first entry
-    that is not a plain file or folder (a link, a hard link, a pipe, a device)."""
+    that is not a plain file or folder (a link, a hard link, a pipe, a device), or, with `max_bytes`, at the
+    file that takes the total past it (its size read on the open descriptor, the file never read: a sparse
+    file of 64 GiB costs no disk, and would cost the reader that much memory)."""
     files: dict[str, bytes] = {}
+    total = 0
     os.close(_descend(root, []))  # `root` itself no link: os.walk would walk its target
     for dirpath, dirnames, filenames in os.walk(root):
         relative_dir = os.path.relpath(dirpath, root)
@@ -138,7 +141,11 @@ def plain_tree(root: Path) -> dict[str, bytes]:
                 )
         for name in sorted(filenames):
             relative = name if relative_dir == "." else f"{relative_dir}/{name}"
-            data = read(root, relative)
-            if data is not None:
-                files[relative] = data
+            with opened(root, relative) as stream:
+                if stream is None:
+                    continue
+                total += os.fstat(stream.fileno()).st_size
+                if max_bytes is not None and total > max_bytes:
+                    raise NotPlain(f"{relative}: the folder holds more than {max_bytes:,} bytes: not read")
+                files[relative] = stream.read()
     return files

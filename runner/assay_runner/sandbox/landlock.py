@@ -7,7 +7,10 @@ landlock` finds none), so this is ctypes over `syscall(2)`, standard library onl
 
 The ruleset is built in the runner (paths opened there, with O_PATH), and only the last steps run in the
 agent's own process before it executes the agent (`Ruleset.confine`): the rule for its own `/proc/<pid>`,
-which only that process knows, then PR_SET_NO_NEW_PRIVS, the seccomp filter and landlock_restrict_self.
+which only that process knows, then every capability dropped, PR_SET_NO_NEW_PRIVS, the seccomp filter and
+landlock_restrict_self. Landlock confines files, TCP, signals and abstract sockets, not what a capability
+allows: an agent of a root runner kept them all and sniffed the loopback with a packet socket (measured);
+with none, it is as an unprivileged user's.
 The launcher does them (`launcher.c`, started with vfork); without it, a child forked from the runner
 does them in Python (`Confinement` called as subprocess's preexec_fn), with nothing imported or formatted
 and every ctypes argument made ahead, since that child copies each page it writes.
@@ -37,6 +40,9 @@ CREATE_RULESET_VERSION = 1 << 0
 RULE_PATH_BENEATH = 1
 RULE_NET_PORT = 2
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAPBSET_READ, PR_CAPBSET_DROP = 23, 24
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+CAPABILITY_VERSION_3 = 0x20080522
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 
@@ -120,6 +126,8 @@ _syscall = _libc.syscall
 _syscall.restype = ctypes.c_long
 _prctl = _libc.prctl
 _prctl.restype = ctypes.c_int
+_capset = _libc.capset
+_capset.restype = ctypes.c_int
 _RULE_PATH_BENEATH_ARG = ctypes.c_int(RULE_PATH_BENEATH)
 _NO_FLAGS = ctypes.c_uint32(0)
 
@@ -253,6 +261,17 @@ def _in_child(
     own_proc = ctypes.byref(attr)
     program = ctypes.byref(seccomp) if seccomp is not None else None
     syscall, prctl, path_flags = _syscall, _prctl, os.O_PATH | os.O_CLOEXEC
+    capset, header, none = _capset, (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0), (ctypes.c_uint32 * 6)()
+    capabilities = range(64)
+
+    def drop_capabilities() -> None:
+        # The bounding set while this process may (a runner without CAP_SETPCAP has nothing to drop), the
+        # ambient set, then effective, permitted and inheritable: with no_new_privs, exec gives none back.
+        for cap in capabilities:
+            if prctl(PR_CAPBSET_READ, cap, 0, 0, 0) < 0 or prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                break
+        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)  # EINVAL before Linux 4.3: none then
+        _check(capset(header, none), "capset")
 
     def in_child() -> None:
         # /proc/self leads to the child's own /proc/<pid> (the rule is on the directory it opens).
@@ -262,6 +281,7 @@ def _in_child(
             "landlock_add_rule /proc/<pid>",
         )
         os.close(attr.parent_fd)
+        drop_capabilities()
         _check(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl PR_SET_NO_NEW_PRIVS")
         if program is not None:
             _check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program, 0, 0), "prctl PR_SET_SECCOMP")

@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stdint.h>
@@ -91,6 +92,23 @@ static unsigned short seccomp_program(const char *hex, struct sock_filter *filte
     return (unsigned short)(length / (2 * size));
 }
 
+/* No capability for the agent (as landlock.py's drop_capabilities): the bounding set (while this process
+ * may: a runner without CAP_SETPCAP has nothing to drop), the ambient set, then effective, permitted and
+ * inheritable. With no_new_privs, exec gives none back, root's included. */
+static void drop_capabilities(void) {
+    for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++) {
+        if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) {
+            if (errno == EPERM) break;
+            fail("confine prctl-PR_CAPBSET_DROP", errno);
+        }
+    }
+    if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL)
+        fail("confine prctl-PR_CAP_AMBIENT", errno);
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {{0, 0, 0}};
+    if (syscall(SYS_capset, &header, none) != 0) fail("confine capset", errno);
+}
+
 int main(int argc, char **argv) {
     if (argc < FIXED_ARGS) fail("confine arguments", EINVAL);
     /* First, so that nothing below can leave the report pipe open in the agent. */
@@ -117,6 +135,7 @@ int main(int argc, char **argv) {
     if (syscall(SYS_LANDLOCK_ADD_RULE, ruleset, RULE_PATH_BENEATH, &own, 0) != 0)
         fail("confine landlock_add_rule-/proc/<pid>", errno);
     close(own.parent_fd);
+    drop_capabilities();
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("confine prctl-PR_SET_NO_NEW_PRIVS", errno);
     if (instructions > 0) {
         struct sock_fprog program = {instructions, filter};

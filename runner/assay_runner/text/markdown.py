@@ -13,7 +13,14 @@ What a reader sees (`Rendered.plain`), after `fold` (NFKC, homoglyphs, quotes):
 - no emphasis markers, backslash escapes resolved, entities decoded (`&amp;` is "&");
 - struck-out text (`~~...~~`) dropped, and HTML comments and tags dropped: inline tags (`<em>`, `<span>`)
   join the words around them, as a browser shows "re<em>install</em>" as one word; block-level tags
-  (`<p>`, `<br>`, `<li>`) separate words.
+  (`<p>`, `<br>`, `<li>`) separate words;
+- the content of HTML a browser hides or strikes out dropped too (`<del>`, `<s>`, `<strike>`, `<script>`,
+  `<style>`, `<template>`, an element with a `hidden` attribute or `display: none` / `visibility: hidden`
+  in its style), across blocks as a browser nests it, and an HTML block's comment left open hides the rest
+  of that block: a citation or a fact hidden there is not shown to the reader, so it earns nothing. Which
+  of these a renderer hides is its own choice (a sanitizer may strip `hidden` or `style` and show the
+  text), so the policy reader reads them shown (`render(..., reveal_html=True)`, `AnswerView.revealed`):
+  forbidden advice hidden there still counts.
 
 The block structure stays in the text, one block per line group, so the policy reader can cut sentences
 without reading markdown again: a heading is written "# text", a list item "- text" (or "3. text"),
@@ -53,24 +60,28 @@ class Rendered:
     """The visible text, folded, block structure kept (see the module docstring)."""
     headings: tuple[str, ...]
     """Heading texts, folded, case-folded, spaces collapsed, a trailing colon dropped."""
+    hid_html: bool = False
+    """Whether the answer has HTML a browser hides (dropped from `plain` unless `reveal_html`)."""
 
 
-def normalize(markdown: str) -> str:
+def normalize(markdown: str, *, reveal_html: bool = False) -> str:
     """The visible text of a markdown answer (`render(markdown).plain`)."""
-    return render(markdown).plain
+    return render(markdown, reveal_html=reveal_html).plain
 
 
-def render(markdown: str) -> Rendered:
-    """Parse once and return what a reader sees; linear in the answer's length."""
+def render(markdown: str, *, reveal_html: bool = False) -> Rendered:
+    """Parse once and return what a reader sees; linear in the answer's length. `reveal_html`: the text
+    of HTML a browser hides is read as shown (the policy reader's reading)."""
     import pyromark
 
-    reader = _Reader()
+    reader = _Reader(reveal_html)
     feed = reader.feed
     # Folded before the parse too, so that markup written with look-alike characters is read as markup;
     # and after it, for what entities (`&#1110;`) decode to.
     for event in pyromark.events(fold(markdown), options=_options()):
         feed(event)
-    return Rendered(_trim_lines(fold(reader.text())), tuple(h for h in map(_label, reader.headings) if h))
+    headings = tuple(h for h in map(_label, reader.headings) if h)
+    return Rendered(_trim_lines(fold(reader.text())), headings, reader.hiding.found)
 
 
 def _trim_lines(text: str) -> str:
@@ -109,11 +120,34 @@ class _Html:
         self.cell = re2.compile(r"(?is)<t[dh](?:\s[^>]*)?>(.*?)</t[dh]\s*>")
         self.heading_open = re2.compile(r"(?i)^<h[1-6](?:\s[^>]*)?>$")
         self.heading_close = re2.compile(r"(?i)^</h[1-6]\s*>$")
+        self.tag_name = re2.compile(r"^<(/?)([A-Za-z][A-Za-z0-9-]*)")
+        self.hides = re2.compile(
+            r"(?is)\shidden(?:[\s=/>]|$)|display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
+        )
 
-    def visible(self, raw: str) -> str:
-        """The text of a block of raw HTML: comments and tags dropped, block tags as line breaks, and a
-        table's rows as the rows of a markdown table ("| a | b |"), so cells keep their column."""
+    def shown(self, raw: str, hiding: _Hiding) -> str:
+        """A block of raw HTML without its comments and what hidden elements hold (`hiding`: the
+        answer's, which such an element opened in an earlier block may still be in); tags kept."""
         text = self.comment.sub("", raw)
+        if "<!--" in text:  # a comment left open: the rest of the block is in it
+            hiding.found = True
+            text = text if hiding.reveal else text.split("<!--", 1)[0]
+        shown: list[str] = []
+        end = 0
+        for tag in self.tag.finditer(text):
+            if not hiding.hidden:
+                shown.append(text[end : tag.start()])
+            was_hidden = hiding.tag(tag.group(0))
+            if not was_hidden and not hiding.hidden:
+                shown.append(tag.group(0))
+            end = tag.end()
+        if not hiding.hidden:
+            shown.append(text[end:])
+        return "".join(shown)
+
+    def visible(self, text: str) -> str:
+        """The text of a block of raw HTML as `shown` leaves it: tags dropped, block tags as line breaks,
+        and a table's rows as the rows of a markdown table ("| a | b |"), so cells keep their column."""
         if "<tr" in text.lower():
             text = self.row.sub(self._row, text)
         text = self.block_tag.sub("\n", text)
@@ -134,16 +168,60 @@ def _html() -> _Html:
     return _Html()
 
 
+HIDING_ELEMENTS = frozenset({"del", "s", "strike", "script", "style", "template"})
+"""Elements whose content a browser does not show, or shows struck out (as `~~...~~`, also dropped)."""
+VOID_ELEMENTS = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
+"""Elements with no content and no closing tag: `<input hidden>` hides nothing after it."""
+
+
+class _Hiding:
+    """Whether the text being read is inside an HTML element a browser hides: the outermost such element,
+    by name, and how deep its own name is nested in it (`<span hidden><span>a</span> b</span>` hides b)."""
+
+    def __init__(self, reveal: bool = False) -> None:
+        self.element: str | None = None
+        self.depth = 0
+        self.reveal = reveal  # note what hides, hide nothing
+        self.found = False  # some HTML hides its text
+
+    @property
+    def hidden(self) -> bool:
+        return self.element is not None
+
+    def tag(self, tag: str) -> bool:
+        """Read one tag; whether the text was hidden before it."""
+        was_hidden = self.hidden
+        reader = _html()
+        found = reader.tag_name.match(tag)
+        if found is None:
+            return was_hidden
+        closing, name = found.group(1) == "/", found.group(2).lower()
+        opening = not closing and not tag.rstrip().endswith("/>") and name not in VOID_ELEMENTS
+        if self.element is not None:
+            if name == self.element:
+                self.depth += 1 if opening else -1 if closing else 0
+                if self.depth == 0:
+                    self.element = None
+        elif opening and (name in HIDING_ELEMENTS or reader.hides.search(tag) is not None):
+            self.found = True
+            if not self.reveal:
+                self.element, self.depth = name, 1
+        return was_hidden
+
+
 class _Reader:
     """Turns the parser's events into the visible text and the headings (one pass, no lookahead beyond
     the event after a bold run)."""
 
-    def __init__(self) -> None:
+    def __init__(self, reveal_html: bool = False) -> None:
         self.parts: list[str] = []
         self.headings: list[str] = []
         self.lists: list[int | None] = []  # per open list: the next item's number, None when bulleted
         self.containers = 0  # open list items, block quotes and tables: bold labels count only outside
         self.hidden = 0  # open strike-through spans: their text is not shown
+        self.hiding = _Hiding(reveal_html)  # an open HTML element a browser hides: its text is not shown
         self.capture: list[str] | None = None  # the text of the heading (or bold run) being read
         self.html_block: list[str] | None = None
         self.html_heading: list[str] | None = None
@@ -159,7 +237,7 @@ class _Reader:
     # ------------------------------------------------------------------ output
 
     def emit(self, text: str) -> None:
-        if self.hidden or not text:
+        if self.hidden or self.hiding.hidden or not text:
             return
         if self.cell is not None:
             self.cell.append(text)
@@ -313,8 +391,9 @@ class _Reader:
             raw = "".join(self.html_block or [])
             self.html_block = None
             reader = _html()
-            self.headings.extend(reader.heading.findall(reader.comment.sub("", raw)))
-            for line in reader.visible(raw).split("\n"):
+            shown = reader.shown(raw, self.hiding)
+            self.headings.extend(reader.heading.findall(shown))
+            for line in reader.visible(shown).split("\n"):
                 if line.strip().startswith(TABLE_ROW_MARK):  # rows of one table stay together
                     self.emit(line.strip().removeprefix(TABLE_ROW_MARK))
                     self.end_line()
@@ -330,6 +409,8 @@ class _Reader:
 
     def _inline_html(self, tag: str) -> None:
         reader = _html()
+        if self.hiding.tag(tag) or self.hiding.hidden:
+            return
         if reader.heading_open.match(tag):
             self.html_heading = []
         elif reader.heading_close.match(tag) and self.html_heading is not None:

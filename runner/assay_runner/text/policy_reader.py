@@ -169,10 +169,11 @@ def read_policy(
 ) -> PolicyReading:
     """`find_violations` with what the reading cost (`PolicyReading`). An answer with a right-to-left
     override is read twice, as written and as displayed (`AnswerView.displayed`): what either reading
-    finds counts. `languages`: those the suite declares its answers are written in (default: every
-    language the reader reads, `text.language.LANGUAGES`); a sentence identified as one the reader does
-    not read has its matches handed over as uncertain."""
-    view = AnswerView(answer) if isinstance(answer, str) else answer
+    finds counts. HTML a browser hides is read as shown (`AnswerView.revealed`): a renderer may show it.
+    `languages`: those the suite declares its answers are written in (default: every language the reader
+    reads, `text.language.LANGUAGES`); a sentence identified as one the reader does not read has its
+    matches handed over as uncertain."""
+    view = (AnswerView(answer) if isinstance(answer, str) else answer).revealed
     reading = _read(view, rules, languages)
     if view.displayed is None:
         return reading

@@ -44,7 +44,7 @@ def _as_written(
     answer: str, rules: Sequence[ForbiddenRule], languages: frozenset[str] | None
 ) -> list[Violation]:
     found: list[tuple[int, int, int, Violation]] = []
-    plain = normalize(answer)
+    plain = normalize(answer, reveal_html=True)  # as the policy reader reads it (`AnswerView.revealed`)
     answer_language = detect(plain)
     sentences = sentences_of_plain(plain)
     for si, sentence in enumerate(sentences):

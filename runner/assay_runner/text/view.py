@@ -11,6 +11,8 @@ each. Every part is computed on first use and is linear in the answer's length.
 - `words`: `tokens` indexed for phrase search, shared by every phrase of every judge.
 - `sentences`: the policy reader's sentences (`text.sentences`), each placed in `plain`.
 - `displayed`: the answer as a right-to-left override shows it, when it has one.
+- `revealed`: the answer with the text of HTML a browser hides read as shown, for the policy reader
+  (a sanitizing renderer may show it): itself when it has no such HTML.
 - `headings`: the headings a renderer shows (from the same parse); `word_count`: the words the format
   judge counts (`text.structure`).
 """
@@ -27,12 +29,21 @@ from assay_runner.text.sentences import Sentence, sentences_of_plain
 
 
 class AnswerView:
-    def __init__(self, raw: str) -> None:
+    def __init__(self, raw: str, *, reveal_html: bool = False) -> None:
         self.raw = raw
+        self.reveal_html = reveal_html
 
     @cached_property
     def rendered(self) -> Rendered:
-        return render(self.raw)
+        return render(self.raw, reveal_html=self.reveal_html)
+
+    @cached_property
+    def revealed(self) -> AnswerView:
+        """This answer with hidden HTML's text read as shown (`text.markdown`): what the policy reader
+        reads, so that forbidden advice hidden from one renderer and shown by another still counts."""
+        if self.reveal_html or not self.rendered.hid_html:
+            return self
+        return AnswerView(self.raw, reveal_html=True)
 
     @cached_property
     def plain(self) -> str:
@@ -71,7 +82,7 @@ class AnswerView:
         """The answer as a renderer shows a right-to-left override (its run reversed, `fold.displayed`),
         when it has one: the policy reader reads both this and the text as written."""
         text = displayed(self.raw)
-        return None if text is None else AnswerView(text)
+        return None if text is None else AnswerView(text, reveal_html=self.reveal_html)
 
     @cached_property
     def word_count(self) -> int:

@@ -3,7 +3,7 @@
 Usage: python intruder.py MODE. It runs in the ticket's workspace like any agent. Its targets come in the
 brain, which every cell may read: `brain/targets.json` {"keys": path, "run": folder, "port": TCP port,
 "gateway": its gateway's TCP port, "abstract": abstract Unix socket name (without the leading NUL), "unix": a
-pathname Unix socket's path, "pid": a process outside the cell}.
+pathname Unix socket's path, "unix_dgram": a pathname datagram socket's, "pid": a process outside the cell}.
 
 Modes:
   probe      try every attack once; answer.md is a JSON object: attack -> "refused: <error>" or "done: ..."
@@ -15,10 +15,13 @@ Modes:
 
 from __future__ import annotations
 
+import ctypes
 import json
+import mmap
 import os
 import signal
 import socket
+import struct
 import sys
 import time
 from collections.abc import Callable
@@ -112,6 +115,55 @@ def pathname_socket(path: str) -> str:
         return f"connected to {path}"
 
 
+IO_URING_SETUP, IO_URING_ENTER, IORING_OP_SOCKET, IORING_OFF_SQES = 425, 426, 45, 0x10000000
+
+
+def uring_socket(domain: int, kind: int) -> int:
+    """socket(2) made by the kernel's io_uring (IORING_OP_SOCKET, Linux 5.19+): no socket(2) system call,
+    so a seccomp filter on socket(2) alone never sees it. x86_64 and aarch64 share the syscall numbers."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    params = ctypes.create_string_buffer(120)  # struct io_uring_params
+    ring_fd = libc.syscall(IO_URING_SETUP, 4, params)
+    if ring_fd < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    try:
+        sq_entries, cq_entries = struct.unpack_from("2I", params, 0)
+        _, sq_tail, sq_mask, _, _, _, sq_array = struct.unpack_from("7I", params, 40)
+        cq_head, _, cq_mask, _, _, cqes = struct.unpack_from("6I", params, 80)
+        size = max(sq_array + sq_entries * 4, cqes + cq_entries * 16)
+        access = mmap.PROT_READ | mmap.PROT_WRITE
+        ring = mmap.mmap(ring_fd, size, mmap.MAP_SHARED, access, offset=0)
+        entries = mmap.mmap(ring_fd, sq_entries * 64, mmap.MAP_SHARED, access, offset=IORING_OFF_SQES)
+        entries[0:64] = struct.pack("BBHiQ", IORING_OP_SOCKET, 0, 0, domain, kind).ljust(64, b"\0")
+        tail = struct.unpack_from("I", ring, sq_tail)[0]
+        struct.pack_into("I", ring, sq_array + (tail & sq_mask) * 4, 0)
+        struct.pack_into("I", ring, sq_tail, tail + 1)
+        if libc.syscall(IO_URING_ENTER, ring_fd, 1, 1, 1, None, 0) < 0:  # submit one, wait for it
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        head = struct.unpack_from("I", ring, cq_head)[0]
+        result = struct.unpack_from("QiI", ring, cqes + (head & cq_mask) * 16)[1]
+        if result < 0:
+            raise OSError(-result, os.strerror(-result))
+        return int(result)
+    finally:
+        os.close(ring_fd)
+
+
+def datagram_by_socket_pair(path: str) -> str:
+    """socketpair(2) makes Unix sockets without socket(2); a datagram one may still send to any path."""
+    first, second = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    with first, second:
+        first.sendto(b"from the cell", path)
+        return f"sent to {path}"
+
+
+def pathname_socket_by_io_uring(path: str) -> str:
+    with socket.socket(fileno=uring_socket(socket.AF_UNIX, socket.SOCK_STREAM)) as client:
+        client.connect(path)
+        return f"connected to {path} through io_uring"
+
+
 def signal_outside(pid: int) -> str:
     os.kill(pid, 0)  # signal 0: the permission check alone, nothing delivered
     return f"may signal {pid}"
@@ -145,6 +197,12 @@ def probe() -> dict[str, str]:
         "bind": attempt(bind),
         "abstract socket": attempt(lambda: abstract(str(found.get("abstract", "none")))),
         "pathname socket": attempt(lambda: pathname_socket(str(found.get("unix", "/nonexistent")))),
+        "datagram by socket pair": attempt(
+            lambda: datagram_by_socket_pair(str(found.get("unix_dgram", "/nonexistent")))
+        ),
+        "pathname socket by io_uring": attempt(
+            lambda: pathname_socket_by_io_uring(str(found.get("unix", "/nonexistent")))
+        ),
         "signal outside": attempt(lambda: signal_outside(int(str(found.get("pid", os.getppid()))))),
     }
 

@@ -54,6 +54,7 @@ from assay_runner.gateway.metering.usage import (
     Protocol,
     UsageReader,
     ask_for_usage,
+    billed_apart,
     protocol_of,
     refusal,
 )
@@ -182,8 +183,12 @@ class MeteringProxy:
             self.ledger.cell(call.cell).refuse(refused)
             await send(connection, writer, 403, error_body(refused, "not_metered"))
             return
-        self._turns[(call.cell, call.path)] = call.turn  # a refused call takes no turn of the recording
         protocol = protocol_of(call.path)
+        if protocol is not None and (apart := billed_apart(protocol, call.body)) is not None:
+            self.ledger.cell(call.cell).refuse(apart)
+            await send(connection, writer, 403, error_body(apart, "not_metered"))
+            return
+        self._turns[(call.cell, call.path)] = call.turn  # a refused call takes no turn of the recording
         try:
             reservation = await self.ledger.admit(call.cell, call.model) if protocol else None
         except Refused as exc:

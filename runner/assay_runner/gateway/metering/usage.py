@@ -69,6 +69,51 @@ def refusal(method: str, path: str) -> str | None:
     )
 
 
+RESPONSES_PROVIDER_TOOLS = frozenset({"file_search", "code_interpreter", "image_generation", "mcp"})
+MESSAGES_PROVIDER_TOOLS = ("web_search_", "web_fetch_", "code_execution_")
+
+
+def _provider_tool(protocol: Protocol, kind: str) -> bool:
+    if protocol == "messages":
+        return kind.startswith(MESSAGES_PROVIDER_TOOLS)
+    return protocol == "responses" and (kind.startswith("web_search") or kind in RESPONSES_PROVIDER_TOOLS)
+
+
+def billed_apart(protocol: Protocol, body: bytes) -> str | None:
+    """Why a model call is refused for asking the provider to run something billed apart from the tokens
+    the proxy counts, or None. A hosted web search is billed per search, a code container per session, a
+    remote MCP server's or a background response's work in no reply the proxy reads: let through, their
+    spend would go uncounted (and the provider's fetches reach what the cell's network rules keep out).
+    The CLI presets turn these tools off; a program agent could still name them."""
+    try:
+        request = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None  # the upstream will refuse it: nothing to meter
+    if not isinstance(request, dict):
+        return None
+    asked = [
+        name
+        for name, wanted in (
+            ("web_search_options", protocol == "chat"),
+            ("mcp_servers", protocol == "messages"),
+            ("container", protocol == "messages"),
+            ("background", protocol == "responses"),
+        )
+        if wanted and request.get(name) not in (None, False)
+    ]
+    tools = request.get("tools")
+    for tool in tools if isinstance(tools, list) else []:
+        kind = tool.get("type") if isinstance(tool, dict) else None
+        if isinstance(kind, str) and _provider_tool(protocol, kind):
+            asked.append(f"the {kind} tool")
+    if not asked:
+        return None
+    return (
+        f"the call asks the provider for {', '.join(asked)}: billed apart from the tokens the proxy "
+        "counts, so it is refused, and recorded"
+    )
+
+
 def ask_for_usage(protocol: Protocol, body: bytes) -> bytes:
     """A streamed chat-completions request made to report its usage (the other protocols always do)."""
     if protocol != "chat":
