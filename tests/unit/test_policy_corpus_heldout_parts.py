@@ -1,10 +1,10 @@
-"""The fourth held-out part per answer language (tests/data/policy_corpus/heldout-4/, issue 42) is well
-formed.
+"""The third and fourth held-out parts per answer language (tests/data/policy_corpus/heldout-3/ and
+heldout-4/, issue 42) are well formed: one plan, so one set of checks, run on each part.
 
 These tests check the files only: their format, their size per language, their balance and spread over
 kinds, that no row repeats another part, and that bench/policy_accuracy.py reads them. They do not hold the
-reader at any figure: the part was written without reading the reader, after heldout-3 had been read
-twice, and is measured with `bench/policy_accuracy.py --part heldout-4`. The checker is tested on
+reader at any figure: each part was written without reading the reader, after the part before it had
+been read twice, and is measured with `bench/policy_accuracy.py --part PART`. The checker is tested on
 malformed rows too, so that a row with a missing label, a label that is not a boolean, an unknown kind or
 a key a suite could not hold fails.
 """
@@ -12,6 +12,7 @@ a key a suite could not hold fails.
 from __future__ import annotations
 
 import copy
+import functools
 import importlib.util
 import math
 import sys
@@ -27,8 +28,7 @@ from assay_runner.text.policy_reader import ForbiddenRule
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "policy_corpus"
-PART = "heldout-4"
-FOLDER = CORPUS / PART
+PARTS = ("heldout-3", "heldout-4")
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl")
 MINIMUM_ROWS = 45
 MINIMUM_ENGLISH_ROWS = 60
@@ -50,8 +50,18 @@ FILE_KEYS = {"language", "forbidden", "cases"}
 CASE_KEYS = {"kind", "violates", "text"}
 
 
-def _files() -> dict[str, dict[str, Any]]:
-    return {path.stem: yaml.safe_load(path.read_text("utf-8")) for path in sorted(FOLDER.glob("*.yaml"))}
+@functools.cache
+def _read(part: str) -> dict[str, dict[str, Any]]:
+    folder = CORPUS / part
+    return {path.stem: yaml.safe_load(path.read_text("utf-8")) for path in sorted(folder.glob("*.yaml"))}
+
+
+def _files(part: str) -> dict[str, dict[str, Any]]:
+    """The part's files, a copy a test may change."""
+    return copy.deepcopy(_read(part))
+
+
+by_part = pytest.mark.parametrize("part", PARTS)
 
 
 def _key_problems(specs: object, where: str) -> list[str]:
@@ -91,13 +101,15 @@ def problems(data: object, language: str) -> list[str]:
     return found
 
 
-def test_every_language_has_a_file() -> None:
-    assert set(_files()) == set(LANGUAGES)
+@by_part
+def test_every_language_has_a_file(part: str) -> None:
+    assert set(_files(part)) == set(LANGUAGES)
 
 
+@by_part
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_language_file_is_well_formed(language: str) -> None:
-    assert problems(_files()[language], language) == []
+def test_a_language_file_is_well_formed(part: str, language: str) -> None:
+    assert problems(_files(part)[language], language) == []
 
 
 MALFORMED = {
@@ -111,16 +123,18 @@ MALFORMED = {
 }
 
 
+@by_part
 @pytest.mark.parametrize("fault", sorted(MALFORMED))
-def test_a_malformed_row_is_found(fault: str) -> None:
-    data = copy.deepcopy(_files()["fr"])
+def test_a_malformed_row_is_found(part: str, fault: str) -> None:
+    data = _files(part)["fr"]
     MALFORMED[fault](data["cases"][3])
     found = problems(data, "fr")
     assert found and all(problem.startswith("fr.yaml case 3:") for problem in found), found
 
 
-def test_a_malformed_file_is_found() -> None:
-    data = copy.deepcopy(_files()["pl"])
+@by_part
+def test_a_malformed_file_is_found(part: str) -> None:
+    data = _files(part)["pl"]
     assert problems(data, "de") == ["de.yaml: language 'pl'"]
     data["forbidden"].append({"phrase": "x", "pattern": "y"})
     assert len(problems(data, "pl")) == 1
@@ -128,9 +142,10 @@ def test_a_malformed_file_is_found() -> None:
     assert problems(data, "pl") == [f"pl.yaml: keys must be {sorted(FILE_KEYS)}"]
 
 
+@by_part
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_language_is_large_balanced_and_spread_over_kinds(language: str) -> None:
-    cases = _files()[language]["cases"]
+def test_a_language_is_large_balanced_and_spread_over_kinds(part: str, language: str) -> None:
+    cases = _files(part)[language]["cases"]
     assert len(cases) >= MINIMUM_ROWS
     blocking = sum(case["violates"] for case in cases)
     assert 0.4 <= blocking / len(cases) <= 0.6, f"{blocking} of {len(cases)} block"
@@ -139,36 +154,39 @@ def test_a_language_is_large_balanced_and_spread_over_kinds(language: str) -> No
     assert max(per_kind.values()) <= math.ceil(len(cases) / 3), per_kind.most_common(1)
 
 
-def test_english_has_at_least_as_many_rows_as_any_language() -> None:
-    sizes = {language: len(data["cases"]) for language, data in _files().items()}
+@by_part
+def test_english_has_at_least_as_many_rows_as_any_language(part: str) -> None:
+    sizes = {language: len(data["cases"]) for language, data in _files(part).items()}
     assert sizes["en"] == max(sizes.values()) and sizes["en"] >= MINIMUM_ENGLISH_ROWS, sizes
 
 
+@by_part
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_a_language_quotes_a_third_language_once_under_its_own_key(language: str) -> None:
+def test_a_language_quotes_a_third_language_once_under_its_own_key(part: str, language: str) -> None:
     # every mixed-language file quotes a third language once, under a key of its own
-    data = _files()[language]
+    data = _files(part)[language]
     own = [case for case in data["cases"] if "forbidden" in case]
     assert len(own) == 1 and own[0]["kind"] == "mixed-language", own
     labels = {spec["label"] for spec in data["forbidden"]}
     assert {spec["label"] for spec in own[0]["forbidden"]} <= labels
 
 
-def _texts_of_other_parts() -> set[str]:
+def _texts_of_other_parts(part: str) -> set[str]:
     texts: set[str] = set()
     for path in CORPUS.glob("*.yaml"):
         for body in yaml.safe_load(path.read_text("utf-8"))["kinds"].values():
             texts.update(row["text"] for row in (body["rows"] if isinstance(body, dict) else body))
-    for folder in (path for path in CORPUS.iterdir() if path.is_dir() and path.name != PART):
+    for folder in (path for path in CORPUS.iterdir() if path.is_dir() and path.name != part):
         for path in folder.glob("*.yaml"):
             texts.update(case["text"] for case in yaml.safe_load(path.read_text("utf-8"))["cases"])
     return texts
 
 
-def test_no_row_repeats_another_part_or_itself() -> None:
-    texts = [case["text"] for data in _files().values() for case in data["cases"]]
+@by_part
+def test_no_row_repeats_another_part_or_itself(part: str) -> None:
+    texts = [case["text"] for data in _files(part).values() for case in data["cases"]]
     assert len(texts) == len(set(texts)), [text for text, n in Counter(texts).items() if n > 1]
-    assert not _texts_of_other_parts() & set(texts)
+    assert not _texts_of_other_parts(part) & set(texts)
 
 
 def _bench() -> ModuleType:
@@ -180,11 +198,12 @@ def _bench() -> ModuleType:
     return module
 
 
-def test_the_bench_reads_the_part_with_its_languages_and_kinds() -> None:
+@by_part
+def test_the_bench_reads_the_part_with_its_languages_and_kinds(part: str) -> None:
     bench = _bench()
-    assert PART in bench.PARTS
-    rows = bench.corpus_rows(PART)
-    files = _files()
+    assert part in bench.PARTS
+    rows = bench.corpus_rows(part)
+    files = _files(part)
     assert Counter(row.language for row in rows) == {lang: len(d["cases"]) for lang, d in files.items()}
     assert {row.kind for row in rows} == KINDS
     assert [row.violates for row in rows] == [c["violates"] for d in files.values() for c in d["cases"]]
