@@ -42,6 +42,7 @@ from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
 from assay_runner.text.sentences import Sentence
 from assay_runner.text.stance import (
+    avoidance,
     excessive,
     negated_effect_after,
     negative_question,
@@ -267,6 +268,9 @@ def judge_match(
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
     if question and why_question(text[:at], facts.language, facts.explained) == "advises":
         return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
+    avoided = None if question else avoidance(text[:at], facts.language)
+    if avoided is not None:  # "You can't avoid X", "U ontkomt er niet aan X" / "Sie können vermeiden, X"
+        return ADVISES if avoided == "must" else None
     composing = may_compose(text)
     if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
         return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"

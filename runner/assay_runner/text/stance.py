@@ -50,10 +50,14 @@ __all__ = [
     "BECAUSE",
     "BETTER",
     "addressee_report",
+    "avoidance",
+    "conditional_consequence",
+    "consequence",
     "contrast_cost",
     "counter_advice",
     "excessive",
     "heading_negates",
+    "judged_worse",
     "negated_effect_after",
     "negative_question",
     "no_other_than",
@@ -63,6 +67,8 @@ __all__ = [
     "rejected_in_next_clause",
     "reply_polarity",
     "reports",
+    "stated_after_that",
+    "warned",
     "why_question",
     "wrong_not_to",
 ]
@@ -676,3 +682,157 @@ _REASSURES = _set(
     paniek probleem obaw paniki problemu martw"""
 )
 _HEADING_LEAST = 3  # "Pas de panique :", "Keine Sorge:": a two-word line with a negation reassures
+
+
+# ------------------------------------------------------------------------- what cannot be avoided
+
+# Verbs and particles of avoiding or getting round something, in the eight languages (stems): "avoid",
+# "way around", "éviter", "y échapper", "vermeiden", "darum herum", "daran vorbei", "evitar", "sfuggire",
+# "fugir", "vermijden", "ontkomen", "omheen", "uniknąć", "obejść".
+_AVOID = (
+    *("avoid", "around", "escap", "évit", "evit", "échapp", "vermeid", "vermied", "umgeh", "herum"),
+    *("vorbei", "sfugg", "scamp", "fugi", "vermijd", "ontkom", "ontloop", "omheen", "unikn", "obejd"),
+    *("obejś", "omin"),
+)
+# Saying that something cannot be: the negators, and the adjectives of impossibility.
+_IMPOSSIBLE = _set("impossible imposible impossibile impossível impossivel unmöglich onmogelijk niemożliwe")
+_AVOID_REACH = 6  # "kein Weg daran vorbei, die", "er niet aan de": the action follows its avoiding closely
+_NEGATION_REACH = 4  # "No hay forma de evitar", "Es führt kein Weg daran vorbei"
+_POLITE = _set("please bitte por favor per favore alstublieft proszę s'il plaît")
+
+
+def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
+    """What a verb of avoiding before the action (the sentence's text before it, `head`) says of it:
+    "must" when that avoiding is negated or impossible ("You can't avoid wiping it", "There's no way
+    around it", "Sie kommen nicht darum herum, ...", "U ontkomt er niet aan ...", "Nie da się uniknąć
+    ...": the action must be done), "avoids" when a verb-final language puts the action in the avoiding
+    verb's infinitive clause ("Sie können vermeiden, die SD-Karte zu formatieren"). Not in a condition or a
+    question, which the reader weighs as such."""
+    stripped = head.lstrip()
+    words = _words(stripped.split(":")[-1].split(";")[-1])
+    if not words or words[0] in _SUBORDINATORS:
+        return None
+    tail = words[-_AVOID_REACH:]
+    for i in range(len(tail) - 1, -1, -1):
+        if not _bare(tail[i]).startswith(_AVOID):
+            continue
+        at = len(words) - len(tail) + i
+        around = words[max(0, at - _NEGATION_REACH) : at]
+        if language in ("de", "nl"):  # the negation may follow its verb: "U ontkomt er niet aan"
+            around = [*around, *words[at + 1 : at + 1 + _NEGATION_REACH]]
+        if any(_negator(w, language) or w in _IMPOSSIBLE for w in around):
+            return "must"
+        if language in ("de", "nl") and head.rstrip().rsplit(",", 1)[0].casefold().endswith(tail[i]):
+            return "avoids"  # "Sie können vermeiden, die SD-Karte zu formatieren"
+        return None
+    return None
+
+
+# ------------------------------------------------------------------- what doing it would bring about
+
+# A future or conditional verb form, per language: what doing something will or would do. The Romance
+# futures and conditionals by their endings; the others by their auxiliaries.
+_CONSEQUENCE = {
+    "en": re.compile(r"\b(?:will|'ll|would|'d|shall)\b"),
+    "fr": re.compile(r"\b(?:\w{2,}(?:ra|ront|rait|raient)|sera|seront|serait)\b"),
+    "es": re.compile(r"\b\w+(?:rá|rán|ría|rían)\b"),
+    "it": re.compile(r"\b\w+(?:rà|ranno|rebbe|rebbero)\b"),
+    "pt": re.compile(r"\b\w+(?:rá|rão|ria|riam)\b"),
+    "de": re.compile(r"\b(?:wird|werden|würde|würden|wäre|wären)\b"),
+    "nl": re.compile(r"\b(?:zal|zullen|zou|zouden|worden|wordt)\b"),
+    "pl": re.compile(r"\b(?:będzie|będą|zostanie|zostaną|\w+(?:łoby|łby|łaby|łyby|liby))\b"),
+}
+
+
+def consequence(text: str, language: str) -> bool:
+    """Does a clause say what something will or would bring about (a future or a conditional form) without
+    calling it a fix ("toutes les intégrations cesseraient de fonctionner", "werden ... storniert";
+    not "that would fix it")?"""
+    folded = text.casefold()
+    found = _CONSEQUENCE.get(language, _CONSEQUENCE["en"]).search(folded)
+    return found is not None and BETTER.search(folded) is None
+
+
+# What opens a condition: a conditional conjunction, or (inverted) a modal before its subject ("Should
+# you ...", "Sollten Sie ...", "Mocht u ...", "Were you to ...").
+_IF = _set(
+    """if si wenn falls se caso qualora als indien jeśli jeżeli gdyby mocht mochten sollte sollten
+    würden würde should were"""
+)
+_INVERTED_IF = _set("sollte sollten würden würde should were mocht mochten")
+_CONDITION_SUBJECTS = _set("you sie u je pan pani")
+_CONDITION_REACH = 5  # "Si vous deviez", "Se dovesse", "Si llegara a", "Gdyby Pan"
+
+
+def conditional_consequence(head: str, rest: str, language: str) -> bool:
+    """The action inside a condition at the head of its sentence ("If you were to X, ...", "Should you X,
+    ...", "Sollten Sie X, ...", "Mocht u X, dan ...", "Gdyby Pan X, ...") whose main clause says what would
+    then happen (`consequence`): a hypothesis that warns, not an instruction. `head` is the sentence's
+    text before the action, `rest` its text after."""
+    words = _words(head)
+    if not words or len(words) > _CONDITION_REACH or words[0] not in _IF or "," in head:
+        return False
+    if words[0] in _INVERTED_IF and (len(words) < 2 or words[1] not in _CONDITION_SUBJECTS):
+        return False  # "Should be fine", "Sollte das nicht helfen": no subject after the modal
+    if not _POLITE.isdisjoint(words) or any(_negator(w, language) for w in words):
+        return False  # "Würden Sie bitte ...": a request; a negated condition is read by `text.negation`
+    comma = rest.find(",")
+    if comma < 0 or rest[:comma].count(" ") > _CONDITION_REACH:
+        return False
+    main = re.split(r"[.;:!?]", rest[comma + 1 :])[0]
+    return consequence(main, language)
+
+
+# A warning's opening word, in the eight languages: "Careful:", "Attention :", "Vorsicht:", "Uwaga:".
+_WARNS = _set(
+    """careful beware warning caution attention achtung vorsicht cuidado atención attenzione atenção
+    atencao let opgelet waarschuwing uwaga ostrożnie ostrzeżenie"""
+)
+_WARNING_HEAD = 3  # "Be careful", "Let op", "Tenga cuidado"
+
+
+def warned(head: str) -> bool:
+    """Does the sentence open with a warning before a colon ("Be careful:", "Attention :", "Let op:")?"""
+    lead, colon, _ = head.partition(":")
+    words = _words(lead)
+    return bool(colon) and 0 < len(words) <= _WARNING_HEAD and not _WARNS.isdisjoint(words)
+
+
+# What introduces a clause that states a fact: "that", "que", "dass", "che", "dat", "że".
+_THAT = _set("that que qu' dass che dat że")
+
+
+def stated_after_that(before: Sequence[str]) -> bool:
+    """Is the match the start of a "that"-clause ("Beware that resetting ...", "Sachez que réinitialiser
+    ...", "Houd er rekening mee dat de smartcard resetten ...", "pamiętać, że zresetowanie ...")?"""
+    if before and before[-1] in _THAT:
+        return True
+    return len(before) >= 2 and before[-2] in _THAT and before[-1] in DETERMINERS
+
+
+# A sentential relative or an anaphoric clause that judges what was said: "..., which only makes things
+# worse", "..., ce qui ne fait qu'empirer les choses", "; ce conseil est dépassé".
+_WHICH = re.compile(
+    r"(?:,|;|\u2014|\u2013)\s*(?:which|what|ce qui|ce qu'|was|wat|lo que|lo cual|il che|ciò che|o que|co|"
+    r"that|this|ce|cet|cette|dieser|diese|dies|das|ese|esa|esto|eso|è|questo|esse|essa|isso|dat|dit|ta|"
+    r"ten|to)\b([^.;!?]*)",
+    re.IGNORECASE,
+)
+# Worse, and out of date: the two judgements of advice that reject it without a negation.
+_WORSE = (
+    *("worse", "empir", "pire", "schlimmer", "schlechter", "verschlimm", "empeor", "peor", "peggior"),
+    *("piora", "pior", "erger", "slechter", "pogarsz", "gorsz", "outdated", "obsolet", "dépassé"),
+    *("périm", "veraltet", "desactualizad", "superat", "desatualizad", "verouderd", "nieaktualn"),
+    *("przestarzał", "obsolete"),
+)
+
+
+def judged_worse(rest: str, language: str) -> bool:
+    """Does a clause after the action judge it worse or out of date ("which only makes things worse",
+    "ce conseil est dépassé", "wat alles alleen maar erger maakt")? Not when it negates that judgement."""
+    for found in _WHICH.finditer(rest):
+        words = _words(found.group(1))
+        negated = any(_negator(w, language) and w not in ("ne", "n'") for w in words)  # "ne fait qu'empirer"
+        if any(_bare(w).startswith(_WORSE) for w in words) and not negated:
+            return True
+    return False
