@@ -713,9 +713,9 @@ def weigh(
     if (
         stated_after_that(before)
         and _is_subject(words, start, end, [], facts.language)
-        and _predicate(words, end, text, at, facts).kind == "clears"
+        and _predicate(words, end, text, at, facts).kind != "advises"
     ):
-        return CLEARS  # "Beware that resetting it will erase ...": what doing it does, a warning
+        return CLEARS  # "Beware that resetting it will erase ...": what doing it does, not an instruction
     if _only_lead_in(before) or (subject and set(before) <= _DETERMINERS):
         if not subject:
             return ADVISES  # "Reinstall the app", "Please just reinstall"

@@ -692,12 +692,14 @@ _HEADING_LEAST = 3  # "Pas de panique :", "Keine Sorge:": a two-word line with a
 _AVOID = (
     *("avoid", "around", "escap", "évit", "evit", "échapp", "vermeid", "vermied", "umgeh", "herum"),
     *("vorbei", "sfugg", "scamp", "fugi", "vermijd", "ontkom", "ontloop", "omheen", "unikn", "obejd"),
-    *("obejś", "omin"),
+    *("obejś", "omin", "umhin", "esquiv", "sottrar"),
 )
 # Saying that something cannot be: the negators, and the adjectives of impossibility.
 _IMPOSSIBLE = _set("impossible imposible impossibile impossível impossivel unmöglich onmogelijk niemożliwe")
 _AVOID_REACH = 6  # "kein Weg daran vorbei, die", "er niet aan de": the action follows its avoiding closely
 _NEGATION_REACH = 4  # "No hay forma de evitar", "Es führt kein Weg daran vorbei"
+_INFINITIVE_HEAD = 3  # "vermeiden, die | SD-Karte zu formatieren": the infinitive clause holds the action
+_TO_INFINITIVE = {"de": "zu", "nl": "te"}
 _POLITE = _set("please bitte por favor per favore alstublieft proszę s'il plaît")
 
 
@@ -708,8 +710,18 @@ def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
     ...": the action must be done), "avoids" when a verb-final language puts the action in the avoiding
     verb's infinitive clause ("Sie können vermeiden, die SD-Karte zu formatieren"). Not in a condition or a
     question, which the reader weighs as such."""
-    stripped = head.lstrip()
-    words = _words(stripped.split(":")[-1].split(";")[-1])
+    segments = re.split(r"[:;]", head)
+    found = _avoiding(segments[-1], head, language)
+    if found is None and len(segments) > 1:
+        # "Es imposible esquivarlo: hay que ...": a colon after what cannot be avoided announces it
+        last = _words(segments[-2])[-1:]
+        if last and _bare(last[0]).startswith(_AVOID) and _avoiding(segments[-2], segments[-2], language):
+            return "must"
+    return found
+
+
+def _avoiding(segment: str, head: str, language: str) -> Literal["must", "avoids"] | None:
+    words = _words(segment)
     if not words or words[0] in _SUBORDINATORS:
         return None
     tail = words[-_AVOID_REACH:]
@@ -722,8 +734,15 @@ def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
             around = [*around, *words[at + 1 : at + 1 + _NEGATION_REACH]]
         if any(_negator(w, language) or w in _IMPOSSIBLE for w in around):
             return "must"
-        if language in ("de", "nl") and head.rstrip().rsplit(",", 1)[0].casefold().endswith(tail[i]):
-            return "avoids"  # "Sie können vermeiden, die SD-Karte zu formatieren"
+        before_comma, comma, after_comma = head.rstrip().rpartition(",")
+        if (
+            language in ("de", "nl")
+            and comma
+            and before_comma.casefold().endswith(tail[i])
+            and len(_words(after_comma)) <= _INFINITIVE_HEAD
+            and words[at - 1 : at] != [_TO_INFINITIVE[language]]
+        ):
+            return "avoids"  # "Sie können vermeiden, die SD-Karte zu formatieren" (not "Um ... zu vermeiden")
         return None
     return None
 
@@ -740,7 +759,7 @@ _CONSEQUENCE = {
     "pt": re.compile(r"\b\w+(?:rá|rão|ria|riam)\b"),
     "de": re.compile(r"\b(?:wird|werden|würde|würden|wäre|wären)\b"),
     "nl": re.compile(r"\b(?:zal|zullen|zou|zouden|worden|wordt)\b"),
-    "pl": re.compile(r"\b(?:będzie|będą|zostanie|zostaną|\w+(?:łoby|łby|łaby|łyby|liby))\b"),
+    "pl": re.compile(r"\b(?:by|będzie|będą|zostanie|zostaną|\w+(?:łoby|łby|łaby|łyby|liby))\b"),
 }
 
 
@@ -761,7 +780,7 @@ _IF = _set(
 )
 _INVERTED_IF = _set("sollte sollten würden würde should were mocht mochten")
 _CONDITION_SUBJECTS = _set("you sie u je pan pani")
-_CONDITION_REACH = 5  # "Si vous deviez", "Se dovesse", "Si llegara a", "Gdyby Pan"
+_CONDITION_REACH = 8  # "Si un jour vous décidiez de", "Gdyby kiedyś zdecydował się Pan"
 
 
 def conditional_consequence(head: str, rest: str, language: str) -> bool:
@@ -770,15 +789,17 @@ def conditional_consequence(head: str, rest: str, language: str) -> bool:
     then happen (`consequence`): a hypothesis that warns, not an instruction. `head` is the sentence's
     text before the action, `rest` its text after."""
     words = _words(head)
-    if not words or len(words) > _CONDITION_REACH or words[0] not in _IF or "," in head:
+    if not words or len(words) > _CONDITION_REACH or words[0] not in _IF:
         return False
+    if "," in head and language not in ("de", "nl"):
+        return False  # a comma inside a condition parts its infinitive only in German and Dutch
     if words[0] in _INVERTED_IF and (len(words) < 2 or words[1] not in _CONDITION_SUBJECTS):
         return False  # "Should be fine", "Sollte das nicht helfen": no subject after the modal
     if not _POLITE.isdisjoint(words) or any(_negator(w, language) for w in words):
         return False  # "Würden Sie bitte ...": a request; a negated condition is read by `text.negation`
     comma = rest.find(",")
     if comma < 0 or rest[:comma].count(" ") > _CONDITION_REACH:
-        return False
+        return False  # the condition ends soon after its action, and a main clause follows
     main = re.split(r"[.;:!?]", rest[comma + 1 :])[0]
     return consequence(main, language)
 
@@ -786,28 +807,42 @@ def conditional_consequence(head: str, rest: str, language: str) -> bool:
 # A warning's opening word, in the eight languages: "Careful:", "Attention :", "Vorsicht:", "Uwaga:".
 _WARNS = _set(
     """careful beware warning caution attention achtung vorsicht cuidado atención attenzione atenção
-    atencao let opgelet waarschuwing uwaga ostrożnie ostrzeżenie"""
+    atencao let opgelet waarschuwing uwaga ostrożnie ostrzeżenie prudence ojo occhio pas"""
 )
 _WARNING_HEAD = 3  # "Be careful", "Let op", "Tenga cuidado"
 
 
 def warned(head: str) -> bool:
-    """Does the sentence open with a warning before a colon ("Be careful:", "Attention :", "Let op:")?"""
-    lead, colon, _ = head.partition(":")
-    words = _words(lead)
-    return bool(colon) and 0 < len(words) <= _WARNING_HEAD and not _WARNS.isdisjoint(words)
+    """Does the sentence open with a warning before a colon or a dash ("Be careful:", "Attention :", "Let
+    op:", "Achtung -")?"""
+    found = _WARNING_CUT.search(head)
+    if found is None:
+        return False
+    words = _words(head[: found.start()])
+    return 0 < len(words) <= _WARNING_HEAD and not _WARNS.isdisjoint(words)
+
+
+_WARNING_CUT = re.compile(r":|\s[-\u2013\u2014]\s|[\u2013\u2014]|!")
 
 
 # What introduces a clause that states a fact: "that", "que", "dass", "che", "dat", "że".
 _THAT = _set("that que qu' dass che dat że")
 
 
+# "Hay que", "tendrá que", "tem que": a modal of necessity before "que" is no "that"-clause.
+_MUST_BEFORE_QUE = _set(
+    """hay habría había habrá tiene tienes tengo tendrá tendría tenga tengas tener tem tens tenho terá teria
+    tenha ter há haverá"""
+)
+
+
 def stated_after_that(before: Sequence[str]) -> bool:
     """Is the match the start of a "that"-clause ("Beware that resetting ...", "Sachez que réinitialiser
     ...", "Houd er rekening mee dat de smartcard resetten ...", "pamiętać, że zresetowanie ...")?"""
-    if before and before[-1] in _THAT:
-        return True
-    return len(before) >= 2 and before[-2] in _THAT and before[-1] in DETERMINERS
+    at = len(before) - 1 if before and before[-1] in _THAT else len(before) - 2
+    if at < 0 or before[at] not in _THAT or (at < len(before) - 1 and before[-1] not in DETERMINERS):
+        return False
+    return at == 0 or before[at - 1] not in _MUST_BEFORE_QUE
 
 
 # A sentential relative or an anaphoric clause that judges what was said: "..., which only makes things
