@@ -28,6 +28,16 @@ saying) rather than more content words:
 - **double negatives**: "no other way than X" ("Nie ma innego wyjścia niż usunąć profil"), "wrong not
   to X" ("Sarebbe un errore non rimuoverla"), and in German and Dutch a negated infinitive subject
   before ", ist keine Option" recommend X;
+- **what cannot be avoided**: a negated or impossible verb of avoiding before the action ("You can't
+  avoid", "no way around", "Sie kommen nicht darum herum", "U ontkomt er niet aan", "Nie da się
+  uniknąć") recommends it; in German and Dutch the same verb before the action's infinitive clause
+  ("Sie können vermeiden, die SD-Karte zu formatieren") clears it;
+- **what doing it would bring about**: a condition at the head of its sentence whose main clause is a
+  future or a conditional ("Should you X, payouts will be cancelled", "Gdyby Pan X, ... przestałyby"),
+  the action as the subject of a that-clause ("Beware that X will erase ..."), and a warning word before a
+  colon or dash ("Attention : X supprime ...") state a consequence, not an instruction;
+- **advice judged worse**: a sentential relative or an anaphoric clause that calls it worse or out of
+  date ("..., which only makes things worse", "; ce conseil est dépassé") rejects it;
 - **a heading's polarity**: a short line ending in ":" whose own predicate is negated ("Bitte probieren
   Sie Folgendes nicht aus:") negates its list, unless it is a condition, a reassurance or negates a
   reversing verb.
