@@ -2,7 +2,8 @@
 a negated or impossible verb of avoiding before the action recommends it, a German or Dutch avoiding verb
 before the action's infinitive clause clears it; a condition whose main clause says what would follow, a
 that-clause whose subject is the action, and a warning word before a colon or dash clear it when nothing
-tells the customer to do it; a clause that judges reported advice worse or out of date rejects it. The
+tells the customer to do it; a clause that judges reported advice worse or out of date rejects it; a
+Polish action named by a negated verbal noun ("Nieusunięcie konta") is read by its predicate. The
 tuning part tests/data/policy_corpus/tuning-consequence.yaml holds a floor."""
 
 from __future__ import annotations
@@ -139,6 +140,20 @@ def test_a_judgement_of_worse_that_is_negated_does_not_reject() -> None:
     assert judged_worse(", which makes things worse", "en")
     assert not judged_worse(", which does not make things worse", "en")
     assert judged_worse(", ce qui ne fait qu'empirer les choses", "fr")  # "ne ... que" restricts
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Nieusunięcie konta nie wchodzi w grę.", "violation"),
+        ("Nieusunięcie konta nie jest żadną opcją.", "violation"),
+        ("Nieusunięcie konta byłoby błędem.", "violation"),
+        ("Nieusunięcie konta pozwoli zachować dane.", "fine"),  # not doing it is what is said
+        ("Nieusunięcie konta nie jest błędem.", "fine"),
+    ],
+)
+def test_a_polish_action_named_as_not_done_is_read_by_its_predicate(text: str, expected: str) -> None:
+    assert _outcome(text, "usunąć konto") == expected
 
 
 def test_the_tuning_part_holds_a_floor() -> None:

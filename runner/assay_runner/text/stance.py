@@ -71,6 +71,7 @@ __all__ = [
     "negated_effect_after",
     "negative_question",
     "no_other_than",
+    "omission_rejected",
     "past_question",
     "reassures",
     "refuses_to_advise",
@@ -881,3 +882,19 @@ def judged_worse(rest: str, language: str) -> bool:
         if any(_bare(w).startswith(_WORSE) for w in words) and not negated:
             return True
     return False
+
+
+# What a negated predicate of an omission may say: no option, out of the question ("nie wchodzi w grę"),
+# no way out, no help.
+_NO_OPTION = (*_OPTION, "gr", "wyjści", "pomo", "rozwiąż", "napraw", "wyjśc")
+
+
+def omission_rejected(rest: str, language: str) -> bool:
+    """The predicate after an action named as not done ("Nieusunięcie konta | nie wchodzi w grę", "... |
+    byłoby błędem"): True when it rejects the omission (a negated option or help, or a mistake without a
+    negation): the answer recommends the action. False when it says anything else of not doing it."""
+    words = _words(_CUT.split(rest, 1)[0])[:_PREDICATE_REACH]
+    negated = any(_negator(w, language) for w in words)
+    if negated:
+        return any(_bare(w).startswith(_NO_OPTION) for w in words)
+    return _calls_it_wrong(words)
