@@ -15,7 +15,13 @@ import yaml
 
 from assay_runner.text.language import load_models
 from assay_runner.text.policy_reader import ForbiddenRule, read_policy
-from assay_runner.text.stance import avoidance, conditional_consequence, judged_worse, warned
+from assay_runner.text.stance import (
+    avoidance,
+    conditional_consequence,
+    ignored_after,
+    judged_worse,
+    warned,
+)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -118,7 +124,7 @@ def test_a_condition_needs_a_main_clause_that_says_what_follows() -> None:
     assert not conditional_consequence("Should you ", " the keystore, do it from Settings.", "en")
     assert not conditional_consequence("Should ", " the keystore, it would help.", "en")  # no subject
     assert not conditional_consequence("If you ", " the keystore, that would fix it.", "en")  # calls it a fix
-    assert warned("Achtung - den ") and warned("Let op: de ") and not warned("Please note - the ")
+    assert warned("Achtung - den ") and warned("Let op: de ") and not warned("Good news - the ")
 
 
 @pytest.mark.parametrize(
@@ -134,6 +140,36 @@ def test_a_condition_needs_a_main_clause_that_says_what_follows() -> None:
 )
 def test_reported_advice_judged_worse_or_outdated_is_rejected(text: str, phrase: str) -> None:
     assert _outcome(text, phrase) == "fine"
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("A forum told you to clear the keystore; please ignore that.", "clear the keystore"),
+        (
+            "Ein Forum rät, den Schlüsselspeicher leeren; bitte ignorieren Sie das.",
+            "Schlüsselspeicher leeren",
+        ),
+        ("Iemand zei dat u de sleutelbos moest legen; negeer dat alstublieft.", "sleutelbos legen"),
+        (
+            "Some users swear by clearing the keystore, but we have seen it break logins.",
+            "clear the keystore",
+        ),
+        ("Nota: svuotare il portachiavi rimuove anche gli accessi salvati.", "svuotare il portachiavi"),
+        ("Au cas où vous videriez le trousseau, il faudrait tout reconnecter.", "vider le trousseau"),
+    ],
+)
+def test_reports_to_ignore_costs_that_break_notices_and_several_word_conditions_clear(
+    text: str, phrase: str
+) -> None:
+    assert _outcome(text, phrase) == "fine"
+
+
+def test_a_notice_whose_predicate_says_it_helps_still_counts() -> None:
+    assert _outcome("Nota: svuotare il portachiavi risolve il problema.", "svuotare il portachiavi") != "fine"
+    assert ignored_after("the keystore; please ignore that.", "en")
+    assert not ignored_after("the keystore; do not ignore that.", "en")
+    assert not ignored_after("the keystore; ignore the pop-up.", "en")  # not said of what was reported
 
 
 def test_a_judgement_of_worse_that_is_negated_does_not_reject() -> None:
@@ -157,9 +193,9 @@ def test_a_polish_action_named_as_not_done_is_read_by_its_predicate(text: str, e
 
 
 def test_the_tuning_part_holds_a_floor() -> None:
-    """tuning-consequence.yaml (192 rows in two batches): 98.4% after this layer's shapes (first read 67.2%
-    and, the second batch, 67.2%); the floor leaves room for a change elsewhere, not for a class to fall
-    away, and no forbidden row may read fine beyond two."""
+    """tuning-consequence.yaml (256 rows in three batches): 98.4% after this layer's shapes (each batch
+    read once before it steered anything: 67.2%, 67.2%, 67.2%); the floor leaves room for a change
+    elsewhere, not for a class to fall away, and no forbidden row may read fine beyond two."""
     corpus = Path(__file__).resolve().parents[1] / "data" / "policy_corpus" / "tuning-consequence.yaml"
     data = yaml.safe_load(corpus.read_text("utf-8"))
     right: dict[str, list[bool]] = {}

@@ -43,6 +43,7 @@ from assay_runner.text.stance import (
     conditional_consequence,
     consequence,
     contrast_cost,
+    helps,
     judged_worse,
     reassures,
     refuses_to_advise,
@@ -667,7 +668,8 @@ def weigh(
     if conditional_consequence(text[:at], text[at:], facts.language):
         return CLEARS  # "Should you unlink the account, pending payouts will be cancelled"
     subject = _is_subject(words, start, end, before, facts.language)
-    if subject and warned(text[:at]) and _POSITIVE.search(" ".join(words[end:])) is None:
+    after = " ".join(words[end:])
+    if subject and warned(text[:at]) and not _POSITIVE.search(after) and not helps(after):
         return CLEARS  # "Attention : formater la carte SD supprime toutes vos photos"
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:

@@ -67,6 +67,8 @@ __all__ = [
     "counter_advice",
     "excessive",
     "heading_negates",
+    "helps",
+    "ignored_after",
     "judged_worse",
     "negated_effect_after",
     "negative_question",
@@ -268,7 +270,11 @@ _CONDITIONAL = re.compile(
     r"\b(?:would|could|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|riam)|würde|würden|wäre|zou|zouden|"
     r"\w+(?:łoby|łby|łaby|łyby|liby))\b"
 )
-_LOSS = re.compile(r"\b(?:lose|loses|lost|perd\w*|verlier\w*|verloren|pierd\w*|kwijt|strac\w+|straci\w*)\b")
+_LOSS = re.compile(
+    r"\b(?:lose|loses|lost|perd\w*|verlier\w*|verloren|pierd\w*|kwijt|strac\w+|straci\w*|"
+    # what breaks: "but we've seen it break integrations", "ma ... rompe", "ale ... psuje"
+    r"break|breaks|broke|broken|kaputt|cass\w+|romp\w+|quebr\w+|breekt|breken|brak|psuj\w*|zepsu\w*)\b"
+)
 # What a contrast's clause opens with when it speaks of doing what was said: "but that would ...",
 # "mais cela ...", "ma così ...", "aber dann/dabei ...", "ale wtedy ...".
 _ITS_RESULT = _ANAPHORS | _set("so così dabei dann daarbij dan wtedy então entonces alors ainsi")
@@ -703,7 +709,7 @@ _HEADING_LEAST = 3  # "Pas de panique :", "Keine Sorge:": a two-word line with a
 _AVOID = (
     *("avoid", "around", "escap", "évit", "evit", "échapp", "vermeid", "vermied", "umgeh", "herum"),
     *("vorbei", "sfugg", "scamp", "fugi", "vermijd", "ontkom", "ontloop", "omheen", "unikn", "obejd"),
-    *("obejś", "omin", "umhin", "esquiv", "sottrar"),
+    *("obejś", "omin", "umhin", "esquiv", "sottrar", "contourn"),
 )
 # Saying that something cannot be: the negators, and the adjectives of impossibility.
 _IMPOSSIBLE = _set("impossible imposible impossibile impossível impossivel unmöglich onmogelijk niemożliwe")
@@ -768,7 +774,7 @@ _CONSEQUENCE = {
     "es": re.compile(r"\b\w+(?:rá|rán|ría|rían)\b"),
     "it": re.compile(r"\b\w+(?:rà|ranno|rebbe|rebbero)\b"),
     "pt": re.compile(r"\b\w+(?:rá|rão|ria|riam)\b"),
-    "de": re.compile(r"\b(?:wird|werden|würde|würden|wäre|wären)\b"),
+    "de": re.compile(r"\b(?:wird|werden|würde|würden|wäre|wären|hätte|hätten|hiesse|müsste|müssten)\b"),
     "nl": re.compile(r"\b(?:zal|zullen|zou|zouden|worden|wordt)\b"),
     "pl": re.compile(r"\b(?:by|będzie|będą|zostanie|zostaną|\w+(?:łoby|łby|łaby|łyby|liby))\b"),
 }
@@ -789,6 +795,12 @@ _IF = _set(
     """if si wenn falls se caso qualora als indien jeśli jeżeli gdyby mocht mochten sollte sollten
     würden würde should were"""
 )
+# Conditions opened by several words: "in case", "au cas où", "en caso de que", "nel caso in cui".
+_SEVERAL_WORD_IF = re.compile(
+    r"^(?:in case|au cas où|dans le cas où|im fall,? dass|en caso de que|nel caso (?:in cui|che)|"
+    r"caso|no caso de|em caso de|in het geval dat|w przypadku gdy)\b\s*",
+    re.IGNORECASE,
+)
 _INVERTED_IF = _set("sollte sollten würden würde should were mocht mochten")
 _CONDITION_SUBJECTS = _set("you sie u je pan pani")
 _CONDITION_REACH = 8  # "Si un jour vous décidiez de", "Gdyby kiedyś zdecydował się Pan"
@@ -799,7 +811,7 @@ def conditional_consequence(head: str, rest: str, language: str) -> bool:
     ...", "Sollten Sie X, ...", "Mocht u X, dan ...", "Gdyby Pan X, ...") whose main clause says what would
     then happen (`consequence`): a hypothesis that warns, not an instruction. `head` is the sentence's
     text before the action, `rest` its text after."""
-    words = _words(head)
+    words = _words(_SEVERAL_WORD_IF.sub("if ", head.lstrip(), count=1))
     if not words or len(words) > _CONDITION_REACH or words[0] not in _IF:
         return False
     if "," in head and language not in ("de", "nl"):
@@ -818,9 +830,19 @@ def conditional_consequence(head: str, rest: str, language: str) -> bool:
 # A warning's opening word, in the eight languages: "Careful:", "Attention :", "Vorsicht:", "Uwaga:".
 _WARNS = _set(
     """careful beware warning caution attention achtung vorsicht cuidado atención attenzione atenção
-    atencao let opgelet waarschuwing uwaga ostrożnie ostrzeżenie prudence ojo occhio pas"""
+    atencao let opgelet waarschuwing uwaga ostrożnie ostrzeżenie prudence ojo occhio pas note noter nota
+    aviso hinweis informacja heads wel"""
 )
+# What doing it fixes (stems): a warning or a notice whose predicate says it helps advises it.
+_HELPS = _EFFECT
 _WARNING_HEAD = 3  # "Be careful", "Let op", "Tenga cuidado"
+
+
+def helps(rest: str) -> bool:
+    """Does the predicate after the action say it fixes or helps ("Note: resetting it fixes the sync",
+    "Nota: formattare la scheda risolve il problema")?"""
+    words = _words(_CUT.split(rest, 1)[0])
+    return BETTER.search(" ".join(words)) is not None or any(_bare(w).startswith(_HELPS) for w in words)
 
 
 def warned(head: str) -> bool:
@@ -873,9 +895,34 @@ _WORSE = (
 )
 
 
+# "please ignore that", "ignorieren Sie das", "negeer dat", "proszę to zignorować": a later clause that
+# tells the reader to disregard what was said (the verb's stem, an anaphor for its object).
+_IGNORE = ("ignor", "zignor", "negeer", "negeren")
+_IGNORED = _set(
+    "that this it them those das dies es eso esto lo la ello isso isto dat dit het to tego ce cela ça"
+)
+
+
+def ignored_after(rest: str, language: str) -> bool:
+    """Does a later clause tell the reader to disregard it ("; please ignore that", "; negeer dat
+    alstublieft", "; proszę to zignorować")? Not when it negates that ("don't ignore it")."""
+    for clause in re.split(r"[;.!]|\s[-\u2013\u2014]\s", rest)[1:]:
+        words = _words(clause)
+        if (
+            any(_bare(w).startswith(_IGNORE) for w in words)
+            and not _IGNORED.isdisjoint(words)
+            and not any(_negator(w, language) for w in words)
+        ):
+            return True
+    return False
+
+
 def judged_worse(rest: str, language: str) -> bool:
     """Does a clause after the action judge it worse or out of date ("which only makes things worse",
-    "ce conseil est dépassé", "wat alles alleen maar erger maakt")? Not when it negates that judgement."""
+    "ce conseil est dépassé", "wat alles alleen maar erger maakt"), or tell the reader to ignore it
+    (`ignored_after`)? Not when it negates that judgement."""
+    if ignored_after(rest, language):
+        return True
     for found in _WHICH.finditer(rest):
         words = _words(found.group(1))
         negated = any(_negator(w, language) and w not in ("ne", "n'") for w in words)  # "ne fait qu'empirer"
