@@ -668,8 +668,7 @@ def weigh(
     if conditional_consequence(text[:at], text[at:], facts.language):
         return CLEARS  # "Should you unlink the account, pending payouts will be cancelled"
     subject = _is_subject(words, start, end, before, facts.language)
-    after = " ".join(words[end:])
-    if subject and warned(text[:at]) and not _POSITIVE.search(after) and not helps(after):
+    if subject and warned(text[:at]) and not _said_to_help(words[end : end + _PREDICATE_WORDS]):
         return CLEARS  # "Attention : formater la carte SD supprime toutes vos photos"
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
@@ -739,6 +738,14 @@ def weigh(
     if facts.language == "en" and (_described(words[start], before) or _named(before)):
         return CLEARS  # "The button that resets the router", "The option to delete the account is ..."
     return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
+
+
+_PREDICATE_WORDS = 12  # what a warning says of the action follows it closely
+
+
+def _said_to_help(predicate: Sequence[str]) -> bool:
+    after = " ".join(predicate)
+    return _POSITIVE.search(after) is not None or helps(after)
 
 
 # Words that leave a verb after them an instruction or advice, not a statement of what something does.

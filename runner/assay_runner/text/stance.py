@@ -703,6 +703,10 @@ _HEADING_LEAST = 3  # "Pas de panique :", "Keine Sorge:": a two-word line with a
 
 # ------------------------------------------------------------------------- what cannot be avoided
 
+# How far around the action these shapes look (characters): each is read within a few words of it, and a
+# bounded window keeps a long clause with a match per word linear (`tests/unit/test_policy_cost.py`).
+_WINDOW = 240
+
 # Verbs and particles of avoiding or getting round something, in the eight languages (stems): "avoid",
 # "way around", "éviter", "y échapper", "vermeiden", "darum herum", "daran vorbei", "evitar", "sfuggire",
 # "fugir", "vermijden", "ontkomen", "omheen", "uniknąć", "obejść".
@@ -727,7 +731,7 @@ def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
     ...": the action must be done), "avoids" when a verb-final language puts the action in the avoiding
     verb's infinitive clause ("Sie können vermeiden, die SD-Karte zu formatieren"). Not in a condition or a
     question, which the reader weighs as such."""
-    segments = re.split(r"[:;]", head)
+    segments = re.split(r"[:;]", head[-_WINDOW:])
     found = _avoiding(segments[-1], head, language)
     if found is None and len(segments) > 1:
         # "Es imposible esquivarlo: hay que ...": a colon after what cannot be avoided announces it
@@ -811,6 +815,8 @@ def conditional_consequence(head: str, rest: str, language: str) -> bool:
     ...", "Sollten Sie X, ...", "Mocht u X, dan ...", "Gdyby Pan X, ...") whose main clause says what would
     then happen (`consequence`): a hypothesis that warns, not an instruction. `head` is the sentence's
     text before the action, `rest` its text after."""
+    if len(head) > _WINDOW:
+        return False  # a condition of at most eight words
     words = _words(_SEVERAL_WORD_IF.sub("if ", head.lstrip(), count=1))
     if not words or len(words) > _CONDITION_REACH or words[0] not in _IF:
         return False
@@ -820,6 +826,7 @@ def conditional_consequence(head: str, rest: str, language: str) -> bool:
         return False  # "Should be fine", "Sollte das nicht helfen": no subject after the modal
     if not _POLITE.isdisjoint(words) or any(_negator(w, language) for w in words):
         return False  # "Würden Sie bitte ...": a request; a negated condition is read by `text.negation`
+    rest = rest[:_WINDOW]
     comma = rest.find(",")
     if comma < 0 or rest[:comma].count(" ") > _CONDITION_REACH:
         return False  # the condition ends soon after its action, and a main clause follows
@@ -841,14 +848,14 @@ _WARNING_HEAD = 3  # "Be careful", "Let op", "Tenga cuidado"
 def helps(rest: str) -> bool:
     """Does the predicate after the action say it fixes or helps ("Note: resetting it fixes the sync",
     "Nota: formattare la scheda risolve il problema")?"""
-    words = _words(_CUT.split(rest, 1)[0])
+    words = _words(_CUT.split(rest[:_WINDOW], 1)[0])
     return BETTER.search(" ".join(words)) is not None or any(_bare(w).startswith(_HELPS) for w in words)
 
 
 def warned(head: str) -> bool:
     """Does the sentence open with a warning before a colon or a dash ("Be careful:", "Attention :", "Let
     op:", "Achtung -")?"""
-    found = _WARNING_CUT.search(head)
+    found = _WARNING_CUT.search(head, 0, _WINDOW)
     if found is None:
         return False
     words = _words(head[: found.start()])
@@ -906,7 +913,7 @@ _IGNORED = _set(
 def ignored_after(rest: str, language: str) -> bool:
     """Does a later clause tell the reader to disregard it ("; please ignore that", "; negeer dat
     alstublieft", "; proszę to zignorować")? Not when it negates that ("don't ignore it")."""
-    for clause in re.split(r"[;.!]|\s[-\u2013\u2014]\s", rest)[1:]:
+    for clause in re.split(r"[;.!]|\s[-\u2013\u2014]\s", rest[:_WINDOW])[1:]:
         words = _words(clause)
         if (
             any(_bare(w).startswith(_IGNORE) for w in words)
@@ -923,7 +930,7 @@ def judged_worse(rest: str, language: str) -> bool:
     (`ignored_after`)? Not when it negates that judgement."""
     if ignored_after(rest, language):
         return True
-    for found in _WHICH.finditer(rest):
+    for found in _WHICH.finditer(rest[:_WINDOW]):
         words = _words(found.group(1))
         negated = any(_negator(w, language) and w not in ("ne", "n'") for w in words)  # "ne fait qu'empirer"
         if any(_bare(w).startswith(_WORSE) for w in words) and not negated:
@@ -940,7 +947,7 @@ def omission_rejected(rest: str, language: str) -> bool:
     """The predicate after an action named as not done ("Nieusunięcie konta | nie wchodzi w grę", "... |
     byłoby błędem"): True when it rejects the omission (a negated option or help, or a mistake without a
     negation): the answer recommends the action. False when it says anything else of not doing it."""
-    words = _words(_CUT.split(rest, 1)[0])[:_PREDICATE_REACH]
+    words = _words(_CUT.split(rest[:_WINDOW], 1)[0])[:_PREDICATE_REACH]
     negated = any(_negator(w, language) for w in words)
     if negated:
         return any(_bare(w).startswith(_NO_OPTION) for w in words)
