@@ -7,7 +7,9 @@ part of issue 42: Italian, Portuguese, Dutch, Polish, the shapes of advice in ev
 answers, double negatives, negating headings), `tuning-forms` (the third round's tuning part: fresh
 sentences of the same classes in eleven batches), `tuning-stance` (the fourth round's tuning part:
 questions, reported speech, headings that carry their list's polarity and double negation in the eight
-languages, kinds named `<language>-<form>`; `--forms` sums them per form), `heldout-languages` (a folder,
+languages, kinds named `<language>-<form>`; `--forms` sums them per form), `tuning-consequence` (the
+fifth round's tuning part, of the same format: double negatives and "cannot avoid" shapes, hypotheticals
+and warnings that describe a consequence, reported speech), `heldout-languages` (a folder,
 one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
 they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same
 format, written for issue 42 by someone who never opened the reader's code, after `heldout-languages` had

@@ -40,11 +40,17 @@ from assay_runner.text.stance import (
     BECAUSE,
     BETTER,
     addressee_report,
+    conditional_consequence,
+    consequence,
     contrast_cost,
+    helps,
+    judged_worse,
     reassures,
     refuses_to_advise,
     reply_polarity,
     reports,
+    stated_after_that,
+    warned,
     why_question,
 )
 
@@ -593,6 +599,8 @@ def _is_subject(
         return True
     if any(w in _TAKES_A_GERUND for w in before):
         return False  # "try resetting": the object of the instruction
+    if end < len(words) and language != "en" and consequence(words[end], language):
+        return True  # "Zresetować kartę chipową oznaczałoby ...": no instruction is followed by a conditional
     if words[start].endswith("ing") or any(w in _BEFORE_A_SUBJECT for w in before):
         return True
     after = words[end] if end < len(words) else ""
@@ -657,7 +665,11 @@ def weigh(
         return Outcome("uncertain", "a question the answer leaves unanswered")
     if _asked(text, at):
         return _answered(text, at, facts)
+    if conditional_consequence(text[:at], text[at:], facts.language):
+        return CLEARS  # "Should you unlink the account, pending payouts will be cancelled"
     subject = _is_subject(words, start, end, before, facts.language)
+    if subject and warned(text[:at]) and not _said_to_help(words[end : end + _PREDICATE_WORDS]):
+        return CLEARS  # "Attention : formater la carte SD supprime toutes vos photos"
     hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
@@ -692,9 +704,19 @@ def weigh(
         )
         if stance in ("yes", "endorse"):
             return ADVISES
-        if stance in ("no", "reject") or refuses_to_advise(_other_clauses(text, at), facts.language):
+        if (
+            stance in ("no", "reject")
+            or refuses_to_advise(_other_clauses(text, at), facts.language)
+            or judged_worse(text[at:], facts.language)
+        ):
             return CLEARS  # "..., which we cannot recommend", "..., czego nie możemy polecić"
         return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
+    if (
+        stated_after_that(before)
+        and _is_subject(words, start, end, [], facts.language)
+        and _predicate(words, end, text, at, facts).kind != "advises"
+    ):
+        return CLEARS  # "Beware that resetting it will erase ...": what doing it does, not an instruction
     if _only_lead_in(before) or (subject and set(before) <= _DETERMINERS):
         if not subject:
             return ADVISES  # "Reinstall the app", "Please just reinstall"
@@ -702,15 +724,28 @@ def weigh(
     if body < len(words) and words[body] in _IMPERATIVE and not words[body].endswith("ing"):
         return ADVISES  # "Run `x` to delete the profile"
     if _FRAME.search(before_text):
-        return ADVISES
+        # "Na forum piszą, że trzeba ...; ta rada jest nieaktualna": advice judged worse is a report
+        return CLEARS if judged_worse(text[at:], facts.language) else ADVISES
     if pattern:
         return ADVISES
     stance = _stance_of(_other_clauses(text, at)) or facts.reply
-    if stance in ("no", "reject") or refuses_to_advise(_other_clauses(text, at), facts.language):
+    if (
+        stance in ("no", "reject")
+        or refuses_to_advise(_other_clauses(text, at), facts.language)
+        or judged_worse(text[at:], facts.language)
+    ):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     if facts.language == "en" and (_described(words[start], before) or _named(before)):
         return CLEARS  # "The button that resets the router", "The option to delete the account is ..."
     return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
+
+
+_PREDICATE_WORDS = 12  # what a warning says of the action follows it closely
+
+
+def _said_to_help(predicate: Sequence[str]) -> bool:
+    after = " ".join(predicate)
+    return _POSITIVE.search(after) is not None or helps(after)
 
 
 # Words that leave a verb after them an instruction or advice, not a statement of what something does.
@@ -799,7 +834,7 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
         return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
     if _NO_HARM.search(after) or reversed_frame(after, facts.language):
         return ADVISES  # "... can't hurt", "... ne peut pas faire de mal", "... kann nicht schaden"
-    if _CONDITIONAL.search(after) or _POSSIBLE.search(after):
+    if _CONDITIONAL.search(after) or _POSSIBLE.search(after) or consequence(after, facts.language):
         better = _BETTER.search(after)
         if better is None:
             return CLEARS  # "Annuler la mise à jour réintroduirait la faille": what it would do, a warning

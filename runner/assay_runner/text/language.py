@@ -326,10 +326,33 @@ def _lemmatizer() -> Any:
     return Lemmatizer(lemmatization_strategy=DefaultStrategy(dictionary_factory=StreamDictionaryFactory()))
 
 
+# A Polish verbal noun's endings ("usunięcie", "usunięcia", "wyłączeniem"): with "nie" before it, it
+# names the action not done ("Nieusunięcie konta ..."), keyed as the action (`negated_verbal_noun`).
+_PL_VERBAL_NOUN = ("nie", "cie", "nia", "cia", "niu", "ciu", "niem", "ciem")
+_PL_NOT = "nie"
+
+
+def negated_verbal_noun(word: str, language: str) -> bool:
+    """ "Nieusunięcie", "niewyłączenia": a Polish verbal noun with the negating prefix."""
+    rest = word.casefold()[len(_PL_NOT) :]
+    return (
+        language == "pl"
+        and word.casefold().startswith(_PL_NOT)
+        and len(rest) >= _VERBAL_NOUN_LEAST
+        and rest.endswith(_PL_VERBAL_NOUN)
+        and not rest.startswith(_PL_NOT)
+    )
+
+
+_VERBAL_NOUN_LEAST = 7  # "usunięcie": "niebieskie" or "niejasne" are no negated verbal nouns
+
+
 @lru_cache(maxsize=65536)
 def _lemma_key(word: str, language: Language) -> str:
     if "'" in word or not word.isalpha():
         return word
+    if negated_verbal_noun(word, language):
+        return _lemma_key(word[len(_PL_NOT) :], language)
     lemmatizer = _lemmatizer()
     lemma = str(lemmatizer.lemmatize(word, lang=language)).casefold()
     if lemma == word and language == "it" and word.endswith(_IT_CLITICS):

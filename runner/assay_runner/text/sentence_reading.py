@@ -24,7 +24,7 @@ from assay_runner.text.advice import (
 )
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.language import LANGUAGES, Language
+from assay_runner.text.language import LANGUAGES, Language, negated_verbal_noun
 from assay_runner.text.match import CLAUSE_MATCHED, VERB_FIRST, Token, TokenColumns, find_phrase
 from assay_runner.text.negation import (
     ClauseView,
@@ -42,10 +42,12 @@ from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
 from assay_runner.text.sentences import Sentence
 from assay_runner.text.stance import (
+    avoidance,
     excessive,
     negated_effect_after,
     negative_question,
     no_other_than,
+    omission_rejected,
     past_question,
     rejected_in_next_clause,
     why_question,
@@ -267,6 +269,17 @@ def judge_match(
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
     if question and why_question(text[:at], facts.language, facts.explained) == "advises":
         return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
+    if (
+        facts.language == "pl"
+        and end > start
+        and negated_verbal_noun(view.words[start], "pl")
+        and (rule.phrase is None or not negated_verbal_noun(rule.phrase.split()[0], "pl"))
+    ):  # "Nieusunięcie konta nie wchodzi w grę": the action named as not done, its predicate decides
+        rest = text[offset_end(view, end, at, start) :]
+        return ADVISES if omission_rejected(rest, facts.language) else None
+    avoided = None if question else avoidance(text[:at], facts.language)
+    if avoided is not None:  # "You can't avoid X", "U ontkomt er niet aan X" / "Sie können vermeiden, X"
+        return ADVISES if avoided == "must" else None
     composing = may_compose(text)
     if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
         return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"

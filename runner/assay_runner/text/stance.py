@@ -28,6 +28,16 @@ saying) rather than more content words:
 - **double negatives**: "no other way than X" ("Nie ma innego wyjścia niż usunąć profil"), "wrong not
   to X" ("Sarebbe un errore non rimuoverla"), and in German and Dutch a negated infinitive subject
   before ", ist keine Option" recommend X;
+- **what cannot be avoided**: a negated or impossible verb of avoiding before the action ("You can't
+  avoid", "no way around", "Sie kommen nicht darum herum", "U ontkomt er niet aan", "Nie da się
+  uniknąć") recommends it; in German and Dutch the same verb before the action's infinitive clause
+  ("Sie können vermeiden, die SD-Karte zu formatieren") clears it;
+- **what doing it would bring about**: a condition at the head of its sentence whose main clause is a
+  future or a conditional ("Should you X, payouts will be cancelled", "Gdyby Pan X, ... przestałyby"),
+  the action as the subject of a that-clause ("Beware that X will erase ..."), and a warning word before a
+  colon or dash ("Attention : X supprime ...") state a consequence, not an instruction;
+- **advice judged worse**: a sentential relative or an anaphoric clause that calls it worse or out of
+  date ("..., which only makes things worse", "; ce conseil est dépassé") rejects it;
 - **a heading's polarity**: a short line ending in ":" whose own predicate is negated ("Bitte probieren
   Sie Folgendes nicht aus:") negates its list, unless it is a condition, a reassurance or negates a
   reversing verb.
@@ -50,19 +60,28 @@ __all__ = [
     "BECAUSE",
     "BETTER",
     "addressee_report",
+    "avoidance",
+    "conditional_consequence",
+    "consequence",
     "contrast_cost",
     "counter_advice",
     "excessive",
     "heading_negates",
+    "helps",
+    "ignored_after",
+    "judged_worse",
     "negated_effect_after",
     "negative_question",
     "no_other_than",
+    "omission_rejected",
     "past_question",
     "reassures",
     "refuses_to_advise",
     "rejected_in_next_clause",
     "reply_polarity",
     "reports",
+    "stated_after_that",
+    "warned",
     "why_question",
     "wrong_not_to",
 ]
@@ -251,7 +270,11 @@ _CONDITIONAL = re.compile(
     r"\b(?:would|could|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|riam)|würde|würden|wäre|zou|zouden|"
     r"\w+(?:łoby|łby|łaby|łyby|liby))\b"
 )
-_LOSS = re.compile(r"\b(?:lose|loses|lost|perd\w*|verlier\w*|verloren|pierd\w*|kwijt|strac\w+|straci\w*)\b")
+_LOSS = re.compile(
+    r"\b(?:lose|loses|lost|perd\w*|verlier\w*|verloren|pierd\w*|kwijt|strac\w+|straci\w*|"
+    # what breaks: "but we've seen it break integrations", "ma ... rompe", "ale ... psuje"
+    r"break|breaks|broke|broken|kaputt|cass\w+|romp\w+|quebr\w+|breekt|breken|brak|psuj\w*|zepsu\w*)\b"
+)
 # What a contrast's clause opens with when it speaks of doing what was said: "but that would ...",
 # "mais cela ...", "ma così ...", "aber dann/dabei ...", "ale wtedy ...".
 _ITS_RESULT = _ANAPHORS | _set("so così dabei dann daarbij dan wtedy então entonces alors ainsi")
@@ -676,3 +699,256 @@ _REASSURES = _set(
     paniek probleem obaw paniki problemu martw"""
 )
 _HEADING_LEAST = 3  # "Pas de panique :", "Keine Sorge:": a two-word line with a negation reassures
+
+
+# ------------------------------------------------------------------------- what cannot be avoided
+
+# How far around the action these shapes look (characters): each is read within a few words of it, and a
+# bounded window keeps a long clause with a match per word linear (`tests/unit/test_policy_cost.py`).
+_WINDOW = 240
+
+# Verbs and particles of avoiding or getting round something, in the eight languages (stems): "avoid",
+# "way around", "éviter", "y échapper", "vermeiden", "darum herum", "daran vorbei", "evitar", "sfuggire",
+# "fugir", "vermijden", "ontkomen", "omheen", "uniknąć", "obejść".
+_AVOID = (
+    *("avoid", "around", "escap", "évit", "evit", "échapp", "vermeid", "vermied", "umgeh", "herum"),
+    *("vorbei", "sfugg", "scamp", "fugi", "vermijd", "ontkom", "ontloop", "omheen", "unikn", "obejd"),
+    *("obejś", "omin", "umhin", "esquiv", "sottrar", "contourn"),
+)
+# Saying that something cannot be: the negators, and the adjectives of impossibility.
+_IMPOSSIBLE = _set("impossible imposible impossibile impossível impossivel unmöglich onmogelijk niemożliwe")
+_AVOID_REACH = 6  # "kein Weg daran vorbei, die", "er niet aan de": the action follows its avoiding closely
+_NEGATION_REACH = 4  # "No hay forma de evitar", "Es führt kein Weg daran vorbei"
+_INFINITIVE_HEAD = 3  # "vermeiden, die | SD-Karte zu formatieren": the infinitive clause holds the action
+_TO_INFINITIVE = {"de": "zu", "nl": "te"}
+_POLITE = _set("please bitte por favor per favore alstublieft proszę s'il plaît")
+
+
+def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
+    """What a verb of avoiding before the action (the sentence's text before it, `head`) says of it:
+    "must" when that avoiding is negated or impossible ("You can't avoid wiping it", "There's no way
+    around it", "Sie kommen nicht darum herum, ...", "U ontkomt er niet aan ...", "Nie da się uniknąć
+    ...": the action must be done), "avoids" when a verb-final language puts the action in the avoiding
+    verb's infinitive clause ("Sie können vermeiden, die SD-Karte zu formatieren"). Not in a condition or a
+    question, which the reader weighs as such."""
+    segments = re.split(r"[:;]", head[-_WINDOW:])
+    found = _avoiding(segments[-1], head, language)
+    if found is None and len(segments) > 1:
+        # "Es imposible esquivarlo: hay que ...": a colon after what cannot be avoided announces it
+        last = _words(segments[-2])[-1:]
+        if last and _bare(last[0]).startswith(_AVOID) and _avoiding(segments[-2], segments[-2], language):
+            return "must"
+    return found
+
+
+def _avoiding(segment: str, head: str, language: str) -> Literal["must", "avoids"] | None:
+    words = _words(segment)
+    if not words or words[0] in _SUBORDINATORS:
+        return None
+    tail = words[-_AVOID_REACH:]
+    for i in range(len(tail) - 1, -1, -1):
+        if not _bare(tail[i]).startswith(_AVOID):
+            continue
+        at = len(words) - len(tail) + i
+        around = words[max(0, at - _NEGATION_REACH) : at]
+        if language in ("de", "nl"):  # the negation may follow its verb: "U ontkomt er niet aan"
+            around = [*around, *words[at + 1 : at + 1 + _NEGATION_REACH]]
+        if any(_negator(w, language) or w in _IMPOSSIBLE for w in around):
+            return "must"
+        before_comma, comma, after_comma = head.rstrip().rpartition(",")
+        if (
+            language in ("de", "nl")
+            and comma
+            and before_comma.casefold().endswith(tail[i])
+            and len(_words(after_comma)) <= _INFINITIVE_HEAD
+            and words[at - 1 : at] != [_TO_INFINITIVE[language]]
+        ):
+            return "avoids"  # "Sie können vermeiden, die SD-Karte zu formatieren" (not "Um ... zu vermeiden")
+        return None
+    return None
+
+
+# ------------------------------------------------------------------- what doing it would bring about
+
+# A future or conditional verb form, per language: what doing something will or would do. The Romance
+# futures and conditionals by their endings; the others by their auxiliaries.
+_CONSEQUENCE = {
+    "en": re.compile(r"\b(?:will|'ll|would|'d|shall)\b"),
+    "fr": re.compile(r"\b(?:\w{2,}(?:ra|ront|rait|raient)|sera|seront|serait)\b"),
+    "es": re.compile(r"\b\w+(?:rá|rán|ría|rían)\b"),
+    "it": re.compile(r"\b\w+(?:rà|ranno|rebbe|rebbero)\b"),
+    "pt": re.compile(r"\b\w+(?:rá|rão|ria|riam)\b"),
+    "de": re.compile(r"\b(?:wird|werden|würde|würden|wäre|wären|hätte|hätten|hiesse|müsste|müssten)\b"),
+    "nl": re.compile(r"\b(?:zal|zullen|zou|zouden|worden|wordt)\b"),
+    "pl": re.compile(r"\b(?:by|będzie|będą|zostanie|zostaną|\w+(?:łoby|łby|łaby|łyby|liby))\b"),
+}
+
+
+def consequence(text: str, language: str) -> bool:
+    """Does a clause say what something will or would bring about (a future or a conditional form) without
+    calling it a fix ("toutes les intégrations cesseraient de fonctionner", "werden ... storniert";
+    not "that would fix it")?"""
+    folded = text.casefold()
+    found = _CONSEQUENCE.get(language, _CONSEQUENCE["en"]).search(folded)
+    return found is not None and BETTER.search(folded) is None
+
+
+# What opens a condition: a conditional conjunction, or (inverted) a modal before its subject ("Should
+# you ...", "Sollten Sie ...", "Mocht u ...", "Were you to ...").
+_IF = _set(
+    """if si wenn falls se caso qualora als indien jeśli jeżeli gdyby mocht mochten sollte sollten
+    würden würde should were"""
+)
+# Conditions opened by several words: "in case", "au cas où", "en caso de que", "nel caso in cui".
+_SEVERAL_WORD_IF = re.compile(
+    r"^(?:in case|au cas où|dans le cas où|im fall,? dass|en caso de que|nel caso (?:in cui|che)|"
+    r"caso|no caso de|em caso de|in het geval dat|w przypadku gdy)\b\s*",
+    re.IGNORECASE,
+)
+_INVERTED_IF = _set("sollte sollten würden würde should were mocht mochten")
+_CONDITION_SUBJECTS = _set("you sie u je pan pani")
+_CONDITION_REACH = 8  # "Si un jour vous décidiez de", "Gdyby kiedyś zdecydował się Pan"
+
+
+def conditional_consequence(head: str, rest: str, language: str) -> bool:
+    """The action inside a condition at the head of its sentence ("If you were to X, ...", "Should you X,
+    ...", "Sollten Sie X, ...", "Mocht u X, dan ...", "Gdyby Pan X, ...") whose main clause says what would
+    then happen (`consequence`): a hypothesis that warns, not an instruction. `head` is the sentence's
+    text before the action, `rest` its text after."""
+    if len(head) > _WINDOW:
+        return False  # a condition of at most eight words
+    words = _words(_SEVERAL_WORD_IF.sub("if ", head.lstrip(), count=1))
+    if not words or len(words) > _CONDITION_REACH or words[0] not in _IF:
+        return False
+    if "," in head and language not in ("de", "nl"):
+        return False  # a comma inside a condition parts its infinitive only in German and Dutch
+    if words[0] in _INVERTED_IF and (len(words) < 2 or words[1] not in _CONDITION_SUBJECTS):
+        return False  # "Should be fine", "Sollte das nicht helfen": no subject after the modal
+    if not _POLITE.isdisjoint(words) or any(_negator(w, language) for w in words):
+        return False  # "Würden Sie bitte ...": a request; a negated condition is read by `text.negation`
+    rest = rest[:_WINDOW]
+    comma = rest.find(",")
+    if comma < 0 or rest[:comma].count(" ") > _CONDITION_REACH:
+        return False  # the condition ends soon after its action, and a main clause follows
+    main = re.split(r"[.;:!?]", rest[comma + 1 :])[0]
+    return consequence(main, language)
+
+
+# A warning's opening word, in the eight languages: "Careful:", "Attention :", "Vorsicht:", "Uwaga:".
+_WARNS = _set(
+    """careful beware warning caution attention achtung vorsicht cuidado atención attenzione atenção
+    atencao let opgelet waarschuwing uwaga ostrożnie ostrzeżenie prudence ojo occhio pas note noter nota
+    aviso hinweis informacja heads wel"""
+)
+# What doing it fixes (stems): a warning or a notice whose predicate says it helps advises it.
+_HELPS = _EFFECT
+_WARNING_HEAD = 3  # "Be careful", "Let op", "Tenga cuidado"
+
+
+def helps(rest: str) -> bool:
+    """Does the predicate after the action say it fixes or helps ("Note: resetting it fixes the sync",
+    "Nota: formattare la scheda risolve il problema")?"""
+    words = _words(_CUT.split(rest[:_WINDOW], 1)[0])
+    return BETTER.search(" ".join(words)) is not None or any(_bare(w).startswith(_HELPS) for w in words)
+
+
+def warned(head: str) -> bool:
+    """Does the sentence open with a warning before a colon or a dash ("Be careful:", "Attention :", "Let
+    op:", "Achtung -")?"""
+    found = _WARNING_CUT.search(head, 0, _WINDOW)
+    if found is None:
+        return False
+    words = _words(head[: found.start()])
+    return 0 < len(words) <= _WARNING_HEAD and not _WARNS.isdisjoint(words)
+
+
+_WARNING_CUT = re.compile(r":|\s[-\u2013\u2014]\s|[\u2013\u2014]|!")
+
+
+# What introduces a clause that states a fact: "that", "que", "dass", "che", "dat", "że".
+_THAT = _set("that que qu' dass che dat że")
+
+
+# "Hay que", "tendrá que", "tem que": a modal of necessity before "que" is no "that"-clause.
+_MUST_BEFORE_QUE = _set(
+    """hay habría había habrá tiene tienes tengo tendrá tendría tenga tengas tener tem tens tenho terá teria
+    tenha ter há haverá"""
+)
+
+
+def stated_after_that(before: Sequence[str]) -> bool:
+    """Is the match the start of a "that"-clause ("Beware that resetting ...", "Sachez que réinitialiser
+    ...", "Houd er rekening mee dat de smartcard resetten ...", "pamiętać, że zresetowanie ...")?"""
+    at = len(before) - 1 if before and before[-1] in _THAT else len(before) - 2
+    if at < 0 or before[at] not in _THAT or (at < len(before) - 1 and before[-1] not in DETERMINERS):
+        return False
+    return at == 0 or before[at - 1] not in _MUST_BEFORE_QUE
+
+
+# A sentential relative or an anaphoric clause that judges what was said: "..., which only makes things
+# worse", "..., ce qui ne fait qu'empirer les choses", "; ce conseil est dépassé".
+_WHICH = re.compile(
+    r"(?:,|;|\u2014|\u2013)\s*(?:which|what|ce qui|ce qu'|was|wat|lo que|lo cual|il che|ciò che|o que|co|"
+    r"that|this|ce|cet|cette|dieser|diese|dies|das|ese|esa|esto|eso|è|questo|esse|essa|isso|dat|dit|ta|"
+    r"ten|to)\b([^.;!?]*)",
+    re.IGNORECASE,
+)
+# Worse, and out of date: the two judgements of advice that reject it without a negation.
+_WORSE = (
+    *("worse", "empir", "pire", "schlimmer", "schlechter", "verschlimm", "empeor", "peor", "peggior"),
+    *("piora", "pior", "erger", "slechter", "pogarsz", "gorsz", "outdated", "obsolet", "dépassé"),
+    *("périm", "veraltet", "desactualizad", "superat", "desatualizad", "verouderd", "nieaktualn"),
+    *("przestarzał", "obsolete"),
+)
+
+
+# "please ignore that", "ignorieren Sie das", "negeer dat", "proszę to zignorować": a later clause that
+# tells the reader to disregard what was said (the verb's stem, an anaphor for its object).
+_IGNORE = ("ignor", "zignor", "negeer", "negeren")
+_IGNORED = _set(
+    "that this it them those das dies es eso esto lo la ello isso isto dat dit het to tego ce cela ça"
+)
+
+
+def ignored_after(rest: str, language: str) -> bool:
+    """Does a later clause tell the reader to disregard it ("; please ignore that", "; negeer dat
+    alstublieft", "; proszę to zignorować")? Not when it negates that ("don't ignore it")."""
+    for clause in re.split(r"[;.!]|\s[-\u2013\u2014]\s", rest[:_WINDOW])[1:]:
+        words = _words(clause)
+        if (
+            any(_bare(w).startswith(_IGNORE) for w in words)
+            and not _IGNORED.isdisjoint(words)
+            and not any(_negator(w, language) for w in words)
+        ):
+            return True
+    return False
+
+
+def judged_worse(rest: str, language: str) -> bool:
+    """Does a clause after the action judge it worse or out of date ("which only makes things worse",
+    "ce conseil est dépassé", "wat alles alleen maar erger maakt"), or tell the reader to ignore it
+    (`ignored_after`)? Not when it negates that judgement."""
+    if ignored_after(rest, language):
+        return True
+    for found in _WHICH.finditer(rest[:_WINDOW]):
+        words = _words(found.group(1))
+        negated = any(_negator(w, language) and w not in ("ne", "n'") for w in words)  # "ne fait qu'empirer"
+        if any(_bare(w).startswith(_WORSE) for w in words) and not negated:
+            return True
+    return False
+
+
+# What a negated predicate of an omission may say: no option, out of the question ("nie wchodzi w grę"),
+# no way out, no help.
+_NO_OPTION = (*_OPTION, "gr", "wyjści", "pomo", "rozwiąż", "napraw", "wyjśc")
+
+
+def omission_rejected(rest: str, language: str) -> bool:
+    """The predicate after an action named as not done ("Nieusunięcie konta | nie wchodzi w grę", "... |
+    byłoby błędem"): True when it rejects the omission (a negated option or help, or a mistake without a
+    negation): the answer recommends the action. False when it says anything else of not doing it."""
+    words = _words(_CUT.split(rest[:_WINDOW], 1)[0])[:_PREDICATE_REACH]
+    negated = any(_negator(w, language) for w in words)
+    if negated:
+        return any(_bare(w).startswith(_NO_OPTION) for w in words)
+    return _calls_it_wrong(words)
