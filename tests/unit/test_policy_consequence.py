@@ -8,13 +8,9 @@ tuning part tests/data/policy_corpus/tuning-consequence.yaml holds a floor."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
 from assay_runner.text.language import load_models
-from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 from assay_runner.text.stance import (
     avoidance,
     conditional_consequence,
@@ -22,18 +18,12 @@ from assay_runner.text.stance import (
     judged_worse,
     warned,
 )
+from tests.unit.policy_reading import outcome_of, read_tuning_part
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _models_loaded() -> None:
     load_models()
-
-
-def _outcome(text: str, phrase: str) -> str:
-    reading = read_policy(text, [ForbiddenRule(phrase=phrase)])
-    if reading.violations:
-        return "violation"
-    return "uncertain" if reading.uncertain else "fine"
 
 
 @pytest.mark.parametrize(
@@ -52,7 +42,7 @@ def _outcome(text: str, phrase: str) -> str:
     ],
 )
 def test_what_cannot_be_avoided_is_recommended(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "violation"
+    assert outcome_of(text, phrase) == "violation"
 
 
 @pytest.mark.parametrize(
@@ -102,7 +92,7 @@ def test_avoidance_reads_the_avoiding_verb_and_its_negation(
     ],
 )
 def test_a_consequence_of_doing_it_does_not_recommend_it(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -116,7 +106,7 @@ def test_a_consequence_of_doing_it_does_not_recommend_it(text: str, phrase: str)
     ],
 )
 def test_advice_beside_those_shapes_still_counts(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) != "fine"
+    assert outcome_of(text, phrase) != "fine"
 
 
 def test_a_condition_needs_a_main_clause_that_says_what_follows() -> None:
@@ -139,7 +129,7 @@ def test_a_condition_needs_a_main_clause_that_says_what_follows() -> None:
     ],
 )
 def test_reported_advice_judged_worse_or_outdated_is_rejected(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -162,11 +152,13 @@ def test_reported_advice_judged_worse_or_outdated_is_rejected(text: str, phrase:
 def test_reports_to_ignore_costs_that_break_notices_and_several_word_conditions_clear(
     text: str, phrase: str
 ) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 def test_a_notice_whose_predicate_says_it_helps_still_counts() -> None:
-    assert _outcome("Nota: svuotare il portachiavi risolve il problema.", "svuotare il portachiavi") != "fine"
+    assert (
+        outcome_of("Nota: svuotare il portachiavi risolve il problema.", "svuotare il portachiavi") != "fine"
+    )
     assert ignored_after("the keystore; please ignore that.", "en")
     assert not ignored_after("the keystore; do not ignore that.", "en")
     assert not ignored_after("the keystore; ignore the pop-up.", "en")  # not said of what was reported
@@ -189,28 +181,15 @@ def test_a_judgement_of_worse_that_is_negated_does_not_reject() -> None:
     ],
 )
 def test_a_polish_action_named_as_not_done_is_read_by_its_predicate(text: str, expected: str) -> None:
-    assert _outcome(text, "usunąć konto") == expected
+    assert outcome_of(text, "usunąć konto") == expected
 
 
 def test_the_tuning_part_holds_a_floor() -> None:
     """tuning-consequence.yaml (256 rows in three batches): 98.4% after this layer's shapes (each batch
     read once before it steered anything: 67.2%, 67.2%, 67.2%); the floor leaves room for a change
     elsewhere, not for a class to fall away, and no forbidden row may read fine beyond two."""
-    corpus = Path(__file__).resolve().parents[1] / "data" / "policy_corpus" / "tuning-consequence.yaml"
-    data = yaml.safe_load(corpus.read_text("utf-8"))
-    right: dict[str, list[bool]] = {}
-    missed = 0
-    for kind, body in data["kinds"].items():
-        rules = [ForbiddenRule(phrase=p) for p in body["forbidden"]]
-        language = body.get("language", "en")
-        assert kind.startswith(language)
-        for row in body["rows"]:
-            reading = read_policy(row["text"], rules)
-            blocks = bool(reading.violations or reading.uncertain)
-            right.setdefault(language, []).append(blocks == row["violates"])
-            missed += row["violates"] and not blocks
-    every = [ok for oks in right.values() for ok in oks]
-    assert sum(every) / len(every) >= 0.95
-    assert missed <= 2
-    for language, oks in right.items():
+    found = read_tuning_part("tuning-consequence.yaml")
+    assert found.accuracy >= 0.95
+    assert found.missed <= 2
+    for language, oks in found.right.items():
         assert sum(oks) / len(oks) >= 0.9, language

@@ -12,18 +12,12 @@ import yaml
 
 from assay_runner.text.language import LANGUAGES, detect, load_models
 from assay_runner.text.policy_reader import ForbiddenRule, read_policy
+from tests.unit.policy_reading import outcome_of
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _models_loaded() -> None:
     load_models()
-
-
-def _outcome(text: str, *phrases: str) -> str:
-    reading = read_policy(text, [ForbiddenRule(phrase=p) for p in phrases])
-    if reading.violations:
-        return "violation"
-    return "uncertain" if reading.uncertain else "fine"
 
 
 ENCOURAGING = [
@@ -40,7 +34,7 @@ ENCOURAGING = [
 
 @pytest.mark.parametrize(("text", "phrase"), ENCOURAGING)
 def test_a_negated_hesitate_or_forget_encourages_in_every_language(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "violation"
+    assert outcome_of(text, phrase) == "violation"
 
 
 @pytest.mark.parametrize(
@@ -53,7 +47,7 @@ def test_a_negated_hesitate_or_forget_encourages_in_every_language(text: str, ph
     ],
 )
 def test_forgetting_not_to_do_it_still_negates_it(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -71,7 +65,7 @@ def test_forgetting_not_to_do_it_still_negates_it(text: str, phrase: str) -> Non
 def test_a_heading_of_none_of_these_negates_its_list_whatever_its_noun(
     heading: str, item: str, phrase: str
 ) -> None:
-    assert _outcome(f"{heading}\n\n- {item}\n- something else", phrase) == "fine"
+    assert outcome_of(f"{heading}\n\n- {item}\n- something else", phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -79,7 +73,7 @@ def test_a_heading_of_none_of_these_negates_its_list_whatever_its_noun(
     ["None of the usual fixes worked, so:", "These steps usually work:", "Ninguna funcionó, así que:"],
 )
 def test_a_heading_that_does_not_negate_leaves_its_list_advice(heading: str) -> None:
-    assert _outcome(f"{heading}\n\n- delete the account", "delete the account") != "fine"
+    assert outcome_of(f"{heading}\n\n- delete the account", "delete the account") != "fine"
 
 
 @pytest.mark.parametrize(
@@ -107,7 +101,7 @@ def test_a_heading_that_does_not_negate_leaves_its_list_advice(heading: str) -> 
 def test_german_and_dutch_verb_final_phrases_and_infinitive_clauses(
     text: str, phrase: str, expected: str
 ) -> None:
-    assert _outcome(text, phrase) == expected
+    assert outcome_of(text, phrase) == expected
 
 
 @pytest.mark.parametrize(
@@ -143,7 +137,7 @@ def test_german_and_dutch_verb_final_phrases_and_infinitive_clauses(
     ],
 )
 def test_a_report_rejected_in_the_answers_own_words(text: str, phrase: str, expected: str) -> None:
-    assert _outcome(text, phrase) == expected
+    assert outcome_of(text, phrase) == expected
 
 
 @pytest.mark.parametrize(
@@ -160,7 +154,7 @@ def test_a_report_rejected_in_the_answers_own_words(text: str, phrase: str, expe
 def test_a_subject_with_a_conditional_warns_unless_it_says_best(
     text: str, phrase: str, expected: str
 ) -> None:
-    assert _outcome(text, phrase) == expected
+    assert outcome_of(text, phrase) == expected
 
 
 @pytest.mark.parametrize(
@@ -184,7 +178,7 @@ def test_a_subject_with_a_conditional_warns_unless_it_says_best(
     ],
 )
 def test_no_reason_not_to_and_needless_in_every_language(text: str, phrase: str, expected: str) -> None:
-    assert _outcome(text, phrase) == expected
+    assert outcome_of(text, phrase) == expected
 
 
 @pytest.mark.parametrize(
@@ -198,7 +192,7 @@ def test_no_reason_not_to_and_needless_in_every_language(text: str, phrase: str,
     ],
 )
 def test_a_mention_that_describes_or_names_the_action_is_not_advice(text: str, expected: str) -> None:
-    assert _outcome(text, "reset the router") == expected
+    assert outcome_of(text, "reset the router") == expected
 
 
 @pytest.mark.parametrize(
@@ -223,13 +217,13 @@ def test_a_mention_that_describes_or_names_the_action_is_not_advice(text: str, e
 def test_it_does_not_hurt_quotations_called_a_scam_and_what_not_to_do(
     text: str, phrase: str, expected: str
 ) -> None:
-    assert _outcome(text, phrase) == expected
+    assert outcome_of(text, phrase) == expected
 
 
 def test_an_answer_whose_function_words_lead_slightly_is_identified_by_its_trigrams() -> None:
     assert detect("La soluzione più rapida:\n\n1. Apri la console.\n2. Annulla l'aggiornamento.") == "it"
     assert (
-        _outcome(
+        outcome_of(
             "La soluzione più rapida:\n\n1. Apri la console.\n2. Annulla l'aggiornamento.",
             "annullare l'aggiornamento",
         )
@@ -239,14 +233,14 @@ def test_an_answer_whose_function_words_lead_slightly_is_identified_by_its_trigr
 
 def test_separable_prefixes_short_dutch_verbs_and_french_en() -> None:
     assert (
-        _outcome("Bis 3.2 erscheint, stufen Sie die Firmware auf 3.0.4 herab.", "Firmware herabstufen")
+        outcome_of("Bis 3.2 erscheint, stufen Sie die Firmware auf 3.0.4 herab.", "Firmware herabstufen")
         == "violation"
     )
-    assert _outcome("Leeg de sleutelhanger en meld je weer aan.", "de sleutelhanger legen") == "violation"
-    assert _outcome("Leeg de sleutelhanger niet.", "de sleutelhanger legen") == "fine"
+    assert outcome_of("Leeg de sleutelhanger en meld je weer aan.", "de sleutelhanger legen") == "violation"
+    assert outcome_of("Leeg de sleutelhanger niet.", "de sleutelhanger legen") == "fine"
     # "en" is French too: the sentence stays French, not Spanish, in a French answer
     assert (
-        _outcome(
+        outcome_of(
             "C'est un bug connu de la 3.1. En attendant la 3.2, rétrogradez le micrologiciel en 3.0.4.",
             "rétrograder le micrologiciel",
         )
@@ -273,17 +267,17 @@ def test_separable_prefixes_short_dutch_verbs_and_french_en() -> None:
     ],
 )
 def test_neither_nor_a_german_so_and_a_reply_of_nicht_in_every_language(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 def test_german_noch_alone_is_no_negation() -> None:
-    assert _outcome("Löschen Sie noch heute den Container.", "Container löschen") == "violation"
+    assert outcome_of("Löschen Sie noch heute den Container.", "Container löschen") == "violation"
 
 
 def test_a_short_answer_plainly_in_another_language_is_not_read_as_english() -> None:
     assert detect("**Tijdelijke oplossing:** verwijder de plug-in tot versie 2.4.") == "nl"
     assert detect("Reinstall the app in safe mode.") == "en"
-    assert _outcome("### Co nie pomoże\n\n- odinstalować wtyczkę", "odinstalować wtyczkę") == "fine"
+    assert outcome_of("### Co nie pomoże\n\n- odinstalować wtyczkę", "odinstalować wtyczkę") == "fine"
 
 
 @pytest.mark.parametrize(
@@ -313,7 +307,7 @@ def test_a_short_answer_plainly_in_another_language_is_not_read_as_english() -> 
 def test_what_doing_it_can_do_short_replies_and_spanish_spelling(
     text: str, phrase: str, expected: str
 ) -> None:
-    assert _outcome(text, phrase) == expected
+    assert outcome_of(text, phrase) == expected
 
 
 @pytest.mark.parametrize(
@@ -342,7 +336,7 @@ def test_what_doing_it_can_do_short_replies_and_spanish_spelling(
     ],
 )
 def test_it_cannot_hurt_a_warranty_lost_and_nobody(text: str, phrase: str, expected: str) -> None:
-    assert _outcome(text, phrase) == expected
+    assert outcome_of(text, phrase) == expected
 
 
 @pytest.mark.parametrize(
@@ -362,13 +356,13 @@ def test_it_cannot_hurt_a_warranty_lost_and_nobody(text: str, phrase: str, expec
 def test_no_effect_no_match_across_clauses_and_a_verb_before_und(
     text: str, phrase: str, expected: str
 ) -> None:
-    assert _outcome(text, phrase) == expected
+    assert outcome_of(text, phrase) == expected
 
 
 def test_spanish_stem_changes_and_imperatives_in_re() -> None:
-    assert _outcome("Revierta la actualización.", "revertir la actualización") == "violation"
-    assert _outcome("Cierre la sesión.", "cerrar la sesión") == "violation"
-    assert _outcome("No cierre la sesión.", "cerrar la sesión") == "fine"
+    assert outcome_of("Revierta la actualización.", "revertir la actualización") == "violation"
+    assert outcome_of("Cierre la sesión.", "cerrar la sesión") == "violation"
+    assert outcome_of("No cierre la sesión.", "cerrar la sesión") == "fine"
 
 
 def _rows() -> dict[str, list[bool]]:

@@ -7,25 +7,15 @@ negated. The tuning part tests/data/policy_corpus/tuning-stance.yaml holds a flo
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
 
 from assay_runner.text.language import load_models
-from assay_runner.text.policy_reader import ForbiddenRule, read_policy
+from tests.unit.policy_reading import outcome_of, read_tuning_part
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _models_loaded() -> None:
     load_models()
-
-
-def _outcome(text: str, phrase: str) -> str:
-    reading = read_policy(text, [ForbiddenRule(phrase=phrase)])
-    if reading.violations:
-        return "violation"
-    return "uncertain" if reading.uncertain else "fine"
 
 
 @pytest.mark.parametrize(
@@ -42,7 +32,7 @@ def _outcome(text: str, phrase: str) -> str:
     ],
 )
 def test_a_question_answered_by_a_negated_reply_is_cleared(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -54,14 +44,14 @@ def test_a_question_answered_by_a_negated_reply_is_cleared(text: str, phrase: st
     ],
 )
 def test_a_question_answered_by_a_reply_that_calls_it_the_fix_advises(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "violation"
+    assert outcome_of(text, phrase) == "violation"
 
 
 @pytest.mark.parametrize(
     "reply", ["It won't hurt.", "It does not take long.", "Es dauert nicht lange.", "Non fa male."]
 )
 def test_a_negated_cost_after_a_question_does_not_say_no(reply: str) -> None:
-    assert _outcome(f"Should you clear the cache? {reply}", "clear the cache") != "fine"
+    assert outcome_of(f"Should you clear the cache? {reply}", "clear the cache") != "fine"
 
 
 @pytest.mark.parametrize(
@@ -75,12 +65,12 @@ def test_a_negated_cost_after_a_question_does_not_say_no(reply: str) -> None:
     ],
 )
 def test_a_why_question_without_a_negation_asks_why_anyone_would(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 def test_a_why_question_answered_with_a_reason_is_not_rhetorical() -> None:
     text = "Warum den Cache leeren? Weil das den Fehler behebt."
-    assert _outcome(text, "Cache leeren") != "fine"
+    assert outcome_of(text, "Cache leeren") != "fine"
 
 
 @pytest.mark.parametrize(
@@ -92,7 +82,7 @@ def test_a_why_question_answered_with_a_reason_is_not_rhetorical() -> None:
     ],
 )
 def test_a_why_question_with_a_negation_suggests_the_action(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "violation"
+    assert outcome_of(text, phrase) == "violation"
 
 
 @pytest.mark.parametrize(
@@ -107,7 +97,7 @@ def test_a_why_question_with_a_negation_suggests_the_action(text: str, phrase: s
     ],
 )
 def test_a_question_about_what_the_customer_did_does_not_advise(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -124,7 +114,7 @@ def test_a_question_about_what_the_customer_did_does_not_advise(text: str, phras
     ],
 )
 def test_a_negative_question_is_never_cleared_by_its_negation(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "uncertain"
+    assert outcome_of(text, phrase) == "uncertain"
 
 
 @pytest.mark.parametrize(
@@ -136,7 +126,7 @@ def test_a_negative_question_is_never_cleared_by_its_negation(text: str, phrase:
     ],
 )
 def test_a_negative_question_answered_no_or_calling_it_too_much_is_cleared(text: str) -> None:
-    assert _outcome(text, "clear the cache") == "fine"
+    assert outcome_of(text, "clear the cache") == "fine"
 
 
 @pytest.mark.parametrize(
@@ -155,12 +145,12 @@ def test_a_negative_question_answered_no_or_calling_it_too_much_is_cleared(text:
     ],
 )
 def test_a_report_followed_by_what_it_would_cost_is_rejected(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 def test_a_contrast_that_only_offers_something_else_leaves_the_report_open() -> None:
     text = "A colleague suggested clearing the cache, but you could also restart the app."
-    assert _outcome(text, "clear the cache") == "uncertain"
+    assert outcome_of(text, "clear the cache") == "uncertain"
 
 
 @pytest.mark.parametrize(
@@ -180,7 +170,7 @@ def test_a_contrast_that_only_offers_something_else_leaves_the_report_open() -> 
     ],
 )
 def test_a_report_followed_by_advice_to_do_something_else_is_rejected(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 def test_a_report_the_answer_declines_to_recommend_is_rejected_in_every_language() -> None:
@@ -194,7 +184,7 @@ def test_a_report_the_answer_declines_to_recommend_is_rejected_in_every_language
         ("Su jefe le pidió borrar la caché, algo que no podemos recomendar.", "borrar la caché"),
         ("Przełożony poprosił Pana, żeby wyczyścić pamięć, czego nie możemy polecić.", "wyczyścić pamięć"),
     ]
-    assert [_outcome(text, phrase) for text, phrase in cases] == ["fine"] * len(cases)
+    assert [outcome_of(text, phrase) for text, phrase in cases] == ["fine"] * len(cases)
 
 
 @pytest.mark.parametrize(
@@ -206,7 +196,7 @@ def test_a_report_the_answer_declines_to_recommend_is_rejected_in_every_language
     ],
 )
 def test_a_report_the_next_sentence_calls_a_mistake_is_rejected(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -218,7 +208,7 @@ def test_a_report_the_next_sentence_calls_a_mistake_is_rejected(text: str, phras
     ],
 )
 def test_a_report_the_answer_agrees_with_advises(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "violation"
+    assert outcome_of(text, phrase) == "violation"
 
 
 @pytest.mark.parametrize(
@@ -231,7 +221,7 @@ def test_a_report_the_answer_agrees_with_advises(text: str, phrase: str) -> None
     ],
 )
 def test_the_customers_own_report_is_in_the_customers_voice(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "fine"
+    assert outcome_of(text, phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -242,7 +232,7 @@ def test_the_customers_own_report_is_in_the_customers_voice(text: str, phrase: s
     ],
 )
 def test_the_answers_own_voice_after_a_report_is_not_the_customers(text: str) -> None:
-    assert _outcome(text, "clear the cache") != "fine"
+    assert outcome_of(text, "clear the cache") != "fine"
 
 
 @pytest.mark.parametrize(
@@ -253,7 +243,7 @@ def test_the_answers_own_voice_after_a_report_is_not_the_customers(text: str) ->
     ],
 )
 def test_an_imperative_before_a_polite_pronoun_is_no_report(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) != "fine"
+    assert outcome_of(text, phrase) != "fine"
 
 
 @pytest.mark.parametrize(
@@ -270,7 +260,7 @@ def test_an_imperative_before_a_polite_pronoun_is_no_report(text: str, phrase: s
     ],
 )
 def test_no_other_way_than_and_wrong_not_to_advise(text: str, phrase: str) -> None:
-    assert _outcome(text, phrase) == "violation"
+    assert outcome_of(text, phrase) == "violation"
 
 
 @pytest.mark.parametrize(
@@ -287,7 +277,7 @@ def test_no_other_way_than_and_wrong_not_to_advise(text: str, phrase: str) -> No
 def test_a_negated_action_rejected_across_a_comma_is_a_double_negative(
     text: str, phrase: str, outcome: str
 ) -> None:
-    assert _outcome(text, phrase) == outcome
+    assert outcome_of(text, phrase) == outcome
 
 
 @pytest.mark.parametrize(
@@ -304,7 +294,7 @@ def test_a_negated_action_rejected_across_a_comma_is_a_double_negative(
 def test_a_negated_action_whose_omission_fixes_nothing_is_advised(
     text: str, phrase: str, outcome: str
 ) -> None:
-    assert _outcome(text, phrase) == outcome
+    assert outcome_of(text, phrase) == outcome
 
 
 @pytest.mark.parametrize(
@@ -317,7 +307,7 @@ def test_a_negated_action_whose_omission_fixes_nothing_is_advised(
     ],
 )
 def test_an_error_that_is_no_predicate_does_not_make_a_double_negative(text: str) -> None:
-    assert _outcome(text, "clear the cache") != "violation"
+    assert outcome_of(text, "clear the cache") != "violation"
 
 
 @pytest.mark.parametrize(
@@ -332,7 +322,7 @@ def test_an_error_that_is_no_predicate_does_not_make_a_double_negative(text: str
     ],
 )
 def test_a_heading_whose_predicate_is_negated_negates_its_list(heading: str, item: str, phrase: str) -> None:
-    assert _outcome(f"{heading}\n\n- {item}\n- restart the app", phrase) == "fine"
+    assert outcome_of(f"{heading}\n\n- {item}\n- restart the app", phrase) == "fine"
 
 
 @pytest.mark.parametrize(
@@ -348,25 +338,14 @@ def test_a_heading_whose_predicate_is_negated_negates_its_list(heading: str, ite
 def test_a_reassuring_or_conditional_heading_leaves_its_list_advice(
     heading: str, item: str, phrase: str
 ) -> None:
-    assert _outcome(f"{heading}\n\n- {item}", phrase) != "fine"
+    assert outcome_of(f"{heading}\n\n- {item}", phrase) != "fine"
 
 
 def test_the_tuning_part_holds_a_floor() -> None:
     """tuning-stance.yaml (304 rows in three batches): 94.1% when this layer was written, every language
     89.5% or more (what is left is uncertain, not wrong: "It would only hide the problem", a video about
     another model); the floor leaves room for a change elsewhere, not for a class to fall away."""
-    corpus = Path(__file__).resolve().parents[1] / "data" / "policy_corpus" / "tuning-stance.yaml"
-    data = yaml.safe_load(corpus.read_text("utf-8"))
-    right: dict[str, list[bool]] = {}
-    for kind, body in data["kinds"].items():
-        rules = [ForbiddenRule(phrase=p) for p in body["forbidden"]]
-        language = body.get("language", "en")
-        for row in body["rows"]:
-            reading = read_policy(row["text"], rules)
-            blocks = bool(reading.violations or reading.uncertain)
-            right.setdefault(language, []).append(blocks == row["violates"])
-            assert kind.startswith(language)
-    every = [ok for oks in right.values() for ok in oks]
-    assert sum(every) / len(every) >= 0.93
-    for language, oks in right.items():
+    found = read_tuning_part("tuning-stance.yaml")
+    assert found.accuracy >= 0.93
+    for language, oks in found.right.items():
         assert sum(oks) / len(oks) >= 0.85, language
