@@ -39,6 +39,7 @@ from assay_runner.agents.tools import ripgrep_folder
 from assay_runner.agents.trajectory import claude_code as claude_code_steps
 from assay_runner.agents.trajectory import codex as codex_steps
 from assay_runner.agents.trajectory import opencode as opencode_steps
+from assay_runner.agents.trajectory.common import json_object_lines
 from assay_runner.agents.workspace import HOME_DIR
 from assay_runner.contract import Usage
 from assay_runner.errors import InputError
@@ -462,17 +463,8 @@ def _json_objects(stdout: str, *, reverse: bool = False) -> Iterator[dict[str, A
             if isinstance(whole, dict):
                 yield whole
                 return
-    lines = stdout.splitlines()
-    for raw in reversed(lines) if reverse else lines:
-        line = raw.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            yield value
+    for _, value in json_object_lines(stdout, reverse=reverse):
+        yield value
 
 
 def _first_text(stdout: str, field: Callable[[dict[str, Any]], object]) -> str | None:

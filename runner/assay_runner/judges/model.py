@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import statistics
 from dataclasses import dataclass
 
 from assay_runner.contract import JudgeVerdict
 from assay_runner.gateway.chat import ChatClient, ChatMessage
 from assay_runner.judges.base import Case, SpecJudge, failed
+from assay_runner.judges.reply_json import reply_json
 from assay_runner.suite.models import ModelJudge
 
 PARSE_ATTEMPTS = 3
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
 class ReplyError(ValueError):
@@ -38,12 +37,8 @@ class Grade:
 
 
 def parse_reply(text: str, scale: tuple[int, int]) -> Grade:
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
     try:
-        data = json.loads(body)
+        data = reply_json(text)
     except json.JSONDecodeError as exc:
         raise ReplyError(f"reply is not JSON ({exc.msg}): {text[:120]!r}") from None
     if not isinstance(data, dict) or set(data) - {"score", "reason"} or "score" not in data:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Sequence
 
 from assay_runner.collector import paused as gc_paused
 from assay_runner.contract import JudgeVerdict
 from assay_runner.gateway.chat import ChatClient, ChatMessage
 from assay_runner.judges.base import Case, SpecJudge, failed, scored
+from assay_runner.judges.reply_json import reply_json
 from assay_runner.suite.models import Forbidden, PolicyJudge
 from assay_runner.text.forbidden import Violation
 from assay_runner.text.policy_reader import ForbiddenRule, PolicyReading, read_policy
@@ -30,7 +30,6 @@ from assay_runner.text.view import answer_view
 
 MAX_SECOND_READINGS = 5  # uncertain sentences sent to the model per answer; more is a judge error
 PARSE_ATTEMPTS = 3
-_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
 def to_rule(item: Forbidden) -> ForbiddenRule:
@@ -89,12 +88,8 @@ class SecondReadingError(ValueError):
 
 
 def parse_second_reading(text: str) -> tuple[bool, str]:
-    body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced:
-        body = fenced.group(1)
     try:
-        data = json.loads(body)
+        data = reply_json(text)
     except json.JSONDecodeError as exc:
         raise SecondReadingError(f"reply is not JSON ({exc.msg}): {text[:120]!r}") from None
     if not isinstance(data, dict) or set(data) != {"recommends", "reason"}:

@@ -165,10 +165,12 @@ def shell_action(command: str, root: str) -> tuple[ToolAction, list[str]]:
     return overall, list(dict.fromkeys(p for p in paths if p))
 
 
-def json_lines(stdout: str, times: Sequence[float | None]) -> Iterator[tuple[dict[str, Any], float | None]]:
-    """Each JSON object line of the output with the time it was read; other lines are noise."""
-    for index, raw in enumerate(stdout.splitlines()):
-        line = raw.strip()
+def json_object_lines(stdout: str, *, reverse: bool = False) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line of the output that is a JSON object, with its index, parsed as it is reached (from the end
+    with `reverse`, so a reader of the last result parses one line); other lines are noise."""
+    lines = stdout.splitlines()
+    for index in range(len(lines) - 1, -1, -1) if reverse else range(len(lines)):
+        line = lines[index].strip()
         if not line.startswith("{"):
             continue
         try:
@@ -176,7 +178,13 @@ def json_lines(stdout: str, times: Sequence[float | None]) -> Iterator[tuple[dic
         except ValueError:
             continue
         if isinstance(value, dict):
-            yield value, times[index] if index < len(times) else None
+            yield index, value
+
+
+def json_lines(stdout: str, times: Sequence[float | None]) -> Iterator[tuple[dict[str, Any], float | None]]:
+    """Each JSON object line of the output with the time it was read."""
+    for index, value in json_object_lines(stdout):
+        yield value, times[index] if index < len(times) else None
 
 
 class Steps:
