@@ -34,6 +34,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Literal, NamedTuple
 
+from assay_runner.text.head_words import CuePrefix
 from assay_runner.text.match import DETERMINERS
 from assay_runner.text.reversers import reversed_frame
 from assay_runner.text.stance import (
@@ -462,9 +463,14 @@ def rhetorical_rejection(text: str, at: int) -> bool:
     return bool(_RHETORICAL_REJECTION.search(_sentence_head(text, at)))
 
 
-def rhetorical_advice(before: str) -> bool:
-    """Does the text before a match (in its sentence) suggest it as a question ("Why not ...")?"""
-    return bool(_RHETORICAL_ADVICE.search(before.casefold().replace("\u2019", "'")))
+# Every cue above is at most this many characters long (`tests/unit/test_policy_cost.py` holds it).
+_RHETORICAL_WIDTH = 80
+_RHETORICAL_BEFORE = CuePrefix(_RHETORICAL_ADVICE, _RHETORICAL_WIDTH)
+
+
+def rhetorical_advice(text: str, at: int) -> bool:
+    """Does the sentence `text` before the match at offset `at` suggest it as a question ("Why not ...")?"""
+    return _RHETORICAL_BEFORE.before(text, at)
 
 
 # Words that may come before an instruction's verb without changing it: "Please just reinstall".

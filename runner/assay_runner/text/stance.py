@@ -48,10 +48,11 @@ A shape this layer cannot place leaves the reading as it was: uncertain where th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import lru_cache, partial
 from typing import Literal
 
+from assay_runner.text.head_words import head_of
 from assay_runner.text.match import DETERMINERS
 from assay_runner.text.reversers import reversed_frame
 from assay_runner.text.tokens import tokenize
@@ -114,6 +115,12 @@ def _negator(word: str, language: str) -> bool:
     if language == "fr" and word.startswith("n'"):
         return True
     return word in NEGATORS.get(language, NEGATORS["en"])
+
+
+@lru_cache(maxsize=64)
+def _negator_of(language: str) -> Callable[[str], bool]:
+    """`_negator` for one language, one function per language (`text.head_words` keeps counts by it)."""
+    return partial(_negator, language=language)
 
 
 _EN_AUX = _set("don do doesn does didn did won wouldn couldn can isn aren wasn weren shouldn haven hasn")
@@ -196,9 +203,6 @@ _WRONG = (
     *("errore", "sbagliat", "erro", "errad", "equivoca", "incorrect", "fout", "verkeerd", "vergissing"),
     *("błąd", "błęd", "niewłaściw", "niesłuszn"),
 )
-
-
-_WRONG_ANYWHERE = re.compile(r"(?:^|[^\w])(?:\w'|\w\w')?(?:" + "|".join(map(re.escape, _WRONG)) + ")")
 
 
 def _calls_it_wrong(words: Sequence[str]) -> bool:
@@ -538,11 +542,12 @@ _OTHER = _set(
 _THAN = _set("than but que qu' als che senão senao dan niż niz oprócz poza except")
 
 
-def no_other_than(head: str, language: str) -> bool:
+def no_other_than(text: str, at: int, language: str) -> bool:
     """ "There is no other way than to delete the profile", "Nie ma innego wyjścia niż usunąć profil",
     "Er zit niets anders op dan ...", "There is no alternative to ...": a negated "other" before a
-    comparison that introduces the match."""
-    words = [_bare(w) for w in _words(head)]
+    comparison that introduces the match at offset `at` of the sentence `text`. Every word it reads lies
+    within the last `_OTHER_WORDS` before the match."""
+    words = [_bare(w) for w in head_of(text, at).last(_OTHER_WORDS)]
     if len(words) >= 2 and words[-1] in _TO and words[-2].startswith("alternativ"):
         return any(_negator(w, language) for w in words[-5:-2])
     than = max((i for i, w in enumerate(words) if w in _THAN), default=None)
@@ -558,24 +563,30 @@ _AFTER_THAN = 2  # "than to", "que de", "als das": the action follows its compar
 _TO = _set("to à au zu zur zum a al para ao voor do dla")
 
 
-def wrong_not_to(head: str, matched: Sequence[str], language: str) -> bool:
+def wrong_not_to(text: str, at: int, matched: Sequence[str], language: str) -> bool:
     """ "It would be wrong not to remove the extension", "Sarebbe un errore non rimuovere l'estensione",
     "Es wäre falsch, die Erweiterung nicht zu entfernen": a predicate that calls it wrong, then a
-    negation of the action: a double negative that advises it. The negation stands right before the
-    action, or inside it where the verb comes last (German, Dutch)."""
-    if _WRONG_ANYWHERE.search(head.casefold()) is None:
-        return False  # (most heads: one search instead of a look at every word)
-    words = _words(head)
-    wrong = max((i for i, w in enumerate(words) if _calls_it_wrong([w])), default=None)
-    if wrong is None or len(words) - wrong > _WRONG_REACH or not _predicative(words, wrong):
+    negation of the action at offset `at` of the sentence `text`: a double negative that advises it. The
+    negation stands right before the action, or inside it where the verb comes last (German, Dutch)."""
+    head = head_of(text, at)
+    near = head.last(_WRONG_REACH)  # the predicate stands within these words, or the shape is not here
+    found = max((i for i, w in enumerate(near) if _calls_it_wrong([w])), default=None)
+    if found is None:
         return False
-    if language not in ("de", "nl") and _CUT.search(head.rsplit(_WORD.findall(head)[wrong], 1)[-1]):
+    size = len(head)
+    wrong = size - len(near) + found
+    window = head.last(size - wrong + 2)  # the predicate, the two words before it and all after it
+    local = len(window) - (size - wrong)  # where the predicate is in `window`
+    if not _predicative(window, local):
+        return False
+    if language not in ("de", "nl") and _CUT.search(head.after_last(head.raw_word(wrong))):
         return False  # "Deleting it was a mistake, do not reset it": a new clause says what not to do
-    after = words[wrong + 1 :]
-    if any(_negator(w, language) for w in after[-_NOT_REACH:]):
-        return not any(_negator(w, language) for w in words[:wrong])  # not "It is not wrong not to"
-    verb_last = language in ("de", "nl") and any(_negator(w, language) for w in matched)
-    return verb_last and not any(_negator(w, language) for w in words[: wrong + 1])
+    after = window[local + 1 :]
+    negator = _negator_of(language)
+    if any(negator(w) for w in after[-_NOT_REACH:]):
+        return not head.any_before(wrong, negator)  # not "It is not wrong not to"
+    verb_last = language in ("de", "nl") and any(negator(w) for w in matched)
+    return verb_last and not head.any_before(wrong + 1, negator)
 
 
 def _predicative(words: Sequence[str], at: int) -> bool:
@@ -597,6 +608,9 @@ _NOT_REACH = 3  # "de ne pas", "not to": the negation right before the action
 
 
 _OTHER_REACH = 4  # "no other way than", "nie ma innego wyjścia niż": the words stand close together
+# The words the shape reads: "than" among the last three, "other" within four before it, its negation
+# within four before that.
+_OTHER_WORDS = _AFTER_THAN + 1 + 2 * _OTHER_REACH + 1
 
 
 # Verbs of effect (fix, solve, help, work), by stem in the eight languages: negated after a negated action,
@@ -611,19 +625,22 @@ _SUBJECT_HEAD = _set("not ne pas no non não nao nie nicht niet zu te de d' to")
 _EFFECT_REACH = 4  # "won't fix", "ne réglera pas", "wird den Absturz nicht beheben"
 
 
-def negated_effect_after(head: str, matched: Sequence[str], rest: str, language: str) -> bool:
+def negated_effect_after(text: str, at: int, matched: Sequence[str], end: int, language: str) -> bool:
     """ "Not downgrading the app won't fix the crash", "No eliminar el buzón no resolverá el problema",
-    "De mailbox niet verwijderen zal het probleem niet oplossen": a negated action at the head of its
-    sentence, then a negated verb of effect: doing it is what fixes it (a double negative)."""
-    before = _words(head.rsplit("\n", 1)[-1])
-    if not all(w in _SUBJECT_HEAD or w in DETERMINERS for w in before):
-        return False
+    "De mailbox niet verwijderen zal het probleem niet oplossen": a negated action (from offset `at` to
+    `end` of the sentence `text`) at the head of its line, then a negated verb of effect: doing it is
+    what fixes it (a double negative)."""
+    before = []
+    for word in head_of(text, at).last_line():  # read back from the action: most heads stop at once
+        if word not in _SUBJECT_HEAD and word not in DETERMINERS:
+            return False
+        before.append(word)
     if not any(_negator(w, language) for w in [*before, *matched]):
         return False
     # A comma parts a subject from its predicate only in German and Dutch; elsewhere it parts a negated
     # imperative from a reason ("No elimine el buzón, no resolverá nada").
     cuts = r"[.;:!?]" if language in ("de", "nl") else r"[.;:!?,]"
-    after = _words(re.split(cuts, rest, maxsplit=1)[0])
+    after = _words(re.split(cuts, text[end:], maxsplit=1)[0])
     return any(
         _negator(word, language)
         and any(_bare(w).startswith(_EFFECT) for w in after[i + 1 : i + 1 + _EFFECT_REACH])
