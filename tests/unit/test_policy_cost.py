@@ -23,12 +23,24 @@ from assay_runner.text import (
     policy_reader,
     sentence_reading,
     sentences,
-    stance,
 )
 from assay_runner.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text.stance import (
+    avoiding,
+    consequences,
+    double_negation,
+    headings,
+    judgements,
+    questions,
+    replies,
+    voices,
+    words,
+)
 from tests.unit.work_count import CharactersScanned, lines_run
 
-READER = (negation, clauses, sentences, policy_reader, sentence_reading, advice, stance, polarity, head_words)
+STANCE = (words, replies, questions, voices, double_negation, headings, avoiding, consequences, judgements)
+READER = (negation, clauses, sentences, policy_reader, sentence_reading, advice, polarity, head_words)
+READER += STANCE
 RULES = [ForbiddenRule(phrase="reinstall"), ForbiddenRule(pattern=r"\bby friday\b")]
 
 SHAPES: dict[str, Callable[[int], str]] = {
