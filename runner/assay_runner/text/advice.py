@@ -212,7 +212,8 @@ _ENDORSE = _cues(
     r"(?:right|correct)\b",
     r"\b(?:that|this|it) (?:is|'s|was) the right (?:call|move|decision|choice|thing to do)\b",
     # "he is right" in the other languages: "il a raison", "hat recht", "tiene razón", "ma rację"
-    r"\b(?:a|ont|avez|hat|haben|tiene|tienen|ha|hanno|tem|têm|heeft|hebben|ma|mają) "
+    r"\b(?:a|ont|avez|hat|haben|tiene|tienen|ha|hanno|tem|têm|heeft|hebben|ma|mają|avait|avaient|hatte|"
+    r"hatten|tenía|tenían|tuvo|aveva|avevano|tinha|tinham|had|miał|miała|mieli) "
     r"(?:bien |völlig |toda la |pienamente |toda a |helemaal |całkowicie )?"
     r"(?:raison|recht|razón|ragione|razão|gelijk|rację)\b",
     r"\bapplies to you\b",
@@ -447,6 +448,11 @@ _RHETORICAL_ADVICE = _cues(
     r"\bperché non\b|\bpor ?que não\b|\bwaarom niet\b|\bdlaczego nie\b",
     r"\b(?:hai|avete|ha) (?:già )?provato\b|\b(?:já )?(?:tentou|experimentou)\b|\b(?:al )?geprobeerd\b|"
     r"\bpróbował(?:eś|aś|iście)\b|\bavez-vous essayé\b|\bas-tu essayé\b|\b(?:has|ha) (?:probado|intentado)\b",
+    # "have you thought of": the verb of thinking in the second person's perfect, in each language
+    r"\b(?:avez-vous|as-tu) (?:déjà )?pensé à\b|\b(?:ha|has|han) pensado en\b|\b(?:ha|hai|avete) (?:già )?"
+    r"pensato (?:a|di)\b|\b(?:já )?pensou em\b|\b(?:heeft u|heb je|hebt u) (?:er ?aan|eraan) gedacht\b|"
+    r"\b(?:haben sie|hast du) (?:schon )?(?:einmal )?daran gedacht\b|"
+    r"\bczy (?:po)?myślał(?:a)?(?: pan| pani)?\b",
 )
 _RHETORICAL_REJECTION = _cues(
     r"^why (?:would|should|on earth|ever|risk|lose|bother)\b",

@@ -25,6 +25,8 @@ _OTHER = _set(
     """other else autre autres andere anderen anderer anderes otra otro otras otros altra altro altre altri
     outra outro outras outros ander anders innego inna inne innej innych"""
 )
+# Verbs of remaining, by stem: rester, restare, restar, quedar, bleiben, resten, pozostać, zostać.
+_REMAINING = ("rest", "qued", "bleib", "pozost", "zosta")
 _THAN = _set("than but que qu' als che senão senao dan niż niz oprócz poza except")
 
 
@@ -33,16 +35,26 @@ def no_other_than(text: str, at: int, language: str) -> bool:
     "Er zit niets anders op dan ...", "There is no alternative to ...": a negated "other" before a
     comparison that introduces the match at offset `at` of the sentence `text`. Every word it reads lies
     within the last `_OTHER_WORDS` before the match."""
-    words = [_bare(w) for w in head_of(text, at).last(_OTHER_WORDS)]
+    written = head_of(text, at).last(_OTHER_WORDS)
+    words = [_bare(w) for w in written]
     if len(words) >= 2 and words[-1] in _TO and words[-2].startswith("alternativ"):
         return any(_negator(w, language) for w in words[-5:-2])
-    than = max((i for i, w in enumerate(words) if w in _THAN), default=None)
+    # "que", "qu'à" ("Il ne vous reste plus qu'à ..."): the comparison may carry its preposition
+    than = max((i for i, w in enumerate(written) if words[i] in _THAN or w.startswith("qu'")), default=None)
     if than is None or len(words) - than - 1 > _AFTER_THAN:
         return False  # "no other option than calling support before you reset it": not the action
-    other = max((i for i in range(max(0, than - _OTHER_REACH), than) if words[i] in _OTHER), default=None)
+    near = range(max(0, than - _OTHER_REACH), than)
+    other = max((i for i in near if _other(words[i], language)), default=None)
     if other is None:
         return False
-    return any(_negator(w, language) for w in words[max(0, other - _OTHER_REACH) : other])
+    # The negation as written: "n'avez" is a negation that its bare "avez" is not.
+    return any(_negator(w, language) for w in written[max(0, other - _OTHER_REACH) : other])
+
+
+def _other(word: str, language: str) -> bool:
+    """ "other", or a verb of remaining ("Il ne vous reste que", "Non le resta che", "No le queda más
+    remedio que", "Ihnen bleibt nichts übrig als"): negated before "than", what is left is the action."""
+    return word in _OTHER or word.startswith(_REMAINING) or (language == "es" and word == "más")
 
 
 _AFTER_THAN = 2  # "than to", "que de", "als das": the action follows its comparison at once

@@ -23,7 +23,11 @@ def heading_negates(text: str, language: str) -> bool:
     if not line.endswith(":") or any(mark in line[:-1] for mark in ".?!;"):
         return False
     words = _words(line)
-    if not _HEADING_LEAST <= len(words) <= _HEADING_WORDS or words[0] in _SUBORDINATORS:
+    if len(words) > _HEADING_WORDS or not words or words[0] in _SUBORDINATORS:
+        return False
+    if advises_against(_words(line.rsplit(",", 1)[-1])):
+        return True  # "Ce que nous déconseillons :", "Cosa sconsigliamo:", "Things we advise against:"
+    if len(words) < _HEADING_LEAST:
         return False
     if not _RESTART.isdisjoint(words):
         return False
@@ -42,3 +46,19 @@ _REASSURES = _set(
     paniek probleem obaw paniki problemu martw"""
 )
 _HEADING_LEAST = 3  # "Pas de panique :", "Keine Sorge:": a two-word line with a negation reassures
+
+
+# Advising against, by stem in the eight languages: déconseiller, desaconsejar, sconsigliare,
+# desaconselhar, abraten, afraden, ontraden, odradzać; in English a verb of advising before "against".
+_AGAINST = (
+    *("déconseill", "deconseill", "desaconsej", "sconsigli", "desaconselh", "abrat", "abgerat", "afrad"),
+    *("ontrad", "odradz"),
+)
+_ADVISING = ("advis", "recommend", "warn", "caution", "counsel")
+
+
+def advises_against(words: list[str]) -> bool:
+    """Does a heading advise against what it introduces ("Things we advise against:", "Wat wij afraden:")?"""
+    if any(w.startswith(_AGAINST) for w in words):
+        return True
+    return "against" in words and any(w.startswith(_ADVISING) for w in words[: words.index("against")])

@@ -14,7 +14,7 @@ from assay_runner.text.tokens import tokenize
 
 _WHY = re.compile(
     r"^\W*(?:why|pourquoi|warum|wieso|weshalb|por ?qu[ée]|para qu[ée]|perché|per quale motivo|por que|"
-    r"para que|porquê|waarom|dlaczego|po co|czemu)\b",
+    r"para que|porquê|waarom|dlaczego|po co|czemu|wozu|à quoi bon|a (?:che|cosa) serve|waartoe)\b",
     re.IGNORECASE,
 )
 BECAUSE = re.compile(
