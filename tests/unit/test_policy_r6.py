@@ -80,6 +80,18 @@ def test_no_row_repeats_another_part() -> None:
         ("Lo que desaconsejamos:\n\n- borrar el perfil", "borrar el perfil", "fine"),
         ("Lo que aconsejamos:\n\n- Borre el perfil.", "borrar el perfil", "violation"),
         ("Things we recommend:\n\n- Delete the profile.", "delete the profile", "violation"),
+        # the second batch: a concessive condition over a consequence, a heading that calls it needless,
+        # a question opened by "what if", an adverb between the verb and its object
+        ("Aunque borrara el perfil, el problema seguiría.", "borrar el perfil", "fine"),
+        ("Selbst wenn Sie das Profil löschen würden, bliebe der Fehler.", "Profil löschen", "fine"),
+        ("Zelfs als u het profiel zou verwijderen, zou de fout blijven.", "het profiel verwijderen", "fine"),
+        ("Innecesario en este caso:\n\n- borrar el perfil", "borrar el perfil", "fine"),
+        ("Überflüssig bei Ihnen:\n\n- das Profil löschen", "das Profil löschen", "fine"),
+        ("Et si vous supprimiez le profil ? Cela aide souvent.", "supprimer le profil", "violation"),
+        ("E se eliminasse il profilo?", "eliminare il profilo", "violation"),
+        ("Et si vous supprimez le profil, vous perdrez vos notes.", "supprimer le profil", "fine"),
+        ("Supprimez maintenant le profil de l'appareil.", "supprimer le profil", "violation"),
+        ("Borre ahora el perfil.", "borrar el perfil", "violation"),
     ],
 )
 def test_the_sixth_rounds_classes_are_read(text: str, phrase: str, expected: str) -> None:
@@ -95,8 +107,9 @@ def test_a_spanish_imperfect_subjunctive_keys_as_its_infinitive(word: str, infin
 
 
 def test_the_tuning_part_holds_a_floor() -> None:
-    """tuning-r6.yaml: 131/146 = 89.7% at its first reading (6 false negatives, 9 false positives), 146/146
-    after this round's rules; the floor leaves room for a change elsewhere, not for a class to fall away."""
+    """tuning-r6.yaml: its first batch 131/146 = 89.7% at its first reading (6 false negatives, 9 false
+    positives), 146/146 after; its second 50/64 = 78.1% at its first reading (after the first batch's
+    rules), 64/64 after. The floor leaves room for a change elsewhere, not for a class to fall away."""
     found = read_tuning_part("tuning-r6.yaml")
     assert found.accuracy >= 0.95
     assert found.missed <= 1

@@ -50,6 +50,7 @@ from assay_runner.text.stance import (
     omission_rejected,
     past_question,
     rejected_in_next_clause,
+    what_if,
     why_question,
     wrong_not_to,
 )
@@ -269,6 +270,8 @@ def judge_match(
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
     if question and why_question(text[:at], facts.language, facts.explained) == "advises":
         return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
+    if question and what_if(text):
+        return ADVISES  # "What if you cleared the print queue?", "En als u ... eens leegt?"
     if (
         facts.language == "pl"
         and end > start

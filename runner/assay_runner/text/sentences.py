@@ -78,7 +78,7 @@ _NEGATING_INTRO = re.compile(
     r"nigdy|żadne|żaden|żadna|żadnych|nic|useless|pointless|no\s+point|inutile|unnötig|inútil|onnodig|"
     r"zbędne)\b|\bn'"
     # advising against: "Things we advise against:", "Ce que nous déconseillons :", "Wovon wir abraten:"
-    r"|\bagainst\b|\b(?:déconseill|desaconsej|sconsigli|desaconselh|abrat|abgerat|afrad|ontrad|odradz)",
+    r"|\b(?:innecesari|desnecess|niepotrzebn|unnecessary|needless|überflüssig|overbodig|superflu)|\bagainst\b|\b(?:déconseill|desaconsej|sconsigli|desaconselh|abrat|abgerat|afrad|ontrad|odradz)",
     re.IGNORECASE,
 )
 

@@ -73,6 +73,7 @@ from assay_runner.text.stance.questions import (
     excessive,
     negative_question,
     past_question,
+    what_if,
     why_question,
 )
 from assay_runner.text.stance.replies import contrast_cost, counter_advice, reassures, reply_polarity
@@ -105,6 +106,7 @@ __all__ = [
     "reports",
     "stated_after_that",
     "warned",
+    "what_if",
     "why_question",
     "wrong_not_to",
 ]

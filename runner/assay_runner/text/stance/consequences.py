@@ -21,7 +21,10 @@ _CONSEQUENCE = {
     "es": re.compile(r"\b\w+(?:rá|rán|ría|rían)\b"),
     "it": re.compile(r"\b\w+(?:rà|ranno|rebbe|rebbero)\b"),
     "pt": re.compile(r"\b\w+(?:rá|rão|ria|riam)\b"),
-    "de": re.compile(r"\b(?:wird|werden|würde|würden|wäre|wären|hätte|hätten|hiesse|müsste|müssten)\b"),
+    "de": re.compile(
+        r"\b(?:wird|werden|würde|würden|wäre|wären|hätte|hätten|hiesse|müsste|müssten|bliebe|blieben|"
+        r"ginge|gingen|käme|kämen|gäbe|könnte|könnten|dürfte|dürften)\b"
+    ),
     "nl": re.compile(r"\b(?:zal|zullen|zou|zouden|worden|wordt)\b"),
     "pl": re.compile(r"\b(?:by|będzie|będą|zostanie|zostaną|\w+(?:łoby|łby|łaby|łyby|liby))\b"),
 }
@@ -42,10 +45,13 @@ _IF = _set(
     """if si wenn falls se caso qualora als indien jeśli jeżeli gdyby mocht mochten sollte sollten
     würden würde should were"""
 )
-# Conditions opened by several words: "in case", "au cas où", "en caso de que", "nel caso in cui".
+# Conditions opened by several words: "in case", "au cas où", "en caso de que", "nel caso in cui"; and
+# concessive ones, "even if", "même si", "selbst wenn", "aunque", "anche se", "mesmo que", "zelfs als",
+# "nawet gdyby" (what follows says what would happen all the same).
 _SEVERAL_WORD_IF = re.compile(
     r"^(?:in case|au cas où|dans le cas où|im fall,? dass|en caso de que|nel caso (?:in cui|che)|"
-    r"caso|no caso de|em caso de|in het geval dat|w przypadku gdy)\b\s*",
+    r"caso|no caso de|em caso de|in het geval dat|w przypadku gdy|even if|même si|selbst wenn|auch wenn|"
+    r"aunque|incluso si|anche se|mesmo que|mesmo se|zelfs als|zelfs indien|nawet gdyby|nawet jeśli)\b\s*",
     re.IGNORECASE,
 )
 _INVERTED_IF = _set("sollte sollten würden würde should were mocht mochten")

@@ -33,7 +33,10 @@ def heading_negates(text: str, language: str) -> bool:
         return False
     # The clause that introduces the list is the last one: "Ninguna funcionó, así que:" negates what was
     # tried, not what follows; "Por favor, no pruebe nada de lo siguiente:" negates what follows.
-    negations = [w for w in _words(line.rsplit(",", 1)[-1]) if _negator(w, language)]
+    last = _words(line.rsplit(",", 1)[-1])
+    if not _NEEDLESS.isdisjoint(last):
+        return True  # "Inutile dans votre cas :", "W Pana przypadku niepotrzebne:"
+    negations = [w for w in last if _negator(w, language)]
     if not negations or (language == "pt" and negations == ["no"]):
         return False
     return _REASSURES.isdisjoint(words) and not reversed_frame(line, language)
@@ -62,3 +65,11 @@ def advises_against(words: list[str]) -> bool:
     if any(w.startswith(_AGAINST) for w in words):
         return True
     return "against" in words and any(w.startswith(_ADVISING) for w in words[: words.index("against")])
+
+
+# What a heading may call needless, in the eight languages.
+_NEEDLESS = _set(
+    """unnecessary needless pointless useless inutile inutiles superflu superflue innecesario innecesarios
+    innecesaria inútil superfluo superflua desnecessário desnecessária desnecessario onnodig nutteloos
+    overbodig unnötig überflüssig sinnlos zbędne niepotrzebne niepotrzebny zbyteczne"""
+)

@@ -111,3 +111,17 @@ def past_question(head: str, matched: Sequence[str], phrase: str, language: str)
         if token.stem in keys or any(word[:_STEM] == verb[:_STEM] for verb in own):
             return True  # "désinstallé" / "désinstaller", "verwijderd" / "verwijderen", "vidé" / "vider"
     return False
+
+
+# "What if you ...?", "Et si vous ...?", "Und wenn Sie ...?", "¿Y si ...?", "E se ...?", "En als u ...?",
+# "A gdyby ...?": a question that opens with "and if" suggests what it asks about.
+_WHAT_IF = re.compile(
+    r"^\W*(?:what if|and if|how about if|et si|und wenn|y si|e se|en als|en wat als|a gdyby|a jakby|"
+    r"a co jeśli)\b",
+    re.IGNORECASE,
+)
+
+
+def what_if(text: str) -> bool:
+    """Does a question open with "what if" in its language ("Et si vous vidiez la file ?")?"""
+    return _WHAT_IF.search(text) is not None
