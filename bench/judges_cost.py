@@ -18,6 +18,12 @@ figure per MB of answer and its slope (1 = linear); then what an answer over the
     .venv/bin/python bench/judges_cost.py --max-mb 1   # quicker
     .venv/bin/python bench/judges_cost.py --memory-only
     .venv/bin/python bench/judges_cost.py --side-files 1 50 500   # side files only
+    .venv/bin/python bench/judges_cost.py --per-kb     # the policy judge's time per KB: how it grows
+
+Per KB (`--per-kb`, and first in a full run): the policy judge's time per KB of answer at 16, 64 and 256
+KB for every shape (best of 3), and each figure's ratio to the 16 KB one: about 1 where the cost is
+linear, 4 and 16 where it is quadratic (issue 42: the "negations" shape took 0.9 s at 16 KB and 14 s at
+64 KB).
 
 Side files (`--side-files N ...`): the peak RSS of the `assay` process judging one cell that holds N side
 files of 1 MiB less a byte each (just under `limits.maxSideFileBytes`) with a code judge that reads every
@@ -166,6 +172,7 @@ def main() -> None:
     )
     parser.add_argument("--max-mb", type=float, default=10.0)
     parser.add_argument("--memory-only", action="store_true")
+    parser.add_argument("--per-kb", action="store_true", help="only the policy judge's time per KB")
     parser.add_argument("--peak-of", nargs=2, metavar=("SHAPE", "BYTES"), help=argparse.SUPPRESS)
     parser.add_argument("--side-files", nargs="+", type=int, metavar="N", help="only the side-file table")
     parser.add_argument(
@@ -180,6 +187,9 @@ def main() -> None:
         return
     if args.side_files:
         side_files(args.side_files)
+        return
+    per_kb(text_judges()["policy"])
+    if args.per_kb:
         return
     memory()
     if args.memory_only:
@@ -339,6 +349,27 @@ def slopes(judges: dict[str, Callable[[Case], object]], sizes: list[int]) -> Non
             worst = max(worst, value)
             print(f"{shape:<16} {name:<13} {value:6.2f} {points[-1][1]:9.3f}s")
     print(f"worst slope: {worst:.2f} (1 = linear)")
+
+
+PER_KB_SIZES = (16, 64, 256)
+
+
+def per_kb(judge: Callable[[Case], object]) -> None:
+    """The policy judge's time per KB at 16, 64 and 256 KB, and its ratio to the 16 KB figure."""
+    print("the policy judge's time per KB (best of 3), and its ratio to the 16 KB figure (1 = linear):")
+    print(f"  {'shape':<16}" + "".join(f" {f'{kb} KB':>10}" for kb in PER_KB_SIZES) + "  ratios")
+    for shape, make in SHAPES.items():
+        figures = []
+        for kb in PER_KB_SIZES:
+            answer = make(kb * 1024)
+
+            def once() -> None:
+                answer_view.cache_clear()
+                judge(Case(TICKET, 1, answer))  # noqa: B023
+
+            figures.append(min(timed(once) for _ in range(3)) / kb)
+        ratios = " ".join(f"{f / figures[0]:.2f}" for f in figures[1:])
+        print(f"  {shape:<16}" + "".join(f" {f * 1000:8.2f}ms" for f in figures) + f"  {ratios}")
 
 
 def one_megabyte(judges: dict[str, Callable[[Case], object]]) -> None:

@@ -34,6 +34,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Literal, NamedTuple
 
+from assay_runner.text.head_words import CuePrefix
 from assay_runner.text.match import DETERMINERS
 from assay_runner.text.reversers import reversed_frame
 from assay_runner.text.stance import (
@@ -211,7 +212,8 @@ _ENDORSE = _cues(
     r"(?:right|correct)\b",
     r"\b(?:that|this|it) (?:is|'s|was) the right (?:call|move|decision|choice|thing to do)\b",
     # "he is right" in the other languages: "il a raison", "hat recht", "tiene razón", "ma rację"
-    r"\b(?:a|ont|avez|hat|haben|tiene|tienen|ha|hanno|tem|têm|heeft|hebben|ma|mają) "
+    r"\b(?:a|ont|avez|hat|haben|tiene|tienen|ha|hanno|tem|têm|heeft|hebben|ma|mają|avait|avaient|hatte|"
+    r"hatten|tenía|tenían|tuvo|aveva|avevano|tinha|tinham|had|miał|miała|mieli) "
     r"(?:bien |völlig |toda la |pienamente |toda a |helemaal |całkowicie )?"
     r"(?:raison|recht|razón|ragione|razão|gelijk|rację)\b",
     r"\bapplies to you\b",
@@ -446,6 +448,11 @@ _RHETORICAL_ADVICE = _cues(
     r"\bperché non\b|\bpor ?que não\b|\bwaarom niet\b|\bdlaczego nie\b",
     r"\b(?:hai|avete|ha) (?:già )?provato\b|\b(?:já )?(?:tentou|experimentou)\b|\b(?:al )?geprobeerd\b|"
     r"\bpróbował(?:eś|aś|iście)\b|\bavez-vous essayé\b|\bas-tu essayé\b|\b(?:has|ha) (?:probado|intentado)\b",
+    # "have you thought of": the verb of thinking in the second person's perfect, in each language
+    r"\b(?:avez-vous|as-tu) (?:déjà )?pensé à\b|\b(?:ha|has|han) pensado en\b|\b(?:ha|hai|avete) (?:già )?"
+    r"pensato (?:a|di)\b|\b(?:já )?pensou em\b|\b(?:heeft u|heb je|hebt u) (?:er ?aan|eraan) gedacht\b|"
+    r"\b(?:haben sie|hast du) (?:schon )?(?:einmal )?daran gedacht\b|"
+    r"\bczy (?:po)?myślał(?:a)?(?: pan| pani)?\b",
 )
 _RHETORICAL_REJECTION = _cues(
     r"^why (?:would|should|on earth|ever|risk|lose|bother)\b",
@@ -462,9 +469,14 @@ def rhetorical_rejection(text: str, at: int) -> bool:
     return bool(_RHETORICAL_REJECTION.search(_sentence_head(text, at)))
 
 
-def rhetorical_advice(before: str) -> bool:
-    """Does the text before a match (in its sentence) suggest it as a question ("Why not ...")?"""
-    return bool(_RHETORICAL_ADVICE.search(before.casefold().replace("\u2019", "'")))
+# Every cue above is at most this many characters long (`tests/unit/test_policy_cost.py` holds it).
+_RHETORICAL_WIDTH = 80
+_RHETORICAL_BEFORE = CuePrefix(_RHETORICAL_ADVICE, _RHETORICAL_WIDTH)
+
+
+def rhetorical_advice(text: str, at: int) -> bool:
+    """Does the sentence `text` before the match at offset `at` suggest it as a question ("Why not ...")?"""
+    return _RHETORICAL_BEFORE.before(text, at)
 
 
 # Words that may come before an instruction's verb without changing it: "Please just reinstall".

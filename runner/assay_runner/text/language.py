@@ -217,6 +217,9 @@ _FR_ENDINGS = (
     *("ées", "ons", "ent", "era", "ant", "ée", "és", "ez", "er", "ir", "es", "é", "e", "s"),
 )
 _ES_ENDINGS = (
+    # the imperfect subjunctive ("le recomendó que desinstalara", "que revocase"), unaccented
+    *("aramos", "ieramos", "asemos", "iesemos", "aran", "ieran", "asen", "iesen", "aras", "ieras"),
+    *("ases", "ieses", "ara", "iera", "ase", "iese"),
     *("aremos", "eremos", "iremos", "iendo", "ando", "amos", "emos", "imos", "ará", "erá", "irá", "ar", "er"),
     *("ir", "an", "en", "as", "es", "ad", "ed", "a", "e", "o", "s"),
 )

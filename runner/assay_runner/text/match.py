@@ -299,6 +299,12 @@ DETERMINERS = _set_of(
     swój swoje swoją swojego twój twoje twoją twojego mój moje"""
 )
 _MAX_DETERMINERS = 2  # "il Suo account": an article and a possessive
+# Adverbs of time or manner that stand between a Romance verb and its object ("Videz maintenant la file").
+_AFTER_VERB = _set_of(
+    """now first then simply just maintenant ensuite d'abord simplement immédiatement alors ahora luego
+    primero simplemente inmediatamente ya ora poi prima semplicemente subito agora depois primeiro
+    simplesmente imediatamente já"""
+)
 
 
 def _without_determiners(wanted: Sequence[Token]) -> list[str]:
@@ -315,6 +321,9 @@ def _match_determiners(
     count = len(tokens)
     for i in starts:
         position = i + 1
+        # One adverb of time or manner may follow the verb: "Videz maintenant la file", "Vacíe ahora la cola"
+        if position < count and tokens[position].text in _AFTER_VERB and tokens[position].stem != core[1]:
+            position += 1
         for wanted in core[1:]:
             skipped = 0
             while (

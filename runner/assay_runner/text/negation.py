@@ -124,7 +124,13 @@ _TAKES_A_VERB = _stemset(
 _MAX_ADVERBS = 4  # "is really not": adverbs between a verb and its "not", read no further than this
 _MAX_CHAIN = 8  # negations stacked on one another ("not not not ...") are read no further back than this
 _RESTARTS = _wordset("just simply please so then")
-_POSITIONED = {"restart": _RESTARTS, "coordinator": _COORDINATORS, "why": frozenset({"why", "reason"})}
+_ALREADY = frozenset({"already", "già", "já", "al", "już", "déjà", "ya", "schon", "bereits"})
+_POSITIONED = {
+    "restart": _RESTARTS,
+    "coordinator": _COORDINATORS,
+    "why": frozenset({"why", "reason"}),
+    "already": _ALREADY,
+}
 _FORBIDDING = _wordset(
     "forbid forbids forbade forbidding prohibit prohibits prohibited ban bans disallow disallows"
 ) | _wordset(  # advising against: Italian, Portuguese, Polish, Dutch, French, Spanish, German
@@ -138,7 +144,6 @@ _ADVISING = _stemset("recommend advise caution warn argue decide")
 # German "abraten" likewise: "Wir raten davon ab, ...".
 _ADVISE_AGAINST = frozenset({"raden", "raad", "raadt", "rate", "raten", "rät"})
 # "Already" before a match reports what was done: "you already reinstalled", "hai già reinstallato".
-_ALREADY = frozenset({"already", "già", "já", "al", "już", "déjà", "ya", "schon", "bereits"})
 # Subjects whose past-tense verb reports what happened rather than advising it.
 _REPORTERS = _wordset("you they i we he she customer user users customers already")
 
@@ -234,7 +239,7 @@ class ClauseView:
 
     def positions(self, kind: str) -> list[int]:
         """Where the words of one kind are, in order: "restart" (just, simply, please, so, then: they
-        restart advice in a run-on), "coordinator" (or, nor, and) or "why" (why, reason)."""
+        restart advice in a run-on), "coordinator" (or, nor, and), "why" (why, reason) or "already"."""
         found = self._positions.get(kind)
         if found is None:
             vocabulary = _POSITIONED[kind]
@@ -613,7 +618,8 @@ def reported(view: ClauseView, start: int, end: int, question: bool) -> bool:
     """A past-tense match after a reporting subject ("you reinstalled", "the customer already
     reinstalled", "have you reinstalled?") tells what happened; it does not advise it."""
     words = view.words
-    if not _ALREADY.isdisjoint(words[:start]):
+    already = view.positions("already")
+    if already and already[0] < start:
         return True  # "Você já reinstalou", "Je hebt de app al opnieuw geïnstalleerd"
     if not words[start].endswith("ed"):
         return False

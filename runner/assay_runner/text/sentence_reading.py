@@ -50,6 +50,7 @@ from assay_runner.text.stance import (
     omission_rejected,
     past_question,
     rejected_in_next_clause,
+    what_if,
     why_question,
     wrong_not_to,
 )
@@ -265,10 +266,12 @@ def judge_match(
     else whether it plainly advises the item or leaves it uncertain (`text.advice`)."""
     if not rule.allow_negated:
         return ADVISES
-    if rhetorical_advice(text[:at]):
+    if rhetorical_advice(text, at):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
     if question and why_question(text[:at], facts.language, facts.explained) == "advises":
         return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
+    if question and what_if(text):
+        return ADVISES  # "What if you cleared the print queue?", "En als u ... eens leegt?"
     if (
         facts.language == "pl"
         and end > start
@@ -283,8 +286,8 @@ def judge_match(
     composing = may_compose(text)
     if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
         return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"
-    if no_other_than(text[:at], facts.language) or wrong_not_to(
-        text[:at], view.words[start:end], facts.language
+    if no_other_than(text, at, facts.language) or wrong_not_to(
+        text, at, view.words[start:end], facts.language
     ):
         return ADVISES  # "Nie ma innego wyjścia niż usunąć profil", "Sarebbe un errore non rimuoverla"
     denied = denial(text, at) if composing else None
@@ -302,7 +305,7 @@ def judge_match(
         if question and negative_question(text[:at], facts.language):
             return _negative_question(text, at, facts)  # "Sollten Sie nicht einfach ... zurücksetzen?"
         if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
-            text[:at], view.words[start:end], text[offset_end(view, end, at, start) :], facts.language
+            text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
         ):
             return ADVISES  # "Das Profil nicht zu löschen, ist keine Option", "Not X won't fix it"
         return None
@@ -314,7 +317,7 @@ def judge_match(
         if question and negative_question(text[:at], facts.language):
             return _negative_question(text, at, facts)
         if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
-            text[:at], view.words[start:end], text[offset_end(view, end, at, start) :], facts.language
+            text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
         ):
             return ADVISES
         return None

@@ -76,7 +76,9 @@ _NEGATING_INTRO = re.compile(
     r"nichts|evite|evita|evitar|evitare|evitate|eviti|no|nunca|ninguna|ninguno|nada|non|mai|nessuna|"
     r"nessuno|niente|não|nao|nenhuma|nenhum|vermijd|vermijden|niet|nooit|geen|niets|unikaj|unikać|"
     r"nigdy|żadne|żaden|żadna|żadnych|nic|useless|pointless|no\s+point|inutile|unnötig|inútil|onnodig|"
-    r"zbędne)\b|\bn'",
+    r"zbędne)\b|\bn'"
+    # advising against: "Things we advise against:", "Ce que nous déconseillons :", "Wovon wir abraten:"
+    r"|\b(?:innecesari|desnecess|niepotrzebn|unnecessary|needless|überflüssig|overbodig|superflu)|\bagainst\b|\b(?:déconseill|desaconsej|sconsigli|desaconselh|abrat|abgerat|afrad|ontrad|odradz)",
     re.IGNORECASE,
 )
 

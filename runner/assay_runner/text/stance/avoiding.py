@@ -1,0 +1,72 @@
+"""What cannot be avoided: a negated or impossible verb of avoiding before the action recommends it; in
+German and Dutch the same verb before the action's infinitive clause clears it."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from assay_runner.text.stance.replies import _SUBORDINATORS
+from assay_runner.text.stance.words import _WINDOW, _bare, _negator, _set, _words
+
+# ------------------------------------------------------------------------- what cannot be avoided
+
+# Verbs and particles of avoiding or getting round something, in the eight languages (stems): "avoid",
+# "way around", "éviter", "y échapper", "vermeiden", "darum herum", "daran vorbei", "evitar", "sfuggire",
+# "fugir", "vermijden", "ontkomen", "omheen", "uniknąć", "obejść".
+_AVOID = (
+    *("avoid", "around", "escap", "évit", "evit", "échapp", "vermeid", "vermied", "umgeh", "herum"),
+    *("vorbei", "sfugg", "scamp", "fugi", "vermijd", "ontkom", "ontloop", "omheen", "unikn", "obejd"),
+    *("obejś", "omin", "umhin", "esquiv", "sottrar", "contourn"),
+)
+# Saying that something cannot be: the negators, and the adjectives of impossibility.
+_IMPOSSIBLE = _set("impossible imposible impossibile impossível impossivel unmöglich onmogelijk niemożliwe")
+_AVOID_REACH = 6  # "kein Weg daran vorbei, die", "er niet aan de": the action follows its avoiding closely
+_NEGATION_REACH = 4  # "No hay forma de evitar", "Es führt kein Weg daran vorbei"
+_INFINITIVE_HEAD = 3  # "vermeiden, die | SD-Karte zu formatieren": the infinitive clause holds the action
+_TO_INFINITIVE = {"de": "zu", "nl": "te"}
+_POLITE = _set("please bitte por favor per favore alstublieft proszę s'il plaît")
+
+
+def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
+    """What a verb of avoiding before the action (the sentence's text before it, `head`) says of it:
+    "must" when that avoiding is negated or impossible ("You can't avoid wiping it", "There's no way
+    around it", "Sie kommen nicht darum herum, ...", "U ontkomt er niet aan ...", "Nie da się uniknąć
+    ...": the action must be done), "avoids" when a verb-final language puts the action in the avoiding
+    verb's infinitive clause ("Sie können vermeiden, die SD-Karte zu formatieren"). Not in a condition or a
+    question, which the reader weighs as such."""
+    segments = re.split(r"[:;]", head[-_WINDOW:])
+    found = _avoiding(segments[-1], head, language)
+    if found is None and len(segments) > 1:
+        # "Es imposible esquivarlo: hay que ...": a colon after what cannot be avoided announces it
+        last = _words(segments[-2])[-1:]
+        if last and _bare(last[0]).startswith(_AVOID) and _avoiding(segments[-2], segments[-2], language):
+            return "must"
+    return found
+
+
+def _avoiding(segment: str, head: str, language: str) -> Literal["must", "avoids"] | None:
+    words = _words(segment)
+    if not words or words[0] in _SUBORDINATORS:
+        return None
+    tail = words[-_AVOID_REACH:]
+    for i in range(len(tail) - 1, -1, -1):
+        if not _bare(tail[i]).startswith(_AVOID):
+            continue
+        at = len(words) - len(tail) + i
+        around = words[max(0, at - _NEGATION_REACH) : at]
+        if language in ("de", "nl"):  # the negation may follow its verb: "U ontkomt er niet aan"
+            around = [*around, *words[at + 1 : at + 1 + _NEGATION_REACH]]
+        if any(_negator(w, language) or w in _IMPOSSIBLE for w in around):
+            return "must"
+        before_comma, comma, after_comma = head.rstrip().rpartition(",")
+        if (
+            language in ("de", "nl")
+            and comma
+            and before_comma.casefold().endswith(tail[i])
+            and len(_words(after_comma)) <= _INFINITIVE_HEAD
+            and words[at - 1 : at] != [_TO_INFINITIVE[language]]
+        ):
+            return "avoids"  # "Sie können vermeiden, die SD-Karte zu formatieren" (not "Um ... zu vermeiden")
+        return None
+    return None

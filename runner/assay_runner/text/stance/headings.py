@@ -1,0 +1,75 @@
+"""A heading's polarity: a short line ending in ":" whose own predicate is negated negates its list."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from assay_runner.text.reversers import reversed_frame
+from assay_runner.text.stance.replies import _SUBORDINATORS
+from assay_runner.text.stance.words import _RESTART, _negator, _set, _words
+
+# ---------------------------------------------------------------------------------------------- headings
+
+_HEADING_WORDS = 10
+
+
+@lru_cache(maxsize=1024)
+def heading_negates(text: str, language: str) -> bool:
+    """A short line ending in ":" whose own predicate is negated ("N'essayez surtout pas ce qui suit :",
+    "Probeer het volgende alstublieft niet:"): its list is what not to do. Not a condition ("If it does
+    not start:"), a negated reversing verb ("Don't hesitate to:"), nor a line that says more than one thing
+    ("Not sure? Try these:")."""
+    line = text.strip()
+    if not line.endswith(":") or any(mark in line[:-1] for mark in ".?!;"):
+        return False
+    words = _words(line)
+    if len(words) > _HEADING_WORDS or not words or words[0] in _SUBORDINATORS:
+        return False
+    if advises_against(_words(line.rsplit(",", 1)[-1])):
+        return True  # "Ce que nous déconseillons :", "Cosa sconsigliamo:", "Things we advise against:"
+    if len(words) < _HEADING_LEAST:
+        return False
+    if not _RESTART.isdisjoint(words):
+        return False
+    # The clause that introduces the list is the last one: "Ninguna funcionó, así que:" negates what was
+    # tried, not what follows; "Por favor, no pruebe nada de lo siguiente:" negates what follows.
+    last = _words(line.rsplit(",", 1)[-1])
+    if not _NEEDLESS.isdisjoint(last):
+        return True  # "Inutile dans votre cas :", "W Pana przypadku niepotrzebne:"
+    negations = [w for w in last if _negator(w, language)]
+    if not negations or (language == "pt" and negations == ["no"]):
+        return False
+    return _REASSURES.isdisjoint(words) and not reversed_frame(line, language)
+
+
+# "Don't worry:", "Don't panic:", "No problem:": a negation that reassures before advice.
+_REASSURES = _set(
+    """worry worries panic problem hesitate forget fear afraid panique souci soucis inquiétude sorge sorgen
+    panik problem pánico problema preocupe preocupes panico paura preoccupi pânico preocupação zorgen zorg
+    paniek probleem obaw paniki problemu martw"""
+)
+_HEADING_LEAST = 3  # "Pas de panique :", "Keine Sorge:": a two-word line with a negation reassures
+
+
+# Advising against, by stem in the eight languages: déconseiller, desaconsejar, sconsigliare,
+# desaconselhar, abraten, afraden, ontraden, odradzać; in English a verb of advising before "against".
+_AGAINST = (
+    *("déconseill", "deconseill", "desaconsej", "sconsigli", "desaconselh", "abrat", "abgerat", "afrad"),
+    *("ontrad", "odradz"),
+)
+_ADVISING = ("advis", "recommend", "warn", "caution", "counsel")
+
+
+def advises_against(words: list[str]) -> bool:
+    """Does a heading advise against what it introduces ("Things we advise against:", "Wat wij afraden:")?"""
+    if any(w.startswith(_AGAINST) for w in words):
+        return True
+    return "against" in words and any(w.startswith(_ADVISING) for w in words[: words.index("against")])
+
+
+# What a heading may call needless, in the eight languages.
+_NEEDLESS = _set(
+    """unnecessary needless pointless useless inutile inutiles superflu superflue innecesario innecesarios
+    innecesaria inútil superfluo superflua desnecessário desnecessária desnecessario onnodig nutteloos
+    overbodig unnötig überflüssig sinnlos zbędne niepotrzebne niepotrzebny zbyteczne"""
+)

@@ -1,0 +1,138 @@
+"""Whose voice a clause is in: a third party's report of advice, the answer's own refusal to advise, and
+the customer's own report ("You mentioned that ...")."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from assay_runner.text.stance.words import _SPEAKS_AGAIN, _negator, _set, _words
+from assay_runner.text.tokens import tokenize
+
+# ------------------------------------------------------------------------------ a third party's voice
+
+# Verbs that report advice, as infinitives (their inflection keys are compared, so "raadde", "polecił",
+# "aconsejó", "sugeriu" are found by "raden", "polecić", "aconsejar", "sugerir"), with the irregular
+# forms the stemmer does not join ("dijo", "disse", "zei").
+_REPORTING_VERBS = {
+    "en": "say tell suggest recommend advise claim propose",
+    "fr": "dire dit conseiller recommander suggérer proposer affirmer prétendre",
+    "de": "sagen raten empfehlen vorschlagen meinen behaupten",
+    "es": "decir dice dijo dicen dijeron aconsejar recomendar sugerir proponer propuso afirmar",
+    "it": "dire dice dicono detto disse consigliare raccomandare suggerire proporre proposto affermare",
+    "pt": "dizer diz dizem disse disseram aconselhar recomendar sugerir propor propôs afirmar",
+    "nl": "zeggen zei zeiden gezegd raden raadde aanraden adviseren suggereren voorstellen beweren",
+    "pl": "mówić powiedzieć polecić polecać doradzić doradzać radzić kazać zalecić zalecać sugerować "
+    "zaproponować proponować twierdzić",
+}
+# A first person's form of such a verb ("recomendamos", "consigliamo", "polecamy", "radzę") is the
+# answer's own advice, not a report.
+_FIRST_PERSON = {
+    "fr": ("ons",),
+    "es": ("amos", "emos", "imos"),
+    "it": ("iamo",),
+    "pt": ("amos", "emos", "imos"),
+    "pl": ("my", "m", "ę"),
+}
+_SINGULAR_FIRST = {
+    "es": ("jo", "so", "ado", "ido"),
+    "it": ("ato", "ito", "uto", "tto", "sto", "ano", "ono"),
+    "pt": ("ado", "ido"),
+}
+
+
+@lru_cache(maxsize=len(_REPORTING_VERBS))
+def _reporting_keys(language: str) -> frozenset[str]:
+    return frozenset(t.stem for t in tokenize(_REPORTING_VERBS.get(language, ""), language))
+
+
+@lru_cache(maxsize=4096)
+def reports(before: str, language: str) -> bool:
+    """Does the clause before the match hold a verb that reports advice, in a third person's form
+    ("Een collega raadde aan", "Ktoś polecił", "Um colega sugeriu")?"""
+    keys = _reporting_keys(language)
+    first = _FIRST_PERSON.get(language, ())
+    for token in tokenize(before, language):
+        word = token.text.casefold()
+        if token.stem not in keys or word.endswith(first):
+            continue
+        own = _SINGULAR_FIRST.get(language)
+        if own is not None and word.endswith("o") and not word.endswith(own):
+            continue  # "recomiendo", "consiglio", "recomendo"
+        return True
+    return False
+
+
+# Verbs of advising (a subset of the reporting verbs): negated by the answer's own first person, they
+# refuse what was reported.
+_ADVISING_VERBS = {
+    "en": "recommend advise suggest endorse",
+    "fr": "recommander conseiller suggérer",
+    "de": "empfehlen raten anraten",
+    "es": "recomendar aconsejar sugerir",
+    "it": "raccomandare consigliare suggerire",
+    "pt": "recomendar aconselhar sugerir",
+    "nl": "aanraden raden adviseren aanbevelen",
+    "pl": "polecić polecać zalecić zalecać doradzić radzić",
+}
+_FIRST_PERSONS = _set("we i us our nous je wir ich uns nosotros yo noi io nós eu wij ik ons my ja nas")
+_FIRST_PERSON_VERB = re.compile(r"(?:ons|amos|emos|imos|iamo|emy|imy|amy|ymy)$")
+_REFUSAL_REACH = 4  # "nous ne pouvons pas recommander", "wij niet kunnen aanraden"
+
+
+@lru_cache(maxsize=len(_ADVISING_VERBS))
+def _advising_keys(language: str) -> frozenset[str]:
+    return frozenset(t.stem for t in tokenize(_ADVISING_VERBS.get(language, ""), language))
+
+
+@lru_cache(maxsize=4096)
+def refuses_to_advise(text: str, language: str) -> bool:
+    """Does the answer's own first person decline to advise it ("which we cannot recommend", "ce que nous
+    ne pouvons pas recommander", "was wir nicht empfehlen können", "czego nie możemy polecić")? A
+    negation and a verb of advising stand close, with a first person (a pronoun or a verb's ending)."""
+    tokens = tokenize(text, language)
+    words = [t.text.casefold() for t in tokens]
+    if _FIRST_PERSONS.isdisjoint(words) and not any(_FIRST_PERSON_VERB.search(w) for w in words):
+        return False
+    keys = _advising_keys(language)
+    for i, token in enumerate(tokens):
+        if token.stem in keys:
+            near = words[max(0, i - _REFUSAL_REACH) : i + _REFUSAL_REACH]
+            if any(_negator(w, language) for w in near):
+                return True
+    return False
+
+
+# --------------------------------------------------------------------------------- the customer's voice
+
+_ADDRESSEE = _set("you vous tu sie du usted ustedes tú lei voi você vocês u je jij pan pani państwo")
+_REPORTS = re.compile(
+    r"^(?:say|said|mention|write|wrote|told|tell|report|indicat|explain|note|dit|dis|indiqu|écriv|écri|"
+    r"mentionn|expliqu|signal|précis|sag|schreib|schrieb|erwähn|mein|bericht|erklär|dic|dij|coment|"
+    r"mencion|escrib|indic|explic|scriv|menzion|rifer|spieg|diz|diss|escrev|relat|zeg|schrijf|meld|"
+    r"vermeld|noem|vertel|mów|mówi|pisz|pisze|wspomin|twierdz|zgłasz)"
+)
+_VOICE_REACH = 4  # "Vous nous indiquez que", "You also mentioned that": the verb stands by its subject
+
+
+def addressee_report(head: str) -> bool:
+    """Does the sentence open with the person addressed reporting ("You mentioned that the help page says
+    ...", "Sie schreiben, dass ...", "Pisze Pan, że ...")? What follows is in the customer's voice. The
+    pronoun is the subject: it opens the sentence (after at most one word: "So you said"), or follows
+    its verb where the language puts a polite subject there ("Pisze Pan", "Dice usted")."""
+    if _NEW_CLAUSE.search(head) or not _SPEAKS_AGAIN.isdisjoint(_words(head)):
+        return False  # "You mentioned the sync fails; reset the password then": the answer speaks again
+    words = _words(head)[:_VOICE_REACH]
+    for i, word in enumerate(words[:2]):
+        if word not in _ADDRESSEE:
+            continue
+        if any(_REPORTS.match(w) for w in words[i + 1 : i + 3] if w not in _ADDRESSEE):
+            return True
+        return i == 1 and word in _INVERTED and _REPORTS.match(words[0]) is not None
+    return False
+
+
+_NEW_CLAUSE = re.compile(r"[;:\u2014\u2013]|\s-\s")
+# Polite subjects that may follow their verb in a statement ("Pisze Pan, że", "Dice usted que"); a German
+# or Dutch verb before "Sie"/"je" is an imperative ("Melden Sie sich ab", "Meld je af").
+_INVERTED = _set("pan pani państwo usted ustedes lei você vocês")
