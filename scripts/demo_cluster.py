@@ -88,8 +88,12 @@ class DemoMlflow:
         return f"http://{self.address}:{self.port}"
 
 
+STARTED = time.monotonic()
+
+
 def say(text: str) -> None:
-    print(f"\n\033[1m== {text}\033[0m", flush=True)
+    """A step's heading, with the seconds since the demo started."""
+    print(f"\n\033[1m== {text}\033[0m  [{time.monotonic() - STARTED:.0f} s]", flush=True)
 
 
 def watch(
@@ -124,7 +128,6 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    started = time.monotonic()
     say("control plane binaries (built once, then cached)")
     bin_dir = locate_binaries()
     say("the operator and runner images (make images; built once per content, then cached)")
@@ -148,7 +151,7 @@ def main() -> int:
                 missing = run_demo(cp, bin_dir, images, DemoMlflow.exposed(node, mlflow_url), auth)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    say(f"stopped everything the demo started ({time.monotonic() - started:.0f} s)")
+    say("stopped everything the demo started")
     if missing:
         print(f"no MLflow run for {', '.join(missing)}", file=sys.stderr)
         return 1
