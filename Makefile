@@ -62,10 +62,12 @@ AGENT ?= opencode
 demo-agent: setup agents
 	$(BIN)/python scripts/demo_agent.py $(AGENT)
 
-# The real product on a local control plane: the operator and runner images (make images), helm install,
-# two Evaluations, `kubectl get evaluations` as they run, the reports from MLflow; everything it starts is
-# stopped at the end. Needs root; the first run builds the control plane (about 30 minutes on 2 cores) and
-# the images (about 3 minutes), later runs take about two minutes.
+# The real product on a local control plane: the operator and runner images (make images), a networked
+# node (pods on their own network, kube-router enforcing NetworkPolicy), helm install, two Evaluations,
+# `kubectl get evaluations` as they run, the network probe's finding, the reports from MLflow; everything
+# it starts is stopped at the end. Needs root; the first run builds the control plane (about 30 minutes on
+# 2 cores), the images (about 3 minutes), the CNI plugins and kube-router (Go module proxy); later runs take
+# about one and a half minutes on a quiet 2-core machine, two or more on a busy one.
 demo: setup k8s images
 	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/python scripts/demo_cluster.py
 

@@ -16,8 +16,10 @@ as a gateway outside the cluster is), a real MLflow server the judge pod logs th
 labelled as the operator labels them, serving HTTP), the operator's metrics endpoint, and an address
 outside the cluster (TEST-NET-1, network.OUTSIDE_IP).
 
-Also here: how long a networked pod takes to start (wired, its NetworkPolicy's rules in place, its
-container running), median and worst of a few pods, printed for docs/runtime.md.
+Also here: an in-cluster client on the networked node (what the chart's operator is in `make demo`)
+verifies the apiserver's certificate where its environment says the apiserver is; and how long a networked
+pod takes to start (wired, its NetworkPolicy's rules in place, its container running), median and worst of
+a few pods, printed for docs/runtime.md.
 """
 
 from __future__ import annotations
@@ -391,6 +393,53 @@ def test_networked_pod_start(
     print(
         f"networked pod start: {summary(starts)}; of which waiting for the policy's rules: {summary(waits)}"
     )
+
+
+APISERVER_CLIENT = """
+import os, ssl, urllib.error, urllib.request
+secrets = "/var/run/secrets/kubernetes.io/serviceaccount"
+context = ssl.create_default_context(cafile=f"{secrets}/ca.crt")
+host, port = os.environ["KUBERNETES_SERVICE_HOST"], os.environ["KUBERNETES_SERVICE_PORT"]
+request = urllib.request.Request(
+    f"https://{host}:{port}/api/v1/namespaces/{open(f'{secrets}/namespace').read()}/pods",
+    headers={"Authorization": f"Bearer {open(f'{secrets}/token').read()}"},
+)
+try:
+    urllib.request.urlopen(request, context=context, timeout=20)
+    result = "200"
+except urllib.error.HTTPError as error:
+    result = f"{error.code} {error.read().decode()}"
+except Exception as error:
+    result = f"{type(error).__name__}: {error}"
+open("/dev/termination-log", "w").write(f"{host} {result}")
+"""
+
+
+def test_a_networked_pod_verifies_the_apiserver_where_its_environment_says(
+    networked_plane: ControlPlane,
+    networked_kubelet: LocalKubelet,
+    networked_images: Images,
+    net_namespace: str,
+) -> None:
+    """An in-cluster client on the networked node (the chart's operator in `make demo`) dials the apiserver
+    at KUBERNETES_SERVICE_HOST, the node's address, and verifies its certificate with the service account's
+    CA: the certificate names that address (certs.py). 403: authenticated as the pod's ServiceAccount,
+    refused by RBAC; a certificate not naming the address ends in SSLCertVerificationError instead."""
+    admin, namespace = networked_plane.api, net_namespace
+    pod = plain_pod("in-cluster-client", networked_images.test_runner, ["python", "-c", APISERVER_CLIENT])
+    pod["spec"]["automountServiceAccountToken"] = True
+    admin.create(f"/api/v1/namespaces/{namespace}/pods", pod)
+
+    def finished() -> dict[str, Any] | None:
+        current = admin.get(f"/api/v1/namespaces/{namespace}/pods/in-cluster-client")
+        return current if current["status"].get("phase") in ("Succeeded", "Failed") else None
+
+    done = wait_until(finished, timeout=120, what="the in-cluster client to finish")
+    message = done["status"]["containerStatuses"][0]["state"]["terminated"]["message"]
+    print("in-cluster client:", message[:200])
+    assert done["status"]["podIP"] != networked_kubelet.host_ip, done["status"]
+    assert message.startswith(f"{network_of(networked_kubelet).services_ip} 403 "), message
+    assert f"system:serviceaccount:{namespace}:default" in message, message
 
 
 def test_default_pod_start(admin: KubeApi, namespace: str, kubelet: LocalKubelet, images: Images) -> None:

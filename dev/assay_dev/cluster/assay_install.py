@@ -85,8 +85,17 @@ def workload_controllers(cp: ControlPlane) -> Iterator[None]:
 
 
 def helm_install_args(
-    namespace: str, health_port: int, metrics_port: int, images: LocalImages, extra: tuple[str, ...] = ()
+    namespace: str,
+    health_port: int | None,
+    metrics_port: int | None,
+    images: LocalImages,
+    extra: tuple[str, ...] = (),
 ) -> list[str]:
+    """`helm install` of the chart with this checkout's images. The operator's health and metrics ports: on
+    a node whose pods share the host's network, free ports instead of 8080/8081; None (a networked node,
+    where the operator's pod has a network of its own): the chart's."""
+    own_ports = health_port is None or metrics_port is None
+    ports = () if own_ports else ("--set", f"operator.healthPort={health_port},metrics.port={metrics_port}")
     return [
         "install",
         "assay",
@@ -98,9 +107,7 @@ def helm_install_args(
         f"image.repository={images.operator.repository},image.digest={images.operator.digest}",
         "--set",
         f"runner.image.repository={images.runner.repository},runner.image.digest={images.runner.digest}",
-        # Pods share the host's network here: free ports instead of 8080/8081.
-        "--set",
-        f"operator.healthPort={health_port},metrics.port={metrics_port}",
+        *ports,
         "--wait",
         "--timeout=3m",
         *extra,

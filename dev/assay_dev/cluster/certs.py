@@ -20,6 +20,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from .network import HOST_IP, NODE_IP
+
 _VALIDITY = datetime.timedelta(days=2)
 
 _PrivateKey = ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey
@@ -148,6 +150,10 @@ def write_certs(directory: Path) -> Certs:
         # The in-cluster names, so a client that builds the URL from the kubernetes Service still verifies.
         x509.DNSName("kubernetes.default.svc"),
         x509.IPAddress(ipaddress.ip_address("10.0.0.1")),
+        # Where a networked node's pods reach it (KUBERNETES_SERVICE_HOST there, network.py): one node's
+        # address, and the host's on the LAN of several; an in-cluster client (the chart's operator) verifies.
+        x509.IPAddress(ipaddress.ip_address(NODE_IP)),
+        x509.IPAddress(ipaddress.ip_address(HOST_IP)),
     ]
     apiserver = _leaf(serving_ca, _name("kube-apiserver"), ExtendedKeyUsageOID.SERVER_AUTH, serving_sans)
     admin = _leaf(client_ca, _name("admin", "system:masters"), ExtendedKeyUsageOID.CLIENT_AUTH)

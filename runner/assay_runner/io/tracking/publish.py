@@ -21,6 +21,7 @@ def _attempts(info: RunInfo, attempt: Callable[[MlflowLogger], MlflowRef], attem
     for number in range(attempts):
         if number:
             time.sleep(min(2.0 ** (number - 1), 5.0))  # 1 s, 2 s, ...: not after the last attempt
+            _forget_server_version()
         try:
             ref = attempt(MlflowLogger(info))
         except Exception as exc:  # the store is unreachable or refuses: retry, then record the failure
@@ -32,6 +33,15 @@ def _attempts(info: RunInfo, attempt: Callable[[MlflowLogger], MlflowRef], attem
     return MlflowRef(
         tracking_uri=info.tracking_uri, logged=False, error=f"after {attempts} attempts: {error}"
     )
+
+
+def _forget_server_version() -> None:
+    """MLflow's client asks a server its version (`GET /version`: 3 s, no retry) before it logs spans, once
+    per process, and keeps a failure too: one slow or refused answer made every later attempt fail with
+    "could not identify MLflow server version". Each attempt after a failure asks again."""
+    from mlflow.store.tracking.rest_store import RestStore
+
+    RestStore._get_server_version.cache_clear()
 
 
 def log_evaluation(result: Result, info: RunInfo, attempts: int = ATTEMPTS) -> MlflowRef:
