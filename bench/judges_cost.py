@@ -98,6 +98,12 @@ def prose(n: int) -> str:
     return "".join(parts)[:n]
 
 
+def why_not_gap(n: int) -> str:
+    """A clause of matches that are not negated, far from its opening: each match weighed its whole head
+    (`text.advice.weigh`) until the clause's words were indexed once (issue 42)."""
+    return "I don't see why " + "x " * (n // 4) + "you shouldn't " + "reinstall " * (n // 20)
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "normal": lambda n: (NORMAL * (n // len(NORMAL) + 1))[:n],
     "prose": prose,
@@ -112,6 +118,7 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "restarted": lambda n: "It won't open " + "reinstall " * (n // 10),
     "far-negation": lambda n: "Do not " + "the " * (n // 8) + "reinstall " * (n // 20),
     "without-list": lambda n: "Clear it without " + "reinstalling or " * (n // 16),
+    "why-not-gap": why_not_gap,
     "kb-sections": lambda n: "See KB-1003" + ".1" * (n // 2),  # one id with a million sections
     "refusals": lambda n: (REFUSALS * (n // len(REFUSALS) + 1))[:n],  # every refusal phrase, negated
     "quote-nesting": lambda n: "> " * (n // 2),  # block quotes nested n/2 deep: the parser's own cost

@@ -8,10 +8,13 @@ clause for every match costs sixteen times.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
-from re import _parser  # type: ignore[attr-defined]  # the parser's width of a pattern
+from itertools import pairwise
+from re import _constants, _parser  # type: ignore[attr-defined]  # the parser's width of a pattern
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -64,28 +67,21 @@ def read(text: str, modules: tuple[ModuleType, ...] = READER) -> int:
     return lines_run(lambda: find_violations(text, RULES), modules)
 
 
-# Still quadratic, found when the structural layer's modules were counted too: a long clause of matches
-# that are not negated each weighs its whole head (`advice.weigh`'s searches of it, `advice._other_clauses`,
-# `stance.reports`, `advice._is_subject`). Strict: the test says so when it is fixed.
-_WEIGHED_WHOLE = pytest.mark.xfail(strict=True, reason="advice.weigh reads each match's whole head")
-LINEAR = [pytest.param(s, marks=_WEIGHED_WHOLE) if s == "why-not with a long gap" else s for s in SHAPES]
-
-
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_the_clause_reader_alone_does_about_four_times_the_work_on_every_shape(shape: str) -> None:
-    """What this test held before the structural modules were counted, kept for the one shape still
-    marked above: the clause reader itself stays linear there too."""
+    """What this test held before the structural modules were counted: the clause reader itself stays
+    linear on every shape."""
     small, large = (read(SHAPES[shape](n), CLAUSE_READER) for n in (300, 1200))
     assert large / small < 5.0, f"{shape}: {small} -> {large} lines, a ratio of {large / small:.1f}"
 
 
-@pytest.mark.parametrize("shape", LINEAR)
+@pytest.mark.parametrize("shape", list(SHAPES))
 def test_four_times_the_answer_is_about_four_times_the_work(shape: str) -> None:
     small, large = (read(SHAPES[shape](n)) for n in (300, 1200))
     assert large / small < 5.0, f"{shape}: {small} -> {large} lines, a ratio of {large / small:.1f}"
 
 
-@pytest.mark.parametrize("shape", LINEAR)
+@pytest.mark.parametrize("shape", list(SHAPES))
 def test_four_times_the_answer_hands_its_patterns_about_four_times_the_text(
     shape: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -101,11 +97,69 @@ def test_four_times_the_answer_hands_its_patterns_about_four_times_the_text(
     assert large / small < 5.0, f"{shape}: {small} -> {large} characters, a ratio of {large / small:.1f}"
 
 
-def test_a_rhetorical_cue_is_no_wider_than_the_window_it_is_looked_for_in() -> None:
+@pytest.mark.parametrize(
+    "cue",
+    [advice._RHETORICAL_BEFORE, advice._ACCORDING_BEFORE, voices._NEW_CLAUSE_BEFORE],
+    ids=["rhetorical", "according", "new-clause"],
+)
+def test_a_cue_is_no_wider_than_the_window_it_is_looked_for_in(cue: head_words.CuePrefix) -> None:
     """`text.head_words.CuePrefix` is exact only if no match of its pattern is wider than its window."""
-    pattern = advice._RHETORICAL_ADVICE
-    widest = _parser.parse(pattern.pattern, pattern.flags).getwidth()[1]
-    assert widest <= advice._RHETORICAL_WIDTH
+    widest = _parser.parse(cue.pattern.pattern, cue.pattern.flags).getwidth()[1]
+    assert widest <= cue.width
+
+
+@pytest.mark.parametrize("cue", [advice._FRAME_WORDS, advice._REPORTING_WORDS], ids=["frame", "reporting"])
+def test_a_cue_spans_no_more_words_than_the_window_it_is_looked_for_in(cue: head_words.CueWords) -> None:
+    """`text.head_words.ClauseWords.holds` is exact only if a match of the cue spans at most `cue.words`
+    words: it holds at most `cue.words - 1` spaces, each a literal space of the pattern (nothing else in
+    it may match one)."""
+    assert _spaces(_parser.parse(cue.pattern.pattern, cue.pattern.flags)) < cue.words
+
+
+def _spaces(items: list[tuple[object, object]]) -> float:
+    """The most spaces a match of the parsed items may hold (infinite if a class or repeat allows any)."""
+    return sum(_spaces_of(op, av) for op, av in items)
+
+
+def _spaces_of(op: object, av: Any) -> float:
+    c = _constants
+    if op is c.LITERAL:
+        return 1 if chr(av).isspace() else 0
+    if op is c.AT:
+        return 0  # \b, ^: no character
+    if op is c.CATEGORY:
+        return 0 if av in (c.CATEGORY_WORD, c.CATEGORY_DIGIT) else math.inf
+    if op is c.IN:
+        return max((_spaces_of(*item) for item in av), default=0)
+    if op is c.RANGE:
+        return 1 if any(chr(code).isspace() for code in range(av[0], av[1] + 1)) else 0
+    if op is c.SUBPATTERN:
+        return _spaces(av[-1])
+    if op is c.BRANCH:
+        return max(_spaces(branch) for branch in av[1])
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT):
+        inner = _spaces(av[2])
+        return 0 if inner == 0 else inner * (math.inf if av[1] is c.MAXREPEAT else av[1])
+    return math.inf  # NOT_LITERAL, ANY, NEGATE, lookarounds: not read as bounded
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Some forums suggest that you reinstall it, reinstall it, reinstall it.",
+        "You " + "x " * 40 + "should reinstall reinstall reinstall",
+        "It is best to " + "reinstall " * 20,
+        "The fix is " + "x " * 10 + "reinstall and reinstall",
+    ],
+)
+def test_a_clause_cue_is_found_as_a_search_of_the_words_before_finds_it(text: str) -> None:
+    words = head_words.words_of(text)
+    for body in (0, 1):
+        clause = head_words.ClauseWords(words, body)
+        for start in range(len(words) + 1):
+            for cue in (advice._FRAME_WORDS, advice._REPORTING_WORDS):
+                plain = cue.pattern.search(" ".join(words[body:start])) is not None
+                assert clause.before(start).holds(cue) == plain, (text, body, start, cue)
 
 
 @pytest.mark.parametrize(
@@ -125,3 +179,30 @@ def test_a_cue_before_a_match_is_found_as_a_search_of_the_whole_head_finds_it(te
         at = found.start()
         plain = advice._RHETORICAL_ADVICE.search(text[:at].casefold().replace("\u2019", "'")) is not None
         assert cue.before(text, at) == plain, (text, at)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Roll back the firmware, some say, or reinstall it; others recommend it: reinstall, they say.",
+        "You mentioned that the forum suggests you reinstall, which we cannot recommend - reinstall later.",
+        "Un collègue dit, vous devriez réinstaller, et selon le forum il faut réinstaller.",
+        "Ein Kollege meint, Sie sollten neu installieren; wir raten davon ab.",
+    ],
+)
+def test_what_weigh_reads_once_per_clause_or_sentence_is_what_it_read_for_each_match(text: str) -> None:
+    """The readings kept per sentence or clause answer as reading the match's head or rest afresh did."""
+    words = head_words.words_of(text)
+    clause = head_words.ClauseWords(words, 1)
+    for start in range(len(words) + 1):
+        for language in ("en", "fr", "de"):
+            plain = voices.reports(" ".join(words[1:start]), language)
+            assert voices.reports_before(clause.before(start), language) == plain, (text, start)
+    for at in range(len(text)):
+        cuts = [0, *(m.start() for m in advice._CLAUSE_CUT.finditer(text)), len(text)]
+        whole = next((text[:a] + " " + text[b:] for a, b in pairwise(cuts) if a <= at < b), text)
+        assert advice._other_clauses(text, at) == whole, (text, at)
+        later = [p.strip().casefold() for p in re.split(r"[,;:]", text[at:])[1:]]
+        assert advice._reported_later(text, at) == any(advice._LATER_REPORT.search(p) for p in later)
+        head = head_words.words_of(text[:at])
+        assert head_words.head_of(text, at).first(4) == head[:4], (text, at)

@@ -29,12 +29,12 @@ sentence (`reply`): "yes", "no", "endorse" or "reject", read by cue words (`repl
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import pairwise
 from typing import Literal, NamedTuple
 
-from assay_runner.text.head_words import CuePrefix
+from assay_runner.text.head_words import Before, ClauseWords, CuePrefix, CueWords
 from assay_runner.text.match import DETERMINERS
 from assay_runner.text.reversers import reversed_frame
 from assay_runner.text.stance import (
@@ -49,11 +49,12 @@ from assay_runner.text.stance import (
     reassures,
     refuses_to_advise,
     reply_polarity,
-    reports,
+    reports_before,
     stated_after_that,
     warned,
     why_question,
 )
+from assay_runner.text.stance.words import _WINDOW
 
 __all__ = [
     "ADVISES",
@@ -553,6 +554,10 @@ _REPORTING = _cues(
     r"uważa|uważają|pisze|twierdzi|twierdzą)\b",
     r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b",
 )
+# Both are searched in the words before a match (`Before.holds`): a match spans at most this many words
+# (`tests/unit/test_policy_cost.py` holds it).
+_FRAME_WORDS = CueWords(_FRAME, 6)
+_REPORTING_WORDS = CueWords(_REPORTING, 3)
 _FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s|nous|wir|ich|nosotros|noi|nós|wij|ik)\b")
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
 _SUBJECTS = _words("you someone anyone somebody anybody they we i he she")
@@ -591,9 +596,7 @@ _WARNING = _cues(
 )
 
 
-def _is_subject(
-    words: Sequence[str], start: int, end: int, before: Sequence[str], language: str = "en"
-) -> bool:
+def _is_subject(words: Sequence[str], start: int, end: int, before: Before, language: str = "en") -> bool:
     """Is the match the subject of its clause: a gerund, a noun after a determiner, a word followed by a
     verb ("Reinstall is not needed"), or in French and Spanish an infinitive ("Supprimer le profil
     effacera vos notes"; the imperative is "Supprimez")?"""
@@ -604,16 +607,16 @@ def _is_subject(
         # "Het profiel verwijderen wist ...", "Das Gerät zurücksetzen löscht ...": an infinitive after at
         # most a determiner, with a verb after it (an instruction's infinitive ends its clause)
         and (
-            (language in ("nl", "de") and words[end - 1].endswith("en") and set(before) <= _DETERMINERS)
+            (language in ("nl", "de") and words[end - 1].endswith("en") and before.all_in(_DETERMINERS))
             or (language == "pl" and not before and words[start].endswith(("nie", "cie")))  # "Usunięcie"
         )
     ):
         return True
-    if any(w in _TAKES_A_GERUND for w in before):
+    if before.any_in(_TAKES_A_GERUND):
         return False  # "try resetting": the object of the instruction
     if end < len(words) and language != "en" and consequence(words[end], language):
         return True  # "Zresetować kartę chipową oznaczałoby ...": no instruction is followed by a conditional
-    if words[start].endswith("ing") or any(w in _BEFORE_A_SUBJECT for w in before):
+    if words[start].endswith("ing") or before.any_in(_BEFORE_A_SUBJECT):
         return True
     after = words[end] if end < len(words) else ""
     return after in _VERBS or after.endswith("n't")
@@ -639,7 +642,7 @@ def weigh(
     words: Sequence[str],
     start: int,
     end: int,
-    body: int,
+    clause: ClauseWords,
     opener: str | None,
     subordinate: bool,
     text: str,
@@ -647,10 +650,12 @@ def weigh(
     facts: Facts,
     pattern: bool,
 ) -> Outcome:
-    """What the clause `words` (opened by `opener`; its own words from `body` on) does with the match
-    `words[start:end]`, which lies at offset `at` of its sentence `text`. Negation was read before."""
-    before = words[body:start]
-    before_text = " ".join(before)
+    """What the clause `words` (opened by `opener`; its own words `clause` from `clause.body` on) does
+    with the match `words[start:end]`, which lies at offset `at` of its sentence `text`. Negation was read
+    before. The words before the match are read from the clause's index (`Before`), and the sentence's
+    text around it within the window each shape reads: a clause of thousands of matches stays linear."""
+    body = clause.body
+    before = clause.before(start)
     # A table cell: its row's verdict, else its column's.
     if facts.row is not None or facts.column is not None:
         table = facts.row if facts.row is not None else facts.column
@@ -677,15 +682,20 @@ def weigh(
         return Outcome("uncertain", "a question the answer leaves unanswered")
     if _asked(text, at):
         return _answered(text, at, facts)
-    if conditional_consequence(text[:at], text[at:], facts.language):
+    # (the shape reads a head of at most `_WINDOW` characters and the first `_WINDOW` after the match)
+    if conditional_consequence(text[: min(at, _WINDOW + 1)], text[at : at + _WINDOW], facts.language):
         return CLEARS  # "Should you unlink the account, pending payouts will be cancelled"
     subject = _is_subject(words, start, end, before, facts.language)
-    if subject and warned(text[:at]) and not _said_to_help(words[end : end + _PREDICATE_WORDS]):
+    if (
+        subject
+        and warned(text[: min(at, _WINDOW)])  # (it reads no further than `_WINDOW`)
+        and not _said_to_help(words[end : end + _PREDICATE_WORDS])
+    ):
         return CLEARS  # "Attention : formater la carte SD supprime toutes vos photos"
-    hypothesis = any(w in _SUBJECTS for w in before) or (subject and _only_lead_in(before))
+    hypothesis = before.any_in(_SUBJECTS) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
-    if before and before[0] in _FOREIGN_IF and all(w in _CONDITION_FILLERS for w in before[1:]):
+    if before and before[0] in _FOREIGN_IF and before.all_in(_CONDITION_FILLERS, skip=1):
         return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
     framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
     if framing and reversed_frame(framing, facts.language):
@@ -696,21 +706,21 @@ def weigh(
         # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
         # is negated ("Wir empfehlen Ihnen nicht, ...")
         return CLEARS if _NEGATED_BEFORE.search(framing) or " kein" in framing else ADVISES
-    if addressee_report(text[:at]):  # "You mentioned that the help page says to ...": the customer's voice
-        stance = _stance_of(_other_clauses(text, at)) or facts.reply or facts.shaped
+    if addressee_report(text, at):  # "You mentioned that the help page says to ...": the customer's voice
+        stance = _stance_of_other(_other_clauses(text, at)) or facts.reply or facts.shaped
         return ADVISES if stance in ("yes", "endorse") else CLEARS
     if (
-        _REPORTING.search(before_text)
+        before.holds(_REPORTING_WORDS)
         or _reported_later(text, at)
         or _reported_before(text, at, before)
-        or reports(before_text, facts.language)
+        or reports_before(before, facts.language)
     ):
-        if _FIRST_PARTY.search(before_text.split(" to ")[0]) and not _reported_later(text, at):
+        if _FIRST_PARTY.search(before.text.split(" to ")[0]) and not _reported_later(text, at):
             return ADVISES
         # the rest of its own clause too: "Technik zaleca ... i zgadzamy się z tym" has no subject to cut at
         rest = " ".join(words[end:])
         stance = (
-            _stance_of(_other_clauses(text, at) + " " + before_text + " " + rest)
+            _stance_of(_other_clauses(text, at) + " " + before.text + " " + rest)
             or facts.reply
             or facts.shaped
         )
@@ -719,32 +729,32 @@ def weigh(
         if (
             stance in ("no", "reject")
             or refuses_to_advise(_other_clauses(text, at), facts.language)
-            or judged_worse(text[at:], facts.language)
+            or judged_worse(text[at : at + _WINDOW], facts.language)
         ):
             return CLEARS  # "..., which we cannot recommend", "..., czego nie możemy polecić"
         return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
     if (
         stated_after_that(before)
-        and _is_subject(words, start, end, [], facts.language)
+        and _is_subject(words, start, end, clause.before(start, start), facts.language)
         and _predicate(words, end, text, at, facts).kind != "advises"
     ):
         return CLEARS  # "Beware that resetting it will erase ...": what doing it does, not an instruction
-    if _only_lead_in(before) or (subject and set(before) <= _DETERMINERS):
+    if _only_lead_in(before) or (subject and before.all_in(_DETERMINERS)):
         if not subject:
             return ADVISES  # "Reinstall the app", "Please just reinstall"
         return _predicate(words, end, text, at, facts)
     if body < len(words) and words[body] in _IMPERATIVE and not words[body].endswith("ing"):
         return ADVISES  # "Run `x` to delete the profile"
-    if _FRAME.search(before_text):
+    if before.holds(_FRAME_WORDS):
         # "Na forum piszą, że trzeba ...; ta rada jest nieaktualna": advice judged worse is a report
-        return CLEARS if judged_worse(text[at:], facts.language) else ADVISES
+        return CLEARS if judged_worse(text[at : at + _WINDOW], facts.language) else ADVISES
     if pattern:
         return ADVISES
-    stance = _stance_of(_other_clauses(text, at)) or facts.reply
+    stance = _stance_of_other(_other_clauses(text, at)) or facts.reply
     if (
         stance in ("no", "reject")
         or refuses_to_advise(_other_clauses(text, at), facts.language)
-        or judged_worse(text[at:], facts.language)
+        or judged_worse(text[at : at + _WINDOW], facts.language)
     ):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     if facts.language == "en" and (_described(words[start], before) or _named(before)):
@@ -768,14 +778,16 @@ _NO_SUBJECT = _words(
 _AUXILIARIES = _words("also automatically")
 
 
-def _described(verb: str, before: Sequence[str]) -> bool:
+def _described(verb: str, before: Before) -> bool:
     """A match whose verb is in the third person after its subject: "The button that resets the router",
     "This script resets the router" say what something does. (A past tense, "The update disabled the
     firewall", stays uncertain: it may report what the answer wants done.)"""
     if not verb.endswith("s") or verb.endswith(("ss", "us", "is")):
         return False
-    subject = [w for w in before if w not in _AUXILIARIES]
-    return bool(subject) and subject[-1] not in _NO_SUBJECT and not _only_lead_in(subject)
+    if before.all_in(_AUXILIARIES):
+        return False  # no subject
+    last = next(w for w in reversed(before) if w not in _AUXILIARIES)
+    return last not in _NO_SUBJECT and not before.all_in(_LEADING | _AUXILIARIES)
 
 
 # "The option to delete the account", "a button to reset the router": a noun named after the action.
@@ -798,8 +810,11 @@ _BEFORE_A_SUBJECT = _words(
 )
 
 
-def _only_lead_in(before: Sequence[str]) -> bool:
-    return all(w in _LEAD_IN or w in _BEFORE_A_SUBJECT for w in before)
+_LEADING = _LEAD_IN | _BEFORE_A_SUBJECT
+
+
+def _only_lead_in(before: Before) -> bool:
+    return before.all_in(_LEADING)
 
 
 _NEGATED_BEFORE = re.compile(
@@ -905,12 +920,29 @@ def _clause_before(text: str, at: int) -> str:
 
 
 def _other_clauses(text: str, at: int) -> str:
-    """The sentence without the stretch (between two cuts) that holds the match."""
-    cuts = [0, *(m.start() for m in _CLAUSE_CUT.finditer(text)), len(text)]
-    for left, right in pairwise(cuts):
-        if left <= at < right:
-            return text[:left] + " " + text[right:]
-    return text
+    """The sentence without the stretch (between two cuts) that holds the match. Every match of a stretch
+    gets the same string (its stance and refusals are then read once, `_stance_of_other`)."""
+    cuts = _clause_cuts(text)
+    i = bisect_right(cuts, at) - 1  # the first stretch with left <= at < right
+    if i + 1 >= len(cuts):
+        return text
+    return _without(text, cuts[i], cuts[i + 1])
+
+
+@lru_cache(maxsize=256)
+def _clause_cuts(text: str) -> tuple[int, ...]:
+    return (0, *(m.start() for m in _CLAUSE_CUT.finditer(text)), len(text))
+
+
+@lru_cache(maxsize=256)
+def _without(text: str, left: int, right: int) -> str:
+    return text[:left] + " " + text[right:]
+
+
+@lru_cache(maxsize=256)
+def _stance_of_other(other: str) -> Stance:
+    """`_stance_of` of a sentence's other clauses, read once for all the matches of one stretch."""
+    return _stance_of(other)
 
 
 # Someone asking whether to do it ("The customer asked whether to reset the router", "Der Kunde fragt, ob
@@ -969,17 +1001,36 @@ _REPORTED_SPEECH = _FOREIGN_SUBJECTS | _words(
     deveria deve moet moeten zou zouden powinien powinna powinieneś powinnaś"""
 )
 _ACCORDING = _cues(r"\b(?:according to|selon|laut|según|secondo|segundo|volgens|według|zufolge)\b")
+_ACCORDING_WIDTH = 12  # the widest cue above ("according to")
+_ACCORDING_BEFORE = CuePrefix(_ACCORDING, _ACCORDING_WIDTH)
 
 
-def _reported_before(text: str, at: int, before: Sequence[str]) -> bool:
-    if _ACCORDING.search(text[:at].casefold()):
+def _reported_before(text: str, at: int, before: Before) -> bool:
+    if _ACCORDING_BEFORE.before(text, at):
         return True  # "Según un foro, hay que ...": the whole sentence is the forum's
-    if not all(w in _REPORTED_OBJECT or w in _REPORTED_SPEECH for w in before):
+    if not before.all_in(_REPORTED_OBJECT | _REPORTED_SPEECH):
         return False
     pieces = text[:at].split(",")
     return len(pieces) >= 2 and ";" not in pieces[-1] and _REPORTING.search(pieces[-2].casefold()) is not None
 
 
 def _reported_later(text: str, at: int) -> bool:
-    """ "Roll back the firmware, some say": a report frame in a later clause."""
-    return any(_LATER_REPORT.search(piece.strip().casefold()) for piece in re.split(r"[,;:]", text[at:])[1:])
+    """ "Roll back the firmware, some say": a report frame in a later clause (one after a cut that follows
+    the match: the pieces `re.split(r"[,;:]", text[at:])[1:]`)."""
+    cuts, reported = _later_reports(text)
+    return reported[bisect_left(cuts, at)]
+
+
+_LATER_CUT = re.compile(r"[,;:]")
+
+
+@lru_cache(maxsize=256)
+def _later_reports(text: str) -> tuple[list[int], list[bool]]:
+    """The sentence's cuts, and for each whether a piece after it (up to the next cut, or the end) opens
+    with a report frame, or one after a later cut does (False past the last cut)."""
+    cuts = [m.start() for m in _LATER_CUT.finditer(text)]
+    reported = [False] * (len(cuts) + 1)
+    for k in range(len(cuts) - 1, -1, -1):
+        piece = text[cuts[k] + 1 : cuts[k + 1] if k + 1 < len(cuts) else len(text)]
+        reported[k] = reported[k + 1] or _LATER_REPORT.search(piece.strip().casefold()) is not None
+    return cuts, reported

@@ -13,6 +13,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from assay_runner.text.clauses import Clause
+from assay_runner.text.head_words import ClauseWords
 from assay_runner.text.match import Token, stem, tokenize
 from assay_runner.text.reversers import reverses
 
@@ -197,7 +198,14 @@ class ClauseView:
         self._positions: dict[str, list[int]] = {}
         self._first_opaque: int | None = None
         self._cancelled: dict[int, int] = {}
+        self._clause_words: ClauseWords | None = None
         self.not_only = words[self.body_start : self.body_start + 2] == ["not", "only"]
+
+    def clause_words(self) -> ClauseWords:
+        """The words from the body on, indexed once for what each match asks of the words before it."""
+        if self._clause_words is None:
+            self._clause_words = ClauseWords(self.words, self.body_start)
+        return self._clause_words
 
     def cancelled(self, index: int) -> int:
         """How many negations the verbal cue `index` cancels: those it heads ("no reason not to") or

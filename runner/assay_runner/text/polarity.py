@@ -69,8 +69,10 @@ def rejected_subject(words: Sequence[str], body: int, start: int, end: int) -> b
     """The match as its clause's subject, with a predicate that rejects it: True when the subject is
     negated too (both cancel: the answer advises it), False when it is not (the answer rejects it), None
     when the clause has no such shape."""
+    if start - body > 3:
+        return None  # (asked before the words are sliced: a long clause has thousands of matches)
     before = words[body:start]
-    if len(before) > 3 or not all(w in _BEFORE_SUBJECT for w in before):
+    if not all(w in _BEFORE_SUBJECT for w in before):
         return None
     # "Ne pas réinstaller", or inside a verb-final phrase: "Das Konto nicht zu löschen"
     negated_subject = not _NEGATIONS.isdisjoint(before) or not _NEGATIONS.isdisjoint(words[start:end])

@@ -332,7 +332,7 @@ def judge_match(
         view.words,
         start,
         end,
-        view.body_start,
+        view.clause_words(),
         view.opener,
         view.subordinate,
         text,

@@ -77,7 +77,7 @@ from assay_runner.text.stance.questions import (
     why_question,
 )
 from assay_runner.text.stance.replies import contrast_cost, counter_advice, reassures, reply_polarity
-from assay_runner.text.stance.voices import addressee_report, refuses_to_advise, reports
+from assay_runner.text.stance.voices import addressee_report, refuses_to_advise, reports, reports_before
 from assay_runner.text.stance.words import BETTER
 
 __all__ = [
@@ -104,6 +104,7 @@ __all__ = [
     "rejected_in_next_clause",
     "reply_polarity",
     "reports",
+    "reports_before",
     "stated_after_that",
     "warned",
     "what_if",

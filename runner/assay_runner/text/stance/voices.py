@@ -4,9 +4,10 @@ the customer's own report ("You mentioned that ...")."""
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 
-from assay_runner.text.stance.words import _SPEAKS_AGAIN, _negator, _set, _words
+from assay_runner.text.head_words import Before, CuePrefix, head_of
+from assay_runner.text.stance.words import _SPEAKS_AGAIN, _negator, _set
 from assay_runner.text.tokens import tokenize
 
 # ------------------------------------------------------------------------------ a third party's voice
@@ -50,17 +51,29 @@ def _reporting_keys(language: str) -> frozenset[str]:
 def reports(before: str, language: str) -> bool:
     """Does the clause before the match hold a verb that reports advice, in a third person's form
     ("Een collega raadde aan", "Ktoś polecił", "Um colega sugeriu")?"""
+    return _first_report_end(before, language) is not None
+
+
+def reports_before(before: Before, language: str) -> bool:
+    """`reports(before.text, language)`, from where the clause's first reporting verb ends: a word of the
+    clause's words joined by spaces is the same word in any text that ends at a space of it (no word
+    holds a space), so the text before a match holds one exactly when the clause's first ends in it."""
+    return before.ends_with_first(("reports", language), partial(_first_report_end, language=language))
+
+
+def _first_report_end(text: str, language: str) -> int | None:
+    """Where the first verb of `text` that reports advice (`reports`) ends."""
     keys = _reporting_keys(language)
     first = _FIRST_PERSON.get(language, ())
-    for token in tokenize(before, language):
+    for token in tokenize(text, language):
         word = token.text.casefold()
         if token.stem not in keys or word.endswith(first):
             continue
         own = _SINGULAR_FIRST.get(language)
         if own is not None and word.endswith("o") and not word.endswith(own):
             continue  # "recomiendo", "consiglio", "recomendo"
-        return True
-    return False
+        return token.end
+    return None
 
 
 # Verbs of advising (a subset of the reporting verbs): negated by the answer's own first person, they
@@ -115,14 +128,16 @@ _REPORTS = re.compile(
 _VOICE_REACH = 4  # "Vous nous indiquez que", "You also mentioned that": the verb stands by its subject
 
 
-def addressee_report(head: str) -> bool:
+def addressee_report(text: str, at: int) -> bool:
     """Does the sentence open with the person addressed reporting ("You mentioned that the help page says
     ...", "Sie schreiben, dass ...", "Pisze Pan, że ...")? What follows is in the customer's voice. The
     pronoun is the subject: it opens the sentence (after at most one word: "So you said"), or follows
-    its verb where the language puts a polite subject there ("Pisze Pan", "Dice usted")."""
-    if _NEW_CLAUSE.search(head) or not _SPEAKS_AGAIN.isdisjoint(_words(head)):
+    its verb where the language puts a polite subject there ("Pisze Pan", "Dice usted"). The head is the
+    sentence `text` before offset `at`, read from the sentence's index (`text.head_words`)."""
+    head = head_of(text, at)
+    if _NEW_CLAUSE_BEFORE.before(text, at) or head.any_before(len(head), _speaks_again):
         return False  # "You mentioned the sync fails; reset the password then": the answer speaks again
-    words = _words(head)[:_VOICE_REACH]
+    words = head.first(_VOICE_REACH)
     for i, word in enumerate(words[:2]):
         if word not in _ADDRESSEE:
             continue
@@ -133,6 +148,13 @@ def addressee_report(head: str) -> bool:
 
 
 _NEW_CLAUSE = re.compile(r"[;:\u2014\u2013]|\s-\s")
+_NEW_CLAUSE_BEFORE = CuePrefix(_NEW_CLAUSE, 3, folds=False)  # 3: the widest cut (" - ")
+
+
+def _speaks_again(word: str) -> bool:
+    return word in _SPEAKS_AGAIN
+
+
 # Polite subjects that may follow their verb in a statement ("Pisze Pan, że", "Dice usted que"); a German
 # or Dutch verb before "Sie"/"je" is an imperative ("Melden Sie sich ab", "Meld je af").
 _INVERTED = _set("pan pani państwo usted ustedes lei você vocês")
