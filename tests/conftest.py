@@ -142,6 +142,22 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         or BUILDS_FIXTURES & set(getattr(item, "fixturenames", ()))
     ):
         item.add_marker(pytest.mark.builds)
+        if _uses_wider_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+def _uses_wider_fixture(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture made once per module (or class): a control plane, a registry, Kueue.
+    `make test` runs this phase on two workers (`--dist loadgroup`): such a module's tests go to one worker
+    together, as one group, so the fixture is made once, not once per worker, nor again each time the
+    worker comes back to the module after another's test. Every other test is scheduled on its own."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        definitions[-1].scope in ("module", "class", "package")
+        for definitions in info.name2fixturedefs.values()
+    )
 
 
 @pytest.hookimpl(trylast=True)  # after -m/-k deselection: build only when a cluster test will run
