@@ -138,7 +138,8 @@ PYTEST_PROFILE := --hypothesis-profile=deterministic
 # The cluster tests mostly wait (deadlines, pod GC, the operator's retry delays): two pytest-xdist workers,
 # each with its own control plane and local kubelet, nearly halve the second phase on 2 cores. A module whose
 # tests share a module-scoped fixture (its own control plane, a registry, Kueue) is one group on one worker
-# (tests/conftest.py); every other test is scheduled on its own. See docs/control-plane.md.
+# (tests/conftest.py: SHARED_FIXTURE_MODULES); every other test is scheduled on its own. See
+# docs/control-plane.md, Two workers.
 CLUSTER_WORKERS := -n 2 --dist loadgroup
 
 test: setup

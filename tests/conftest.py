@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings as hypothesis_settings
+from xdist.remote import Producer
+from xdist.scheduler import LoadGroupScheduling
 
 from assay_dev.cluster import ControlPlane, ControlPlaneError, LocalKubelet, locate_binaries, storage
 from assay_dev.cluster.node import local_node
@@ -142,15 +144,33 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         or BUILDS_FIXTURES & set(getattr(item, "fixturenames", ()))
     ):
         item.add_marker(pytest.mark.builds)
-        if _uses_wider_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+SHARED_FIXTURE_MODULES = frozenset(
+    {
+        "tests/chart/test_cluster.py",
+        "tests/chart/test_disconnected.py",
+        "tests/chart/test_install.py",
+        "tests/operator_cluster/test_image_verification.py",
+        "tests/operator_cluster/test_kueue.py",
+        "tests/operator_cluster/test_network_boundary.py",
+        "tests/operator_cluster/test_network_nodes.py",
+        "tests/operator_cluster/test_network_probe.py",
+        "tests/operator_cluster/test_nodes.py",
+        "tests/operator_cluster/test_oci_suite.py",
+        "tests/operator_cluster/test_properties.py",
+        "tests/operator_cluster/test_suite_verification.py",
+        "tests/registry/test_image_signing.py",
+    }
+)
+"""The modules whose `builds` tests share a fixture made once per module (or class): their own control plane
+(node loss, the networked nodes), a registry, Kueue, the chart's workload controllers. `make test` runs its
+cluster phase on two workers: each such module goes to one worker as a whole, so the fixture is made once,
+not once per worker, nor again each time a worker comes back to the module after another test. Every other
+test is scheduled on its own. Kept complete by `_check_shared_fixture_modules` at collection."""
 
 
 def _uses_wider_fixture(item: pytest.Item) -> bool:
-    """Whether the test uses a fixture made once per module (or class): a control plane, a registry, Kueue.
-    `make test` runs this phase on two workers (`--dist loadgroup`): such a module's tests go to one worker
-    together, as one group, so the fixture is made once, not once per worker, nor again each time the
-    worker comes back to the module after another's test. Every other test is scheduled on its own."""
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
         return False
@@ -158,6 +178,36 @@ def _uses_wider_fixture(item: pytest.Item) -> bool:
         definitions[-1].scope in ("module", "class", "package")
         for definitions in info.name2fixturedefs.values()
     )
+
+
+def _check_shared_fixture_modules(items: list[pytest.Item]) -> None:
+    missing = sorted(
+        {
+            item.nodeid.split("::", maxsplit=1)[0]
+            for item in items
+            if item.get_closest_marker("builds") and _uses_wider_fixture(item)
+        }
+        - SHARED_FIXTURE_MODULES
+    )
+    if missing:
+        raise pytest.UsageError(
+            f"tests/conftest.py: add {missing} to SHARED_FIXTURE_MODULES (their `builds` tests share a "
+            "module-scoped fixture: each module must run on one xdist worker)"
+        )
+
+
+class SharedFixtureScheduling(LoadGroupScheduling):
+    """`--dist loadgroup`, with each SHARED_FIXTURE_MODULES module one group. Decided here, on the controller,
+    from the node id: pytest-xdist 3.8.0 marks a group by rewriting the item's node id on the worker, which
+    pytest 9.2 no longer honours (pytest-dev/pytest-xdist#1386: the groups are silently ignored)."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        module = nodeid.split("::", maxsplit=1)[0]
+        return module if module in SHARED_FIXTURE_MODULES else super()._split_scope(nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> SharedFixtureScheduling | None:
+    return SharedFixtureScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.hookimpl(trylast=True)  # after -m/-k deselection: build only when a cluster test will run
@@ -176,6 +226,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.stash[_IMAGES] = _prepare_images(cluster + with_images)
         except Exception as error:  # any failure to build is every cluster test's error, not a crash
             config.stash[_IMAGES] = error
+    _check_shared_fixture_modules(items)
 
 
 @pytest.fixture(autouse=True)
