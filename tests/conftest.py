@@ -161,6 +161,7 @@ SHARED_FIXTURE_MODULES = frozenset(
         "tests/operator_cluster/test_properties.py",
         "tests/operator_cluster/test_suite_verification.py",
         "tests/registry/test_image_signing.py",
+        "tests/registry/test_suite_artifacts.py",
     }
 )
 """The modules whose `builds` tests share a fixture made once per module (or class): their own control plane
