@@ -168,7 +168,8 @@ SHARED_FIXTURE_MODULES = frozenset(
 (node loss, the networked nodes), a registry, Kueue, the chart's workload controllers. `make test` runs its
 cluster phase on two workers: each such module goes to one worker as a whole, so the fixture is made once,
 not once per worker, nor again each time a worker comes back to the module after another test. Every other
-test is scheduled on its own. Kept complete by `_check_shared_fixture_modules` at collection."""
+test is scheduled on its own. Kept complete by `_check_shared_fixture_modules`: a test in a module missing
+here fails."""
 
 
 def _uses_wider_fixture(item: pytest.Item) -> bool:
@@ -181,20 +182,28 @@ def _uses_wider_fixture(item: pytest.Item) -> bool:
     )
 
 
+_UNLISTED = pytest.StashKey[str]()
+
+
 def _check_shared_fixture_modules(items: list[pytest.Item]) -> None:
-    missing = sorted(
-        {
-            item.nodeid.split("::", maxsplit=1)[0]
-            for item in items
-            if item.get_closest_marker("builds") and _uses_wider_fixture(item)
-        }
-        - SHARED_FIXTURE_MODULES
-    )
-    if missing:
-        raise pytest.UsageError(
-            f"tests/conftest.py: add {missing} to SHARED_FIXTURE_MODULES (their `builds` tests share a "
-            "module-scoped fixture: each module must run on one xdist worker)"
-        )
+    """Each `builds` test with a module-scoped fixture in a module not listed fails at setup, saying so (an
+    error raised at collection would stop each xdist worker, which xdist reports as a crash, not as this)."""
+    for item in items:
+        module = item.nodeid.split("::", maxsplit=1)[0]
+        if (
+            module not in SHARED_FIXTURE_MODULES
+            and item.get_closest_marker("builds")
+            and _uses_wider_fixture(item)
+        ):
+            item.stash[_UNLISTED] = (
+                f"tests/conftest.py: add {module!r} to SHARED_FIXTURE_MODULES (its `builds` tests share a "
+                "module-scoped fixture: the module must run on one xdist worker)"
+            )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if unlisted := item.stash.get(_UNLISTED, None):
+        pytest.fail(unlisted, pytrace=False)
 
 
 class SharedFixtureScheduling(LoadGroupScheduling):
