@@ -137,12 +137,18 @@ TEST_FIRST_FAILED := $(OUT)/.test-first-failed
 # Property tests draw the same examples on every `make test` (tests/conftest.py's `deterministic` profile),
 # so CI cannot fail by the luck of a draw; `pytest` run by hand draws new ones.
 PYTEST_PROFILE := --hypothesis-profile=deterministic
+# The cluster tests mostly wait (deadlines, pod GC, the operator's retry delays): two pytest-xdist workers,
+# each with its own control plane and local kubelet, nearly halve the second phase on 2 cores. A module whose
+# tests share a module-scoped fixture (its own control plane, a registry, Kueue) is one group on one worker
+# (tests/conftest.py: SHARED_FIXTURE_MODULES); every other test is scheduled on its own. See
+# docs/control-plane.md, Two workers.
+CLUSTER_WORKERS := -n 2 --dist loadgroup
 
 test: setup
 	@mkdir -p $(OUT) && rm -f $(TEST_FIRST_FAILED)
 	$(MAKE) --no-print-directory -j6 --output-sync=target NICE="nice -n 10" \
 	  IMAGES_DEPS="system-packages go-tools" test-builds test-first
-	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest $(PYTEST_PROFILE) -m builds; second=$$?; \
+	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest $(PYTEST_PROFILE) $(CLUSTER_WORKERS) -m builds; second=$$?; \
 	if [[ -e $(TEST_FIRST_FAILED) ]]; then \
 	  echo "make test: the first phase (pytest -m 'not builds') failed: see above" >&2; exit 1; \
 	fi; \
@@ -157,7 +163,7 @@ test-unit: setup
 	$(BIN)/pytest tests/unit
 
 test-cluster: setup k8s go-tools agents images
-	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest -m cluster
+	ASSAY_K8S_BIN_DIR=$$(bash scripts/build-k8s.sh | tail -1) $(BIN)/pytest $(CLUSTER_WORKERS) -m cluster
 
 # A control plane for poking at by hand: prints the KUBECONFIG export, runs until Ctrl-C.
 k8s-shell: setup k8s

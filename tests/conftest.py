@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings as hypothesis_settings
+from xdist.remote import Producer
+from xdist.scheduler import LoadGroupScheduling
 
 from assay_dev.cluster import ControlPlane, ControlPlaneError, LocalKubelet, locate_binaries, storage
 from assay_dev.cluster.node import local_node
@@ -144,6 +146,80 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.builds)
 
 
+SHARED_FIXTURE_MODULES = frozenset(
+    {
+        "tests/chart/test_cluster.py",
+        "tests/chart/test_disconnected.py",
+        "tests/chart/test_install.py",
+        "tests/operator_cluster/test_image_verification.py",
+        "tests/operator_cluster/test_kueue.py",
+        "tests/operator_cluster/test_network_boundary.py",
+        "tests/operator_cluster/test_network_nodes.py",
+        "tests/operator_cluster/test_network_probe.py",
+        "tests/operator_cluster/test_nodes.py",
+        "tests/operator_cluster/test_oci_suite.py",
+        "tests/operator_cluster/test_properties.py",
+        "tests/operator_cluster/test_suite_verification.py",
+        "tests/registry/test_image_signing.py",
+        "tests/registry/test_suite_artifacts.py",
+    }
+)
+"""The modules whose `builds` tests share a fixture made once per module (or class): their own control plane
+(node loss, the networked nodes), a registry, Kueue, the chart's workload controllers. `make test` runs its
+cluster phase on two workers: each such module goes to one worker as a whole, so the fixture is made once,
+not once per worker, nor again each time a worker comes back to the module after another test. Every other
+test is scheduled on its own. Kept complete by `_check_shared_fixture_modules`: a test in a module missing
+here fails."""
+
+
+def _uses_wider_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        definitions[-1].scope in ("module", "class", "package")
+        for definitions in info.name2fixturedefs.values()
+    )
+
+
+_UNLISTED = pytest.StashKey[str]()
+
+
+def _check_shared_fixture_modules(items: list[pytest.Item]) -> None:
+    """Each `builds` test with a module-scoped fixture in a module not listed fails at setup, saying so (an
+    error raised at collection would stop each xdist worker, which xdist reports as a crash, not as this)."""
+    for item in items:
+        module = item.nodeid.split("::", maxsplit=1)[0]
+        if (
+            module not in SHARED_FIXTURE_MODULES
+            and item.get_closest_marker("builds")
+            and _uses_wider_fixture(item)
+        ):
+            item.stash[_UNLISTED] = (
+                f"tests/conftest.py: add {module!r} to SHARED_FIXTURE_MODULES (its `builds` tests share a "
+                "module-scoped fixture: the module must run on one xdist worker)"
+            )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if unlisted := item.stash.get(_UNLISTED, None):
+        pytest.fail(unlisted, pytrace=False)
+
+
+class SharedFixtureScheduling(LoadGroupScheduling):
+    """`--dist loadgroup`, with each SHARED_FIXTURE_MODULES module one group. Decided here, on the controller,
+    from the node id: pytest-xdist 3.8.0 marks a group by rewriting the item's node id on the worker, which
+    pytest 9.2 no longer honours (pytest-dev/pytest-xdist#1386: the groups are silently ignored)."""
+
+    def _split_scope(self, nodeid: str) -> str:
+        module = nodeid.split("::", maxsplit=1)[0]
+        return module if module in SHARED_FIXTURE_MODULES else super()._split_scope(nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Producer) -> SharedFixtureScheduling | None:
+    return SharedFixtureScheduling(config, log) if config.getvalue("dist") == "loadgroup" else None
+
+
 @pytest.hookimpl(trylast=True)  # after -m/-k deselection: build only when a cluster test will run
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     cluster = [item for item in items if item.get_closest_marker("cluster")]
@@ -160,6 +236,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             config.stash[_IMAGES] = _prepare_images(cluster + with_images)
         except Exception as error:  # any failure to build is every cluster test's error, not a crash
             config.stash[_IMAGES] = error
+    _check_shared_fixture_modules(items)
 
 
 @pytest.fixture(autouse=True)

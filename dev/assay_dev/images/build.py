@@ -96,8 +96,8 @@ class ImageBuildError(RuntimeError):
 
 
 @contextlib.contextmanager
-def _locked(name: str) -> Iterator[None]:
-    """One builder per image name on this machine (two worktrees may build at once)."""
+def locked(name: str) -> Iterator[None]:
+    """One builder per image name on this machine (two worktrees, or two test workers, may build at once)."""
     cache_dir().mkdir(parents=True, exist_ok=True)
     with (cache_dir() / f".lock-{name}").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -199,7 +199,7 @@ def build(
     built: list[BuiltImage] = []
     for name in names:
         definition = known[name]
-        with _locked(name):
+        with locked(name):
             build_args, key, tag = _keyed(root, definition, chosen, hashes)
             hashes.save()
             seconds = 0.0
@@ -260,6 +260,13 @@ def write_record(root: Path, built: Sequence[BuiltImage]) -> Path:
     SBOM next to it as <name>.spdx.json."""
     target = root / RECORD
     target.parent.mkdir(parents=True, exist_ok=True)
+    # Locked, through a temporary file of its own: two processes (the two workers of `make test`'s cluster
+    # phase, which both locate the images at collection) must not write one temporary file or lose an entry.
+    with locked("record"):
+        return _merge_record(root, target, built)
+
+
+def _merge_record(root: Path, target: Path, built: Sequence[BuiltImage]) -> Path:
     record: dict[str, dict[str, object]] = {}
     if target.is_file():
         with contextlib.suppress(ValueError):
@@ -273,7 +280,7 @@ def write_record(root: Path, built: Sequence[BuiltImage]) -> Path:
         elif isinstance(record.get(image.name), dict) and record[image.name].get("key") == image.key:
             entry["sbom"] = record[image.name].get("sbom", "")
         record[image.name] = entry
-    temporary = target.with_suffix(".tmp")
+    temporary = target.with_suffix(f".{os.getpid()}.tmp")
     temporary.write_text(json.dumps({"images": record}, indent=2, sort_keys=True) + "\n")
     temporary.replace(target)
     return target

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from . import buildah
+from .build import locked
 
 
 def derived_image(
@@ -32,23 +33,32 @@ def derived_image(
     for name in sorted(env):
         digest.update(f"\0env {name}={env[name]}".encode())
     tag = f"{repository}:{digest.hexdigest()[:16]}"
-    if not buildah.image_exists(tag):
-        container = f"assay-derive-{uuid.uuid4().hex[:12]}"
-        buildah.run(["from", "--pull=never", "--quiet", "--name", container, base_id])
-        try:
-            with tempfile.TemporaryDirectory(prefix="assay-derive-") as context:
-                for path, (content, mode) in files.items():
-                    target = Path(context) / path.lstrip("/")
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(content)
-                    target.chmod(mode)
-                for folder in [Path(context), *(p for p in Path(context).rglob("*") if p.is_dir())]:
-                    folder.chmod(0o755)
-                buildah.run(["copy", "--chown", "0:0", container, f"{context}/", "/"])
-            for name, value in env.items():
-                buildah.run(["config", "--env", f"{name}={value}", container])
-            buildah.run(["commit", "--quiet", container, tag], timeout=300)
-        finally:
-            buildah.run(["rm", container], check=False)
+    # Under a lock: two processes building the same tag at once (two test workers on a fresh machine) would
+    # each commit an image, and the tag would move to the second, leaving the first's `repository@digest`
+    # naming an image without that repository.
+    with locked("derived-" + repository.replace("/", "-")):
+        if not buildah.image_exists(tag):
+            _build(base_id, tag, files, env)
     info = buildah.inspect_image(tag)
     return f"{repository}@{info.digest}"
+
+
+def _build(base_id: str, tag: str, files: Mapping[str, tuple[bytes, int]], env: Mapping[str, str]) -> None:
+    """Commit `base_id` plus `files` and `env` as `tag`."""
+    container = f"assay-derive-{uuid.uuid4().hex[:12]}"
+    buildah.run(["from", "--pull=never", "--quiet", "--name", container, base_id])
+    try:
+        with tempfile.TemporaryDirectory(prefix="assay-derive-") as context:
+            for path, (content, mode) in files.items():
+                target = Path(context) / path.lstrip("/")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(content)
+                target.chmod(mode)
+            for folder in [Path(context), *(p for p in Path(context).rglob("*") if p.is_dir())]:
+                folder.chmod(0o755)
+            buildah.run(["copy", "--chown", "0:0", container, f"{context}/", "/"])
+        for name, value in env.items():
+            buildah.run(["config", "--env", f"{name}={value}", container])
+        buildah.run(["commit", "--quiet", container, tag], timeout=300)
+    finally:
+        buildah.run(["rm", container], check=False)
