@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import secrets
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,8 @@ def load_demo() -> ModuleType:
     spec = importlib.util.spec_from_file_location("demo_cluster", ROOT / "scripts" / "demo_cluster.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # Registered before it runs, as an import would: the script's dataclasses look their module up by name.
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
