@@ -74,6 +74,7 @@ PROCESS_SINGLETONS: tuple[tuple[str, str], ...] = (
     ("assay_operator.campaign.handlers", "EVENTS"),
     ("assay_operator.evaluation.handlers", "RETRIES"),
     ("assay_operator.evaluation.steps.wakeups", "WAKEUPS"),
+    ("assay_dev.cluster.ports", "CURSORS"),
 )
 """Every process-global object with state, by module and name: `reset()` between tests (tests/unit/
 test_singletons.py keeps the list complete)."""
