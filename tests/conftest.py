@@ -14,6 +14,7 @@ Missing binaries or images fail the run; they never skip it, so a broken build c
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import sys
@@ -205,6 +206,12 @@ def _check_shared_fixture_modules(items: list[pytest.Item]) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if unlisted := item.stash.get(_UNLISTED, None):
         pytest.fail(unlisted, pytrace=False)
+    if item.get_closest_marker("alone") and int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or "1") > 1:
+        pytest.fail(
+            "marked `alone` (its agent asks every loopback listener of the host): run it without other "
+            "workers beside it, as `make test` does (pytest -m 'builds and alone', no -n)",
+            pytrace=False,
+        )
 
 
 class SharedFixtureScheduling(LoadGroupScheduling):

@@ -40,7 +40,10 @@ from assay_dev.servers.mlflow_server import MlflowAuth, mlflow_server
 from assay_operator.evaluation.build.layout import EVIDENCE_KEY_FILE
 from tests.operator_cluster.conftest import StartOperator
 
-pytestmark = pytest.mark.cluster
+# `alone`: the cheaters here ask every loopback listener of the host (the answer pods share the host's
+# network on this cluster), so a test beside them on another xdist worker would see their requests at its
+# own servers (a gateway counting calls) and they would see its listeners.
+pytestmark = [pytest.mark.cluster, pytest.mark.alone]
 
 AGENTS = Path(__file__).resolve().parents[1] / "support" / "agents"
 
