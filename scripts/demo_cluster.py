@@ -221,16 +221,11 @@ def run_demo(
             "--timeout=1s",
             check=False,
         )
-        verdict = cp.kubectl(
-            "get",
-            "evaluation",
-            name,
-            "-n",
-            NAMESPACE,
-            "-o",
-            "jsonpath={.status.verdict} score={.status.score} judges={.status.judges} "
-            "message={.status.message}",
-        ).stdout
+        verdict = jsonpath(
+            cp,
+            f"evaluation/{name}",
+            "{.status.verdict} score={.status.score} judges={.status.judges} message={.status.message}",
+        )
         print(f"{name}: {verdict}\n  kubectl wait --for=condition=Ready -> exit {ready.returncode}")
 
     say("the answer pods' network boundary, as the operator's network probe found it")
@@ -240,15 +235,7 @@ def run_demo(
     say("a Campaign: brain v1 against the released v0, ranked by the release rule's own key")
     cp.api.create(f"/apis/assay.dev/v1alpha1/namespaces/{NAMESPACE}/campaigns", example_campaign())
     watch(cp, "campaigns", expected=1)
-    decision = cp.kubectl(
-        "get",
-        "campaign",
-        "brains",
-        "-n",
-        NAMESPACE,
-        "-o",
-        'jsonpath={range .status.reasons[*]}{@}{"\\n"}{end}',
-    ).stdout
+    decision = jsonpath(cp, "campaign/brains", '{range .status.reasons[*]}{@}{"\\n"}{end}')
     print(decision)
 
     say(f"reports and MLflow runs, read as {auth.readers[0].username} (anonymous calls get 401)")
@@ -259,13 +246,9 @@ def run_demo(
     client = MlflowClient(tracking_uri=mlflow.host_url)
     missing: list[str] = []
     for name, version in CANDIDATES.items():
-        run_id = cp.kubectl(
-            "get", "evaluation", name, "-n", NAMESPACE, "-o", "jsonpath={.status.mlflow.runId}"
-        ).stdout
+        run_id = jsonpath(cp, f"evaluation/{name}", "{.status.mlflow.runId}")
         if not run_id:
-            recorded = cp.kubectl(
-                "get", "evaluation", name, "-n", NAMESPACE, "-o", "jsonpath={.status.mlflow}"
-            ).stdout
+            recorded = jsonpath(cp, f"evaluation/{name}", "{.status.mlflow}")
             print(f"{name}: no MLflow run recorded ({recorded or 'no status.mlflow'})")
             missing.append(name)
             continue
@@ -281,6 +264,11 @@ def run_demo(
     return missing
 
 
+def jsonpath(cp: ControlPlane, resource: str, path: str) -> str:
+    """`kubectl get RESOURCE -o jsonpath=PATH` in the demo's namespace: what a user types to read a status."""
+    return cp.kubectl("get", resource, "-n", NAMESPACE, "-o", f"jsonpath={path}").stdout
+
+
 def with_spec(manifest: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     return {**manifest, "spec": {**manifest["spec"], **extra}}
 
@@ -288,15 +276,7 @@ def with_spec(manifest: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]
 def boundary(cp: ControlPlane, name: str) -> str:
     """The Evaluation's NetworkEnforced condition as one line: status, reason, what each forbidden connection
     of the probe's answer-shaped pod did."""
-    found = cp.kubectl(
-        "get",
-        "evaluation",
-        name,
-        "-n",
-        NAMESPACE,
-        "-o",
-        'jsonpath={.status.conditions[?(@.type=="NetworkEnforced")]}',
-    ).stdout
+    found = jsonpath(cp, f"evaluation/{name}", '{.status.conditions[?(@.type=="NetworkEnforced")]}')
     if not found:
         return "NetworkEnforced: no condition (the probe did not run)"
     condition = json.loads(found)
