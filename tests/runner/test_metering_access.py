@@ -124,6 +124,37 @@ def test_a_call_that_asks_the_provider_for_work_billed_apart_from_tokens_is_refu
         assert server.requests == []
 
 
+AMBIGUOUS = {
+    "responses": b'{"model": "m", "input": "hi", "tools": [{"type": "web_search"}], "tools": []}',
+    "chat/completions": b'{"model": "cheap", "messages": [{"role": "user", "content": "hi"}], "model": "m"}',
+    "messages": b'{"model": "m", "max_tokens": NaN, "messages": [{"role": "user", "content": "hi"}]}',
+}
+"""Bodies parsers read differently: the proxy's parser keeps the last repeated key, a provider's may keep the
+first (a hosted search the proxy never saw, a dearer model than the one it priced) or take NaN."""
+
+
+def test_a_call_whose_body_could_be_read_two_ways_is_refused_before_it_is_priced() -> None:
+    async def scenario(upstream: str) -> None:
+        priced = {"m": PriceConfig(input_per_million=1, output_per_million=1)}
+        async with MeteringProxy(upstream, Ledger(priced, 5.0)) as proxy, httpx.AsyncClient() as http:
+            cell = proxy.open_cell("T-1/1")
+            refused = [
+                await http.post(f"{cell.url}/{path}", content=body, headers=bearer(cell.key))
+                for path, body in AMBIGUOUS.items()
+            ]
+            assert [r.status_code for r in refused] == [403] * len(refused), [r.text for r in refused]
+            assert all("not one JSON object every provider reads alike" in r.text for r in refused)
+            plain = await http.post(f"{cell.url}/chat/completions", content=CHAT, headers=bearer(cell.key))
+            assert plain.status_code == 200, plain.text
+        spend = proxy.ledger.cell("T-1/1")
+        assert spend.refusals == len(AMBIGUOUS) and spend.requests == 1
+        assert "'tools' appears twice" in spend.refused[0] and "'model' appears twice" in spend.refused[1]
+
+    with ModelServer(["ok"], model="m") as server:
+        asyncio.run(scenario(server.url))
+        assert len(server.requests) == 1  # only the plain call reached the model
+
+
 def test_a_call_for_a_model_without_a_price_is_refused_budget_or_not() -> None:
     async def scenario() -> None:
         priced = {"m": PriceConfig(input_per_million=1, output_per_million=1)}

@@ -48,6 +48,7 @@ from assay_runner.gateway.metering.http1 import (
     warm_up,
 )
 from assay_runner.gateway.metering.ledger import Ledger, Refused
+from assay_runner.gateway.metering.request import UnreadableRequest, read_request
 from assay_runner.gateway.metering.usage import (
     Counted,
     MalformedUsage,
@@ -184,9 +185,9 @@ class MeteringProxy:
             await send(connection, writer, 403, error_body(refused, "not_metered"))
             return
         protocol = protocol_of(call.path)
-        if protocol is not None and (apart := billed_apart(protocol, call.body)) is not None:
-            self.ledger.cell(call.cell).refuse(apart)
-            await send(connection, writer, 403, error_body(apart, "not_metered"))
+        if protocol is not None and (unmetered := self._unmetered(protocol, call.body)) is not None:
+            self.ledger.cell(call.cell).refuse(unmetered)
+            await send(connection, writer, 403, error_body(unmetered, "not_metered"))
             return
         self._turns[(call.cell, call.path)] = call.turn  # a refused call takes no turn of the recording
         try:
@@ -202,6 +203,19 @@ class MeteringProxy:
         finally:
             if reservation is not None:
                 await self.ledger.settle(reservation, counted, problem)
+
+    @staticmethod
+    def _unmetered(protocol: Protocol, body: bytes) -> str | None:
+        """Why a model call is not forwarded for what its body asks, or None. The body is read one way only
+        (`read_request`) before anything is taken from it: the tools it names, its model, its stream flag."""
+        try:
+            request = read_request(body)
+        except UnreadableRequest as exc:
+            return (
+                f"the call's body is not one JSON object every provider reads alike ({exc}): "
+                "the proxy cannot tell what it asks for, so it is refused, and recorded"
+            )
+        return billed_apart(protocol, request)
 
     def _wrong_credential(self, cell: str, presented: str | None, holder: str | None) -> tuple[int, str]:
         """Record a call on `cell`'s URL that did not present `cell`'s credential: (status, why)."""

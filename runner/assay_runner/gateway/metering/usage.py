@@ -79,18 +79,13 @@ def _provider_tool(protocol: Protocol, kind: str) -> bool:
     return protocol == "responses" and (kind.startswith("web_search") or kind in RESPONSES_PROVIDER_TOOLS)
 
 
-def billed_apart(protocol: Protocol, body: bytes) -> str | None:
+def billed_apart(protocol: Protocol, request: dict[str, Any]) -> str | None:
     """Why a model call is refused for asking the provider to run something billed apart from the tokens
     the proxy counts, or None. A hosted web search is billed per search, a code container per session, a
     remote MCP server's or a background response's work in no reply the proxy reads: let through, their
     spend would go uncounted (and the provider's fetches reach what the cell's network rules keep out).
-    The CLI presets turn these tools off; a program agent could still name them."""
-    try:
-        request = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None  # the upstream will refuse it: nothing to meter
-    if not isinstance(request, dict):
-        return None
+    The CLI presets turn these tools off; a program agent could still name them. `request` is the body as
+    `request.read_request` reads it (one way only)."""
     asked = [
         name
         for name, wanted in (
