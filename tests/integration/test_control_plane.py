@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from assay_dev.cluster import ApiError, ControlPlane, LocalKubelet, PullFault
-from assay_dev.cluster.pod import LOG_TAIL_BYTES, LOG_TAIL_LINES
+from assay_dev.cluster.pod_container import LOG_TAIL_BYTES, LOG_TAIL_LINES
 from assay_dev.cluster.wait import wait_until
 from assay_dev.images import buildah
 from tests.conftest import current_images

@@ -90,7 +90,8 @@ def test_loading_the_operator_pulls_in_no_judge_code() -> None:
 #   shows; steps that touch the cluster; the kopf handlers. `startup` (the process's kopf settings) sits
 #   where it is needed: it reads the children's labels (build) and the steps read its settings;
 # - the Campaign kind above the Evaluation kind it makes: its API, reading its children, the plan, the
-#   standings, the status reduction, the one typed view of a Campaign per reconcile, the handlers;
+#   standings, the status reduction, the one typed view of a Campaign per reconcile, the approval annotation
+#   spent and its Events, the handlers;
 # - the CRD generator, the shipped example resources (the OLM bundle's alm-examples) and the entry point on
 #   top.
 OPERATOR = ROOT / "operator" / "assay_operator"
@@ -130,6 +131,7 @@ OPERATOR_LAYERS: tuple[str, ...] = (
     "campaign.standings",
     "campaign.status",
     "campaign.watched",
+    "campaign.approval",
     "campaign.handlers",
     "crdgen",
     "examples",

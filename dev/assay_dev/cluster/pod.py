@@ -14,7 +14,8 @@ count towards the pod's phase.
 
 Status goes through the `/status` subresource with complete container lists, as kubelet writes it: waiting
 (ContainerCreating, ErrImagePull, CreateContainerConfigError, CreateContainerError), running, terminated
-{exitCode, reason Completed|Error|OOMKilled|StartError, message, startedAt, finishedAt}.
+{exitCode, reason Completed|Error|OOMKilled|StartError, message, startedAt, finishedAt}. Each container's
+record and the message it leaves: pod_container.py.
 """
 
 from __future__ import annotations
@@ -29,17 +30,17 @@ import stat
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from assay_dev.images.buildah import BuildahError
 
 from . import oci, resources, waiting
-from .images import PulledImage, UnknownImage, pull
+from .images import UnknownImage, pull
 from .kubeapi import ApiError, pods_path
 from .mirrors import MirrorSetError
 from .network import NetworkError, PodNetwork
+from .pod_container import POD_MESSAGE_BUDGET, Container, termination_message
 from .pod_host import PodHost
 from .podspec import (
     ConfigError,
@@ -58,10 +59,6 @@ Obj = dict[str, Any]
 log = logging.getLogger(__name__)
 
 POD_IP = "127.0.0.1"
-TERMINATION_MESSAGE_MAX = 4096
-LOG_TAIL_LINES = 80
-LOG_TAIL_BYTES = 2048
-POD_MESSAGE_BUDGET = 12 * 1024
 START_ERROR_EXIT = 128
 KILLED_EXIT = 137
 RESTART_BACKOFF = (10.0, 300.0)
@@ -73,73 +70,8 @@ def now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def termination_message(
-    container: Obj, message_file: Path, log_file: Path, exit_code: int, pod_budget: int = POD_MESSAGE_BUDGET
-) -> str:
-    """The message kubelet puts in state.terminated.message (pkg/kubelet/kuberuntime: the file's last 4096
-    bytes, else the log tail; pkg/kubelet/status: at most 12 KiB per pod, split evenly among containers)."""
-    data = b""
-    if message_file.exists():
-        with message_file.open("rb") as f:
-            f.seek(max(0, message_file.stat().st_size - TERMINATION_MESSAGE_MAX))
-            data = f.read()
-    fallback = container.get("terminationMessagePolicy") == "FallbackToLogsOnError" and exit_code != 0
-    if not data and fallback and log_file.exists():
-        lines = log_file.read_bytes().splitlines(keepends=True)[-LOG_TAIL_LINES:]
-        data = b"".join(lines)[-LOG_TAIL_BYTES:]
-    return data[:pod_budget].decode(errors="replace")
-
-
 class Stopped(Exception):
     """The kubelet is stopping, or the pod is gone."""
-
-
-@dataclass
-class Container:
-    spec: Obj
-    init: bool
-    state: Obj = field(default_factory=lambda: {"waiting": {"reason": "ContainerCreating"}})
-    image: PulledImage | None = None
-    handle: ContainerHandle | None = None
-    started_at: str = ""
-    oom_killed: bool = False
-    """Set by the kubelet's oom_kill fault (a test's stand-in for the kernel's OOM killer)."""
-    message_file: Path | None = None
-    log_file: Path | None = None
-    restart_count: int = 0
-    last_state: Obj = field(default_factory=dict)
-    restart_at: float | None = None
-    """When an exited sidecar is started again (monotonic clock)."""
-
-    @property
-    def name(self) -> str:
-        return str(self.spec["name"])
-
-    @property
-    def sidecar(self) -> bool:
-        """A native sidecar: an init container that runs beside the others until the pod ends."""
-        return self.init and self.spec.get("restartPolicy") == "Always"
-
-    @property
-    def terminated(self) -> Obj | None:
-        value: Obj | None = self.state.get("terminated")
-        return value
-
-    def status(self) -> Obj:
-        running = "running" in self.state
-        status: Obj = {
-            "name": self.name,
-            "image": self.spec["image"],
-            "imageID": self.image.image_id if self.image is not None else "",
-            "ready": running and (self.sidecar or not self.init),
-            "restartCount": self.restart_count,
-            "started": running,
-            "state": self.state,
-            "lastState": self.last_state,
-        }
-        if self.handle is not None and self.handle.process is not None:
-            status["containerID"] = f"runc://{self.handle.id}"
-        return status
 
 
 class PodWorker:

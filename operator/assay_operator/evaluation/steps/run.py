@@ -8,25 +8,20 @@ Called by kopf (create / resume / spec update / rerun, assay_operator.evaluation
 ConfigMap watch when a ConfigMap the Evaluation waits for appears (wakeups.py); runs of one Evaluation are
 serialised in this process, and two processes (a leader and a new one) still make one answer Job and one
 judge Job per run: creation is idempotent and a 409 is adopted.
+
+Its parts: the request and its refusals or waits (run_request.py), the inputs read from the cluster
+(run_inputs.py), the children created (run_children.py), and what an earlier run left (superseded.py).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any, NoReturn, cast
 
 import kopf
-from pydantic import ValidationError
 
-from assay_operator import conditions, events, kube, metrics
-from assay_operator.cluster_views import Object, Pod
-from assay_operator.evaluation import api
-from assay_operator.evaluation.api import KIND, EvaluationSpec, EvaluationStatus
+from assay_operator import conditions, events, metrics
 from assay_operator.evaluation.build import names, pods
 from assay_operator.evaluation.build.answer_job import build_answer_job
 from assay_operator.evaluation.build.claim import build_answers_claim
@@ -36,13 +31,6 @@ from assay_operator.evaluation.build.snapshots import (
     Snapshots,
     brain_digest,
     build_brain_snapshot,
-    build_suite_snapshot,
-    text_digest,
-)
-from assay_operator.evaluation.build.suite_split import (
-    SuiteSplitError,
-    suite_parts,
-    threshold_override_problems,
 )
 from assay_operator.evaluation.read import progress, reconcile
 from assay_operator.evaluation.read.answers_state import AnswersState
@@ -55,97 +43,16 @@ from assay_operator.evaluation.steps import (
     serial,
     suite_check,
 )
-from assay_operator.evaluation.steps.wakeups import WAKEUPS
+from assay_operator.evaluation.steps.run_children import _create_answer_job, _create_inputs
+from assay_operator.evaluation.steps.run_inputs import _brain_files, _suite_snapshots, _validated_spec
+from assay_operator.evaluation.steps.run_request import Request
+from assay_operator.evaluation.steps.superseded import _delete_superseded, _wait_for_earlier_runs
 from assay_operator.evaluation.steps.watched import Watched
-from assay_operator.objects import ConfigMap, Job, NetworkPolicy, PersistentVolumeClaim
 from assay_operator.settings import Settings
 from assay_operator.startup import settings
 from assay_runner.vocabulary import PRESET_KINDS
 
 log = logging.getLogger("assay.operator")
-
-
-@dataclass(frozen=True)
-class Request:
-    """One reconcile of one Evaluation's generation: the Evaluation as this event shows it, and who asks."""
-
-    evaluation: Watched
-    retry: int | None
-    """kopf's retry count; None when a ConfigMap's creation woke it."""
-
-    @property
-    def body(self) -> Mapping[str, Any]:
-        return self.evaluation.body
-
-    @property
-    def namespace(self) -> str:
-        return self.evaluation.namespace
-
-    @property
-    def name(self) -> str:
-        return self.evaluation.name
-
-    @property
-    def generation(self) -> int:
-        return self.evaluation.generation
-
-    @property
-    def current(self) -> EvaluationStatus:
-        return self.evaluation.status
-
-    @property
-    def rerun(self) -> str | None:
-        return self.evaluation.rerun
-
-    @property
-    def first_run(self) -> bool:
-        """The first run of a new Evaluation: no earlier generation or rerun of it can have left Jobs, claims
-        or pods behind (a deleted namesake's are not its own: the ownership checks skip them, and the garbage
-        collector takes them)."""
-        return self.generation == 1 and self.rerun is None
-
-    @property
-    def job(self) -> str:
-        """The run's judge Job (`status.jobName`)."""
-        return names.job_name(self.name, self.generation, self.rerun)
-
-    @property
-    def answer_job(self) -> str:
-        return names.answer_job_name(self.name, self.generation, self.rerun)
-
-    def write(self, build: Callable[[], EvaluationStatus] | EvaluationStatus) -> None:
-        self.evaluation.write(build)
-
-
-def _config_map(namespace: str, name: str) -> Any | None:
-    return kube.if_present(lambda: kube.core().read_namespaced_config_map(name, namespace))
-
-
-def _invalid(request: Request, message: str) -> NoReturn:
-    request.write(lambda: reconcile.invalid_status(request.current, request.generation, message))
-    kopf.warn(cast(kopf.Body, request.body), reason="InvalidSpec", message=message[:1024])
-    metrics.EVALUATIONS.labels("Blocked", "InvalidSpec").inc()
-    raise kopf.PermanentError(message)
-
-
-def _wait_for(request: Request, kind: str, config_map: str) -> NoReturn:
-    reason = f"{kind}NotFound"
-    message = (
-        f"ConfigMap {config_map!r} ({kind.lower()}) not found in namespace {request.namespace}; "
-        "retrying until it exists"
-    )
-    WAKEUPS.wait(request.namespace, config_map, request.name)
-    if request.retry is None:  # woken by another ConfigMap: stalled or not as before
-        stalled = conditions.holds(request.current.conditions, conditions.STALLED, request.generation)
-    else:
-        stalled = request.retry >= settings().stall_after_retries
-    request.write(
-        lambda: reconcile.waiting_status(request.current, request.generation, reason, message, stalled)
-    )
-    if request.retry == 0:
-        events.warning(request.body, reason, message)
-    retry = request.retry or 0
-    raise kopf.TemporaryError(message, delay=min(5 * 2**retry, 120))
 
 
 def _stall_without_agent(request: Request, kind: str, operator: Settings) -> None:
@@ -164,198 +71,6 @@ def _stall_without_agent(request: Request, kind: str, operator: Settings) -> Non
         )
     )
     events.warning(request.body, "AgentNotInImage", message)
-
-
-def _validated_spec(request: Request) -> EvaluationSpec:
-    try:
-        return request.evaluation.spec
-    except ValidationError as exc:
-        _invalid(request, f"invalid spec: {api.problems(exc)}")
-
-
-def _brain_files(request: Request, evaluation: EvaluationSpec) -> tuple[dict[str, str], dict[str, str]]:
-    """The brain's files (text, binary); waits while the brain or a suite ConfigMap does not exist."""
-    brain = _config_map(request.namespace, evaluation.brain.config_map.name)
-    if brain is None:
-        _wait_for(request, "Brain", evaluation.brain.config_map.name)
-    for ref in (evaluation.suite.config_map, evaluation.suite.kb_config_map):
-        if ref is not None and _config_map(request.namespace, ref.name) is None:
-            _wait_for(request, "Suite", ref.name)
-    return dict(brain.data or {}), dict(brain.binary_data or {})
-
-
-def _suite_snapshots(request: Request, evaluation: EvaluationSpec) -> list[tuple[str, ConfigMap, str]]:
-    """A ConfigMap suite split at its trust boundary into immutable snapshots: (part, object, digest) for the
-    public part (`suite`), the answer keys (`key`) and, for a suite with conversational tickets, the
-    customers (`customer`: the answer pods' runner plays them). A bundled suite is split in the pod."""
-    ref = evaluation.suite.config_map
-    if ref is None:
-        return []
-    found = _config_map(request.namespace, ref.name)
-    if found is None:
-        _wait_for(request, "Suite", ref.name)
-    data = dict(found.data or {})
-    try:
-        public, key, customers = suite_parts(data)
-        overrides = threshold_override_problems(
-            data, (evaluation.gate.thresholds or {}) if evaluation.gate else {}
-        )
-    except SuiteSplitError as exc:
-        _invalid(request, f"suite ConfigMap {ref.name!r} cannot be split into questions and keys: {exc}")
-    if overrides:
-        _invalid(request, f"suite ConfigMap {ref.name!r}: " + "; ".join(overrides))
-    parts = []
-    for part, data in (("suite", public), ("key", key), ("customer", customers or {})):
-        if not data:
-            continue
-        digest = text_digest(data)
-        parts.append((part, build_suite_snapshot(request.name, part, data, digest), digest))
-    return parts
-
-
-def _refuse_stale(
-    read: Callable[..., Any], namespace: str, kind: str, child_name: str, owner: Watched
-) -> None:
-    """A child name was taken (409). When the holder belongs to a deleted Evaluation of the same name (a
-    delete and re-create, common under GitOps) it is garbage the collector has not removed yet: adopting it
-    would mount the old run's config, and its Job's verdict would land on this Evaluation. Wait for it."""
-    found = kube.if_present(lambda: read(child_name, namespace))
-    existing = None if found is None else Object.of(kube.plain(found))  # None: collected, create again
-    stale = existing is None or any(
-        ref.kind == KIND and ref.name == owner.name and ref.uid != owner.uid
-        for ref in existing.metadata.owner_references
-    )
-    if stale:
-        raise kopf.TemporaryError(
-            f"{kind} {child_name} of a deleted Evaluation named {owner.name} is still there; "
-            "waiting for the garbage collector to remove it",
-            delay=2,
-        )
-
-
-Child = ConfigMap | PersistentVolumeClaim | NetworkPolicy | Job
-"""A child the operator builds and creates."""
-
-
-def _create_adopted(request: Request, create: Callable[..., Any], child: Child) -> bool:
-    """Serialise the child once, here, adopted by the Evaluation; True when it was created now."""
-    body = child.body()
-    kopf.adopt(body, owner=cast(kopf.Body, request.body))
-    return kube.create(create, request.namespace, body)
-
-
-def _create(request: Request, create: Callable[..., Any], read: Callable[..., Any], child: Child) -> bool:
-    """Create one child, adopted; True when created now. A name taken by another owner's object is refused
-    (a stale one: wait for the collector; anyone else's: the spec cannot run)."""
-    if _create_adopted(request, create, child):
-        return True
-    kind, name = child.kind, child.metadata.name
-    _refuse_stale(read, request.namespace, kind, name, request.evaluation)
-    existing = Object.of(kube.plain(read(name, request.namespace)))
-    if not request.evaluation.owns(existing):
-        _invalid(request, f"a {kind} named {name} already exists and is not owned by this Evaluation")
-    return False
-
-
-def _apply_policy(request: Request, policy: NetworkPolicy) -> None:
-    """The answer pods' NetworkPolicy, one per Evaluation: created, or brought up to this spec's gateway."""
-    networking = kube.networking()
-    if _create(
-        request,
-        networking.create_namespaced_network_policy,
-        networking.read_namespaced_network_policy,
-        policy,
-    ):
-        return
-    networking.patch_namespaced_network_policy(
-        policy.metadata.name, request.namespace, {"spec": policy.spec.body()}
-    )
-
-
-def _create_inputs(
-    request: Request,
-    config_map_objects: list[ConfigMap],
-    claim: PersistentVolumeClaim,
-    policy: NetworkPolicy | None,
-) -> None:
-    """The snapshots, the answer phase's RunConfig, the answers claim and the NetworkPolicy, each adopted
-    and idempotent — all before the answer Job, so no answer pod starts without its egress rule."""
-    core = kube.core()
-    for child in config_map_objects:
-        if not _create_adopted(request, core.create_namespaced_config_map, child):
-            _refuse_stale(
-                core.read_namespaced_config_map,
-                request.namespace,
-                child.kind,
-                child.metadata.name,
-                request.evaluation,
-            )
-    if policy is not None:
-        _apply_policy(request, policy)
-    _create(
-        request,
-        core.create_namespaced_persistent_volume_claim,
-        core.read_namespaced_persistent_volume_claim,
-        claim,
-    )
-
-
-def _create_answer_job(request: Request, job: Job) -> bool:
-    """True when the answer Job was created now (False: it was there already, from an earlier attempt)."""
-    batch = kube.batch()
-    return _create(request, batch.create_namespaced_job, batch.read_namespaced_job, job)
-
-
-def _delete_superseded(request: Request) -> None:
-    """Delete this Evaluation's other Jobs (earlier generations, and earlier runs of this one: a rerun) and
-    the answers claims of earlier generations (a rerun resumes on its generation's)."""
-    owner = request.evaluation
-    selector = f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)}"
-    keep = {request.job, request.answer_job}
-    jobs = kube.read_plain(kube.batch().list_namespaced_job, request.namespace, label_selector=selector)
-    for item in jobs.get("items") or []:
-        job = Object.of(item)
-        # Only this Evaluation's own Jobs: a label value is not proof of ownership.
-        if owner.owns(job) and job.metadata.name not in keep:
-            # Background: without a propagation policy a deleted Job leaves its pods behind.
-            delete = kube.batch().delete_namespaced_job
-            kube.delete_if_present(
-                functools.partial(
-                    delete, job.metadata.name, request.namespace, propagation_policy="Background"
-                )
-            )
-    core = kube.core()
-    claims = kube.read_plain(
-        core.list_namespaced_persistent_volume_claim, request.namespace, label_selector=selector
-    )
-    for found in claims.get("items") or []:
-        claim = Object.of(found)
-        generation = claim.metadata.labels.get(names.LABEL_GENERATION)
-        if owner.owns(claim) and generation != str(request.generation):
-            delete_claim = core.delete_namespaced_persistent_volume_claim
-            kube.delete_if_present(functools.partial(delete_claim, claim.metadata.name, request.namespace))
-
-
-def _wait_for_earlier_runs(request: Request) -> None:
-    """A rerun answers on its generation's claim, where an earlier run's pods may still be stopping (their
-    Job was just deleted): its pods start only once those are gone, so two attempts never write one shard."""
-    selector = (
-        f"{names.LABEL_EVALUATION}={names.evaluation_label(request.name)},"
-        f"{names.LABEL_GENERATION}={request.generation}"
-    )
-    mine = {request.job, request.answer_job}
-    listed = kube.read_plain(kube.core().list_namespaced_pod, request.namespace, label_selector=selector)
-    running = [
-        pod.metadata.name
-        for pod in (Pod.of(item) for item in listed.get("items") or [])
-        if pod.metadata.labels.get("job-name") not in mine and pod.status.phase not in ("Succeeded", "Failed")
-    ]
-    if running:
-        raise kopf.TemporaryError(
-            f"waiting for the earlier run's pods ({', '.join(sorted(running)[:5])}) to stop before answering "
-            "again on the same volume",
-            delay=2,
-        )
 
 
 def start(watched: Watched, retry: int | None) -> None:

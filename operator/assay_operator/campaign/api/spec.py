@@ -1,29 +1,18 @@
-"""The `Campaign` resource (assay.dev/v1alpha1): several candidates over the same tickets, one decision.
-
-The candidates are listed (`candidates`, up to 16) or are the cells of a grid (`grid`: brains x agents x
-models, up to 256). A Campaign creates one Evaluation per candidate (and one for the incumbent, when
-named) from the shared settings below, at most `maxParallel` at a time, and when all have a verdict writes
-the comparison and the decision into its status: the highest mean (descriptive), the release-key
-winner, and whether it may be promoted. The ranking is `assay_runner.core.decision`, the same code
-`assay compare` runs.
-
-Like the Evaluation, the spec names data and never the pod. The CRD is generated from these models.
-"""
+"""The `Campaign`'s spec: the candidates (listed, or a grid's cells), the settings their Evaluations share,
+and how the decision is made and approved. Like the Evaluation's, it names data and never the pod."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
-from assay_operator import approvals
 from assay_operator.evaluation.api import (
     MAX_PARALLELISM,
     AgentSpec,
     ApiModel,
     BrainRef,
     BundledRef,
-    Condition,
     GateOverrides,
     MlflowSpec,
     PriceSpec,
@@ -33,26 +22,14 @@ from assay_operator.evaluation.api import (
     SuiteRef,
     TicketSelection,
 )
-from assay_operator.objects import PrinterColumn
-from assay_runner.core.standing import OnTie, Reduction, Role
-from assay_runner.vocabulary import Verdict
-
-KIND = "Campaign"
-PLURAL = "campaigns"
-SINGULAR = "campaign"
-SHORT_NAMES = ["camp"]
+from assay_runner.core.standing import OnTie, Reduction
 
 # A candidate's name becomes part of its Evaluation's name and a label value: short and DNS-safe.
 CANDIDATE_NAME = r"^[a-z0-9]([-a-z0-9]{0,28}[a-z0-9])?$"
 # A grid cell is named by its axis values joined with "-": three of these stay within a label value (63).
 AXIS_NAME = r"^[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?$"
 MAX_CELLS = 256
-MAX_REASONS, MAX_REASON_LENGTH, MAX_MESSAGE_LENGTH = 40, 1024, 4096
 Approval = Literal["Automatic", "Manual"]
-APPROVED_BY = approvals.APPROVED_BY
-"""The annotation a person sets to approve a decided promotion (its value: who approved, which the chart's
-admission policy checks is the requesting user; see assay_operator.approvals)."""
-AWAITING_APPROVAL = "AwaitingApproval"
 
 
 class ChildSettings(ApiModel):
@@ -241,112 +218,3 @@ class CampaignSpec(ChildSettings):
     """Each Evaluation's deadline."""
     queue_name: str | None = Field(default=None, pattern=r"^[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?$")
     """Kueue LocalQueue for the Evaluations' Jobs."""
-
-
-class VsIncumbentStatus(ApiModel):
-    """A candidate against the incumbent, compact (a grid has up to 256 of these in one object)."""
-
-    score_effect: float | None = None
-    """Mean per-ticket score difference (candidate - incumbent)."""
-    score_ci: list[float] | None = Field(default=None, min_length=2, max_length=2)
-    """Its paired bootstrap confidence interval, [low, high]."""
-    score_p: float | None = None
-    """Two-sided sign-flip permutation p-value."""
-    resolved_gained: int | None = None
-    resolved_lost: int | None = None
-    resolved_p: float | None = None
-    """Exact McNemar p-value on fully resolved tickets."""
-    confidence: float | None = None
-    """1 - the deciding test's Holm-adjusted p-value."""
-    judges_fallen: list[Annotated[str, Field(max_length=63)]] | None = Field(default=None, max_length=16)
-    """Judges whose mean fell below the incumbent's by more than maxJudgeDrop."""
-
-
-class CandidateStatus(ApiModel):
-    """One contender's standing: its Evaluation's phase, verdict and the gate's reductions."""
-
-    name: str
-    role: Role
-    evaluation: str
-    """The Evaluation holding this candidate's verdict and details."""
-    phase: Literal["Pending", "Running", "Finished"]
-    verdict: Verdict | None = None
-    mean: float | None = None
-    pass_rate: float | None = None
-    pass_at_k: float | None = None
-    pass_hat_k: float | None = None
-    fully_resolved: int | None = None
-    tickets: int | None = None
-    coverage: float | None = None
-    """Share of ticket x repetition cells judged."""
-    complete: bool | None = None
-    eligible: bool | None = None
-    """Complete coverage and its own gate verdict Pass."""
-    cost_usd: float | None = None
-    """Its Evaluation's priced usage in US dollars (the `cost` reduction; lower ranks higher)."""
-    key: dict[str, float] | None = None
-    """Its values of the release key's reductions (`cost` in US dollars)."""
-    rank_by_key: int | None = None
-    rank_by_mean: int | None = None
-    vs_incumbent: VsIncumbentStatus | None = None
-    """The paired comparison with the incumbent and the judges that fell below it."""
-
-
-class ApprovalStatus(ApiModel):
-    state: Literal["AwaitingApproval", "Approved"]
-    winner: str
-    """The candidate whose promotion awaits approval, or was approved."""
-    generation: int
-    """The Campaign's generation it concerns: an approval never carries over to another."""
-    approved_by: str | None = Field(default=None, max_length=253)
-    """Who approved, as the apiserver authenticated the request that set the annotation."""
-    approved_at: str | None = None
-    seal: str | None = Field(default=None, max_length=64)
-    """The operator's seal over this approval and the Campaign's uid (assay_operator.seals): an approval
-    without one that verifies was not written by the operator, and is undone."""
-
-    def sealed_fields(self) -> dict[str, object]:
-        return self.model_dump(by_alias=True, mode="json", exclude={"seal"})
-
-
-class GridStatus(ApiModel):
-    axes: dict[str, list[Annotated[str, Field(max_length=20)]]]
-    """Axis -> its names, in order; a cell's name is its names joined with "-"."""
-    cells: int
-
-
-class CampaignStatus(ApiModel):
-    observed_generation: int | None = None
-    key: list[str] | None = None
-    progress: str | None = None
-    """"finished/total" Evaluations, for the printer column."""
-    candidates: list[CandidateStatus] | None = Field(default=None, max_length=MAX_CELLS)
-    grid: GridStatus | None = None
-    approval: ApprovalStatus | None = None
-    """For `approval: Manual`: the promotion awaiting a person, or who approved it."""
-    incumbent: CandidateStatus | None = None
-    highest_mean: str | None = None
-    """The candidate with the highest mean: descriptive, never decisive."""
-    winner: str | None = None
-    """The release-key winner among candidates with complete coverage."""
-    promote: bool | None = None
-    """Whether the winner may replace the incumbent (Ready mirrors it)."""
-    reasons: list[Annotated[str, Field(max_length=MAX_REASON_LENGTH)]] | None = Field(
-        default=None, max_length=MAX_REASONS
-    )
-    """Why, one line each — even when the labels agree; past MAX_REASONS, a last line counts the rest
-    (every candidate's own row says whether it is eligible)."""
-    message: str | None = Field(default=None, max_length=MAX_MESSAGE_LENGTH)
-    conditions: list[Condition] | None = Field(default=None, max_length=16)
-
-
-def printer_columns() -> list[PrinterColumn]:
-    return [
-        {"name": "Winner", "type": "string", "jsonPath": ".status.winner"},
-        {"name": "Promote", "type": "boolean", "jsonPath": ".status.promote"},
-        {"name": "Approval", "type": "string", "jsonPath": ".status.approval.state"},
-        {"name": "Progress", "type": "string", "jsonPath": ".status.progress"},
-        {"name": "Ready", "type": "string", "jsonPath": '.status.conditions[?(@.type=="Ready")].status'},
-        {"name": "Highest-Mean", "type": "string", "jsonPath": ".status.highestMean", "priority": 1},
-        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
-    ]
