@@ -75,7 +75,7 @@ _FUNCTION_WORDS = {
     "pt": _set_of(
         "o os as um uma é não do da dos das que para com em no na este esta você seu sua nunca depois "
         "pode deve também sem são ao aos pelo pela novamente então partir ainda a e seus suas lhe isso de "
-        "isto mas ou"
+        "isto mas ou por eu enquanto já agora aqui está"
     ),
     "nl": _set_of(
         "de het een is niet en van voor met op dit deze u uw je jouw geen nooit dan daarna kunt moet "
@@ -220,6 +220,9 @@ _ES_ENDINGS = (
     # the imperfect subjunctive ("le recomendó que desinstalara", "que revocase"), unaccented
     *("aramos", "ieramos", "asemos", "iesemos", "aran", "ieran", "asen", "iesen", "aras", "ieras"),
     *("ases", "ieses", "ara", "iera", "ase", "iese"),
+    # the conditional ("yo restablecería", "desactivaríamos"), unaccented: the infinitive + -ía
+    *("ariamos", "eriamos", "iriamos", "ariais", "eriais", "iriais", "arian", "erian", "irian"),
+    *("arias", "erias", "irias", "aria", "eria", "iria"),
     *("aremos", "eremos", "iremos", "iendo", "ando", "amos", "emos", "imos", "ará", "erá", "irá", "ar", "er"),
     *("ir", "an", "en", "as", "es", "ad", "ed", "a", "e", "o", "s"),
 )

@@ -210,10 +210,22 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
             spans.update(_match_unit_keys(text, [unit[0] for unit in compound_units(wanted)]))
         if core:
             spans.update(_match_determiners(text.tokens, core, text.stem_lookup.occurrences(core[0])))
+        if language in _ROMANCE:
+            spans.update(after_verb_gap(text.tokens, wanted, text.stem_lookup.occurrences(wanted[0].stem)))
+        if language == "en":
+            spans.update(particle_shifted(text.tokens, wanted, text.stem_lookup.occurrences(wanted[0].stem)))
         return sorted(spans)
     spans = set(_match_words(text, wanted))
     if core:
         spans.update(_match_determiners(text, core, (i for i, t in enumerate(text) if t.stem == core[0])))
+    if language in _ROMANCE:
+        spans.update(
+            after_verb_gap(text, wanted, (i for i, t in enumerate(text) if t.stem == wanted[0].stem))
+        )
+    if language == "en":
+        spans.update(
+            particle_shifted(text, wanted, (i for i, t in enumerate(text) if t.stem == wanted[0].stem))
+        )
     if _has_compound(wanted) or _has_compound(text):
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
     if language in VERB_FIRST:
@@ -305,6 +317,60 @@ _AFTER_VERB = _set_of(
     primero simplemente inmediatamente ya ora poi prima semplicemente subito agora depois primeiro
     simplesmente imediatamente já"""
 )
+
+
+# A Romance verb may be followed by a short adverbial before its object ("Désactivez pour l'instant la
+# sauvegarde", "Desactive por ahora la copia", "Restablezca usted mismo la cerradura", "Disattivi per ora
+# il backup"): up to this many words of any kind but a negation, within the sentence and its clause (no
+# punctuation between them).
+_ROMANCE = frozenset({"fr", "es", "it", "pt"})
+_MAX_AFTER_VERB = 3
+_GAP_NEGATIONS = _set_of(
+    "ne n' pas jamais plus no nunca jamás non mai não nunca nem ni né sin sans senza sem"
+)
+
+
+def after_verb_gap(
+    tokens: Sequence[Token], wanted: Sequence[Token], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """A phrase whose first word (its verb) stands up to `_MAX_AFTER_VERB` words before the rest, the rest
+    in order with only articles and possessives between its words (`_match_determiners`)."""
+    core = [t.stem for t in wanted if t.text not in DETERMINERS]
+    if len(core) < 2 or wanted[0].text in DETERMINERS:
+        return []
+    spans = []
+    count = len(tokens)
+    for i in starts:
+        for gap in range(1, _MAX_AFTER_VERB + 1):
+            last = i + gap  # the gap's last word
+            if last + 1 >= count:
+                break
+            skipped = tokens[last]
+            if skipped.text in _GAP_NEGATIONS or skipped.start - tokens[last - 1].end > 1:
+                break  # a negation, or punctuation (a clause or sentence boundary), in the gap
+            at = last + 1
+            while at < min(count, last + 1 + _MAX_DETERMINERS) and tokens[at].text in DETERMINERS:
+                at += 1
+            if at < count and tokens[at].stem == core[1] and tokens[last + 1].start - skipped.end <= 1:
+                rest = _match_determiners(tokens, core[1:], (at,)) if len(core) > 2 else [(at, at + 1)]
+                spans.extend((i, end) for _, end in rest)
+                break
+    return spans
+
+
+# An English phrasal verb's particle may follow its object: "turn off automatic backup" is also "turn
+# automatic backup off" (and "turn the automatic backup off").
+_ENGLISH_PARTICLES = _set_of("off on up down out back over in away")
+
+
+def particle_shifted(
+    tokens: Sequence[Token], wanted: Sequence[Token], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """A phrasal verb's phrase ("turn off X") written with its particle after the object ("turn X off")."""
+    if len(wanted) < 3 or wanted[1].text not in _ENGLISH_PARTICLES:
+        return []
+    shifted = [wanted[0].stem, *(t.stem for t in wanted[2:] if t.text not in DETERMINERS), wanted[1].stem]
+    return _match_determiners(tokens, shifted, starts)
 
 
 def _without_determiners(wanted: Sequence[Token]) -> list[str]:
@@ -436,7 +502,33 @@ def verb_first(
     particle = _particle_of(word, _PARTICLES if language == "de" else _DUTCH_PARTICLES)
     spans = _verb_first(tokens, verb, rest) if rest else []
     if particle is not None:  # "Schalten Sie die Firewall aus", "Schakel de firewall uit"
-        spans += _verb_first(tokens, foreign_stem(word[len(particle) :], language), [*rest, particle])
+        verb_part = foreign_stem(word[len(particle) :], language)
+        spans += _verb_first(tokens, verb_part, [*rest, particle])
+        spans += _separated(tokens, verb_part, rest, particle)
+    return spans
+
+
+def _separated(
+    tokens: Sequence[Token], verb: str, rest: Sequence[str], particle: str
+) -> list[tuple[int, int]]:
+    """A separable verb anywhere in its clause with its particle at the clause's end, the phrase's other
+    words between them: a question ("Warum setzen Sie das Türschloss nicht einfach zurück?", "Waarom zet u
+    het slot niet terug?") or a clause after a lead phrase. The particle ending the clause is what makes
+    it the verb's (a bare "zet" or "setzen" is not enough)."""
+    ends = {k for k in _clause_ends(tokens) if k and tokens[k - 1].text == particle}
+    spans = []
+    for stop in ends:
+        for i in range(max(0, stop - 12), stop - 1):
+            if tokens[i].stem != verb:
+                continue
+            position = i + 1
+            for wanted in rest:
+                found = next((k for k in range(position, stop - 1) if tokens[k].stem == wanted), None)
+                if found is None:
+                    break
+                position = found + 1
+            else:
+                spans.append((i, stop))
     return spans
 
 

@@ -39,7 +39,14 @@ from assay_runner.text.negation import (
     reversed_negation,
 )
 from assay_runner.text.patterns import compile_pattern
-from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
+from assay_runner.text.polarity import (
+    cannot_avoid,
+    denial,
+    may_compose,
+    negated_twice,
+    negations_after,
+    rejected_subject,
+)
 from assay_runner.text.sentences import Sentence
 from assay_runner.text.stance import (
     avoidance,
@@ -268,7 +275,8 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text, at):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
-    if question and why_question(text[:at], facts.language, facts.explained) == "advises":
+    inside = text[at : offset_end(view, end, at, start)]  # a German or Dutch negation follows its verb
+    if question and why_question(text[:at], facts.language, facts.explained, inside) == "advises":
         return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
     if question and what_if(text):
         return ADVISES  # "What if you cleared the print queue?", "En als u ... eens leegt?"
@@ -297,6 +305,8 @@ def judge_match(
         rejected = rejected_subject(view.words, view.body_start, start, end)
         if rejected is not None:  # "(Non) reinstallare non è un'opzione"
             return ADVISES if rejected else None
+    if negated_twice(view.words, view.body_start, start, end):  # the reader cannot show a pass
+        return Outcome("uncertain", "a negated action whose predicate is negated too: the two may cancel")
     if encouraged(view, start, end):  # read before negation: its "pas" encourages
         return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
     if reported(view, start, end, question):

@@ -23,7 +23,8 @@ from assay_runner.text.stance.words import (
 
 _OTHER = _set(
     """other else autre autres andere anderen anderer anderes otra otro otras otros altra altro altre altri
-    outra outro outras outros ander anders innego inna inne innej innych"""
+    outra outro outras outros ander anders innego inna inne innej innych
+    otherwise differently autrement altrimenti diversamente inaczej"""
 )
 # Verbs of remaining, by stem: rester, restare, restar, quedar, bleiben, resten, pozostać, zostać.
 _REMAINING = ("rest", "qued", "bleib", "pozost", "zosta")
