@@ -500,7 +500,7 @@ def verb_first(
     rest = [t.stem for t in wanted[:-1] if t.text not in DETERMINERS]  # "Verwijder je account"
     word = wanted[-1].text
     particle = _particle_of(word, _PARTICLES if language == "de" else _DUTCH_PARTICLES)
-    spans = _verb_first(tokens, verb, rest) if rest else []
+    spans = _verb_first(tokens, verb, rest, anywhere=particle is None) if rest else []
     if particle is not None:  # "Schalten Sie die Firewall aus", "Schakel de firewall uit"
         verb_part = foreign_stem(word[len(particle) :], language)
         spans += _verb_first(tokens, verb_part, [*rest, particle])
@@ -511,34 +511,56 @@ def verb_first(
 def _separated(
     tokens: Sequence[Token], verb: str, rest: Sequence[str], particle: str
 ) -> list[tuple[int, int]]:
-    """A separable verb anywhere in its clause with its particle at the clause's end, the phrase's other
-    words between them: a question ("Warum setzen Sie das Türschloss nicht einfach zurück?", "Waarom zet u
-    het slot niet terug?") or a clause after a lead phrase. The particle ending the clause is what makes
-    it the verb's (a bare "zet" or "setzen" is not enough)."""
-    ends = {k for k in _clause_ends(tokens) if k and tokens[k - 1].text == particle}
+    """A separable verb anywhere in its clause with its particle after it and the phrase's other words
+    between them or fronted before the verb: a question ("Warum setzen Sie das Türschloss nicht einfach
+    zurück?", "Waarom zet u het slot niet terug?"), a clause after a lead phrase ("In den Einstellungen
+    schalten Sie ... aus"), an object put first ("De meldingen zet u uit via Instellingen"). The particle
+    after the verb is what makes it the verb's (a bare "zet" or "setzen" is not enough)."""
     spans = []
-    for stop in ends:
-        for i in range(max(0, stop - 12), stop - 1):
-            if tokens[i].stem != verb:
-                continue
-            position = i + 1
-            for wanted in rest:
-                found = next((k for k in range(position, stop - 1) if tokens[k].stem == wanted), None)
-                if found is None:
-                    break
-                position = found + 1
-            else:
-                spans.append((i, stop))
+    count = len(tokens)
+    for i in range(count):
+        if tokens[i].stem != verb:
+            continue
+        particle_at = next(
+            (k for k in range(i + 1, min(count, i + _SEPARATED_REACH)) if tokens[k].text == particle), None
+        )
+        if particle_at is None:
+            continue
+        position = max(0, i - _FRONTED_REACH)
+        first = None
+        for wanted in rest:
+            found = next(
+                (k for k in range(position, particle_at) if k != i and tokens[k].stem == wanted), None
+            )
+            if found is None:
+                break
+            first = found if first is None else first
+            position = found + 1
+        else:
+            spans.append((min(i, first if first is not None else i), particle_at + 1))
     return spans
 
 
-def _verb_first(tokens: Sequence[Token], verb: str, rest: Sequence[str]) -> list[tuple[int, int]]:
+_SEPARATED_REACH = 12  # words from a separable verb to its particle
+_FRONTED_REACH = 5  # words of an object put before the verb ("Die Benachrichtigungen schalten Sie ... aus")
+
+
+def _verb_first(
+    tokens: Sequence[Token], verb: str, rest: Sequence[str], anywhere: bool = False
+) -> list[tuple[int, int]]:
     spans = []
-    # The verb heads the clause (after lead words), or a coordinated instruction ("... en wis daarna").
+    # The verb heads the clause (after lead words), or a coordinated instruction ("... en wis daarna");
+    # `anywhere`: a verb that is not separable, also after whatever a clause puts before it (its verb
+    # second: "Waarom ontkoppelt u de headset niet?", "Danach deinstallieren Sie den Treiber").
     after_and = {k + 1 for k, t in enumerate(tokens) if t.text in _AND}
-    for i in sorted({*range(min(4, len(tokens))), *after_and} - {len(tokens)}):
+    starts = (
+        range(len(tokens)) if anywhere else sorted({*range(min(4, len(tokens))), *after_and} - {len(tokens)})
+    )
+    for i in starts:
         token = tokens[i]
-        if token.stem != verb or (i not in after_and and not all(t.text in _LEAD for t in tokens[:i])):
+        if token.stem != verb:
+            continue
+        if not anywhere and i not in after_and and not all(t.text in _LEAD for t in tokens[:i]):
             continue
         position = i + 1
         for stem_wanted in rest:

@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from assay_runner.text.clauses import Clause
-from assay_runner.text.head_words import ClauseWords
+from assay_runner.text.head_words import ClauseWords, head_of, words_of
 from assay_runner.text.match import Token, stem, tokenize
 from assay_runner.text.reversers import reverses
 
@@ -324,6 +324,28 @@ _GERMAN_NEGATION = frozenset({"nicht", "nie", "niemals", "keinesfalls"})
 # German and Dutch "without", "instead of" take a phrase that ends with its verb: they govern the clause.
 _VERB_FINAL = frozenset({"ohne", "statt", "anstatt", "zonder", "plaats"})
 _DUTCH_NEGATION = frozenset({"niet", "nooit", "geen", "geenszins"})
+
+
+_WITHOUT = frozenset({"without", "sans", "sin", "ohne", "senza", "sem", "zonder", "bez"})
+_PLAIN_NEGATIONS = _FOREIGN_VERBAL | frozenset({"not", "never", "no", "nothing", "cannot", "nowhere"})
+_WITHOUT_REACH = 4  # "zonder de headset te ontkoppelen": "without" opens the phrase the match is in
+_STRETCH = 160  # characters after the match read for the other negation (bounded: linear in the answer)
+
+
+def without_beside_negation(text: str, at: int) -> bool:
+    """A match introduced by "without" in a stretch of its sentence (up to a ";" or ":") that holds
+    another negation: "Zonder de headset te ontkoppelen komt u er niet", "Ohne das Gehäuse zu öffnen,
+    lässt sich der Akku nicht tauschen", "You won't get anywhere without ...": the negations may cancel
+    (the action may be required), so the "without" alone does not show that the action is rejected."""
+    before = head_of(text, at).last(_WITHOUT_REACH + 8)
+    near = before[-_WITHOUT_REACH:]
+    if _WITHOUT.isdisjoint(near):
+        return False
+    after = text[at : at + _STRETCH]
+    cut = min((k for k in (after.find(";"), after.find(":"), after.find(". ")) if k >= 0), default=len(after))
+    lead = [w for w in before[: len(before) - _WITHOUT_REACH]]
+    window = [*lead, *(w for w in near if w not in _WITHOUT), *words_of(after[:cut])]
+    return any(w in _PLAIN_NEGATIONS or w.endswith("n't") for w in window)
 
 
 def german_negation(words: Sequence[str], language: str = "de") -> bool:

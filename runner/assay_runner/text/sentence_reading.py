@@ -37,6 +37,7 @@ from assay_runner.text.negation import (
     negated,
     reported,
     reversed_negation,
+    without_beside_negation,
 )
 from assay_runner.text.patterns import compile_pattern
 from assay_runner.text.polarity import (
@@ -275,7 +276,8 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text, at):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
-    inside = text[at : offset_end(view, end, at, start)]  # a German or Dutch negation follows its verb
+    # A German or Dutch negation follows its verb: in the match or the few words after it
+    inside = text[at : offset_end(view, end, at, start) + _AFTER_VERB_NEGATION]
     if question and why_question(text[:at], facts.language, facts.explained, inside) == "advises":
         return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
     if question and what_if(text):
@@ -318,6 +320,8 @@ def judge_match(
             text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
         ):
             return ADVISES  # "Das Profil nicht zu löschen, ist keine Option", "Not X won't fix it"
+        if without_beside_negation(text, at):
+            return Outcome("uncertain", "'without' the action beside another negation: the two may cancel")
         return None
     if (
         facts.language in VERB_FIRST
@@ -330,6 +334,8 @@ def judge_match(
             text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
         ):
             return ADVISES
+        if without_beside_negation(text, at):
+            return Outcome("uncertain", "'without' the action beside another negation: the two may cancel")
         return None
     if (
         question
@@ -351,6 +357,9 @@ def judge_match(
         rule.pattern is not None,
     )
     return None if outcome.kind == "clears" else outcome
+
+
+_AFTER_VERB_NEGATION = 24  # characters after a match read for "niet", "nicht" ("ontkoppelt u X niet?")
 
 
 def offset_end(view: ClauseView, end: int, at: int, start: int) -> int:
