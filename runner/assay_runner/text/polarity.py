@@ -128,8 +128,8 @@ _COPULAS = _set_of(
 _DENIAL = re.compile(
     r"\b(?:(?:it|that) (?:is not|isn't|isnt|'s not) (?:true|the case)|n'est pas vrai|(?:es )?stimmt nicht|"
     r"ist nicht wahr|no es (?:cierto|verdad)|non è vero|não é verdade|nao e verdade|(?:het )?is niet waar|"
-    r"nie jest prawdą|nieprawdą jest|to nieprawda|nieprawda|(?:het )?is niet zo dat|(?:es )?ist nicht so, dass|"
-    r"it's not (?:the case|true)|non è che|no es que|não é que)\b",
+    r"nie jest prawdą|nieprawdą jest|to nieprawda|nieprawda|(?:het )?is niet zo dat|"
+    r"(?:es )?ist nicht so, dass|it's not (?:the case|true)|non è che|no es que|não é que)\b",
     re.IGNORECASE,
 )
 
