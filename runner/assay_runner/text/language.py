@@ -138,6 +138,9 @@ def _scores(text: str) -> dict[Language, float]:
     if not head.isascii():
         for lang, marks in _MARKS.items():
             scores[lang] += sum(head.count(mark) for mark in marks)
+        # Spanish alone opens a question or an exclamation upside down: "¿Por qué no borra la caché?"
+        # leads French's "é" and "la" by it
+        scores["es"] += head.count("¿") + head.count("¡")
     return scores
 
 

@@ -321,8 +321,8 @@ _AFTER_VERB = _set_of(
 
 # A Romance verb may be followed by a short adverbial before its object ("Désactivez pour l'instant la
 # sauvegarde", "Desactive por ahora la copia", "Restablezca usted mismo la cerradura", "Disattivi per ora
-# il backup"): up to this many words of any kind but a negation, within the sentence and its clause (no
-# punctuation between them).
+# il backup"): up to this many words, within the sentence and its clause (no punctuation between them),
+# a negation only after one before the verb ("Ne supprimez-vous pas le cache ?", "No borre nunca la ...").
 _ROMANCE = frozenset({"fr", "es", "it", "pt"})
 _MAX_AFTER_VERB = 3
 _GAP_NEGATIONS = _set_of(
@@ -346,8 +346,11 @@ def after_verb_gap(
             if last + 1 >= count:
                 break
             skipped = tokens[last]
-            if skipped.text in _GAP_NEGATIONS or skipped.start - tokens[last - 1].end > 1:
-                break  # a negation, or punctuation (a clause or sentence boundary), in the gap
+            if skipped.start - tokens[last - 1].end > 1:
+                break  # punctuation (a clause or sentence boundary) in the gap
+            if skipped.text in _GAP_NEGATIONS and not (i and tokens[i - 1].text in _GAP_NEGATIONS):
+                break  # a negation after the verb is read only as the second part of one before it
+                # ("Ne supprimez pas le cache", "No borre nunca la caché": the clause's negation reads it)
             at = last + 1
             while at < min(count, last + 1 + _MAX_DETERMINERS) and tokens[at].text in DETERMINERS:
                 at += 1

@@ -429,6 +429,8 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         prev = words[i - 1] if i else ""
         nxt = words[i + 1] if i + 1 < count else ""
         # The second word of a two-word cue ("of", "than", "from") is never a cue word itself.
+        if w in _NE and _restrictive(words, i):
+            continue  # "Vous n'avez qu'à supprimer ...": French "ne ... que" is "only", no negation
         if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from"), ("plutôt", "que")}:
             cues.append(_Cue(i, i + 2, strict=True, directive=w == "refrain"))
         elif (prev, w, nxt) in _FOREIGN_INSTEAD or (w, nxt) == ("invece", "di"):
@@ -463,6 +465,22 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         elif w in {"nor", "nothing", "none", "nobody"} or w in _NT_ALL or w.endswith("n't"):
             cues.append(_Cue(i, i + 1, strict=False, directive=w in _NT_DIRECTIVE))
     return cues
+
+
+_NE = frozenset({"ne", "n'"})
+_NE_PARTNERS = frozenset({"pas", "jamais", "plus", "rien", "aucun", "aucune", "personne", "guère", "point", "ni"})
+_RESTRICTIVE_REACH = 4  # "n'avez | qu'à", "ne vous reste | que", "ne faut | que"
+
+
+def _restrictive(words: Sequence[str], i: int) -> bool:
+    """Is the French "ne" at `i` the first half of "ne ... que" (only), with no "pas", "jamais", ... of
+    its own before the "que"?"""
+    for w in words[i + 1 : i + 1 + _RESTRICTIVE_REACH]:
+        if w in _NE_PARTNERS:
+            return False
+        if w in {"que", "qu'"}:
+            return True
+    return False
 
 
 @lru_cache(maxsize=65536)  # asked of every word after a cue or before a match: a long answer repeats words
