@@ -61,7 +61,7 @@ _FUNCTION_WORDS = {
     ),
     "es": _set_of(
         "el la los las una un es usted su sus y del al para con en este esta que por se lo le después nunca "
-        "de tu tus mi mis pero ni"
+        "de tu tus mi mis pero ni no esto eso"
     ),
     "de": _set_of(
         "der die das den dem des ein eine einen ist sie und nicht zu mit auf für von bitte im ihr ihre es "

@@ -468,7 +468,9 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
 
 
 _NE = frozenset({"ne", "n'"})
-_NE_PARTNERS = frozenset({"pas", "jamais", "plus", "rien", "aucun", "aucune", "personne", "guère", "point", "ni"})
+_NE_PARTNERS = frozenset(
+    {"pas", "jamais", "plus", "rien", "aucun", "aucune", "personne", "guère", "point", "ni"}
+)
 _RESTRICTIVE_REACH = 4  # "n'avez | qu'à", "ne vous reste | que", "ne faut | que"
 
 

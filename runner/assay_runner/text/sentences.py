@@ -77,6 +77,8 @@ _NEGATING_INTRO = re.compile(
     r"nessuno|niente|não|nao|nenhuma|nenhum|vermijd|vermijden|niet|nooit|geen|niets|unikaj|unikać|"
     r"nigdy|żadne|żaden|żadna|żadnych|nic|useless|pointless|no\s+point|inutile|unnötig|inútil|onnodig|"
     r"zbędne)\b|\bn'"
+    # any other "not" ("Steps we would not take:"): the line's structure decides (`heading_negates`)
+    r"|\bnot\b|n't\b"
     # advising against: "Things we advise against:", "Ce que nous déconseillons :", "Wovon wir abraten:"
     r"|\b(?:innecesari|desnecess|niepotrzebn|unnecessary|needless|überflüssig|overbodig|superflu)|\bagainst\b|\b(?:déconseill|desaconsej|sconsigli|desaconselh|abrat|abgerat|afrad|ontrad|odradz)",
     re.IGNORECASE,
