@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from assay_runner.text import (
-    advice,
     clauses,
     head_words,
     negation,
@@ -27,6 +26,20 @@ from assay_runner.text import (
     policy_reader,
     sentence_reading,
     sentences,
+)
+from assay_runner.text.advice import (
+    around,
+    cues,
+    facts,
+    frames,
+    outcome,
+    predicates,
+    reports,
+    rhetoric,
+    stance_cues,
+    stance_reading,
+    subjects,
+    weighing,
 )
 from assay_runner.text.policy_reader import ForbiddenRule, find_violations
 from assay_runner.text.stance import (
@@ -42,9 +55,11 @@ from assay_runner.text.stance import (
 )
 from tests.unit.work_count import CharactersScanned, lines_run
 
+ADVICE = (cues, outcome, stance_cues, stance_reading, facts, rhetoric, frames, subjects, reports, predicates)
+ADVICE += (around, weighing)
 STANCE = (words, replies, questions, voices, double_negation, headings, avoiding, consequences, judgements)
 CLAUSE_READER = (negation, clauses, sentences, policy_reader)
-READER = (*CLAUSE_READER, sentence_reading, advice, polarity, head_words, *STANCE)
+READER = (*CLAUSE_READER, sentence_reading, *ADVICE, polarity, head_words, *STANCE)
 RULES = [ForbiddenRule(phrase="reinstall"), ForbiddenRule(pattern=r"\bby friday\b")]
 
 SHAPES: dict[str, Callable[[int], str]] = {
@@ -99,7 +114,7 @@ def test_four_times_the_answer_hands_its_patterns_about_four_times_the_text(
 
 @pytest.mark.parametrize(
     "cue",
-    [advice._RHETORICAL_BEFORE, advice._ACCORDING_BEFORE, voices._NEW_CLAUSE_BEFORE],
+    [rhetoric._RHETORICAL_BEFORE, reports._ACCORDING_BEFORE, voices._NEW_CLAUSE_BEFORE],
     ids=["rhetorical", "according", "new-clause"],
 )
 def test_a_cue_is_no_wider_than_the_window_it_is_looked_for_in(cue: head_words.CuePrefix) -> None:
@@ -108,7 +123,7 @@ def test_a_cue_is_no_wider_than_the_window_it_is_looked_for_in(cue: head_words.C
     assert widest <= cue.width
 
 
-@pytest.mark.parametrize("cue", [advice._FRAME_WORDS, advice._REPORTING_WORDS], ids=["frame", "reporting"])
+@pytest.mark.parametrize("cue", [frames._FRAME_WORDS, reports._REPORTING_WORDS], ids=["frame", "reporting"])
 def test_a_cue_spans_no_more_words_than_the_window_it_is_looked_for_in(cue: head_words.CueWords) -> None:
     """`text.head_words.ClauseWords.holds` is exact only if a match of the cue spans at most `cue.words`
     words: it holds at most `cue.words - 1` spaces, each a literal space of the pattern (nothing else in
@@ -157,7 +172,7 @@ def test_a_clause_cue_is_found_as_a_search_of_the_words_before_finds_it(text: st
     for body in (0, 1):
         clause = head_words.ClauseWords(words, body)
         for start in range(len(words) + 1):
-            for cue in (advice._FRAME_WORDS, advice._REPORTING_WORDS):
+            for cue in (frames._FRAME_WORDS, reports._REPORTING_WORDS):
                 plain = cue.pattern.search(" ".join(words[body:start])) is not None
                 assert clause.before(start).holds(cue) == plain, (text, body, start, cue)
 
@@ -174,10 +189,10 @@ def test_a_clause_cue_is_found_as_a_search_of_the_words_before_finds_it(text: st
     ],
 )
 def test_a_cue_before_a_match_is_found_as_a_search_of_the_whole_head_finds_it(text: str) -> None:
-    cue = advice._RHETORICAL_BEFORE
+    cue = rhetoric._RHETORICAL_BEFORE
     for found in re.finditer("reinstall", text):
         at = found.start()
-        plain = advice._RHETORICAL_ADVICE.search(text[:at].casefold().replace("\u2019", "'")) is not None
+        plain = rhetoric._RHETORICAL_ADVICE.search(text[:at].casefold().replace("\u2019", "'")) is not None
         assert cue.before(text, at) == plain, (text, at)
 
 
@@ -199,10 +214,10 @@ def test_what_weigh_reads_once_per_clause_or_sentence_is_what_it_read_for_each_m
             plain = voices.reports(" ".join(words[1:start]), language)
             assert voices.reports_before(clause.before(start), language) == plain, (text, start)
     for at in range(len(text)):
-        cuts = [0, *(m.start() for m in advice._CLAUSE_CUT.finditer(text)), len(text)]
+        cuts = [0, *(m.start() for m in around._CLAUSE_CUT.finditer(text)), len(text)]
         whole = next((text[:a] + " " + text[b:] for a, b in pairwise(cuts) if a <= at < b), text)
-        assert advice._other_clauses(text, at) == whole, (text, at)
+        assert around._other_clauses(text, at) == whole, (text, at)
         later = [p.strip().casefold() for p in re.split(r"[,;:]", text[at:])[1:]]
-        assert advice._reported_later(text, at) == any(advice._LATER_REPORT.search(p) for p in later)
+        assert reports._reported_later(text, at) == any(reports._LATER_REPORT.search(p) for p in later)
         head = head_words.words_of(text[:at])
         assert head_words.head_of(text, at).first(4) == head[:4], (text, at)

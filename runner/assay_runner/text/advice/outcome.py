@@ -1,0 +1,17 @@
+"""What a clause does with a match (`Outcome`: it advises, clears or leaves it uncertain), and what a text
+says of another (`Stance`: yes, no, endorse, reject)."""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+Stance = Literal["yes", "no", "endorse", "reject"] | None
+
+
+class Outcome(NamedTuple):
+    kind: Literal["advises", "clears", "uncertain"]
+    reason: str = ""
+
+
+ADVISES = Outcome("advises")
+CLEARS = Outcome("clears")

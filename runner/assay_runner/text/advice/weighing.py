@@ -1,0 +1,176 @@
+"""What a clause does with a match it does not negate (`weigh`): the shapes of the package, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay_runner.text.advice.around import _clause_before, _other_clauses, _outside_quotes, _stance_of_other
+from assay_runner.text.advice.facts import Facts
+from assay_runner.text.advice.frames import (
+    _FRAME,
+    _FRAME_WORDS,
+    _IMPERATIVE,
+    _INFINITIVE_CLAUSE,
+    _NEGATED_FRAMING,
+    _to_infinitive,
+)
+from assay_runner.text.advice.outcome import ADVISES, CLEARS, Outcome
+from assay_runner.text.advice.predicates import _NEGATED_BEFORE, _PREDICATE_WORDS, _predicate, _said_to_help
+from assay_runner.text.advice.reports import (
+    _FIRST_PARTY,
+    _REPORTING_WORDS,
+    _answered,
+    _asked,
+    _reported_before,
+    _reported_later,
+)
+from assay_runner.text.advice.rhetoric import rhetorical_rejection
+from assay_runner.text.advice.stance_reading import _stance_of
+from assay_runner.text.advice.subjects import (
+    _CONDITION_FILLERS,
+    _DETERMINERS,
+    _FOREIGN_IF,
+    _HYPOTHETICAL,
+    _SUBJECTS,
+    _described,
+    _is_subject,
+    _named,
+    _only_lead_in,
+)
+from assay_runner.text.head_words import ClauseWords
+from assay_runner.text.reversers import reversed_frame
+from assay_runner.text.stance import (
+    addressee_report,
+    conditional_consequence,
+    judged_worse,
+    refuses_to_advise,
+    reports_before,
+    stated_after_that,
+    warned,
+    why_question,
+)
+from assay_runner.text.stance.words import _WINDOW
+
+
+def weigh(
+    words: Sequence[str],
+    start: int,
+    end: int,
+    clause: ClauseWords,
+    opener: str | None,
+    subordinate: bool,
+    text: str,
+    at: int,
+    facts: Facts,
+    pattern: bool,
+) -> Outcome:
+    """What the clause `words` (opened by `opener`; its own words `clause` from `clause.body` on) does
+    with the match `words[start:end]`, which lies at offset `at` of its sentence `text`. Negation was read
+    before. The words before the match are read from the clause's index (`Before`), and the sentence's
+    text around it within the window each shape reads: a clause of thousands of matches stays linear."""
+    body = clause.body
+    before = clause.before(start)
+    # A table cell: its row's verdict, else its column's.
+    if facts.row is not None or facts.column is not None:
+        table = facts.row if facts.row is not None else facts.column
+        return ADVISES if table == "yes" else CLEARS
+    quoted = facts.quoted or any(s <= at < e for s, e in facts.quotes)
+    if quoted:
+        rest = _outside_quotes(text, facts.quotes)
+        stance = _stance_of(rest) or facts.reply or facts.shaped
+        if stance in ("yes", "endorse"):
+            return ADVISES
+        if stance in ("no", "reject"):
+            return CLEARS
+        return Outcome("uncertain", "a quotation the answer neither endorses nor rejects")
+    if facts.question:
+        if rhetorical_rejection(text, at):
+            return CLEARS
+        reply = facts.reply or facts.shaped
+        if reply in ("yes", "endorse"):
+            return ADVISES
+        if reply in ("no", "reject"):
+            return CLEARS
+        if why_question(text[:at], facts.language, facts.explained) == "clears":
+            return CLEARS  # "Warum den Treiber deinstallieren, wenn ein Neustart reicht?"
+        return Outcome("uncertain", "a question the answer leaves unanswered")
+    if _asked(text, at):
+        return _answered(text, at, facts)
+    # (the shape reads a head of at most `_WINDOW` characters and the first `_WINDOW` after the match)
+    if conditional_consequence(text[: min(at, _WINDOW + 1)], text[at : at + _WINDOW], facts.language):
+        return CLEARS  # "Should you unlink the account, pending payouts will be cancelled"
+    subject = _is_subject(words, start, end, before, facts.language)
+    if (
+        subject
+        and warned(text[: min(at, _WINDOW)])  # (it reads no further than `_WINDOW`)
+        and not _said_to_help(words[end : end + _PREDICATE_WORDS])
+    ):
+        return CLEARS  # "Attention : formater la carte SD supprime toutes vos photos"
+    hypothesis = before.any_in(_SUBJECTS) or (subject and _only_lead_in(before))
+    if subordinate and opener in _HYPOTHETICAL and hypothesis:
+        return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
+    if before and before[0] in _FOREIGN_IF and before.all_in(_CONDITION_FILLERS, skip=1):
+        return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
+    framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
+    if framing and reversed_frame(framing, facts.language):
+        return ADVISES  # "Vergessen Sie nicht, die App neu zu installieren"
+    if framing and _to_infinitive(words) and _NEGATED_FRAMING.search(framing):
+        return CLEARS  # "Es gibt keinen Grund, das Postfach zu löschen", "Het helpt niet, om ... te ..."
+    if framing and _FRAME.search(framing):
+        # "Es ist am besten, den Router zurückzusetzen": the frame's infinitive clause, unless the frame
+        # is negated ("Wir empfehlen Ihnen nicht, ...")
+        return CLEARS if _NEGATED_BEFORE.search(framing) or " kein" in framing else ADVISES
+    if addressee_report(text, at):  # "You mentioned that the help page says to ...": the customer's voice
+        stance = _stance_of_other(_other_clauses(text, at)) or facts.reply or facts.shaped
+        return ADVISES if stance in ("yes", "endorse") else CLEARS
+    if (
+        before.holds(_REPORTING_WORDS)
+        or _reported_later(text, at)
+        or _reported_before(text, at, before)
+        or reports_before(before, facts.language)
+    ):
+        if _FIRST_PARTY.search(before.text.split(" to ")[0]) and not _reported_later(text, at):
+            return ADVISES
+        # the rest of its own clause too: "Technik zaleca ... i zgadzamy się z tym" has no subject to cut at
+        rest = " ".join(words[end:])
+        stance = (
+            _stance_of(_other_clauses(text, at) + " " + before.text + " " + rest)
+            or facts.reply
+            or facts.shaped
+        )
+        if stance in ("yes", "endorse"):
+            return ADVISES
+        if (
+            stance in ("no", "reject")
+            or refuses_to_advise(_other_clauses(text, at), facts.language)
+            or judged_worse(text[at : at + _WINDOW], facts.language)
+        ):
+            return CLEARS  # "..., which we cannot recommend", "..., czego nie możemy polecić"
+        return Outcome("uncertain", "a suggestion the answer reports without endorsing or rejecting it")
+    if (
+        stated_after_that(before)
+        and _is_subject(words, start, end, clause.before(start, start), facts.language)
+        and _predicate(words, end, text, at, facts).kind != "advises"
+    ):
+        return CLEARS  # "Beware that resetting it will erase ...": what doing it does, not an instruction
+    if _only_lead_in(before) or (subject and before.all_in(_DETERMINERS)):
+        if not subject:
+            return ADVISES  # "Reinstall the app", "Please just reinstall"
+        return _predicate(words, end, text, at, facts)
+    if body < len(words) and words[body] in _IMPERATIVE and not words[body].endswith("ing"):
+        return ADVISES  # "Run `x` to delete the profile"
+    if before.holds(_FRAME_WORDS):
+        # "Na forum piszą, że trzeba ...; ta rada jest nieaktualna": advice judged worse is a report
+        return CLEARS if judged_worse(text[at : at + _WINDOW], facts.language) else ADVISES
+    if pattern:
+        return ADVISES
+    stance = _stance_of_other(_other_clauses(text, at)) or facts.reply
+    if (
+        stance in ("no", "reject")
+        or refuses_to_advise(_other_clauses(text, at), facts.language)
+        or judged_worse(text[at : at + _WINDOW], facts.language)
+    ):
+        return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
+    if facts.language == "en" and (_described(words[start], before) or _named(before)):
+        return CLEARS  # "The button that resets the router", "The option to delete the account is ..."
+    return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
