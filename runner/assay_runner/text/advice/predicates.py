@@ -68,9 +68,17 @@ _NO_HARM = re.compile(
 _BETTER = BETTER
 
 
+# Dutch "oplossen" split: "lost het probleem (niet) op"
+_DUTCH_SOLVES = re.compile(r"^(?:\S+ )?lost\b(?: \S+){0,5}? op\b")
+_DUTCH_NOT = re.compile(r"\b(?:niet|nooit|geen)\b")
+
+
 def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts) -> Outcome:
     """A match that is its clause's subject: what the rest of the clause says about doing it."""
     after = " ".join(words[end : end + 8])
+    solves = _DUTCH_SOLVES.search(after) if facts.language == "nl" else None
+    if solves:  # "lost ... op" solves (English "lost" is a warning): "De headset ontkoppelen lost dit op"
+        return CLEARS if _DUTCH_NOT.search(solves.group()) else ADVISES
     warning = _WARNING.search(after)
     if warning:
         # "won't delete your notes" reassures: a negated consequence encourages it.

@@ -145,6 +145,10 @@ _REJECT_MORE = _cues(
     r"aiuta|aiuterà)|não (?:resolverá|ajuda|ajudará|corrige)|nie (?:naprawi|naprawia|rozwiąże|rozwiązuje|"
     r"pomoże|pomaga)|(?:löst|behebt|hilft) (?:\w+ )?(?:keinen|keine|kein|nicht))\b",
     r"\blost\b.{0,40}\bniet op\b",
+    # "... that guide no longer applies to your model": the report is out of date, in every language
+    r"\b(?:ne (?:concerne|s'applique|vaut|correspond) plus|(?:gilt|betrifft|passt) .{0,30}nicht mehr|"
+    r"ya no (?:vale|aplica|se aplica|sirve|corresponde)|non (?:vale|si applica|riguarda) più|"
+    r"não (?:vale|se aplica|serve) mais|(?:geldt|past) .{0,30}niet meer|nie dotyczy już|już nie dotyczy)\b",
     r"\b(?:bezcelowe|bezcelowy|bezużyteczne|niepotrzebne|sinnlos|zwecklos|nutteloos|inutile|inutili)\b",
 )
 _ENDORSE_MORE = _cues(
@@ -162,7 +166,7 @@ _MORE_WORDS = _words(
     perdrez perdrais perdería perderías perderá perderesti perderebbe perderete perderia verliest verliet
     verliert kwijt verlieren weg straci stracisz stracą stracił stracili ne no non não nie löst behebt hilft
     niet bezcelowe bezcelowy bezużyteczne niepotrzebne sinnlos zwecklos nutteloos inutile inutili aussi
-    también anche também ook też auch you'd you'll"""
+    también anche también ook też auch you'd you'll mehr ya"""
 )
 
 
@@ -180,7 +184,7 @@ _STANCE_WORDS = _words(
     desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
-    nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
+    nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale doch
     sens sentido senso sinn zin sensu nichts da something change changera ändert cambiará cambierà mudar
     verandert zmieni warranty garantie garantía garanzia garantia
     gwarancję gwarancji gwarancja intérêt go allez-y vas-y nur adelante vada vai vá ga śmiało
