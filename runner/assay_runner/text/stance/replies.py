@@ -133,8 +133,8 @@ _LOSS = re.compile(
 # What is left unprotected: "but that leaves your photos unprotected", "ma le foto resterebbero senza
 # protezione", "aber dann sind Ihre Fotos ungeschützt", "ale wtedy zdjęcia nie będą chronione".
 _UNPROTECTED = re.compile(
-    r"\b(?:unprotected|no longer protected|ungeschützt\w*|nicht mehr geschützt|onbeschermd|niet meer beschermd|"
-    r"sans protection|ne (?:\w+ ){0,2}plus protégé\w*|sin protección|senza protezione|sem proteção|"
+    r"\b(?:unprotected|no longer protected|ungeschützt\w*|nicht mehr geschützt|onbeschermd|"
+    r"niet meer beschermd|sans protection|ne (?:\w+ ){0,2}plus protégé\w*|sin protección|senza protezione|sem proteção|"
     r"bez ochrony|nie będą chronione|niechronione)\b"
 )
 # What a contrast's clause opens with when it speaks of doing what was said: "but that would ...",
