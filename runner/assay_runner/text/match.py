@@ -338,7 +338,7 @@ def after_verb_gap(
     core = [t.stem for t in wanted if t.text not in DETERMINERS]
     if len(core) < 2 or wanted[0].text in DETERMINERS:
         return []
-    spans = []
+    spans: list[tuple[int, int]] = []
     count = len(tokens)
     for i in starts:
         for gap in range(1, _MAX_AFTER_VERB + 1):

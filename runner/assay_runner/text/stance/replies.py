@@ -134,8 +134,8 @@ _LOSS = re.compile(
 # protezione", "aber dann sind Ihre Fotos ungeschützt", "ale wtedy zdjęcia nie będą chronione".
 _UNPROTECTED = re.compile(
     r"\b(?:unprotected|no longer protected|ungeschützt\w*|nicht mehr geschützt|onbeschermd|"
-    r"niet meer beschermd|sans protection|ne (?:\w+ ){0,2}plus protégé\w*|sin protección|senza protezione|sem proteção|"
-    r"bez ochrony|nie będą chronione|niechronione)\b"
+    r"niet meer beschermd|sans protection|ne (?:\w+ ){0,2}plus protégé\w*|sin protección|"
+    r"senza protezione|sem proteção|bez ochrony|nie będą chronione|niechronione)\b"
 )
 # What a contrast's clause opens with when it speaks of doing what was said: "but that would ...",
 # "mais cela ...", "ma così ...", "aber dann/dabei ...", "ale wtedy ...".
