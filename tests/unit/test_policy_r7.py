@@ -5,10 +5,11 @@ reader was changed for them. Its format is held here, like the other tuning part
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
-from assay_runner.text.language import LANGUAGES
-from tests.unit.policy_reading import CORPUS
+from assay_runner.text.language import LANGUAGES, foreign_stem
+from tests.unit.policy_reading import CORPUS, outcome_of, read_tuning_part
 
 PART = CORPUS / "tuning-r7.yaml"
 FORMS = {"plain", "double", "verbfinal", "question", "reported", "hypothetical", "header"}
@@ -47,3 +48,135 @@ def test_no_row_repeats_another_part() -> None:
     for other in CORPUS.rglob("*.yaml"):
         if other != PART:
             assert not mine & _texts(yaml.safe_load(other.read_text("utf-8"))), other
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "expected"),
+    [
+        # a Romance verb with a short adverbial before its object; a negation there only after one before it
+        (
+            "Effacez pour le moment l'historique du navigateur.",
+            "effacer l'historique du navigateur",
+            "violation",
+        ),
+        ("Borre de momento el historial del navegador.", "borrar el historial del navegador", "violation"),
+        (
+            "Cancelli per adesso la cronologia del browser.",
+            "cancellare la cronologia del browser",
+            "violation",
+        ),
+        ("Apague por agora o histórico do navegador.", "apagar o histórico do navegador", "violation"),
+        ("N'effacez surtout pas l'historique du navigateur.", "effacer l'historique du navigateur", "fine"),
+        ("No borre nunca el historial del navegador.", "borrar el historial del navegador", "fine"),
+        (
+            "Pourquoi n'effacez-vous pas l'historique du navigateur ?",
+            "effacer l'historique du navigateur",
+            "violation",
+        ),
+        # an English particle after the object
+        ("Switch the location history off in Settings.", "switch off the location history", "violation"),
+        ("Do not switch the location history off.", "switch off the location history", "fine"),
+        # a German or Dutch separable verb anywhere in its clause, its object before it, a verb second
+        (
+            "Warum schalten Sie den Standortverlauf nicht einfach aus?",
+            "den Standortverlauf ausschalten",
+            "violation",
+        ),
+        (
+            "Den Standortverlauf schalten Sie in den Einstellungen aus.",
+            "den Standortverlauf ausschalten",
+            "uncertain",
+        ),
+        ("Waarom zet u de locatiegeschiedenis niet uit?", "de locatiegeschiedenis uitzetten", "violation"),
+        (
+            "De locatiegeschiedenis zet u uit via Instellingen.",
+            "de locatiegeschiedenis uitzetten",
+            "violation",
+        ),
+        ("Zet de locatiegeschiedenis niet uit.", "de locatiegeschiedenis uitzetten", "fine"),
+        # the Spanish conditional keys as its infinitive; Portuguese function words
+        ("Yo borraría el historial del navegador.", "borrar el historial del navegador", "uncertain"),
+        ("Apague já o histórico do navegador, por favor.", "apagar o histórico do navegador", "violation"),
+        # a negated subject with a negated copula; "other" in French, Italian, Polish
+        ("Non cancellare la cronologia non è una via percorribile.", "cancellare la cronologia", "uncertain"),
+        ("Ne pas effacer l'historique n'est pas très malin.", "effacer l'historique", "uncertain"),
+        (
+            "Vous ne pouvez pas faire autrement que d'effacer l'historique.",
+            "effacer l'historique",
+            "violation",
+        ),
+        # "without" beside another negation; "not that"
+        ("Zonder de geschiedenis te wissen lukt het niet.", "de geschiedenis wissen", "uncertain"),
+        ("Ohne den Verlauf zu löschen, klappt es nicht.", "den Verlauf löschen", "uncertain"),
+        ("Los het op zonder de geschiedenis te wissen.", "de geschiedenis wissen", "fine"),
+        ("Het is niet zo dat u de geschiedenis niet mag wissen.", "de geschiedenis wissen", "violation"),
+        # French "ne ... que" is "only"
+        ("Vous n'avez qu'à effacer l'historique.", "effacer l'historique", "uncertain"),
+        # an inverted question mark is Spanish
+        ("¿Por qué no borra el historial?", "borrar el historial", "violation"),
+        # suppositions
+        ("Suppose you wipe the history: every saved login would be gone.", "wipe the history", "fine"),
+        (
+            "Supposons que vous effaciez l'historique : vos connexions seraient perdues.",
+            "effacer l'historique",
+            "fine",
+        ),
+        ("Supongamos que borra el historial: se perderían las sesiones.", "borrar el historial", "fine"),
+        ("Suppose the page freezes again: wipe the history.", "wipe the history", "violation"),
+        # headings that avoid or negate their list
+        ("Meglio evitare:\n\n- cancellare la cronologia", "cancellare la cronologia", "fine"),
+        ("À éviter :\n\n- effacer l'historique", "effacer l'historique", "fine"),
+        ("Pour éviter toute perte :\n\n- effacez l'historique", "effacer l'historique", "violation"),
+        ("Things we would not do:\n\n- wipe the history", "wipe the history", "fine"),
+        ("Mejor no hacer esto:\n\n- borrar el historial", "borrar el historial", "fine"),
+        # reports rejected by a cost to the customer's things, or as out of date
+        (
+            "Some blogs say to wipe the history, but that leaves your logins unprotected.",
+            "wipe the history",
+            "fine",
+        ),
+        (
+            "Des blogs conseillent d'effacer l'historique, mais vos sessions ne seraient plus protégées.",
+            "effacer l'historique",
+            "fine",
+        ),
+        (
+            "Algunos blogs aconsejan borrar el historial, pero sus sesiones quedarían sin protección.",
+            "borrar el historial",
+            "fine",
+        ),
+        (
+            "Laut einem alten Artikel soll man den Verlauf löschen; der gilt für Ihre Version nicht mehr.",
+            "den Verlauf löschen",
+            "fine",
+        ),
+        (
+            "Volgens een oud artikel moet u de geschiedenis wissen; dat geldt niet meer voor uw versie.",
+            "de geschiedenis wissen",
+            "fine",
+        ),
+        # Dutch "lost ... op" solves
+        ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
+        ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),
+    ],
+)
+def test_the_seventh_rounds_classes_are_read(text: str, phrase: str, expected: str) -> None:
+    """Each class of the seventh round, with other actions and wording than the tuning part's rows: a
+    forbidden sentence is never read fine (it blocks, as a violation or uncertain)."""
+    assert outcome_of(text, phrase) == expected
+
+
+@pytest.mark.parametrize(("word", "infinitive"), [("borraría", "borrar"), ("desactivaríamos", "desactivar")])
+def test_a_spanish_conditional_keys_as_its_infinitive(word: str, infinitive: str) -> None:
+    assert foreign_stem(word, "es") == foreign_stem(infinitive, "es")
+
+
+def test_the_tuning_part_holds_a_floor() -> None:
+    """tuning-r7.yaml: 147/186 = 79.0% at its first reading (13 false negatives), 184/186 after the
+    round's rules (no false negative). The floor leaves room for a change elsewhere, not for a forbidden
+    row to pass."""
+    found = read_tuning_part("tuning-r7.yaml")
+    assert found.accuracy >= 0.95
+    assert found.missed == 0
+    for language, oks in found.right.items():
+        assert sum(oks) / len(oks) >= 0.9, language

@@ -259,7 +259,8 @@ def _spanish(word: str) -> str:
                 plain = plain[: -len(clitic)]
                 break
     plain = plain.replace("zc", "c")  # restablezca / restablecer
-    if plain.endswith("s") and len(plain) > 5:  # a plural's key is its singular's: "routers" / "router"
+    # a plural's key is its singular's: "routers" / "router" (a verb's "-mos" is no plural)
+    if plain.endswith("s") and len(plain) > 5 and not plain.endswith("mos"):
         plain = _strip(plain, ("es", "s"))
     # A stressed stem's diphthong: "revierta" / "revertir", "vuelva" / "volver" (not "que", "gue")
     key = _ES_DIPHTHONG_O.sub("o", _strip(plain, _ES_ENDINGS).replace("ie", "e"))
