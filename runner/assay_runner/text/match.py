@@ -256,12 +256,14 @@ def _verb_final(tokens: Sequence[Token], phrase: str, language: str) -> list[tup
     tails.add((wanted[-1].stem,))
     last = [t.stem for t in tokens]
     # The verb cluster ends the clause, or is followed by "und"/"en" and another verb ("... ausschalten
-    # und dann wieder einschalten").
+    # und dann wieder einschalten"), or by the predicate of the phrase it ends ("Die SIM-Karte für zehn
+    # Sekunden zu entfernen hilft meistens", "De simkaart tien seconden verwijderen helpt").
+    stops = range(1, len(tokens) + 1)
     ends = [
         (stop, len(tail))
         for tail in tails
         if tail and _ANY_WORD.stem not in tail
-        for stop in _clause_ends(tokens)
+        for stop in stops
         if tuple(last[stop - len(tail) : stop]) == tail
     ]
     spans = []

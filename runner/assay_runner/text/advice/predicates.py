@@ -48,6 +48,12 @@ _NEGATED_BEFORE = re.compile(
 )
 
 
+_NEGATED_ANYWHERE = re.compile(
+    r"\b(?:ne|n'|pas|non|não|nao|niet|nie|nicht|kein\w*|geen|no|nunca|nooit|nie|mai|jamais|nada|niets|nichts|"
+    r"rien|niente|nic)\b"
+)
+
+
 # A conditional right after the subject, in the eight languages: "would", "réintroduirait", "volvería",
 # "riaprirebbe", "reabriria", "zou", "würde", "otworzyłoby".
 _CONDITIONAL = re.compile(
@@ -101,6 +107,8 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
             return CLEARS  # "Annuler la mise à jour réintroduirait la faille": what it would do, a warning
         # "Reinstalar sería lo mejor", "Neu installieren wäre sinnvoll"; not "no sería lo mejor"
         return CLEARS if _NEGATED_BEFORE.search(after[: better.start()]) else ADVISES
+    if facts.language != "en" and helps(after):  # "... helpt meestal", "... hilft fast immer"
+        return CLEARS if _NEGATED_ANYWHERE.search(after) else ADVISES  # not "... hilft nicht"
     stance = _stance_of(text[at:]) or facts.reply
     if stance in ("yes", "endorse"):
         return ADVISES
