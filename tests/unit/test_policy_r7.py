@@ -155,6 +155,16 @@ def test_no_row_repeats_another_part() -> None:
             "de geschiedenis wissen",
             "fine",
         ),
+        # the object, a modal of necessity, the participle; not negated
+        ("The cookies should be cleared.", "clear the cookies", "uncertain"),
+        ("The cookies should not be cleared.", "clear the cookies", "fine"),
+        ("Les cookies doivent être effacés.", "effacer les cookies", "uncertain"),
+        ("As cookies têm de ser apagadas.", "apagar as cookies", "uncertain"),
+        ("Las cookies deben ser borradas.", "borrar las cookies", "uncertain"),
+        # a German or Dutch verb-final phrase before its own predicate; a predicate of effect
+        ("Den Router für eine Minute auszuschalten hilft oft.", "Router ausschalten", "violation"),
+        ("De router een minuut uitzetten helpt vaak.", "de router uitzetten", "violation"),
+        ("Den Router auszuschalten hilft hier nicht.", "Router ausschalten", "fine"),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),

@@ -226,6 +226,8 @@ _ES_ENDINGS = (
     # the conditional ("yo restablecería", "desactivaríamos"), unaccented: the infinitive + -ía
     *("ariamos", "eriamos", "iriamos", "ariais", "eriais", "iriais", "arian", "erian", "irian"),
     *("arias", "erias", "irias", "aria", "eria", "iria"),
+    # the participle ("debe ser borrado", "quedó desactivada")
+    *("ados", "adas", "idos", "idas", "ado", "ada", "ido", "ida"),
     *("aremos", "eremos", "iremos", "iendo", "ando", "amos", "emos", "imos", "ará", "erá", "irá", "ar", "er"),
     *("ir", "an", "en", "as", "es", "ad", "ed", "a", "e", "o", "s"),
 )

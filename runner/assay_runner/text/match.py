@@ -214,6 +214,11 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
             spans.update(after_verb_gap(text.tokens, wanted, text.stem_lookup.occurrences(wanted[0].stem)))
         if language == "en":
             spans.update(particle_shifted(text.tokens, wanted, text.stem_lookup.occurrences(wanted[0].stem)))
+        verb_object = [t.stem for t in wanted if t.text not in DETERMINERS]
+        if language in _PASSIVE_MODALS and len(verb_object) >= 2:
+            spans.update(
+                modal_passive(text.tokens, verb_object, text.stem_lookup.occurrences(verb_object[1]))
+            )
         return sorted(spans)
     spans = set(_match_words(text, wanted))
     if core:
@@ -225,6 +230,11 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
     if language == "en":
         spans.update(
             particle_shifted(text, wanted, (i for i, t in enumerate(text) if t.stem == wanted[0].stem))
+        )
+    verb_object = [t.stem for t in wanted if t.text not in DETERMINERS]
+    if language in _PASSIVE_MODALS and len(verb_object) >= 2:
+        spans.update(
+            modal_passive(text, verb_object, (i for i, t in enumerate(text) if t.stem == verb_object[1]))
         )
     if _has_compound(wanted) or _has_compound(text):
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
@@ -361,6 +371,45 @@ def after_verb_gap(
                 spans.extend((i, end) for _, end in rest)
                 break
     return spans
+
+
+# The object first, then a modal of necessity and the verb's participle: "The history should be
+# cleared", "L'historique doit être vidé", "O histórico tem de ser apagado", "El historial debe ser
+# borrado", "The history needs clearing". A negation in between leaves it unmatched (it is negated).
+_PASSIVE_MODALS = {
+    "en": _set_of("should must needs need has have ought"),
+    "fr": _set_of("doit doivent devrait devraient faut"),
+    "es": _set_of("debe deben debería deberían tiene tienen hay"),
+    "pt": _set_of("deve devem deveria deveriam tem têm precisa precisam"),
+    "it": _set_of("deve devono dovrebbe dovrebbero va vanno"),
+}
+_PASSIVE_ALL_MODALS = frozenset().union(*_PASSIVE_MODALS.values())
+_PASSIVE_GAP = 4  # "should | be | cleared", "tem | de | ser | apagado"
+
+
+def modal_passive(
+    tokens: Sequence[Token], core: Sequence[str], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """The phrase's object (`core[1:]`, in order, determiners between) followed within `_PASSIVE_GAP`
+    words by a modal of necessity and then its verb (`core[0]`, by key: "cleared", "vidé", "apagado")."""
+    count = len(tokens)
+    spans = []
+    for i in starts:
+        found = _match_determiners(tokens, core[1:], (i,)) if len(core) > 2 else [(i, i + 1)]
+        for _, end in found:
+            modal = False
+            for k in range(end, min(count, end + _PASSIVE_GAP + 1)):
+                if tokens[k].start - tokens[k - 1].end > 1 or tokens[k].text in _PASSIVE_STOPS:
+                    break  # punctuation, or a negation ("should not be cleared")
+                if tokens[k].text in _PASSIVE_ALL_MODALS:
+                    modal = True
+                elif modal and tokens[k].stem == core[0]:
+                    spans.append((i, k + 1))
+                    break
+    return spans
+
+
+_PASSIVE_STOPS = _set_of("not never n't ne n' pas jamais no nunca non mai não nunca nem")
 
 
 # An English phrasal verb's particle may follow its object: "turn off automatic backup" is also "turn
