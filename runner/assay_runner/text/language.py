@@ -70,7 +70,8 @@ _FUNCTION_WORDS = {
     "it": _set_of(
         "il gli è non di della dello che per questo questa ci mai poi dopo nel nella può puoi "
         "dovete anche senza invece sono l' dell' un' all' dall' sull' nell' dal dalla dai sul sulla alla "
-        "agli ai degli delle e suo sua suoi tuo tua tuoi lo le uno una ne ma lei ti la del"
+        "agli ai degli delle e suo sua suoi tuo tua tuoi lo le uno una ne ma lei ti la del perché "
+        "essere deve devono dovrebbe così più già"
     ),
     "pt": _set_of(
         "o os as um uma é não do da dos das que para com em no na este esta você seu sua nunca depois "

@@ -337,6 +337,9 @@ _AFTER_VERB = _set_of(
 # a negation only after one before the verb ("Ne supprimez-vous pas le cache ?", "No borre nunca la ...").
 _ROMANCE = frozenset({"fr", "es", "it", "pt"})
 _MAX_AFTER_VERB = 3
+# ... and up to this many when the verb opens its clause ("Ma suggestion : désactivez seulement pour ce
+# site le bloqueur", "desactive solo para la web del banco el bloqueador")
+_MAX_AFTER_OPENING_VERB = 7
 _GAP_NEGATIONS = _set_of(
     "ne n' pas jamais plus no nunca jamás non mai não nunca nem ni né sin sans senza sem"
 )
@@ -353,7 +356,8 @@ def after_verb_gap(
     spans: list[tuple[int, int]] = []
     count = len(tokens)
     for i in starts:
-        for gap in range(1, _MAX_AFTER_VERB + 1):
+        opens = i == 0 or tokens[i].start - tokens[i - 1].end > 1  # after punctuation: an imperative
+        for gap in range(1, (_MAX_AFTER_OPENING_VERB if opens else _MAX_AFTER_VERB) + 1):
             last = i + gap  # the gap's last word
             if last + 1 >= count:
                 break
@@ -382,6 +386,8 @@ _PASSIVE_MODALS = {
     "es": _set_of("debe deben debería deberían tiene tienen hay"),
     "pt": _set_of("deve devem deveria deveriam tem têm precisa precisam"),
     "it": _set_of("deve devono dovrebbe dovrebbero va vanno"),
+    # Polish puts the object first and the infinitive after the modal: "Blokadę ... trzeba na chwilę wyłączyć"
+    "pl": _set_of("trzeba należy musi musisz powinien powinna powinno warto proszę"),
 }
 _PASSIVE_ALL_MODALS = frozenset().union(*_PASSIVE_MODALS.values())
 _PASSIVE_GAP = 4  # "should | be | cleared", "tem | de | ser | apagado"

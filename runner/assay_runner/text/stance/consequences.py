@@ -56,7 +56,8 @@ _SEVERAL_WORD_IF = re.compile(
     r"suppose(?: that)?|supposing(?: that)?|imagine(?: that)?|say|imaginons que|supposons que|"
     r"imaginez que|supongamos que|imaginemos que|pongamos que|supponiamo che|immaginiamo che|"
     r"mettiamo che|suponha que|suponhamos que|imagine que|imaginemos que|stel dat|stel je voor dat|"
-    r"angenommen|nehmen wir an|załóżmy,? że|przypuśćmy,? że|wyobraźmy sobie,? że)\b\s*",
+    r"angenommen|nehmen wir an|stellen sie sich vor|stell dir vor|"
+    r"załóżmy,? że|przypuśćmy,? że|wyobraźmy sobie,? że)\b\s*",
     re.IGNORECASE,
 )
 _INVERTED_IF = _set("sollte sollten würden würde should were mocht mochten")

@@ -127,7 +127,8 @@ def past_question(head: str, matched: Sequence[str], phrase: str, language: str)
 # "A gdyby ...?": a question that opens with "and if" suggests what it asks about.
 _WHAT_IF = re.compile(
     r"^\W*(?:what if|and if|how about if|et si|und wenn|y si|e se|en als|en wat als|a gdyby|a jakby|"
-    r"a co jeśli)\b",
+    r"a co jeśli|wat als|wat dacht u van|wat dacht je van|che ne dice di|che ne dite di|che ne pensa di|"
+    r"e se provasse a|was wäre, wenn|was wäre wenn)\b",
     re.IGNORECASE,
 )
 
