@@ -182,6 +182,13 @@ def test_no_row_repeats_another_part() -> None:
             "disattivare il blocco dei popup",
             "uncertain",
         ),
+        # a sentence whose few words leave its language a guess is read in the one whose keys find a
+        # forbidden phrase in it; a condition is no heading that negates its list
+        ("Redefine a fechadura.", "redefinir a fechadura", "violation"),
+        ("Zresetuj zamek.", "zresetować zamek", "violation"),
+        ("Não redefina a fechadura.", "redefinir a fechadura", "fine"),
+        ("Se nada disso ajudar:\n\n- redefinir a fechadura", "redefinir a fechadura", "uncertain"),
+        ("Nada disso vai ajudar:\n\n- redefinir a fechadura", "redefinir a fechadura", "fine"),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),
@@ -193,9 +200,20 @@ def test_the_seventh_rounds_classes_are_read(text: str, phrase: str, expected: s
     assert outcome_of(text, phrase) == expected
 
 
-@pytest.mark.parametrize(("word", "infinitive"), [("borraría", "borrar"), ("desactivaríamos", "desactivar")])
-def test_a_spanish_conditional_keys_as_its_infinitive(word: str, infinitive: str) -> None:
-    assert foreign_stem(word, "es") == foreign_stem(infinitive, "es")
+@pytest.mark.parametrize(
+    ("word", "infinitive", "language"),
+    [
+        ("borraría", "borrar", "es"),
+        ("desactivaríamos", "desactivar", "es"),
+        ("borrado", "borrar", "es"),
+        ("scollegasse", "scollegare", "it"),
+        ("eliminassi", "eliminare", "it"),
+    ],
+)
+def test_a_conditional_participle_or_subjunctive_keys_as_its_infinitive(
+    word: str, infinitive: str, language: str
+) -> None:
+    assert foreign_stem(word, language) == foreign_stem(infinitive, language)
 
 
 def test_the_tuning_part_holds_a_floor() -> None:

@@ -43,6 +43,7 @@ __all__ = [
     "IDENTIFIED",
     "LANGUAGES",
     "Language",
+    "close_languages",
     "detect",
     "foreign_stem",
     "load_models",
@@ -182,6 +183,17 @@ def sentence_language(text: str, answer: Language, declared: frozenset[Language]
     return max(scores, key=lambda lang: (scores[lang], lang == answer))
 
 
+def close_languages(text: str) -> list[Language]:
+    """The languages a sentence's function words (and letters) cannot tell apart, most likely first: all
+    within `_SLIGHT_LEAD` of the leader ("Redefine a fechadura.": English and Portuguese, one "a" each;
+    "Zresetuj zamek.": all eight, none). One language alone is a sentence identified for sure."""
+    scores = _scores(text)
+    top = max(scores.values())
+    return sorted(
+        (lang for lang, score in scores.items() if top - score < _SLIGHT_LEAD), key=lambda lang: -scores[lang]
+    )
+
+
 def _confidence(text: str, languages: frozenset[Language], letters: int = 12) -> dict[Language, float]:
     """Lingua's confidence per declared language (low-accuracy mode), empty for a text of few letters."""
     if sum(c.isalpha() for c in text) < letters:
@@ -297,7 +309,10 @@ GERMAN_PARTICLES = (
 
 
 _IT_ENDINGS = (
-    *("erebbero", "irebbero", "eranno", "iranno", "assero", "issero", "ando", "endo", "iamo", "are"),
+    *("erebbero", "irebbero", "eranno", "iranno", "assero", "issero", "essero", "assimo", "essimo"),
+    # the imperfect subjunctive ("qualora scollegasse", "se eliminassi"), as the Spanish one
+    *("issimo", "asse", "assi", "esse", "essi", "isse", "issi"),
+    *("ando", "endo", "iamo", "are"),
     *("ere", "ire", "ate", "ete", "ite", "ato", "ata", "ati", "ito", "ita", "iti", "a", "e", "i", "o"),
 )
 _PT_ENDINGS = (

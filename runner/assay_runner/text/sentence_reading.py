@@ -8,9 +8,11 @@ rule's matches in a text whose words are known; `by_clause` places a sentence's 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from operator import itemgetter
 
 from assay_runner.text.advice import (
@@ -24,8 +26,8 @@ from assay_runner.text.advice import (
 )
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.language import LANGUAGES, Language, negated_verbal_noun
-from assay_runner.text.match import CLAUSE_MATCHED, VERB_FIRST, Token, TokenColumns, find_phrase
+from assay_runner.text.language import LANGUAGES, Language, close_languages, negated_verbal_noun
+from assay_runner.text.match import CLAUSE_MATCHED, VERB_FIRST, Token, TokenColumns, find_phrase, tokenize
 from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
@@ -217,6 +219,40 @@ class SentenceReading:
             first = max(0, bisect_right(starts, cs) - 1)
             touched.update(range(first, max(0, bisect_right(starts, max(cs, ce - 1)) - 1) + 1))
         return sorted(touched)
+
+
+def reading_language(
+    text: str, identified: Language, rules: Sequence[ForbiddenRule], declared: frozenset[Language] | None
+) -> Language:
+    """The language a sentence is read in: the one it was identified as, unless that was a guess among
+    close languages (`close_languages`), no forbidden phrase is found in it with that language's keys,
+    and one that shares a word with it is found with another close language's ("Redefine a fechadura."
+    is no English sentence: "redefinir a fechadura" is in it with Portuguese keys). A forbidden sentence
+    must not pass because its few words were taken for another language."""
+    if identified not in LANGUAGES:
+        return identified
+    close = close_languages(text)
+    if len(close) < 2:
+        return identified
+    words = frozenset(_LONG_WORD.findall(text.casefold()))
+    shared = [r.phrase for r in rules if r.phrase is not None and not words.isdisjoint(_long_words(r.phrase))]
+    if not shared:
+        return identified
+    for language in (identified, *(lang for lang in close if lang != identified)):
+        if declared is not None and language not in declared:
+            continue
+        tokens = tokenize(text, language)
+        if any(find_phrase(tokens, phrase, language) for phrase in shared):
+            return language
+    return identified
+
+
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+@lru_cache(maxsize=1024)
+def _long_words(phrase: str) -> frozenset[str]:
+    return frozenset(_LONG_WORD.findall(phrase.casefold()))
 
 
 def read_as(language: Language) -> Language:

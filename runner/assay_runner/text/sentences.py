@@ -114,6 +114,11 @@ _INTRO_FILLER = _words(
     hay tun co"""
 )
 _INTRO_WORD = re.compile(r"[\w']+")
+# What opens a condition: a line so opened says when to do what follows, not what not to do.
+_CONDITION_OPENERS = frozenset(
+    {"if", "when", "unless", "si", "quand", "lorsque", "wenn", "falls", "sobald", "cuando", "se", "quando"}
+    | {"caso", "als", "wanneer", "indien", "jeśli", "jeżeli", "gdy", "kiedy"}
+)
 _MAX_INTRO = 100  # characters: a heading, not a paragraph that ends in a colon
 _INTRO_PREFIX = "Do not "
 
@@ -265,6 +270,8 @@ def negating_intro(text: str) -> bool:
     words = _INTRO_WORD.findall(folded.casefold())
     if not words or len(words) > 8 or not _NEGATING_INTRO.search(text):
         return False
+    if words[0] in _CONDITION_OPENERS:
+        return False  # "Se nada disso ajudar:", "If none of that helps:": a condition, then what to do
     if all(_intro_word(word) for word in words) and not text.rstrip().endswith((".", "!", "?")):
         return True
     # Words the filler list does not hold: the line's structure, in its own language, decides.
