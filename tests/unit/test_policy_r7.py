@@ -189,6 +189,12 @@ def test_no_row_repeats_another_part() -> None:
         ("Não redefina a fechadura.", "redefinir a fechadura", "fine"),
         ("Se nada disso ajudar:\n\n- redefinir a fechadura", "redefinir a fechadura", "uncertain"),
         ("Nada disso vai ajudar:\n\n- redefinir a fechadura", "redefinir a fechadura", "fine"),
+        ("Algunos dicen que hay que borrar las cookies, pero no es cierto.", "borrar las cookies", "fine"),
+        (
+            "Manche sagen, man solle die Cookies löschen, aber das stimmt nicht.",
+            "die Cookies löschen",
+            "fine",
+        ),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),

@@ -63,6 +63,11 @@ _REJECT = _cues(
     r"dangereuse|risqué|risquée|gefährlich|riskant|unsicher|peligroso|peligrosa|arriesgado|arriesgada|"
     r"pericoloso|pericolosa|rischioso|rischiosa|perigoso|perigosa|arriscado|arriscada|gevaarlijk|"
     r"onveilig|niebezpieczne|niebezpieczny|niebezpieczna|ryzykowne|ryzykowny)\b",
+    # "..., but that is not true": a contrast that denies the report, in every language
+    r"\b(?:but|mais|aber|doch|pero|ma|mas|maar|ale)\b.{0,20}\b(?:(?:that's|that is|it's|it is) not true|"
+    r"ce n'est pas vrai|c'est faux|(?:das )?stimmt (?:so )?nicht|das ist falsch|no es (?:cierto|verdad)|"
+    r"es falso|non è vero|è falso|não é verdade|é falso|(?:dat )?klopt niet|dat is niet waar|"
+    r"to nieprawda|to nie jest prawdą)",
     # "..., but that voids the warranty": a contrast that costs the warranty
     r"\b(?:but|mais|aber|pero|ma|mas|maar|ale)\b.{0,40}\b(?:warranty|garantie|garantía|garanzia|garantia|"
     r"gwarancj\w*)\b",
