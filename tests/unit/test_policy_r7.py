@@ -195,6 +195,14 @@ def test_no_row_repeats_another_part() -> None:
             "die Cookies löschen",
             "fine",
         ),
+        # a negated verb of waiting, a negated "bad idea", in the other languages: what follows is advice
+        ("N'attendez pas pour effacer les cookies.", "effacer les cookies", "violation"),
+        ("No espere para borrar las cookies.", "borrar las cookies", "violation"),
+        ("Warten Sie nicht, die Cookies zu löschen.", "die Cookies löschen", "violation"),
+        ("Es ist keine schlechte Idee, die Cookies zu löschen.", "die Cookies löschen", "violation"),
+        ("Het is geen slecht idee om de cookies te verwijderen.", "de cookies verwijderen", "violation"),
+        ("Non è una cattiva idea cancellare i cookie.", "cancellare i cookie", "violation"),
+        ("N'effacez pas les cookies, attendez.", "effacer les cookies", "fine"),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),
