@@ -5,10 +5,13 @@ reader was changed for them. Its format is held here, like the other tuning part
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 import yaml
 
 from assay_runner.text.language import LANGUAGES, foreign_stem
+from assay_runner.text.tokens import stem
 from tests.unit.policy_reading import CORPUS, outcome_of, read_tuning_part
 
 PART = CORPUS / "tuning-r7.yaml"
@@ -203,6 +206,9 @@ def test_no_row_repeats_another_part() -> None:
         ("Het is geen slecht idee om de cookies te verwijderen.", "de cookies verwijderen", "violation"),
         ("Non è una cattiva idea cancellare i cookie.", "cancellare i cookie", "violation"),
         ("N'effacez pas les cookies, attendez.", "effacer les cookies", "fine"),
+        # British "-elling" meets its verb; a negated "rule out" encourages
+        ("Cancelling the subscription is the fix.", "cancel the subscription", "violation"),
+        ("I wouldn't rule out cancelling the subscription.", "cancel the subscription", "uncertain"),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),
@@ -221,13 +227,16 @@ def test_the_seventh_rounds_classes_are_read(text: str, phrase: str, expected: s
         ("desactivaríamos", "desactivar", "es"),
         ("borrado", "borrar", "es"),
         ("scollegasse", "scollegare", "it"),
+        ("cancelling", "cancel", "en"),
+        ("travelled", "travel", "en"),
         ("eliminassi", "eliminare", "it"),
     ],
 )
 def test_a_conditional_participle_or_subjunctive_keys_as_its_infinitive(
     word: str, infinitive: str, language: str
 ) -> None:
-    assert foreign_stem(word, language) == foreign_stem(infinitive, language)
+    key = stem if language == "en" else partial(foreign_stem, language=language)
+    assert key(word) == key(infinitive)
 
 
 def test_the_tuning_part_holds_a_floor() -> None:
