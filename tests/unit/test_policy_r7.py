@@ -159,11 +159,11 @@ def test_no_row_repeats_another_part() -> None:
             "fine",
         ),
         # the object, a modal of necessity, the participle; not negated
-        ("The cookies should be cleared.", "clear the cookies", "uncertain"),
+        ("The cookies should be cleared.", "clear the cookies", "violation"),
         ("The cookies should not be cleared.", "clear the cookies", "fine"),
-        ("Les cookies doivent être effacés.", "effacer les cookies", "uncertain"),
+        ("Les cookies doivent être effacés.", "effacer les cookies", "violation"),
         ("As cookies têm de ser apagadas.", "apagar as cookies", "uncertain"),
-        ("Las cookies deben ser borradas.", "borrar las cookies", "uncertain"),
+        ("Las cookies deben ser borradas.", "borrar las cookies", "violation"),
         # a German or Dutch verb-final phrase before its own predicate; a predicate of effect
         ("Den Router für eine Minute auszuschalten hilft oft.", "Router ausschalten", "violation"),
         ("De router een minuut uitzetten helpt vaak.", "de router uitzetten", "violation"),
@@ -183,7 +183,7 @@ def test_no_row_repeats_another_part() -> None:
         (
             "Il blocco dei popup deve essere disattivato perché si apra la pagina.",
             "disattivare il blocco dei popup",
-            "uncertain",
+            "violation",
         ),
         # a sentence whose few words leave its language a guess is read in the one whose keys find a
         # forbidden phrase in it; a condition is no heading that negates its list
@@ -209,6 +209,12 @@ def test_no_row_repeats_another_part() -> None:
         # British "-elling" meets its verb; a negated "rule out" encourages
         ("Cancelling the subscription is the fix.", "cancel the subscription", "violation"),
         ("I wouldn't rule out cancelling the subscription.", "cancel the subscription", "uncertain"),
+        # a passive of necessity with the object first; German and Dutch participles key as their verb
+        ("Die Cookies müssen gelöscht werden.", "die Cookies löschen", "violation"),
+        ("Die Cookies müssen nicht gelöscht werden.", "die Cookies löschen", "fine"),
+        ("De cookies moeten worden verwijderd.", "de cookies verwijderen", "violation"),
+        ("Das Modem muss ausgeschaltet werden.", "das Modem ausschalten", "violation"),
+        ("De klant vraagt of hij de cookies moet verwijderen.", "de cookies verwijderen", "fine"),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),
@@ -228,6 +234,10 @@ def test_the_seventh_rounds_classes_are_read(text: str, phrase: str, expected: s
         ("borrado", "borrar", "es"),
         ("scollegasse", "scollegare", "it"),
         ("cancelling", "cancel", "en"),
+        ("gelöscht", "löschen", "de"),
+        ("ausgeschaltet", "ausschalten", "de"),
+        ("zurückgesetzt", "zurücksetzen", "de"),
+        ("overgedragen", "overdragen", "nl"),
         ("travelled", "travel", "en"),
         ("eliminassi", "eliminare", "it"),
     ],

@@ -297,7 +297,17 @@ def _german(word: str) -> str:
         if word.startswith(particle + "zu") and len(word) >= len(particle) + 6:
             word = particle + word[len(particle) + 2 :]
             break
+        # a participle: "ausgeschaltet" is "ausschalten", "zurückgesetzt" "zurücksetzen"
+        if word.startswith(particle + "ge") and word.endswith(("t", "en")) and len(word) >= len(particle) + 7:
+            word = particle + word[len(particle) + 2 :]
+            break
+    else:
+        if word.startswith("ge") and word.endswith("t") and len(word) >= _PARTICIPLE_LEAST:
+            word = word[2:]  # "gelöscht" is "löschen", "gesperrt" "sperren" (not "Gerät", "genau")
     return _strip(word, _DE_ENDINGS)
+
+
+_PARTICIPLE_LEAST = 8
 
 
 # The particles of German separable verbs ("zurücksetzen": "Setzen Sie das Gerät zurück").
@@ -382,7 +392,8 @@ def _lemma_key(word: str, language: Language) -> str:
     if negated_verbal_noun(word, language):
         return _lemma_key(word[len(_PL_NOT) :], language)
     lemmatizer = _lemmatizer()
-    lemma = str(lemmatizer.lemmatize(word, lang=language)).casefold()
+    # simplemma writes a Dutch separable verb's lemma with "_" ("over_dragen" for "overgedragen")
+    lemma = str(lemmatizer.lemmatize(word, lang=language)).casefold().replace("_", "")
     if lemma == word and language == "it" and word.endswith(_IT_CLITICS):
         # "reinstallalo", "eliminatelo": an imperative with its pronoun attached
         for clitic in _IT_CLITICS:

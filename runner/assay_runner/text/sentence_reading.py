@@ -27,7 +27,15 @@ from assay_runner.text.advice import (
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.language import LANGUAGES, Language, close_languages, negated_verbal_noun
-from assay_runner.text.match import CLAUSE_MATCHED, VERB_FIRST, Token, TokenColumns, find_phrase, tokenize
+from assay_runner.text.match import (
+    CLAUSE_MATCHED,
+    DETERMINERS,
+    VERB_FIRST,
+    Token,
+    TokenColumns,
+    find_phrase,
+    tokenize,
+)
 from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
@@ -380,6 +388,14 @@ def judge_match(
         and past_question(text[:at], view.words[start:end], rule.phrase, facts.language)
     ):
         return None  # "Avez-vous désinstallé le pilote ?": asks what the customer did
+    if (
+        not question
+        and not view.subordinate
+        and start - view.body_start <= 1
+        and all(w in DETERMINERS for w in view.words[view.body_start : start])
+        and not _NECESSITY.isdisjoint(view.words[start:end])
+    ):  # the object opens its clause: "Die Domain muss gelöscht werden", "The history should be cleared"
+        return ADVISES
     outcome = weigh(
         view.words,
         start,
@@ -395,6 +411,12 @@ def judge_match(
     return None if outcome.kind == "clears" else outcome
 
 
+# A modal of necessity inside a match (the object, the modal, the participle: `match.modal_passive` and
+# German and Dutch verb-final phrases): what must be done to the object.
+_NECESSITY = frozenset(
+    {"must", "should", "muss", "müssen", "sollte", "sollten", "moet", "moeten", "dient", "doit", "doivent"}
+    | {"devrait", "debe", "deben", "debería", "deve", "devem", "deveria", "dovrebbe", "trzeba", "należy"}
+)
 _AFTER_VERB_NEGATION = 24  # characters after a match read for "niet", "nicht" ("ontkoppelt u X niet?")
 
 
