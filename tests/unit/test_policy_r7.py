@@ -215,6 +215,9 @@ def test_no_row_repeats_another_part() -> None:
         ("De cookies moeten worden verwijderd.", "de cookies verwijderen", "violation"),
         ("Das Modem muss ausgeschaltet werden.", "das Modem ausschalten", "violation"),
         ("De klant vraagt of hij de cookies moet verwijderen.", "de cookies verwijderen", "fine"),
+        # a subject whose predicate says it means losing something warns
+        ("Borrar las cookies implica perder las sesiones.", "borrar las cookies", "fine"),
+        ("Apagar as cookies significa perder as sessões.", "apagar as cookies", "fine"),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),

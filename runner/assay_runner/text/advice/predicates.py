@@ -31,7 +31,10 @@ _WARNING = _cues(
     r"cancellerà|eliminerà|perderai|perderà|perderete|cancella|apagará|vai (?:eliminar|apagar|perder)|"
     r"wist|verwijdert|verlies|verliest|kwijt|skasuje|usunie|stracisz|utracisz|straci|"
     r"apaga|cancella|efface|löscht|usuwa|kasuje|borra|"
-    r"verlieren|gelöscht)\b"
+    r"verlieren|gelöscht|"
+    # what it means losing: "... implica perder el descuento", "... significa perder o desconto"
+    r"(?:implica|significa|signifie|bedeutet|betekent|oznacza|means) (?:\w+ )?(?:perder|perdere|perdre|"
+    r"verlieren|verliezen|utrat\w*|stra\w+|losing))\b"
 )
 
 
