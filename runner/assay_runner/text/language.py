@@ -46,6 +46,7 @@ __all__ = [
     "close_languages",
     "detect",
     "foreign_stem",
+    "language_confidence",
     "load_models",
     "sentence_language",
 ]
@@ -192,6 +193,11 @@ def close_languages(text: str) -> list[Language]:
     return sorted(
         (lang for lang, score in scores.items() if top - score < _SLIGHT_LEAD), key=lambda lang: -scores[lang]
     )
+
+
+def language_confidence(text: str) -> dict[Language, float]:
+    """Lingua's confidence per language the reader reads (empty for a text of few letters)."""
+    return _confidence(text, frozenset(LANGUAGES))
 
 
 def _confidence(text: str, languages: frozenset[Language], letters: int = 12) -> dict[Language, float]:

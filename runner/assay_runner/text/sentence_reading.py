@@ -26,7 +26,13 @@ from assay_runner.text.advice import (
 )
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.language import LANGUAGES, Language, close_languages, negated_verbal_noun
+from assay_runner.text.language import (
+    LANGUAGES,
+    Language,
+    close_languages,
+    language_confidence,
+    negated_verbal_noun,
+)
 from assay_runner.text.match import (
     CLAUSE_MATCHED,
     DETERMINERS,
@@ -234,9 +240,10 @@ def reading_language(
 ) -> Language:
     """The language a sentence is read in: the one it was identified as, unless that was a guess among
     close languages (`close_languages`), no forbidden phrase is found in it with that language's keys,
-    and one that shares a word with it is found with another close language's ("Redefine a fechadura."
-    is no English sentence: "redefinir a fechadura" is in it with Portuguese keys). A forbidden sentence
-    must not pass because its few words were taken for another language."""
+    and a phrase that shares a word with it is found with the keys of a close language the phrase itself
+    may be written in (`phrase_languages`): "Redefine a fechadura." is no English sentence, "redefinir a
+    fechadura" is in it with Portuguese keys. A forbidden sentence must not pass because its few words
+    were taken for another language; an English phrase never has a sentence read in another language."""
     if identified not in LANGUAGES:
         return identified
     close = close_languages(text)
@@ -244,15 +251,29 @@ def reading_language(
         return identified
     words = frozenset(_LONG_WORD.findall(text.casefold()))
     shared = [r.phrase for r in rules if r.phrase is not None and not words.isdisjoint(_long_words(r.phrase))]
-    if not shared:
+    if not shared or any(find_phrase(tokenize(text, identified), p, identified) for p in shared):
         return identified
-    for language in (identified, *(lang for lang in close if lang != identified)):
-        if declared is not None and language not in declared:
-            continue
-        tokens = tokenize(text, language)
-        if any(find_phrase(tokens, phrase, language) for phrase in shared):
-            return language
+    for phrase in shared:
+        for language in phrase_languages(phrase):
+            if language == identified or language not in close or (declared and language not in declared):
+                continue
+            if find_phrase(tokenize(text, language), phrase, language):
+                return language
     return identified
+
+
+@lru_cache(maxsize=1024)
+def phrase_languages(phrase: str) -> tuple[Language, ...]:
+    """The languages a forbidden phrase may be written in: those lingua gives some confidence (a phrase
+    is short: "redefinir a fechadura" reads Spanish 0.54, Portuguese next), most likely first; none but
+    English for an English phrase."""
+    confidence = language_confidence(phrase)
+    ranked = sorted(confidence, key=lambda lang: -confidence[lang])
+    return tuple(lang for lang in ranked[:_PHRASE_LANGUAGES] if confidence[lang] >= _PHRASE_CONFIDENCE)
+
+
+_PHRASE_LANGUAGES = 3
+_PHRASE_CONFIDENCE = 0.15
 
 
 _LONG_WORD = re.compile(r"[^\W\d_]{4,}")
