@@ -244,14 +244,14 @@ def reading_language(
     may be written in (`phrase_languages`): "Redefine a fechadura." is no English sentence, "redefinir a
     fechadura" is in it with Portuguese keys. A forbidden sentence must not pass because its few words
     were taken for another language; an English phrase never has a sentence read in another language."""
-    if identified not in LANGUAGES:
-        return identified
-    close = close_languages(text)
-    if len(close) < 2:
+    if identified not in LANGUAGES or not any(r.phrase is not None for r in rules):
         return identified
     words = frozenset(_LONG_WORD.findall(text.casefold()))
     shared = [r.phrase for r in rules if r.phrase is not None and not words.isdisjoint(_long_words(r.phrase))]
-    if not shared or any(find_phrase(tokenize(text, identified), p, identified) for p in shared):
+    if not shared:
+        return identified  # (most sentences of a long answer: one pass over its words)
+    close = close_languages(text)
+    if len(close) < 2 or any(find_phrase(tokenize(text, identified), p, identified) for p in shared):
         return identified
     for phrase in shared:
         for language in phrase_languages(phrase):
