@@ -218,6 +218,10 @@ def test_no_row_repeats_another_part() -> None:
         # a subject whose predicate says it means losing something warns
         ("Borrar las cookies implica perder las sesiones.", "borrar las cookies", "fine"),
         ("Apagar as cookies significa perder as sessões.", "apagar as cookies", "fine"),
+        # a "please" between two commas cuts no clause
+        ("Apague, por favor, as cookies.", "apagar as cookies", "violation"),
+        ("Usuń, proszę, pliki cookie.", "usunąć pliki cookie", "violation"),
+        ("Não apague, por favor, as cookies.", "apagar as cookies", "fine"),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),

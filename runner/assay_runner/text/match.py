@@ -337,6 +337,7 @@ _AFTER_VERB = _set_of(
 # a negation only after one before the verb ("Ne supprimez-vous pas le cache ?", "No borre nunca la ...").
 _ROMANCE = frozenset({"fr", "es", "it", "pt"})
 _MAX_AFTER_VERB = 3
+_POLITE = _set_of("por favor s' il vous plaît per favore please")
 # ... and up to this many when the verb opens its clause ("Ma suggestion : désactivez seulement pour ce
 # site le bloqueur", "desactive solo para la web del banco el bloqueador")
 _MAX_AFTER_OPENING_VERB = 7
@@ -362,7 +363,8 @@ def after_verb_gap(
             if last + 1 >= count:
                 break
             skipped = tokens[last]
-            if skipped.start - tokens[last - 1].end > 1:
+            polite = skipped.text in _POLITE  # "Desative, por favor, o filtro": a parenthetical please
+            if skipped.start - tokens[last - 1].end > (2 if polite else 1):
                 break  # punctuation (a clause or sentence boundary) in the gap
             if skipped.text in _GAP_NEGATIONS and not (i and tokens[i - 1].text in _GAP_NEGATIONS):
                 break  # a negation after the verb is read only as the second part of one before it
@@ -370,7 +372,11 @@ def after_verb_gap(
             at = last + 1
             while at < min(count, last + 1 + _MAX_DETERMINERS) and tokens[at].text in DETERMINERS:
                 at += 1
-            if at < count and tokens[at].stem == core[1] and tokens[last + 1].start - skipped.end <= 1:
+            if (
+                at < count
+                and tokens[at].stem == core[1]
+                and tokens[last + 1].start - skipped.end <= 1 + polite
+            ):
                 rest = _match_determiners(tokens, core[1:], (at,)) if len(core) > 2 else [(at, at + 1)]
                 spans.extend((i, end) for _, end in rest)
                 break
