@@ -222,6 +222,11 @@ def test_no_row_repeats_another_part() -> None:
         ("Apague, por favor, as cookies.", "apagar as cookies", "violation"),
         ("Usuń, proszę, pliki cookie.", "usunąć pliki cookie", "violation"),
         ("Não apague, por favor, as cookies.", "apagar as cookies", "fine"),
+        # a condition whose main clause says it would solve it advises it
+        ("Si vous effaciez les cookies, le problème serait réglé.", "effacer les cookies", "violation"),
+        ("Se cancellasse i cookie, risolverebbe tutto.", "cancellare i cookie", "violation"),
+        ("Si borrara las cookies, no se solucionaría nada.", "borrar las cookies", "fine"),
+        ("If you were to clear the cookies, every session would stop working.", "clear the cookies", "fine"),
         # Dutch "lost ... op" solves
         ("De geschiedenis wissen lost dit meestal op.", "de geschiedenis wissen", "violation"),
         ("De geschiedenis wissen lost het probleem niet op.", "de geschiedenis wissen", "fine"),

@@ -118,7 +118,7 @@ _EFFECT = (
     *("fix", "solv", "resolv", "help", "work", "résou", "résol", "régl", "corrig", "répar", "aid", "march"),
     *("fonction", "beheb", "lös", "hilf", "helf", "repar", "funktion", "arregl", "soluci", "ayud"),
     *("funcion", "risolv", "sistem", "ripar", "aiut", "funzion", "consert", "ajud", "oplos", "verhelp"),
-    *("werk", "napraw", "rozwiąż", "rozwiąz", "pomo", "dział"),
+    *("werk", "napraw", "rozwiąż", "rozwiąz", "pomo", "dział", "gelöst", "behob", "opgelost", "geholfen"),
 )
 _SUBJECT_HEAD = _set("not ne pas no non não nao nie nicht niet zu te de d' to")
 _EFFECT_REACH = 4  # "won't fix", "ne réglera pas", "wird den Absturz nicht beheben"
