@@ -11,7 +11,9 @@ languages, kinds named `<language>-<form>`; `--forms` sums them per form), `tuni
 fifth round's tuning part, of the same format: double negatives and "cannot avoid" shapes, hypotheticals
 and warnings that describe a consequence, reported speech), `tuning-r6` (the sixth round's tuning part, of
 the same format: questions, conditionals and hypotheticals, lists, mixed-language answers and idioms of
-necessity in the eight languages), `heldout-languages` (a folder,
+necessity in the eight languages), `tuning-r7` (the seventh round's, of the same format: plain
+recommendations, double negatives, separable and verb-final verbs, questions that instruct, reported
+speech, hypotheticals and negating headers), `heldout-languages` (a folder,
 one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
 they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same
 format, written for issue 42 by someone who never opened the reader's code, after `heldout-languages` had

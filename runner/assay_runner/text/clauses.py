@@ -53,6 +53,27 @@ SUBORDINATORS = frozenset(
     | {"because", "although", "though", "whereas", "whether", "in case", "as soon as", "so that"}
 )
 _TRIM_CHARS = " \t\n\x0b\x0c\"'.!?"
+# "Desative, por favor, o filtro", "Wyłącz, proszę, filtr": a "please" between two commas cuts nothing.
+_POLITE_PARENTHETICALS = frozenset(
+    {"please", "s'il vous plaît", "s'il te plaît", "bitte", "por favor", "per favore", "alstublieft"}
+    | {"alsjeblieft", "proszę"}
+)
+
+
+def _without_parentheticals(sentence: str, cuts: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The cuts but the two commas around a "please" (`_POLITE_PARENTHETICALS`)."""
+    dropped: set[int] = set()
+    for k in range(len(cuts) - 1):
+        (_, end, first), (start, _, second) = cuts[k], cuts[k + 1]
+        between = (
+            sentence[end:start] if first == second == "," and start - end <= _PARENTHETICAL_CHARS else ""
+        )
+        if between and between.strip().casefold().replace("\u2019", "'") in _POLITE_PARENTHETICALS:
+            dropped.update((k, k + 1))
+    return [cut for k, cut in enumerate(cuts) if k not in dropped] if dropped else cuts
+
+
+_PARENTHETICAL_CHARS = 20
 _HAS_WORD = re.compile(r"[^\W_]")
 
 
@@ -94,7 +115,9 @@ def clauses_of(
     a sentence none of whose words opens a clause is not searched for conjunctions. The conjunctions are
     English: a sentence in another `language` is cut at punctuation only (German "so", Spanish "once"
     are no conjunctions there)."""
-    cuts = [(m.start(), m.end(), _punct_name(m.group())) for m in _PUNCT_SPLIT.finditer(sentence)]
+    cuts = _without_parentheticals(
+        sentence, [(m.start(), m.end(), _punct_name(m.group())) for m in _PUNCT_SPLIT.finditer(sentence)]
+    )
     if language == "en" and (words is None or _may_open_a_clause(sentence, words)):
         # A conjunction stays in the clause it opens: its cut is where it starts.
         cuts += [(m.start(), m.start(), _conjunction_name(m.group())) for m in _WORD_SPLIT.finditer(sentence)]

@@ -43,8 +43,10 @@ __all__ = [
     "IDENTIFIED",
     "LANGUAGES",
     "Language",
+    "close_languages",
     "detect",
     "foreign_stem",
+    "language_confidence",
     "load_models",
     "sentence_language",
 ]
@@ -61,7 +63,7 @@ _FUNCTION_WORDS = {
     ),
     "es": _set_of(
         "el la los las una un es usted su sus y del al para con en este esta que por se lo le después nunca "
-        "de tu tus mi mis pero ni"
+        "de tu tus mi mis pero ni no esto eso"
     ),
     "de": _set_of(
         "der die das den dem des ein eine einen ist sie und nicht zu mit auf für von bitte im ihr ihre es "
@@ -70,12 +72,13 @@ _FUNCTION_WORDS = {
     "it": _set_of(
         "il gli è non di della dello che per questo questa ci mai poi dopo nel nella può puoi "
         "dovete anche senza invece sono l' dell' un' all' dall' sull' nell' dal dalla dai sul sulla alla "
-        "agli ai degli delle e suo sua suoi tuo tua tuoi lo le uno una ne ma lei ti la del"
+        "agli ai degli delle e suo sua suoi tuo tua tuoi lo le uno una ne ma lei ti la del perché "
+        "essere deve devono dovrebbe così più già"
     ),
     "pt": _set_of(
         "o os as um uma é não do da dos das que para com em no na este esta você seu sua nunca depois "
         "pode deve também sem são ao aos pelo pela novamente então partir ainda a e seus suas lhe isso de "
-        "isto mas ou"
+        "isto mas ou por eu enquanto já agora aqui está"
     ),
     "nl": _set_of(
         "de het een is niet en van voor met op dit deze u uw je jouw geen nooit dan daarna kunt moet "
@@ -138,6 +141,9 @@ def _scores(text: str) -> dict[Language, float]:
     if not head.isascii():
         for lang, marks in _MARKS.items():
             scores[lang] += sum(head.count(mark) for mark in marks)
+        # Spanish alone opens a question or an exclamation upside down: "¿Por qué no borra la caché?"
+        # leads French's "é" and "la" by it
+        scores["es"] += head.count("¿") + head.count("¡")
     return scores
 
 
@@ -176,6 +182,22 @@ def sentence_language(text: str, answer: Language, declared: frozenset[Language]
         scores[lang] = scores.get(lang, 0.0) + 2 * value
     scores[answer] = scores.get(answer, 0.0) + 0.5
     return max(scores, key=lambda lang: (scores[lang], lang == answer))
+
+
+def close_languages(text: str) -> list[Language]:
+    """The languages a sentence's function words (and letters) cannot tell apart, most likely first: all
+    within `_SLIGHT_LEAD` of the leader ("Redefine a fechadura.": English and Portuguese, one "a" each;
+    "Zresetuj zamek.": all eight, none). One language alone is a sentence identified for sure."""
+    scores = _scores(text)
+    top = max(scores.values())
+    return sorted(
+        (lang for lang, score in scores.items() if top - score < _SLIGHT_LEAD), key=lambda lang: -scores[lang]
+    )
+
+
+def language_confidence(text: str) -> dict[Language, float]:
+    """Lingua's confidence per language the reader reads (empty for a text of few letters)."""
+    return _confidence(text, frozenset(LANGUAGES))
 
 
 def _confidence(text: str, languages: frozenset[Language], letters: int = 12) -> dict[Language, float]:
@@ -220,6 +242,11 @@ _ES_ENDINGS = (
     # the imperfect subjunctive ("le recomendó que desinstalara", "que revocase"), unaccented
     *("aramos", "ieramos", "asemos", "iesemos", "aran", "ieran", "asen", "iesen", "aras", "ieras"),
     *("ases", "ieses", "ara", "iera", "ase", "iese"),
+    # the conditional ("yo restablecería", "desactivaríamos"), unaccented: the infinitive + -ía
+    *("ariamos", "eriamos", "iriamos", "ariais", "eriais", "iriais", "arian", "erian", "irian"),
+    *("arias", "erias", "irias", "aria", "eria", "iria"),
+    # the participle ("debe ser borrado", "quedó desactivada")
+    *("ados", "adas", "idos", "idas", "ado", "ada", "ido", "ida"),
     *("aremos", "eremos", "iremos", "iendo", "ando", "amos", "emos", "imos", "ará", "erá", "irá", "ar", "er"),
     *("ir", "an", "en", "as", "es", "ad", "ed", "a", "e", "o", "s"),
 )
@@ -253,7 +280,8 @@ def _spanish(word: str) -> str:
                 plain = plain[: -len(clitic)]
                 break
     plain = plain.replace("zc", "c")  # restablezca / restablecer
-    if plain.endswith("s") and len(plain) > 5:  # a plural's key is its singular's: "routers" / "router"
+    # a plural's key is its singular's: "routers" / "router" (a verb's "-mos" is no plural)
+    if plain.endswith("s") and len(plain) > 5 and not plain.endswith("mos"):
         plain = _strip(plain, ("es", "s"))
     # A stressed stem's diphthong: "revierta" / "revertir", "vuelva" / "volver" (not "que", "gue")
     key = _ES_DIPHTHONG_O.sub("o", _strip(plain, _ES_ENDINGS).replace("ie", "e"))
@@ -275,7 +303,17 @@ def _german(word: str) -> str:
         if word.startswith(particle + "zu") and len(word) >= len(particle) + 6:
             word = particle + word[len(particle) + 2 :]
             break
+        # a participle: "ausgeschaltet" is "ausschalten", "zurückgesetzt" "zurücksetzen"
+        if word.startswith(particle + "ge") and word.endswith(("t", "en")) and len(word) >= len(particle) + 7:
+            word = particle + word[len(particle) + 2 :]
+            break
+    else:
+        if word.startswith("ge") and word.endswith("t") and len(word) >= _PARTICIPLE_LEAST:
+            word = word[2:]  # "gelöscht" is "löschen", "gesperrt" "sperren" (not "Gerät", "genau")
     return _strip(word, _DE_ENDINGS)
+
+
+_PARTICIPLE_LEAST = 8
 
 
 # The particles of German separable verbs ("zurücksetzen": "Setzen Sie das Gerät zurück").
@@ -287,7 +325,10 @@ GERMAN_PARTICLES = (
 
 
 _IT_ENDINGS = (
-    *("erebbero", "irebbero", "eranno", "iranno", "assero", "issero", "ando", "endo", "iamo", "are"),
+    *("erebbero", "irebbero", "eranno", "iranno", "assero", "issero", "essero", "assimo", "essimo"),
+    # the imperfect subjunctive ("qualora scollegasse", "se eliminassi"), as the Spanish one
+    *("issimo", "asse", "assi", "esse", "essi", "isse", "issi"),
+    *("ando", "endo", "iamo", "are"),
     *("ere", "ire", "ate", "ete", "ite", "ato", "ata", "ati", "ito", "ita", "iti", "a", "e", "i", "o"),
 )
 _PT_ENDINGS = (
@@ -357,7 +398,8 @@ def _lemma_key(word: str, language: Language) -> str:
     if negated_verbal_noun(word, language):
         return _lemma_key(word[len(_PL_NOT) :], language)
     lemmatizer = _lemmatizer()
-    lemma = str(lemmatizer.lemmatize(word, lang=language)).casefold()
+    # simplemma writes a Dutch separable verb's lemma with "_" ("over_dragen" for "overgedragen")
+    lemma = str(lemmatizer.lemmatize(word, lang=language)).casefold().replace("_", "")
     if lemma == word and language == "it" and word.endswith(_IT_CLITICS):
         # "reinstallalo", "eliminatelo": an imperative with its pronoun attached
         for clitic in _IT_CLITICS:

@@ -210,10 +210,32 @@ def find_phrase(text: Words | Sequence[Token], phrase: str, language: str = "en"
             spans.update(_match_unit_keys(text, [unit[0] for unit in compound_units(wanted)]))
         if core:
             spans.update(_match_determiners(text.tokens, core, text.stem_lookup.occurrences(core[0])))
+        if language in _ROMANCE:
+            spans.update(after_verb_gap(text.tokens, wanted, text.stem_lookup.occurrences(wanted[0].stem)))
+        if language == "en":
+            spans.update(particle_shifted(text.tokens, wanted, text.stem_lookup.occurrences(wanted[0].stem)))
+        verb_object = [t.stem for t in wanted if t.text not in DETERMINERS]
+        if language in _PASSIVE_MODALS and len(verb_object) >= 2:
+            spans.update(
+                modal_passive(text.tokens, verb_object, text.stem_lookup.occurrences(verb_object[1]))
+            )
         return sorted(spans)
     spans = set(_match_words(text, wanted))
     if core:
         spans.update(_match_determiners(text, core, (i for i, t in enumerate(text) if t.stem == core[0])))
+    if language in _ROMANCE:
+        spans.update(
+            after_verb_gap(text, wanted, (i for i, t in enumerate(text) if t.stem == wanted[0].stem))
+        )
+    if language == "en":
+        spans.update(
+            particle_shifted(text, wanted, (i for i, t in enumerate(text) if t.stem == wanted[0].stem))
+        )
+    verb_object = [t.stem for t in wanted if t.text not in DETERMINERS]
+    if language in _PASSIVE_MODALS and len(verb_object) >= 2:
+        spans.update(
+            modal_passive(text, verb_object, (i for i, t in enumerate(text) if t.stem == verb_object[1]))
+        )
     if _has_compound(wanted) or _has_compound(text):
         spans.update(_match_units(compound_units(text), compound_units(wanted)))
     if language in VERB_FIRST:
@@ -244,12 +266,14 @@ def _verb_final(tokens: Sequence[Token], phrase: str, language: str) -> list[tup
     tails.add((wanted[-1].stem,))
     last = [t.stem for t in tokens]
     # The verb cluster ends the clause, or is followed by "und"/"en" and another verb ("... ausschalten
-    # und dann wieder einschalten").
+    # und dann wieder einschalten"), or by the predicate of the phrase it ends ("Die SIM-Karte für zehn
+    # Sekunden zu entfernen hilft meistens", "De simkaart tien seconden verwijderen helpt").
+    stops = range(1, len(tokens) + 1)
     ends = [
         (stop, len(tail))
         for tail in tails
         if tail and _ANY_WORD.stem not in tail
-        for stop in _clause_ends(tokens)
+        for stop in stops
         if tuple(last[stop - len(tail) : stop]) == tail
     ]
     spans = []
@@ -305,6 +329,114 @@ _AFTER_VERB = _set_of(
     primero simplemente inmediatamente ya ora poi prima semplicemente subito agora depois primeiro
     simplesmente imediatamente já"""
 )
+
+
+# A Romance verb may be followed by a short adverbial before its object ("Désactivez pour l'instant la
+# sauvegarde", "Desactive por ahora la copia", "Restablezca usted mismo la cerradura", "Disattivi per ora
+# il backup"): up to this many words, within the sentence and its clause (no punctuation between them),
+# a negation only after one before the verb ("Ne supprimez-vous pas le cache ?", "No borre nunca la ...").
+_ROMANCE = frozenset({"fr", "es", "it", "pt"})
+_MAX_AFTER_VERB = 3
+_POLITE = _set_of("por favor s' il vous plaît per favore please")
+# ... and up to this many when the verb opens its clause ("Ma suggestion : désactivez seulement pour ce
+# site le bloqueur", "desactive solo para la web del banco el bloqueador")
+_MAX_AFTER_OPENING_VERB = 7
+_GAP_NEGATIONS = _set_of(
+    "ne n' pas jamais plus no nunca jamás non mai não nunca nem ni né sin sans senza sem"
+)
+
+
+def after_verb_gap(
+    tokens: Sequence[Token], wanted: Sequence[Token], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """A phrase whose first word (its verb) stands up to `_MAX_AFTER_VERB` words before the rest, the rest
+    in order with only articles and possessives between its words (`_match_determiners`)."""
+    core = [t.stem for t in wanted if t.text not in DETERMINERS]
+    if len(core) < 2 or wanted[0].text in DETERMINERS:
+        return []
+    spans: list[tuple[int, int]] = []
+    count = len(tokens)
+    for i in starts:
+        opens = i == 0 or tokens[i].start - tokens[i - 1].end > 1  # after punctuation: an imperative
+        for gap in range(1, (_MAX_AFTER_OPENING_VERB if opens else _MAX_AFTER_VERB) + 1):
+            last = i + gap  # the gap's last word
+            if last + 1 >= count:
+                break
+            skipped = tokens[last]
+            polite = skipped.text in _POLITE  # "Desative, por favor, o filtro": a parenthetical please
+            if skipped.start - tokens[last - 1].end > (2 if polite else 1):
+                break  # punctuation (a clause or sentence boundary) in the gap
+            if skipped.text in _GAP_NEGATIONS and not (i and tokens[i - 1].text in _GAP_NEGATIONS):
+                break  # a negation after the verb is read only as the second part of one before it
+                # ("Ne supprimez pas le cache", "No borre nunca la caché": the clause's negation reads it)
+            at = last + 1
+            while at < min(count, last + 1 + _MAX_DETERMINERS) and tokens[at].text in DETERMINERS:
+                at += 1
+            if (
+                at < count
+                and tokens[at].stem == core[1]
+                and tokens[last + 1].start - skipped.end <= 1 + polite
+            ):
+                rest = _match_determiners(tokens, core[1:], (at,)) if len(core) > 2 else [(at, at + 1)]
+                spans.extend((i, end) for _, end in rest)
+                break
+    return spans
+
+
+# The object first, then a modal of necessity and the verb's participle: "The history should be
+# cleared", "L'historique doit être vidé", "O histórico tem de ser apagado", "El historial debe ser
+# borrado", "The history needs clearing". A negation in between leaves it unmatched (it is negated).
+_PASSIVE_MODALS = {
+    "en": _set_of("should must needs need has have ought"),
+    "fr": _set_of("doit doivent devrait devraient faut"),
+    "es": _set_of("debe deben debería deberían tiene tienen hay"),
+    "pt": _set_of("deve devem deveria deveriam tem têm precisa precisam"),
+    "it": _set_of("deve devono dovrebbe dovrebbero va vanno"),
+    # Polish puts the object first and the infinitive after the modal: "Blokadę ... trzeba na chwilę wyłączyć"
+    "pl": _set_of("trzeba należy musi musisz powinien powinna powinno warto proszę"),
+}
+_PASSIVE_ALL_MODALS = frozenset().union(*_PASSIVE_MODALS.values())
+_PASSIVE_GAP = 4  # "should | be | cleared", "tem | de | ser | apagado"
+
+
+def modal_passive(
+    tokens: Sequence[Token], core: Sequence[str], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """The phrase's object (`core[1:]`, in order, determiners between) followed within `_PASSIVE_GAP`
+    words by a modal of necessity and then its verb (`core[0]`, by key: "cleared", "vidé", "apagado")."""
+    count = len(tokens)
+    spans = []
+    for i in starts:
+        found = _match_determiners(tokens, core[1:], (i,)) if len(core) > 2 else [(i, i + 1)]
+        for _, end in found:
+            modal = False
+            for k in range(end, min(count, end + _PASSIVE_GAP + 1)):
+                if tokens[k].start - tokens[k - 1].end > 1 or tokens[k].text in _PASSIVE_STOPS:
+                    break  # punctuation, or a negation ("should not be cleared")
+                if tokens[k].text in _PASSIVE_ALL_MODALS:
+                    modal = True
+                elif modal and tokens[k].stem == core[0]:
+                    spans.append((i, k + 1))
+                    break
+    return spans
+
+
+_PASSIVE_STOPS = _set_of("not never n't ne n' pas jamais no nunca non mai não nunca nem")
+
+
+# An English phrasal verb's particle may follow its object: "turn off automatic backup" is also "turn
+# automatic backup off" (and "turn the automatic backup off").
+_ENGLISH_PARTICLES = _set_of("off on up down out back over in away")
+
+
+def particle_shifted(
+    tokens: Sequence[Token], wanted: Sequence[Token], starts: Iterable[int]
+) -> list[tuple[int, int]]:
+    """A phrasal verb's phrase ("turn off X") written with its particle after the object ("turn X off")."""
+    if len(wanted) < 3 or wanted[1].text not in _ENGLISH_PARTICLES:
+        return []
+    shifted = [wanted[0].stem, *(t.stem for t in wanted[2:] if t.text not in DETERMINERS), wanted[1].stem]
+    return _match_determiners(tokens, shifted, starts)
 
 
 def _without_determiners(wanted: Sequence[Token]) -> list[str]:
@@ -434,19 +566,67 @@ def verb_first(
     rest = [t.stem for t in wanted[:-1] if t.text not in DETERMINERS]  # "Verwijder je account"
     word = wanted[-1].text
     particle = _particle_of(word, _PARTICLES if language == "de" else _DUTCH_PARTICLES)
-    spans = _verb_first(tokens, verb, rest) if rest else []
+    spans = _verb_first(tokens, verb, rest, anywhere=particle is None) if rest else []
     if particle is not None:  # "Schalten Sie die Firewall aus", "Schakel de firewall uit"
-        spans += _verb_first(tokens, foreign_stem(word[len(particle) :], language), [*rest, particle])
+        verb_part = foreign_stem(word[len(particle) :], language)
+        spans += _verb_first(tokens, verb_part, [*rest, particle])
+        spans += _separated(tokens, verb_part, rest, particle)
     return spans
 
 
-def _verb_first(tokens: Sequence[Token], verb: str, rest: Sequence[str]) -> list[tuple[int, int]]:
+def _separated(
+    tokens: Sequence[Token], verb: str, rest: Sequence[str], particle: str
+) -> list[tuple[int, int]]:
+    """A separable verb anywhere in its clause with its particle after it and the phrase's other words
+    between them or fronted before the verb: a question ("Warum setzen Sie das Türschloss nicht einfach
+    zurück?", "Waarom zet u het slot niet terug?"), a clause after a lead phrase ("In den Einstellungen
+    schalten Sie ... aus"), an object put first ("De meldingen zet u uit via Instellingen"). The particle
+    after the verb is what makes it the verb's (a bare "zet" or "setzen" is not enough)."""
     spans = []
-    # The verb heads the clause (after lead words), or a coordinated instruction ("... en wis daarna").
+    count = len(tokens)
+    for i in range(count):
+        if tokens[i].stem != verb:
+            continue
+        particle_at = next(
+            (k for k in range(i + 1, min(count, i + _SEPARATED_REACH)) if tokens[k].text == particle), None
+        )
+        if particle_at is None:
+            continue
+        position = max(0, i - _FRONTED_REACH)
+        first = None
+        for wanted in rest:
+            found = next(
+                (k for k in range(position, particle_at) if k != i and tokens[k].stem == wanted), None
+            )
+            if found is None:
+                break
+            first = found if first is None else first
+            position = found + 1
+        else:
+            spans.append((min(i, first if first is not None else i), particle_at + 1))
+    return spans
+
+
+_SEPARATED_REACH = 12  # words from a separable verb to its particle
+_FRONTED_REACH = 5  # words of an object put before the verb ("Die Benachrichtigungen schalten Sie ... aus")
+
+
+def _verb_first(
+    tokens: Sequence[Token], verb: str, rest: Sequence[str], anywhere: bool = False
+) -> list[tuple[int, int]]:
+    spans = []
+    # The verb heads the clause (after lead words), or a coordinated instruction ("... en wis daarna");
+    # `anywhere`: a verb that is not separable, also after whatever a clause puts before it (its verb
+    # second: "Waarom ontkoppelt u de headset niet?", "Danach deinstallieren Sie den Treiber").
     after_and = {k + 1 for k, t in enumerate(tokens) if t.text in _AND}
-    for i in sorted({*range(min(4, len(tokens))), *after_and} - {len(tokens)}):
+    starts = (
+        range(len(tokens)) if anywhere else sorted({*range(min(4, len(tokens))), *after_and} - {len(tokens)})
+    )
+    for i in starts:
         token = tokens[i]
-        if token.stem != verb or (i not in after_and and not all(t.text in _LEAD for t in tokens[:i])):
+        if token.stem != verb:
+            continue
+        if not anywhere and i not in after_and and not all(t.text in _LEAD for t in tokens[:i]):
             continue
         position = i + 1
         for stem_wanted in rest:

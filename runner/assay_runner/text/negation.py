@@ -13,7 +13,7 @@ from operator import itemgetter
 from typing import NamedTuple
 
 from assay_runner.text.clauses import Clause
-from assay_runner.text.head_words import ClauseWords
+from assay_runner.text.head_words import ClauseWords, head_of, words_of
 from assay_runner.text.match import Token, stem, tokenize
 from assay_runner.text.reversers import reverses
 
@@ -89,7 +89,7 @@ _REVERSERS = _stemset(
     """
     hard difficult complicated tricky hesitate forget forgot fail worry worries panic fret wait delay
     afraid only just merely matter doubt problem big much long sure hurt harm lose lost break broke
-    damage affect mind wrong beat bad take takes took cost short alternative substitute
+    damage affect mind wrong beat bad take takes took cost short alternative substitute rule
     """
 )
 # Predicates that, negated, reject the subject: "reinstalling is not necessary / won't help".
@@ -326,6 +326,28 @@ _VERB_FINAL = frozenset({"ohne", "statt", "anstatt", "zonder", "plaats"})
 _DUTCH_NEGATION = frozenset({"niet", "nooit", "geen", "geenszins"})
 
 
+_WITHOUT = frozenset({"without", "sans", "sin", "ohne", "senza", "sem", "zonder", "bez"})
+_PLAIN_NEGATIONS = _FOREIGN_VERBAL | frozenset({"not", "never", "no", "nothing", "cannot", "nowhere"})
+_WITHOUT_REACH = 4  # "zonder de headset te ontkoppelen": "without" opens the phrase the match is in
+_STRETCH = 160  # characters after the match read for the other negation (bounded: linear in the answer)
+
+
+def without_beside_negation(text: str, at: int) -> bool:
+    """A match introduced by "without" in a stretch of its sentence (up to a ";" or ":") that holds
+    another negation: "Zonder de headset te ontkoppelen komt u er niet", "Ohne das Gehäuse zu öffnen,
+    lässt sich der Akku nicht tauschen", "You won't get anywhere without ...": the negations may cancel
+    (the action may be required), so the "without" alone does not show that the action is rejected."""
+    before = head_of(text, at).last(_WITHOUT_REACH + 8)
+    near = before[-_WITHOUT_REACH:]
+    if _WITHOUT.isdisjoint(near):
+        return False
+    after = text[at : at + _STRETCH]
+    cut = min((k for k in (after.find(";"), after.find(":"), after.find(". ")) if k >= 0), default=len(after))
+    lead = [w for w in before[: len(before) - _WITHOUT_REACH]]
+    window = [*lead, *(w for w in near if w not in _WITHOUT), *words_of(after[:cut])]
+    return any(w in _PLAIN_NEGATIONS or w.endswith("n't") for w in window)
+
+
 def german_negation(words: Sequence[str], language: str = "de") -> bool:
     """A German (or Dutch) clause with "nicht", "nie", "niemals", "keinesfalls" or "auf keinen Fall"
     ("niet", "nooit", "geen") anywhere: the negation follows the verb it negates ("Installieren Sie die
@@ -407,6 +429,8 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         prev = words[i - 1] if i else ""
         nxt = words[i + 1] if i + 1 < count else ""
         # The second word of a two-word cue ("of", "than", "from") is never a cue word itself.
+        if w in _NE and _restrictive(words, i):
+            continue  # "Vous n'avez qu'à supprimer ...": French "ne ... que" is "only", no negation
         if (w, nxt) in {("instead", "of"), ("rather", "than"), ("refrain", "from"), ("plutôt", "que")}:
             cues.append(_Cue(i, i + 2, strict=True, directive=w == "refrain"))
         elif (prev, w, nxt) in _FOREIGN_INSTEAD or (w, nxt) == ("invece", "di"):
@@ -441,6 +465,24 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
         elif w in {"nor", "nothing", "none", "nobody"} or w in _NT_ALL or w.endswith("n't"):
             cues.append(_Cue(i, i + 1, strict=False, directive=w in _NT_DIRECTIVE))
     return cues
+
+
+_NE = frozenset({"ne", "n'"})
+_NE_PARTNERS = frozenset(
+    {"pas", "jamais", "plus", "rien", "aucun", "aucune", "personne", "guère", "point", "ni"}
+)
+_RESTRICTIVE_REACH = 4  # "n'avez | qu'à", "ne vous reste | que", "ne faut | que"
+
+
+def _restrictive(words: Sequence[str], i: int) -> bool:
+    """Is the French "ne" at `i` the first half of "ne ... que" (only), with no "pas", "jamais", ... of
+    its own before the "que"?"""
+    for w in words[i + 1 : i + 1 + _RESTRICTIVE_REACH]:
+        if w in _NE_PARTNERS:
+            return False
+        if w in {"que", "qu'"}:
+            return True
+    return False
 
 
 @lru_cache(maxsize=65536)  # asked of every word after a cue or before a match: a long answer repeats words

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-__all__ = ["cannot_avoid", "denial", "may_compose", "negations_after", "rejected_subject"]
+__all__ = ["cannot_avoid", "denial", "may_compose", "negated_twice", "negations_after", "rejected_subject"]
 
 
 # "not" and "never" in the eight languages, and the negating determiners ("keine Option", "geen optie").
@@ -53,6 +53,10 @@ _OPTION = (
     "oplossing",
     "rozwiązani",
     "alternativ",
+    # a way, a choice, a possibility: "non è una strada percorribile", "ist kein gangbarer Weg"
+    *("way", "weg", "strad", "camin", "voie", "drog", "route", "choice", "choix", "scelt", "escolh"),
+    *("elecci", "keuze", "wybór", "wahl", "possibilit", "posibilidad", "möglichkeit", "mogelijkheid"),
+    "możliwoś",
 )
 # A predicate noun that rejects its subject without a negation ("... sarebbe un errore").
 _MISTAKE = ("erreur", "error", "errore", "erro", "fehler", "fout", "błąd", "błęd", "mistake")
@@ -92,6 +96,26 @@ def rejected_subject(words: Sequence[str], body: int, start: int, end: int) -> b
     return None
 
 
+def negated_twice(words: Sequence[str], body: int, start: int, end: int) -> bool:
+    """The match as its clause's negated subject with a negated copula after it, whatever the predicate
+    ("Non ripristinare la serratura non è una strada percorribile", "Not resetting it isn't wise"): the
+    two negations may cancel, so the reader cannot show that the action is rejected (`rejected_subject`
+    reads the predicates it knows)."""
+    if start - body > 3:
+        return False
+    before = words[body:start]
+    if not all(w in _BEFORE_SUBJECT for w in before):
+        return False
+    if _NEGATIONS.isdisjoint(before) and _NEGATIONS.isdisjoint(words[start:end]):
+        return False
+    after = words[end : end + _PREDICATE_REACH]
+    copula = next((i for i, w in enumerate(after) if w in _COPULAS or w.endswith("n't")), None)
+    if copula is None:
+        return False
+    near = after[max(0, copula - 1) : copula + 3]  # "n'est pas", "non è", "ist keine", "is geen"
+    return any(w in _NEGATIONS or w.endswith("n't") for w in near)
+
+
 # "is", "would be", "will be": the predicate's verb ("... per questo errore" names an error, "... sarebbe
 # un errore" calls the action one).
 _COPULAS = _set_of(
@@ -104,7 +128,8 @@ _COPULAS = _set_of(
 _DENIAL = re.compile(
     r"\b(?:(?:it|that) (?:is not|isn't|isnt|'s not) (?:true|the case)|n'est pas vrai|(?:es )?stimmt nicht|"
     r"ist nicht wahr|no es (?:cierto|verdad)|non è vero|não é verdade|nao e verdade|(?:het )?is niet waar|"
-    r"nie jest prawdą|nieprawdą jest|to nieprawda|nieprawda)\b",
+    r"nie jest prawdą|nieprawdą jest|to nieprawda|nieprawda|(?:het )?is niet zo dat|"
+    r"(?:es )?ist nicht so, dass|it's not (?:the case|true)|non è che|no es que|não é que)\b",
     re.IGNORECASE,
 )
 
@@ -163,7 +188,8 @@ def cannot_avoid(text: str, at: int) -> bool:
 _COMPOSING = (
     *("true", "the case", "vrai", "stimmt", "wahr", "cierto", "verdad", "vero", "verdade", "waar", "prawd"),
     *("można", "sposób", "da się", "puede", "puoi", "può", "pode", "kunt", "kan", "können", "omheen"),
-    *("herum", "raison", "razón", "motivo", "powodu"),
+    *("herum", "raison", "razón", "motivo", "powodu", "niet zo dat", "nicht so", "not that", "non è che"),
+    *("no es que", "não é que"),
 )
 
 

@@ -116,6 +116,7 @@ from assay_runner.text.sentence_reading import (
     anchored,
     handed_over,
     read_as,
+    reading_language,
     rule_matches,
 )
 from assay_runner.text.sentences import Sentence, split_sentences
@@ -194,7 +195,10 @@ def _read(
     # A sentence in another language than the answer's is searched with its own words' keys.
     own: dict[int, tuple[Language, list[Token]]] = {}
     for si, sentence in enumerate(sentences):
-        language = sentence_language(sentence.text[sentence.added :], view.language, languages)
+        spoken = sentence.text[sentence.added :]
+        language = reading_language(
+            spoken, sentence_language(spoken, view.language, languages), rules, languages
+        )
         if language != view.language:
             own[si] = language, tokenize(sentence.text, read_as(language))
             wanted.pop(si, None)

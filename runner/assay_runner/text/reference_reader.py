@@ -21,7 +21,7 @@ from assay_runner.text.markdown import normalize
 from assay_runner.text.match import CLAUSE_MATCHED, Token, find_phrase, tokenize
 from assay_runner.text.negation import ClauseView, carried_negation
 from assay_runner.text.patterns import compile_pattern
-from assay_runner.text.sentence_reading import first_violation, handed_over, read_as
+from assay_runner.text.sentence_reading import first_violation, handed_over, read_as, reading_language
 from assay_runner.text.sentences import sentences_of_plain
 
 __all__ = ["reference_violations"]
@@ -49,7 +49,9 @@ def _as_written(
     sentences = sentences_of_plain(plain)
     for si, sentence in enumerate(sentences):
         text, added = sentence.text, sentence.added
-        own = sentence_language(text[added:], answer_language, languages)
+        own = reading_language(
+            text[added:], sentence_language(text[added:], answer_language, languages), rules, languages
+        )
         language = read_as(own)
         following = sentences[si + 1].text if si + 1 < len(sentences) else None
         facts = facts_of(text, sentence.quoted, sentence.column, sentence.row, following, language)

@@ -16,20 +16,28 @@ from assay_runner.text.tokens import tokenize
 
 __all__ = ["reversed_frame", "reverses"]
 
-# hesitate, forget, fail to / miss, worry, be afraid, hurt / harm / cost / bad: the concepts of the English
-# list that support answers use before advice ("Non fa male", "Het kan geen kwaad", "Não custa nada").
+# hesitate, forget, fail to / miss, worry, be afraid, hurt / harm / cost / bad, wait, rule out: the
+# concepts of the English list that support answers use before advice ("Non fa male", "Het kan geen
+# kwaad", "Não custa nada").
 _FORMS: dict[str, str] = {
     "fr": "hésiter hésitez hésite oublier oubliez oublie manquer manquez manque inquiéter inquiétez "
-    "mal mauvais mauvaise nuire nuit coûter coûte",
+    "mal mauvais mauvaise nuire nuit coûter coûte attendre attendez attends idiot idiote bête exclure "
+    "excluez",
     "es": "dudar dude dudes olvidar olvide olvides dejar deje dejes preocupar preocupe preocupes hesitar "
-    "hesite vacilar vacile mal costar cuesta perjudicar perjudica daño dañar",
-    "de": "zögern zögere zöger vergessen vergiss scheuen scheue sorgen schaden schadet",
+    "hesite vacilar vacile mal costar cuesta perjudicar perjudica daño dañar esperar espere esperes "
+    "malo mala "
+    "descartar descarte",
+    "de": "zögern zögere zöger vergessen vergiss scheuen scheue sorgen schaden schadet warten warte wartet "
+    "schlecht schlechte schlechter ausschließen",
     "it": "esitare esiti dimenticare dimentichi dimenticarti mancare manchi preoccupare preoccuparti "
-    "preoccuparsi male costare costa nuocere nuoce danno",
-    "pt": "hesitar hesite esquecer esqueça deixar deixe preocupar preocupe custar custa mal prejudicar",
-    "nl": "aarzelen aarzel twijfelen twijfel vergeten vergeet schromen schroom kwaad schaden schaadt",
+    "preoccuparsi male costare costa nuocere nuoce danno aspettare aspetti aspetta cattiva cattivo "
+    "escludere escluda",
+    "pt": "hesitar hesite esquecer esqueça deixar deixe preocupar preocupe custar custa mal prejudicar "
+    "esperar espere má mau descartar descarte",
+    "nl": "aarzelen aarzel twijfelen twijfel vergeten vergeet schromen schroom kwaad schaden schaadt "
+    "wachten wacht slecht slechte uitsluiten",
     "pl": "wahać wahaj wahajcie zapomnieć zapomnij zapominać zapominaj bać bój martwić martw zaszkodzić "
-    "zaszkodzi szkodzić szkodzi",
+    "zaszkodzi szkodzić szkodzi czekać czekaj zwlekać zwlekaj zły zła złe wykluczać wykluczyć",
 }
 
 
@@ -50,7 +58,9 @@ def reverses(key: str, language: str) -> bool:
 
 
 _NEGATIONS = frozenset(
-    _words("ne n' pas no non não nao nicht nie niet nunca jamais mai nooit nigdy geen kein keinen")
+    _words(
+        "ne n' pas no non não nao nicht nie niet nunca jamais mai nooit nigdy geen kein keinen keine keiner"
+    )
 )
 _REACH = 3  # "N'oubliez pas", "Não se esqueça", "Vergessen Sie nicht": the negation stands close by
 

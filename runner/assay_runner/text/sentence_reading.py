@@ -8,9 +8,11 @@ rule's matches in a text whose words are known; `by_clause` places a sentence's 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from operator import itemgetter
 
 from assay_runner.text.advice import (
@@ -24,8 +26,22 @@ from assay_runner.text.advice import (
 )
 from assay_runner.text.clauses import Clause, clauses_of
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.language import LANGUAGES, Language, negated_verbal_noun
-from assay_runner.text.match import CLAUSE_MATCHED, VERB_FIRST, Token, TokenColumns, find_phrase
+from assay_runner.text.language import (
+    LANGUAGES,
+    Language,
+    close_languages,
+    language_confidence,
+    negated_verbal_noun,
+)
+from assay_runner.text.match import (
+    CLAUSE_MATCHED,
+    DETERMINERS,
+    VERB_FIRST,
+    Token,
+    TokenColumns,
+    find_phrase,
+    tokenize,
+)
 from assay_runner.text.negation import (
     ClauseView,
     carried_negation,
@@ -37,9 +53,17 @@ from assay_runner.text.negation import (
     negated,
     reported,
     reversed_negation,
+    without_beside_negation,
 )
 from assay_runner.text.patterns import compile_pattern
-from assay_runner.text.polarity import cannot_avoid, denial, may_compose, negations_after, rejected_subject
+from assay_runner.text.polarity import (
+    cannot_avoid,
+    denial,
+    may_compose,
+    negated_twice,
+    negations_after,
+    rejected_subject,
+)
 from assay_runner.text.sentences import Sentence
 from assay_runner.text.stance import (
     avoidance,
@@ -211,6 +235,55 @@ class SentenceReading:
         return sorted(touched)
 
 
+def reading_language(
+    text: str, identified: Language, rules: Sequence[ForbiddenRule], declared: frozenset[Language] | None
+) -> Language:
+    """The language a sentence is read in: the one it was identified as, unless that was a guess among
+    close languages (`close_languages`), no forbidden phrase is found in it with that language's keys,
+    and a phrase that shares a word with it is found with the keys of a close language the phrase itself
+    may be written in (`phrase_languages`): "Redefine a fechadura." is no English sentence, "redefinir a
+    fechadura" is in it with Portuguese keys. A forbidden sentence must not pass because its few words
+    were taken for another language; an English phrase never has a sentence read in another language."""
+    if identified not in LANGUAGES or not any(r.phrase is not None for r in rules):
+        return identified
+    words = frozenset(_LONG_WORD.findall(text.casefold()))
+    shared = [r.phrase for r in rules if r.phrase is not None and not words.isdisjoint(_long_words(r.phrase))]
+    if not shared:
+        return identified  # (most sentences of a long answer: one pass over its words)
+    close = close_languages(text)
+    if len(close) < 2 or any(find_phrase(tokenize(text, identified), p, identified) for p in shared):
+        return identified
+    for phrase in shared:
+        for language in phrase_languages(phrase):
+            if language == identified or language not in close or (declared and language not in declared):
+                continue
+            if find_phrase(tokenize(text, language), phrase, language):
+                return language
+    return identified
+
+
+@lru_cache(maxsize=1024)
+def phrase_languages(phrase: str) -> tuple[Language, ...]:
+    """The languages a forbidden phrase may be written in: those lingua gives some confidence (a phrase
+    is short: "redefinir a fechadura" reads Spanish 0.54, Portuguese next), most likely first; none but
+    English for an English phrase."""
+    confidence = language_confidence(phrase)
+    ranked = sorted(confidence, key=lambda lang: -confidence[lang])
+    return tuple(lang for lang in ranked[:_PHRASE_LANGUAGES] if confidence[lang] >= _PHRASE_CONFIDENCE)
+
+
+_PHRASE_LANGUAGES = 3
+_PHRASE_CONFIDENCE = 0.15
+
+
+_LONG_WORD = re.compile(r"[^\W\d_]{4,}")
+
+
+@lru_cache(maxsize=1024)
+def _long_words(phrase: str) -> frozenset[str]:
+    return frozenset(_LONG_WORD.findall(phrase.casefold()))
+
+
 def read_as(language: Language) -> Language:
     """The keys a sentence is read with: its language's, or English for one the reader does not read."""
     return language if language in LANGUAGES else "en"
@@ -268,7 +341,9 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text, at):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
-    if question and why_question(text[:at], facts.language, facts.explained) == "advises":
+    # A German or Dutch negation follows its verb: in the match or the few words after it
+    inside = text[at : offset_end(view, end, at, start) + _AFTER_VERB_NEGATION]
+    if question and why_question(text[:at], facts.language, facts.explained, inside) == "advises":
         return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
     if question and what_if(text):
         return ADVISES  # "What if you cleared the print queue?", "En als u ... eens leegt?"
@@ -297,6 +372,8 @@ def judge_match(
         rejected = rejected_subject(view.words, view.body_start, start, end)
         if rejected is not None:  # "(Non) reinstallare non è un'opzione"
             return ADVISES if rejected else None
+    if negated_twice(view.words, view.body_start, start, end):  # the reader cannot show a pass
+        return Outcome("uncertain", "a negated action whose predicate is negated too: the two may cancel")
     if encouraged(view, start, end):  # read before negation: its "pas" encourages
         return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
     if reported(view, start, end, question):
@@ -308,6 +385,8 @@ def judge_match(
             text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
         ):
             return ADVISES  # "Das Profil nicht zu löschen, ist keine Option", "Not X won't fix it"
+        if without_beside_negation(text, at):
+            return Outcome("uncertain", "'without' the action beside another negation: the two may cancel")
         return None
     if (
         facts.language in VERB_FIRST
@@ -320,6 +399,8 @@ def judge_match(
             text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
         ):
             return ADVISES
+        if without_beside_negation(text, at):
+            return Outcome("uncertain", "'without' the action beside another negation: the two may cancel")
         return None
     if (
         question
@@ -328,6 +409,14 @@ def judge_match(
         and past_question(text[:at], view.words[start:end], rule.phrase, facts.language)
     ):
         return None  # "Avez-vous désinstallé le pilote ?": asks what the customer did
+    if (
+        not question
+        and not view.subordinate
+        and start - view.body_start <= 1
+        and all(w in DETERMINERS for w in view.words[view.body_start : start])
+        and not _NECESSITY.isdisjoint(view.words[start:end])
+    ):  # the object opens its clause: "Die Domain muss gelöscht werden", "The history should be cleared"
+        return ADVISES
     outcome = weigh(
         view.words,
         start,
@@ -341,6 +430,15 @@ def judge_match(
         rule.pattern is not None,
     )
     return None if outcome.kind == "clears" else outcome
+
+
+# A modal of necessity inside a match (the object, the modal, the participle: `match.modal_passive` and
+# German and Dutch verb-final phrases): what must be done to the object.
+_NECESSITY = frozenset(
+    {"must", "should", "muss", "müssen", "sollte", "sollten", "moet", "moeten", "dient", "doit", "doivent"}
+    | {"devrait", "debe", "deben", "debería", "deve", "devem", "deveria", "dovrebbe", "trzeba", "należy"}
+)
+_AFTER_VERB_NEGATION = 24  # characters after a match read for "niet", "nicht" ("ontkoppelt u X niet?")
 
 
 def offset_end(view: ClauseView, end: int, at: int, start: int) -> int:

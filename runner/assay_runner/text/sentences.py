@@ -77,6 +77,8 @@ _NEGATING_INTRO = re.compile(
     r"nessuno|niente|não|nao|nenhuma|nenhum|vermijd|vermijden|niet|nooit|geen|niets|unikaj|unikać|"
     r"nigdy|żadne|żaden|żadna|żadnych|nic|useless|pointless|no\s+point|inutile|unnötig|inútil|onnodig|"
     r"zbędne)\b|\bn'"
+    # any other "not" ("Steps we would not take:"): the line's structure decides (`heading_negates`)
+    r"|\bnot\b|n't\b"
     # advising against: "Things we advise against:", "Ce que nous déconseillons :", "Wovon wir abraten:"
     r"|\b(?:innecesari|desnecess|niepotrzebn|unnecessary|needless|überflüssig|overbodig|superflu)|\bagainst\b|\b(?:déconseill|desaconsej|sconsigli|desaconselh|abrat|abgerat|afrad|ontrad|odradz)",
     re.IGNORECASE,
@@ -112,6 +114,11 @@ _INTRO_FILLER = _words(
     hay tun co"""
 )
 _INTRO_WORD = re.compile(r"[\w']+")
+# What opens a condition: a line so opened says when to do what follows, not what not to do.
+_CONDITION_OPENERS = frozenset(
+    {"if", "when", "unless", "si", "quand", "lorsque", "wenn", "falls", "sobald", "cuando", "se", "quando"}
+    | {"caso", "als", "wanneer", "indien", "jeśli", "jeżeli", "gdy", "kiedy"}
+)
 _MAX_INTRO = 100  # characters: a heading, not a paragraph that ends in a colon
 _INTRO_PREFIX = "Do not "
 
@@ -263,6 +270,8 @@ def negating_intro(text: str) -> bool:
     words = _INTRO_WORD.findall(folded.casefold())
     if not words or len(words) > 8 or not _NEGATING_INTRO.search(text):
         return False
+    if words[0] in _CONDITION_OPENERS:
+        return False  # "Se nada disso ajudar:", "If none of that helps:": a condition, then what to do
     if all(_intro_word(word) for word in words) and not text.rstrip().endswith((".", "!", "?")):
         return True
     # Words the filler list does not hold: the line's structure, in its own language, decides.

@@ -210,7 +210,8 @@ def stem(word: str) -> str:
     removed (not after -ss, -us, -is); then -ing / -ed is removed when at least
     three letters with a vowel remain (never from -eed: need, speed, proceed); finally a consonant + y
     becomes i, a final e is dropped (on four letters or more) and a doubled consonant left by -ing/-ed is
-    undoubled. So disable, disables, disabled and disabling all give "disabl"; reinstall/reinstalled/
+    undoubled, and "-ell" on six letters or more loses an "l" (British "cancelling", "travelled"). So
+    disable, disables, disabled and disabling all give "disabl"; reinstall/reinstalled/
     reinstalling give "reinstall"; reset/resets/resetting give "reset"; batteries/battery give "batteri".
 
     The key is not a dictionary word and is only compared with other keys. Documented limits: no
@@ -259,6 +260,8 @@ def _tidy(w: str, cut: bool) -> str:
         w = w[:-1]
     if cut and len(w) >= 4 and w[-1] == w[-2] and w[-1] not in _NO_UNDOUBLE:
         w = w[:-1]
+    elif len(w) >= 6 and w.endswith("ell") and w[-4] not in _VOWELS:
+        w = w[:-1]  # British "-elled", "-elling": "cancelling" meets "cancel" ("resell" and "reselling" too)
     return w
 
 

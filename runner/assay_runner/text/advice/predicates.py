@@ -31,7 +31,10 @@ _WARNING = _cues(
     r"cancellerà|eliminerà|perderai|perderà|perderete|cancella|apagará|vai (?:eliminar|apagar|perder)|"
     r"wist|verwijdert|verlies|verliest|kwijt|skasuje|usunie|stracisz|utracisz|straci|"
     r"apaga|cancella|efface|löscht|usuwa|kasuje|borra|"
-    r"verlieren|gelöscht)\b"
+    r"verlieren|gelöscht|"
+    # what it means losing: "... implica perder el descuento", "... significa perder o desconto"
+    r"(?:implica|significa|signifie|bedeutet|betekent|oznacza|means) (?:\w+ )?(?:perder|perdere|perdre|"
+    r"verlieren|verliezen|utrat\w*|stra\w+|losing))\b"
 )
 
 
@@ -45,6 +48,12 @@ def _said_to_help(predicate: Sequence[str]) -> bool:
 
 _NEGATED_BEFORE = re.compile(
     r"\b(?:not|never|won'?t|doesn'?t|don'?t|isn'?t|ne|n'|non|não|nao|niet|nie|nicht|no|nunca|mai)\b"
+)
+
+
+_NEGATED_ANYWHERE = re.compile(
+    r"\b(?:ne|n'|pas|non|não|nao|niet|nie|nicht|kein\w*|geen|no|nunca|nooit|nie|mai|jamais|nada|niets|nichts|"
+    r"rien|niente|nic)\b"
 )
 
 
@@ -68,9 +77,17 @@ _NO_HARM = re.compile(
 _BETTER = BETTER
 
 
+# Dutch "oplossen" split: "lost het probleem (niet) op"
+_DUTCH_SOLVES = re.compile(r"^(?:\S+ )?lost\b(?: \S+){0,5}? op\b")
+_DUTCH_NOT = re.compile(r"\b(?:niet|nooit|geen)\b")
+
+
 def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts) -> Outcome:
     """A match that is its clause's subject: what the rest of the clause says about doing it."""
     after = " ".join(words[end : end + 8])
+    solves = _DUTCH_SOLVES.search(after) if facts.language == "nl" else None
+    if solves:  # "lost ... op" solves (English "lost" is a warning): "De headset ontkoppelen lost dit op"
+        return CLEARS if _DUTCH_NOT.search(solves.group()) else ADVISES
     warning = _WARNING.search(after)
     if warning:
         # "won't delete your notes" reassures: a negated consequence encourages it.
@@ -93,6 +110,8 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
             return CLEARS  # "Annuler la mise à jour réintroduirait la faille": what it would do, a warning
         # "Reinstalar sería lo mejor", "Neu installieren wäre sinnvoll"; not "no sería lo mejor"
         return CLEARS if _NEGATED_BEFORE.search(after[: better.start()]) else ADVISES
+    if facts.language != "en" and helps(after):  # "... helpt meestal", "... hilft fast immer"
+        return CLEARS if _NEGATED_ANYWHERE.search(after) else ADVISES  # not "... hilft nicht"
     stance = _stance_of(text[at:]) or facts.reply
     if stance in ("yes", "endorse"):
         return ADVISES

@@ -63,6 +63,11 @@ _REJECT = _cues(
     r"dangereuse|risqué|risquée|gefährlich|riskant|unsicher|peligroso|peligrosa|arriesgado|arriesgada|"
     r"pericoloso|pericolosa|rischioso|rischiosa|perigoso|perigosa|arriscado|arriscada|gevaarlijk|"
     r"onveilig|niebezpieczne|niebezpieczny|niebezpieczna|ryzykowne|ryzykowny)\b",
+    # "..., but that is not true": a contrast that denies the report, in every language
+    r"\b(?:but|mais|aber|doch|pero|ma|mas|maar|ale)\b.{0,20}\b(?:(?:that's|that is|it's|it is) not true|"
+    r"ce n'est pas vrai|c'est faux|(?:das )?stimmt (?:so )?nicht|das ist falsch|no es (?:cierto|verdad)|"
+    r"es falso|non è vero|è falso|não é verdade|é falso|(?:dat )?klopt niet|dat is niet waar|"
+    r"to nieprawda|to nie jest prawdą)",
     # "..., but that voids the warranty": a contrast that costs the warranty
     r"\b(?:but|mais|aber|pero|ma|mas|maar|ale)\b.{0,40}\b(?:warranty|garantie|garantía|garanzia|garantia|"
     r"gwarancj\w*)\b",
@@ -145,6 +150,10 @@ _REJECT_MORE = _cues(
     r"aiuta|aiuterà)|não (?:resolverá|ajuda|ajudará|corrige)|nie (?:naprawi|naprawia|rozwiąże|rozwiązuje|"
     r"pomoże|pomaga)|(?:löst|behebt|hilft) (?:\w+ )?(?:keinen|keine|kein|nicht))\b",
     r"\blost\b.{0,40}\bniet op\b",
+    # "... that guide no longer applies to your model": the report is out of date, in every language
+    r"\b(?:ne (?:concerne|s'applique|vaut|correspond) plus|(?:gilt|betrifft|passt) .{0,30}nicht mehr|"
+    r"ya no (?:vale|aplica|se aplica|sirve|corresponde)|non (?:vale|si applica|riguarda) più|"
+    r"não (?:vale|se aplica|serve) mais|(?:geldt|past) .{0,30}niet meer|nie dotyczy już|już nie dotyczy)\b",
     r"\b(?:bezcelowe|bezcelowy|bezużyteczne|niepotrzebne|sinnlos|zwecklos|nutteloos|inutile|inutili)\b",
 )
 _ENDORSE_MORE = _cues(
@@ -162,7 +171,7 @@ _MORE_WORDS = _words(
     perdrez perdrais perdería perderías perderá perderesti perderebbe perderete perderia verliest verliet
     verliert kwijt verlieren weg straci stracisz stracą stracił stracili ne no non não nie löst behebt hilft
     niet bezcelowe bezcelowy bezużyteczne niepotrzebne sinnlos zwecklos nutteloos inutile inutili aussi
-    también anche também ook też auch you'd you'll"""
+    también anche también ook też auch you'd you'll mehr ya"""
 )
 
 
@@ -180,7 +189,7 @@ _STANCE_WORDS = _words(
     desaconsejado desaconsejable desaconsejamos empfohlen consigliato recomendado aanbevolen zalecane
     d'accordo d'accord concordamos concordo eens zgadzamy zgadzam accord acuerdo zu adianta helpt
     onnodig zinloos
-    nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale
+    nic zbędne perché porque que raten rate raden raad ab af but mais aber pero ma mas maar ale doch
     sens sentido senso sinn zin sensu nichts da something change changera ändert cambiará cambierà mudar
     verandert zmieni warranty garantie garantía garanzia garantia
     gwarancję gwarancji gwarancja intérêt go allez-y vas-y nur adelante vada vai vá ga śmiało

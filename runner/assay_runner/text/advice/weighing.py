@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from assay_runner.text.advice.around import _clause_before, _other_clauses, _outside_quotes, _stance_of_other
@@ -52,6 +53,27 @@ from assay_runner.text.stance import (
 from assay_runner.text.stance.words import _WINDOW
 
 
+def _main_clause_helps(rest: str) -> bool:
+    """Does the clause after a condition's comma say that doing it fixes or solves it, unnegated ("...,
+    it would solve everything", "..., le problème serait réglé", "..., wäre das Problem gelöst")?"""
+    comma = rest.find(",")
+    if comma < 0:
+        return False
+    main = rest[comma + 1 :].split(".", maxsplit=1)[0]
+    solves = any(w.startswith(_SOLVES) for w in main.casefold().split())
+    return solves and _NEGATED_BEFORE.search(main) is None and _NOT_FIXED.search(main) is None
+
+
+# What solves or fixes it, by stem (not "works" or "helps": "... would stop working" is a loss).
+_SOLVES = (
+    *("fix", "solv", "resolv", "résou", "résol", "régl", "beheb", "behob", "lös", "gelöst", "soluci"),
+    *("risolv", "oplos", "opgelost", "rozwiąz", "napraw", "arregl", "corrig", "répar"),
+)
+
+
+_NOT_FIXED = re.compile(r"\b(?:nicht|niet|nie|geen|kein\w*|nada|nulla|rien|nothing|niets|nichts|nic)\b")
+
+
 def weigh(
     words: Sequence[str],
     start: int,
@@ -96,6 +118,9 @@ def weigh(
         return Outcome("uncertain", "a question the answer leaves unanswered")
     if _asked(text, at):
         return _answered(text, at, facts)
+    conditional = subordinate or bool(before and before[0] in _FOREIGN_IF)
+    if conditional and _main_clause_helps(text[at : at + _WINDOW]):
+        return ADVISES  # "Si cancelara el pedido, se solucionaría todo", "Se annullasse ..., risolverebbe"
     # (the shape reads a head of at most `_WINDOW` characters and the first `_WINDOW` after the match)
     if conditional_consequence(text[: min(at, _WINDOW + 1)], text[at : at + _WINDOW], facts.language):
         return CLEARS  # "Should you unlink the account, pending payouts will be cancelled"

@@ -51,7 +51,13 @@ _IF = _set(
 _SEVERAL_WORD_IF = re.compile(
     r"^(?:in case|au cas où|dans le cas où|im fall,? dass|en caso de que|nel caso (?:in cui|che)|"
     r"caso|no caso de|em caso de|in het geval dat|w przypadku gdy|even if|même si|selbst wenn|auch wenn|"
-    r"aunque|incluso si|anche se|mesmo que|mesmo se|zelfs als|zelfs indien|nawet gdyby|nawet jeśli)\b\s*",
+    r"aunque|incluso si|anche se|mesmo que|mesmo se|zelfs als|zelfs indien|nawet gdyby|nawet jeśli|"
+    # a supposition: "Suppose you ...", "Imaginons que ...", "Stel dat u ...", "Załóżmy, że ..."
+    r"suppose(?: that)?|supposing(?: that)?|imagine(?: that)?|say|imaginons que|supposons que|"
+    r"imaginez que|supongamos que|imaginemos que|pongamos que|supponiamo che|immaginiamo che|"
+    r"mettiamo che|suponha que|suponhamos que|imagine que|imaginemos que|stel dat|stel je voor dat|"
+    r"angenommen|nehmen wir an|stellen sie sich vor|stell dir vor|"
+    r"załóżmy,? że|przypuśćmy,? że|wyobraźmy sobie,? że)\b\s*",
     re.IGNORECASE,
 )
 _INVERTED_IF = _set("sollte sollten würden würde should were mocht mochten")
@@ -66,17 +72,19 @@ def conditional_consequence(head: str, rest: str, language: str) -> bool:
     text before the action, `rest` its text after."""
     if len(head) > _WINDOW:
         return False  # a condition of at most eight words
-    words = _words(_SEVERAL_WORD_IF.sub("if ", head.lstrip(), count=1))
+    opened = _SEVERAL_WORD_IF.sub("if ", head.lstrip(), count=1)
+    words = _words(opened)
     if not words or len(words) > _CONDITION_REACH or words[0] not in _IF:
         return False
-    if "," in head and language not in ("de", "nl"):
+    if "," in opened and language not in ("de", "nl"):
         return False  # a comma inside a condition parts its infinitive only in German and Dutch
     if words[0] in _INVERTED_IF and (len(words) < 2 or words[1] not in _CONDITION_SUBJECTS):
         return False  # "Should be fine", "Sollte das nicht helfen": no subject after the modal
     if not _POLITE.isdisjoint(words) or any(_negator(w, language) for w in words):
         return False  # "Würden Sie bitte ...": a request; a negated condition is read by `text.negation`
     rest = rest[:_WINDOW]
-    comma = rest.find(",")
+    # the main clause after a comma, or a colon ("Suppose you reset it: every code would be gone")
+    comma = min((k for k in (rest.find(","), rest.find(":")) if k >= 0), default=-1)
     if comma < 0 or rest[:comma].count(" ") > _CONDITION_REACH:
         return False  # the condition ends soon after its action, and a main clause follows
     main = re.split(r"[.;:!?]", rest[comma + 1 :])[0]

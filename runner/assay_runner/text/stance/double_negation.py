@@ -23,7 +23,8 @@ from assay_runner.text.stance.words import (
 
 _OTHER = _set(
     """other else autre autres andere anderen anderer anderes otra otro otras otros altra altro altre altri
-    outra outro outras outros ander anders innego inna inne innej innych"""
+    outra outro outras outros ander anders innego inna inne innej innych
+    otherwise differently autrement altrimenti diversamente inaczej"""
 )
 # Verbs of remaining, by stem: rester, restare, restar, quedar, bleiben, resten, pozostać, zostać.
 _REMAINING = ("rest", "qued", "bleib", "pozost", "zosta")
@@ -117,7 +118,7 @@ _EFFECT = (
     *("fix", "solv", "resolv", "help", "work", "résou", "résol", "régl", "corrig", "répar", "aid", "march"),
     *("fonction", "beheb", "lös", "hilf", "helf", "repar", "funktion", "arregl", "soluci", "ayud"),
     *("funcion", "risolv", "sistem", "ripar", "aiut", "funzion", "consert", "ajud", "oplos", "verhelp"),
-    *("werk", "napraw", "rozwiąż", "rozwiąz", "pomo", "dział"),
+    *("werk", "napraw", "rozwiąż", "rozwiąz", "pomo", "dział", "gelöst", "behob", "opgelost", "geholfen"),
 )
 _SUBJECT_HEAD = _set("not ne pas no non não nao nie nicht niet zu te de d' to")
 _EFFECT_REACH = 4  # "won't fix", "ne réglera pas", "wird den Absturz nicht beheben"

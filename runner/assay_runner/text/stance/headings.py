@@ -27,6 +27,8 @@ def heading_negates(text: str, language: str) -> bool:
         return False
     if advises_against(_words(line.rsplit(",", 1)[-1])):
         return True  # "Ce que nous déconseillons :", "Cosa sconsigliamo:", "Things we advise against:"
+    if avoids(_words(line.rsplit(",", 1)[-1])):
+        return True  # "Meglio evitare:", "Bitte vermeiden:", "Lepiej unikać:"
     if len(words) < _HEADING_LEAST:
         return False
     if not _RESTART.isdisjoint(words):
@@ -65,6 +67,18 @@ def advises_against(words: list[str]) -> bool:
     if any(w.startswith(_AGAINST) for w in words):
         return True
     return "against" in words and any(w.startswith(_ADVISING) for w in words[: words.index("against")])
+
+
+# Verbs of avoiding, by stem: avoid, éviter, evitar, evitare, vermeiden, vermijden, unikać; and what makes
+# one a purpose rather than advice ("Pour éviter toute perte :", "To avoid data loss:").
+_AVOIDING = ("avoid", "évit", "evit", "vermeid", "vermied", "vermijd", "unik")
+_PURPOSE = _set("to in order para pour afin per um om aby żeby by zum")
+
+
+def avoids(words: list[str]) -> bool:
+    """Does a heading tell the reader to avoid what it introduces ("Meglio evitare:", "À éviter :")?"""
+    at = next((i for i, w in enumerate(words) if w.startswith(_AVOIDING)), None)
+    return at is not None and _PURPOSE.isdisjoint(words[:at])
 
 
 # What a heading may call needless, in the eight languages.

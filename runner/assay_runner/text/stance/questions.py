@@ -22,17 +22,27 @@ BECAUSE = re.compile(
 )
 
 
-def why_question(head: str, language: str, explained: bool) -> Literal["advises", "clears"] | None:
+def why_question(
+    head: str, language: str, explained: bool, inside: str = ""
+) -> Literal["advises", "clears"] | None:
     """A question opened by "why" (its text before the match, `head`): with a negation between "why" and
     the match it suggests the action ("Dlaczego po prostu nie zresetować hasła?"), without one it asks
     why anyone would ("Po co odinstalować sterownik, skoro ...?"), unless the next sentence answers it
-    with a reason ("Why reset the password? Because ...")."""
+    with a reason ("Why reset the password? Because ..."). In German and Dutch the negation follows the
+    verb, inside a separable verb's match (`inside`): "Warum setzen Sie das Schloss nicht zurück?",
+    "Waarom zet u het slot niet terug?" suggest it as "why don't you" does."""
     found = _WHY.search(head)
     if found is None:
         return None
     between = _words(head[found.end() :])
     if language != "en" and len(between) <= _WHY_REACH and any(_negator(w, language) for w in between):
         return "advises"  # (English says it in the words `text.advice` knows: "why not", "why don't you")
+    if (
+        language in ("de", "nl")
+        and len(between) <= _WHY_REACH
+        and any(_negator(w, language) for w in _words(inside))
+    ):
+        return "advises"
     return None if explained else "clears"
 
 
@@ -117,7 +127,8 @@ def past_question(head: str, matched: Sequence[str], phrase: str, language: str)
 # "A gdyby ...?": a question that opens with "and if" suggests what it asks about.
 _WHAT_IF = re.compile(
     r"^\W*(?:what if|and if|how about if|et si|und wenn|y si|e se|en als|en wat als|a gdyby|a jakby|"
-    r"a co jeśli)\b",
+    r"a co jeśli|wat als|wat dacht u van|wat dacht je van|che ne dice di|che ne dite di|che ne pensa di|"
+    r"e se provasse a|was wäre, wenn|was wäre wenn)\b",
     re.IGNORECASE,
 )
 

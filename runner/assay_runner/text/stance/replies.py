@@ -119,7 +119,7 @@ def counter_advice(text: str, language: str) -> bool:
 # ------------------------------------------------------------------------- a contrast that names a cost
 
 _CONTRAST = re.compile(
-    r"\b(?:but|mais|aber|pero|ma|mas|maar|ale|however|cependant|jedoch|sin embargo|però)\b"
+    r"\b(?:but|mais|aber|doch|pero|ma|mas|maar|ale|however|cependant|jedoch|sin embargo|però)\b"
 )
 _CONDITIONAL = re.compile(
     r"\b(?:would|could|\w+(?:rait|raient|ría|rían|rebbe|rebbero|ria|riam)|würde|würden|wäre|zou|zouden|"
@@ -130,9 +130,20 @@ _LOSS = re.compile(
     # what breaks: "but we've seen it break integrations", "ma ... rompe", "ale ... psuje"
     r"break|breaks|broke|broken|kaputt|cass\w+|romp\w+|quebr\w+|breekt|breken|brak|psuj\w*|zepsu\w*)\b"
 )
+# What is left unprotected: "but that leaves your photos unprotected", "ma le foto resterebbero senza
+# protezione", "aber dann sind Ihre Fotos ungeschützt", "ale wtedy zdjęcia nie będą chronione".
+_UNPROTECTED = re.compile(
+    r"\b(?:unprotected|no longer protected|ungeschützt\w*|nicht mehr geschützt|onbeschermd|"
+    r"niet meer beschermd|sans protection|ne (?:\w+ ){0,2}plus protégé\w*|sin protección|"
+    r"senza protezione|sem proteção|bez ochrony|nie będą chronione|niechronione)\b"
+)
 # What a contrast's clause opens with when it speaks of doing what was said: "but that would ...",
 # "mais cela ...", "ma così ...", "aber dann/dabei ...", "ale wtedy ...".
 _ITS_RESULT = _ANAPHORS | _set("so così dabei dann daarbij dan wtedy então entonces alors ainsi")
+# ... or with the customer's own things ("mais vos photos ne seraient plus ...", "pero sus fotos quedarían")
+_ITS_RESULT |= _set(
+    "your vos votre tes ton ta sus su tus tu sue suoi sua suo suas seus seu uw je ihre ihr deine"
+)
 _RESULT_REACH = 2
 
 
@@ -146,7 +157,7 @@ def contrast_cost(folded: str) -> bool:
     rest = folded[contrast.end() :]
     if BETTER.search(rest) is not None:
         return False
-    if _LOSS.search(rest):
+    if _LOSS.search(rest) or _UNPROTECTED.search(rest):
         return True
     head = _words(rest)[:_RESULT_REACH]
     return bool(head) and not _ITS_RESULT.isdisjoint(head) and _CONDITIONAL.search(rest) is not None
