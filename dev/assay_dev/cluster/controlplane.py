@@ -178,7 +178,13 @@ class ControlPlane:
             return []
         policy = self.work_dir / "audit-policy.yaml"
         policy.write_text(AUDIT_POLICY)
-        return [f"--audit-policy-file={policy}", f"--audit-log-path={self.audit_log}"]
+        # One file, never rotated (the apiserver rotates at 100 MB by default): readers such as
+        # bench/operator_scale.py count from a byte offset taken before their round.
+        return [
+            f"--audit-policy-file={policy}",
+            f"--audit-log-path={self.audit_log}",
+            "--audit-log-maxsize=0",
+        ]
 
     @property
     def api(self) -> KubeApi:
