@@ -1,6 +1,5 @@
-"""The third to sixth held-out parts per answer language (tests/data/policy_corpus/heldout-3/,
-heldout-4/, heldout-5/ and heldout-6/, issue 42) are well formed: one plan, so one set of checks, run on
-each part.
+"""The third to seventh held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
+heldout-7/, issue 42) are well formed: one plan, so one set of checks, run on each part.
 
 These tests check the files only: their format, their size per language, their balance and spread over
 kinds, that no row repeats another part, and that bench/policy_accuracy.py reads them. They do not hold the
@@ -29,7 +28,7 @@ from assay_runner.text.policy_reader import ForbiddenRule
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "policy_corpus"
-PARTS = ("heldout-3", "heldout-4", "heldout-5", "heldout-6")
+PARTS = ("heldout-3", "heldout-4", "heldout-5", "heldout-6", "heldout-7")
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl")
 MINIMUM_ROWS = 45
 MINIMUM_ENGLISH_ROWS = 60
