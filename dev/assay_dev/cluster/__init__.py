@@ -2,10 +2,11 @@
 source, and a local kubelet that runs pods under runc from the project's images. See docs/control-plane.md
 and docs/runtime.md."""
 
-from .controlplane import ControlPlane, ControlPlaneError, locate_binaries
+from .controlplane import ControlPlane
 from .images import PullFault
 from .kubeapi import ApiError, Credentials, KubeApi
 from .kubelet import LocalKubelet
+from .processes import ControlPlaneError, locate_binaries
 
 __all__ = [
     "ApiError",

@@ -16,8 +16,9 @@ import signal
 import sys
 import threading
 
-from .controlplane import ControlPlane, locate_binaries
+from .controlplane import ControlPlane
 from .node import local_node
+from .processes import locate_binaries
 
 
 def main() -> None:

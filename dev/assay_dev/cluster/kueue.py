@@ -34,10 +34,11 @@ import httpx
 import yaml
 
 from .certs import write_loopback_serving_cert
-from .controlplane import REPO, ControlPlane, ControlPlaneError, _Process
+from .controlplane import ControlPlane
 from .crds import wait_established
 from .kubeapi import ApiError
 from .ports import free_port
+from .processes import REPO, ControlPlaneError, _Process
 from .wait import wait_until
 
 GO_TOOLS = REPO / "scripts" / "build-go-tools.sh"

@@ -22,8 +22,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .controlplane import REPO, ControlPlane, ControlPlaneError, _Process
+from .controlplane import ControlPlane
 from .network import NodeNetwork
+from .processes import REPO, ControlPlaneError, _Process
 
 GO_TOOLS = REPO / "scripts" / "build-go-tools.sh"
 Obj = dict[str, Any]

@@ -29,7 +29,8 @@ from typing import Any
 
 import yaml
 
-from .controlplane import REPO, ControlPlane, ControlPlaneError, _Process
+from .controlplane import ControlPlane
+from .processes import REPO, ControlPlaneError, _Process
 
 GO_TOOLS = REPO / "scripts" / "build-go-tools.sh"
 NAMESPACE = "local-path-storage"
