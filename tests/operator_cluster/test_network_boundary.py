@@ -37,7 +37,8 @@ import yaml
 
 from assay_dev import operator_support as support
 from assay_dev.cluster import ControlPlane, KubeApi, LocalKubelet
-from assay_dev.cluster.network import OUTSIDE_IP, NodeNetwork, entered
+from assay_dev.cluster.netns import entered
+from assay_dev.cluster.network import OUTSIDE_IP, NodeNetwork
 from assay_dev.cluster.wait import wait_until
 from assay_dev.operator_support import Images, OperatorProcess, evaluation
 from assay_dev.servers.chat_server import ChatServer, Reply

@@ -13,8 +13,8 @@ iptables stay as they were.
 - Host services the pods use (the test's gateway, MLflow, the apiserver, ...) are on the host's loopback,
   which no pod namespace sees: `expose` forwards a port of an address in the node namespace (NODE_IP, as a
   node's host-network service is reached; OUTSIDE_IP, as an address outside the cluster) to a host port,
-  each connection spliced by a thread. kube-router sees the pods' packets to these addresses, so a
-  NetworkPolicy decides which reach them.
+  each connection spliced by a thread (forward.py). kube-router sees the pods' packets to these addresses,
+  so a NetworkPolicy decides which reach them.
 
 Several networked nodes (`Underlay`, node.local_nodes): each node namespace as above, with a pod CIDR of its
 own (node i: 10.88.i.0/24, its bridge at 10.88.i.1, the Node's `spec.podCIDR`), joined like machines on one
@@ -31,19 +31,19 @@ policies to it: egress on one node, ingress on the other.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import hashlib
 import json
 import logging
 import os
 import re
-import socket
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .forward import Forward, expose_in
+from .netns import NetworkError, _run
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +59,6 @@ LAN_BRIDGE = "assay-lan"
 NODE_LINK = "lan0"
 NETNS_DIR = Path("/run/netns")
 CNI_VERSION = "1.0.0"
-CLONE_NEWNET = 0x40000000
-
-
-class NetworkError(RuntimeError):
-    """A pod's network could not be set up or torn down."""
 
 
 def locate_plugins() -> Path:
@@ -75,97 +70,10 @@ def locate_plugins() -> Path:
     return Path(built.stdout.strip().splitlines()[-1]).parent
 
 
-def _run(argv: list[str], *, stdin: str | None = None, env: Mapping[str, str] | None = None) -> str:
-    result = subprocess.run(
-        argv, input=stdin, capture_output=True, text=True, env=dict(env) if env else None, check=False
-    )
-    if result.returncode != 0:
-        raise NetworkError(f"{' '.join(argv)} failed ({result.returncode}): {result.stdout}{result.stderr}")
-    return result.stdout
-
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-@contextlib.contextmanager
-def entered(netns: Path) -> Iterator[None]:
-    """Run the calling thread in `netns` (setns(2) affects one thread) and bring it back; a socket made in
-    between stays in that namespace."""
-    own = os.open(f"/proc/self/task/{threading.get_native_id()}/ns/net", os.O_RDONLY)
-    target = os.open(netns, os.O_RDONLY)
-    try:
-        if _libc.setns(target, CLONE_NEWNET) != 0:
-            raise NetworkError(f"setns {netns}: {os.strerror(ctypes.get_errno())}")
-        try:
-            yield
-        finally:
-            if _libc.setns(own, CLONE_NEWNET) != 0:  # pragma: no cover - the thread must not stay there
-                error = os.strerror(ctypes.get_errno())
-                raise SystemExit(f"setns back to the host's network failed: {error}")
-    finally:
-        os.close(target)
-        os.close(own)
-
-
 @dataclass(frozen=True)
 class PodNetwork:
     netns: Path
     ip: str
-
-
-class Forward:
-    """One port of an address in the node namespace, spliced to a port on the host's loopback."""
-
-    def __init__(self, listener: socket.socket, target: tuple[str, int]) -> None:
-        self.listener = listener
-        self.target = target
-        self.address: tuple[str, int] = listener.getsockname()
-        self._closed = threading.Event()
-        self._thread = threading.Thread(target=self._accept, name=f"forward-{self.address}", daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self._closed.set()
-        with contextlib.suppress(OSError):
-            self.listener.shutdown(socket.SHUT_RDWR)
-        self.listener.close()
-
-    def _accept(self) -> None:
-        while not self._closed.is_set():
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._splice, args=(client,), daemon=True).start()
-
-    def _splice(self, client: socket.socket) -> None:
-        try:
-            upstream = socket.create_connection(self.target, timeout=10)
-        except OSError:
-            client.close()
-            return
-        upstream.settimeout(None)
-        # Each chunk goes on at once, as the two ends wrote it: with Nagle's algorithm a request's body (or a
-        # reply's, after its headers) waited for the peer's delayed ACK, about 40 ms a request each way.
-        for end in (client, upstream):
-            end.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-        def pump(source: socket.socket, sink: socket.socket) -> None:
-            try:
-                while data := source.recv(65536):
-                    sink.sendall(data)
-            except OSError:
-                pass
-            finally:
-                with contextlib.suppress(OSError):
-                    sink.shutdown(socket.SHUT_WR)
-
-        back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
-        back.start()
-        pump(client, upstream)
-        back.join()
-        client.close()
-        upstream.close()
 
 
 def clean_stale() -> None:
@@ -239,16 +147,6 @@ class Underlay:
         self._forwards.clear()
         with contextlib.suppress(NetworkError):
             _run(["ip", "netns", "delete", self.name])
-
-
-def expose_in(netns: Path, port: int, target_port: int, address: str) -> Forward:
-    """Host port `target_port` (on 127.0.0.1) reachable at `address`:`port` in `netns`."""
-    with entered(netns):
-        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind((address, port))
-    listener.listen(64)
-    return Forward(listener, ("127.0.0.1", target_port))
 
 
 class NodeNetwork:

@@ -39,7 +39,8 @@ from . import oci, resources, waiting
 from .images import UnknownImage, pull
 from .kubeapi import ApiError, pods_path
 from .mirrors import MirrorSetError
-from .network import NetworkError, PodNetwork
+from .netns import NetworkError
+from .network import PodNetwork
 from .pod_container import POD_MESSAGE_BUDGET, Container, termination_message
 from .pod_host import PodHost
 from .podspec import (
