@@ -108,6 +108,7 @@ from assay_runner.text.advice import Facts, facts_of
 from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, glued_conjunction, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
+from assay_runner.text.key_objects import object_rules, objects_advised
 from assay_runner.text.language import Language, sentence_language
 from assay_runner.text.match import CLAUSE_MATCHED, Token, tokenize
 from assay_runner.text.sentence_reading import (
@@ -175,6 +176,22 @@ def read_policy(
     reads, `text.language.LANGUAGES`); a sentence identified as one the reader does not read has its
     matches handed over as uncertain."""
     view = (AnswerView(answer) if isinstance(answer, str) else answer).revealed
+    reading = _read_both(view, rules, languages)
+    objects = object_rules(rules)
+    if not objects:
+        return reading
+    # A rule's object advised with a verb its keys do not hold is uncertain (`text.key_objects`).
+    object_reading = _read_both(view, list(objects), languages)
+    return PolicyReading(
+        reading.found + objects_advised(reading.found, object_reading.found, objects),
+        reading.sentences_read + object_reading.sentences_read,
+    )
+
+
+def _read_both(
+    view: AnswerView, rules: Sequence[ForbiddenRule], languages: frozenset[Language] | None
+) -> PolicyReading:
+    """The answer read as written and, with a right-to-left override, as displayed."""
     reading = _read(view, rules, languages)
     if view.displayed is None:
         return reading

@@ -15,7 +15,7 @@ from assay_runner.text.advice.frames import (
     _NEGATED_FRAMING,
     _to_infinitive,
 )
-from assay_runner.text.advice.outcome import ADVISES, CLEARS, Outcome
+from assay_runner.text.advice.outcome import ADVISES, CLEARS, UNANSWERED, UNRECOGNISED, Outcome
 from assay_runner.text.advice.predicates import _NEGATED_BEFORE, _PREDICATE_WORDS, _predicate, _said_to_help
 from assay_runner.text.advice.reports import (
     _FIRST_PARTY,
@@ -115,7 +115,7 @@ def weigh(
             return CLEARS
         if why_question(text[:at], facts.language, facts.explained) == "clears":
             return CLEARS  # "Warum den Treiber deinstallieren, wenn ein Neustart reicht?"
-        return Outcome("uncertain", "a question the answer leaves unanswered")
+        return Outcome("uncertain", UNANSWERED)
     if _asked(text, at):
         return _answered(text, at, facts)
     conditional = subordinate or bool(before and before[0] in _FOREIGN_IF)
@@ -198,4 +198,4 @@ def weigh(
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     if facts.language == "en" and (_described(words[start], before) or _named(before)):
         return CLEARS  # "The button that resets the router", "The option to delete the account is ..."
-    return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
+    return Outcome("uncertain", UNRECOGNISED)
