@@ -32,6 +32,7 @@ from assay_runner.text.advice.subjects import (
     _DETERMINERS,
     _FOREIGN_IF,
     _HYPOTHETICAL,
+    _INVERTED_IF,
     _SUBJECTS,
     _described,
     _is_subject,
@@ -118,7 +119,10 @@ def weigh(
         return Outcome("uncertain", UNANSWERED)
     if _asked(text, at):
         return _answered(text, at, facts)
-    conditional = subordinate or bool(before and before[0] in _FOREIGN_IF)
+    inverted = bool(
+        before and before[0] in _INVERTED_IF and before.all_in(_CONDITION_FILLERS | _SUBJECTS, skip=1)
+    )
+    conditional = subordinate or inverted or bool(before and before[0] in _FOREIGN_IF)
     if conditional and _main_clause_helps(text[at : at + _WINDOW]):
         return ADVISES  # "Si cancelara el pedido, se solucionaría todo", "Se annullasse ..., risolverebbe"
     # (the shape reads a head of at most `_WINDOW` characters and the first `_WINDOW` after the match)
@@ -134,6 +138,8 @@ def weigh(
     hypothesis = before.any_in(_SUBJECTS) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
+    if inverted and not facts.question:
+        return CLEARS  # "Had you reset the thermostat last week, ...": a condition about the past
     if before and before[0] in _FOREIGN_IF and before.all_in(_CONDITION_FILLERS, skip=1):
         return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
     framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
