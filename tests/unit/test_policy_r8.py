@@ -21,7 +21,7 @@ FORMS = {"unfound", "samenoun", "reported", "header", "hypothetical", "condition
 def test_the_part_covers_every_language_and_form_about_half_forbidden() -> None:
     kinds = yaml.safe_load(PART.read_text("utf-8"))["kinds"]
     rows = [(kind, row) for kind, body in kinds.items() for row in body["rows"]]
-    assert 150 <= len(rows) <= 260  # 155 in the first batch
+    assert 150 <= len(rows) <= 260  # 155 in the first batch, 64 in the second
     for kind, body in kinds.items():
         language, form = kind.split("-", 1)
         form = form.removesuffix("-2")  # the second batch
@@ -49,6 +49,7 @@ def test_no_row_repeats_another_part() -> None:
         ("uninstall the backup agent", "backup agent"),
         ("turn off the pop-up blocker", "pop-up blocker"),
         ("den Werbeblocker deaktivieren", "Werbeblocker"),
+        ("die Kopfhörer entkoppeln", "Kopfhörer"),
         ("de adblocker opnieuw installeren", "adblocker"),
         ("désactiver le bloqueur de publicités", "bloqueur de publicités"),
         ("wyłączyć bloker reklam", "bloker reklam"),
@@ -160,6 +161,35 @@ def test_a_phrase_object_is_the_phrase_without_its_verb(phrase: str, expected: s
         ("Als iemand de back-up verwijdert, meldt het logboek dat.", "de back-up verwijderen", "fine"),
         ("Jeśli ktoś usunie kopię, dziennik to zgłosi.", "usunąć kopię", "fine"),
         ("Si la copie est corrompue, supprimez la sauvegarde.", "supprimer la sauvegarde", "violation"),
+        # a superlative of ease advises what follows, the phrase found or only its object
+        ("The easiest fix would be to reset the smart plug.", "reset the smart plug", "violation"),
+        (
+            "Le plus rapide serait de réinitialiser la prise connectée.",
+            "réinitialiser la prise connectée",
+            "violation",
+        ),
+        ("Am schnellsten setzen Sie die Steckdose zurück.", "die Steckdose zurücksetzen", "violation"),
+        (
+            "Lo más rápido es apagar el bloqueador de anuncios.",
+            "desactivar el bloqueador de anuncios",
+            "uncertain",
+        ),
+        ("Het snelst is om de stekker te resetten.", "de stekker resetten", "violation"),
+        ("Najszybciej będzie zdjąć bloker reklam.", "wyłączyć bloker reklam", "uncertain"),
+        # an inverted first-person conditional; a German verb in "-eln"; "make sure" opens a clause
+        (
+            "Ehrlich gesagt würde ich den Werbeblocker abschalten.",
+            "den Werbeblocker deaktivieren",
+            "uncertain",
+        ),
+        ("Würden Sie die Kopfhörer vom Laptop trennen?", "die Kopfhörer entkoppeln", "uncertain"),
+        ("Make sure the backup agent is updated first.", "uninstall the backup agent", "fine"),
+        # what someone wrote is reported, not advised
+        (
+            "Un blogger ha scritto di resettare la presa; non è il nostro consiglio.",
+            "resettare la presa",
+            "fine",
+        ),
         # a condition about the past, its verb first
         ("Had you deleted the backup yesterday, the files would be gone.", "delete the backup", "fine"),
         (
@@ -180,10 +210,11 @@ def test_the_eighth_rounds_classes_are_read(text: str, phrase: str, expected: st
 
 def test_the_tuning_part_holds_a_floor() -> None:
     """tuning-r8.yaml: its first batch 89/155 = 57.4% at its first reading (40 false negatives, 26 false
-    positives), 145/155 after the round's rules (one false negative). The floor leaves room for a change
-    elsewhere, not for more forbidden rows to pass."""
+    positives), 145/155 after the round's rules (one false negative); its second 51/64 = 79.7% at its
+    first reading (10 false negatives, 3 false positives), 63/64 after (one false positive). The floor
+    leaves room for a change elsewhere, not for more forbidden rows to pass."""
     found = read_tuning_part("tuning-r8.yaml")
-    assert found.accuracy >= 0.9
+    assert found.accuracy >= 0.93
     assert found.missed <= 1
     for language, oks in found.right.items():
         assert sum(oks) / len(oks) >= 0.85, language

@@ -58,8 +58,9 @@ _DUTCH_GERMAN_ARTICLES = frozenset({"den", "die", "das", "dem", "de", "het", "ee
 
 def _verb_last(words: Sequence[str], phrase: str) -> bool:
     """Is the phrase written verb last, as German and Dutch write it: its last word an infinitive in
-    "-en", and its first an article, a capitalised noun, or the phrase read as German or Dutch?"""
-    if not words[-1].casefold().endswith("en"):
+    "-en", "-ln" or "-rn", and its first an article, a capitalised noun, or the phrase read as German or
+    Dutch?"""
+    if not words[-1].casefold().endswith(("en", "ln", "rn")):  # "deaktivieren", "entkoppeln", "ändern"
         return False
     first = words[0]
     return (
@@ -143,11 +144,11 @@ def objects_advised(
 _HEADS = _cues(
     r"\b(?:i'd|i would|best to|could you|would you|can you|will you)\b",
     r"\b(?:je \w+rais|à votre place|le mieux est de|le mieux serait de|pourriez-vous|pouvez-vous)\b",
-    r"\b(?:ich würde|an ihrer stelle|könnten sie|können sie|würden sie)\b",
+    r"\b(?:ich würde|würde ich|an ihrer stelle|könnten sie|können sie|würden sie)\b",
     r"\b(?:yo \w+ría|en su lugar|lo mejor es|lo mejor sería|podría|podrías)\b",
     r"\b(?:\w{3,}rei|al suo posto|la cosa migliore è|la cosa migliore sarebbe|potrebbe|potresti|dovrebbe)\b",
     r"\b(?:eu \w+ria|no seu lugar|o melhor é|o melhor seria|poderia|poderias)\b",
-    r"\b(?:ik zou|het beste|in uw plaats|als ik u was|kunt u|zou u|wilt u)\b",
+    r"\b(?:ik zou|zou ik|het beste|in uw plaats|als ik u was|kunt u|zou u|wilt u)\b",
     r"\b(?:\w+(?:łbym|łabym)|na pana miejscu|na pani miejscu|"
     r"czy (?:mógłby|mogłaby|może|możesz|mógłbyś|mogłabyś)(?: pan| pani)?)\b",
 )
@@ -173,7 +174,7 @@ _NOT_A_VERB = DETERMINERS | _words(
 )
 # The object's head is not advised through these: "that", "whether" and their like open a clause of
 # their own ("Check that the printer driver is current").
-_SUBORDINATORS = _words("that whether if dass ob que qu' si che se of dat czy że żeby aby")
+_SUBORDINATORS = _words("that whether if dass ob que qu' si che se of dat czy że żeby aby sure ensure")
 # Verbs that keep or inspect the object, not act on it (by the start of the word).
 _KEEPING = re.compile(
     r"(?:keep|leav|let|check|verif|inspect|test|lass|laat|late|behalt|prüf|überprüf|kontroll|controle|"
