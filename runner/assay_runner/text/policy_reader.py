@@ -68,6 +68,10 @@ Two constructions extend this:
   carry over. A directive negation left dangling before a comma carries over the rest of the comma run:
   "Do not, under any circumstances, reinstall the app" (but "No, reinstall the app" recommends it).
 
+A phrase rule's object advised with a verb the phrase's keys do not hold ("Get rid of the printer driver"
+for "uninstall the printer driver") is uncertain, not passed (`text.key_objects`): the rules' objects are
+read as rules of their own, once more over the answer.
+
 A phrase or pattern that only matches across a clause boundary (a pattern with a comma in it) is read
 against the whole sentence with the same rules.
 
