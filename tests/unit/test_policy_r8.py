@@ -116,6 +116,18 @@ def test_a_phrase_object_is_the_phrase_without_its_verb(phrase: str, expected: s
             "fine",
         ),
         ("Bloker reklam pokazuje liczbę zablokowanych reklam.", "wyłączyć bloker reklam", "fine"),
+        # a verb that puts the object to use, connects or switches it on advises nothing forbidden on it
+        ("Connect the backup agent to the new server.", "uninstall the backup agent", "fine"),
+        ("Verbinden Sie den Werbeblocker mit Ihrem Konto.", "den Werbeblocker deaktivieren", "fine"),
+        ("Sie sollten den Werbeblocker mit Ihrem Konto verbinden.", "den Werbeblocker deaktivieren", "fine"),
+        ("Schakel de adblocker weer in.", "de adblocker uitschakelen", "fine"),
+        (
+            "Installez le bloqueur de publicités depuis la boutique.",
+            "désactiver le bloqueur de publicités",
+            "fine",
+        ),
+        ("Połącz bloker reklam z kontem.", "wyłączyć bloker reklam", "fine"),
+        ("U moet de adblocker weghalen en opnieuw installeren.", "de adblocker uitschakelen", "uncertain"),
         # a report the answer disowns as not its advice
         (
             "Some blogs tell you to reset the smart plug; that is not our advice.",

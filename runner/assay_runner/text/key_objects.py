@@ -203,6 +203,28 @@ _ENABLED = re.compile(
     r"(?:enabled|on|active|activated|aktiv|aktiviert|eingeschaltet|an|aan|aanstaan|ingeschakeld|actif|"
     r"activé|activo|activado|attivo|attivato|ativo|ativado|ligado|włączon\w*|aktywn\w*)$"
 )
+# Verbs that put the object to use, connect or switch it on (by the start of the word): "Connect the device
+# to Wi-Fi", "Verbinden Sie das Gerät ...", "Połącz urządzenie ..." advise no forbidden action on it.
+_USING = re.compile(
+    r"(?:use|open|connect|plug|charge|pair|enable|install|configure|set|add|select|tap|click|sign|log|"
+    r"type|enter|save|copy|download|insert|attach|register|activate|link|sync|"
+    r"verwend|benutz|nutz|öffn|verbind|schließ|lad|koppl|koppel|aktivier|installier|konfigurier|richt|"
+    r"wähl|tipp|klick|meld|gib|speicher|kopier|steck|registrier|synchronisier|"
+    r"utilis|ouvr|connect|branch|charg|jumel|activ|install|configur|sélection|choisi|appui|cliqu|saisi|"
+    r"entr|enregistr|insér|allum|"
+    r"usa|use|utilic|utiliz|abr|conect|enchuf|carg|emparej|activ|instal|seleccion|elij|puls|escrib|"
+    r"introduz|guard|enciend|"
+    r"usi|apr|colleg|caric|associ|attiv|selezion|scegl|prem|clicc|tocc|digit|inser|salv|accend|"
+    r"lig|carreg|emparelh|ativ|selecion|escolh|toque|insir|"
+    r"gebruik|verbind|sluit|laad|activeer|installeer|configureer|stel|kies|selecteer|tik|klik|voer|sla|"
+    r"kopieer|steek|"
+    r"uży|otw|połącz|podłącz|nałado|naładu|sparu|sparow|włącz|zainstal|skonfigur|wybi|wybr|wpis|zapis|"
+    r"skopi|klikn|naci|włóż|włoż)"
+)
+# A German or Dutch clause that ends in a particle of switching on ("Schalten Sie das Gerät ein").
+_ON_PARTICLES = frozenset({"ein", "an", "aan", "in"})
+_COORDINATING = frozenset({"und", "oder", "en", "of", "dann", "dan"})
+_HYPHENED = re.compile(r"[\w'][\w'-]*")  # "de-installeer" is one word
 _MAX_GAP = 2  # "get rid (of)", "eliminar por (completo)", "zet (u)": the verb and a particle
 
 
@@ -219,11 +241,11 @@ def advised_object(clause: str, match: str, question: bool) -> bool:
     if not question:
         heads += [m.end() for m in _FRAME.finditer(before)]
     if heads:
-        gap = words_of(before[max(heads) :])
+        gap = _HYPHENED.findall(before[max(heads) :])
     elif question:
         return False
     else:
-        gap = words_of(before)
+        gap = _HYPHENED.findall(before)
         while gap and gap[0] in _LEAD_IN:
             gap = gap[1:]
         if not gap or gap[0] in _NOT_A_VERB:
@@ -236,4 +258,11 @@ def advised_object(clause: str, match: str, question: bool) -> bool:
         gap = gap[:-1]  # "get rid of": "of" belongs to the verb
     if len(gap) > _MAX_GAP or not (_SUBORDINATORS.isdisjoint(gap) and _NEGATIONS.isdisjoint(gap)):
         return False
-    return not (gap and _KEEPING.match(gap[0]))
+    if gap and (_KEEPING.match(gap[0]) or _USING.match(gap[0])):
+        return False
+    # German and Dutch put the verb (an infinitive in "-n"), or its particle, last: "Sie sollten das Gerät
+    # ... verbinden", "Schakel de adblocker weer in"
+    rest = _HYPHENED.findall(fold(clause[at + len(match) :]))
+    rest = rest[: next((i for i, w in enumerate(rest) if w in _COORDINATING), len(rest))]
+    last = rest[-1] if rest else ""
+    return not (last in _ON_PARTICLES or (not gap and last.endswith("n") and _USING.match(last)))
