@@ -128,6 +128,17 @@ def test_a_phrase_object_is_the_phrase_without_its_verb(phrase: str, expected: s
         ),
         ("Połącz bloker reklam z kontem.", "wyłączyć bloker reklam", "fine"),
         ("U moet de adblocker weghalen en opnieuw installeren.", "de adblocker uitschakelen", "uncertain"),
+        ("Back up the backup agent's settings first.", "uninstall the backup agent", "fine"),
+        # a preposition before the object, or a clause of time opened before it
+        ("Wait for the backup agent to finish.", "uninstall the backup agent", "fine"),
+        ("Warten Sie, bis der Werbeblocker geladen ist.", "den Werbeblocker deaktivieren", "fine"),
+        ("Wacht tot de adblocker klaar is.", "de adblocker uitschakelen", "fine"),
+        ("Proszę poczekać, aż bloker reklam się wczyta.", "wyłączyć bloker reklam", "fine"),
+        (
+            "Lo mejor es quitar por completo el bloqueador de anuncios.",
+            "desactivar el bloqueador de anuncios",
+            "uncertain",
+        ),
         # a report the answer disowns as not its advice
         (
             "Some blogs tell you to reset the smart plug; that is not our advice.",

@@ -174,7 +174,19 @@ _NOT_A_VERB = DETERMINERS | _words(
 )
 # The object's head is not advised through these: "that", "whether" and their like open a clause of
 # their own ("Check that the printer driver is current").
-_SUBORDINATORS = _words("that whether if dass ob que qu' si che se of dat czy że żeby aby sure ensure")
+_SUBORDINATORS = _words(
+    """that whether if dass ob que qu' si che se of dat czy że żeby aby sure ensure until till before after
+    when once while since because bis bevor nachdem während weil wenn sobald jusqu quand lorsque avant
+    après parce hasta cuando antes después porque mientras finché quando prima dopo perché mentre até
+    depois enquanto tot voordat nadat omdat terwijl wanneer zodra aż zanim kiedy gdy bo ponieważ"""
+)
+# A preposition right before the object: it is not the verb's object ("Wait for the device", "Look at
+# the router's lights", "Gehen Sie zu ...").
+_PREPOSITIONS = _words(
+    """for at to on with from into in about onto towards für auf mit zu bei nach über um à au aux sur avec
+    pour vers chez en con para por sobre hacia per su da verso com em ao voor met op naar bij dla ze na
+    do przy od"""
+)
 # Verbs that keep or inspect the object, not act on it (by the start of the word).
 _KEEPING = re.compile(
     r"(?:keep|leav|let|check|verif|inspect|test|lass|laat|late|behalt|prüf|überprüf|kontroll|controle|"
@@ -207,11 +219,11 @@ _ENABLED = re.compile(
 # to Wi-Fi", "Verbinden Sie das Gerät ...", "Połącz urządzenie ..." advise no forbidden action on it.
 _USING = re.compile(
     r"(?:use|open|connect|plug|charge|pair|enable|install|configure|set|add|select|tap|click|sign|log|"
-    r"type|enter|save|copy|download|insert|attach|register|activate|link|sync|"
+    r"type|enter|save|copy|download|insert|attach|register|activate|link|sync|back|move|"
     r"verwend|benutz|nutz|öffn|verbind|schließ|lad|koppl|koppel|aktivier|installier|konfigurier|richt|"
-    r"wähl|tipp|klick|meld|gib|speicher|kopier|steck|registrier|synchronisier|"
+    r"wähl|tipp|klick|meld|gib|speicher|kopier|steck|registrier|synchronisier|sicher|verschieb|"
     r"utilis|ouvr|connect|branch|charg|jumel|activ|install|configur|sélection|choisi|appui|cliqu|saisi|"
-    r"entr|enregistr|insér|allum|"
+    r"entr|enregistr|insér|allum|sauvegard|déplac|"
     r"usa|use|utilic|utiliz|abr|conect|enchuf|carg|emparej|activ|instal|seleccion|elij|puls|escrib|"
     r"introduz|guard|enciend|"
     r"usi|apr|colleg|caric|associ|attiv|selezion|scegl|prem|clicc|tocc|digit|inser|salv|accend|"
@@ -225,6 +237,12 @@ _USING = re.compile(
 _ON_PARTICLES = frozenset({"ein", "an", "aan", "in"})
 _COORDINATING = frozenset({"und", "oder", "en", "of", "dann", "dan"})
 _HYPHENED = re.compile(r"[\w'][\w'-]*")  # "de-installeer" is one word
+# Adverbials of more than one word that may stand between a verb and its object ("eliminar por completo el
+# controlador", "eliminare del tutto il driver"): their preposition is not the object's.
+_ADVERBIALS = re.compile(
+    r"\b(?:por completo|del todo|del tutto|per ora|por ahora|por agora|de vez|pour l'instant|"
+    r"pour le moment|für immer|voor altijd|na razie|na chwilę)\b"
+)
 _MAX_GAP = 2  # "get rid (of)", "eliminar por (completo)", "zet (u)": the verb and a particle
 
 
@@ -253,10 +271,13 @@ def advised_object(clause: str, match: str, question: bool) -> bool:
         subject = _SUBJECT_FORMS.get(sentence_language(clause, "en"))
         if subject is not None and subject.match(gap[0]):
             return False
+    gap = _ADVERBIALS.sub(" ", " ".join(gap)).split()
     gap = [word for word in gap if word not in DETERMINERS and word not in _BESIDE_VERB]
     if gap[-2:] == ["rid", "of"]:
         gap = gap[:-1]  # "get rid of": "of" belongs to the verb
     if len(gap) > _MAX_GAP or not (_SUBORDINATORS.isdisjoint(gap) and _NEGATIONS.isdisjoint(gap)):
+        return False
+    if gap and gap[-1] in _PREPOSITIONS:
         return False
     if gap and (_KEEPING.match(gap[0]) or _USING.match(gap[0])):
         return False
