@@ -21,6 +21,7 @@ import pytest
 from assay_runner.text import (
     clauses,
     head_words,
+    key_objects,
     negation,
     polarity,
     policy_reader,
@@ -59,8 +60,12 @@ ADVICE = (cues, outcome, stance_cues, stance_reading, facts, rhetoric, frames, s
 ADVICE += (around, weighing)
 STANCE = (words, replies, questions, voices, double_negation, headings, avoiding, consequences, judgements)
 CLAUSE_READER = (negation, clauses, sentences, policy_reader)
-READER = (*CLAUSE_READER, sentence_reading, *ADVICE, polarity, head_words, *STANCE)
-RULES = [ForbiddenRule(phrase="reinstall"), ForbiddenRule(pattern=r"\bby friday\b")]
+READER = (*CLAUSE_READER, sentence_reading, key_objects, *ADVICE, polarity, head_words, *STANCE)
+RULES = [
+    ForbiddenRule(phrase="reinstall"),
+    ForbiddenRule(pattern=r"\bby friday\b"),
+    ForbiddenRule(phrase="uninstall the printer driver"),  # its object is read on its own (`key_objects`)
+]
 
 SHAPES: dict[str, Callable[[int], str]] = {
     # one clause, thousands of matches, each asking about the words between the negation and itself
@@ -75,6 +80,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "a negated list said again and again": lambda n: "do not reinstall or " * n,
     "why-not far before a negated list": lambda n: "Why not " + "do not reinstall or " * n,
     "a mistake not to, again and again": lambda n: "It would be a mistake not to reinstall or " * n,
+    # issue 42, round eight: a phrase's object advised without its verb, in many clauses and in one
+    "an object advised again and again": lambda n: "You should remove the printer driver, " * n,
+    "an object many times in one clause": lambda n: "Remove " + "the printer driver " * n,
+    "an object far after its head": lambda n: "Remove " + "x " * n + "the printer driver " * n,
 }
 
 

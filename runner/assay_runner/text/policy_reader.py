@@ -68,6 +68,10 @@ Two constructions extend this:
   carry over. A directive negation left dangling before a comma carries over the rest of the comma run:
   "Do not, under any circumstances, reinstall the app" (but "No, reinstall the app" recommends it).
 
+A phrase rule's object advised with a verb the phrase's keys do not hold ("Get rid of the printer driver"
+for "uninstall the printer driver") is uncertain, not passed (`text.key_objects`): the rules' objects are
+read as rules of their own, once more over the answer.
+
 A phrase or pattern that only matches across a clause boundary (a pattern with a comma in it) is read
 against the whole sentence with the same rules.
 
@@ -108,6 +112,7 @@ from assay_runner.text.advice import Facts, facts_of
 from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, glued_conjunction, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
+from assay_runner.text.key_objects import object_rules, objects_advised
 from assay_runner.text.language import Language, sentence_language
 from assay_runner.text.match import CLAUSE_MATCHED, Token, tokenize
 from assay_runner.text.sentence_reading import (
@@ -175,6 +180,22 @@ def read_policy(
     reads, `text.language.LANGUAGES`); a sentence identified as one the reader does not read has its
     matches handed over as uncertain."""
     view = (AnswerView(answer) if isinstance(answer, str) else answer).revealed
+    reading = _read_both(view, rules, languages)
+    objects = object_rules(rules)
+    if not objects:
+        return reading
+    # A rule's object advised with a verb its keys do not hold is uncertain (`text.key_objects`).
+    object_reading = _read_both(view, list(objects), languages)
+    return PolicyReading(
+        reading.found + objects_advised(reading.found, object_reading.found, objects),
+        reading.sentences_read + object_reading.sentences_read,
+    )
+
+
+def _read_both(
+    view: AnswerView, rules: Sequence[ForbiddenRule], languages: frozenset[Language] | None
+) -> PolicyReading:
+    """The answer read as written and, with a right-to-left override, as displayed."""
     reading = _read(view, rules, languages)
     if view.displayed is None:
         return reading

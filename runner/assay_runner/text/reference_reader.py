@@ -16,6 +16,7 @@ from assay_runner.text.advice import facts_of
 from assay_runner.text.clauses import clauses_of
 from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
+from assay_runner.text.key_objects import object_rules, objects_advised
 from assay_runner.text.language import detect, sentence_language
 from assay_runner.text.markdown import normalize
 from assay_runner.text.match import CLAUSE_MATCHED, Token, find_phrase, tokenize
@@ -32,6 +33,15 @@ def reference_violations(
 ) -> list[Violation]:
     """What `policy_reader.find_violations` must return for `answer`, in the same order: the answer as
     written, then what only its displayed form (a right-to-left override's run reversed) adds."""
+    found = _both(answer, rules, languages)
+    objects = object_rules(rules)
+    if not objects:
+        return found
+    # A rule's object advised with a verb its keys do not hold is uncertain (`text.key_objects`).
+    return found + objects_advised(found, _both(answer, list(objects), languages), objects)
+
+
+def _both(answer: str, rules: Sequence[ForbiddenRule], languages: frozenset[str] | None) -> list[Violation]:
     found = _as_written(answer, rules, languages)
     shown = displayed(answer)
     if shown is not None:

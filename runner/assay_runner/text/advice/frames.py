@@ -47,6 +47,12 @@ _FRAME = _cues(
     r"\bvous (?:pouvez|devez|devriez)\b",
     r"\b(?:la (?:seule )?solution est de|essayez de|pensez à|merci de)\b",
     r"\b(?:debe|debería|deberías|hay que|tiene que|tienes que|puede|puedes|la solución es|intente|pruebe)\b",
+    # "the simplest is to", in every language: a superlative of ease that advises what follows
+    r"\b(?:the (?:simplest|easiest|quickest|fastest)(?: thing| way| fix| option)? (?:is|would be) to|"
+    r"le plus (?:simple|rapide|facile) (?:est|serait) d[e']|am (?:einfachsten|schnellsten)|"
+    r"lo más (?:sencillo|fácil|rápido) (?:es|sería)|la cosa più (?:semplice|facile|rapida) (?:è|sarebbe)|"
+    r"o mais (?:simples|fácil|rápido) (?:é|seria)|het (?:eenvoudigst|makkelijkst|snelst)e? (?:is|zou)|"
+    r"najprościej|najłatwiej|najszybciej)",
     r"\b(?:(?:ti |vi )?basta|wystarczy|il suffit|basta con|es genügt|het volstaat|vale a pena|warto|"
     r"mieux vaut|conviene|es lohnt sich|het is verstandig|sollten sie|à notre avis|naszym zdaniem)\b",
     r"\b(?:sie (?:sollten|müssen|können)|am besten|die lösung|versuchen sie|man sollte|du solltest|bitte|"

@@ -15,3 +15,6 @@ class Outcome(NamedTuple):
 
 ADVISES = Outcome("advises")
 CLEARS = Outcome("clears")
+# Why a match is uncertain when no shape decides it: `text.key_objects` reads these two again.
+UNANSWERED = "a question the answer leaves unanswered"
+UNRECOGNISED = "mentioned, but not as an instruction the reader recognises"

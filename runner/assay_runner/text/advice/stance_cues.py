@@ -155,6 +155,15 @@ _REJECT_MORE = _cues(
     r"ya no (?:vale|aplica|se aplica|sirve|corresponde)|non (?:vale|si applica|riguarda) più|"
     r"não (?:vale|se aplica|serve) mais|(?:geldt|past) .{0,30}niet meer|nie dotyczy już|już nie dotyczy)\b",
     r"\b(?:bezcelowe|bezcelowy|bezużyteczne|niepotrzebne|sinnlos|zwecklos|nutteloos|inutile|inutili)\b",
+    # "...; that is not our advice": the answer disowns what it reports, in every language
+    r"\bnot (?:our|my) (?:advice|recommendation|suggestion)\b",
+    r"\bn'est pas (?:notre|mon) (?:avis|conseil|recommandation)\b",
+    r"\bnicht (?:unsere|meine) (?:empfehlung|meinung)\b|\bnicht unser (?:rat|tipp)\b",
+    r"\bno es (?:nuestra|mi) (?:recomendación|opinión)\b|\bno es (?:nuestro|mi) consejo\b",
+    r"\bnon è il (?:nostro|mio) (?:consiglio|parere)\b|\bnon è la (?:nostra|mia) raccomandazione\b",
+    r"\bnão é a (?:nossa|minha) (?:recomendação|opinião)\b|\bnão é o (?:nosso|meu) conselho\b",
+    r"\b(?:is|zijn) niet (?:ons|mijn) advies\b|\bniet onze aanbeveling\b",
+    r"\bnie jest (?:nasza|moja) (?:rada|rekomendacja)\b|\bnie jest (?:naszym|moim) zaleceniem\b",
 )
 _ENDORSE_MORE = _cues(
     # "... and we recommend it too" in the other languages: a first-party recommendation with "also"
@@ -171,7 +180,8 @@ _MORE_WORDS = _words(
     perdrez perdrais perdería perderías perderá perderesti perderebbe perderete perderia verliest verliet
     verliert kwijt verlieren weg straci stracisz stracą stracił stracili ne no non não nie löst behebt hilft
     niet bezcelowe bezcelowy bezużyteczne niepotrzebne sinnlos zwecklos nutteloos inutile inutili aussi
-    también anche también ook też auch you'd you'll mehr ya"""
+    también anche también ook też auch you'd you'll mehr ya our my notre mon unsere meine unser nuestra
+    nuestro mi nostro nostra mio mia nossa nosso minha meu ons mijn onze nasza moja naszym moim"""
 )
 
 

@@ -25,7 +25,16 @@ _FOREIGN_SUBJECTS = _words(
 )
 # A condition's subject and the object's article or possessive ("Wenn Sie das Konto löschen", "Als u uw
 # account verwijdert", "Si vous supprimez votre compte").
-_CONDITION_FILLERS = _FOREIGN_SUBJECTS | DETERMINERS
+_CONDITION_FILLERS = (
+    _FOREIGN_SUBJECTS
+    | DETERMINERS
+    | _words(
+        "quelqu'un jemand alguien qualcuno alguém iemand ktoś ktokolwiek"  # "Si quelqu'un désactive ..."
+    )
+)
+# A condition said by putting its verb first, in the past: "Had you reset the router, ...", "Hätten Sie
+# den Router zurückgesetzt, ...", "Had u de router gereset, ...".
+_INVERTED_IF = _words("had were hätten hätte wären wäre hadden")
 
 
 def _is_subject(words: Sequence[str], start: int, end: int, before: Before, language: str = "en") -> bool:

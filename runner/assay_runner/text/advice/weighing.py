@@ -15,7 +15,7 @@ from assay_runner.text.advice.frames import (
     _NEGATED_FRAMING,
     _to_infinitive,
 )
-from assay_runner.text.advice.outcome import ADVISES, CLEARS, Outcome
+from assay_runner.text.advice.outcome import ADVISES, CLEARS, UNANSWERED, UNRECOGNISED, Outcome
 from assay_runner.text.advice.predicates import _NEGATED_BEFORE, _PREDICATE_WORDS, _predicate, _said_to_help
 from assay_runner.text.advice.reports import (
     _FIRST_PARTY,
@@ -32,6 +32,7 @@ from assay_runner.text.advice.subjects import (
     _DETERMINERS,
     _FOREIGN_IF,
     _HYPOTHETICAL,
+    _INVERTED_IF,
     _SUBJECTS,
     _described,
     _is_subject,
@@ -115,10 +116,13 @@ def weigh(
             return CLEARS
         if why_question(text[:at], facts.language, facts.explained) == "clears":
             return CLEARS  # "Warum den Treiber deinstallieren, wenn ein Neustart reicht?"
-        return Outcome("uncertain", "a question the answer leaves unanswered")
+        return Outcome("uncertain", UNANSWERED)
     if _asked(text, at):
         return _answered(text, at, facts)
-    conditional = subordinate or bool(before and before[0] in _FOREIGN_IF)
+    inverted = bool(
+        before and before[0] in _INVERTED_IF and before.all_in(_CONDITION_FILLERS | _SUBJECTS, skip=1)
+    )
+    conditional = subordinate or inverted or bool(before and before[0] in _FOREIGN_IF)
     if conditional and _main_clause_helps(text[at : at + _WINDOW]):
         return ADVISES  # "Si cancelara el pedido, se solucionaría todo", "Se annullasse ..., risolverebbe"
     # (the shape reads a head of at most `_WINDOW` characters and the first `_WINDOW` after the match)
@@ -134,6 +138,8 @@ def weigh(
     hypothesis = before.any_in(_SUBJECTS) or (subject and _only_lead_in(before))
     if subordinate and opener in _HYPOTHETICAL and hypothesis:
         return CLEARS  # "If you reinstall, ...", "If a reinstall crossed your mind" state a hypothesis
+    if inverted and not facts.question:
+        return CLEARS  # "Had you reset the thermostat last week, ...": a condition about the past
     if before and before[0] in _FOREIGN_IF and before.all_in(_CONDITION_FILLERS, skip=1):
         return CLEARS  # "Se você apagar o perfil, ...", "Jeśli usuniesz profil, ...": the condition's verb
     framing = _clause_before(text, at) if facts.language in _INFINITIVE_CLAUSE and opener == "," else ""
@@ -198,4 +204,4 @@ def weigh(
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     if facts.language == "en" and (_described(words[start], before) or _named(before)):
         return CLEARS  # "The button that resets the router", "The option to delete the account is ..."
-    return Outcome("uncertain", "mentioned, but not as an instruction the reader recognises")
+    return Outcome("uncertain", UNRECOGNISED)

@@ -14,17 +14,22 @@ from assay_runner.text.tokens import tokenize
 
 # Verbs that report advice, as infinitives (their inflection keys are compared, so "raadde", "polecił",
 # "aconsejó", "sugeriu" are found by "raden", "polecić", "aconsejar", "sugerir"), with the irregular
-# forms the stemmer does not join ("dijo", "disse", "zei").
+# forms the stemmer does not join ("dijo", "disse", "zei"). What someone wrote is reported as what they
+# said ("Un recensore ha scritto che ...", "Recenzent napisał, że ...").
 _REPORTING_VERBS = {
-    "en": "say tell suggest recommend advise claim propose",
-    "fr": "dire dit conseiller recommander suggérer proposer affirmer prétendre",
-    "de": "sagen raten empfehlen vorschlagen meinen behaupten",
-    "es": "decir dice dijo dicen dijeron aconsejar recomendar sugerir proponer propuso afirmar",
-    "it": "dire dice dicono detto disse consigliare raccomandare suggerire proporre proposto affermare",
-    "pt": "dizer diz dizem disse disseram aconselhar recomendar sugerir propor propôs afirmar",
-    "nl": "zeggen zei zeiden gezegd raden raadde aanraden adviseren suggereren voorstellen beweren",
+    "en": "say tell suggest recommend advise claim propose write",
+    "fr": "dire dit conseiller recommander suggérer proposer affirmer prétendre écrire écrit",
+    "de": "sagen raten empfehlen vorschlagen meinen behaupten schreiben schrieb",
+    "es": "decir dice dijo dicen dijeron aconsejar recomendar sugerir proponer propuso afirmar escribir "
+    "escribió",
+    "it": "dire dice dicono detto disse consigliare raccomandare suggerire proporre proposto affermare "
+    "scrivere scritto scrisse",
+    "pt": "dizer diz dizem disse disseram aconselhar recomendar sugerir propor propôs afirmar escrever "
+    "escreveu",
+    "nl": "zeggen zei zeiden gezegd raden raadde aanraden adviseren suggereren voorstellen beweren schrijven "
+    "schreef",
     "pl": "mówić powiedzieć polecić polecać doradzić doradzać radzić kazać zalecić zalecać sugerować "
-    "zaproponować proponować twierdzić",
+    "zaproponować proponować twierdzić pisać napisać",
 }
 # A first person's form of such a verb ("recomendamos", "consigliamo", "polecamy", "radzę") is the
 # answer's own advice, not a report.
