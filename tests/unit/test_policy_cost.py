@@ -22,7 +22,6 @@ from assay_runner.text import (
     clauses,
     head_words,
     key_objects,
-    negation,
     polarity,
     policy_reader,
     sentence_reading,
@@ -42,6 +41,17 @@ from assay_runner.text.advice import (
     subjects,
     weighing,
 )
+from assay_runner.text.negation import (
+    carried,
+    clause_view,
+    clause_wide,
+    reporting,
+    reversing,
+    scope,
+    vocabulary,
+)
+from assay_runner.text.negation import cues as negation_cues
+from assay_runner.text.negation import predicates as negation_predicates
 from assay_runner.text.policy_reader import ForbiddenRule, find_violations
 from assay_runner.text.stance import (
     avoiding,
@@ -59,7 +69,18 @@ from tests.unit.work_count import CharactersScanned, lines_run
 ADVICE = (cues, outcome, stance_cues, stance_reading, facts, rhetoric, frames, subjects, reports, predicates)
 ADVICE += (around, weighing)
 STANCE = (words, replies, questions, voices, double_negation, headings, avoiding, consequences, judgements)
-CLAUSE_READER = (negation, clauses, sentences, policy_reader)
+NEGATION = (
+    vocabulary,
+    negation_cues,
+    clause_view,
+    reversing,
+    clause_wide,
+    negation_predicates,
+    scope,
+    carried,
+    reporting,
+)
+CLAUSE_READER = (*NEGATION, clauses, sentences, policy_reader)
 READER = (*CLAUSE_READER, sentence_reading, key_objects, *ADVICE, polarity, head_words, *STANCE)
 RULES = [
     ForbiddenRule(phrase="reinstall"),

@@ -1,7 +1,7 @@
 """Verbs whose negation encourages what follows, in the seven languages besides English: "N'hésitez pas à
 réinitialiser", "No dude en restablecer", "Non esitare a ripristinare", "Não deixe de reiniciar",
 "Zögern Sie nicht", "Aarzel niet om", "Nie wahaj się" advise the action they stand before, as "Don't
-hesitate to" does (English: `negation._REVERSERS`).
+hesitate to" does (English: `negation.vocabulary._REVERSERS`).
 
 A verb is known by its inflection key in the clause's language (`tokens.tokenize`: simplemma's lemma for
 Italian, Portuguese, Dutch and Polish, the light stemmers for French, Spanish and German), so the forms
