@@ -24,7 +24,6 @@ from assay_runner.text import (
     key_objects,
     polarity,
     policy_reader,
-    sentence_reading,
     sentences,
 )
 from assay_runner.text.advice import (
@@ -53,6 +52,7 @@ from assay_runner.text.negation import (
 from assay_runner.text.negation import cues as negation_cues
 from assay_runner.text.negation import predicates as negation_predicates
 from assay_runner.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text.sentence_reading import languages, match_outcome, placing, reading
 from assay_runner.text.stance import (
     avoiding,
     consequences,
@@ -81,7 +81,8 @@ NEGATION = (
     reporting,
 )
 CLAUSE_READER = (*NEGATION, clauses, sentences, policy_reader)
-READER = (*CLAUSE_READER, sentence_reading, key_objects, *ADVICE, polarity, head_words, *STANCE)
+SENTENCE_READING = (placing, languages, match_outcome, reading)
+READER = (*CLAUSE_READER, *SENTENCE_READING, key_objects, *ADVICE, polarity, head_words, *STANCE)
 RULES = [
     ForbiddenRule(phrase="reinstall"),
     ForbiddenRule(pattern=r"\bby friday\b"),

@@ -1,0 +1,208 @@
+"""What one match in a clause comes to (`judge_match`): nothing (negated, reported, cleared), a plain
+violation or an uncertain one; and a clause's first violation (`first_violation`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay_runner.text.advice import ADVISES, Facts, Outcome, rhetorical_advice, rhetorical_rejection, weigh
+from assay_runner.text.forbidden import ForbiddenRule
+from assay_runner.text.language import negated_verbal_noun
+from assay_runner.text.match import DETERMINERS, VERB_FIRST
+from assay_runner.text.negation import (
+    ClauseView,
+    double_negative,
+    encouraged,
+    german_negation,
+    negated,
+    reported,
+    reversed_negation,
+    without_beside_negation,
+)
+from assay_runner.text.polarity import (
+    cannot_avoid,
+    denial,
+    may_compose,
+    negated_twice,
+    negations_after,
+    rejected_subject,
+)
+from assay_runner.text.sentence_reading.placing import Match
+from assay_runner.text.stance import (
+    avoidance,
+    excessive,
+    negated_effect_after,
+    negative_question,
+    no_other_than,
+    omission_rejected,
+    past_question,
+    rejected_in_next_clause,
+    what_if,
+    why_question,
+    wrong_not_to,
+)
+
+
+def first_violation(
+    rule: ForbiddenRule,
+    view: ClauseView,
+    matches: Sequence[Match],
+    offset: int,
+    carried: bool,
+    question: bool,
+    text: str,
+    facts: Facts,
+) -> tuple[tuple[int, int], str | None] | None:
+    """The clause's violation, if any: its first match that plainly advises the forbidden item, else its
+    first uncertain one (with why). `matches` are in the clause `view`, which starts at `offset` of its
+    sentence `text`. Shared by the fast and the reference reader."""
+    unsure: tuple[tuple[int, int], str | None] | None = None
+    for s, e, cs, ce in matches:
+        outcome = judge_match(rule, view, s, e, offset + cs, carried, question, text, facts)
+        if outcome is None:
+            continue
+        if outcome.kind == "advises":
+            return (cs, ce), None
+        if unsure is None:
+            unsure = (cs, ce), outcome.reason
+    return unsure
+
+
+def judge_match(
+    rule: ForbiddenRule,
+    view: ClauseView,
+    start: int,
+    end: int,
+    at: int,
+    carried: bool,
+    question: bool,
+    text: str,
+    facts: Facts,
+) -> Outcome | None:
+    """One match: None when it does not count (negated, a report of the past, cleared by its shape),
+    else whether it plainly advises the item or leaves it uncertain (`text.advice`)."""
+    if not rule.allow_negated:
+        return ADVISES
+    if rhetorical_advice(text, at):
+        return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
+    # A German or Dutch negation follows its verb: in the match or the few words after it
+    inside = text[at : offset_end(view, end, at, start) + _AFTER_VERB_NEGATION]
+    if question and why_question(text[:at], facts.language, facts.explained, inside) == "advises":
+        return ADVISES  # "Dlaczego po prostu nie zresetować hasła?": the same in any language
+    if question and what_if(text):
+        return ADVISES  # "What if you cleared the print queue?", "En als u ... eens leegt?"
+    if (
+        facts.language == "pl"
+        and end > start
+        and negated_verbal_noun(view.words[start], "pl")
+        and (rule.phrase is None or not negated_verbal_noun(rule.phrase.split()[0], "pl"))
+    ):  # "Nieusunięcie konta nie wchodzi w grę": the action named as not done, its predicate decides
+        rest = text[offset_end(view, end, at, start) :]
+        return ADVISES if omission_rejected(rest, facts.language) else None
+    avoided = None if question else avoidance(text[:at], facts.language)
+    if avoided is not None:  # "You can't avoid X", "U ontkomt er niet aan X" / "Sie können vermeiden, X"
+        return ADVISES if avoided == "must" else None
+    composing = may_compose(text)
+    if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
+        return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"
+    if no_other_than(text, at, facts.language) or wrong_not_to(
+        text, at, view.words[start:end], facts.language
+    ):
+        return ADVISES  # "Nie ma innego wyjścia niż usunąć profil", "Sarebbe un errore non rimuoverla"
+    denied = denial(text, at) if composing else None
+    if denied is not None:  # "It is not true that you should (never) reset it": the denial flips it
+        return ADVISES if negations_after(text, denied, at, view.words[start:end]) % 2 else None
+    if facts.language != "en":
+        rejected = rejected_subject(view.words, view.body_start, start, end)
+        if rejected is not None:  # "(Non) reinstallare non è un'opzione"
+            return ADVISES if rejected else None
+    if negated_twice(view.words, view.body_start, start, end):  # the reader cannot show a pass
+        return Outcome("uncertain", "a negated action whose predicate is negated too: the two may cancel")
+    if encouraged(view, start, end):  # read before negation: its "pas" encourages
+        return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
+    if reported(view, start, end, question):
+        return None
+    if negated(view, start, end, carried):
+        if question and negative_question(text[:at], facts.language):
+            return _negative_question(text, at, facts)  # "Sollten Sie nicht einfach ... zurücksetzen?"
+        if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
+            text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
+        ):
+            return ADVISES  # "Das Profil nicht zu löschen, ist keine Option", "Not X won't fix it"
+        if without_beside_negation(text, at):
+            return Outcome("uncertain", "'without' the action beside another negation: the two may cancel")
+        return None
+    if (
+        facts.language in VERB_FIRST
+        and german_negation(view.words, facts.language)
+        and not reversed_negation(view)
+    ):
+        if question and negative_question(text[:at], facts.language):
+            return _negative_question(text, at, facts)
+        if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
+            text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
+        ):
+            return ADVISES
+        if without_beside_negation(text, at):
+            return Outcome("uncertain", "'without' the action beside another negation: the two may cancel")
+        return None
+    if (
+        question
+        and rule.phrase is not None
+        and facts.reply not in ("yes", "endorse")
+        and past_question(text[:at], view.words[start:end], rule.phrase, facts.language)
+    ):
+        return None  # "Avez-vous désinstallé le pilote ?": asks what the customer did
+    if (
+        not question
+        and not view.subordinate
+        and start - view.body_start <= 1
+        and all(w in DETERMINERS for w in view.words[view.body_start : start])
+        and not _NECESSITY.isdisjoint(view.words[start:end])
+    ):  # the object opens its clause: "Die Domain muss gelöscht werden", "The history should be cleared"
+        return ADVISES
+    outcome = weigh(
+        view.words,
+        start,
+        end,
+        view.clause_words(),
+        view.opener,
+        view.subordinate,
+        text,
+        at,
+        facts,
+        rule.pattern is not None,
+    )
+    return None if outcome.kind == "clears" else outcome
+
+
+# A modal of necessity inside a match (the object, the modal, the participle: `match.gaps.modal_passive` and
+# German and Dutch verb-final phrases): what must be done to the object.
+_NECESSITY = frozenset(
+    {"must", "should", "muss", "müssen", "sollte", "sollten", "moet", "moeten", "dient", "doit", "doivent"}
+    | {"devrait", "debe", "deben", "debería", "deve", "devem", "deveria", "dovrebbe", "trzeba", "należy"}
+)
+
+
+_AFTER_VERB_NEGATION = 24  # characters after a match read for "niet", "nicht" ("ontkoppelt u X niet?")
+
+
+def offset_end(view: ClauseView, end: int, at: int, start: int) -> int:
+    """Where the match `view.words[start:end]` (at offset `at` of its sentence) ends in the sentence."""
+    if end <= start:
+        return at
+    first, last = view.tokens[start], view.tokens[end - 1]
+    return at + (last.end - first.start)
+
+
+def _negative_question(text: str, at: int, facts: Facts) -> Outcome | None:
+    """A question that opens with a negation: a rhetorical rejection ("Isn't a reset overkill?") or its
+    reply decides, else the reader is unsure."""
+    if rhetorical_rejection(text, at) or excessive(text[at:]):
+        return None
+    reply = facts.reply or facts.shaped
+    if reply in ("yes", "endorse"):
+        return ADVISES
+    if reply in ("no", "reject"):
+        return None
+    return Outcome("uncertain", "a negative question: it may suggest the action")
