@@ -1,5 +1,6 @@
 """How the policy reader's class tests read a sentence and a tuning part: one outcome per sentence
-("violation", "uncertain" or "fine"), and a tuning part's rows judged right or wrong per language."""
+("violation", "uncertain" or "fine"), a tuning part's rows judged right or wrong per language, and the
+shape every round's tuning part keeps (`check_tuning_part_shape`, `check_no_row_repeats_another_part`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from assay_runner.text.language import LANGUAGES
 from assay_runner.text.policy_reader import ForbiddenRule, read_policy
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "policy_corpus"
@@ -47,3 +49,38 @@ def read_tuning_part(name: str) -> PartReading:
             found.right.setdefault(language, []).append(blocks == row["violates"])
             found.missed += row["violates"] and not blocks
     return found
+
+
+def check_tuning_part_shape(part: Path, forms: set[str], rows: range, least_per_language: int) -> None:
+    """A round's tuning part: kinds named `<language>-<form>` (`-2` for its second batch), each with its
+    own forbidden phrases; every language present with at least `least_per_language` rows, 40-65% of
+    them forbidden; as many rows in all as `rows` allows."""
+    kinds = yaml.safe_load(part.read_text("utf-8"))["kinds"]
+    labels: dict[str, list[bool]] = {}
+    for kind, body in kinds.items():
+        language, form = kind.split("-", 1)
+        assert body.get("language", "en") == language and form.removesuffix("-2") in forms, kind
+        assert body["forbidden"], kind
+        labels.setdefault(language, []).extend(row["violates"] for row in body["rows"])
+    assert sum(map(len, labels.values())) in rows
+    assert set(labels) == set(LANGUAGES)
+    for language, violates in labels.items():
+        assert len(violates) >= least_per_language, language
+        assert 0.4 <= sum(violates) / len(violates) <= 0.65, language
+
+
+def row_texts(node: object) -> set[str]:
+    """Every row text in a loaded part (rows are mappings with a `text`)."""
+    if isinstance(node, dict):
+        own = {node["text"]} if isinstance(node.get("text"), str) else set()
+        return own.union(*(row_texts(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(row_texts(v) for v in node))
+    return set()
+
+
+def check_no_row_repeats_another_part(part: Path) -> None:
+    mine = row_texts(yaml.safe_load(part.read_text("utf-8")))
+    for other in CORPUS.rglob("*.yaml"):
+        if other != part:
+            assert not mine & row_texts(yaml.safe_load(other.read_text("utf-8"))), other

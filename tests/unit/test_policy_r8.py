@@ -7,40 +7,27 @@ than the part's rows."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
 from assay_runner.text.key_objects import key_object
-from assay_runner.text.language import LANGUAGES
-from tests.unit.policy_reading import CORPUS, outcome_of, read_tuning_part
-from tests.unit.test_policy_r7 import _texts
+from tests.unit.policy_reading import (
+    CORPUS,
+    check_no_row_repeats_another_part,
+    check_tuning_part_shape,
+    outcome_of,
+    read_tuning_part,
+)
 
 PART = CORPUS / "tuning-r8.yaml"
 FORMS = {"unfound", "samenoun", "reported", "header", "hypothetical", "conditional"}
 
 
 def test_the_part_covers_every_language_and_form_about_half_forbidden() -> None:
-    kinds = yaml.safe_load(PART.read_text("utf-8"))["kinds"]
-    rows = [(kind, row) for kind, body in kinds.items() for row in body["rows"]]
-    assert 150 <= len(rows) <= 260  # 155 in the first batch, 64 in the second
-    for kind, body in kinds.items():
-        language, form = kind.split("-", 1)
-        form = form.removesuffix("-2")  # the second batch
-        assert body.get("language", "en") == language and form in FORMS, kind
-        assert body["forbidden"], kind
-    by_language: dict[str, list[bool]] = {}
-    for kind, row in rows:
-        by_language.setdefault(kind.split("-")[0], []).append(row["violates"])
-    assert set(by_language) == set(LANGUAGES)
-    for language, labels in by_language.items():
-        assert len(labels) >= 19, language
-        assert 0.4 <= sum(labels) / len(labels) <= 0.65, language
+    # 155 rows in the first batch, 64 in the second
+    check_tuning_part_shape(PART, FORMS, rows=range(150, 260 + 1), least_per_language=19)
 
 
 def test_no_row_repeats_another_part() -> None:
-    mine = _texts(yaml.safe_load(PART.read_text("utf-8")))
-    for other in CORPUS.rglob("*.yaml"):
-        if other != PART:
-            assert not mine & _texts(yaml.safe_load(other.read_text("utf-8"))), other
+    check_no_row_repeats_another_part(PART)
 
 
 @pytest.mark.parametrize(
