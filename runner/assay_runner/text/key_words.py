@@ -1,0 +1,126 @@
+"""A forbidden phrase whose words are all in one clause, in another order or form than its keys find.
+
+The held-out parts' false negatives after the eighth round were mostly sentences where no key phrase
+was found at all although the phrase's content words stood in one clause: a German zu-infinitive with
+words between object and verb ("die Sprachaufnahmen vom Wochenende zu löschen"), a Dutch separable verb
+split around its object or as a te-infinitive ("Koppel de dongle los", "zonder de dongle los te
+koppelen"), Polish order with an adverb ("listę płac należy przeliczyć ponownie"), a passive ("müsse
+wiederholt werden"). Such a clause must not pass silently.
+
+The phrase's object (`key_objects.key_object`) is read by the reader as a rule of its own, as the
+object rule is: negation, reports, hypotheses, warnings and headings all apply, and a clause the reader
+clears there is not in that reading. Where the object is read in a clause (advised, uncertain, or a
+stance the reader cannot clear), the phrase itself is not found in it and no reading of the rule was
+made in that sentence, the phrase's other content words (its verb; articles and a verb's adverb such as
+"again", "neu", "opnieuw", "ponownie" optional) are looked for anywhere in the clause by their key in
+the clause's language or the phrase's: a separable verb also as its particle anywhere in the clause and
+its stem ("Koppel ... los", "los te koppelen") or with "zu" inside ("zurückzusetzen"). When all are
+there, the clause is read as the rule with an **uncertain** outcome whose reason names the rule and says
+its words were found out of order or in another form. It never changes a reading the reader made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+
+from assay_runner.text.forbidden import ForbiddenRule, Violation
+from assay_runner.text.key_objects import _VERB_ADVERBS, _phrase_found, key_object
+from assay_runner.text.language import GERMAN_PARTICLES, foreign_stem, sentence_language
+from assay_runner.text.match import DETERMINERS, phrase_tokens, tokenize
+from assay_runner.text.sentence_reading import phrase_languages
+
+__all__ = ["key_verb_words", "words_in_clause", "words_out_of_order"]
+
+# Dutch separable particles (the matcher's, with "los", "vast", "toe", "bij", "na", "neer").
+_DUTCH_PARTICLES = (
+    "terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om", "los", "vast", "toe",
+    "bij", "na", "neer",
+)  # fmt: skip
+_PARTICLES = {"de": tuple(GERMAN_PARTICLES), "nl": _DUTCH_PARTICLES}
+_MIN_WORD = 3  # shorter words of a phrase ("a", "de", "to") are function words, optional
+
+
+@lru_cache(maxsize=1024)
+def key_verb_words(phrase: str) -> tuple[str, ...]:
+    """The phrase's content words that its object (`key_object`) leaves out: its verb, a particle, a
+    preposition of three letters or more; articles and the verb's adverbs are optional. Empty when the
+    phrase has no object."""
+    found = key_object(phrase)
+    if found is None:
+        return ()
+    object_words = {word.casefold() for word in found.split()}
+    return tuple(
+        word
+        for word in phrase.split()
+        if (folded := word.casefold()) not in object_words
+        and folded not in DETERMINERS
+        and folded not in _VERB_ADVERBS
+        and len(folded) >= _MIN_WORD
+    )
+
+
+def _separable(word: str, language: str) -> tuple[str, str] | None:
+    """A separable verb's particle and the key of its stem ("loskoppelen" -> "los", key of "koppelen")."""
+    for particle in _PARTICLES.get(language, ()):
+        if word.startswith(particle) and len(word) > len(particle) + 3:
+            return particle, foreign_stem(word[len(particle) :], language)
+    return None
+
+
+def _word_in(word: str, language: str, texts: frozenset[str], keys: frozenset[str]) -> bool:
+    """Is the phrase word in the clause's words (their texts and keys), by key or as a separable verb?"""
+    wanted = phrase_tokens(word, language)
+    if wanted and all(t.stem in keys for t in wanted):
+        return True
+    split = _separable(word.casefold(), language)
+    if split is None:
+        return False
+    particle, verb = split
+    return particle in texts and verb in keys
+
+
+def words_in_clause(phrase: str, clause: str, language: str) -> bool:
+    """Are all the phrase's verb words (`key_verb_words`) in the clause, read in `language`?"""
+    wanted = key_verb_words(phrase)
+    if not wanted:
+        return False
+    tokens = tokenize(clause, language)
+    texts = frozenset(t.text.casefold() for t in tokens)
+    keys = {t.stem for t in tokens}
+    for particle in _PARTICLES.get(language, ()):  # "zurückzusetzen", "aufzulösen": "zu" inside
+        for text in texts:
+            if text.startswith(particle + "zu") and len(text) > len(particle) + 5:
+                keys.add(foreign_stem(particle + text[len(particle) + 2 :], language))
+    return all(_word_in(word, language, texts, frozenset(keys)) for word in wanted)
+
+
+def words_out_of_order(
+    found: Sequence[Violation], object_found: Sequence[Violation], objects: dict[ForbiddenRule, ForbiddenRule]
+) -> list[Violation]:
+    """The uncertain readings this rule adds (see the module): one per rule and sentence, only where the
+    reader made no reading of the rule in that sentence."""
+    seen = {(v.rule, v.sentence_index) for v in found}
+    added: list[Violation] = []
+    for violation in object_found:
+        rule = objects[violation.rule]
+        phrase = rule.phrase
+        if phrase is None or (rule, violation.sentence_index) in seen:
+            continue
+        if _phrase_found(phrase, violation.clause):
+            continue  # the phrase is there, and its reading is the reader's (a warning, a negation)
+        clause = violation.clause
+        languages = dict.fromkeys((sentence_language(clause, "en"), *phrase_languages(phrase)))
+        if not any(words_in_clause(phrase, clause, language) for language in languages):
+            continue
+        seen.add((rule, violation.sentence_index))
+        added.append(
+            replace(
+                violation,
+                rule=rule,
+                match=clause,
+                uncertain=f"the words of {rule.display!r} are in this clause, out of order or in another form",
+            )
+        )
+    return added
