@@ -16,7 +16,13 @@ made in that sentence, the phrase's other content words (its verb; articles and 
 the clause's language or the phrase's: a separable verb also as its particle anywhere in the clause and
 its stem ("Koppel ... los", "los te koppelen") or with "zu" inside ("zurückzusetzen"). When all are
 there, the clause is read as the rule with an **uncertain** outcome whose reason names the rule and says
-its words were found out of order or in another form. It never changes a reading the reader made.
+its words were found out of order or in another form. It never changes a reading the reader made, nor
+adds one where the object rule (`key_objects`) made one.
+
+Narrowed after measuring the tuning parts: a question counts only when it asks for the action ("Could
+you", "Kunt u", `key_objects._ASKING`) or asks why; a question about what was done ("Avez-vous
+désinstallé le pilote avant la mise à jour ?", "Was SELinux disabled on that host?") is the reader's
+past-tense report, not advice. A Polish verbal noun ("usunięcie", "odinstalowanie") is not its verb.
 """
 
 from __future__ import annotations
@@ -25,11 +31,16 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+import re
+
+from assay_runner.text.advice.outcome import UNANSWERED
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.key_objects import _VERB_ADVERBS, _phrase_found, key_object
+from assay_runner.text.key_objects import _ASKING, _VERB_ADVERBS, _phrase_found, key_object
+from assay_runner.text.head_words import fold
 from assay_runner.text.language import GERMAN_PARTICLES, foreign_stem, sentence_language
 from assay_runner.text.match import DETERMINERS, phrase_tokens, tokenize
 from assay_runner.text.sentence_reading import phrase_languages
+from assay_runner.text.stance.questions import _WHY
 
 __all__ = ["key_verb_words", "words_in_clause", "words_out_of_order"]
 
@@ -39,7 +50,12 @@ _DUTCH_PARTICLES = (
     "bij", "na", "neer",
 )  # fmt: skip
 _PARTICLES = {"de": tuple(GERMAN_PARTICLES), "nl": _DUTCH_PARTICLES}
+# The second word of a two-word adverb ("de nuevo", "di nuovo", "de novo"): optional as the adverb is.
+_ADVERB_HALVES = frozenset({"nuevo", "nuovo", "novo", "nouveau"})
 _MIN_WORD = 3  # shorter words of a phrase ("a", "de", "to") are function words, optional
+# A Polish verbal noun names the action, it does not do it ("Usunięcie konta nic nie da"): the matcher
+# keeps it apart from the verb, and so does this rule.
+_POLISH_VERBAL_NOUN = re.compile(r"\w+[nc]i(?:e|a|u|em|ach|ami|om)$")
 
 
 @lru_cache(maxsize=1024)
@@ -57,6 +73,7 @@ def key_verb_words(phrase: str) -> tuple[str, ...]:
         if (folded := word.casefold()) not in object_words
         and folded not in DETERMINERS
         and folded not in _VERB_ADVERBS
+        and folded not in _ADVERB_HALVES
         and len(folded) >= _MIN_WORD
     )
 
@@ -87,6 +104,8 @@ def words_in_clause(phrase: str, clause: str, language: str) -> bool:
     if not wanted:
         return False
     tokens = tokenize(clause, language)
+    if language == "pl":
+        tokens = [t for t in tokens if not _POLISH_VERBAL_NOUN.match(t.text.casefold())]
     texts = frozenset(t.text.casefold() for t in tokens)
     keys = {t.stem for t in tokens}
     for particle in _PARTICLES.get(language, ()):  # "zurückzusetzen", "aufzulösen": "zu" inside
@@ -111,6 +130,8 @@ def words_out_of_order(
         if _phrase_found(phrase, violation.clause):
             continue  # the phrase is there, and its reading is the reader's (a warning, a negation)
         clause = violation.clause
+        if violation.uncertain == UNANSWERED and not (_ASKING.search(fold(clause)) or _WHY.search(clause)):
+            continue  # a question that asks what was done ("Avez-vous désinstallé le pilote ?")
         languages = dict.fromkeys((sentence_language(clause, "en"), *phrase_languages(phrase)))
         if not any(words_in_clause(phrase, clause, language) for language in languages):
             continue

@@ -191,9 +191,9 @@ def read_policy(
     # A rule's words in one clause in another order or form than its keys find (`text.key_words`), and
     # its object advised with a verb its keys do not hold (`text.key_objects`), are uncertain.
     object_reading = _read_both(view, list(objects), languages)
-    found = reading.found + words_out_of_order(reading.found, object_reading.found, objects)
+    found = reading.found + objects_advised(reading.found, object_reading.found, objects)
     return PolicyReading(
-        found + objects_advised(found, object_reading.found, objects),
+        found + words_out_of_order(found, object_reading.found, objects),
         reading.sentences_read + object_reading.sentences_read,
     )
 

@@ -41,8 +41,8 @@ def reference_violations(
     # A rule's words in one clause in another order or form than its keys find (`text.key_words`), and
     # its object advised with a verb its keys do not hold (`text.key_objects`), are uncertain.
     object_found = _both(answer, list(objects), languages)
-    found = found + words_out_of_order(found, object_found, objects)
-    return found + objects_advised(found, object_found, objects)
+    found = found + objects_advised(found, object_found, objects)
+    return found + words_out_of_order(found, object_found, objects)
 
 
 def _both(answer: str, rules: Sequence[ForbiddenRule], languages: frozenset[str] | None) -> list[Violation]:
