@@ -23,6 +23,9 @@ Narrowed after measuring the tuning parts: a question counts only when it asks f
 you", "Kunt u", `key_objects._ASKING`) or asks why; a question about what was done ("Avez-vous
 désinstallé le pilote avant la mise à jour ?", "Was SELinux disabled on that host?") is the reader's
 past-tense report, not advice. A Polish verbal noun ("usunięcie", "odinstalowanie") is not its verb.
+And the verb must be said the way advice says it (`_advisable`): in its dictionary form, opening the
+clause, or after an advising head or a modal of necessity; a finite verb otherwise describes ("El
+pedido se procesa automáticamente cada noche").
 """
 
 from __future__ import annotations
@@ -33,13 +36,15 @@ from functools import lru_cache
 
 import re
 
+from assay_runner.text.advice.frames import _FRAME, _LEAD_IN
 from assay_runner.text.advice.outcome import UNANSWERED
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.key_objects import _ASKING, _VERB_ADVERBS, _phrase_found, key_object
+from assay_runner.text.key_objects import _ASKING, _HEADS, _VERB_ADVERBS, _phrase_found, key_object
 from assay_runner.text.head_words import fold
 from assay_runner.text.language import GERMAN_PARTICLES, foreign_stem, sentence_language
 from assay_runner.text.match import DETERMINERS, phrase_tokens, tokenize
 from assay_runner.text.sentence_reading import phrase_languages
+from assay_runner.text.sentence_reading.match_outcome import _NECESSITY
 from assay_runner.text.stance.questions import _WHY
 
 __all__ = ["key_verb_words", "words_in_clause", "words_out_of_order"]
@@ -112,7 +117,30 @@ def words_in_clause(phrase: str, clause: str, language: str) -> bool:
         for text in texts:
             if text.startswith(particle + "zu") and len(text) > len(particle) + 5:
                 keys.add(foreign_stem(particle + text[len(particle) + 2 :], language))
-    return all(_word_in(word, language, texts, frozenset(keys)) for word in wanted)
+    if not all(_word_in(word, language, texts, frozenset(keys)) for word in wanted):
+        return False
+    return _advisable(clause, wanted, [t.text.casefold() for t in tokens], language)
+
+
+def _advisable(clause: str, wanted: Sequence[str], words: Sequence[str], language: str) -> bool:
+    """Does the clause say the verb the way advice does: in its dictionary form ("zu löschen", "los te
+    koppelen", "należy przeliczyć"), opening the clause ("Koppel ... los"), or after an advising head or
+    a modal of necessity ("müsse wiederholt werden")? A finite verb with none of these describes
+    ("El pedido se procesa cada noche", "The import was repeated by the system")."""
+    forms = {word.casefold() for word in wanted}
+    for word in wanted:
+        split = _separable(word.casefold(), language)
+        if split is not None:
+            particle = split[0]
+            forms |= {word.casefold()[len(particle) :], f"{particle}zu{word.casefold()[len(particle) :]}"}
+    if not forms.isdisjoint(words):
+        return True
+    lead = [word for word in words if word not in _LEAD_IN]
+    opening = {t.stem for t in phrase_tokens(lead[0], language)} if lead else set()
+    if any(t.stem in opening for word in wanted for t in phrase_tokens(word, language)):
+        return True
+    folded = fold(clause)
+    return bool(_HEADS.search(folded) or _FRAME.search(folded)) or not _NECESSITY.isdisjoint(words)
 
 
 def words_out_of_order(
