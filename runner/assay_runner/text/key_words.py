@@ -128,16 +128,17 @@ def _advisable(clause: str, wanted: Sequence[str], words: Sequence[str], languag
     a modal of necessity ("müsse wiederholt werden")? A finite verb with none of these describes
     ("El pedido se procesa cada noche", "The import was repeated by the system")."""
     forms = {word.casefold() for word in wanted}
+    verb_keys = {t.stem for word in wanted for t in phrase_tokens(word, language)}
     for word in wanted:
         split = _separable(word.casefold(), language)
         if split is not None:
-            particle = split[0]
-            forms |= {word.casefold()[len(particle) :], f"{particle}zu{word.casefold()[len(particle) :]}"}
+            particle, rest = split[0], word.casefold()[len(split[0]) :]
+            forms |= {rest, f"{particle}zu{rest}"}  # "los te koppelen", "zurückzusetzen"
+            verb_keys.add(split[1])  # "Koppel ... los"
     if not forms.isdisjoint(words):
         return True
     lead = [word for word in words if word not in _LEAD_IN]
-    opening = {t.stem for t in phrase_tokens(lead[0], language)} if lead else set()
-    if any(t.stem in opening for word in wanted for t in phrase_tokens(word, language)):
+    if lead and not verb_keys.isdisjoint(t.stem for t in phrase_tokens(lead[0], language)):
         return True
     folded = fold(clause)
     return bool(_HEADS.search(folded) or _FRAME.search(folded)) or not _NECESSITY.isdisjoint(words)
