@@ -30,17 +30,16 @@ pedido se procesa automáticamente cada noche").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-import re
-
 from assay_runner.text.advice.frames import _FRAME, _LEAD_IN
 from assay_runner.text.advice.outcome import UNANSWERED
 from assay_runner.text.forbidden import ForbiddenRule, Violation
-from assay_runner.text.key_objects import _ASKING, _HEADS, _VERB_ADVERBS, _phrase_found, key_object
 from assay_runner.text.head_words import fold
+from assay_runner.text.key_objects import _ASKING, _HEADS, _VERB_ADVERBS, _phrase_found, key_object
 from assay_runner.text.language import GERMAN_PARTICLES, foreign_stem, sentence_language
 from assay_runner.text.match import DETERMINERS, phrase_tokens, tokenize
 from assay_runner.text.sentence_reading import phrase_languages
@@ -48,6 +47,8 @@ from assay_runner.text.sentence_reading.match_outcome import _NECESSITY
 from assay_runner.text.stance.questions import _WHY
 
 __all__ = ["key_verb_words", "words_in_clause", "words_out_of_order"]
+
+_HOW = "out of order or in another form"
 
 # Dutch separable particles (the matcher's, with "los", "vast", "toe", "bij", "na", "neer").
 _DUTCH_PARTICLES = (
@@ -170,7 +171,7 @@ def words_out_of_order(
                 violation,
                 rule=rule,
                 match=clause,
-                uncertain=f"the words of {rule.display!r} are in this clause, out of order or in another form",
+                uncertain=f"the words of {rule.display!r} are in this clause, {_HOW}",
             )
         )
     return added

@@ -29,7 +29,10 @@ _AND = frozenset({"en", "und"})
 
 
 # "los", "vast": "Koppel de kabel los" for "de kabel loskoppelen"
-_DUTCH_PARTICLES = ("terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om", "los", "vast")
+_DUTCH_PARTICLES = (
+    *("terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om"),
+    *("los", "vast"),
+)
 
 
 _PARTICLES = GERMAN_PARTICLES
