@@ -61,6 +61,9 @@ NEGATED = [
     ("przeliczyć ponownie fakturę", "Nie należy przeliczać ponownie faktury."),
     ("usunąć historię czatu", "Historii czatu nie trzeba jutro usuwać."),
     ("procesar de nuevo el pedido", "No vuelva a procesar el pedido, por favor."),
+    # a negation between the phrase's own words, as the matcher reads it
+    ("recalcular a fatura", "A fatura de ontem não convém recalcular hoje."),
+    ("empty the trash folder", "The trash folder should never be emptied."),
 ]
 
 # Found by the phrase matcher since this round: a Dutch "los" split around its object or as a

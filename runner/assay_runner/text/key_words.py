@@ -41,7 +41,8 @@ from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.head_words import fold
 from assay_runner.text.key_objects import _ASKING, _HEADS, _VERB_ADVERBS, _phrase_found, key_object
 from assay_runner.text.language import GERMAN_PARTICLES, foreign_stem, sentence_language
-from assay_runner.text.match import DETERMINERS, phrase_tokens, tokenize
+from assay_runner.text.match import DETERMINERS, Token, phrase_tokens, tokenize
+from assay_runner.text.negation.cues import _FOREIGN_VERBAL
 from assay_runner.text.sentence_reading import phrase_languages
 from assay_runner.text.sentence_reading.match_outcome import _NECESSITY
 from assay_runner.text.stance.questions import _WHY
@@ -58,6 +59,7 @@ _DUTCH_PARTICLES = (
 _PARTICLES = {"de": tuple(GERMAN_PARTICLES), "nl": _DUTCH_PARTICLES}
 # The second word of a two-word adverb ("de nuevo", "di nuovo", "de novo"): optional as the adverb is.
 _ADVERB_HALVES = frozenset({"nuevo", "nuovo", "novo", "nouveau"})
+_NEGATIONS = _FOREIGN_VERBAL | {"not", "never", "no", "pas"}
 _MIN_WORD = 3  # shorter words of a phrase ("a", "de", "to") are function words, optional
 # A Polish verbal noun names the action, it does not do it ("Usunięcie konta nic nie da"): the matcher
 # keeps it apart from the verb, and so does this rule.
@@ -105,11 +107,14 @@ def _word_in(word: str, language: str, texts: frozenset[str], keys: frozenset[st
 
 
 def words_in_clause(phrase: str, clause: str, language: str) -> bool:
-    """Are all the phrase's verb words (`key_verb_words`) in the clause, read in `language`?"""
+    """Are all the phrase's verb words (`key_verb_words`) in the clause, read in `language`, said the
+    way advice says them, and no negation between the phrase's first and last word there?"""
     wanted = key_verb_words(phrase)
     if not wanted:
         return False
     tokens = tokenize(clause, language)
+    if _negation_inside(phrase, tokens, language):
+        return False
     if language == "pl":
         tokens = [t for t in tokens if not _POLISH_VERBAL_NOUN.match(t.text.casefold())]
     texts = frozenset(t.text.casefold() for t in tokens)
@@ -121,6 +126,21 @@ def words_in_clause(phrase: str, clause: str, language: str) -> bool:
     if not all(_word_in(word, language, texts, frozenset(keys)) for word in wanted):
         return False
     return _advisable(clause, wanted, [t.text.casefold() for t in tokens], language)
+
+
+def _negation_inside(phrase: str, tokens: Sequence[Token], language: str) -> bool:
+    """Does a negation stand between the clause's first and last word of the phrase (by key)? The
+    matcher stops there too ("The cookies should not be cleared", `match.gaps`): within the phrase's
+    own words the negation is the action's, as it is in a match the reader reads."""
+    keys = {t.stem for t in phrase_tokens(phrase, language) if t.text not in DETERMINERS}
+    for word in key_verb_words(phrase):
+        if (split := _separable(word.casefold(), language)) is not None:
+            keys.add(split[1])
+    at = [i for i, t in enumerate(tokens) if t.stem in keys]
+    if len(at) < 2:
+        return False
+    between = tokens[at[0] + 1 : at[-1]]
+    return any(t.text.casefold() in _NEGATIONS or t.text.casefold().endswith("n't") for t in between)
 
 
 def _advisable(clause: str, wanted: Sequence[str], words: Sequence[str], language: str) -> bool:
