@@ -22,6 +22,7 @@ from assay_runner.text import (
     clauses,
     head_words,
     key_objects,
+    key_words,
     polarity,
     policy_reader,
     sentences,
@@ -82,7 +83,7 @@ NEGATION = (
 )
 CLAUSE_READER = (*NEGATION, clauses, sentences, policy_reader)
 SENTENCE_READING = (placing, languages, match_outcome, reading)
-READER = (*CLAUSE_READER, *SENTENCE_READING, key_objects, *ADVICE, polarity, head_words, *STANCE)
+READER = (*CLAUSE_READER, *SENTENCE_READING, key_objects, key_words, *ADVICE, polarity, head_words, *STANCE)
 RULES = [
     ForbiddenRule(phrase="reinstall"),
     ForbiddenRule(pattern=r"\bby friday\b"),
@@ -106,6 +107,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "an object advised again and again": lambda n: "You should remove the printer driver, " * n,
     "an object many times in one clause": lambda n: "Remove " + "the printer driver " * n,
     "an object far after its head": lambda n: "Remove " + "x " * n + "the printer driver " * n,
+    # issue 42, round nine: a phrase's words in one clause out of order (`key_words`)
+    "words out of order again and again": lambda n: "The printer driver x x uninstall. " * n,
+    "words out of order far apart": lambda n: "The printer driver " + "x " * n + "uninstall",
+    "an object many times before its verb": lambda n: "The printer driver " * n + "uninstall",
 }
 
 

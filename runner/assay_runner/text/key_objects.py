@@ -51,7 +51,7 @@ _PARTICLES = frozenset({"off", "on", "up", "down", "out", "back", "over", "away"
 # ponownie").
 _VERB_ADVERBS = frozenset(
     {"neu", "erneut", "wieder", "opnieuw", "weer", "terug", "ponownie", "again", "nuevamente", "novamente"}
-    | {"nuovamente", "nouveau", "de nouveau", "di nuovo"}
+    | {"nuovamente", "nouveau", "de nouveau", "di nuovo", "de nuevo", "de novo"}
 )
 _DUTCH_GERMAN_ARTICLES = frozenset({"den", "die", "das", "dem", "de", "het", "een", "ein", "eine", "einen"})
 
@@ -87,6 +87,8 @@ def key_object(phrase: str) -> str | None:
         rest = words[1:]
         while rest and (rest[0].casefold() in _PARTICLES or rest[0].casefold() in _VERB_ADVERBS):
             rest = rest[1:]  # "turn off", "zainstalować ponownie"
+        if " ".join(rest[:2]).casefold() in _VERB_ADVERBS:
+            rest = rest[2:]  # "procesar de nuevo el pedido"
     while rest and rest[0].casefold() in DETERMINERS:
         rest = rest[1:]
     if not rest or max(len(t.text) for t in phrase_tokens(" ".join(rest))) < 4:

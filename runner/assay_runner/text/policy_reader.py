@@ -70,7 +70,10 @@ Two constructions extend this:
 
 A phrase rule's object advised with a verb the phrase's keys do not hold ("Get rid of the printer driver"
 for "uninstall the printer driver") is uncertain, not passed (`text.key_objects`): the rules' objects are
-read as rules of their own, once more over the answer.
+read as rules of their own, once more over the answer. A clause where that reading finds the object and
+the phrase's other words (its verb, a separable verb's particle anywhere) also stand, in another order or
+form than the phrase's keys find ("die Sprachaufnahmen vom Wochenende zu löschen", "Koppel de dongle
+los"), is uncertain too (`text.key_words`).
 
 A phrase or pattern that only matches across a clause boundary (a pattern with a comma in it) is read
 against the whole sentence with the same rules.
@@ -113,6 +116,7 @@ from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, glued_conjunction, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.key_objects import object_rules, objects_advised
+from assay_runner.text.key_words import words_out_of_order
 from assay_runner.text.language import Language, sentence_language
 from assay_runner.text.match import CLAUSE_MATCHED, Token, tokenize
 from assay_runner.text.sentence_reading import (
@@ -184,10 +188,12 @@ def read_policy(
     objects = object_rules(rules)
     if not objects:
         return reading
-    # A rule's object advised with a verb its keys do not hold is uncertain (`text.key_objects`).
+    # A rule's words in one clause in another order or form than its keys find (`text.key_words`), and
+    # its object advised with a verb its keys do not hold (`text.key_objects`), are uncertain.
     object_reading = _read_both(view, list(objects), languages)
+    found = reading.found + objects_advised(reading.found, object_reading.found, objects)
     return PolicyReading(
-        reading.found + objects_advised(reading.found, object_reading.found, objects),
+        found + words_out_of_order(found, object_reading.found, objects),
         reading.sentences_read + object_reading.sentences_read,
     )
 

@@ -17,6 +17,7 @@ from assay_runner.text.clauses import clauses_of
 from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.key_objects import object_rules, objects_advised
+from assay_runner.text.key_words import words_out_of_order
 from assay_runner.text.language import detect, sentence_language
 from assay_runner.text.markdown import normalize
 from assay_runner.text.match import CLAUSE_MATCHED, Token, find_phrase, tokenize
@@ -37,8 +38,11 @@ def reference_violations(
     objects = object_rules(rules)
     if not objects:
         return found
-    # A rule's object advised with a verb its keys do not hold is uncertain (`text.key_objects`).
-    return found + objects_advised(found, _both(answer, list(objects), languages), objects)
+    # A rule's words in one clause in another order or form than its keys find (`text.key_words`), and
+    # its object advised with a verb its keys do not hold (`text.key_objects`), are uncertain.
+    object_found = _both(answer, list(objects), languages)
+    found = found + objects_advised(found, object_found, objects)
+    return found + words_out_of_order(found, object_found, objects)
 
 
 def _both(answer: str, rules: Sequence[ForbiddenRule], languages: frozenset[str] | None) -> list[Violation]:

@@ -28,7 +28,11 @@ _LEAD = _set_of(
 _AND = frozenset({"en", "und"})
 
 
-_DUTCH_PARTICLES = ("terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om")
+# "los", "vast": "Koppel de kabel los" for "de kabel loskoppelen"
+_DUTCH_PARTICLES = (
+    *("terug", "door", "weg", "uit", "aan", "mee", "over", "af", "op", "in", "om"),
+    *("los", "vast"),
+)
 
 
 _PARTICLES = GERMAN_PARTICLES

@@ -10,6 +10,7 @@ from assay_runner.text.negation.vocabulary import _REVERSERS
 from assay_runner.text.reversers import reverses
 
 _AFTER_THE_VERB = frozenset({"de", "nl"})  # a negation follows the verb it negates
+_SEPARABLE_PARTICLES = frozenset({"los", "vast", "weg", "aus", "ab", "uit", "af", "terug", "zurück"})
 
 
 def _after_reversing(view: ClauseView, at: int) -> bool:
@@ -57,6 +58,8 @@ def reversed_negation(view: ClauseView) -> bool:
 
 def _reversing(view: ClauseView, index: int) -> bool:
     """Is the word at `index` one whose negation encourages what follows ("hesitate", "hésitez")?"""
+    if view.language in _AFTER_THE_VERB and view.words[index] in _SEPARABLE_PARTICLES:
+        return False  # "Koppel de kabel niet los": Dutch "los" is a verb's particle, not English "lose"
     if stem(view.words[index]) in _REVERSERS:
         return True
     return view.language != "en" and reverses(view.tokens[index].stem, view.language)

@@ -181,6 +181,8 @@ def judge_match(
 _NECESSITY = frozenset(
     {"must", "should", "muss", "müssen", "sollte", "sollten", "moet", "moeten", "dient", "doit", "doivent"}
     | {"devrait", "debe", "deben", "debería", "deve", "devem", "deveria", "dovrebbe", "trzeba", "należy"}
+    # German and Dutch subjunctives of the same modals ("Die Lohnabrechnung müsse wiederholt werden")
+    | {"müsse", "müsste", "müssten", "solle", "moest", "moesten"}
 )
 
 
