@@ -98,6 +98,17 @@ def test_the_kubelet_pulls_by_digest_and_refuses_a_changed_layer(
         puller.pull(pushed.tampered)
 
 
+@pytest.mark.parametrize("folder", ["assay-cp-smr0x5c_", "UPPER", "a--b__"])
+def test_the_kubelet_pulls_into_a_folder_whose_name_is_no_image_reference(
+    pushed: SignedImages, tmp_path: Path, folder: str
+) -> None:
+    """A control plane's folder is random (`tempfile.mkdtemp`): one ending in "_" made buildah's pull of the
+    OCI layout fail, as buildah named the image after the path, so a pod could not start by chance."""
+    puller = RegistryPuller({pushed.registry.host: pushed.registry.ca}, tmp_path / folder / "pulled")
+    fetched = puller.pull(pushed.signed)
+    assert fetched.reference.digest == pushed.signed.partition("@")[2]
+
+
 def test_the_sbom_is_attested_and_verifies(pushed: SignedImages, tmp_path: Path) -> None:
     sbom = tmp_path / "runner.spdx.json"
     sbom.write_text('{"spdxVersion": "SPDX-2.3", "name": "assay-runner", "packages": []}')

@@ -168,7 +168,10 @@ class RegistryPuller:
             (staging / "index.json").write_text(json.dumps(index))
             (staging / "oci-layout").write_text('{"imageLayoutVersion": "1.0.0"}')
             staging.rename(layout)
-        buildah.run(["pull", "--quiet", f"oci:{layout}"], timeout=600)
+        # buildah names an image pulled from `oci:PATH` "localhost/PATH", which must be a valid image
+        # reference: a random temporary folder such as /tmp/assay-cp-smr0x5c_ is not (no component may end
+        # in "_"), and the pull failed. From the layouts folder the name is the digest's hex, always valid.
+        buildah.run(["pull", "--quiet", f"oci:{layout.name}"], timeout=600, cwd=layout.parent)
 
 
 def _check_digest(data: bytes, digest: str, what: str) -> None:

@@ -35,9 +35,11 @@ def buildah_path() -> str:
     return found
 
 
-def run(args: Sequence[str], *, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess[str]:
+def run(
+    args: Sequence[str], *, timeout: float = 120, check: bool = True, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     argv = [buildah_path(), *args]
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False, cwd=cwd)
     if check and result.returncode != 0:
         output = (result.stderr or result.stdout).strip()
         if "image not known" in output or "identifier is not an image" in output:
