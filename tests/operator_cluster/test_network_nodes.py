@@ -418,7 +418,6 @@ def test_a_lost_networked_nodes_shard_is_retried_on_the_other_node_with_the_calm
             what=f"node {lost_node} NotReady",
         )
         measured["not ready"] = time.monotonic() - started
-        support.create_evaluation(admin, namespace, "calm", spec(urls[1]))
         tainted = time.monotonic()
         netnodes_plane.kubectl("taint", "node", lost_node, f"{OUT_OF_SERVICE}=nodeshutdown:NoExecute")
         retry = wait_until(
@@ -431,6 +430,10 @@ def test_a_lost_networked_nodes_shard_is_retried_on_the_other_node_with_the_calm
         assert retry["spec"]["nodeName"] == survivor.node_name, retry["spec"]
         done = support.wait_for_verdict(admin, namespace, "lost", operator=netnodes_operator, timeout=600)
         measured["verdict after the node was lost"] = time.monotonic() - started
+        # The reference run starts once the loss has settled: created while the node was going, its first
+        # cells' gateway calls failed in two of three full runs on 2026-12-05 (the agent left no answer,
+        # exit 1), a run during churn rather than a calm one; the race is in that day's note.
+        support.create_evaluation(admin, namespace, "calm", spec(urls[1]))
         calm = support.wait_for_verdict(admin, namespace, "calm", operator=netnodes_operator, timeout=600)
         served = (len(gateway.requests), len(calm_gateway.requests))
         retried = pods.versions(retry["metadata"]["name"])[-1]
