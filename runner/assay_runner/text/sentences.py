@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from assay_runner.text.language import detect
 from assay_runner.text.markdown import normalize
-from assay_runner.text.stance import heading_negates
+from assay_runner.text.stance import heading_negates, keeps, sets_aside
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 
@@ -149,6 +149,7 @@ class _Blocks:
         self.blocks: list[Sentence] = []
         self.current: list[_Line] = []
         self.item = False  # the block being read is a list item
+        self.heading = False  # the block being read is a heading
         self.intro = False  # the last paragraph was a negating introduction ("Do not:")
         self.intro_open = False  # no block has followed the negating introduction yet
         self.quoted = False  # the block being read is in a block quote
@@ -191,6 +192,7 @@ class _Blocks:
             self._flush()
             text = line[heading.end() :].strip().rstrip("#").strip()
             self.current.append(_Line(text, _located(raw, text, position, offset + heading.end())))
+            self.heading = True
             self._flush()
         elif bullet := _BULLET.match(line):
             self._flush()
@@ -218,6 +220,7 @@ class _Blocks:
     def _flush(self) -> None:
         lines, self.current = self.current, []
         item, self.item = self.item, False
+        heading, self.heading = self.heading, False
         if not lines:
             return
         if len(lines) == 1:
@@ -238,7 +241,7 @@ class _Blocks:
             )
             return
         if not item:
-            self.intro = self.intro_open = negating_intro(text)
+            self.intro = self.intro_open = negating_intro(text, heading)
         self.blocks.append(Sentence(text, base, 0, self.quoted))
 
 
@@ -261,10 +264,15 @@ _NONE_OF = re.compile(
 _SKIP = re.compile(r"^\W*(?:please\s+)?(?:skip|ignore)\s+(?:these|those|the\s+following|this)\s*:\s*$", re.I)
 
 
-def negating_intro(text: str) -> bool:
-    """Does this line only tell the reader not to do what follows ("Do not:", "Avoid the following:",
-    "Avoid", "None of these options will work:")? See `_INTRO_FILLER` and `_NONE_OF`."""
+def negating_intro(text: str, heading: bool = False) -> bool:
+    """Does this line (a heading when `heading`) tell the reader not to do what follows ("Do not:", "Avoid
+    the following:", "Avoid", "None of these options will work:", "Off-limits on managed laptops", "...,
+    so leave them out:")? See `_INTRO_FILLER`, `_NONE_OF` and `stance.sets_aside`."""
     folded = text.replace("\u2019", "'")
+    if keeps(folded):
+        return False  # "Don't skip these:", "Sla deze stappen niet over:"
+    if sets_aside(folded, heading):
+        return True
     if len(folded) <= _MAX_INTRO and (_NONE_OF.search(folded) or _SKIP.search(folded)):
         return True
     words = _INTRO_WORD.findall(folded.casefold())

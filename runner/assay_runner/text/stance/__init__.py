@@ -77,6 +77,7 @@ from assay_runner.text.stance.questions import (
     why_question,
 )
 from assay_runner.text.stance.replies import contrast_cost, counter_advice, reassures, reply_polarity
+from assay_runner.text.stance.setting_aside import keeps, sets_aside
 from assay_runner.text.stance.voices import addressee_report, refuses_to_advise, reports, reports_before
 from assay_runner.text.stance.words import BETTER
 
@@ -94,6 +95,7 @@ __all__ = [
     "helps",
     "ignored_after",
     "judged_worse",
+    "keeps",
     "negated_effect_after",
     "negative_question",
     "no_other_than",
@@ -105,6 +107,7 @@ __all__ = [
     "reply_polarity",
     "reports",
     "reports_before",
+    "sets_aside",
     "stated_after_that",
     "warned",
     "what_if",
