@@ -117,6 +117,8 @@ REFUSED_CONFIGS = [
         "prices.m.inputPerMillion: Input should be less than or equal to 1000000",
         id="price-1e308",
     ),
+    # YAML's `true` equals 1 in Python: a literal's own check would take it (found by the fuzz suite)
+    pytest.param({"schemaVersion": True}, "schemaVersion: must be the number 1, not true", id="bool-version"),
 ]
 
 

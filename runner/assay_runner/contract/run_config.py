@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from assay_runner.contract.text_fields import HttpUrl, Label, PathText, PlainText
 from assay_runner.contract.wire import WireModel
@@ -31,6 +31,16 @@ def _no_nul(text: str) -> str:
 
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+def _not_a_bool(value: object) -> object:
+    # A literal's check compares by equality, and YAML's `true` equals 1: refuse it before that check.
+    if isinstance(value, bool):
+        raise ValueError(f"must be the number 1, not {str(value).lower()}")
+    return value
+
+
+SchemaVersion = Annotated[Literal[1], BeforeValidator(_not_a_bool)]
 
 
 class ConfigModel(WireModel):
@@ -171,7 +181,7 @@ class EvidenceConfig(ConfigModel):
 class RunConfig(ConfigModel):
     """Everything one evaluation needs: `assay run --config FILE` (YAML or JSON)."""
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersion = 1
     run_name: Label | None = None
     """The MLflow run's name."""
     suite: PathText
