@@ -58,6 +58,18 @@ _OPTION = (
     *("elecci", "keuze", "wybór", "wahl", "possibilit", "posibilidad", "möglichkeit", "mogelijkheid"),
     "możliwoś",
 )
+# "Optional", whose stem an option's shares ("opcional", "opzionale", "opcjonalne"): negated, it says the
+# subject must be done ("Purgar el filtro no es opcional", "Het filter doorspoelen is niet optioneel").
+_OPTIONAL = (
+    "optional",
+    "opcional",
+    "opzional",
+    "opcjonaln",
+    "optioneel",
+    "optionnel",
+    "facultati",
+    "facoltativ",
+)
 # A predicate noun that rejects its subject without a negation ("... sarebbe un errore").
 _MISTAKE = ("erreur", "error", "errore", "erro", "fehler", "fout", "błąd", "błęd", "mistake")
 _PREDICATE_REACH = 6  # "n'est vraiment pas une bonne option": the predicate follows its subject closely
@@ -89,6 +101,8 @@ def rejected_subject(words: Sequence[str], body: int, start: int, end: int) -> b
             copula = True
             continue
         noun = _bare(word)
+        if copula and negated_predicate and noun.startswith(_OPTIONAL):
+            return not negated_subject  # "... no es opcional": it must be done
         if copula and negated_predicate and noun.startswith(_OPTION):
             return negated_subject
         if copula and not negated_predicate and noun.startswith(_MISTAKE):

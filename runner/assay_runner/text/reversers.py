@@ -16,28 +16,40 @@ from assay_runner.text.tokens import tokenize
 
 __all__ = ["reversed_frame", "reverses"]
 
-# hesitate, forget, fail to / miss, worry, be afraid, hurt / harm / cost / bad, wait, rule out: the
-# concepts of the English list that support answers use before advice ("Non fa male", "Het kan geen
-# kwaad", "Não custa nada").
+# hesitate, forget, fail to / miss, worry, be afraid, hurt / harm / cost / bad, wait, rule out, put off /
+# delay, neglect, optional: the concepts of the English list that support answers use before advice ("Non
+# fa male", "Het kan geen kwaad", "Não custa nada", "Ne tardez pas à", "No es opcional").
 _FORMS: dict[str, str] = {
     "fr": "hésiter hésitez hésite oublier oubliez oublie manquer manquez manque inquiéter inquiétez "
     "mal mauvais mauvaise nuire nuit coûter coûte attendre attendez attends idiot idiote bête exclure "
-    "excluez",
+    "excluez "
+    "tarder tardez différer différez repousser repoussez retarder retardez négliger négligez facultatif "
+    "facultative optionnel optionnelle",
     "es": "dudar dude dudes olvidar olvide olvides dejar deje dejes preocupar preocupe preocupes hesitar "
     "hesite vacilar vacile mal costar cuesta perjudicar perjudica daño dañar esperar espere esperes "
     "malo mala "
-    "descartar descarte",
+    "descartar descarte "
+    "tardar tarde tardes demorar demore demores aplazar aplace posponer posponga postergar postergue "
+    "descuidar descuide opcional",
     "de": "zögern zögere zöger vergessen vergiss scheuen scheue sorgen schaden schadet warten warte wartet "
-    "schlecht schlechte schlechter ausschließen",
+    "schlecht schlechte schlechter ausschließen "
+    "aufschieben hinauszögern vernachlässigen optional",
     "it": "esitare esiti dimenticare dimentichi dimenticarti mancare manchi preoccupare preoccuparti "
     "preoccuparsi male costare costa nuocere nuoce danno aspettare aspetti aspetta cattiva cattivo "
-    "escludere escluda",
+    "escludere escluda "
+    "tardare tardi rimandare rimandi rinviare rinvii posticipare posticipi trascurare trascuri "
+    "facoltativo facoltativa opzionale",
     "pt": "hesitar hesite esquecer esqueça deixar deixe preocupar preocupe custar custa mal prejudicar "
-    "esperar espere má mau descartar descarte",
+    "esperar espere má mau descartar descarte "
+    "demorar demore adiar adie tardar tarde protelar protele descurar descure opcional facultativo "
+    "facultativa",
     "nl": "aarzelen aarzel twijfelen twijfel vergeten vergeet schromen schroom kwaad schaden schaadt "
-    "wachten wacht slecht slechte uitsluiten",
+    "wachten wacht slecht slechte uitsluiten "
+    "uitstellen talmen treuzelen verwaarlozen optioneel",
     "pl": "wahać wahaj wahajcie zapomnieć zapomnij zapominać zapominaj bać bój martwić martw zaszkodzić "
-    "zaszkodzi szkodzić szkodzi czekać czekaj zwlekać zwlekaj zły zła złe wykluczać wykluczyć",
+    "zaszkodzi szkodzić szkodzi czekać czekaj zwlekać zwlekaj zły zła złe wykluczać wykluczyć "
+    "odkładać odkładaj odwlekać odwlekaj opóźniać opóźniaj zaniedbać zaniedbywać opcjonalne opcjonalny "
+    "opcjonalna",
 }
 
 

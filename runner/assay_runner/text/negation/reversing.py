@@ -10,6 +10,7 @@ from assay_runner.text.negation.vocabulary import _REVERSERS
 from assay_runner.text.reversers import reverses
 
 _AFTER_THE_VERB = frozenset({"de", "nl"})  # a negation follows the verb it negates
+_PUT = frozenset({"put", "putting"})
 _SEPARABLE_PARTICLES = frozenset({"los", "vast", "weg", "aus", "ab", "uit", "af", "terug", "zurück"})
 
 
@@ -62,4 +63,6 @@ def _reversing(view: ClauseView, index: int) -> bool:
         return False  # "Koppel de kabel niet los": Dutch "los" is a verb's particle, not English "lose"
     if stem(view.words[index]) in _REVERSERS:
         return True
+    if view.words[index] in _PUT and view.words[index + 1 : index + 2] == ["off"]:
+        return True  # "Don't put off reinstalling": a delay, negated, urges the action
     return view.language != "en" and reverses(view.tokens[index].stem, view.language)

@@ -81,6 +81,7 @@ _REVERSERS = _stemset(
     hard difficult complicated tricky hesitate forget forgot fail worry worries panic fret wait delay
     afraid only just merely matter doubt problem big much long sure hurt harm lose lost break broke
     damage affect mind wrong beat bad take takes took cost short alternative substitute rule
+    postpone procrastinate neglect skip optional
     """
 )
 

@@ -69,6 +69,10 @@ _WRONG = (
     *("mistake", "wrong", "error", "erreur", "faux", "fausse", "erroné", "fehler", "falsch", "irrtum"),
     *("errore", "sbagliat", "erro", "errad", "equivoca", "incorrect", "fout", "verkeerd", "vergissing"),
     *("błąd", "błęd", "niewłaściw", "niesłuszn"),
+    # unwise, in the eight languages: calling a choice reckless is calling it wrong
+    *("unwise", "imprudent", "foolish", "careless", "reckless", "irresponsib", "unklug", "unvernünftig"),
+    *("leichtsinnig", "fahrlässig", "déraisonnable", "insensat", "sconsiderat", "onverstandig"),
+    *("onverantwoord", "nierozsądn", "nieostrożn", "lekkomyśln", "nieodpowiedzialn"),
 )
 
 
