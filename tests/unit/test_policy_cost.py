@@ -22,6 +22,7 @@ from assay_runner.text import (
     clauses,
     head_words,
     key_objects,
+    key_pronouns,
     key_words,
     polarity,
     policy_reader,
@@ -83,7 +84,17 @@ NEGATION = (
 )
 CLAUSE_READER = (*NEGATION, clauses, sentences, policy_reader)
 SENTENCE_READING = (placing, languages, match_outcome, reading)
-READER = (*CLAUSE_READER, *SENTENCE_READING, key_objects, key_words, *ADVICE, polarity, head_words, *STANCE)
+READER = (
+    *CLAUSE_READER,
+    *SENTENCE_READING,
+    key_objects,
+    key_words,
+    key_pronouns,
+    *ADVICE,
+    polarity,
+    head_words,
+    *STANCE,
+)
 RULES = [
     ForbiddenRule(phrase="reinstall"),
     ForbiddenRule(pattern=r"\bby friday\b"),
@@ -111,6 +122,10 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "words out of order again and again": lambda n: "The printer driver x x uninstall. " * n,
     "words out of order far apart": lambda n: "The printer driver " + "x " * n + "uninstall",
     "an object many times before its verb": lambda n: "The printer driver " * n + "uninstall",
+    # issue 42, session eight: a phrase's verb with a pronoun for its object named before (`key_pronouns`)
+    "a pronoun's verb again and again": lambda n: "The printer driver is old. Uninstall it. " * n,
+    "a pronoun's verb in many clauses": lambda n: "The printer driver is old, " + "if so uninstall it, " * n,
+    "a pronoun's verb cleared again and again": lambda n: "The printer driver: if you uninstall it, x. " * n,
 }
 
 

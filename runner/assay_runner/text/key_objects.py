@@ -71,9 +71,10 @@ def _verb_last(words: Sequence[str], phrase: str) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def key_object(phrase: str) -> str | None:
+def key_object(phrase: str, longest_word: int = 4) -> str | None:
     """The object of a forbidden phrase (see the module), or None when the phrase has none left (a bare
-    verb, "reinstall") or keeps only short words."""
+    verb, "reinstall") or keeps only words shorter than `longest_word` (as a rule of its own, "the hot
+    tub" would find every "hot")."""
     words = phrase.split()
     if len(words) < 2 or not phrase_tokens(" ".join(words[1:])):
         return None
@@ -91,7 +92,7 @@ def key_object(phrase: str) -> str | None:
             rest = rest[2:]  # "procesar de nuevo el pedido"
     while rest and rest[0].casefold() in DETERMINERS:
         rest = rest[1:]
-    if not rest or max(len(t.text) for t in phrase_tokens(" ".join(rest))) < 4:
+    if not rest or max(len(t.text) for t in phrase_tokens(" ".join(rest))) < longest_word:
         return None
     return " ".join(rest)
 

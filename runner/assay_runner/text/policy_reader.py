@@ -116,6 +116,7 @@ from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, glued_conjunction, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.key_objects import object_rules, objects_advised
+from assay_runner.text.key_pronouns import pronoun_objects
 from assay_runner.text.key_words import words_out_of_order
 from assay_runner.text.language import Language, sentence_language
 from assay_runner.text.match import CLAUSE_MATCHED, Token, tokenize
@@ -192,10 +193,13 @@ def read_policy(
     # its object advised with a verb its keys do not hold (`text.key_objects`), are uncertain.
     object_reading = _read_both(view, list(objects), languages)
     found = reading.found + objects_advised(reading.found, object_reading.found, objects)
-    return PolicyReading(
-        found + words_out_of_order(found, object_reading.found, objects),
-        reading.sentences_read + object_reading.sentences_read,
+    found += words_out_of_order(found, object_reading.found, objects)
+    # A rule's verb said with a pronoun for its object, named before (`text.key_pronouns`), is uncertain.
+    sentences = [sentence.text for sentence in view.sentences]
+    pointed = pronoun_objects(
+        sentences, rules, found, lambda text, rule: read_policy(text, [rule], languages).found
     )
+    return PolicyReading(found + pointed, reading.sentences_read + object_reading.sentences_read)
 
 
 def _read_both(

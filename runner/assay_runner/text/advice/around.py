@@ -43,6 +43,25 @@ def _other_clauses(text: str, at: int) -> str:
     return _without(text, cuts[i], cuts[i + 1])
 
 
+def _other_clauses_near(text: str, at: int) -> str:
+    """`_other_clauses` within `_NEAR` characters either side of the match's stretch: what a refusal beside
+    the match reads ("..., which we cannot recommend"). Bounded, so a sentence with a match in each of
+    its thousand clauses is not read whole for each (`tests/unit/test_policy_cost.py`)."""
+    cuts = _clause_cuts(text)
+    i = bisect_right(cuts, at) - 1
+    if i + 1 >= len(cuts):
+        return text[max(0, at - _NEAR) : at + _NEAR]
+    return _near(text, cuts[i], cuts[i + 1])
+
+
+@lru_cache(maxsize=256)
+def _near(text: str, left: int, right: int) -> str:
+    return text[max(0, left - _NEAR) : left] + " " + text[right : right + _NEAR]
+
+
+_NEAR = 240  # characters: as far as the structural shapes read around a match (`stance.words._WINDOW`)
+
+
 @lru_cache(maxsize=256)
 def _clause_cuts(text: str) -> tuple[int, ...]:
     return (0, *(m.start() for m in _CLAUSE_CUT.finditer(text)), len(text))

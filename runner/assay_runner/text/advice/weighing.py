@@ -5,7 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from assay_runner.text.advice.around import _clause_before, _other_clauses, _outside_quotes, _stance_of_other
+from assay_runner.text.advice.around import (
+    _clause_before,
+    _other_clauses_near,
+    _outside_quotes,
+    _stance_of_other,
+)
 from assay_runner.text.advice.facts import Facts
 from assay_runner.text.advice.frames import (
     _FRAME,
@@ -152,7 +157,7 @@ def weigh(
         # is negated ("Wir empfehlen Ihnen nicht, ...")
         return CLEARS if _NEGATED_BEFORE.search(framing) or " kein" in framing else ADVISES
     if addressee_report(text, at):  # "You mentioned that the help page says to ...": the customer's voice
-        stance = _stance_of_other(_other_clauses(text, at)) or facts.reply or facts.shaped
+        stance = _stance_of_other(_other_clauses_near(text, at)) or facts.reply or facts.shaped
         return ADVISES if stance in ("yes", "endorse") else CLEARS
     if (
         before.holds(_REPORTING_WORDS)
@@ -165,7 +170,7 @@ def weigh(
         # the rest of its own clause too: "Technik zaleca ... i zgadzamy się z tym" has no subject to cut at
         rest = " ".join(words[end:])
         stance = (
-            _stance_of(_other_clauses(text, at) + " " + before.text + " " + rest)
+            _stance_of(_other_clauses_near(text, at) + " " + before.text + " " + rest)
             or facts.reply
             or facts.shaped
         )
@@ -173,7 +178,7 @@ def weigh(
             return ADVISES
         if (
             stance in ("no", "reject")
-            or refuses_to_advise(_other_clauses(text, at), facts.language)
+            or refuses_to_advise(_other_clauses_near(text, at), facts.language)
             or judged_worse(text[at : at + _WINDOW], facts.language)
         ):
             return CLEARS  # "..., which we cannot recommend", "..., czego nie możemy polecić"
@@ -195,10 +200,10 @@ def weigh(
         return CLEARS if judged_worse(text[at : at + _WINDOW], facts.language) else ADVISES
     if pattern:
         return ADVISES
-    stance = _stance_of_other(_other_clauses(text, at)) or facts.reply
+    stance = _stance_of_other(_other_clauses_near(text, at)) or facts.reply
     if (
         stance in ("no", "reject")
-        or refuses_to_advise(_other_clauses(text, at), facts.language)
+        or refuses_to_advise(_other_clauses_near(text, at), facts.language)
         or judged_worse(text[at : at + _WINDOW], facts.language)
     ):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"

@@ -1,0 +1,54 @@
+"""A forbidden phrase said with a pronoun for its object named before (`text.key_pronouns`, issue 42):
+the verb advised with "it", a clitic or a pronoun blocks as uncertain; the same verb negated, in a
+condition, with a noun of its own, or with nothing named before does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.policy_reading import outcome_of
+
+KEYS = (
+    "unlock the smart lock",
+    "déverrouiller la serrure connectée",
+    "das Türschloss entriegeln",
+    "desbloquear la cerradura",
+    "sbloccare la serratura",
+    "desbloquear a fechadura",
+    "het slot ontgrendelen",
+    "odblokować zamek",
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The smart lock has lost its schedule. Unlock it from the app and set the schedule again.",
+        "La serrure connectée a perdu son planning. Ouvrez l'appli et déverrouillez-la.",
+        "Das Türschloss reagiert nicht mehr auf den Zeitplan. Bitte entriegeln Sie es in der App.",
+        "La cerradura ha perdido el horario. Ábrala desde la app y la desbloquea antes de las ocho.",
+        "La serratura ha perso la programmazione. La sblocchi dall'app entro stasera.",
+        "A fechadura perdeu o horário. Abra a app e desbloqueie-a antes das oito.",
+        "Het slot is zijn schema kwijt. Ontgrendel het via de app.",
+        "Zamek zgubił harmonogram. Proszę go odblokować w aplikacji.",
+    ],
+)
+def test_the_verb_with_a_pronoun_for_the_thing_named_before_blocks(text: str) -> None:
+    assert outcome_of(text, *KEYS) == "uncertain"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The smart lock has lost its schedule. Do not unlock it until the courier has left.",
+        "The smart lock has lost its schedule. If it gets unlocked by mistake, the alarm sounds.",
+        "The smart lock has lost its schedule. Unlock the garage door instead.",
+        "The app froze this morning. Unlock it with your fingerprint.",  # nothing named before
+        "La serrure connectée a perdu son planning. Ne la déverrouillez pas à distance.",
+        "Das Türschloss hat seinen Zeitplan verloren. Entriegeln Sie es bitte nicht aus der Ferne.",
+        "La serratura ha perso la programmazione. Non la sblocchi da remoto.",
+        "Zamek zgubił harmonogram. Proszę go nie odblokowywać zdalnie.",
+    ],
+)
+def test_the_verb_negated_in_a_condition_or_about_something_else_does_not(text: str) -> None:
+    assert outcome_of(text, *KEYS) == "fine"
