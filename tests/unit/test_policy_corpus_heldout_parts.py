@@ -1,5 +1,5 @@
-"""The third to ninth held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
-heldout-9/, issue 42) are well formed: one plan, so one set of checks, run on each part.
+"""The third to tenth held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
+heldout-10/, issue 42) are well formed: one plan, so one set of checks, run on each part.
 
 These tests check the files only: their format, their size per language, their balance and spread over
 kinds, that no row repeats another part, and that bench/policy_accuracy.py reads them. They do not hold the
@@ -28,12 +28,21 @@ from assay_runner.text.policy_reader import ForbiddenRule
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "data" / "policy_corpus"
-PARTS = ("heldout-3", "heldout-4", "heldout-5", "heldout-6", "heldout-7", "heldout-8", "heldout-9")
+PARTS = (
+    "heldout-3",
+    "heldout-4",
+    "heldout-5",
+    "heldout-6",
+    "heldout-7",
+    "heldout-8",
+    "heldout-9",
+    "heldout-10",
+)
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl")
 MINIMUM_ROWS = 45
 MINIMUM_ENGLISH_ROWS = 60
-# heldout-8 and heldout-9 were written at two thirds of the others' size (36 rows per language, 46 in English)
-SMALLER_PARTS = {"heldout-8": (36, 46), "heldout-9": (36, 46)}
+# heldout-8 to heldout-10 were written at two thirds of the others' size (36 rows per language, 46 in English)
+SMALLER_PARTS = {"heldout-8": (36, 46), "heldout-9": (36, 46), "heldout-10": (36, 46)}
 KINDS = {
     "plain",
     "negated",
