@@ -73,7 +73,10 @@ for "uninstall the printer driver") is uncertain, not passed (`text.key_objects`
 read as rules of their own, once more over the answer. A clause where that reading finds the object and
 the phrase's other words (its verb, a separable verb's particle anywhere) also stand, in another order or
 form than the phrase's keys find ("die Sprachaufnahmen vom Wochenende zu löschen", "Koppel de dongle
-los"), is uncertain too (`text.key_words`).
+los"), is uncertain too (`text.key_words`). So is a phrase's verb advised with a pronoun for its object,
+named in that sentence or the two before ("The lock lost its schedule. Unlock it from the app",
+"désactivez-le", "proszę go odblokować"), once the clause, read again with the object in the pronoun's
+place, still reads as advice (`text.key_pronouns`).
 
 A phrase or pattern that only matches across a clause boundary (a pattern with a comma in it) is read
 against the whole sentence with the same rules.
