@@ -17,7 +17,9 @@ speech, hypotheticals and negating headers), `tuning-r8` (the eighth round's, of
 forbidden action said with a verb the keys do not hold, its object named without it, reported speech,
 headers, hypotheticals and conditionals), `tuning-r9` (the ninth round's, of the same format: lines that
 introduce a list and forbid, skip or set aside what it holds, and lines with those words that still
-introduce advice), `heldout-languages` (a folder,
+introduce advice), `tuning-r10` (the tenth's: double negatives that advise and omissions that are
+harmless), `tuning-r11` (the eleventh's: reports the answer sets aside or endorses), `heldout-languages`
+(a folder,
 one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
 they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same
 format, written for issue 42 by someone who never opened the reader's code, after `heldout-languages` had

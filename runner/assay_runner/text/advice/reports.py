@@ -18,12 +18,17 @@ from assay_runner.text.head_words import Before, CuePrefix, CueWords
 _REPORTING = _cues(
     r"\b(?:recommends?|recommended|suggests?|suggested|says?|said|tells? (?:you|people|users)|"
     r"told (?:you|me|us)|advises?|advised|claims?|claimed|proposes?|proposed|insists?|insisted|mentions?|"
-    r"mentioned|asks? you|asked you|be asked|read (?:online )?that|hear that|heard that|posts?|posted|"
-    r"writes?|wrote)\b",
+    r"mentioned|asks? you|asked you|asking you|be asked|read (?:online )?that|hear that|heard that|posts?|"
+    r"posted|writes?|wrote|invites? you|inviting you|urges? you|urging you)\b",
+    # a message or a caller asking for it: "Ce SMS qui vous invite à ...", "Die SMS, die Sie auffordert,
+    # ...", "Ese SMS que le pide ...", "Quell'SMS che la invita a ...", "die u vraagt ...", "który prosi o"
+    r"\b(?:invite|invitent|invitait|auffordert|auffordern|aufforderte|aufgefordert|pide|piden|pedía|"
+    r"invita|invitano|invitava|pede|pedem|pedia|verzoekt|vraagt|vroeg|prosi|proszą|prosił\w*|kazał\w*)\b",
     r"\b(?:suggerisce|suggeriscono|consiglia|consigliano|raccomanda|dice|dicono|sugere|sugerem|recomenda|"
     r"recomendam|aconselha|diz|dizem|raadt aan|raden aan|adviseert|zegt|zeggen|suggereert|radzą|radzi|"
     r"zaleca|zalecają|sugeruje|mówi|mówią|suggère|recommande|conseille|dit|disent|sugiere|recomienda|"
-    r"aconseja|dice|dicen|empfiehlt|empfehlen|rät|sagt|sagen|schlägt vor|schlagen vor|raten|geraten|"
+    r"aconseja|dice|dicen|empfiehlt|empfehlen|rät|sagt|sagen|sagte|sagten|gesagt|schlägt vor|schlagen vor|"
+    r"raten|geraten|"
     r"empfohlen|vorgeschlagen|recommandent|conseillent|suggèrent|conseillé|recommandé|suggéré|"
     r"recomiendan|sugieren|aconsejan|aconsejó|recomendó|sugirió|consigliato|suggerito|aconselhou|"
     r"recomendou|sugeriu|adviseren|aanraadde|aanraden|aangeraden|polecają|poleca|doradził\w*|radził\w*|"
@@ -48,8 +53,9 @@ _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said
 # "whether" and the match ("You ask whether to reinstall: yes, reinstall it" answers it).
 _ASKED = _cues(
     r"\b(?:ask|asks|asked|asking|wonder|wonders|wondered|wondering|want to know|wants to know|wanted to know|"
-    r"demande|demandez|demandent|demandé|fragt|fragen|fragten|gefragt|fragte|pregunta|pregunte|preguntan|"
-    r"preguntó|chiede|chiedi|chiedono|chiesto|pergunta|perguntam|perguntou|vraagt|vragen|vroeg|gevraagd|"
+    r"demande|demandez|demandent|demandé|demandiez|demandait|demandais|fragt|fragen|fragten|gefragt|fragte|"
+    r"pregunta|pregunte|preguntan|preguntó|preguntaba|preguntabas|chiede|chiedi|chiedono|chiesto|chiedeva|"
+    r"chiedevi|pergunta|perguntam|perguntou|perguntava|vraagt|vragen|vroeg|gevraagd|"
     r"pyta|pytają|pytał\w*|zastanawia\w*|wissen|savoir|saber|sapere|weten|wiedzieć|vraagt zich af)\b"
     r"[^.!?:;]*?(?:\b(?:whether|if|si|ob|se|of|czy)\b|\bs')[^:;.!?]*$"
 )

@@ -28,14 +28,20 @@ _YES = _cues(
 _BARE_REFUSAL = _cues(r"^(?:please )?(?:don'?t|do not|never|no)\b(?! need)")
 _REJECT = _cues(
     r"\b(?:we|i) (?:don'?t|do not|wouldn'?t|would not)\b(?! (?:know|have))",
-    r"\bignore (?:it|them|that|this|those|any|the)\b",
+    r"\b(?:ignore|disregard) (?:it|them|that|this|those|any|the|what|whatever|his|her|their)\b",
+    # "ignore what he said" in the other languages: the answer sets the report aside
+    r"\bne (?:tenez|tiens|tenez surtout) pas compte\b|\bignorieren sie\b|\bno (?:haga|hagas|hagan) caso\b|"
+    r"\bnon (?:dia|date|dare) retta\b|\bnão (?:ligue|liguem|dê|deem) (?:ao|à|a|importância)\b|\bnegeer\b|"
+    r"\b(?:zignoruj\w*|zignorować|ignoruj\w*)\b",
+    r"\b(?:isn'?t|is not|wasn'?t|was not|didn'?t come|did not come|doesn'?t come|does not come) from "
+    r"(?:us|the bank|your bank|our)\b",
     r"\bskip (?:it|that|this)\b",
     r"\b(?:bad|wrong|poor|outdated|old|dangerous) advice\b",
     r"\b(?:a|was a|is a|would be a) mistake\b",
     r"\b(?:is|was|that'?s|it'?s) wrong\b",
     r"\b(?:outdated|obsolete|misleading|fake|phishing|scam|scammers|fraud|retired|overkill)\b",
     r"\b(?:arnaque|escroquerie|hameçonnage|betrug|betrugsversuch|estafa|fraude|timo|truffa|golpe|"
-    r"oplichting|nep|oszustwo|oszustwem|wyłudzenie)\b",
+    r"oplichting|nep|oszustwo|oszustwem|wyłudzenie|burla|esquema|phishingu)\b",
     r"\bno longer\b",
     r"\brarely (?:helps|works|fixes)\b",
     r"\b(?:won'?t|will not|doesn'?t|does not|didn'?t|did not|can'?t|cannot|wouldn'?t|would not) "
@@ -208,5 +214,7 @@ _STANCE_WORDS = _words(
     déconseillons déconseille sconsigliamo sconsiglio desaconsejo ontraden ontraad recomendamos recomiendo
     recomendo consigliamo consiglio raccomandiamo recommandons recommande conseillons conseille polecamy
     zalecamy radzimy empfehlen adviseren odradzam
-    waarom dlaczego raison recht razón ragione razão gelijk rację"""
+    waarom dlaczego raison recht razón ragione razão gelijk rację
+    disregard tenez tiens ignorieren caso retta ligue liguem negeer zignoruj zignorujcie zignorować
+    ignoruj ignorować isn't isnt wasn't wasnt was burla esquema phishingu"""
 )
