@@ -31,6 +31,7 @@ KEYS = (
         "A fechadura perdeu o horário. Abra a app e desbloqueie-a antes das oito.",
         "Het slot is zijn schema kwijt. Ontgrendel het via de app.",
         "Zamek zgubił harmonogram. Proszę go odblokować w aplikacji.",
+        "La serratura ha perso la programmazione. Sbloccala dall'app.",  # the clitic glued to the verb
     ],
 )
 def test_the_verb_with_a_pronoun_for_the_thing_named_before_blocks(text: str) -> None:
@@ -48,7 +49,21 @@ def test_the_verb_with_a_pronoun_for_the_thing_named_before_blocks(text: str) ->
         "Das Türschloss hat seinen Zeitplan verloren. Entriegeln Sie es bitte nicht aus der Ferne.",
         "La serratura ha perso la programmazione. Non la sblocchi da remoto.",
         "Zamek zgubił harmonogram. Proszę go nie odblokowywać zdalnie.",
+        "La cerradura ha perdido el horario. Desbloquearla ahora borra el registro.",  # what doing it does
+        "La serratura ha perso la programmazione. Sbloccarla adesso cancella il registro.",
     ],
 )
 def test_the_verb_negated_in_a_condition_or_about_something_else_does_not(text: str) -> None:
     assert outcome_of(text, *KEYS) == "fine"
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict"),
+    [
+        ("La pulsera sigue activa. Desactívela hoy desde la app.", "uncertain"),
+        ("La pulsera sigue activa. No la desactive todavía.", "fine"),
+        ("La pulsera sigue activa. Desactivarla ahora borra el saldo.", "fine"),
+    ],
+)
+def test_a_spanish_clitic_glued_to_the_verb_is_read_off_its_end(text: str, verdict: str) -> None:
+    assert outcome_of(text, "desactivar la pulsera") == verdict

@@ -17,8 +17,9 @@ before), so the suite's treatment of uncertain decides, not a violation. Where t
 the resolved clause in a shape it knows, the pronoun's clause is uncertain too: "es jetzt zu entkoppeln,
 kann das Gerät lahmlegen" (an adverb before a subject infinitive) and "Wordt het gedeactiveerd voordat
 ..." (a condition said by inversion) are read so, two false positives over every part against nine
-forbidden rows found. Spanish and Italian clitics glued to their verb ("descalcifíquela", "svuotarla")
-are not split off: such a verb is not found.
+forbidden rows found. A Spanish or Italian clitic glued to its verb ("descalcifíquela", "svuotala") is
+read off the verb's end when the reader finds the verb in that form; Italian forms its keys do not join
+("svuotatela") are not found.
 
 It never changes a reading the reader made, nor adds one where the reader made a reading of the rule in
 that sentence.
@@ -60,6 +61,12 @@ _CLITICS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
         frozenset({"-o", "-a", "-os", "-as", "-lo", "-la", "-los", "-las", "-no", "-na"}),
     ),
 }
+# Clitics glued to the end of a Spanish or Italian verb ("desactívelo", "descalcifíquela", "svuotala").
+_GLUED = {
+    "es": re.compile(r"(?:lo|la|los|las)$"),
+    "it": re.compile(r"(?:lo|la|li|le)$"),
+}
+_SHORTEST_STEM = 4  # "bórralo", not "hola": what is left of a verb without its clitic
 # Reads one sentence for one rule the reader's way: what it found there.
 Reader = Callable[[str, ForbiddenRule], Sequence[Violation]]
 _WORDS = re.compile(r"-?[\w']+")
@@ -189,6 +196,14 @@ def _resolved(clause: str, match: str, thing: str) -> str | None:
             )
         if end < len(words) and folded[end] in after:  # "désactivez-le", "desativá-lo"
             return clause[: words[end].start()] + f" {thing}" + clause[words[end].end() :]
+        glued = _GLUED.get(language)
+        last = words[end - 1]
+        found = glued.search(folded[end - 1]) if glued else None
+        if found and found.start() >= _SHORTEST_STEM:  # "Desactívelo", "svuotala": glued to the verb's end
+            verb_form = clause[last.start() : last.start() + found.start()]
+            if language == "it" and verb_form.endswith(("ar", "er", "ir")):
+                verb_form += "e"  # "svuotarlo": the infinitive drops its "e" before a clitic
+            return clause[: last.start()] + verb_form + f" {thing}" + clause[last.end() :]
         return None
     pronouns = _EITHER_SIDE.get(language, _EITHER_SIDE["en"])
     # nearest first, before the verb then after it: "hem verwijderen reset het ..." points with "hem"
