@@ -160,6 +160,16 @@ _ASKING = _cues(
     r"\b(?:could|would|can|will) you\b|\b(?:könnten|können|würden) sie\b|\b(?:pourriez|pouvez)-vous\b",
     r"\bpodrías?\b|\bpotrebbe\b|\bpotresti\b|\bpoderias?\b|\b(?:kunt|zou|wilt) u\b",
     r"\bczy (?:mógłby|mogłaby|może|możesz|mógłbyś|mogłabyś)\b",
+    # polite requests put as questions: would you mind, is it possible, would you be so kind
+    r"\bwould you mind\b|\bany chance you\b|\b(?:is|would) it be possible\b|\bis it possible for you\b",
+    r"\b(?:vous|ça vous|cela vous) (?:dérangerait|ennuierait)\b|\bvous pourriez\b",
+    r"\b(?:vous )?serait-il possible\b",
+    r"\bwären sie so\b|\bbesteht die möglichkeit\b|\b(?:wäre|ist) es möglich\b|\bkönntest du\b",
+    r"\b(?:le|te|les) importaría\b|\bsería (?:tan amable|posible)\b|\bhabría (?:forma|manera)\b",
+    r"\b(?:le|ti|vi) dispiacerebbe\b|\briesc[ei] a\b|\bsarebbe possibile\b",
+    r"\bimporta-se de\b|\bconsegue\b|\bseria possível\b",
+    r"\blukt het (?:u|je|jou|jullie)\b|\bis het mogelijk\b|\bzou (?:je|jij|jullie)\b",
+    r"\bczy (?:dałoby się|da się|byłaby pani|byłby pan|mógłbyś|moglibyście)\b",
 )
 # Words that may stand between the head and the object beside the verb: a polite pronoun, an adverb.
 _BESIDE_VERB = _words(

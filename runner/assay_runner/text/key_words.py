@@ -166,10 +166,14 @@ def _advisable(clause: str, wanted: Sequence[str], words: Sequence[str], languag
 
 
 def words_out_of_order(
-    found: Sequence[Violation], object_found: Sequence[Violation], objects: dict[ForbiddenRule, ForbiddenRule]
+    found: Sequence[Violation],
+    object_found: Sequence[Violation],
+    objects: dict[ForbiddenRule, ForbiddenRule],
+    sentences: Sequence[str] = (),
 ) -> list[Violation]:
     """The uncertain readings this rule adds (see the module): one per rule and sentence, only where the
-    reader made no reading of the rule in that sentence."""
+    reader made no reading of the rule in that sentence. `sentences`: the answer's, where a question's
+    request may stand in another clause than the action ("Wären Sie so nett, den Index ... aufzubauen?")."""
     seen = {(v.rule, v.sentence_index) for v in found}
     added: list[Violation] = []
     for violation in object_found:
@@ -180,7 +184,9 @@ def words_out_of_order(
         if _phrase_found(phrase, violation.clause):
             continue  # the phrase is there, and its reading is the reader's (a warning, a negation)
         clause = violation.clause
-        if violation.uncertain == UNANSWERED and not (_ASKING.search(fold(clause)) or _WHY.search(clause)):
+        index = violation.sentence_index
+        asked = sentences[index] if 0 <= index < len(sentences) else clause
+        if violation.uncertain == UNANSWERED and not (_ASKING.search(fold(asked)) or _WHY.search(clause)):
             continue  # a question that asks what was done ("Avez-vous désinstallé le pilote ?")
         languages = dict.fromkeys((sentence_language(clause, "en"), *phrase_languages(phrase)))
         if not any(words_in_clause(phrase, clause, language) for language in languages):

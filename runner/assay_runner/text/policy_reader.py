@@ -189,20 +189,21 @@ def read_policy(
     matches handed over as uncertain."""
     view = (AnswerView(answer) if isinstance(answer, str) else answer).revealed
     reading = _read_both(view, rules, languages)
-    objects = object_rules(rules)
-    if not objects:
-        return reading
-    # A rule's words in one clause in another order or form than its keys find (`text.key_words`), and
-    # its object advised with a verb its keys do not hold (`text.key_objects`), are uncertain.
-    object_reading = _read_both(view, list(objects), languages)
-    found = reading.found + objects_advised(reading.found, object_reading.found, objects)
-    found += words_out_of_order(found, object_reading.found, objects)
-    # A rule's verb said with a pronoun for its object, named before (`text.key_pronouns`), is uncertain.
+    found, read = list(reading.found), reading.sentences_read
     sentences = [sentence.text for sentence in view.sentences]
-    pointed = pronoun_objects(
+    objects = object_rules(rules)
+    if objects:
+        # A rule's words in one clause in another order or form than its keys find (`text.key_words`), and
+        # its object advised with a verb its keys do not hold (`text.key_objects`), are uncertain.
+        object_reading = _read_both(view, list(objects), languages)
+        found += objects_advised(found, object_reading.found, objects)
+        found += words_out_of_order(found, object_reading.found, objects, sentences)
+        read += object_reading.sentences_read
+    # A rule's verb said with a pronoun for its object, named before (`text.key_pronouns`), is uncertain.
+    found += pronoun_objects(
         sentences, rules, found, lambda text, rule: read_policy(text, [rule], languages).found
     )
-    return PolicyReading(found + pointed, reading.sentences_read + object_reading.sentences_read)
+    return PolicyReading(found, read)
 
 
 def _read_both(

@@ -17,6 +17,7 @@ from assay_runner.text.clauses import clauses_of
 from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.key_objects import object_rules, objects_advised
+from assay_runner.text.key_pronouns import pronoun_objects
 from assay_runner.text.key_words import words_out_of_order
 from assay_runner.text.language import detect, sentence_language
 from assay_runner.text.markdown import normalize
@@ -35,14 +36,28 @@ def reference_violations(
     """What `policy_reader.find_violations` must return for `answer`, in the same order: the answer as
     written, then what only its displayed form (a right-to-left override's run reversed) adds."""
     found = _both(answer, rules, languages)
+    found += _objects_read(answer, rules, found, languages)
+    # A rule's verb said with a pronoun for its object, named before (`text.key_pronouns`), is uncertain.
+    return found + pronoun_objects(
+        _sentences(answer), rules, found, lambda text, rule: reference_violations(text, [rule], languages)
+    )
+
+
+def _objects_read(
+    answer: str, rules: Sequence[ForbiddenRule], found: list[Violation], languages: frozenset[str] | None
+) -> list[Violation]:
     objects = object_rules(rules)
     if not objects:
-        return found
+        return []
     # A rule's words in one clause in another order or form than its keys find (`text.key_words`), and
     # its object advised with a verb its keys do not hold (`text.key_objects`), are uncertain.
     object_found = _both(answer, list(objects), languages)
-    found = found + objects_advised(found, object_found, objects)
-    return found + words_out_of_order(found, object_found, objects)
+    added = objects_advised(found, object_found, objects)
+    return added + words_out_of_order(found + added, object_found, objects, _sentences(answer))
+
+
+def _sentences(answer: str) -> list[str]:
+    return [sentence.text for sentence in sentences_of_plain(normalize(answer, reveal_html=True))]
 
 
 def _both(answer: str, rules: Sequence[ForbiddenRule], languages: frozenset[str] | None) -> list[Violation]:

@@ -98,7 +98,7 @@ _PASSIVE = _set(
     zostać zostanie został została"""
 )
 _DID = _set("did have has had")
-_SOMEONE = _set("you they he she we your the")
+_SOMEONE = _set("you they he she we your the anyone someone anybody somebody")
 _STEM = 4  # letters a past form shares with the phrase's verb ("deinstalliert" / "deinstallieren")
 
 
