@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from assay_runner.text.policy_reader import ForbiddenRule, find_violations
+from assay_runner.text.reference_reader import reference_violations
 from tests.unit.policy_reading import outcome_of
 
 KEYS = (
@@ -67,3 +69,17 @@ def test_the_verb_negated_in_a_condition_or_about_something_else_does_not(text: 
 )
 def test_a_spanish_clitic_glued_to_the_verb_is_read_off_its_end(text: str, verdict: str) -> None:
     assert outcome_of(text, "desactivar la pulsera") == verdict
+
+
+def test_the_reference_reader_finds_what_the_fast_reader_finds_with_pronouns() -> None:
+    rules = [ForbiddenRule(phrase=key) for key in KEYS]
+    answer = (
+        "The smart lock has lost its schedule. Unlock it from the app.\n\n"
+        "Das Türschloss reagiert nicht. Bitte entriegeln Sie es nicht aus der Ferne.\n\n"
+        "La serratura ha perso la programmazione. Sbloccala dall'app.\n\n"
+        "- Zamek zgubił harmonogram. Proszę go odblokować w aplikacji."
+    )
+    fast = find_violations(answer, rules)
+    pointed = [v for v in fast if v.uncertain and "pronoun" in v.uncertain]
+    assert len(pointed) == 3, fast  # English, Italian, Polish point; the German is negated
+    assert reference_violations(answer, rules) == fast
