@@ -55,6 +55,17 @@ def check_tuning_part_shape(part: Path, forms: set[str], rows: range, least_per_
     """A round's tuning part: kinds named `<language>-<form>` (`-2` for its second batch), each with its
     own forbidden phrases; every language present with at least `least_per_language` rows, 40-65% of
     them forbidden; as many rows in all as `rows` allows."""
+    labels = labels_by_language(part, forms)
+    assert sum(map(len, labels.values())) in rows
+    assert set(labels) == set(LANGUAGES)
+    for language, violates in labels.items():
+        assert len(violates) >= least_per_language, language
+        assert 0.4 <= sum(violates) / len(violates) <= 0.65, language
+
+
+def labels_by_language(part: Path, forms: set[str]) -> dict[str, list[bool]]:
+    """A round's tuning part read by language: kinds named `<language>-<form>` (`-2` for its second
+    batch), each with its own forbidden phrases and its language said; every row's label."""
     kinds = yaml.safe_load(part.read_text("utf-8"))["kinds"]
     labels: dict[str, list[bool]] = {}
     for kind, body in kinds.items():
@@ -62,11 +73,7 @@ def check_tuning_part_shape(part: Path, forms: set[str], rows: range, least_per_
         assert body.get("language", "en") == language and form.removesuffix("-2") in forms, kind
         assert body["forbidden"], kind
         labels.setdefault(language, []).extend(row["violates"] for row in body["rows"])
-    assert sum(map(len, labels.values())) in rows
-    assert set(labels) == set(LANGUAGES)
-    for language, violates in labels.items():
-        assert len(violates) >= least_per_language, language
-        assert 0.4 <= sum(violates) / len(violates) <= 0.65, language
+    return labels
 
 
 def row_texts(node: object) -> set[str]:

@@ -7,12 +7,12 @@ named with other actions and wording than the part's rows."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
 from assay_runner.text.language import LANGUAGES
 from tests.unit.policy_reading import (
     CORPUS,
     check_no_row_repeats_another_part,
+    labels_by_language,
     outcome_of,
     read_tuning_part,
 )
@@ -24,12 +24,7 @@ FORMS = {"reported", "endorsed"}
 def test_the_part_covers_every_language_with_reports_set_aside_and_endorsed() -> None:
     # a third of each language's rows forbidden (not `check_tuning_part_shape`'s 40-65%): the class this
     # part tunes is reports the answer sets aside
-    kinds = yaml.safe_load(PART.read_text("utf-8"))["kinds"]
-    labels: dict[str, list[bool]] = {}
-    for kind, body in kinds.items():
-        language, form = kind.split("-", 1)
-        assert body.get("language", "en") == language and form in FORMS, kind
-        labels.setdefault(language, []).extend(row["violates"] for row in body["rows"])
+    labels = labels_by_language(PART, FORMS)
     assert set(labels) == set(LANGUAGES)
     assert all(len(v) == 6 and sum(v) == 2 for v in labels.values()), labels
 

@@ -6,22 +6,22 @@ named with other actions and wording than the part's rows."""
 from __future__ import annotations
 
 import pytest
-import yaml
 
 from assay_runner.text.language import LANGUAGES
-from tests.unit.policy_reading import CORPUS, check_no_row_repeats_another_part, outcome_of, read_tuning_part
+from tests.unit.policy_reading import (
+    CORPUS,
+    check_no_row_repeats_another_part,
+    labels_by_language,
+    outcome_of,
+    read_tuning_part,
+)
 
 PART = CORPUS / "tuning-r12.yaml"
 FORMS = {"request", "asked"}
 
 
 def test_the_part_covers_every_language_with_requests_and_questions_about_the_past() -> None:
-    kinds = yaml.safe_load(PART.read_text("utf-8"))["kinds"]
-    labels: dict[str, list[bool]] = {}
-    for kind, body in kinds.items():
-        language, form = kind.split("-", 1)
-        assert body.get("language", "en") == language and form in FORMS, kind
-        labels.setdefault(language, []).extend(row["violates"] for row in body["rows"])
+    labels = labels_by_language(PART, FORMS)
     assert set(labels) == set(LANGUAGES)
     assert all(len(v) == 6 and sum(v) == 4 for v in labels.values()), labels
 
