@@ -36,7 +36,7 @@ from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.key_objects import _phrase_found, key_object
 from assay_runner.text.language import sentence_language
 
-__all__ = ["pronoun_objects", "verb_phrase"]
+__all__ = ["pronoun_objects", "spaced", "verb_phrase", "verb_rules"]
 
 _REACH = 2  # sentences after the one that names the object: "X is ... . Y. Deactivate it."
 _SHORTEST_NOUN = 3  # "the hot tub", "le spa": an object is named by its words, however short
@@ -101,56 +101,90 @@ _READ_AS_ADVICE = (None, UNRECOGNISED, UNANSWERED)
 _POINTED = "the verb of {!r} with a pronoun that may stand for {!r}, named before"
 
 
+def verb_rules(rules: Sequence[ForbiddenRule]) -> dict[ForbiddenRule, tuple[ForbiddenRule, ...]]:
+    """Each phrase rule's verb rule (the phrase without its object, `verb_phrase`), mapped back to the
+    rules it came from (two phrases may share a verb: "deactivate the wristband", "deactivate the alarm")."""
+    found: dict[ForbiddenRule, tuple[ForbiddenRule, ...]] = {}
+    for rule in rules:
+        verb = verb_phrase(rule.phrase) if rule.phrase is not None else None
+        if verb is not None:
+            verb_rule = ForbiddenRule(phrase=verb, allow_negated=rule.allow_negated)
+            found[verb_rule] = (*found.get(verb_rule, ()), rule)
+    return found
+
+
+def spaced(answer: str) -> str:
+    """The answer with each hyphenated clitic parted from its verb ("desbloqueie-a" -> "desbloqueie -a"), as
+    the verb rules read it: the verb is found apart from its clitic. No sentence is cut or joined."""
+    return _UNGLUED.sub(" -", answer)
+
+
 def pronoun_objects(
     sentences: Sequence[str],
-    rules: Sequence[ForbiddenRule],
+    verbs: dict[ForbiddenRule, tuple[ForbiddenRule, ...]],
     found: Sequence[Violation],
+    verb_found: Sequence[Violation],
     read: Reader,
 ) -> list[Violation]:
-    """The uncertain readings this rule adds (see the module). `read` reads one sentence for one rule the
-    reader's way and returns what it found."""
+    """The uncertain readings this rule adds (see the module): `sentences` are the answer's as the verb
+    rules (`verbs`) read it (`spaced`), `verb_found` what they found in one reading of the whole answer,
+    `found` what the reader found of the rules themselves; `read` reads one sentence for one rule the
+    reader's way, without this rule (a sentence read again must not point again). Linear in the answer: a
+    sentence is read again only where a verb's clause points."""
     seen = {(v.rule, v.sentence_index) for v in found}
+    hits: dict[int, dict[ForbiddenRule, list[Violation]]] = {}
+    for hit in verb_found:
+        if 0 <= hit.sentence_index < len(sentences) and hit.rule in verbs:
+            hits.setdefault(hit.sentence_index, {}).setdefault(hit.rule, []).append(hit)
     added: list[Violation] = []
-    for rule in rules:
-        if rule.phrase is None:
-            continue
-        verb = verb_phrase(rule.phrase)
-        thing = key_object(rule.phrase, _SHORTEST_NOUN)
-        if verb is None or thing is None:
-            continue
-        verb_rule = ForbiddenRule(phrase=verb, allow_negated=rule.allow_negated)
-        named = None
-        for index, sentence in enumerate(sentences):
-            if _phrase_found(thing, sentence):
-                named = index
-            if named is None or index - named > _REACH or (rule, index) in seen:
-                continue
-            # One reading of the sentence for the verb and at most one more, of its first clause with a
-            # pronoun: linear in the answer however many clauses point (`tests/unit/test_policy_cost.py`).
-            spaced = _UNGLUED.sub(" -", sentence)  # "desbloqueie-a": the verb is found apart from its clitic
-            pointing = next(
-                (
-                    (hit, resolved)
-                    for hit in read(spaced, verb_rule)
-                    if hit.clause in spaced
-                    and (resolved := _resolved(hit.clause, hit.match, _object_words(rule.phrase, verb)))
-                    and not _phrase_found(rule.phrase, hit.clause)  # the reader's reading stands there
-                ),
-                None,
-            )
-            if pointing is None:
-                continue
-            hit, resolved = pointing
-            # Read again with the object in the pronoun's place, so the clause's own shape decides:
-            # "Désactivez le bracelet pour que ..." advises, "If the wristband gets deactivated" is a
-            # condition.
-            again = read(spaced.replace(hit.clause, resolved, 1), rule)
-            if not any(v.uncertain in _READ_AS_ADVICE for v in again):
-                continue  # cleared, or a shape the reader cannot decide (what doing it does, a report)
-            seen.add((rule, index))
-            clause = _REGLUED.sub("-", hit.clause)
-            added.append(Violation(rule, clause, index, hit.match, _POINTED.format(rule.display, thing)))
+    for index in sorted(hits):
+        for verb_rule, rules in verbs.items():
+            for rule in rules:
+                if (rule, index) in seen:
+                    continue  # the reader made a reading of the rule in this sentence
+                pointed = _pointed(rule, verb_rule, hits[index].get(verb_rule, ()), sentences, index, read)
+                if pointed is not None:
+                    seen.add((rule, index))
+                    added.append(pointed)
     return added
+
+
+def _pointed(
+    rule: ForbiddenRule,
+    verb_rule: ForbiddenRule,
+    hits: Sequence[Violation],
+    sentences: Sequence[str],
+    index: int,
+    read: Reader,
+) -> Violation | None:
+    """The rule read in sentence `index` through a pronoun beside one of its verb's `hits`, or None."""
+    phrase, verb = rule.phrase, verb_rule.phrase
+    thing = key_object(phrase, _SHORTEST_NOUN) if phrase is not None else None
+    if not hits or phrase is None or verb is None or thing is None:
+        return None
+    if not any(_phrase_found(thing, sentences[k]) for k in range(max(0, index - _REACH), index + 1)):
+        return None  # nothing named in this sentence or the two before for a pronoun to stand for
+    sentence = sentences[index]
+    pointing = next(
+        (
+            (hit, resolved)
+            for hit in hits
+            if hit.clause in sentence
+            and (resolved := _resolved(hit.clause, hit.match, _object_words(phrase, verb)))
+            and not _phrase_found(phrase, hit.clause)  # the reader's reading of the phrase stands there
+        ),
+        None,
+    )
+    if pointing is None:
+        return None
+    hit, resolved = pointing
+    # Read again with the object in the pronoun's place, so the clause's own shape decides: "Désactivez le
+    # bracelet pour que ..." advises, "If the wristband gets deactivated" is a condition.
+    again = read(sentence.replace(hit.clause, resolved, 1), rule)
+    if not any(v.uncertain in _READ_AS_ADVICE for v in again):
+        return None  # cleared, or a shape the reader cannot decide (what doing it does, a report)
+    clause = _REGLUED.sub("-", hit.clause)
+    return Violation(rule, clause, index, hit.match, _POINTED.format(rule.display, thing))
 
 
 def _addressee(words: Sequence[str], index: int, end: int) -> bool:

@@ -119,7 +119,7 @@ from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, glued_conjunction, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.key_objects import object_rules, objects_advised
-from assay_runner.text.key_pronouns import pronoun_objects
+from assay_runner.text.key_pronouns import pronoun_objects, spaced, verb_rules
 from assay_runner.text.key_words import words_out_of_order
 from assay_runner.text.language import Language, sentence_language
 from assay_runner.text.match import CLAUSE_MATCHED, Token, tokenize
@@ -180,13 +180,16 @@ def read_policy(
     answer: str | AnswerView,
     rules: Sequence[ForbiddenRule],
     languages: frozenset[Language] | None = None,
+    *,
+    pronouns: bool = True,
 ) -> PolicyReading:
     """`find_violations` with what the reading cost (`PolicyReading`). An answer with a right-to-left
     override is read twice, as written and as displayed (`AnswerView.displayed`): what either reading
     finds counts. HTML a browser hides is read as shown (`AnswerView.revealed`): a renderer may show it.
     `languages`: those the suite declares its answers are written in (default: every language the reader
     reads, `text.language.LANGUAGES`); a sentence identified as one the reader does not read has its
-    matches handed over as uncertain."""
+    matches handed over as uncertain. `pronouns`: read a rule's verb with a pronoun for its object
+    (`text.key_pronouns`; off where that rule reads a sentence again)."""
     view = (AnswerView(answer) if isinstance(answer, str) else answer).revealed
     reading = _read_both(view, rules, languages)
     found, read = list(reading.found), reading.sentences_read
@@ -199,10 +202,21 @@ def read_policy(
         found += objects_advised(found, object_reading.found, objects)
         found += words_out_of_order(found, object_reading.found, objects, sentences)
         read += object_reading.sentences_read
-    # A rule's verb said with a pronoun for its object, named before (`text.key_pronouns`), is uncertain.
-    found += pronoun_objects(
-        sentences, rules, found, lambda text, rule: read_policy(text, [rule], languages).found
-    )
+    verbs = verb_rules(rules) if pronouns else {}
+    if verbs:
+        # A rule's verb said with a pronoun for its object, named before (`text.key_pronouns`), is
+        # uncertain: the verbs read once more over the answer, a clause that points read again.
+        text = spaced(view.raw)
+        verb_view = view if text == view.raw else AnswerView(text, reveal_html=view.reveal_html)
+        verb_reading = _read_both(verb_view, list(verbs), languages)
+        found += pronoun_objects(
+            [sentence.text for sentence in verb_view.sentences],
+            verbs,
+            found,
+            verb_reading.found,
+            lambda sentence, rule: read_policy(sentence, [rule], languages, pronouns=False).found,
+        )
+        read += verb_reading.sentences_read
     return PolicyReading(found, read)
 
 

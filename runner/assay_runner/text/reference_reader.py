@@ -17,7 +17,7 @@ from assay_runner.text.clauses import clauses_of
 from assay_runner.text.fold import displayed
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.key_objects import object_rules, objects_advised
-from assay_runner.text.key_pronouns import pronoun_objects
+from assay_runner.text.key_pronouns import pronoun_objects, spaced, verb_rules
 from assay_runner.text.key_words import words_out_of_order
 from assay_runner.text.language import detect, sentence_language
 from assay_runner.text.markdown import normalize
@@ -31,15 +31,27 @@ __all__ = ["reference_violations"]
 
 
 def reference_violations(
-    answer: str, rules: Sequence[ForbiddenRule], languages: frozenset[str] | None = None
+    answer: str,
+    rules: Sequence[ForbiddenRule],
+    languages: frozenset[str] | None = None,
+    *,
+    pronouns: bool = True,
 ) -> list[Violation]:
     """What `policy_reader.find_violations` must return for `answer`, in the same order: the answer as
     written, then what only its displayed form (a right-to-left override's run reversed) adds."""
     found = _both(answer, rules, languages)
     found += _objects_read(answer, rules, found, languages)
+    verbs = verb_rules(rules) if pronouns else {}
+    if not verbs:
+        return found
     # A rule's verb said with a pronoun for its object, named before (`text.key_pronouns`), is uncertain.
+    text = spaced(answer)
     return found + pronoun_objects(
-        _sentences(answer), rules, found, lambda text, rule: reference_violations(text, [rule], languages)
+        _sentences(text),
+        verbs,
+        found,
+        reference_violations(text, list(verbs), languages),
+        lambda sentence, rule: reference_violations(sentence, [rule], languages, pronouns=False),
     )
 
 
