@@ -3,13 +3,14 @@ the app", "Votre bracelet a été déclaré perdu ... désactivez-le", "Proszę 
 
 Support answers name the thing once and then point at it. The reader finds a phrase by its object, so an
 instruction whose object is a pronoun was not read at all. Here the phrase's verb (the phrase without its
-object, `key_objects.key_object`) is read as a rule of its own, by the reader, in each sentence that names
-the object or follows one that does within `_REACH` sentences. Where it is found with an object pronoun
-beside it (a Romance clitic right before the verb or hyphenated after it, "lo disattivi", "désactivez-le";
-elsewhere a pronoun within `_AROUND` words, "Deactivate it", "entleeren Sie ihn", "proszę go"), the
-clause is read again by the rule itself with the object in the pronoun's place. Negation, reports,
-hypotheses, warnings and questions then apply as for any sentence: "Ne le désactivez pas", "If it gets
-deactivated, ...", "Sie zu entfernen setzt das Roaming-Profil zurück" stay clear. Where that reading finds
+object, `key_objects.key_object`) is read as a rule of its own, by the reader, once more over the whole
+answer, as the object rule is. Where it is found in a sentence that names the object, or follows one that
+does within `_REACH` sentences, with an object pronoun beside it (a Romance clitic right before the verb
+or hyphenated after it, "lo disattivi", "désactivez-le"; elsewhere a pronoun within `_AROUND` words,
+"Deactivate it", "entleeren Sie ihn", "proszę go"), the clause is read again by the rule itself with the
+object in the pronoun's place. Negation, reports, hypotheses, warnings and questions then apply as for
+any sentence: "Ne le désactivez pas", "If it gets deactivated, ...", "Sie zu entfernen setzt das
+Roaming-Profil zurück" stay clear. Where that reading finds
 the rule advised, in no shape it knows, or asked for (`_READ_AS_ADVICE`), the clause is read as the rule
 with an **uncertain** outcome that names the object the pronoun may stand for: a pronoun may point at
 something else ("The app froze. Open it again" under a rule about the inverter, named the sentence
