@@ -165,13 +165,13 @@ def _pointed(
         return None
     if not any(_phrase_found(thing, sentences[k]) for k in range(max(0, index - _REACH), index + 1)):
         return None  # nothing named in this sentence or the two before for a pronoun to stand for
-    sentence = sentences[index]
+    sentence, said = sentences[index], _object_words(phrase, verb)
     pointing = next(
         (
             (hit, resolved)
             for hit in hits
             if hit.clause in sentence
-            and (resolved := _resolved(hit.clause, hit.match, _object_words(phrase, verb)))
+            and (resolved := _resolved(hit.clause, hit.match, said))
             and not _phrase_found(phrase, hit.clause)  # the reader's reading of the phrase stands there
         ),
         None,

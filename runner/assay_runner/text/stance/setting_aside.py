@@ -85,16 +85,15 @@ def sets_aside(text: str, heading: bool = False) -> bool:
     line = text.strip()
     if len(line) > _LINE_CHARACTERS or not (line.endswith(":") or heading):
         return False
-    sentence = _SENTENCE_CUT.split(line.rstrip(":").strip())[-1]
+    sentence, clause = _last_clause(line)
     if sentence.endswith(("?", ".", "!")):
         return False
-    clause = _CLAUSE_CUT.split(sentence)[-1]
     words = _words(clause)
     if not words or words[0] in _SUBORDINATORS or words[0] in _PURPOSE_OPENERS:
         return False
     if heading and not line.endswith(":"):
         return _forbids(clause, words) and not _ERROR_NAME.search(line)
-    if _forbids(clause, words) or _leaves_out(words) or _leaves_out_in_words(clause, words):
+    if _forbids(clause, words) or _leaves_out(words) or _leaves_out_in_words(clause):
         return True
     opening = _words(_CLAUSE_CUT.split(sentence)[0])
     if clause == sentence or not opening or opening[0] not in _SUBORDINATORS:
@@ -112,12 +111,23 @@ def keeps(text: str) -> bool:
     line = text.strip()
     if len(line) > _LINE_CHARACTERS:
         return False
-    clause = _CLAUSE_CUT.split(_SENTENCE_CUT.split(line.rstrip(":").strip())[-1])[-1]
+    clause = _last_clause(line)[1]
     words = _words(clause)
-    folded = clause.casefold().replace("\u2019", "'")
-    if not any(_bare(w).startswith(_LEAVING_OUT) for w in words) and not _LEAVING_OUT_PHRASE.search(folded):
+    if not any(_bare(w).startswith(_LEAVING_OUT) for w in words) and not _LEAVING_OUT_PHRASE.search(
+        _folded(clause)
+    ):
         return False
-    return any(_negator(w, "en") or w in _ALL_NEGATORS or w.startswith("n'") for w in words)
+    return any(_negated(w) or _negated_word(w) for w in words)
+
+
+def _last_clause(line: str) -> tuple[str, str]:
+    """The line's last sentence and that sentence's last clause: the one that introduces the list."""
+    sentence = _SENTENCE_CUT.split(line.rstrip(":").strip())[-1]
+    return sentence, _CLAUSE_CUT.split(sentence)[-1]
+
+
+def _folded(text: str) -> str:
+    return text.casefold().replace("\u2019", "'")
 
 
 def _forbids(clause: str, words: list[str]) -> bool:
@@ -135,14 +145,19 @@ def _leaves_out(words: list[str]) -> bool:
     return False
 
 
-def _leaves_out_in_words(clause: str, words: list[str]) -> bool:
-    found = _LEAVING_OUT_PHRASE.search(clause.casefold().replace("\u2019", "'"))
+def _leaves_out_in_words(clause: str) -> bool:
+    found = _LEAVING_OUT_PHRASE.search(_folded(clause))
     return found is not None and _free(_words(clause[: found.start()]))
 
 
 def _free(before: list[str]) -> bool:
     """No negation before the word: "Don't skip these:", "Nothing here is off-limits:"."""
-    return not any(_negator(w, "en") or w in _ALL_NEGATORS for w in before)
+    return not any(_negated(w) for w in before)
+
+
+def _negated(word: str) -> bool:
+    """A negator in any of the eight languages ("don't", "nicht", "nie", "não")."""
+    return _negator(word, "en") or word in _ALL_NEGATORS
 
 
 def _negated_word(word: str) -> bool:
