@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from assay_runner.text.language import detect
 from assay_runner.text.markdown import normalize
-from assay_runner.text.stance import heading_negates, keeps, sets_aside
+from assay_runner.text.stance import calls_futile, heading_negates, keeps, reassures_of_list, sets_aside
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 
@@ -271,9 +271,11 @@ def negating_intro(text: str, heading: bool = False) -> bool:
     folded = text.replace("\u2019", "'")
     if keeps(folded):
         return False  # "Don't skip these:", "Sla deze stappen niet over:"
-    if sets_aside(folded, heading):
+    if sets_aside(folded, heading) or calls_futile(folded, heading):
         return True
-    if len(folded) <= _MAX_INTRO and (_NONE_OF.search(folded) or _SKIP.search(folded)):
+    if len(folded) <= _MAX_INTRO and _NONE_OF.search(folded):
+        return not reassures_of_list(folded)  # "None of these options will work:", not "... takes long:"
+    if len(folded) <= _MAX_INTRO and _SKIP.search(folded):
         return True
     words = _INTRO_WORD.findall(folded.casefold())
     if not words or len(words) > 8 or not _NEGATING_INTRO.search(text):

@@ -40,13 +40,16 @@ saying) rather than more content words:
   date ("..., which only makes things worse", "; ce conseil est dépassé") rejects it;
 - **a heading's polarity**: a short line ending in ":" whose own predicate is negated ("Bitte probieren
   Sie Folgendes nicht aus:") negates its list, unless it is a condition, a reassurance or negates a
-  reversing verb.
+  reversing verb;
+- **a list called futile**: a heading or introducing line that says none of its list helps ("None of
+  these gets rid of the smell", "Żadna z tych metod nie usunie zapachu") or that the problem stays
+  whichever item is tried ("De geur blijft, welke oplossing u ook kiest") negates its list.
 
 A shape this layer cannot place leaves the reading as it was: uncertain where the reader was unsure.
 
-The shapes, one module each: `replies`, `questions`, `voices`, `double_negation`, `headings`, `avoiding`,
-`consequences` and `judgements`, over the closed classes of `words`. This package re-exports what the
-reader imports.
+The shapes, one module each: `replies`, `questions`, `voices`, `double_negation`, `headings`,
+`futile_list`, `avoiding`, `consequences` and `judgements`, over the closed classes of `words`. This
+package re-exports what the reader imports.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from assay_runner.text.stance.double_negation import (
     rejected_in_next_clause,
     wrong_not_to,
 )
+from assay_runner.text.stance.futile_list import calls_futile, reassures_of_list
 from assay_runner.text.stance.headings import heading_negates
 from assay_runner.text.stance.judgements import ignored_after, judged_worse
 from assay_runner.text.stance.questions import (
@@ -86,6 +90,7 @@ __all__ = [
     "BETTER",
     "addressee_report",
     "avoidance",
+    "calls_futile",
     "conditional_consequence",
     "consequence",
     "contrast_cost",
@@ -102,6 +107,7 @@ __all__ = [
     "omission_rejected",
     "past_question",
     "reassures",
+    "reassures_of_list",
     "refuses_to_advise",
     "rejected_in_next_clause",
     "reply_polarity",
