@@ -44,7 +44,11 @@ _REPORTING = _cues(
 # Searched in the words before a match (`Before.holds`): a match spans at most this many words
 # (`tests/unit/test_policy_cost.py` holds it).
 _REPORTING_WORDS = CueWords(_REPORTING, 3)
-_FIRST_PARTY = _cues(r"\b(?:we|i|our|my|us|support|support'?s|nous|wir|ich|nosotros|noi|nós|wij|ik)\b")
+# The answer's own voice as the reporter; "us" and a "nous" after "vous" are objects ("the video you sent
+# us", "le message que vous nous avez transmis"): someone else reports there.
+_FIRST_PARTY = _cues(
+    r"(?<!\bvous )\b(?:we|i|our|my|support|support'?s|nous|wir|ich|nosotros|noi|nós|wij|ik)\b"
+)
 _LATER_REPORT = _cues(r"^(?:some|they|people|others|many|a few|most) (?:say|said|suggest|claim|recommend)\b")
 
 

@@ -20,6 +20,7 @@ from assay_runner.text.advice.stance_cues import (
     _YES,
 )
 from assay_runner.text.stance import contrast_cost, reassures
+from assay_runner.text.stance.disowning import negated_doubt
 
 _WORD = re.compile(r"[\w']+")
 
@@ -50,6 +51,8 @@ def _endorsed(folded: str) -> bool:
 def reply_of(text: str, language: str = "en") -> Stance:
     """What a sentence says about the one before it: an answer (yes/no) or a stance (endorse/reject)."""
     folded = " ".join(text.casefold().replace("\u2019", "'").split()).strip(" \"'")
+    if negated_doubt(folded, language):
+        return "yes"  # "No dudamos de que tenga razón" opens with "No" and agrees
     if (_NO.search(folded) and not _PREPOSITION_NO.get(language, _NEVER).search(folded)) or _short_no(folded):
         # "It won't hurt.", "It does not take long.": a negated cost reassures, it does not say no
         return None if reassures(_WORD.findall(folded)) and not _BARE_NO.search(folded) else "no"

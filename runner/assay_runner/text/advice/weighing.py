@@ -50,6 +50,7 @@ from assay_runner.text.stance import (
     addressee_report,
     conditional_consequence,
     judged_worse,
+    recorded,
     refuses_to_advise,
     reports_before,
     stated_after_that,
@@ -124,6 +125,8 @@ def weigh(
         return Outcome("uncertain", UNANSWERED)
     if _asked(text, at):
         return _answered(text, at, facts)
+    if recorded(text[:at]):
+        return CLEARS  # "According to the opener's log, you reset the garage door three times on Friday"
     inverted = bool(
         before and before[0] in _INVERTED_IF and before.all_in(_CONDITION_FILLERS | _SUBJECTS, skip=1)
     )

@@ -80,6 +80,7 @@ from assay_runner.text.stance.questions import (
     what_if,
     why_question,
 )
+from assay_runner.text.stance.records import recorded
 from assay_runner.text.stance.replies import contrast_cost, counter_advice, reassures, reply_polarity
 from assay_runner.text.stance.setting_aside import keeps, sets_aside
 from assay_runner.text.stance.voices import addressee_report, refuses_to_advise, reports, reports_before
@@ -108,6 +109,7 @@ __all__ = [
     "past_question",
     "reassures",
     "reassures_of_list",
+    "recorded",
     "refuses_to_advise",
     "rejected_in_next_clause",
     "reply_polarity",

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from assay_runner.text.stance.replies import _SUBORDINATORS
-from assay_runner.text.stance.words import _WINDOW, _bare, _negator, _set, _words
+from assay_runner.text.stance.words import _SUBORDINATORS, _WINDOW, _bare, _negator, _set, _words
 
 # ------------------------------------------------------------------------- what cannot be avoided
 

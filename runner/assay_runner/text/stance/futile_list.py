@@ -23,8 +23,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from assay_runner.text.stance.replies import _SUBORDINATORS
-from assay_runner.text.stance.words import _bare, _set, _words
+from assay_runner.text.stance.words import _SUBORDINATORS, _bare, _set, _words
 
 # "None of", "nothing of", "not one of" what the line points at, anywhere in the clause ("mit keinem dieser
 # Schritte", "con nessuna di queste operazioni", "po żadnym z tych kroków", "rien de tout cela").

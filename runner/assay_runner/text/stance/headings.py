@@ -5,8 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from assay_runner.text.reversers import reversed_frame
-from assay_runner.text.stance.replies import _SUBORDINATORS
-from assay_runner.text.stance.words import _RESTART, _negator, _set, _words
+from assay_runner.text.stance.words import _RESTART, _SUBORDINATORS, _negator, _set, _words
 
 # ---------------------------------------------------------------------------------------------- headings
 

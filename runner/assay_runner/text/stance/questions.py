@@ -6,8 +6,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from assay_runner.text.stance.replies import _SUBORDINATORS
-from assay_runner.text.stance.words import _negator, _set, _words
+from assay_runner.text.stance.words import _SUBORDINATORS, _negator, _set, _words
 from assay_runner.text.tokens import tokenize
 
 # --------------------------------------------------------------------------------------------- questions

@@ -9,7 +9,16 @@ from functools import lru_cache
 from typing import Literal
 
 from assay_runner.text.reversers import reversed_frame
-from assay_runner.text.stance.words import BETTER, _bare, _calls_it_wrong, _negator, _set, _words
+from assay_runner.text.stance.disowning import disowns, doubts, intensified
+from assay_runner.text.stance.words import (
+    _SUBORDINATORS,
+    BETTER,
+    _bare,
+    _calls_it_wrong,
+    _negator,
+    _set,
+    _words,
+)
 
 Polarity = Literal["yes", "no", "reject"] | None
 
@@ -23,12 +32,6 @@ _ANAPHORS = _set(
     isso isto aquilo dat dit het to tego"""
 )
 _COPULAS = _set("es está sería fue era è sarebbe fu stato stata é seria foi jest byłoby był była było is")
-_SUBORDINATORS = _set(
-    """if when unless once until because although while since whether si quand lorsque sauf tant wenn falls
-    sobald solange weil obwohl ob cuando mientras aunque porque se quando finché perché sebbene caso
-    enquanto embora als wanneer indien zodra tenzij omdat hoewel jeśli jeżeli gdy kiedy dopóki ponieważ
-    chyba"""
-)
 _REPLY_WORDS = 14  # a reply that speaks of the sentence before it is short
 
 
@@ -40,6 +43,8 @@ def reply_polarity(text: str, language: str) -> Polarity:
     words = _words(text)
     if not _INSTEAD_WORDS.isdisjoint(words) and counter_advice(text, language):
         return "reject"
+    if disowns(text, language):
+        return "reject"  # "Das übernehmen wir nicht", "C'est beaucoup trop souvent" (`stance.disowning`)
     stripped = text.strip()
     if not words or len(words) > _REPLY_WORDS or words[0] in _SUBORDINATORS or stripped.endswith("?"):
         return None
@@ -59,6 +64,10 @@ def reply_polarity(text: str, language: str) -> Polarity:
         return "yes" if negated else "reject"  # "That was a mistake on our side" / "It is not wrong"
     if negated and (reversed_frame(clause, language) or reassures(own)):
         return None  # "It won't hurt", "Es dauert nicht lange": a negated cost encourages it
+    if negated and intensified(own):
+        return None  # "no podemos recomendarlo lo suficiente": the negation does not refuse it
+    if negated and doubts(own):
+        return "yes"  # "No dudamos de que tenga razón", "We don't doubt she's right"
     if negated:
         return "no"
     if BETTER.search(clause.casefold()):

@@ -19,8 +19,7 @@ from functools import lru_cache
 
 from assay_runner.text.language import detect
 from assay_runner.text.stance.headings import heading_negates
-from assay_runner.text.stance.replies import _SUBORDINATORS
-from assay_runner.text.stance.words import NEGATORS, _bare, _negator, _set, _words
+from assay_runner.text.stance.words import _SUBORDINATORS, NEGATORS, _bare, _negator, _set, _words
 
 # Words that forbid, by stem, in the eight languages: forbidden, prohibited, banned, off-limits, taboo,
 # interdit, à proscrire, verboten, untersagt, unzulässig, prohibido, vetado, vietato, proibito, proibido,

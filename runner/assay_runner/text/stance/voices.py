@@ -7,6 +7,7 @@ import re
 from functools import lru_cache, partial
 
 from assay_runner.text.head_words import Before, CuePrefix, head_of
+from assay_runner.text.stance.disowning import intensified
 from assay_runner.text.stance.words import _SPEAKS_AGAIN, _negator, _set
 from assay_runner.text.tokens import tokenize
 
@@ -116,8 +117,8 @@ def refuses_to_advise(text: str, language: str) -> bool:
     for i, token in enumerate(tokens):
         if token.stem in keys:
             near = words[max(0, i - _REFUSAL_REACH) : i + _REFUSAL_REACH]
-            if any(_negator(w, language) for w in near):
-                return True
+            if any(_negator(w, language) for w in near) and not intensified(near):
+                return True  # not "We can't recommend it highly enough"
     return False
 
 

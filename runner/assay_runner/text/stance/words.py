@@ -14,6 +14,14 @@ def _set(words: str) -> frozenset[str]:
 
 _WORD = re.compile(r"[\w']+")
 
+# Words that open a subordinate clause (a condition, a time, a reason), in the eight languages.
+_SUBORDINATORS = _set(
+    """if when unless once until because although while since whether si quand lorsque sauf tant wenn falls
+    sobald solange weil obwohl ob cuando mientras aunque porque se quando finché perché sebbene caso
+    enquanto embora als wanneer indien zodra tenzij omdat hoewel jeśli jeżeli gdy kiedy dopóki ponieważ
+    chyba"""
+)
+
 # The words that negate a predicate, per language (determiners and pronouns of negation included).
 NEGATORS: dict[str, frozenset[str]] = {
     "en": _set("not never no nothing none nobody cannot neither nor"),

@@ -1,0 +1,112 @@
+"""A short sentence after a report that disowns it, read by its structure (`reply_polarity`):
+
+- **we do not take it up**: a first person plural, as a pronoun or a verb's ending, with a negation ("We
+  don't back that", "Für dieses Modell tragen wir das nicht mit", "Ce n'est pas une pratique que nous
+  validons", "No es algo que demos por bueno", "W przypadku tego modelu tego nie popieramy");
+- **far more often than needed**: "That is far more often than it needs", "C'est beaucoup trop souvent",
+  "Das ist viel zu häufig", "Dat is veel vaker dan nodig", "To o wiele częściej, niż potrzeba".
+
+Not a negated doubt ("We don't doubt she's right"), a negation that intensifies ("We can't recommend it
+highly enough", "Nous ne saurions trop vous le recommander", "nunca é demais"), nor one about what we know
+("We're not sure"): those endorse it or say nothing of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from assay_runner.text.stance.words import _SUBORDINATORS, _negator, _set, _words
+
+# The first person plural as a pronoun, and as a verb's ending where the pronoun is dropped.
+_WE = _set("we we're we've we'd we'll nous wir nosotros nosotras noi nós wij my")
+_WE_ENDINGS = {
+    "es": ("amos", "emos", "imos"),
+    "pt": ("amos", "emos", "imos"),
+    "it": ("iamo", "remmo"),
+    "pl": ("amy", "emy", "imy", "ymy"),
+}
+# Words with those endings that are not verbs: "los mismos", "los últimos", "ambos".
+_NOT_VERBS = _set("mismos últimos próximos ambos primos los algunos ramos temos")
+# A negation that intensifies: "can't recommend it enough", "ne saurions trop", "nunca é demais", "nicht
+# genug", "no ... lo suficiente", "non ... di più", "niet genoeg", "nie ... wystarczająco".
+_INTENSIFIERS = _set(
+    """enough highly stress emphasise emphasize overstate assez trop genug genügend suficiente bastante
+    abbastanza più demais genoeg wystarczająco dość"""
+)
+# Doubting, and knowing: a negated doubt agrees, a negated knowing says nothing of the advice.
+_DOUBTING = ("doubt", "dout", "zweifel", "dud", "dubit", "duvid", "twijfel", "wątpi")
+_DOUBT_OR_KNOWING = (
+    *_DOUBTING,
+    *("sure", "know", "certain", "sicher", "wiss", "segur", "sab", "sicur", "sapp", "certez", "zeker"),
+    *("weet", "pewn", "wiem"),
+)
+# Far more often than needed, in the eight languages.
+_TOO_OFTEN = re.compile(
+    r"\b(?:too\s+(?:often|frequent\w*)|more\s+often\s+than|trop\s+(?:souvent|fréquent\w*)|plus\s+souvent\s+que|"
+    r"zu\s+(?:oft|häufig)|öfter\s+als|häufiger\s+als|demasiad[oa]s?\s+(?:a\s+menudo|frecuente\w*|veces)|"
+    r"más\s+a\s+menudo\s+de|troppo\s+(?:spesso|frequente\w*)|più\s+spesso\s+d\w*|"
+    r"demasiad[oa]s?\s+(?:vezes|frequente\w*)|mais\s+vezes\s+do|te\s+vaak|vaker\s+dan|zbyt\s+często|"
+    r"częściej,?\s+niż)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_WORDS = 14  # a sentence that disowns the one before it is short
+
+
+def disowns(text: str, language: str) -> bool:
+    """Does this sentence, after a report, say we do not take it up or that it is far too often?"""
+    if text.rstrip().endswith("?"):
+        return False
+    return any(_disowning_clause(clause, language) for clause in re.split(r"[:;]", text.strip()))
+
+
+def _disowning_clause(clause: str, language: str) -> bool:
+    words = _words(clause)
+    if not words or len(words) > _CLAUSE_WORDS:
+        return False
+    if _TOO_OFTEN.search(clause) and not any(_negator(w, language) for w in words):
+        return True
+    if intensified(words) or any(w.startswith(_DOUBT_OR_KNOWING) for w in words):
+        return False
+    # The negation and the "we" in one clause, not a condition's: "Wenn das nicht hilft, schicken wir
+    # einen Techniker" and "Helpt dat niet, dan sturen we een monteur" offer more help.
+    return any(_we_refuse(_words(part), language) for part in clause.split(","))
+
+
+def _we_refuse(words: Sequence[str], language: str) -> bool:
+    """A clause, not a condition, with a "we" and a negation."""
+    if not words or words[0] in _SUBORDINATORS:
+        return False
+    return _we(words, language) and any(_negator(w, language) for w in words)
+
+
+def doubts(words: Sequence[str]) -> bool:
+    """A verb of doubting: negated ("We don't doubt she's right", "No dudamos de que tenga razón"), it
+    agrees."""
+    return any(w.startswith(_DOUBTING) for w in words)
+
+
+def negated_doubt(text: str, language: str) -> bool:
+    """Does the sentence open with a negated doubt ("We don't doubt she's right", "No dudamos de que tenga
+    razón", "Nie wątpimy, że ma rację", "Wir zweifeln nicht daran")?"""
+    words = _words(text)[:_DOUBT_WORDS]
+    return doubts(words) and any(_negator(w, language) for w in words)
+
+
+_DOUBT_WORDS = 4  # the negated doubt opens its sentence
+
+
+def intensified(words: Sequence[str]) -> bool:
+    """A negation that intensifies rather than refuses: "can't recommend it highly enough", "no podemos
+    recomendarlo lo suficiente", "non potremmo consigliarlo di più", "nunca é demais recomendá-lo"."""
+    return not _INTENSIFIERS.isdisjoint(words)
+
+
+def _we(words: Sequence[str], language: str) -> bool:
+    if not _WE.isdisjoint(words):
+        return True
+    endings = _WE_ENDINGS.get(language, ())
+    return any(len(w) > _SHORTEST and w.endswith(endings) and w not in _NOT_VERBS for w in words)
+
+
+_SHORTEST = 5  # letters: "vamos" and "samy" are not read as verbs of ours
