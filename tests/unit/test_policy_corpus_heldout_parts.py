@@ -1,5 +1,5 @@
-"""The third to thirteenth held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
-heldout-13/, issue 42) are well formed: one plan, so one set of checks, run on each part.
+"""The third to fifteenth held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
+heldout-15/, issue 42) are well formed: one plan, so one set of checks, run on each part.
 
 These tests check the files only: their format, their size per language, their balance and spread over
 kinds, that no row repeats another part, and that bench/policy_accuracy.py reads them. They do not hold the
@@ -40,11 +40,12 @@ PARTS = (
     "heldout-11",
     "heldout-12",
     "heldout-13",
+    "heldout-15",
 )
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl")
 MINIMUM_ROWS = 45
 MINIMUM_ENGLISH_ROWS = 60
-# heldout-8 to heldout-13 were written at two thirds of the others' size (36 rows per language, 46 in English)
+# heldout-8 to heldout-15 were written at two thirds of the others' size (36 rows per language, 46 in English)
 SMALLER_PARTS = {
     "heldout-8": (36, 46),
     "heldout-9": (36, 46),
@@ -52,6 +53,7 @@ SMALLER_PARTS = {
     "heldout-11": (36, 46),
     "heldout-12": (36, 46),
     "heldout-13": (36, 46),
+    "heldout-15": (36, 46),
 }
 KINDS = {
     "plain",
