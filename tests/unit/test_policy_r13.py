@@ -188,6 +188,23 @@ def test_a_line_that_leads_on_after_saying_nothing_worked_is_not_futile(line: st
     assert not calls_futile(line)
 
 
+@pytest.mark.parametrize(
+    ("line", "futile"),
+    [
+        ("Keine dieser Maßnahmen hilft, leider:", True),
+        ("None of these helps, I'm afraid:", True),
+        ("None of these helps, try this:", False),
+        ("None of these requires any work:", False),
+        ("None of these will wipe your settings:", False),
+        ("Whatever you try, these are the steps:", False),
+    ],
+)
+def test_a_comment_after_the_line_keeps_it_futile_and_a_directive_or_an_ease_does_not(
+    line: str, futile: bool
+) -> None:
+    assert calls_futile(line) is futile
+
+
 def test_the_tuning_part_holds_a_floor() -> None:
     """tuning-r13.yaml: 32/64 = 50.0% at its first reading (32 false positives, none missed), 64/64 after
     the round (`text.stance.futile_list`)."""

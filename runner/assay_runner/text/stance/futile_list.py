@@ -83,7 +83,6 @@ _STAYING = (
 )
 _CLAUSE_CUT = re.compile(r"[,;(\u2014\u2013]|\s-\s")
 _SENTENCE_CUT = re.compile(r"[.!?]\s+")
-_ADVERB_WORDS = 2  # a trailing clause this short is a sentence adverb: ", sadly", ", leider", ", hélas"
 _LINE_CHARACTERS = 120  # a heading or an introducing line, not a paragraph that ends in a colon
 
 
@@ -101,23 +100,25 @@ def calls_futile(text: str, heading: bool = False) -> bool:
     while len(clauses) > 1 and _sentence_adverb(clauses[-1]):
         clauses.pop()  # "None of these stops the sag, sadly"
     last = clauses[-1]
-    if (_NONE_OF.search(last) or (_ANY_OF.search(last) and _ENGLISH_NEGATION.search(last))) and _fixes(last):
-        return True
+    said_of_all = _NONE_OF.search(last) or (_ANY_OF.search(last) and _ENGLISH_NEGATION.search(last))
+    if said_of_all and _fixes(last) and not reassures_of_list(last):
+        return True  # not "None of these requires any work:"
     return _stays_whichever(sentence)
 
 
 def _sentence_adverb(clause: str) -> bool:
-    """A short last clause that comments ("sadly", "leider") rather than leads on ("so", "donc", "więc"):
-    "None of the usual fixes worked, so:" introduces what to do next."""
+    """A last clause that only comments ("sadly", "leider", "I'm afraid"), not one that leads on ("so",
+    "donc", "więc") or tells what to do ("try this"): "None of the usual fixes worked, so:" and "None of
+    these helps, try this:" introduce what to do next."""
     words = _words(clause)
-    return len(words) <= _ADVERB_WORDS and _LEADING_ON.isdisjoint(words)
+    return bool(words) and all(w in _COMMENTS for w in words)
 
 
-# Words that lead on to what follows: a clause of them introduces the list.
-_LEADING_ON = _set(
-    """so thus therefore then hence instead donc alors ainsi also daher deshalb dann stattdessen así
-    entonces luego quindi allora perciò invece então portanto assim dus daarom dan więc dlatego zatem
-    tak"""
+# Words that comment on a line rather than add to it: regret, frankness.
+_COMMENTS = _set(
+    """sadly unfortunately alas regrettably honestly frankly really i'm i am afraid fear leider ehrlich
+    gesagt hélas malheureusement franchement purtroppo sinceramente lamentablemente desgraciadamente
+    infelizmente helaas jammer eerlijk gezegd niestety szczerze mówiąc"""
 )
 
 
