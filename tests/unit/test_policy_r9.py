@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from assay_runner.text.sentences import negating_intro
 from assay_runner.text.stance import keeps, sets_aside
 from tests.unit.policy_reading import (
     CORPUS,
@@ -95,14 +96,30 @@ def test_the_ninth_rounds_classes_are_read(text: str, verdict: str) -> None:
     assert outcome_of(text, *keys) in ((verdict,) if verdict == "fine" else blocks)
 
 
+@pytest.mark.parametrize(
+    ("line", "negates"),
+    [
+        ("Startet der Drucker immer noch nicht:", False),
+        ("Druckt er danach weiterhin nichts:", False),
+        ("Werkt de printer daarna nog steeds niet:", False),
+        ("Zodat de printer niet meer vastloopt:", False),
+        ("Probieren Sie Folgendes bitte nicht:", True),
+        ("Probeer het volgende liever niet:", True),
+        ("Nicht die Treiber löschen:", True),
+    ],
+)
+def test_a_german_or_dutch_verb_first_condition_does_not_negate_its_list(line: str, negates: bool) -> None:
+    assert negating_intro(line) is negates
+
+
 def test_the_tuning_part_holds_a_floor() -> None:
     """tuning-r9.yaml: its first batch 25/58 = 43.1% at its first reading (one false negative, 32 false
     positives), 57/58 after the round's rules; its second batch (words of leaving out that still introduce
     advice) 13/19 before the negated verb of leaving out was read as keeping the list, 19/19 after. The one
-    left is a Dutch verb-first condition ("Maakt de VPN nog steeds geen verbinding:"), read as a heading
-    that negates its list."""
+    left, a Dutch verb-first condition ("Maakt de VPN nog steeds geen verbinding:") read as a heading that
+    negates its list, was read as a condition in session nine (`stance.headings.verb_first_condition`)."""
     found = read_tuning_part("tuning-r9.yaml")
     assert found.accuracy >= 0.95
-    assert found.missed <= 1
+    assert found.missed == 0
     for language, oks in found.right.items():
         assert sum(oks) / len(oks) >= 0.85, language

@@ -24,6 +24,8 @@ def heading_negates(text: str, language: str) -> bool:
     words = _words(line)
     if len(words) > _HEADING_WORDS or not words or words[0] in _SUBORDINATORS:
         return False
+    if verb_first_condition(words, language) or words[0] in _SO_THAT:
+        return False  # "Startet die App immer noch nicht:", "Zodat de app uw accu niet leegtrekt:"
     if advises_against(_words(line.rsplit(",", 1)[-1])):
         return True  # "Ce que nous déconseillons :", "Cosa sconsigliamo:", "Things we advise against:"
     if avoids(_words(line.rsplit(",", 1)[-1])):
@@ -41,6 +43,32 @@ def heading_negates(text: str, language: str) -> bool:
     if not negations or (language == "pt" and negations == ["no"]):
         return False
     return _REASSURES.isdisjoint(words) and not reversed_frame(line, language)
+
+
+def verb_first_condition(words: list[str], language: str) -> bool:
+    """German and Dutch put a condition's finite verb first, without "wenn" or "als": "Startet die App
+    immer noch nicht:", "Maakt de VPN nog steeds geen verbinding:" (then what to do). A finite verb in the
+    third person ends in "t" and a subject follows it; an imperative does not ("Probeer het volgende
+    niet:") or is followed by "Sie" ("Probieren Sie Folgendes nicht:")."""
+    if language not in _VERB_FIRST or len(words) < _VERB_FIRST_LEAST:
+        return False
+    first, second = words[0], words[1]
+    return first.endswith("t") and first not in _NOT_VERBS and second in _VERB_FIRST[language]
+
+
+# The subjects that follow a verb-first condition's verb: articles and third-person pronouns.
+_VERB_FIRST = {
+    "de": _set("der die das den dem des es er ihr man ihre dein deine"),
+    "nl": _set("de het dat die hij ze zij men uw je jouw"),
+}
+_VERB_FIRST_LEAST = 3  # words: a verb, its subject and what is said of it
+# Words ending in "t" that are not verbs: "Nicht die ...", "Jetzt die Schritte:", "Eerst de ...".
+_NOT_VERBS = _set(
+    """nicht jetzt erst zuerst selbst sonst meist nichts bitte niet net nu eerst straks echt tot wat dat
+    met want"""
+)
+# A purpose clause opens the line: what follows is how to get there, not what to avoid.
+_SO_THAT = _set("zodat opdat sodass damit")
 
 
 # "Don't worry:", "Don't panic:", "No problem:": a negation that reassures before advice.
