@@ -19,6 +19,7 @@ from assay_runner.text.negation import (
     reversed_negation,
     without_beside_negation,
 )
+from assay_runner.text.negation.inside import negated_inside
 from assay_runner.text.polarity import (
     cannot_avoid,
     denial,
@@ -122,7 +123,7 @@ def judge_match(
         return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
     if reported(view, start, end, question):
         return None
-    if negated(view, start, end, carried):
+    if negated(view, start, end, carried) or negated_inside(view.words, start, end, facts.language):
         if question and negative_question(text[:at], facts.language):
             return _negative_question(text, at, facts)  # "Sollten Sie nicht einfach ... zurücksetzen?"
         if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(
