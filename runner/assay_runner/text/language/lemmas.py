@@ -84,6 +84,7 @@ _PL_VERBAL_NOUN = ("nie", "cie", "nia", "cia", "niu", "ciu", "niem", "ciem")
 
 
 _PL_NOT = "nie"
+_PL_NOMINATIVE = ("nie", "cie")
 
 
 def negated_verbal_noun(word: str, language: str) -> bool:
@@ -110,6 +111,10 @@ def _lemma_key(word: str, language: Language) -> str:
     lemmatizer = _lemmatizer()
     # simplemma writes a Dutch separable verb's lemma with "_" ("over_dragen" for "overgedragen")
     lemma = str(lemmatizer.lemmatize(word, lang=language)).casefold().replace("_", "")
+    if language == "pl" and lemma != word and lemma.endswith(_PL_NOMINATIVE):
+        # simplemma gives a verbal noun's other cases the noun ("czyszczeniem" -> "czyszczenie") and the
+        # noun its verb ("czyszczenie" -> "czyścić"): every case takes the verb's key, as the key does
+        lemma = str(lemmatizer.lemmatize(lemma, lang=language)).casefold()
     if lemma == word and language == "it" and word.endswith(_IT_CLITICS):
         # "reinstallalo", "eliminatelo": an imperative with its pronoun attached
         for clitic in _IT_CLITICS:
