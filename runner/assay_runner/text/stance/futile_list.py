@@ -29,7 +29,7 @@ from assay_runner.text.stance.words import _SUBORDINATORS, _bare, _set, _words
 # Schritte", "con nessuna di queste operazioni", "po żadnym z tych kroków", "rien de tout cela").
 _NONE_OF = re.compile(
     r"\b(?:none|neither|nothing|not\s+(?:a\s+single\s+)?one|keine[mnrs]?|keins|nichts|aucune?|rien|ningun[oa]|"
-    r"nada|nessun[oa]?|niente|nulla|nenhum[a]?|geen|niets|żadn\w*|nic)\s+(?:of|de|des|du|d'|di|della|delle|"
+    r"nada|nessun[oa]?|niente|nulla|nenhum[a]?|geen|niets|żaden|żadn\w*|nic)\s+(?:of|de|des|du|d'|di|della|delle|"
     r"dei|degli|van|von|davon|hiervon|daarvan|hiervan|ervan|dieser|diesen|disto|disso|destes|destas|desses|"
     r"dessas|do|da|dos|das|z|ze|spośród|quanto|lo|ce|tout)\b",
     re.IGNORECASE,
@@ -54,7 +54,7 @@ _FIXING = (
     *("oplos", "lost", "verhelp", "haalt", "haal", "neemt", "verwijder", "stopt", "houdt", "werkt"),
     *("verbeter", "verdwijn", "repareer"),
     *("pomo", "napraw", "rozwiąż", "rozwiąz", "usun", "znik", "zlikwid", "dział", "popraw", "ustan"),
-    *("zdejm", "przestan"),
+    *("zdejm", "przestan", "lecz", "wylecz", "heal", "guér", "guer"),
 )
 # The customer's own things after the verb: "None of these erases your photos" reassures, it does not
 # call the list futile.

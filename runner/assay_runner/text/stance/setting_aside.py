@@ -87,6 +87,8 @@ def sets_aside(text: str, heading: bool = False) -> bool:
     sentence, clause = _last_clause(line)
     if sentence.endswith(("?", ".", "!")):
         return False
+    if _defers(sentence):
+        return True  # "Shelve all of this until the new element ships:", "Z tym wszystkim proszę poczekać do"
     words = _words(clause)
     if not words or words[0] in _SUBORDINATORS or words[0] in _PURPOSE_OPENERS:
         return False
@@ -100,6 +102,43 @@ def sets_aside(text: str, heading: bool = False) -> bool:
     # After a clause of time, reason or condition, the last clause is the one that says what to do with the
     # list: "Dopóki dział IT tego nie sprawdzi, proszę nie ruszać:", "Mientras ..., nada de esto:".
     return bool(_NOTHING_OF.search(clause)) or heading_negates(clause.strip() + ":", detect(clause))
+
+
+# Waiting, holding off, putting off, by stem: wait, hold off, shelve, park, pause, postpone, attendre,
+# patienter, warten, ruhen, zurückstellen, verschieben, esperar, aparcar, aplazar, aspettare, rimandare,
+# sospendere, aguardar, adiar, wachten, uitstellen, (laten) liggen, czekać, wstrzymać się, odłożyć.
+_WAITING = (
+    *("wait", "hold off", "shelve", "park", "pause", "postpon", "put off", "attend", "attente", "patient"),
+    *("wart", "ruh", "zurückstell", "aufschieb", "verschieb", "esper", "aparc", "aplaz", "pospon", "aspett"),
+    *("rimand", "rinvi", "sospend", "aguard", "adie", "adiar", "wacht", "uitstel", "liggen"),
+)
+_WAITING_PL = ("czek", "poczek", "wstrzym", "odłóż", "odłoż")
+_UNTIL = _set("until till jusqu jusque bis hasta finché fino até tot aż dopóki")
+# What points at the list: this, these, all of it.
+_THE_LIST = _set(
+    """this these that those all everything every ceci cela ça tout tous toutes dies diese das alles damit
+    davon esto eso estos estas todo todos questo questi queste tutto tutti isto isso estes estas tudo todos
+    dit dat deze die alles allemaal hiermee daarmee tym tego tych wszystkim wszystko tymi to"""
+)
+_THEN = _set("then so dann also puis alors luego entonces poi quindi depois então dan dus potem więc")
+
+
+def _defers(sentence: str) -> bool:
+    """Does the line put its list off until later ("Shelve all of this until the new element ships",
+    "Alles davon ruht, bis ...", "Fica tudo em espera até ...", "Z tym wszystkim proszę poczekać do
+    ...")? Something must point at the list before the "until", and nothing may lead on after it ("Wait
+    until the light blinks, then:" introduces steps)."""
+    words = _words(sentence)
+    for at, word in enumerate(words):
+        polish = word.startswith(_WAITING_PL)
+        pair = f"{word} {words[at + 1]}" if at + 1 < len(words) else word
+        if not (polish or word.startswith(_WAITING) or pair.startswith(_WAITING)) or not _free(words[:at]):
+            continue
+        until = _UNTIL | ({"do"} if polish else set())
+        ends = [k for k, w in enumerate(words) if w.split("'")[0] in until]  # "jusqu'à"
+        if ends and not _THE_LIST.isdisjoint(words[: ends[0]]) and _THEN.isdisjoint(words[ends[0] :]):
+            return True
+    return False
 
 
 @lru_cache(maxsize=1024)
