@@ -40,6 +40,86 @@ _WARNING = _cues(
 
 _PREDICATE_WORDS = 12  # what a warning says of the action follows it closely
 
+# What doing it damages, by stem, in the eight languages: scratches, stains, cracks, warps, floods,
+# tarnishes, clogs, ruins, rusts, wears off, burns, melts, leaves it sticky or rancid.
+_HARM = (
+    *("scratch", "stain", "crack", "warp", "flood", "tarnish", "clog", "ruin", "damag", "corrod", "rust"),
+    *("smear", "discolo", "blacken", "swell", "dent", "peel", "scorch", "melt", "sticky", "rancid"),
+    *("mould", "mold", "brittle"),
+    *("raye", "tach", "fissur", "fend", "déform", "gonfl", "inond", "terni", "noirci", "encrass", "abîm"),
+    *("endommag", "rouill", "écaill", "décolor", "brûl", "collant", "rancit", "rance", "moisi"),
+    *("zerkratz", "verkratz", "kratzt", "fleck", "reißt", "verzieh", "quillt", "überflut", "verfärb"),
+    *("schwärz", "verstopf", "ruinier", "beschädig", "rostet", "korrod", "schleift", "abgenutzt"),
+    *("splitter", "verbrenn", "schmilz", "klebrig", "ranzig", "schimmel"),
+    *("raya", "mancha", "agriet", "deforma", "hincha", "inunda", "ennegrec", "oscurec", "atasc", "estrope"),
+    *("arruin", "daña", "oxida", "desgast", "quema", "derrit", "pegajos", "rancio", "enrancia", "enmohec"),
+    *("graffi", "macchi", "crepa", "spacca", "deform", "gonfi", "allag", "annerisc", "scurisc", "intasa"),
+    *("rovin", "dannegg", "arrugginisc", "consuma", "brucia", "appiccicos", "irrancid", "rancid", "ammuff"),
+    *("risca", "mancha", "racha", "fende", "deforma", "incha", "inunda", "escurec", "enegrec", "entope"),
+    *("estraga", "arruína", "danifica", "enferruj", "corrói", "desgasta", "queima", "derrete", "rançosa"),
+    *("krast", "vlekt", "vlekken", "scheurt", "barst", "vervorm", "zwelt", "overstroom", "verkleur"),
+    *("verstopt", "verpest", "beschadig", "roest", "slijt", "verbrandt", "smelt", "kleverig", "ranzig"),
+    *("rysuje", "porysuje", "plami", "poplami", "pęka", "wypacza", "odkształca", "zalewa", "zaleje"),
+    *("czerni", "zaczerni", "ciemni", "zatyka", "zatka", "niszczy", "zniszczy", "uszkadza", "uszkodzi"),
+    *("rdzewie", "koroduje", "ściera", "zużywa", "spali", "topi", "lepk", "jełcz", "pleśni"),
+)
+# What prevents or repairs it: "stops it cracking", "l'empêche de se fendre", "zapobiega pękaniu".
+_PREVENTS = (
+    *("prevent", "stop", "avoid", "protect", "keep", "reduc", "remov", "fix", "repair", "empêch", "évit"),
+    *("protèg", "protég", "rédui", "enlèv", "répar", "verhinder", "vermeid", "schützt", "reduzier"),
+    *("entfern", "reparier", "evita", "impid", "previen", "proteg", "reduc", "quita", "repara"),
+    *("impedisc", "previen", "protegg", "riduc", "togli", "ripara", "imped", "previn", "reduz", "tira"),
+    *("voorkom", "beschermt", "verminder", "haalt", "repareer", "zapobieg", "chroni", "zmniejsz"),
+    *("usuwa", "napraw"),
+)
+
+
+# Removing, by stem: a removal is a loss unless what it removes is a problem.
+_REMOVING = (
+    *("remov", "eras", "delet", "wip", "clear", "effac", "supprim", "enlèv", "elimin", "borr", "entfern"),
+    *("lösch", "cancell", "apag", "wist", "verwijder", "usuw", "usun", "kasuj", "skasuj"),
+)
+# Problems one removes: the damage of `_HARM` and dirt, limescale, smells, residue, grease, dust.
+_PROBLEMS = (
+    *_HARM,
+    *("dirt", "limescale", "scale", "smell", "odour", "odor", "residue", "deposit", "grease", "dust"),
+    *("saleté", "calcaire", "tartre", "odeur", "résidu", "dépôt", "graisse", "poussière", "schmutz"),
+    *("kalk", "geruch", "rückst", "ablager", "fett", "staub", "suciedad", "sarro", "olor", "resto"),
+    *("grasa", "polvo", "sporco", "calcare", "odore", "residu", "grasso", "polvere", "sujidade"),
+    *("calcário", "cheiro", "resíduo", "gordura", "vuil", "geur", "aanslag", "vet", "stof", "brud"),
+    *("kamień", "zapach", "osad", "tłuszcz", "kurz", "plamy", "rdz"),
+)
+_OBJECT_WORDS = 4  # the removal's object follows it closely
+
+
+def _removes_a_problem(predicate: Sequence[str], warning: str) -> bool:
+    """Does the predicate's removal verb (`warning`, the word `_WARNING` found) remove a problem ("removes
+    the black stains", "quita las manchas", "usuwa czarne plamy") rather than what the customer keeps?"""
+    if not warning.startswith(_REMOVING) or warning not in predicate:
+        return False
+    at = list(predicate).index(warning)
+    return any(_a_problem(w) for w in predicate[at + 1 : at + 1 + _OBJECT_WORDS])
+
+
+def _a_problem(word: str) -> bool:
+    """A problem's word, or a compound that ends in one ("Salzflecken", "kalkaanslag")."""
+    return word.startswith(_PROBLEMS) or any(p in word[1:] for p in _LONG_PROBLEMS)
+
+
+_LONG_PROBLEMS = tuple(p for p in _PROBLEMS if len(p) >= 5)
+
+
+def harms(predicate: Sequence[str]) -> bool:
+    """Does the predicate say that doing it damages something ("scratches the finish", "verzieht die
+    Leimfugen", "wypacza klejone łączenia"), with no negation and nothing that prevents the damage before
+    the word ("stops it cracking", "evita que se agriete")?"""
+    for at, word in enumerate(predicate):
+        if word.startswith(_HARM):
+            before = predicate[:at]
+            negated = any(_NEGATED_BEFORE.fullmatch(w) for w in before)
+            return not negated and not any(w.startswith(_PREVENTS) for w in before)
+    return False
+
 
 def _said_to_help(predicate: Sequence[str]) -> bool:
     after = " ".join(predicate)
@@ -89,6 +169,8 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
     if solves:  # "lost ... op" solves (English "lost" is a warning): "De headset ontkoppelen lost dit op"
         return CLEARS if _DUTCH_NOT.search(solves.group()) else ADVISES
     warning = _WARNING.search(after)
+    if warning and _removes_a_problem(words[end : end + _PREDICATE_WORDS], warning.group()):
+        warning = None  # "... removes the black stains", "... entfernt die Flecken": it helps
     if warning:
         # "won't delete your notes" reassures: a negated consequence encourages it.
         negated_warning = re.search(
@@ -102,6 +184,8 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
     positive = _POSITIVE.search(after)
     if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
         return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
+    if harms(words[end : end + _PREDICATE_WORDS]):
+        return CLEARS  # "Polishing the cutlery with toothpaste scratches the finish": a warning
     if _NO_HARM.search(after) or reversed_frame(after, facts.language):
         return ADVISES  # "... can't hurt", "... ne peut pas faire de mal", "... kann nicht schaden"
     if _CONDITIONAL.search(after) or _POSSIBLE.search(after) or consequence(after, facts.language):
