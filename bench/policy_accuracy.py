@@ -22,7 +22,9 @@ harmless), `tuning-r11` (the eleventh's: reports the answer sets aside or endors
 twelfth's: requests put as questions, questions about what was done), `tuning-r13` (the
 thirteenth's: lines that call their whole list futile, and lines with a negation that still introduce
 advice), `tuning-r14` (the fourteenth's: reports the answer disowns, records of what was done, and
-records and reports that still advise), `heldout-languages` (a folder,
+records and reports that still advise), `tuning-r15` (the fifteenth's: Polish in the twelve kinds of the
+held-out plan), `tuning-r16` (the sixteenth's: warnings that say what doing it damages), `heldout-languages`
+(a folder,
 one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
 they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same
 format, written for issue 42 by someone who never opened the reader's code, after `heldout-languages` had
