@@ -130,7 +130,14 @@ def test_a_sentence_that_offers_more_help_or_endorses_does_not_disown(text: str,
 
 @pytest.mark.parametrize(
     "head",
-    ["Check the log, then ", "Please keep a log and ", "Record a video and ", "The log shows a fault: "],
+    [
+        "Check the log, then ",
+        "Please keep a log and ",
+        "Record a video and ",
+        "The log shows a fault: ",
+        "Nach dem Update die Protokolldatei prüfen und ",
+        "Comece pelo registo e ",
+    ],
 )
 def test_a_record_named_but_not_as_the_source_is_not_a_record_of_the_action(head: str) -> None:
     assert not recorded(head)

@@ -26,8 +26,9 @@ _WE_ENDINGS = {
     "it": ("iamo", "remmo"),
     "pl": ("amy", "emy", "imy", "ymy"),
 }
-# Words with those endings that are not verbs: "los mismos", "los últimos", "ambos".
-_NOT_VERBS = _set("mismos últimos próximos ambos primos los algunos ramos temos")
+# Words with those endings that do not refuse: not verbs ("los mismos", "los últimos", "ambos"), or "we
+# have" ("Não temos essa peça" says what is in stock).
+_NOT_VERBS = _set("mismos últimos próximos ambos primos ramos temos tenemos")
 # A negation that intensifies: "can't recommend it enough", "ne saurions trop", "nunca é demais", "nicht
 # genug", "no ... lo suficiente", "non ... di più", "niet genoeg", "nie ... wystarczająco".
 _INTENSIFIERS = _set(

@@ -25,10 +25,13 @@ _RECORD = re.compile(
     re.IGNORECASE,
 )
 # Words that give a source, and verbs of showing, in the eight languages.
+# (Not "nach": "Nach dem Update die Protokolldatei prüfen und ..." instructs; "pelo" only at the head:
+# "Pelo histórico da aplicação, ...", not "Comece pelo registo e ...".)
 _SOURCE = _set(
-    """according laut gemäß zufolge nach según conforme d'après selon secondo stando dal dalla dai dagli
-    risulta risultano segundo acordo pelo pela volgens według wynika wedle"""
+    """according laut gemäß zufolge según conforme d'après selon secondo stando risulta risultano segundo
+    acordo volgens według wynika wedle"""
 )
+_SOURCE_AT_THE_HEAD = _set("pelo pela")
 _SHOWING = (
     *("show", "indicat", "record", "note", "list", "say", "says", "zeig", "vermerk", "verzeichn", "steht"),
     *("ergibt", "muestr", "indic", "consta", "figura", "registr", "montr", "indiqu", "mentionn", "affich"),
@@ -70,4 +73,5 @@ def recorded(head: str) -> bool:
         return False
     if _HAVE_TO.search(rest):
         return False
-    return not _SOURCE.isdisjoint(words) or any(w.startswith(_SHOWING) for w in after[1:])
+    sourced = not _SOURCE.isdisjoint(words) or words[0] in _SOURCE_AT_THE_HEAD
+    return sourced or any(w.startswith(_SHOWING) for w in after[1:])
