@@ -102,6 +102,8 @@ def test_every_case_of_a_verbal_noun_takes_one_key(cases: tuple[str, ...]) -> No
         ("Wait until the water has drained, then:", False),
         ("Please wait until everything has drained:", False),
         ("Proszę poczekać do jutra, a potem:", False),
+        ("Wait to reset it until the light blinks:", False),
+        ("Warten Sie die Abkühlung ab, bis es kalt ist:", False),
     ],
 )
 def test_a_line_that_puts_its_whole_list_off_negates_it(line: str, negates: bool) -> None:

@@ -115,10 +115,11 @@ _WAITING = (
 _WAITING_PL = ("czek", "poczek", "wstrzym", "odłóż", "odłoż")
 _UNTIL = _set("until till jusqu jusque bis hasta finché fino até tot aż dopóki")
 # What points at the list: this, these, all of it.
+# (Not the articles and conjunctions "das", "die", "dat", "that", "to": "Wait to reset it until ...".)
 _THE_LIST = _set(
-    """this these that those all everything every ceci cela ça tout tous toutes dies diese das alles damit
-    davon esto eso estos estas todo todos questo questi queste tutto tutti isto isso estes estas tudo todos
-    dit dat deze die alles allemaal hiermee daarmee tym tego tych wszystkim wszystko tymi to"""
+    """this these those all everything every ceci cela ça tout tous toutes dies diese alles damit davon esto
+    eso estos estas todo todos questo questi queste tutto tutti isto isso estes estas tudo todos dit deze
+    allemaal hiermee daarmee tym tego tych wszystkim wszystko tymi"""
 )
 _THEN = _set("then so dann also puis alors luego entonces poi quindi depois então dan dus potem więc")
 
