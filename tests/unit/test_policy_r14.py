@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from assay_runner.text.advice import weighing
 from assay_runner.text.language import LANGUAGES
-from assay_runner.text.stance import recorded
+from assay_runner.text.stance import RECORD_HEAD, recorded
 from assay_runner.text.stance.disowning import disowns
 from tests.unit.policy_reading import (
     CORPUS,
@@ -151,3 +152,20 @@ def test_the_tuning_part_holds_a_floor() -> None:
     found = read_tuning_part("tuning-r14.yaml")
     assert found.accuracy >= 0.95
     assert found.missed == 0
+
+
+def test_a_record_is_looked_for_only_at_the_head_of_a_long_clause(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clause of thousands of matches far from its opening ("I don't see why x x ... you shouldn't
+    reinstall reinstall ...") is not scanned from its head for each match: the record reading sees at most
+    `RECORD_HEAD` characters, so the judge stays linear (it was quadratic when first written: 256 KB of
+    that shape took minutes)."""
+    seen: list[int] = []
+
+    def spy(head: str) -> bool:
+        seen.append(len(head))
+        return recorded(head)
+
+    monkeypatch.setattr(weighing, "recorded", spy)
+    text = "I don't see why " + "x " * 4000 + "you shouldn't " + "reinstall " * 400
+    outcome_of(text, "reinstall")
+    assert max(seen, default=0) <= RECORD_HEAD

@@ -47,6 +47,7 @@ from assay_runner.text.advice.subjects import (
 from assay_runner.text.head_words import ClauseWords
 from assay_runner.text.reversers import reversed_frame
 from assay_runner.text.stance import (
+    RECORD_HEAD,
     addressee_report,
     conditional_consequence,
     judged_worse,
@@ -125,7 +126,7 @@ def weigh(
         return Outcome("uncertain", UNANSWERED)
     if _asked(text, at):
         return _answered(text, at, facts)
-    if recorded(text[:at]):
+    if at <= RECORD_HEAD and recorded(text[:at]):
         return CLEARS  # "According to the opener's log, you reset the garage door three times on Friday"
     inverted = bool(
         before and before[0] in _INVERTED_IF and before.all_in(_CONDITION_FILLERS | _SUBJECTS, skip=1)

@@ -80,7 +80,7 @@ from assay_runner.text.stance.questions import (
     what_if,
     why_question,
 )
-from assay_runner.text.stance.records import recorded
+from assay_runner.text.stance.records import RECORD_HEAD, recorded
 from assay_runner.text.stance.replies import contrast_cost, counter_advice, reassures, reply_polarity
 from assay_runner.text.stance.setting_aside import keeps, sets_aside
 from assay_runner.text.stance.voices import addressee_report, refuses_to_advise, reports, reports_before
@@ -89,6 +89,7 @@ from assay_runner.text.stance.words import BETTER
 __all__ = [
     "BECAUSE",
     "BETTER",
+    "RECORD_HEAD",
     "addressee_report",
     "avoidance",
     "calls_futile",

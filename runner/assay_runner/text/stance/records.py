@@ -54,6 +54,9 @@ _OBLIGATION_WORDS = _set("deve devi hay tem têm zou zouden")
 _HAVE_TO = re.compile(r"\b(?:have|has|had)\s+to\b|\btiene[sn]?\s+que\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[;:—–]|\s-\s")
 _HEAD_WORDS = 30  # a source heads its sentence
+# Characters before the action a record's source may take: a match further in is read without it, so a
+# clause of thousands of matches is not scanned from its head for each (the judge stays linear).
+RECORD_HEAD = 400
 
 
 def recorded(head: str) -> bool:
