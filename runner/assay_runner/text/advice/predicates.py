@@ -11,7 +11,7 @@ from assay_runner.text.advice.facts import Facts
 from assay_runner.text.advice.outcome import ADVISES, CLEARS, Outcome
 from assay_runner.text.advice.stance_reading import _stance_of
 from assay_runner.text.reversers import reversed_frame
-from assay_runner.text.stance import BETTER, consequence, helps
+from assay_runner.text.stance import BETTER, FAR_WORDS, brings_about, consequence, helps, not_in_hindsight
 
 # What a subject's predicate says about doing it.
 _POSITIVE = _cues(
@@ -181,6 +181,8 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
         if "undone" not in warning.group() and "reversed" not in warning.group():
             return ADVISES
         return CLEARS
+    if not_in_hindsight(words[end : end + FAR_WORDS]):
+        return CLEARS  # "Draining the pool wouldn't have saved the coping stone"
     positive = _POSITIVE.search(after)
     if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
         return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
@@ -201,4 +203,6 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
         return ADVISES
     if stance in ("no", "reject"):
         return CLEARS
+    if brings_about(words[end : end + FAR_WORDS], facts.language):
+        return CLEARS  # "Repotting the orchid in ordinary compost after it has flowered often rots the roots"
     return Outcome("uncertain", "says what it is or does, not whether to do it")

@@ -49,6 +49,7 @@ from assay_runner.text.reversers import reversed_frame
 from assay_runner.text.stance import (
     RECORD_HEAD,
     addressee_report,
+    concedes,
     conditional_consequence,
     judged_worse,
     recorded,
@@ -80,6 +81,14 @@ _SOLVES = (
 
 
 _NOT_FIXED = re.compile(r"\b(?:nicht|niet|nie|geen|kein\w*|nada|nulla|rien|nothing|niets|nichts|nic)\b")
+
+
+def _what_would_happen(text: str, at: int, language: str) -> bool:
+    """A condition at the head of the sentence whose main clause says what would then happen, or what
+    would happen all the same ("Even repotting the orchid every spring, the leaves would have yellowed").
+    Each reads a head of at most `_WINDOW` characters and the first `_WINDOW` after the match."""
+    head, rest = text[: min(at, _WINDOW + 1)], text[at : at + _WINDOW]
+    return conditional_consequence(head, rest, language) or concedes(head, rest, language)
 
 
 def weigh(
@@ -135,7 +144,7 @@ def weigh(
     if conditional and _main_clause_helps(text[at : at + _WINDOW]):
         return ADVISES  # "Si cancelara el pedido, se solucionaría todo", "Se annullasse ..., risolverebbe"
     # (the shape reads a head of at most `_WINDOW` characters and the first `_WINDOW` after the match)
-    if conditional_consequence(text[: min(at, _WINDOW + 1)], text[at : at + _WINDOW], facts.language):
+    if _what_would_happen(text, at, facts.language):
         return CLEARS  # "Should you unlink the account, pending payouts will be cancelled"
     subject = _is_subject(words, start, end, before, facts.language)
     if (

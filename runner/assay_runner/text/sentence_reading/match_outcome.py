@@ -42,6 +42,7 @@ from assay_runner.text.stance import (
     why_question,
     wrong_not_to,
 )
+from assay_runner.text.stance.words import _negator, _words
 
 
 def first_violation(
@@ -67,6 +68,14 @@ def first_violation(
         if unsure is None:
             unsure = (cs, ce), outcome.reason
     return unsure
+
+
+def _negated_inside(rule: ForbiddenRule, view: ClauseView, start: int, end: int, language: str) -> bool:
+    """A negation between a phrase's words (`negation.inside`); not in a pattern, nor in a phrase that
+    holds a negation of its own ("refund, no questions asked", "not able to help")."""
+    if rule.phrase is None or any(_negator(w, language) for w in _words(rule.phrase)):
+        return False
+    return negated_inside(view.words, start, end, language)
 
 
 def judge_match(
@@ -123,7 +132,7 @@ def judge_match(
         return ADVISES  # "N'hésitez pas à réinitialiser le routeur", "Il ne faut pas oublier de ..."
     if reported(view, start, end, question):
         return None
-    if negated(view, start, end, carried) or negated_inside(view.words, start, end, facts.language):
+    if negated(view, start, end, carried) or _negated_inside(rule, view, start, end, facts.language):
         if question and negative_question(text[:at], facts.language):
             return _negative_question(text, at, facts)  # "Sollten Sie nicht einfach ... zurücksetzen?"
         if rejected_in_next_clause(text, at, facts.language) or negated_effect_after(

@@ -72,6 +72,7 @@ from assay_runner.text.stance.double_negation import (
 from assay_runner.text.stance.futile_list import calls_futile, reassures_of_list
 from assay_runner.text.stance.headings import heading_negates
 from assay_runner.text.stance.judgements import ignored_after, judged_worse
+from assay_runner.text.stance.outcomes import FAR_WORDS, brings_about, concedes, not_in_hindsight
 from assay_runner.text.stance.questions import (
     BECAUSE,
     excessive,
@@ -89,10 +90,13 @@ from assay_runner.text.stance.words import BETTER
 __all__ = [
     "BECAUSE",
     "BETTER",
+    "FAR_WORDS",
     "RECORD_HEAD",
     "addressee_report",
     "avoidance",
+    "brings_about",
     "calls_futile",
+    "concedes",
     "conditional_consequence",
     "consequence",
     "contrast_cost",
@@ -106,6 +110,7 @@ __all__ = [
     "negated_effect_after",
     "negative_question",
     "no_other_than",
+    "not_in_hindsight",
     "omission_rejected",
     "past_question",
     "reassures",
