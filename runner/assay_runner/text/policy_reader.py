@@ -118,6 +118,7 @@ from assay_runner.text.advice import Facts, facts_of
 from assay_runner.text.candidates import CANDIDATES, Candidates, sentence_words
 from assay_runner.text.clauses import Clause, glued_conjunction, split_clauses
 from assay_runner.text.forbidden import ForbiddenRule, Violation
+from assay_runner.text.key_do_it import do_it_after
 from assay_runner.text.key_objects import object_rules, objects_advised
 from assay_runner.text.key_pronouns import pronoun_objects, spaced, verb_rules
 from assay_runner.text.key_words import words_out_of_order
@@ -217,6 +218,9 @@ def read_policy(
             lambda sentence, rule: read_policy(sentence, [rule], languages, pronouns=False).found,
         )
         read += verb_reading.sentences_read
+    if pronouns:
+        # "...: do it on Saturday" right after the action is named points back to it (`text.key_do_it`)
+        found += do_it_after(sentences, rules, found)
     return PolicyReading(found, read)
 
 
