@@ -23,7 +23,8 @@ twelfth's: requests put as questions, questions about what was done), `tuning-r1
 thirteenth's: lines that call their whole list futile, and lines with a negation that still introduce
 advice), `tuning-r14` (the fourteenth's: reports the answer disowns, records of what was done, and
 records and reports that still advise), `tuning-r15` (the fifteenth's: Polish in the twelve kinds of the
-held-out plan), `tuning-r16` (the sixteenth's: warnings that say what doing it damages), `heldout-languages`
+held-out plan), `tuning-r16` (the sixteenth's: warnings that say what doing it damages), `tuning-r17`
+(the seventeenth's: what doing it can or often does after a long subject, concessions), `heldout-languages`
 (a folder,
 one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
 they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same
