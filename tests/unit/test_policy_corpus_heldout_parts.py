@@ -1,5 +1,6 @@
-"""The third to fifteenth held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
-heldout-15/, issue 42) are well formed: one plan, so one set of checks, run on each part.
+"""The third to fifteenth and the seventeenth held-out parts per answer language
+(tests/data/policy_corpus/heldout-3/ to heldout-15/ and heldout-17/, issue 42) are well formed: one plan,
+so one set of checks, run on each part.
 
 These tests check the files only: their format, their size per language, their balance and spread over
 kinds, that no row repeats another part, and that bench/policy_accuracy.py reads them. They do not hold the
@@ -42,11 +43,12 @@ PARTS = (
     "heldout-13",
     "heldout-14",
     "heldout-15",
+    "heldout-17",
 )
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl")
 MINIMUM_ROWS = 45
 MINIMUM_ENGLISH_ROWS = 60
-# heldout-8 to heldout-15 were written at two thirds of the others' size
+# heldout-8 to heldout-15 and heldout-17 were written at two thirds of the others' size
 # (36 rows per language, 46 in English)
 SMALLER_PARTS = {
     "heldout-8": (36, 46),
@@ -57,6 +59,7 @@ SMALLER_PARTS = {
     "heldout-13": (36, 46),
     "heldout-14": (36, 46),
     "heldout-15": (36, 46),
+    "heldout-17": (36, 46),
 }
 KINDS = {
     "plain",
