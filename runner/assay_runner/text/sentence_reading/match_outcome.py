@@ -42,6 +42,7 @@ from assay_runner.text.stance import (
     why_question,
     wrong_not_to,
 )
+from assay_runner.text.stance.cannot_not import cannot_not
 from assay_runner.text.stance.words import _negator, _words
 
 
@@ -115,8 +116,10 @@ def judge_match(
     composing = may_compose(text)
     if double_negative(view, start, end) or (composing and cannot_avoid(text, at)):
         return ADVISES  # "Not reinstalling is not an option", "Nie można nie usunąć konta"
-    if no_other_than(text, at, facts.language) or wrong_not_to(
-        text, at, view.words[start:end], facts.language
+    if (
+        no_other_than(text, at, facts.language)
+        or wrong_not_to(text, at, view.words[start:end], facts.language)
+        or cannot_not(text[:at], view.words[start:end], facts.language)
     ):
         return ADVISES  # "Nie ma innego wyjścia niż usunąć profil", "Sarebbe un errore non rimuoverla"
     denied = denial(text, at) if composing else None

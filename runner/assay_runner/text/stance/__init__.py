@@ -71,6 +71,7 @@ from assay_runner.text.stance.double_negation import (
 )
 from assay_runner.text.stance.futile_list import calls_futile, reassures_of_list
 from assay_runner.text.stance.headings import heading_negates
+from assay_runner.text.stance.judged_list import judges_list_badly
 from assay_runner.text.stance.judgements import ignored_after, judged_worse
 from assay_runner.text.stance.outcomes import FAR_WORDS, brings_about, concedes, not_in_hindsight
 from assay_runner.text.stance.questions import (
@@ -106,6 +107,7 @@ __all__ = [
     "helps",
     "ignored_after",
     "judged_worse",
+    "judges_list_badly",
     "keeps",
     "negated_effect_after",
     "negative_question",

@@ -16,8 +16,10 @@ from assay_runner.text.stance.words import _SUBORDINATORS, _WINDOW, _bare, _nega
 _AVOID = (
     *("avoid", "around", "escap", "évit", "evit", "échapp", "vermeid", "vermied", "umgeh", "herum"),
     *("vorbei", "sfugg", "scamp", "fugi", "vermijd", "ontkom", "ontloop", "omheen", "unikn", "obejd"),
-    *("obejś", "omin", "umhin", "esquiv", "sottrar", "contourn"),
+    *("obejś", "omin", "umhin", "esquiv", "sottrar", "contourn", "dispens", "fareameno"),
 )
+# "Fare a meno di" (do without) is one verb of avoiding in three words.
+_DO_WITHOUT = re.compile(r"\b(?:fare|farne|faccia|fa) a meno\b", re.IGNORECASE)
 # Saying that something cannot be: the negators, and the adjectives of impossibility.
 _IMPOSSIBLE = _set("impossible imposible impossibile impossível impossivel unmöglich onmogelijk niemożliwe")
 _AVOID_REACH = 6  # "kein Weg daran vorbei, die", "er niet aan de": the action follows its avoiding closely
@@ -45,7 +47,7 @@ def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
 
 
 def _avoiding(segment: str, head: str, language: str) -> Literal["must", "avoids"] | None:
-    words = _words(segment)
+    words = _words(_DO_WITHOUT.sub("fareameno", segment) if language == "it" else segment)
     if not words or words[0] in _SUBORDINATORS:
         return None
     tail = words[-_AVOID_REACH:]
