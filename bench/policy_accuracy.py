@@ -24,7 +24,9 @@ thirteenth's: lines that call their whole list futile, and lines with a negation
 advice), `tuning-r14` (the fourteenth's: reports the answer disowns, records of what was done, and
 records and reports that still advise), `tuning-r15` (the fifteenth's: Polish in the twelve kinds of the
 held-out plan), `tuning-r16` (the sixteenth's: warnings that say what doing it damages), `tuning-r17`
-(the seventeenth's: what doing it can or often does after a long subject, concessions), `heldout-languages`
+(the seventeenth's: what doing it can or often does after a long subject, concessions), `tuning-r18` (the
+eighteenth's: a negated possibility over a negated action), `tuning-r19` (the nineteenth's: lines that judge
+their list badly), `heldout-languages`
 (a folder,
 one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
 they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same

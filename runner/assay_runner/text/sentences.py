@@ -18,7 +18,14 @@ from typing import NamedTuple
 
 from assay_runner.text.language import detect
 from assay_runner.text.markdown import normalize
-from assay_runner.text.stance import calls_futile, heading_negates, keeps, reassures_of_list, sets_aside
+from assay_runner.text.stance import (
+    calls_futile,
+    heading_negates,
+    judges_list_badly,
+    keeps,
+    reassures_of_list,
+    sets_aside,
+)
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 
@@ -273,6 +280,8 @@ def negating_intro(text: str, heading: bool = False) -> bool:
         return False  # "Don't skip these:", "Sla deze stappen niet over:"
     if sets_aside(folded, heading) or calls_futile(folded, heading):
         return True
+    if len(folded) <= _MAX_INTRO and judges_list_badly(folded, heading):
+        return True  # "### Pointless with a sealed barrel like yours", "Déconseillé pour un hamac :"
     if len(folded) <= _MAX_INTRO and _NONE_OF.search(folded):
         return not reassures_of_list(folded)  # "None of these options will work:", not "... takes long:"
     if len(folded) <= _MAX_INTRO and _SKIP.search(folded):
