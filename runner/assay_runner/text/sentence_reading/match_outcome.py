@@ -31,6 +31,7 @@ from assay_runner.text.polarity import (
 from assay_runner.text.sentence_reading.placing import Match
 from assay_runner.text.stance import (
     avoidance,
+    avoided_after,
     excessive,
     negated_effect_after,
     negative_question,
@@ -42,7 +43,7 @@ from assay_runner.text.stance import (
     why_question,
     wrong_not_to,
 )
-from assay_runner.text.stance.cannot_not import cannot_not
+from assay_runner.text.stance.cannot_not import cannot_not, unless_needed
 from assay_runner.text.stance.words import _negator, _words
 
 
@@ -111,6 +112,12 @@ def judge_match(
         rest = text[offset_end(view, end, at, start) :]
         return ADVISES if omission_rejected(rest, facts.language) else None
     avoided = None if question else avoidance(text[:at], facts.language)
+    if (
+        avoided is None
+        and not question
+        and avoided_after(text[offset_end(view, end, at, start) :], facts.language)
+    ):
+        avoided = "must"  # "Het stemmen van de ukelele kunt u niet langer uitstellen"
     if avoided is not None:  # "You can't avoid X", "U ontkomt er niet aan X" / "Sie können vermeiden, X"
         return ADVISES if avoided == "must" else None
     composing = may_compose(text)
@@ -120,6 +127,7 @@ def judge_match(
         no_other_than(text, at, facts.language)
         or wrong_not_to(text, at, view.words[start:end], facts.language)
         or cannot_not(text[:at], view.words[start:end], facts.language)
+        or unless_needed(text[:at], facts.language)
     ):
         return ADVISES  # "Nie ma innego wyjścia niż usunąć profil", "Sarebbe un errore non rimuoverla"
     denied = denial(text, at) if composing else None

@@ -54,7 +54,7 @@ package re-exports what the reader imports.
 
 from __future__ import annotations
 
-from assay_runner.text.stance.avoiding import avoidance
+from assay_runner.text.stance.avoiding import avoidance, avoided_after
 from assay_runner.text.stance.consequences import (
     conditional_consequence,
     consequence,
@@ -95,6 +95,7 @@ __all__ = [
     "RECORD_HEAD",
     "addressee_report",
     "avoidance",
+    "avoided_after",
     "brings_about",
     "calls_futile",
     "concedes",

@@ -17,7 +17,14 @@ _AVOID = (
     *("avoid", "around", "escap", "évit", "evit", "échapp", "vermeid", "vermied", "umgeh", "herum"),
     *("vorbei", "sfugg", "scamp", "fugi", "vermijd", "ontkom", "ontloop", "omheen", "unikn", "obejd"),
     *("obejś", "omin", "umhin", "esquiv", "sottrar", "contourn", "dispens", "fareameno"),
+    # putting it off: "can't put it off any longer", "ne plus repousser", "non può più rimandare"
+    *("postpon", "delay", "defer", "repouss", "différer", "rimand", "rinvi", "procrastin", "pospon"),
+    *("aplaz", "retras", "demor", "adiar", "adia-", "protel", "uitstel", "aufschieb", "verschieb"),
+    *("hinauszöger", "odkład", "odłoż", "zwlek", "odwlek"),
 )
+# Hesitating: denied, it recommends ("I wouldn't hesitate to", "Yo no dudaría en", "Nie wahałbym się
+# ... z"); said, it holds back ("J'hésiterais à ...", "Esiterei a ...").
+_HESITATE = ("hesit", "hésit", "zöger", "dudar", "dudaría", "esit", "aarzel", "wahał", "wahać", "waha")
 # "Fare a meno di" (do without) is one verb of avoiding in three words.
 _DO_WITHOUT = re.compile(r"\b(?:fare|farne|faccia|fa) a meno\b", re.IGNORECASE)
 # Saying that something cannot be: the negators, and the adjectives of impossibility.
@@ -25,8 +32,30 @@ _IMPOSSIBLE = _set("impossible imposible impossibile impossível impossivel unm�
 _AVOID_REACH = 6  # "kein Weg daran vorbei, die", "er niet aan de": the action follows its avoiding closely
 _NEGATION_REACH = 4  # "No hay forma de evitar", "Es führt kein Weg daran vorbei"
 _INFINITIVE_HEAD = 3  # "vermeiden, die | SD-Karte zu formatieren": the infinitive clause holds the action
+_HESITATION_REACH = 3  # "Esiterei a | rinvasare", "I'd hesitate to | repot"
 _TO_INFINITIVE = {"de": "zu", "nl": "te"}
 _POLITE = _set("please bitte por favor per favore alstublieft proszę s'il plaît")
+
+
+def _clause_between(segment: str, verb: str) -> bool:
+    """Does a comma stand between the verb of avoiding and the end of the segment (the action)? German
+    and Dutch put one before every infinitive clause, so they are not asked."""
+    folded = segment.casefold().replace("\u2019", "'")
+    return "," in folded[folded.rfind(verb) :] if verb in folded else False
+
+
+def avoided_after(rest: str, language: str) -> bool:
+    """German and Dutch put the verb of avoiding or delaying after the action: "Um das Nachfetten der Lager
+    kommen Sie nicht herum", "Het stemmen van de ukelele kunt u niet langer uitstellen". Is it there,
+    negated, within a few words after the action (`rest`, its sentence's text after the match)?"""
+    if language not in ("de", "nl"):
+        return False
+    words = _words(re.split(r"[.;:!?,]", rest[:_WINDOW])[0])[:_AFTER_REACH]
+    at = next((k for k, w in enumerate(words) if _bare(w).startswith(_AVOID)), None)
+    return at is not None and any(_negator(w, language) for w in words[:at])
+
+
+_AFTER_REACH = 8  # "kommen Sie vor 900 Kilometern nicht herum"
 
 
 def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
@@ -52,14 +81,21 @@ def _avoiding(segment: str, head: str, language: str) -> Literal["must", "avoids
         return None
     tail = words[-_AVOID_REACH:]
     for i in range(len(tail) - 1, -1, -1):
-        if not _bare(tail[i]).startswith(_AVOID):
+        hesitates = _bare(tail[i]).startswith(_HESITATE)
+        if not hesitates and not _bare(tail[i]).startswith(_AVOID):
             continue
         at = len(words) - len(tail) + i
+        if language not in ("de", "nl") and _clause_between(segment, tail[i]):
+            return None  # "Don't postpone the update, and don't reset the hub": another clause's verb
         around = words[max(0, at - _NEGATION_REACH) : at]
         if language in ("de", "nl"):  # the negation may follow its verb: "U ontkomt er niet aan"
             around = [*around, *words[at + 1 : at + 1 + _NEGATION_REACH]]
+        if language == "fr":  # "N'hésitez pas à", "vous n'y échapperez pas": "ne" on the verb, "pas" after
+            around = [*around, words[at], *words[at + 1 : at + 3]]
         if any(_negator(w, language) or w in _IMPOSSIBLE for w in around):
             return "must"
+        if hesitates and len(words) - at <= _HESITATION_REACH:
+            return "avoids"  # "J'hésiterais à rempoter le cactus avant le printemps"
         before_comma, comma, after_comma = head.rstrip().rpartition(",")
         if (
             language in ("de", "nl")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from assay_runner.text.stance.words import _WINDOW, _negator, _set, _words
 
-# What is possible, thinkable, a way or an option, in the eight languages.
+# What is possible, thinkable, a way, an option or a reason, in the eight languages ("no reason not to").
 _POSSIBLE = _set(
     """way can could possible option choice question conceivable thinkable imaginable
     pouvez peut pouvons peux possible moyen façon question pensable envisageable imaginable concevable
@@ -26,7 +26,9 @@ _POSSIBLE = _set(
     può puoi possiamo possibile modo maniera pensabile opzione
     pode podes podemos possível hipótese maneira modo como opção
     kunt kan kunnen mogelijk denkbaar optie manier sprake anders
-    może możesz możemy można da mowy sposób opcji wyjścia"""
+    może możesz możemy można da mowy sposób opcji wyjścia
+    reason sense point raison sens grund sinn motivo razón sentido ragione senso razão reden zin powodu
+    powód sensu"""
 )
 # What is itself impossible or unthinkable: one word carries the outer negation.
 _UNTHINKABLE = re.compile(
@@ -113,3 +115,24 @@ def _negation_at_end(words: Sequence[str], language: str) -> _Inner | None:
         return None  # "... you haven't waxed it": an auxiliary's negation, a statement of what was done
     link_before = at > 0 and words[at - 1] in _LINKS
     return _Inner(at, infinitive=linked or link_before or needs > end)
+
+
+# "Unless", in the eight languages.
+_UNLESS = re.compile(
+    r"\b(?:unless|à moins que?|à moins de|es sei denn|außer wenn|a menos que|salvo que|a meno che|a meno di|"
+    r"a não ser que|salvo se|tenzij|chyba że|chyba ze)\b",
+    re.IGNORECASE,
+)
+_UNLESS_REACH = 4  # "unless you | tune", "a não ser que o | afine", "chyba że Pan | nastroi"
+
+
+def unless_needed(head: str, language: str) -> bool:
+    """Is the action what a negated main clause says nothing works without ("It will never hold a tune
+    unless you tune the ukulele", "Le hub ne le trouvera pas à moins de le dissocier")? `head`: the
+    sentence's text before the action; the main clause stands before "unless", in the same part."""
+    part = _LAST_PART.split(head[-_WINDOW:])[-1]
+    found = max(_UNLESS.finditer(part), key=lambda m: m.start(), default=None)  # the last "unless"
+    if found is None or len(_words(part[found.end() :])) > _UNLESS_REACH:
+        return False
+    main = _words(part[: found.start()])
+    return any(_negator(w, language) for w in main) and _CAUSE.isdisjoint(main)
