@@ -42,6 +42,7 @@ from assay_runner.text.head_words import fold, words_of
 from assay_runner.text.language import sentence_language
 from assay_runner.text.match import DETERMINERS, find_phrase, phrase_tokens, tokenize
 from assay_runner.text.sentence_reading import phrase_languages
+from assay_runner.text.tokens import looks_past
 
 __all__ = ["advised_object", "key_object", "object_rules", "objects_advised"]
 
@@ -82,7 +83,7 @@ def key_object(phrase: str, longest_word: int = 4) -> str | None:
         rest = words[:-1]  # German and Dutch phrases are written verb last
         while rest and rest[-1].casefold() in _VERB_ADVERBS:
             rest = rest[:-1]  # "neu installieren", "opnieuw installeren": the adverb is the verb's
-    elif words[0].casefold() in DETERMINERS or words[0].casefold().endswith("ed"):
+    elif words[0].casefold() in DETERMINERS or looks_past(words[0]):
         return None  # no verb first: a noun phrase ("the firewall") or a participle ("guaranteed refund")
     else:
         rest = words[1:]

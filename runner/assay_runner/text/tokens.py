@@ -21,7 +21,7 @@ from typing import NamedTuple, overload
 
 from assay_runner.text.language import foreign_stem
 
-__all__ = ["Token", "TokenColumns", "occurrences", "stem", "token_columns", "tokenize"]
+__all__ = ["Token", "TokenColumns", "looks_past", "occurrences", "stem", "token_columns", "tokenize"]
 
 
 def _set_of(words: str) -> frozenset[str]:
@@ -239,6 +239,21 @@ def _strip_plural(w: str) -> str:
     if w.endswith("s") and not w.endswith(("ss", "us", "is")):
         return w[:-1]
     return w
+
+
+# Verbs whose past ends in "-eed" (any other "-eed" is a base form: bleed, feed, need, seed, speed,
+# proceed), and base forms that end in "-ed" (shred, embed).
+_PAST_EED = _set_of("agreed disagreed freed guaranteed decreed refereed pureed teed emceed")
+_BASE_ED = _set_of("shred embed imbed shed wed bed sled")
+
+
+def looks_past(word: str) -> bool:
+    """Does an English word look like a past tense or participle ("reinstalled", "agreed"), not a base
+    form that happens to end in "-ed" ("bleed", "feed", "reseed", "shred")?"""
+    w = word.casefold()
+    if not w.endswith("ed") or w in _BASE_ED:
+        return False
+    return not w.endswith("eed") or w in _PAST_EED
 
 
 def _strip_verb_suffix(w: str) -> tuple[str, bool]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from assay_runner.text.negation.clause_view import ClauseView
 from assay_runner.text.negation.vocabulary import _wordset
+from assay_runner.text.tokens import looks_past
 
 # "Already" before a match reports what was done: "you already reinstalled", "hai già reinstallato".
 # Subjects whose past-tense verb reports what happened rather than advising it.
@@ -17,7 +18,7 @@ def reported(view: ClauseView, start: int, end: int, question: bool) -> bool:
     already = view.positions("already")
     if already and already[0] < start:
         return True  # "Você já reinstalou", "Je hebt de app al opnieuw geïnstalleerd"
-    if not words[start].endswith("ed"):
+    if not looks_past(words[start]):  # not "Could you bleed the brakes?"
         return False
     before = [w for w in words[max(0, start - 3) : start] if w not in {"have", "has", "had", "just"}]
     return bool(before) and (before[-1] in _REPORTERS or (question and before[-1] in {"it", "that"}))
