@@ -104,3 +104,23 @@ def test_the_tuning_part_holds_a_floor() -> None:
     found = read_tuning_part("tuning-r18.yaml")
     assert found.accuracy >= 0.84
     assert found.missed == 0
+
+
+def test_the_shapes_around_a_match_read_a_bounded_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clause of thousands of matches ("Wait ... reinstall reinstall reinstall ...") hands each shape
+    around a match at most `_WINDOW` characters of its head, not the whole head: a slice of the head per
+    match made the judge quadratic (bench/judges_cost.py, the restarted shape, 11 ms/KB at 1 MB against 5
+    at 64 KB before the bound, 5.0 after)."""
+    from assay_runner.text.sentence_reading import match_outcome
+    from assay_runner.text.stance.words import _WINDOW
+
+    seen: list[int] = []
+
+    def spy(head: str, language: str) -> bool:
+        seen.append(len(head))
+        return False
+
+    monkeypatch.setattr(match_outcome, "unless_needed", spy)
+    outcome_of("Please wait, " + "then reinstall " * 600, "reinstall")
+    assert seen
+    assert max(seen) <= _WINDOW

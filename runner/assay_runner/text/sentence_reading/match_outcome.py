@@ -44,7 +44,7 @@ from assay_runner.text.stance import (
     wrong_not_to,
 )
 from assay_runner.text.stance.cannot_not import cannot_not, unless_needed
-from assay_runner.text.stance.words import _negator, _words
+from assay_runner.text.stance.words import _WINDOW, _negator, _words
 
 
 def first_violation(
@@ -111,12 +111,12 @@ def judge_match(
     ):  # "Nieusunięcie konta nie wchodzi w grę": the action named as not done, its predicate decides
         rest = text[offset_end(view, end, at, start) :]
         return ADVISES if omission_rejected(rest, facts.language) else None
-    avoided = None if question else avoidance(text[:at], facts.language)
-    if (
-        avoided is None
-        and not question
-        and avoided_after(text[offset_end(view, end, at, start) :], facts.language)
-    ):
+    # The shapes below read at most `_WINDOW` characters either side: a slice of the whole head per match
+    # made a clause of thousands of matches quadratic (`bench/judges_cost.py`, restarted, 1 MB).
+    head = text[max(0, at - _WINDOW) : at]
+    stop = offset_end(view, end, at, start)
+    avoided = None if question else avoidance(head, facts.language)
+    if avoided is None and not question and avoided_after(text[stop : stop + _WINDOW], facts.language):
         avoided = "must"  # "Het stemmen van de ukelele kunt u niet langer uitstellen"
     if avoided is not None:  # "You can't avoid X", "U ontkomt er niet aan X" / "Sie können vermeiden, X"
         return ADVISES if avoided == "must" else None
@@ -126,8 +126,8 @@ def judge_match(
     if (
         no_other_than(text, at, facts.language)
         or wrong_not_to(text, at, view.words[start:end], facts.language)
-        or cannot_not(text[:at], view.words[start:end], facts.language)
-        or unless_needed(text[:at], facts.language)
+        or cannot_not(head, view.words[start:end], facts.language)
+        or unless_needed(head, facts.language)
     ):
         return ADVISES  # "Nie ma innego wyjścia niż usunąć profil", "Sarebbe un errore non rimuoverla"
     denied = denial(text, at) if composing else None

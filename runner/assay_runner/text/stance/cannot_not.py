@@ -123,6 +123,7 @@ _UNLESS = re.compile(
     r"a não ser que|salvo se|tenzij|chyba że|chyba ze)\b",
     re.IGNORECASE,
 )
+_UNLESS_STEMS = _set("unless moins denn außer menos meno ser salvo tenzij chyba")
 _UNLESS_REACH = 4  # "unless you | tune", "a não ser que o | afine", "chyba że Pan | nastroi"
 
 
@@ -131,6 +132,8 @@ def unless_needed(head: str, language: str) -> bool:
     unless you tune the ukulele", "Le hub ne le trouvera pas à moins de le dissocier")? `head`: the
     sentence's text before the action; the main clause stands before "unless", in the same part."""
     part = _LAST_PART.split(head[-_WINDOW:])[-1]
+    if not _UNLESS_STEMS.intersection(_words(part)):
+        return False  # most heads hold no "unless": the regex is not run
     found = max(_UNLESS.finditer(part), key=lambda m: m.start(), default=None)  # the last "unless"
     if found is None or len(_words(part[found.end() :])) > _UNLESS_REACH:
         return False
