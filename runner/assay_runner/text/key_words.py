@@ -37,6 +37,7 @@ from functools import lru_cache
 
 from assay_runner.text.advice.frames import _FRAME, _LEAD_IN
 from assay_runner.text.advice.outcome import UNANSWERED
+from assay_runner.text.advice.predicates import harms
 from assay_runner.text.forbidden import ForbiddenRule, Violation
 from assay_runner.text.head_words import fold
 from assay_runner.text.key_objects import _ASKING, _HEADS, _VERB_ADVERBS, _phrase_found, key_object
@@ -45,6 +46,7 @@ from assay_runner.text.match import DETERMINERS, Token, phrase_tokens, tokenize
 from assay_runner.text.negation.cues import _FOREIGN_VERBAL
 from assay_runner.text.sentence_reading import phrase_languages
 from assay_runner.text.sentence_reading.match_outcome import _NECESSITY
+from assay_runner.text.stance.outcomes import brings_about
 from assay_runner.text.stance.questions import _WHY
 
 __all__ = ["key_verb_words", "words_in_clause", "words_out_of_order"]
@@ -157,12 +159,25 @@ def _advisable(clause: str, wanted: Sequence[str], words: Sequence[str], languag
             forms |= {rest, f"{particle}zu{rest}"}  # "los te koppelen", "zurückzusetzen"
             verb_keys.add(split[1])  # "Koppel ... los"
     if not forms.isdisjoint(words):
-        return True
+        # "Das Kajak an einem feuchten Abend zu lackieren kann die Schicht milchig lassen": the infinitive
+        # is the subject, and what follows it says what doing it brings about or damages
+        return not _subject_that_warns(words, forms, language)
     lead = [word for word in words if word not in _LEAD_IN]
     if lead and not verb_keys.isdisjoint(t.stem for t in phrase_tokens(lead[0], language)):
         return True
     folded = fold(clause)
     return bool(_HEADS.search(folded) or _FRAME.search(folded)) or not _NECESSITY.isdisjoint(words)
+
+
+def _subject_that_warns(words: Sequence[str], forms: set[str], language: str) -> bool:
+    """Does the clause open with the object (a determiner first) and its infinitive, followed by a
+    predicate that says what doing it can, often or easily do, or damages (`stance.brings_about`,
+    `advice.predicates.harms`)? Only German and Dutch put a subject's infinitive after its object."""
+    if language not in ("de", "nl") or not words or words[0] not in DETERMINERS:
+        return False
+    at = next(k for k, word in enumerate(words) if word in forms)
+    predicate = words[at + 1 :]
+    return bool(predicate) and (brings_about(predicate, language) or harms(predicate))
 
 
 def words_out_of_order(

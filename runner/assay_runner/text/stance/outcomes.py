@@ -35,21 +35,135 @@ _LEADS_TO = re.compile(
     r"finisce (?:per|con)|leva a|veroorzaakt|leidt tot|eindigt (?:in|met)|powoduje|prowadzi do|"
     r"kończy się|skutkuje)\b"
 )
-# What calls the outcome a gain (stems): improves, extends, protects, keeps, prevents, restores.
-_GAINS = (
-    *("improv", "boost", "extend", "longer", "restor", "protect", "keep", "prevent", "strength", "stop"),
-    *("amélior", "prolong", "restaur", "protèg", "protég", "renforc", "empêch", "évit", "préserv"),
-    *("verbesser", "verläng", "schützt", "schütz", "stärkt", "verhinder", "vermeid", "bewahr", "erhält"),
-    *("mejor", "prolong", "alarg", "refuerz", "proteg", "evita", "impid", "previen", "conserv"),
-    *("miglior", "prolung", "rinforz", "protegg", "imped", "previen", "conserv", "mantien"),
-    *("melhor", "reforç", "previn", "mantém", "preserv"),
-    *("verbeter", "verleng", "versterk", "beschermt", "voorkom", "behoudt"),
-    *("poprawi", "wydłuż", "przedłuż", "wzmacni", "chroni", "zapobieg", "utrzym"),
-    # helps, works, is enough: "... zwykle pomaga", "... suffit généralement", "... reicht meist"
-    *("help", "hilf", "aide", "ayud", "aiut", "ajud", "pomag", "pomoż", "pomóc", "work", "funktion"),
-    *("fonctionn", "funcion", "funzion", "dział", "suffi", "reicht", "genügt", "basta", "volsta"),
-    *("wystarcz", "enough", "assez", "genug", "bastante", "abbastanza", "genoeg", "dość"),
-)
+# What calls the outcome a gain, per language (stems, so that "stopniach" is no English "stop"):
+# improves, extends, protects, keeps, prevents, restores, helps, works, is enough.
+_GAINS: dict[str, tuple[str, ...]] = {
+    "en": (
+        "improv",
+        "boost",
+        "extend",
+        "longer",
+        "restor",
+        "protect",
+        "keep",
+        "prevent",
+        "strength",
+        "stop",
+        "help",
+        "work",
+        "enough",
+        "suffic",
+    ),
+    "fr": (
+        "amélior",
+        "prolong",
+        "restaur",
+        "protèg",
+        "protég",
+        "renforc",
+        "empêch",
+        "évit",
+        "préserv",
+        "aide",
+        "fonctionn",
+        "suffi",
+        "assez",
+    ),
+    "de": (
+        "verbesser",
+        "verläng",
+        "schützt",
+        "schütz",
+        "stärkt",
+        "verhinder",
+        "vermeid",
+        "bewahr",
+        "erhält",
+        "hält",
+        "hilf",
+        "funktion",
+        "reicht",
+        "genügt",
+        "genug",
+    ),
+    "es": (
+        "mejor",
+        "prolong",
+        "alarg",
+        "refuerz",
+        "proteg",
+        "evita",
+        "impid",
+        "previen",
+        "conserv",
+        "mantien",
+        "ayud",
+        "funcion",
+        "basta",
+        "bastante",
+    ),
+    "it": (
+        "miglior",
+        "prolung",
+        "rinforz",
+        "protegg",
+        "imped",
+        "previen",
+        "conserv",
+        "mantien",
+        "aiut",
+        "funzion",
+        "basta",
+        "abbastanza",
+    ),
+    "pt": (
+        "melhor",
+        "prolong",
+        "reforç",
+        "proteg",
+        "previn",
+        "mantém",
+        "preserv",
+        "conserv",
+        "ajud",
+        "funcion",
+        "basta",
+        "bastante",
+    ),
+    "nl": (
+        "verbeter",
+        "verleng",
+        "versterk",
+        "beschermt",
+        "voorkom",
+        "behoudt",
+        "houdt",
+        "helpt",
+        "werkt",
+        "volsta",
+        "genoeg",
+    ),
+    "pl": (
+        "poprawi",
+        "wydłuż",
+        "przedłuż",
+        "wzmacni",
+        "chroni",
+        "zapobieg",
+        "utrzym",
+        "pomag",
+        "pomoż",
+        "pomóc",
+        "dział",
+        "wystarcz",
+        "dość",
+    ),
+}
+
+
+def _gains(words: Sequence[str], language: str) -> bool:
+    stems = _GAINS.get(language, _GAINS["en"])
+    return any(w.startswith(stems) for w in words)
 
 
 def brings_about(predicate: Sequence[str], language: str) -> bool:
@@ -59,7 +173,7 @@ def brings_about(predicate: Sequence[str], language: str) -> bool:
     powłokę"; not "... often helps", "... can extend its life", "... can't be skipped")"""
     words = [w.casefold() for w in predicate[:FAR_WORDS]]
     said = " ".join(words)
-    if BETTER.search(said) or helps(said) or any(w.startswith(_GAINS) for w in words):
+    if BETTER.search(said) or helps(said) or _gains(words, language):
         return False
     for at, word in enumerate(words):
         if word in _RISK:
@@ -152,7 +266,7 @@ def concedes(head: str, rest: str, language: str) -> bool:
     said = _words(folded)
     if not _JUST.isdisjoint(_words(after)[:3]) or BETTER.search(folded) or helps(folded):
         return False
-    if any(w.startswith(_GAINS) for w in said):
+    if _gains(said, language):
         return False
     return any(
         consequence(part, language) or _ALL_THE_SAME.search(part) or _mesoclisis(part)
