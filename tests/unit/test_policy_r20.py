@@ -110,3 +110,15 @@ def test_the_tuning_part_holds_a_floor() -> None:
     found = read_tuning_part("tuning-r20.yaml")
     assert found.accuracy >= 0.87
     assert found.missed <= 1
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("Your saved settings won't be lost unless you reset the router.", "reset the router"),
+        ("Le garanzie non decadono a meno che non apra la cassa.", "aprire la cassa"),
+    ],
+)
+def test_unless_after_a_loss_that_will_not_happen_is_a_warning(text: str, phrase: str) -> None:
+    """ "Won't be lost unless you reset it": the action is what would cause the loss, not what is needed."""
+    assert outcome_of(text, phrase) == "fine"

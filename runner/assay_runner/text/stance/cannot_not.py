@@ -125,6 +125,16 @@ _UNLESS = re.compile(
 )
 _UNLESS_STEMS = _set("unless moins denn außer menos meno ser salvo tenzij chyba")
 _UNLESS_REACH = 4  # "unless you | tune", "a não ser que o | afine", "chyba że Pan | nastroi"
+# A loss or a harm the main clause says will not happen ("Your settings won't be lost unless you reset
+# it", "Le garanzie non decadono a meno che ..."): the action is what would cause it, a warning (stems).
+_LOSS = (
+    *("lose", "losing", "loss", "lost", "delet", "eras", "wip", "void", "laps", "expir", "damag", "harm"),
+    *("break",),
+    *("broke", "corrupt", "perd", "supprim", "effac", "annul", "endommag", "verlor", "lösch", "gelösch"),
+    *("erlisch", "verfäll", "verfall", "beschädig", "borr", "elimin", "caduc", "dañ", "cancell", "decad"),
+    *("scad", "dannegg", "apag", "danific", "gewis", "vervall", "beschadig", "strac", "utrac", "usun"),
+    *("skasow", "wygas", "uszkodz"),
+)
 
 
 def unless_needed(head: str, language: str) -> bool:
@@ -138,4 +148,6 @@ def unless_needed(head: str, language: str) -> bool:
     if found is None or len(_words(part[found.end() :])) > _UNLESS_REACH:
         return False
     main = _words(part[: found.start()])
+    if any(w.startswith(_LOSS) for w in main):
+        return False  # "Your settings won't be lost unless you reset the router": a warning
     return any(_negator(w, language) for w in main) and _CAUSE.isdisjoint(main)
