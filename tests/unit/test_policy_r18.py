@@ -124,3 +124,11 @@ def test_the_shapes_around_a_match_read_a_bounded_head(monkeypatch: pytest.Monke
     outcome_of("Please wait, " + "then reinstall " * 600, "reinstall")
     assert seen
     assert max(seen) <= _WINDOW
+
+
+def test_a_negated_modal_over_not_cancels_in_english() -> None:
+    """ "You cannot not ...": the two negations are one word each in English (French "ne pas" is two)."""
+    assert (
+        outcome_of("You cannot not descale the coffee grinder after this much use.", FILTER["en"])
+        == "violation"
+    )

@@ -96,3 +96,8 @@ def test_the_tuning_part_holds_a_floor() -> None:
     found = read_tuning_part("tuning-r19.yaml")
     assert found.accuracy >= 0.9
     assert found.missed == 0
+
+
+def test_a_judgement_turned_round_does_not_negate_the_list() -> None:
+    assert not judges_list_badly("Risky, but worth it:", False)
+    assert not judges_list_badly("Harmful to skip:", False)

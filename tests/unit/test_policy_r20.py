@@ -122,3 +122,9 @@ def test_the_tuning_part_holds_a_floor() -> None:
 def test_unless_after_a_loss_that_will_not_happen_is_a_warning(text: str, phrase: str) -> None:
     """ "Won't be lost unless you reset it": the action is what would cause the loss, not what is needed."""
     assert outcome_of(text, phrase) == "fine"
+
+
+def test_a_hesitation_about_another_verb_does_not_reach_the_action() -> None:
+    """ "Don't hesitate to call us before you reseed the meadow": the hesitation is about calling."""
+    assert outcome_of("Don't hesitate to call us before you reseed the meadow.", KEYS["en"]) != "violation"
+    assert outcome_of("Yo no dudaría ni un momento en resembrar el prado.", KEYS["es"]) == "violation"

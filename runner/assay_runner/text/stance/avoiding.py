@@ -4,6 +4,7 @@ German and Dutch the same verb before the action's infinitive clause clears it."
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from assay_runner.text.stance.words import _SUBORDINATORS, _WINDOW, _bare, _negator, _set, _words
@@ -35,6 +36,19 @@ _INFINITIVE_HEAD = 3  # "vermeiden, die | SD-Karte zu formatieren": the infiniti
 _HESITATION_REACH = 3  # "Esiterei a | rinvasare", "I'd hesitate to | repot"
 _TO_INFINITIVE = {"de": "zu", "nl": "te"}
 _POLITE = _set("please bitte por favor per favore alstublieft proszę s'il plaît")
+
+
+# What may stand between a hesitation and its action besides a preposition: "ni un momento", "ani
+# chwili", "pas une seconde", "keine Sekunde", "for a second", "się".
+_HESITATION_FILLERS = _set(
+    """ni un una momento segundo instante ani chwili chwilę sekundy pas une seconde instant keine sekunde
+    moment augenblick for a second nessun attimo istante um geen seconde się se me mi mich"""
+)
+
+
+def _hesitation_gap(after: Sequence[str]) -> int:
+    """The words between a hesitation and the action, fillers left out."""
+    return sum(1 for word in after if word not in _HESITATION_FILLERS)
 
 
 def _clause_between(segment: str, verb: str) -> bool:
@@ -92,9 +106,13 @@ def _avoiding(segment: str, head: str, language: str) -> Literal["must", "avoids
             around = [*around, *words[at + 1 : at + 1 + _NEGATION_REACH]]
         if language == "fr":  # "N'hésitez pas à", "vous n'y échapperez pas": "ne" on the verb, "pas" after
             around = [*around, words[at], *words[at + 1 : at + 3]]
+        if hesitates and _hesitation_gap(words[at + 1 :]) > _HESITATION_REACH:
+            return (
+                None  # "Don't hesitate to call us before you reset it": the hesitation is about another verb
+            )
         if any(_negator(w, language) or w in _IMPOSSIBLE for w in around):
             return "must"
-        if hesitates and len(words) - at <= _HESITATION_REACH:
+        if hesitates and _hesitation_gap(words[at + 1 :]) <= _HESITATION_REACH:
             return "avoids"  # "J'hésiterais à rempoter le cactus avant le printemps"
         before_comma, comma, after_comma = head.rstrip().rpartition(",")
         if (

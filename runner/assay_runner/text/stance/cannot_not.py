@@ -19,7 +19,7 @@ from assay_runner.text.stance.words import _WINDOW, _negator, _set, _words
 
 # What is possible, thinkable, a way, an option or a reason, in the eight languages ("no reason not to").
 _POSSIBLE = _set(
-    """way can could possible option choice question conceivable thinkable imaginable
+    """way can could can't cannot couldn't possible option choice question conceivable thinkable imaginable
     pouvez peut pouvons peux possible moyen façon question pensable envisageable imaginable concevable
     kann können kannst möglich denkbar frage weg anders
     puede puedes podemos posible forma manera modo opción cabe
@@ -107,7 +107,8 @@ def _negation_at_end(words: Sequence[str], language: str) -> _Inner | None:
     end = at
     if at > 0 and words[at - 1] in _WITHOUT:
         return _Inner(at - 1, infinitive=True)
-    while at > 0 and end - at < _REACH and (_negator(words[at - 1], language) or words[at - 1] == "pas"):
+    run = _REACH if language == "fr" else 1  # "ne pas"; elsewhere one word ("You cannot not ...")
+    while at > 0 and end - at < run and (_negator(words[at - 1], language) or words[at - 1] == "pas"):
         at -= 1
     if at == end:
         return None

@@ -59,6 +59,21 @@ _ERROR = _set(
 )
 _NOT = _set("not no non pas nicht kein keine nie niet geen nem não ni nor")
 _CONDITION = _set("if si wenn falls se als indien jeśli jeżeli gdyby when quand cuando quando wanneer gdy")
+# Skipping what the list holds, judged badly, recommends it ("Harmful to skip:", "Riskant, sie
+# auszulassen:").
+_SKIPPING = _set(
+    """skip skipping omit omitting ignore ignoring neglect neglecting sauter omettre ignorer négliger
+    auslassen weglassen überspringen ignorieren saltar omitir ignorar saltare omettere ignorare tralasciare
+    pular saltar omitir ignorar overslaan weglaten negeren pominąć pomijać ignorować"""
+)
+# A bad judgement turned round by a contrast and a good one ("Risky, but worth it").
+_BUT_GOOD = re.compile(
+    r"\b(?:but|yet|mais|aber|doch|pero|ma|però|mas|porém|maar|toch|ale|jednak)\b.*\b(?:worth|worthwhile|"
+    r"necessary|needed|essential|vaut|nécessaire|indispensable|lohnt|nötig|notwendig|vale|necesario|"
+    r"imprescindible|necessario|indispensabile|necessário|waard|nodig|noodzakelijk|warto|konieczne|"
+    r"niezbędne)\b",
+    re.IGNORECASE,
+)
 _LEAD = 4  # the judgement leads the line: "Pointless with ...", "Honestly, pointless on ..."
 _MAX_WORDS = 16
 
@@ -75,6 +90,8 @@ def judges_list_badly(line: str, heading: bool) -> bool:
         return False
     if not _ERROR.isdisjoint(words) or any(w.isdigit() for w in words[:_LEAD]):
         return False
+    if not _SKIPPING.isdisjoint(words) or _BUT_GOOD.search(stripped):
+        return False  # "Harmful to skip:", "Risky, but worth it:": the judgement turns round
     if _BAD_PHRASE.search(stripped):
         return True
     for at, word in enumerate(words[:_LEAD]):
