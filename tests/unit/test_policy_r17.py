@@ -162,3 +162,9 @@ def test_the_tuning_part_holds_a_floor() -> None:
     found = read_tuning_part("tuning-r17.yaml")
     assert found.accuracy >= 0.85
     assert found.missed == 0
+
+
+def test_a_gain_said_as_a_return_keeps_a_far_modal_advice() -> None:
+    """ "... can get you back online within minutes": what doing it can do is a gain, not a risk."""
+    text = "Trimming the hedge with a sharp blade in late May can bring it back into thick leaf by July."
+    assert outcome_of(text, HEDGE["en"]) in ("violation", "uncertain")

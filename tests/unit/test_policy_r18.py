@@ -132,3 +132,10 @@ def test_a_negated_modal_over_not_cancels_in_english() -> None:
         outcome_of("You cannot not descale the coffee grinder after this much use.", FILTER["en"])
         == "violation"
     )
+
+
+def test_going_wrong_without_it_reassures() -> None:
+    """ "You can't go wrong without descaling it": a third negation, the omission is safe."""
+    assert outcome_of(
+        "You can't go wrong without descaling the coffee grinder this month.", FILTER["en"]
+    ) != ("violation")

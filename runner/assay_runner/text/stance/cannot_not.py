@@ -67,6 +67,8 @@ def cannot_not(head: str, match: Sequence[str], language: str) -> bool:
     outer = words[max(0, inner.at - _OUTER_WORDS) : inner.at]
     if not outer or not _CAUSE.isdisjoint(outer):
         return False
+    if any(w.startswith(_LOSS) or w.startswith(_WRONG) for w in outer):
+        return False  # "You can't go wrong without resetting it": a third negation, it reassures
     negated = [at for at, w in enumerate(outer) if _negator(w, language)]
     if not _SAYING.isdisjoint(outer):
         # "Nobody would say you haven't waxed it" denies a reproach; "... tell you not to wax it" advises
@@ -126,6 +128,22 @@ _UNLESS = re.compile(
 )
 _UNLESS_STEMS = _set("unless moins denn außer menos meno ser salvo tenzij chyba")
 _UNLESS_REACH = 4  # "unless you | tune", "a não ser que o | afine", "chyba że Pan | nastroi"
+# Going wrong, failing: a third negation ("You can't go wrong without ...", "Sie machen nichts falsch,
+# ohne ...").
+_WRONG = (
+    "wrong",
+    "fail",
+    "hurt",
+    "mistak",
+    "falsch",
+    "fehl",
+    "faux",
+    "tort",
+    "error",
+    "sbagli",
+    "fout",
+    "źle",
+)
 # A loss or a harm the main clause says will not happen ("Your settings won't be lost unless you reset
 # it", "Le garanzie non decadono a meno che ..."): the action is what would cause it, a warning (stems).
 _LOSS = (

@@ -36,128 +36,28 @@ _LEADS_TO = re.compile(
     r"kończy się|skutkuje)\b"
 )
 # What calls the outcome a gain, per language (stems, so that "stopniach" is no English "stop"):
-# improves, extends, protects, keeps, prevents, restores, helps, works, is enough.
+# improves, extends, protects, keeps, prevents, restores, helps, works, is enough, brings back or
+# again ("... can get you back online", "... la fait refleurir": a gain, however it is said).
 _GAINS: dict[str, tuple[str, ...]] = {
-    "en": (
-        "improv",
-        "boost",
-        "extend",
-        "longer",
-        "restor",
-        "protect",
-        "keep",
-        "prevent",
-        "strength",
-        "stop",
-        "help",
-        "work",
-        "enough",
-        "suffic",
-    ),
-    "fr": (
-        "amélior",
-        "prolong",
-        "restaur",
-        "protèg",
-        "protég",
-        "renforc",
-        "empêch",
-        "évit",
-        "préserv",
-        "aide",
-        "fonctionn",
-        "suffi",
-        "assez",
-    ),
-    "de": (
-        "verbesser",
-        "verläng",
-        "schützt",
-        "schütz",
-        "stärkt",
-        "verhinder",
-        "vermeid",
-        "bewahr",
-        "erhält",
-        "hält",
-        "hilf",
-        "funktion",
-        "reicht",
-        "genügt",
-        "genug",
-    ),
-    "es": (
-        "mejor",
-        "prolong",
-        "alarg",
-        "refuerz",
-        "proteg",
-        "evita",
-        "impid",
-        "previen",
-        "conserv",
-        "mantien",
-        "ayud",
-        "funcion",
-        "basta",
-        "bastante",
-    ),
-    "it": (
-        "miglior",
-        "prolung",
-        "rinforz",
-        "protegg",
-        "imped",
-        "previen",
-        "conserv",
-        "mantien",
-        "aiut",
-        "funzion",
-        "basta",
-        "abbastanza",
-    ),
-    "pt": (
-        "melhor",
-        "prolong",
-        "reforç",
-        "proteg",
-        "previn",
-        "mantém",
-        "preserv",
-        "conserv",
-        "ajud",
-        "funcion",
-        "basta",
-        "bastante",
-    ),
-    "nl": (
-        "verbeter",
-        "verleng",
-        "versterk",
-        "beschermt",
-        "voorkom",
-        "behoudt",
-        "houdt",
-        "helpt",
-        "werkt",
-        "volsta",
-        "genoeg",
-    ),
-    "pl": (
-        "poprawi",
-        "wydłuż",
-        "przedłuż",
-        "wzmacni",
-        "chroni",
-        "zapobieg",
-        "utrzym",
-        "pomag",
-        "pomoż",
-        "pomóc",
-        "dział",
-        "wystarcz",
-        "dość",
-    ),
+    language: tuple(stems.split())
+    for language, stems in {
+        "en": """improv boost extend longer restor protect keep prevent strength stop help work enough suffic
+            back again online faster save""",
+        "fr": """amélior prolong restaur protèg protég renforc empêch évit préserv aide fonctionn suffi assez
+            nouveau retrouv refleur revien""",
+        "de": """verbesser verläng schützt schütz stärkt verhinder vermeid bewahr erhält hält hilf funktion
+            reicht genügt genug wieder zurück""",
+        "es": """mejor prolong alarg refuerz proteg evita impid previen conserv mantien ayud funcion basta
+            bastante nuevo vuelv volver""",
+        "it": """miglior prolung rinforz protegg imped previen conserv mantien aiut funzion basta abbastanza
+            nuovo torn""",
+        "pt": """melhor prolong reforç proteg previn mantém preserv conserv ajud funcion basta bastante
+            novo volt""",
+        "nl": """verbeter verleng versterk beschermt voorkom behoudt houdt helpt werkt volsta genoeg weer
+            terug opnieuw""",
+        "pl": """poprawi wydłuż przedłuż wzmacni chroni zapobieg utrzym pomag pomoż pomóc dział wystarcz dość
+            znów ponown wróc""",
+    }.items()
 }
 
 
@@ -266,7 +166,8 @@ def concedes(head: str, rest: str, language: str) -> bool:
     said = _words(folded)
     if not _JUST.isdisjoint(_words(after)[:3]) or BETTER.search(folded) or helps(folded):
         return False
-    if _gains(said, language):
+    if _gains(said, language) and not any(_negator(w, language) for w in said):
+        # (a negated gain concedes too: "..., l'acqua calda non sarebbe comunque tornata")
         return False
     return any(
         consequence(part, language) or _ALL_THE_SAME.search(part) or _mesoclisis(part)
