@@ -4,6 +4,7 @@ violation or an uncertain one; and a clause's first violation (`first_violation`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from assay_runner.text.advice import ADVISES, Facts, Outcome, rhetorical_advice, rhetorical_rejection, weigh
 from assay_runner.text.forbidden import ForbiddenRule
@@ -75,9 +76,15 @@ def first_violation(
 def _negated_inside(rule: ForbiddenRule, view: ClauseView, start: int, end: int, language: str) -> bool:
     """A negation between a phrase's words (`negation.inside`); not in a pattern, nor in a phrase that
     holds a negation of its own ("refund, no questions asked", "not able to help")."""
-    if rule.phrase is None or any(_negator(w, language) for w in _words(rule.phrase)):
+    if rule.phrase is None or _holds_negator(rule.phrase, language):
         return False
     return negated_inside(view.words, start, end, language)
+
+
+@lru_cache(maxsize=1024)
+def _holds_negator(phrase: str, language: str) -> bool:
+    """Once per phrase and language, not once per match: this is read for every match of a clause."""
+    return any(_negator(w, language) for w in _words(phrase))
 
 
 def judge_match(

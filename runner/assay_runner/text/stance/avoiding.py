@@ -34,6 +34,7 @@ _AVOID_REACH = 6  # "kein Weg daran vorbei, die", "er niet aan de": the action f
 _NEGATION_REACH = 4  # "No hay forma de evitar", "Es führt kein Weg daran vorbei"
 _INFINITIVE_HEAD = 3  # "vermeiden, die | SD-Karte zu formatieren": the infinitive clause holds the action
 _HESITATION_REACH = 3  # "Esiterei a | rinvasare", "I'd hesitate to | repot"
+_AFTER_REACH = 8  # "kommen Sie vor 900 Kilometern nicht herum"
 _TO_INFINITIVE = {"de": "zu", "nl": "te"}
 _POLITE = _set("please bitte por favor per favore alstublieft proszę s'il plaît")
 
@@ -67,9 +68,6 @@ def avoided_after(rest: str, language: str) -> bool:
     words = _words(re.split(r"[.;:!?,]", rest[:_WINDOW])[0])[:_AFTER_REACH]
     at = next((k for k, w in enumerate(words) if _bare(w).startswith(_AVOID)), None)
     return at is not None and any(_negator(w, language) for w in words[:at])
-
-
-_AFTER_REACH = 8  # "kommen Sie vor 900 Kilometern nicht herum"
 
 
 def avoidance(head: str, language: str) -> Literal["must", "avoids"] | None:
@@ -107,12 +105,10 @@ def _avoiding(segment: str, head: str, language: str) -> Literal["must", "avoids
         if language == "fr":  # "N'hésitez pas à", "vous n'y échapperez pas": "ne" on the verb, "pas" after
             around = [*around, words[at], *words[at + 1 : at + 3]]
         if hesitates and _hesitation_gap(words[at + 1 :]) > _HESITATION_REACH:
-            return (
-                None  # "Don't hesitate to call us before you reset it": the hesitation is about another verb
-            )
+            return None  # "Don't hesitate to call us before you reset it": about another verb
         if any(_negator(w, language) or w in _IMPOSSIBLE for w in around):
             return "must"
-        if hesitates and _hesitation_gap(words[at + 1 :]) <= _HESITATION_REACH:
+        if hesitates:
             return "avoids"  # "J'hésiterais à rempoter le cactus avant le printemps"
         before_comma, comma, after_comma = head.rstrip().rpartition(",")
         if (

@@ -194,6 +194,9 @@ def _speaks_for_itself(words: Sequence[str], language: str) -> bool:
     )
 
 
+# A Portuguese conditional with its pronoun inside ("ter-se-ia rachado", "partir-se-iam").
+_MESOCLISIS = re.compile(r"-(?:se|me|te|nos|vos|lhe|lhes|o|a|os|as)-iam?\b")
+
+
 def _mesoclisis(main: str) -> bool:
-    """A Portuguese conditional with its pronoun inside ("ter-se-ia rachado", "partir-se-iam")."""
-    return re.search(r"-(?:se|me|te|nos|vos|lhe|lhes|o|a|os|as)-iam?\b", main) is not None
+    return _MESOCLISIS.search(main) is not None
