@@ -27,8 +27,8 @@ held-out plan), `tuning-r16` (the sixteenth's: warnings that say what doing it d
 (the seventeenth's: what doing it can or often does after a long subject, concessions), `tuning-r18` (the
 eighteenth's: a negated possibility over a negated action), `tuning-r19` (the nineteenth's: lines that judge
 their list badly), `tuning-r20` (the twentieth's: no reason not to, delays and hesitations denied,
-"unless"), `tuning-r21` (the twenty-first's: German, Dutch and Polish subjects that warn), `heldout-languages`
-(a folder,
+"unless"), `tuning-r21` (the twenty-first's: German, Dutch and Polish subjects that warn), `tuning-r22` (the
+twenty-second's: a negated subject judged far after the action), `heldout-languages` (a folder,
 one file per answer language, written for issue 42 by someone who never saw the reader's changes, before
 they were made, and never tuned on; its README says how) and `heldout-2` (a second folder of the same
 format, written for issue 42 by someone who never opened the reader's code, after `heldout-languages` had

@@ -32,10 +32,13 @@ def _predicate_negated(view: ClauseView, start: int, end: int) -> bool:
     if verb is None:
         return False
     after = verb + 1
-    while after < min(len(words), verb + 1 + _MAX_ADVERBS) and _is_adverb(words[after]):
-        after += 1  # "will definitely not", "is really not"
+    while after < min(len(words), verb + 1 + _MAX_ADVERBS) and (
+        _is_adverb(words[after]) or words[after] in _BE
+    ):
+        after += 1  # "will definitely not", "is really not", "would be no"
     negated = words[verb] in _NT_ALL or words[verb].endswith("n't")
-    if not negated and after < len(words) and words[after] in {"not", "never", "neither"}:
+    # "is not", "is never", and "is no": "Not wiping it would be no mistake" is not a double negative
+    if not negated and after < len(words) and words[after] in {"not", "never", "neither", "no"}:
         negated, after = True, after + 1
     for later in words[after : after + 3]:
         key = stem(later)
@@ -50,6 +53,9 @@ def double_negative(view: ClauseView, start: int, end: int) -> bool:
     """ "Not reinstalling is not an option", "Not wiping it would be a mistake": both negations cancel,
     and the clause says the action must be done."""
     return _negated_subject(view, start) and _predicate_negated(view, start, end)
+
+
+_BE = frozenset({"be", "been"})
 
 
 def _negated_subject(view: ClauseView, start: int) -> bool:

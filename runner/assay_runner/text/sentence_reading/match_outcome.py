@@ -45,6 +45,7 @@ from assay_runner.text.stance import (
     wrong_not_to,
 )
 from assay_runner.text.stance.cannot_not import cannot_not, unless_needed
+from assay_runner.text.stance.judged_omission import judged_omission, judged_predicate
 from assay_runner.text.stance.words import _WINDOW, _negator, _words
 
 
@@ -79,6 +80,17 @@ def _negated_inside(rule: ForbiddenRule, view: ClauseView, start: int, end: int,
     if rule.phrase is None or _holds_negator(rule.phrase, language):
         return False
     return negated_inside(view.words, start, end, language)
+
+
+def _judged_omission(view: ClauseView, start: int, end: int, rest: str, language: str) -> bool | None:
+    """`stance.judged_omission` for a match of the clause `view`: the words before it in its clause,
+    its own words, and the sentence after it (`rest`)."""
+    if start - view.body_start > _OMISSION_HEAD:
+        return None  # asked before the words are sliced: a long clause has thousands of matches
+    return judged_omission(view.words[view.body_start : start], view.words[start:end], rest, language)
+
+
+_OMISSION_HEAD = 3  # "Ne pas", "Not": only a negation and particles stand before a negated subject
 
 
 @lru_cache(maxsize=1024)
@@ -117,7 +129,8 @@ def judge_match(
         and (rule.phrase is None or not negated_verbal_noun(rule.phrase.split()[0], "pl"))
     ):  # "Nieusunięcie konta nie wchodzi w grę": the action named as not done, its predicate decides
         rest = text[offset_end(view, end, at, start) :]
-        return ADVISES if omission_rejected(rest, facts.language) else None
+        judged = omission_rejected(rest, facts.language) or judged_predicate(rest[:_WINDOW], facts.language)
+        return ADVISES if judged is True else None
     # The shapes below read at most `_WINDOW` characters either side: a slice of the whole head per match
     # made a clause of thousands of matches quadratic (`bench/judges_cost.py`, restarted, 1 MB).
     head = text[max(0, at - _WINDOW) : at]
@@ -144,6 +157,9 @@ def judge_match(
         rejected = rejected_subject(view.words, view.body_start, start, end)
         if rejected is not None:  # "(Non) reinstallare non è un'opzione"
             return ADVISES if rejected else None
+    judged = _judged_omission(view, start, end, text[stop : stop + _WINDOW], facts.language)
+    if judged is not None:  # "Not replacing them before the winter would be a real mistake / no mistake"
+        return ADVISES if judged else None
     if negated_twice(view.words, view.body_start, start, end):  # the reader cannot show a pass
         return Outcome("uncertain", "a negated action whose predicate is negated too: the two may cancel")
     if encouraged(view, start, end):  # read before negation: its "pas" encourages
