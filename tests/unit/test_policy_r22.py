@@ -121,6 +121,10 @@ def test_the_shape_reads_only_a_subject_said_as_such() -> None:
     assert judged_predicate(" is no risk worth running", "en") is None
     assert judged_predicate(" is a good way to ruin it", "en") is None
     assert judged_predicate(" wäre bestimmt falsch", "de") is True
+    # "makes no sense" denies a good word; "senseless" is a bad one, whose stem "sense" it shares
+    assert judged_predicate(" no tiene ningún sentido", "es") is True
+    assert judged_predicate(" is senseless", "en") is True
+    assert judged_predicate(", kommt deshalb nicht infrage", "de") is True
 
 
 def test_the_tuning_part_holds_a_floor() -> None:

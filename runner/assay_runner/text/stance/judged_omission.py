@@ -103,14 +103,14 @@ _STOP = re.compile(r"[;:.!?()\u2013\u2014]|\s-\s")
 _COPULA_CHARS = 16
 _REACH = 16  # the action's modifiers ("before a winter of motorway driving") and the verb
 _COPULAS = {
-    "en": _set("is isn't was wasn't would wouldn't will won't 's"),
-    "fr": _set("est n'est serait sera était"),
-    "de": _set("ist wäre war wird kommt käme"),
-    "es": _set("es sería será era fue"),
-    "it": _set("è sarebbe sarà era"),
-    "pt": _set("é seria será era foi"),
-    "nl": _set("is zou was wordt komt"),
-    "pl": _set("jest byłoby byłby byłaby będzie"),
+    "en": _set("is isn't was wasn't would wouldn't will won't 's makes amounts"),
+    "fr": _set("est n'est serait sera était reviendrait revient a n'a"),
+    "de": _set("ist wäre war wird kommt käme hat macht"),
+    "es": _set("es sería será era fue tiene equivaldría"),
+    "it": _set("è sarebbe sarà era ha equivarrebbe"),
+    "pt": _set("é seria será era foi tem faz equivaleria"),
+    "nl": _set("is zou was wordt komt heeft"),
+    "pl": _set("jest byłoby byłby byłaby będzie ma"),
 }
 _PRONOUNS = _set(
     """it this that which ce c' cela ça es das dies esto eso ello lo questo ciò isso isto dat dit het to
@@ -154,6 +154,7 @@ _BAD = (
     *("szkoda", "lástima", "dangerous", "gefährlich"),
     *("dangereu", "pericolos", "peligros", "perigos", "gevaarlijk", "niebezpieczn", "worst", "pire"),
     *("schlimmst", "peor", "peggio", "pior", "ergst", "najgorsz", "asking"),
+    *("senseless", "sinnlos", "zinloos", "bezsens"),  # read before "sense", whose stem they share
 )
 # Calling it a risk: said, the omission is wrong; denied, it may still be one not to run.
 _RISK = ("risk", "rischi", "risqu", "riesgo", "arriesgad", "arriscad", "ryzyk", "ryzykown")
@@ -163,6 +164,8 @@ _GOOD = (
     *("vernünftig", "sage", "judicieux", "raisonnable", "bon", "conseillé", "buen", "sensat", "recomendable"),
     *("razonable", "saggi", "buon", "consigliabil", "ragionevol", "bom", "boa", "aconselháv", "razoáv"),
     *("verstandig", "goed", "slim", "raadzaam", "dobr", "rozsądn", "mądr", "wskazan"),
+    # sense: "makes no sense", "n'a aucun sens", "no tiene ningún sentido", "macht keinen Sinn"
+    *("sense", "sens", "sentido", "senso", "sinn", "zin", "sensu"),
 )
 # "better", "best", said as whole words ("bestimmt" is no "best").
 _BETTER = _set(
@@ -181,4 +184,4 @@ _OPTION = (
     *("aceitáv", "akceptowaln"),
 )
 # "out of the question": the noun of each language's idiom.
-_OPTION_WORDS = _set("question frage discusión discussione questão aanmerking grę")
+_OPTION_WORDS = _set("question frage infrage discusión discussione questão aanmerking grę")
