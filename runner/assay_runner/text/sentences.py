@@ -26,6 +26,7 @@ from assay_runner.text.stance import (
     reassures_of_list,
     sets_aside,
 )
+from assay_runner.text.stance.how_after import shows_how
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 
@@ -276,8 +277,8 @@ def negating_intro(text: str, heading: bool = False) -> bool:
     the following:", "Avoid", "None of these options will work:", "Off-limits on managed laptops", "...,
     so leave them out:")? See `_INTRO_FILLER`, `_NONE_OF` and `stance.sets_aside`."""
     folded = text.replace("\u2019", "'")
-    if keeps(folded):
-        return False  # "Don't skip these:", "Sla deze stappen niet over:"
+    if keeps(folded) or shows_how(folded):
+        return False  # "Don't skip these:", "Sla deze stappen niet over:", "No workshop needed - here's how:"
     if sets_aside(folded, heading) or calls_futile(folded, heading):
         return True
     if len(folded) <= _MAX_INTRO and judges_list_badly(folded, heading):
