@@ -26,6 +26,7 @@ from assay_runner.text.stance import (
     reassures_of_list,
     sets_aside,
 )
+from assay_runner.text.stance.headings import heading_without_colon_negates
 from assay_runner.text.stance.how_after import shows_how
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
@@ -160,6 +161,7 @@ class _Blocks:
         self.heading = False  # the block being read is a heading
         self.intro = False  # the last paragraph was a negating introduction ("Do not:")
         self.intro_open = False  # no block has followed the negating introduction yet
+        self.listed_aside = False  # the last block was a heading that negates the bare items under it
         self.quoted = False  # the block being read is in a block quote
         self.header: list[str] | None = None  # the header cells of the table being read
 
@@ -241,7 +243,8 @@ class _Blocks:
             for before, after in pairwise(lines):
                 if before.start is None or after.start != before.start + len(before.text) + 1:
                     base = None
-        if self.intro and (item or self.intro_open):  # under "Do not:" / "Avoid the following:"
+        if (self.intro and (item or self.intro_open)) or (item and self.listed_aside and _bare_item(text)):
+            # under "Do not:" / "Avoid the following:", or a bare item under "### Never on a sealed rim"
             self.intro_open = False  # one paragraph after the intro, or the list items under it
             added = len(_INTRO_PREFIX)
             self.blocks.append(
@@ -250,6 +253,7 @@ class _Blocks:
             return
         if not item:
             self.intro = self.intro_open = negating_intro(text, heading)
+            self.listed_aside = heading and not self.intro and heading_without_colon_negates(text)
         self.blocks.append(Sentence(text, base, 0, self.quoted))
 
 
@@ -297,6 +301,13 @@ def negating_intro(text: str, heading: bool = False) -> bool:
     # Words the filler list does not hold: the line's structure, in its own language, decides.
     short = len(folded) <= _MAX_INTRO and folded.rstrip().endswith(":")
     return short and heading_negates(folded, detect(folded))
+
+
+def _bare_item(text: str) -> bool:
+    """A list item written as a bare action ("regenerate the water softener", "tirar el SCOBY"), as lists
+    of what not to do are, not as a sentence that instructs ("Reset the alarm with the test button.")."""
+    first = next((c for c in text if c.isalpha()), "")
+    return first.islower() and not text.rstrip().endswith((".", "!"))
 
 
 def _intro_word(word: str) -> bool:

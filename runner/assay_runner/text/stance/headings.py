@@ -1,9 +1,11 @@
-"""A heading's polarity: a short line ending in ":" whose own predicate is negated negates its list."""
+"""A heading's polarity: a short line ending in ":" whose own predicate is negated negates its list; a
+heading without one negates the bare items under it (`sentences._bare_item`)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from assay_runner.text.language import detect
 from assay_runner.text.reversers import reversed_frame
 from assay_runner.text.stance.words import _RESTART, _SUBORDINATORS, _negator, _set, _words
 
@@ -114,3 +116,48 @@ _NEEDLESS = _set(
     innecesaria inútil superfluo superflua desnecessário desnecessária desnecessario onnodig nutteloos
     overbodig unnötig überflüssig sinnlos zbędne niepotrzebne niepotrzebny zbyteczne"""
 )
+
+
+def heading_without_colon_negates(text: str) -> bool:
+    """A heading that ends without a colon, read as `heading_negates` reads a line that ends in one
+    ("### Never on a sealed acrylic rim", "### Nada de esto mientras dure la garantía"). Its negation may
+    be of a worry ("### Nothing complicated", "### No workshop needed") above instructions, so it is read
+    only over bare items (`sentences._bare_item`), never over sentences that instruct."""
+    line = text.replace("\u2019", "'").strip()
+    if not line or len(line) > _HEADING_CHARACTERS or line.endswith((".", "!", "?", ":")):
+        return False
+    words = _words(line)
+    if not _STILL.isdisjoint(words) or any(w in _WORKS or w.startswith(_WORKING) for w in words):
+        return False  # "### Still not working": a symptom, then what to do about it
+    if all(_negates_a_noun(words, i) for i, w in enumerate(words) if w in _HEADING_NEGATORS):
+        return False  # "### No time to lose", "### Nothing else is needed": not what the list holds
+    return heading_negates(line + ":", detect(line))
+
+
+_HEADING_CHARACTERS = 100  # a heading, not a paragraph
+
+
+def _negates_a_noun(words: list[str], at: int) -> bool:
+    """Is the negating word at `at` a determiner of a noun other than the list ("no time", "kein
+    Grund", "nothing else"), not "none of these", "nada de esto", "not", "nie", "nunca"?"""
+    word, after = words[at], words[at + 1] if at + 1 < len(words) else ""
+    if word in _NEGATING_DETERMINERS:
+        return after not in _OF
+    return word in _NEGATING_PRONOUNS and after in _ELSE
+
+
+# The negating words of a heading, in the eight languages.
+_HEADING_NEGATORS = _set(
+    """not no never none nothing don't won't doesn't isn't can't ne pas jamais rien aucun aucune nicht nie
+    nichts kein keine keinen niemals nunca nada ningún ninguna ninguno non mai niente nulla nessun nessuna
+    nessuno não nenhum nenhuma niet nooit niets geen nigdy nic żaden żadna żadne żadnych"""
+)
+_NEGATING_DETERMINERS = _set(
+    "no aucun aucune kein keine keinen ningún ninguna nessun nessuna nenhum nenhuma geen żaden żadna żadne"
+)
+_NEGATING_PRONOUNS = _set("nothing none rien nichts nada niente nulla niets nic")
+_OF = _set("of de des du d' von der dieser van z ze di dei delle degli della do da dos das")
+_ELSE = _set("else more other sonst mehr anderes más otra otro altro altra mais outra outro anders inne")
+_STILL = _set("still toujours immer noch steeds todavía sigue ancora ainda nadal wciąż")
+_WORKS = _set("work works working werkt marche")  # whole words: "worktop" is no "work"
+_WORKING = ("funktion", "fonctionn", "funcion", "funzion", "dział")
