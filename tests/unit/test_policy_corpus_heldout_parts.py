@@ -1,5 +1,5 @@
-"""The third to twentieth held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
-heldout-20/, issue 42) are well formed: one plan, so one set of checks, run on each part.
+"""The third to twenty-first held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
+heldout-21/, issue 42) are well formed: one plan, so one set of checks, run on each part.
 
 These tests check the files only: their format, their size per language, their balance and spread over
 kinds, that no row repeats another part, and that bench/policy_accuracy.py reads them. They do not hold the
@@ -47,11 +47,12 @@ PARTS = (
     "heldout-18",
     "heldout-19",
     "heldout-20",
+    "heldout-21",
 )
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl")
 MINIMUM_ROWS = 45
 MINIMUM_ENGLISH_ROWS = 60
-# heldout-8 to heldout-20 were written at two thirds of the others' size
+# heldout-8 to heldout-21 were written at two thirds of the others' size
 # (36 rows per language, 46 in English)
 SMALLER_PARTS = {
     "heldout-8": (36, 46),
@@ -67,6 +68,7 @@ SMALLER_PARTS = {
     "heldout-18": (36, 46),
     "heldout-19": (36, 46),
     "heldout-20": (36, 46),
+    "heldout-21": (36, 46),
 }
 KINDS = {
     "plain",
