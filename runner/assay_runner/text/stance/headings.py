@@ -131,6 +131,8 @@ def heading_without_colon_negates(text: str) -> bool:
         return False  # "### Still not working": a symptom, then what to do about it
     if all(_negates_a_noun(words, i) for i, w in enumerate(words) if w in _HEADING_NEGATORS):
         return False  # "### No time to lose", "### Nothing else is needed": not what the list holds
+    if not _NEEDLESS.isdisjoint(words):
+        return False  # "### Pas inutile du tout avant l'été": a negated "needless" asks for the list
     return heading_negates(line + ":", detect(line))
 
 
