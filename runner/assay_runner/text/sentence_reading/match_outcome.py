@@ -45,6 +45,7 @@ from assay_runner.text.stance import (
     wrong_not_to,
 )
 from assay_runner.text.stance.cannot_not import cannot_not, unless_needed
+from assay_runner.text.stance.generic_subject import befalls_whoever
 from assay_runner.text.stance.judged_omission import judged_omission, judged_predicate
 from assay_runner.text.stance.words import _WINDOW, _negator, _words
 
@@ -173,6 +174,8 @@ def judge_match(
             text, at, view.words[start:end], offset_end(view, end, at, start), facts.language
         ):
             return ADVISES  # "Das Profil nicht zu löschen, ist keine Option", "Not X won't fix it"
+        if befalls_whoever(text, at, facts.language):
+            return ADVISES  # "Wer den Tank nicht leert, riskiert einen Wasserschaden"
         if without_beside_negation(text, at):
             return Outcome("uncertain", "'without' the action beside another negation: the two may cancel")
         return None
@@ -205,6 +208,8 @@ def judge_match(
         and not _NECESSITY.isdisjoint(view.words[start:end])
     ):  # the object opens its clause: "Die Domain muss gelöscht werden", "The history should be cleared"
         return ADVISES
+    if befalls_whoever(text, at, facts.language):
+        return None  # "Wer das Parkett quer zur Faser abschleift, hinterlässt Rattermarken"
     outcome = weigh(
         view.words,
         start,
