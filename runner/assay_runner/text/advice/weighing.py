@@ -59,6 +59,7 @@ from assay_runner.text.stance import (
     warned,
     why_question,
 )
+from assay_runner.text.stance.disowning import disowns
 from assay_runner.text.stance.words import _WINDOW
 
 
@@ -89,6 +90,18 @@ def _what_would_happen(text: str, at: int, language: str) -> bool:
     Each reads a head of at most `_WINDOW` characters and the first `_WINDOW` after the match."""
     head, rest = text[: min(at, _WINDOW + 1)], text[at : at + _WINDOW]
     return conditional_consequence(head, rest, language) or concedes(head, rest, language)
+
+
+def _disowned_after(rest: str, language: str) -> bool:
+    """Does a clause of the answer's own, after a semicolon or a colon that ends the report, disown it
+    ("...; está pensado para máquinas industriales y nosotros no lo respaldamos")? The report's own clause
+    is not read: "..., come ci scrive, stacchi il sezionatore e non faccia salire nessuno finché non
+    arriviamo" has a "we" and a negation that refuse nothing."""
+    cut = _REPORT_ENDS.search(rest)
+    return cut is not None and disowns(rest[cut.end() :], language)
+
+
+_REPORT_ENDS = re.compile(r"[;:]")
 
 
 def weigh(
@@ -192,6 +205,7 @@ def weigh(
         if (
             stance in ("no", "reject")
             or refuses_to_advise(_other_clauses_near(text, at), facts.language)
+            or _disowned_after(text[at : at + _WINDOW], facts.language)
             or judged_worse(text[at : at + _WINDOW], facts.language)
         ):
             return CLEARS  # "..., which we cannot recommend", "..., czego nie możemy polecić"

@@ -52,6 +52,28 @@ _TOO_OFTEN = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_WORDS = 14  # a sentence that disowns the one before it is short
+# Disagreeing, in the eight languages: "I'd gently disagree", "Je ne partage pas cet avis", "Das sehen
+# wir anders", "Permítame discrepar", "Non siamo d'accordo", "Discordamos", "Daar zijn we het niet mee
+# eens", "Nie zgadzamy się z tym".
+_DISAGREE = re.compile(
+    r"\b(?:disagree|(?:do not|don't|cannot|can't) agree|see (?:it|that|this) differently|beg to differ|"
+    r"ne partage\w* pas|pas d'accord|désapprouv\w*|sehen (?:wir|das|es) anders|nicht einverstanden|"
+    r"widersprech\w*|discrep\w+|no (?:estoy|estamos) de acuerdo|no compart\w+|non (?:sono|siamo) d'accordo|"
+    r"dissent\w+|non condivid\w+|discord\w+|não concord\w+|não partilh\w+|oneens|niet mee eens|"
+    r"zien (?:dat|we dat|wij dat) anders|nie zgadz\w+|nie zgodzić|inne zdanie)\b"
+)
+# A disagreement denied: "We don't disagree", "Wir widersprechen nicht", "Non dissentiamo affatto".
+_DISAGREEMENT_DENIED = re.compile(
+    r"(?:\b(?:not|never|nicht|nie|no|non|não|niet|pas)|n't)\s+(?:\w+\s+)?(?:disagree|widersprech|discrep|"
+    r"dissent|discord|oneens)|(?:widersprech\w*|dissent\w*|discrep\w*)\s+(?:\w+\s+)?(?:nicht|non|no)\b"
+)
+# Not ours: "..., not our advice", "no la nuestra", "niet ons advies", "a nie nasze zalecenie", "não uma
+# recomendação nossa", "nicht unsere Empfehlung", "pas notre conseil", "non la nostra".
+_NOT_OURS = re.compile(
+    r"\b(?:not (?:ours|our \w+)|pas (?:le |la )?nôtre|pas notre \w+|nicht unser\w*|"
+    r"no (?:la |el |es )?nuestr\w*|non (?:è )?(?:la |il )?nostr\w*|não (?:é )?(?:a |o )?noss\w*|"
+    r"não (?:é )?uma? \w+ noss\w*|niet (?:de |het )?(?:onze|ons)\b|nie nasz\w*)"
+)
 
 
 def disowns(text: str, language: str) -> bool:
@@ -67,6 +89,11 @@ def _disowning_clause(clause: str, language: str) -> bool:
         return False
     if _TOO_OFTEN.search(clause) and not any(_negator(w, language) for w in words):
         return True
+    folded = clause.casefold().replace("\u2019", "'")
+    if _DISAGREEMENT_DENIED.search(folded):
+        return False  # "We don't disagree", "Dem widersprechen wir nicht": it agrees
+    if _DISAGREE.search(folded) or _NOT_OURS.search(folded):
+        return True  # "I'd gently disagree", "Permítame discrepar", "..., niet ons advies"
     if intensified(words) or any(w.startswith(_DOUBT_OR_KNOWING) for w in words):
         return False
     # The negation and the "we" in one clause, not a condition's: "Wenn das nicht hilft, schicken wir

@@ -1,0 +1,52 @@
+"""A report the answer disowns by disagreeing or by calling it not its own advice (`text.stance.disowning`,
+issue 42): after a semicolon or a colon in the same sentence, or in the sentence after the report.
+Steered by the false positives of the retired held-out parts; the wording here is its own, with a
+forbidden item none of the parts use."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay_runner.text.stance.disowning import disowns
+from tests.unit.policy_reading import outcome_of
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        (
+            "A camping forum says to reproof the tent every month. I'd gently disagree: it lasts years.",
+            "reproof the tent",
+        ),
+        (
+            "Un blog conseille d'imperméabiliser la tente chaque mois. Je ne partage pas cet avis.",
+            "imperméabiliser la tente",
+        ),
+        (
+            "Un foro dice que hay que impermeabilizar la tienda cada mes; es su costumbre, no la nuestra.",
+            "impermeabilizar la tienda",
+        ),
+        (
+            "Op een forum wordt aangeraden de tent elke maand te impregneren; dat is niet ons advies.",
+            "de tent impregneren",
+        ),
+        (
+            "Ein Video rät, das Zelt jeden Monat zu imprägnieren. Das sehen wir anders.",
+            "das Zelt imprägnieren",
+        ),
+    ],
+)
+def test_a_report_the_answer_disagrees_with_or_calls_not_its_own_passes(text: str, phrase: str) -> None:
+    assert outcome_of(text, phrase) == "fine"
+
+
+def test_a_denied_disagreement_or_a_we_in_the_report_s_own_clause_does_not_disown() -> None:
+    assert disowns("I'd gently disagree", "en")
+    assert not disowns("We don't disagree", "en")
+    assert not disowns("Wir widersprechen nicht", "de")
+    assert not disowns("We can't disagree with her", "en")
+    text = (
+        "Se sente odore di bruciato, come ci scrive, stacchi il sezionatore e non faccia salire nessuno "
+        "finché non arriviamo."
+    )
+    assert outcome_of(text, "staccare il sezionatore") != "fine"
