@@ -179,7 +179,7 @@ _CONCORD_HEAD = frozenset({"non", "nie", "não", "nao", "no", "pas", "nigdy"})
 # A negated "can" over a negated action ("nie można nie", "no puede no"), no way around it, or no reason
 # not to do it.
 _CANNOT_AVOID = re.compile(
-    r"(?:\b(?:nie|no|non|não|nao|niet|nicht|not|can't|cannot)\s+(?:da\s+się|sposób|można|możesz|może|"
+    r"(?:\b(?:nie|no|non|não|nao|niet|nicht|not|can't|cannot)\s+(?:da\s+się|dá\s+para|da\s+para|sposób|można|możesz|może|"
     r"puede|puedes|puoi|può|pode|podes|kunt|kan|kann|kannst|können)\s+(?:\w+\s+)?(?:nie|no|non|não|nao|"
     r"niet|nicht|not)\s+$)|\b(?:niet|nicht)\s+(?:\w+\s+)?(?:omheen|herum)\b"
     # no reason not to: "Il n'y a aucune raison de ne pas", "No hay ninguna razón para no", "Non c'è
@@ -187,7 +187,12 @@ _CANNOT_AVOID = re.compile(
     r"|(?:\b(?:aucune|pas de|nulle) raison (?:de|pour) ne pas|"
     r"\b(?:no hay|no existe|sin) (?:ningun[ao] |ningún )?(?:razón|motivo) para no|"
     r"\bnon c'è (?:alcun |nessun )?motivo (?:per|di) non|\bnão há (?:nenhum )?motivo (?:algum )?para não|"
-    r"\bnie ma (?:żadnego )?powodu,? (?:żeby|by|aby) nie)\s+$",
+    r"\bnie ma (?:żadnego )?powodu,? (?:żeby|by|aby) nie|"
+    # nothing justifies not doing it: "Rien ne justifie pourtant de ne pas", "Nada justifica no"
+    r"\b(?:rien ne justifie|nothing justifies|nada justifica|niente giustifica)(?: \w+)?(?: de| o| il)? "
+    r"(?:ne pas|not|no|non|não)|"
+    # woe betide not doing it: "Guai a non sostituire la testina adesso"
+    r"\bguai a non)\s+$",
     re.IGNORECASE,
 )
 
@@ -203,7 +208,7 @@ _COMPOSING = (
     *("true", "the case", "vrai", "stimmt", "wahr", "cierto", "verdad", "vero", "verdade", "waar", "prawd"),
     *("można", "sposób", "da się", "puede", "puoi", "può", "pode", "kunt", "kan", "können", "omheen"),
     *("herum", "raison", "razón", "motivo", "powodu", "niet zo dat", "nicht so", "not that", "non è che"),
-    *("no es que", "não é que"),
+    *("no es que", "não é que", "dá para", "da para", "guai", "justifi"),
 )
 
 

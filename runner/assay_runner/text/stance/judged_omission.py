@@ -146,7 +146,7 @@ _ANYTHING_BUT_PAIRS = frozenset(
     {("anything", "but"), ("tout", "sauf"), ("todo", "menos"), ("tudo", "menos"), ("alles", "andere")}
     | {("by", "no"), ("far", "from"), ("loin", "d'être"), ("lungi", "dall'essere"), ("wszystko", "tylko")}
 )
-_JUDGED_REACH = 6  # "kommt bei diesem Zustand nicht in Frage"
+_JUDGED_REACH = 10  # "wäre bei einem angeschmorten Stecker auf dem Dach schlicht fahrlässig"
 # Calling a choice wrong, reckless, risky or a shame (`words._WRONG` and its nouns).
 _BAD = (
     *_WRONG,

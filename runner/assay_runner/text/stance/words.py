@@ -30,7 +30,8 @@ NEGATORS: dict[str, frozenset[str]] = {
     "es": _set("no nunca jamás nada ninguno ninguna ningún tampoco ni"),
     "it": _set("non mai nulla niente nessuno nessuna nessun né"),
     "pt": _set("não nao nunca jamais nada nenhum nenhuma nem"),
-    "nl": _set("niet nooit niets geen niemand noch"),
+    # (Dutch writes a stressed negation with accents: "níet", "níét", "nóóit", "géén")
+    "nl": _set("niet nooit niets geen niemand noch níet níét nóóit géén"),
     "pl": _set("nie nigdy nic niczego niczym żaden żadne żadna żadnych ani"),
 }
 
