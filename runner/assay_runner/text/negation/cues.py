@@ -92,7 +92,7 @@ _CUE_WORDS = (
     | frozenset({"lieu", "lugar", "plutôt", "invece", "vez", "plaats", "invés"})
     | frozenset({"instead", "rather", "refrain", "without", "avoid", "avoiding", "stop", "stopping"})
     | frozenset({"against", "impossible", "unable", "not", "never", "neither", "no"})
-    | frozenset({"nor", "nothing", "none", "nobody", "af", "ab", "noch"})
+    | frozenset({"nor", "nothing", "none", "nobody", "af", "ab", "noch", "pas"})
     | _FORBIDDING
     | _NT_ALL
 )
@@ -137,6 +137,9 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
             or (w in {"af", "ab"} and not _ADVISE_AGAINST.isdisjoint(words[max(0, i - 3) : i]))
         ):
             cues.append(_Cue(i, i + 1, strict=True, directive=True))  # "policy forbids", "advise against"
+        elif w == "pas" and nxt in _PAS_ALONE and not any(_french_ne(v) for v in words[max(0, i - 4) : i]):
+            # spoken French drops the "ne": "Pas la peine de recoller la semelle", "Pas besoin de ..."
+            cues.append(_Cue(i, i + 1, strict=False, directive=True))
         elif w in {"impossible", "unable"}:
             cues.append(_Cue(i, i + 1, strict=False, directive=False))
         elif w == "not" and prev != "or":  # "whether or not" negates nothing
@@ -151,6 +154,13 @@ def find_cues(words: Sequence[str]) -> list[_Cue]:
 
 
 _NE = frozenset({"ne", "n'"})
+# What "pas" without its "ne" opens in spoken French: "Pas la peine de", "Pas besoin de" (not "Pas question
+# de ... sans ...", whose "sans" it would negate).
+_PAS_ALONE = frozenset({"la", "besoin", "nécessaire"})
+
+
+def _french_ne(word: str) -> bool:
+    return word in _NE or word.startswith("n'")
 
 
 _NE_PARTNERS = frozenset(

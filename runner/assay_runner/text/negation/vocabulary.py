@@ -58,7 +58,7 @@ _TRANSPARENT = _wordset(
     try tries tried trying attempt attempts attempted attempting bother go going want wants wish plan
     able allowed supposed expected meant ahead
     est pas de d' la le les l' un une des vous nous il faut devez pouvez avez besoin nécessaire jamais plus
-    recommandons recommande conseillons conseille y en
+    recommandons recommande conseillons conseille y en peine
     es el los las lo le hace falta necesario usted se recomendamos recomiendo debe debería hay que
     sie die das den dem der es ist nötig notwendig erforderlich müssen sollten bitte zu einen eine ein
     grund
