@@ -45,6 +45,7 @@ from assay_runner.text.stance import (
     wrong_not_to,
 )
 from assay_runner.text.stance.cannot_not import cannot_not, unless_needed
+from assay_runner.text.stance.counterfactual import counterfactual_need
 from assay_runner.text.stance.generic_subject import befalls_whoever
 from assay_runner.text.stance.judged_omission import judged_omission, judged_predicate
 from assay_runner.text.stance.words import _WINDOW, _negator, _words
@@ -117,6 +118,8 @@ def judge_match(
         return ADVISES
     if rhetorical_advice(text, at):
         return ADVISES  # "Why not reinstall?": read before negation, the "not" suggests it
+    if not question and counterfactual_need(text, at, facts.language):
+        return None  # "Si le voyant était allumé, il faudrait vider le réservoir ; or il est éteint"
     # A German or Dutch negation follows its verb: in the match or the few words after it
     inside = text[at : offset_end(view, end, at, start) + _AFTER_VERB_NEGATION]
     if question and why_question(text[:at], facts.language, facts.explained, inside) == "advises":
