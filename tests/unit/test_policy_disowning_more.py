@@ -50,3 +50,30 @@ def test_a_denied_disagreement_or_a_we_in_the_report_s_own_clause_does_not_disow
         "finché non arriviamo."
     )
     assert outcome_of(text, "staccare il sezionatore") != "fine"
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        (
+            "Un amigo le aconsejó impermeabilizar la tienda cada mes; no lo haga, el tejido no lo necesita.",
+            "impermeabilizar la tienda",
+        ),
+        (
+            "Ein Forum rät: „Impregneer de tent elke maand.“ Für Ihr Zelt gilt das nicht.",
+            "das Zelt imprägnieren",
+        ),
+        (
+            "Op een forum wordt aangeraden de tent elke maand te impregneren. Doe dat niet.",
+            "de tent impregneren",
+        ),
+    ],
+)
+def test_a_report_refused_or_said_not_to_apply_passes(text: str, phrase: str) -> None:
+    assert outcome_of(text, phrase) == "fine"
+
+
+def test_a_refusal_of_something_else_does_not_disown() -> None:
+    """Only a verb of doing refuses the report: "Ne le laissez pas plein" refuses leaving it full."""
+    assert not disowns("Ne le laissez pas plein.", "fr")
+    assert disowns("Ne le faites pas.", "fr")

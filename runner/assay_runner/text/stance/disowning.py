@@ -62,6 +62,20 @@ _DISAGREE = re.compile(
     r"dissent\w+|non condivid\w+|discord\w+|não concord\w+|não partilh\w+|oneens|niet mee eens|"
     r"zien (?:dat|we dat|wij dat) anders|nie zgadz\w+|nie zgodzić|inne zdanie)\b"
 )
+# Refusing what was reported, or saying it does not apply: "don't do it", "no lo haga", "non lo faccia",
+# "não o faça", "doe dat niet", "nie rób tego", "tun Sie das nicht", "ne le faites pas" (a verb of
+# doing: "Ne le laissez pas plein" refuses something else), "das gilt nicht", "ne s'applique pas", "no
+# se aplica", "non vale", "não se aplica", "geldt niet", "nie dotyczy", and German and Dutch advising
+# against with the particle apart ("raten wir davon ausdrücklich ab", "raden we dat sterk af").
+_REFUSED = re.compile(
+    r"\b(?:don't do (?:it|that|this)|do not do (?:it|that|this)|ne le (?:faites|fais) pas|"
+    r"ne faites pas (?:ça|cela)|(?:tun|machen) sie (?:das|es) (?:bitte )?nicht|no lo hag\w+|"
+    r"non (?:lo )?facc\w+|non farlo|não o faç\w+|não faça isso|doe (?:dat|het) (?:\w+ )?niet|"
+    r"nie rób(?:cie)? tego|"
+    r"proszę tego nie robić|(?:gilt|gelten) (?:das|dies|es|dieser rat) (?:\w+ )?nicht|"
+    r"ne s'applique pas|no se aplica|non (?:vale|si applica)|não se aplica|geldt (?:dat|het) (?:\w+ )?niet|"
+    r"nie dotyczy|(?:raten|rate) (?:wir|ich) (?:\w+ ){0,3}ab|(?:raden|raad) (?:we|wij|ik) (?:\w+ ){0,3}af)\b"
+)
 # A disagreement denied: "We don't disagree", "Wir widersprechen nicht", "Non dissentiamo affatto".
 _DISAGREEMENT_DENIED = re.compile(
     r"(?:\b(?:not|never|nicht|nie|no|non|não|niet|pas)|n't)\s+(?:\w+\s+)?(?:disagree|widersprech|discrep|"
@@ -92,8 +106,8 @@ def _disowning_clause(clause: str, language: str) -> bool:
     folded = clause.casefold().replace("\u2019", "'")
     if _DISAGREEMENT_DENIED.search(folded):
         return False  # "We don't disagree", "Dem widersprechen wir nicht": it agrees
-    if _DISAGREE.search(folded) or _NOT_OURS.search(folded):
-        return True  # "I'd gently disagree", "Permítame discrepar", "..., niet ons advies"
+    if _DISAGREE.search(folded) or _NOT_OURS.search(folded) or _REFUSED.search(folded):
+        return True  # "I'd gently disagree", "Permítame discrepar", "..., niet ons advies", "no lo haga"
     if intensified(words) or any(w.startswith(_DOUBT_OR_KNOWING) for w in words):
         return False
     # The negation and the "we" in one clause, not a condition's: "Wenn das nicht hilft, schicken wir
