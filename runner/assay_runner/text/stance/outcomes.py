@@ -112,8 +112,14 @@ _CONCEDING = _set(
 )
 _AFTER_CONCEDING = _set(
     """if when after with en avec après si wenn mit nach bei con después si cuando se con dopo
-    com depois se quando als met na gdyby jeśli z ze po świeżo freshly fraîchement frisch recién"""
+    com depois se quando als met na gdyby jeśli z ze po świeżo freshly fraîchement frisch recién
+    gdybyś gdybyście gdybym que"""
 )
+# A concession that is a clause of its own: "even if", "même si", "selbst wenn", "aun si", "anche se",
+# "mesmo que", "ainda que", "ook als", "nawet gdyby(ś)". With the action inside it (no cut between), what
+# the main clause says happens all the same, whatever it is, unless it says the action helps.
+_CONCESSIVE_IF = _set("if si wenn falls se que als gdyby gdybyś gdybyście gdybym jeśli")
+_CONCEDING_ALONE = _set("ainda aunque")  # "Ainda que limpasse ...", "Aunque lo limpiara ..."
 # Alone, the particle also means "also" ("Ook de orchidee verpotten zou ik doen"): it concedes only
 # before a gerund or a participle ("Even repotting", "Incluso trasplantando", "Pur rinvasando").
 _GERUND = re.compile(r"\w+(?:ing|ando|endo|iendo|indo|ado|ido|ato|ito|any|ony|ty|ana|ona)$")
@@ -148,7 +154,13 @@ def concedes(head: str, rest: str, language: str) -> bool:
     words = _words(head)
     if not words or len(words) > _HEAD_WORDS:
         return False
-    if words[0] in _CONCEDING:
+    clause_of_its_own = (
+        (words[0] in _CONCEDING and len(words) > 1 and words[1] in _CONCESSIVE_IF)
+        or words[0] in _CONCEDING_ALONE
+    ) and not re.search(r"[,;:]", head)
+    if words[0] in _CONCEDING_ALONE and not clause_of_its_own:
+        return False
+    if words[0] in _CONCEDING or words[0] in _CONCEDING_ALONE:
         if len(words) > 1 and words[1] not in _AFTER_CONCEDING:
             return False  # "Even so, ...", "Even though ...", "Auch die ..."
         first = _words(rest[:40])[:1]
@@ -169,6 +181,8 @@ def concedes(head: str, rest: str, language: str) -> bool:
     if _gains(said, language) and not any(_negator(w, language) for w in said):
         # (a negated gain concedes too: "..., l'acqua calda non sarebbe comunque tornata")
         return False
+    if clause_of_its_own and after.strip():
+        return True  # "Mesmo que trocasse a cabeça da escova todos os meses, a pontuação não mudava"
     return any(
         consequence(part, language) or _ALL_THE_SAME.search(part) or _mesoclisis(part)
         for part in (own, after)
