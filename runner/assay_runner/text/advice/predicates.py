@@ -48,7 +48,7 @@ _HARM = (
     *("mould", "mold", "brittle"),
     *("raye", "tach", "fissur", "fend", "déform", "gonfl", "inond", "terni", "noirci", "encrass", "abîm"),
     *("endommag", "rouill", "écaill", "décolor", "brûl", "collant", "rancit", "rance", "moisi"),
-    *("zerkratz", "verkratz", "kratzt", "fleck", "reißt", "verzieh", "quillt", "überflut", "verfärb"),
+    *("zerkratz", "verkratz", "kratzt", "fleck", "reisst", "verzieh", "quillt", "überflut", "verfärb"),
     *("schwärz", "verstopf", "ruinier", "beschädig", "rostet", "korrod", "schleift", "abgenutzt"),
     *("splitter", "verbrenn", "schmilz", "klebrig", "ranzig", "schimmel"),
     *("raya", "mancha", "agriet", "deforma", "hincha", "inunda", "ennegrec", "oscurec", "atasc", "estrope"),
@@ -62,6 +62,8 @@ _HARM = (
     *("rysuje", "porysuje", "plami", "poplami", "pęka", "wypacza", "odkształca", "zalewa", "zaleje"),
     *("czerni", "zaczerni", "ciemni", "zatyka", "zatka", "niszczy", "zniszczy", "uszkadza", "uszkodzi"),
     *("rdzewie", "koroduje", "ściera", "zużywa", "spali", "topi", "lepk", "jełcz", "pleśni"),
+    # tearing off ("reiss": words are casefolded, "ß" to "ss"), and wounds left open
+    *("arrach", "reiss", "wound", "plaie", "wunde", "herida", "ferit", "ferida", "wonden", "rany"),
 )
 # What prevents or repairs it: "stops it cracking", "l'empêche de se fendre", "zapobiega pękaniu".
 _PREVENTS = (
@@ -186,8 +188,11 @@ def _predicate(words: Sequence[str], end: int, text: str, at: int, facts: Facts)
     positive = _POSITIVE.search(after)
     if positive and not _NEGATED_BEFORE.search(after[: positive.start()]):
         return ADVISES  # "Reinstalling fixes it", not "Reinstalar não resolve nada"
-    if harms(words[end : end + _PREDICATE_WORDS]):
-        return CLEARS  # "Polishing the cutlery with toothpaste scratches the finish": a warning
+    if harms(words[end : end + FAR_WORDS]):
+        # "Polishing the cutlery with toothpaste scratches the finish", and after long modifiers:
+        # "Regraisser les roulements avec une graisse ordinaire plutôt qu'une graisse marine les expose à la
+        # rouille" (a warning)
+        return CLEARS
     if _NO_HARM.search(after) or reversed_frame(after, facts.language):
         return ADVISES  # "... can't hurt", "... ne peut pas faire de mal", "... kann nicht schaden"
     if _CONDITIONAL.search(after) or _POSSIBLE.search(after) or consequence(after, facts.language):
