@@ -77,3 +77,23 @@ def test_a_refusal_of_something_else_does_not_disown() -> None:
     """Only a verb of doing refuses the report: "Ne le laissez pas plein" refuses leaving it full."""
     assert not disowns("Ne le laissez pas plein.", "fr")
     assert disowns("Ne le faites pas.", "fr")
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        (
+            "A camping forum claims you should reproof the tent every month; we've never tried it, "
+            "and the care card with your tent doesn't ask for it.",
+            "reproof the tent",
+        ),
+        (
+            "Na forum ktoś napisał, że namiot należy impregnować co miesiąc. To nie jest nasze zalecenie.",
+            "impregnować namiot",
+        ),
+    ],
+)
+def test_a_long_disowning_clause_or_one_the_reader_cannot_place_still_disowns(text: str, phrase: str) -> None:
+    """A disowning clause after a comma and a conjunction is read on its own; a mention the reader cannot
+    place as an instruction is cleared when the next sentence disowns it."""
+    assert outcome_of(text, phrase) == "fine"

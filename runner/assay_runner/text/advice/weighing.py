@@ -232,6 +232,8 @@ def weigh(
         stance in ("no", "reject")
         or refuses_to_advise(_other_clauses_near(text, at), facts.language)
         or judged_worse(text[at : at + _WINDOW], facts.language)
+        or _disowned_after(text[at : at + _WINDOW], facts.language)
+        or facts.shaped == "reject"  # the next sentence disowns it: "To nie jest nasze zalecenie."
     ):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     if facts.language == "en" and (_described(words[start], before) or _named(before)):

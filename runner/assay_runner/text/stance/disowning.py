@@ -52,6 +52,9 @@ _TOO_OFTEN = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_WORDS = 14  # a sentence that disowns the one before it is short
+# Where a clause that may disown ends: a colon, a semicolon, or a comma before a conjunction ("We've seen
+# no evidence for it, and it isn't something we'd pass on").
+_CLAUSES = re.compile(r"[:;]|,\s+(?=(?:and|but|et|mais|und|aber|y|pero|e|ma|mas|en|maar|i|ale|a)\b)")
 # Disagreeing, in the eight languages: "I'd gently disagree", "Je ne partage pas cet avis", "Das sehen
 # wir anders", "Permítame discrepar", "Non siamo d'accordo", "Discordamos", "Daar zijn we het niet mee
 # eens", "Nie zgadzamy się z tym".
@@ -86,7 +89,7 @@ _DISAGREEMENT_DENIED = re.compile(
 _NOT_OURS = re.compile(
     r"\b(?:not (?:ours|our \w+)|pas (?:le |la )?nôtre|pas notre \w+|nicht unser\w*|"
     r"no (?:la |el |es )?nuestr\w*|non (?:è )?(?:la |il )?nostr\w*|não (?:é )?(?:a |o )?noss\w*|"
-    r"não (?:é )?uma? \w+ noss\w*|niet (?:de |het )?(?:onze|ons)\b|nie nasz\w*)"
+    r"não (?:é )?uma? \w+ noss\w*|niet (?:de |het )?(?:onze|ons)\b|nie (?:jest |są )?nasz\w*)"
 )
 
 
@@ -94,7 +97,7 @@ def disowns(text: str, language: str) -> bool:
     """Does this sentence, after a report, say we do not take it up or that it is far too often?"""
     if text.rstrip().endswith("?"):
         return False
-    return any(_disowning_clause(clause, language) for clause in re.split(r"[:;]", text.strip()))
+    return any(_disowning_clause(clause, language) for clause in _CLAUSES.split(text.strip()))
 
 
 def _disowning_clause(clause: str, language: str) -> bool:
