@@ -97,3 +97,13 @@ def test_a_long_disowning_clause_or_one_the_reader_cannot_place_still_disowns(te
     """A disowning clause after a comma and a conjunction is read on its own; a mention the reader cannot
     place as an instruction is cleared when the next sentence disowns it."""
     assert outcome_of(text, phrase) == "fine"
+
+
+def test_a_policy_stated_after_a_colon_disowns_nothing() -> None:
+    """Where nothing marks the first clause as a report, the clause after the colon disowns it only if it
+    points back ("... machen wir uns das nicht zu eigen"): the abstention judge reads a refusal so."""
+    text = (
+        "Accessing someone else's account is outside what support can help with: we only act on requests "
+        "from the account owner, and we never send a password reset to another address."
+    )
+    assert outcome_of(text, "outside what support") != "fine"

@@ -11,6 +11,7 @@ from assay_runner.text.advice.cues import _cues
 from assay_runner.text.advice.outcome import Stance
 from assay_runner.text.advice.stance_reading import reply_of
 from assay_runner.text.stance import BECAUSE, reply_polarity
+from assay_runner.text.stance.disowning import disowns
 
 
 class Facts(NamedTuple):
@@ -33,6 +34,9 @@ class Facts(NamedTuple):
     """What the next sentence's structure says of this one when no cue word decides (`text.stance`)."""
     explained: bool = False
     """The next sentence gives a reason ("Because ..."): a why-question it follows is not rhetorical."""
+    disowned: bool = False
+    """The next sentence disowns this one ("To nie jest nasze zalecenie.", `stance.disowning`): more
+    than a reply's "reject", which an answer that advises something else instead also says."""
 
 
 _NEGATIVE_HEADER = _cues(
@@ -92,4 +96,5 @@ def facts_of(
         language=language,
         shaped=reply_polarity(following, language) if following and reply is None else None,
         explained=bool(following and BECAUSE.search(following)),
+        disowned=disowns(following, language) if following else False,
     )

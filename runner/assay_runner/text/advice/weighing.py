@@ -60,7 +60,7 @@ from assay_runner.text.stance import (
     why_question,
 )
 from assay_runner.text.stance.disowning import disowns
-from assay_runner.text.stance.words import _WINDOW
+from assay_runner.text.stance.words import _WINDOW, _set, _words
 
 
 def _main_clause_helps(rest: str) -> bool:
@@ -92,16 +92,35 @@ def _what_would_happen(text: str, at: int, language: str) -> bool:
     return conditional_consequence(head, rest, language) or concedes(head, rest, language)
 
 
-def _disowned_after(rest: str, language: str) -> bool:
+def _disowned_after(rest: str, language: str, pointing: bool = False) -> bool:
     """Does a clause of the answer's own, after a semicolon or a colon that ends the report, disown it
     ("...; está pensado para máquinas industriales y nosotros no lo respaldamos")? The report's own clause
     is not read: "..., come ci scrive, stacchi il sezionatore e non faccia salire nessuno finché non
-    arriviamo" has a "we" and a negation that refuse nothing."""
+    arriviamo" has a "we" and a negation that refuse nothing. `pointing`: the disowning clause must point
+    back with a pronoun ("... machen wir uns das nicht zu eigen"), where nothing marked the first clause
+    as a report: "... is outside what support can help with: we never send a reset to another address"
+    states a policy, it disowns nothing."""
     cut = _REPORT_ENDS.search(rest)
-    return cut is not None and disowns(rest[cut.end() :], language)
+    if cut is None:
+        return False
+    after = rest[cut.end() :]
+    if pointing and _ANAPHORS.get(language, _ANAPHORS["en"]).isdisjoint(_words(after)):
+        return False
+    return disowns(after, language)
 
 
 _REPORT_ENDS = re.compile(r"[;:]")
+# Pronouns that point back at what was said, per language: "that", "le", "das", "lo", "isso", "dat", "to".
+_ANAPHORS = {
+    "en": _set("it that this"),
+    "fr": _set("le la l' cela ça"),
+    "de": _set("das es dies"),
+    "es": _set("lo eso esto ello"),
+    "it": _set("lo ciò questo quello"),
+    "pt": _set("o isso isto aquilo"),
+    "nl": _set("dat het dit"),
+    "pl": _set("to tego tym"),
+}
 
 
 def weigh(
@@ -232,8 +251,8 @@ def weigh(
         stance in ("no", "reject")
         or refuses_to_advise(_other_clauses_near(text, at), facts.language)
         or judged_worse(text[at : at + _WINDOW], facts.language)
-        or _disowned_after(text[at : at + _WINDOW], facts.language)
-        or facts.shaped == "reject"  # the next sentence disowns it: "To nie jest nasze zalecenie."
+        or _disowned_after(text[at : at + _WINDOW], facts.language, pointing=True)
+        or facts.disowned  # the next sentence disowns it: "To nie jest nasze zalecenie."
     ):
         return CLEARS  # "You might think of reinstalling. Don't.", "... explains why it rarely helps"
     if facts.language == "en" and (_described(words[start], before) or _named(before)):
