@@ -28,6 +28,7 @@ from assay_runner.text.stance import (
 )
 from assay_runner.text.stance.headings import heading_without_colon_negates
 from assay_runner.text.stance.how_after import shows_how
+from assay_runner.text.stance.words import _RESTART, _calls_it_wrong
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 
@@ -287,8 +288,11 @@ def negating_intro(text: str, heading: bool = False) -> bool:
         return True
     if len(folded) <= _MAX_INTRO and judges_list_badly(folded, heading):
         return True  # "### Pointless with a sealed barrel like yours", "Déconseillé pour un hamac :"
-    if len(folded) <= _MAX_INTRO and _NONE_OF.search(folded):
-        return not reassures_of_list(folded)  # "None of these options will work:", not "... takes long:"
+    if len(folded) <= _MAX_INTRO and (none := _NONE_OF.search(folded)):
+        # "None of these options will work:", not "... takes long:", "... can wait:", "... will hurt:"
+        return not reassures_of_list(folded) and not _frees_the_list(folded[none.start() :])
+    if _none_of_these(folded, heading):
+        return True  # "Sulla visiera a specchio, niente di tutto questo:", "### Nichts davon, solange ..."
     if len(folded) <= _MAX_INTRO and _SKIP.search(folded):
         return True
     words = _INTRO_WORD.findall(folded.casefold())
@@ -308,6 +312,59 @@ def _bare_item(text: str) -> bool:
     of what not to do are, not as a sentence that instructs ("Reset the alarm with the test button.")."""
     first = next((c for c in text if c.isalpha()), "")
     return first.islower() and not text.rstrip().endswith((".", "!"))
+
+
+def _none_of_these(line: str, heading: bool) -> bool:
+    """A short line that ends in a colon (or a heading) and says, anywhere in it, that none of what the
+    list holds will do ("Para la línea de la mejilla con barba de tres días, nada de esto:", "Helaas
+    verhelpt niets op dit lijstje de lekkage"), not in a question or a condition ("If none of these
+    helps:"), nor of what the list costs ("None of these takes long")."""
+    text = line.strip()
+    if len(text) > _MAX_INTRO or "?" in text or not (heading or text.endswith(":")):
+        return False
+    found = _NONE_OF_THESE.search(text)
+    if found is None:
+        return False
+    before = _INTRO_WORD.findall(text[: found.start()].casefold())
+    if not _CONDITION_OPENERS.isdisjoint(before):
+        return False
+    return not _frees_the_list(text[found.end() :]) and not reassures_of_list(text)
+
+
+def _frees_the_list(rest: str) -> bool:
+    """Does what a line says after its "none of these" free the list rather than negate it: a new clause
+    ("..., więc zostaje jeszcze to:"), or a predicate whose own negation makes a double negative ("is
+    off-limits", "is optional", "can wait", "will hurt", "ist schwer")?"""
+    after = _INTRO_WORD.findall(rest.casefold())
+    if not _RESTART.isdisjoint(after):
+        return True  # "Nic z tego, co próbowaliśmy, nie pomogło, więc zostaje jeszcze to:"
+    return _calls_it_wrong(after) or any(w.startswith(_ALL_OF_IT) for w in after)
+
+
+# Forbidden, optional or able to wait, in the eight languages: none of the list so is all of it to do.
+_ALL_OF_IT = (
+    *("off", "forbidden", "prohibited", "interdit", "verboten", "untersagt", "prohibid", "vietat"),
+    *("proibid", "verboden", "zakazan", "niedozwol", "optional", "opcional", "facultati", "facoltativ"),
+    *("optioneel", "opcjonaln", "freiwillig", "wait", "attend", "warten", "esper", "aspett", "wacht"),
+    *("czeka", "skip", "overslaan", "pomin"),
+    # what it costs: "None of these will hurt", "Nichts davon ist schwer", "Niente di tutto ciò è difficile"
+    *("hurt", "harm", "schad", "schwer", "nuir", "dañ", "dann", "prejudic", "difficil", "difícil", "hard"),
+    *("moeilijk", "trudn", "complic", "kompliz", "ingewikkeld", "skomplik"),
+)
+
+
+# A negative quantifier over what the list holds, in the eight languages.
+_NONE_OF_THESE = re.compile(
+    r"\b(?:(?:none|nothing|neither) (?:of (?:these|them|this|the following|those)|on this list)|"
+    r"(?:aucune?|rien) de (?:ces|tout (?:cela|ceci|ça)|cela|ceci|la liste)|"
+    r"(?:keine[rsn]?|nichts) (?:davon|hiervon|dieser|von diesen|auf dieser liste)|"
+    r"(?:ningun[ao]|nada) de (?:esto|estos|estas|esta lista|lo siguiente|todo esto)|"
+    r"(?:nessun[ao]?|niente|nulla) (?:di (?:questi|queste|tutto questo|questo|ciò))|"
+    r"(?:nenhuma?|nada) (?:destes|destas|disto|disso|desta lista)|"
+    r"(?:geen|niets) (?:van (?:deze|dit|die)|hiervan|daarvan|op dit lijstje|op deze lijst)|"
+    r"(?:żaden|żadna|żadne|żadnej|żadnego|nic) z (?:tych|tego|tej listy|poniższych))\b",
+    re.IGNORECASE,
+)
 
 
 def _intro_word(word: str) -> bool:
