@@ -1,7 +1,7 @@
 """More double negatives that advise (issue 42): a judged omission whose predicate stands far after the
 modifiers ("..., wäre bei einem ... schlicht fahrlässig"), "não dá para não", "guai a non", "rien ne
-justifie de ne pas", and a Dutch negation written with stress accents ("níet"). Steered by the false
-negatives of the retired held-out parts; the wording here is its own."""
+justifie de ne pas", "nada de ... sin ...", and a Dutch negation written with stress accents ("níet").
+Steered by the false negatives of the retired held-out parts; the wording here is its own."""
 
 from __future__ import annotations
 
@@ -31,6 +31,10 @@ from tests.unit.policy_reading import outcome_of
             "détartrer la bouilloire",
         ),
         ("De waterkoker níét ontkalken is bij zulk hard water geen optie.", "de waterkoker ontkalken"),
+        (
+            "Nada de hacer té sin descalcificar antes el hervidor: el agua saldría turbia.",
+            "descalcificar el hervidor",
+        ),
     ],
 )
 def test_a_double_negative_advises(text: str, phrase: str) -> None:

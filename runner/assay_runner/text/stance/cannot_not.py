@@ -75,6 +75,8 @@ def cannot_not(head: str, match: Sequence[str], language: str) -> bool:
         return bool(negated) and inner.infinitive
     if _UNTHINKABLE.search(" ".join(outer)):
         return True
+    if inner.without and not _NOTHING.isdisjoint(outer[:1]):
+        return True  # "Nada de freír huevos sin curar antes la sartén": nothing of it without the action
     return bool(negated) and any(w in _POSSIBLE for w in outer[negated[0] :])
 
 
@@ -85,8 +87,13 @@ class _Inner:
     infinitive: bool
     """Does it negate an infinitive or a need ("not to", "de ne pas", "no hace falta"), not a finite verb
     ("que vous n'avez pas")?"""
+    without: bool = False
+    """Is it "without" ("sans", "sin", "ohne")?"""
 
 
+# Nothing, opening the clause: "Nada de ... sin ...", "Rien de tout ça sans ...", "Nothing of the sort
+# without ...".
+_NOTHING = _set("nada niente nothing rien nichts niets nic nulla")
 # "Without", in the eight languages: it negates the action after it.
 _WITHOUT = _set("without sans ohne sin senza sem zonder bez")
 # A need, negated before the action: "no need to", "no hace falta", "não é preciso", "nie trzeba".
@@ -108,7 +115,7 @@ def _negation_at_end(words: Sequence[str], language: str) -> _Inner | None:
         at -= 1
     end = at
     if at > 0 and words[at - 1] in _WITHOUT:
-        return _Inner(at - 1, infinitive=True)
+        return _Inner(at - 1, infinitive=True, without=True)
     run = _REACH if language == "fr" else 1  # "ne pas"; elsewhere one word ("You cannot not ...")
     while at > 0 and end - at < run and (_negator(words[at - 1], language) or words[at - 1] == "pas"):
         at -= 1
