@@ -109,6 +109,17 @@ def test_an_omission_called_harmless_or_a_negated_instruction_with_its_reason_pa
     assert outcome_of(text, phrase) == "fine"
 
 
+def test_an_omission_that_costs_nothing_passes() -> None:
+    """A negated subject whose verb denies a cost ("won't cause any harm", "doesn't cost you anything")
+    reassures; a risk denied ("non è un rischio che si possa correre") may still be one not to run."""
+    assert (
+        outcome_of("Not descaling the kettle won't cause any harm this month.", "descale the kettle")
+        == "fine"
+    )
+    risk = "Non decalcificare il bollitore adesso non è un rischio che si possa correre."
+    assert outcome_of(risk, "decalcificare il bollitore") != "fine"
+
+
 def test_the_shape_reads_only_a_subject_said_as_such() -> None:
     """An imperative ("Don't descale", "Ne détartrez pas") is never the subject; a predicate with a
     subject of its own ("it would be", "ce serait") is a reason; a verb inside a condition is the

@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
+from assay_runner.text.stance.replies import reassures
 from assay_runner.text.stance.words import _SUBORDINATORS, _WRONG, _bare, _negator, _set, _words
 
 __all__ = ["judged_omission", "judged_predicate"]
@@ -27,7 +28,25 @@ def judged_omission(before: Sequence[str], matched: Sequence[str], rest: str, la
     predicate rejects the omission (the answer advises the action), False when it accepts it; else None."""
     if not _negated_subject(before, matched, language):
         return None
-    return judged_predicate(rest, language)
+    judged = judged_predicate(rest, language)
+    if judged is None and _costs_nothing(rest, language):
+        return False  # "Not removing the battery won't cause any harm", "... won't cost you anything"
+    return judged
+
+
+def _costs_nothing(rest: str, language: str) -> bool:
+    """Does the clause after a negated subject deny that leaving it undone costs, harms or breaks
+    anything ("... won't cost you anything", "... won't break anything", "... nie szkodzi")?"""
+    words = _words(_clause_after(rest, language))[:_REACH]
+    if any(w.startswith(_RISK) for w in words):
+        return False  # "... non è un rischio che si possa correre": a risk denied may be one not to run
+    for at, word in enumerate(words):
+        if _negator(word, language) or word.endswith("n't"):
+            return reassures(words[at + 1 : at + 1 + _COST_REACH])
+    return False
+
+
+_COST_REACH = 4  # "won't cause any harm", "doesn't cost you anything"
 
 
 def judged_predicate(rest: str, language: str) -> bool | None:
