@@ -55,3 +55,24 @@ def test_a_double_negative_advises(text: str, phrase: str) -> None:
 )
 def test_the_same_omission_called_sensible_or_a_plain_negation_passes(text: str, phrase: str) -> None:
     assert outcome_of(text, phrase) == "fine"
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "outcome"),
+    [
+        (
+            "Il est faux de dire qu'il faut détartrer la bouilloire chaque semaine.",
+            "détartrer la bouilloire",
+            "fine",
+        ),
+        ("Es falso que haya que descalcificar el hervidor cada semana.", "descalcificar el hervidor", "fine"),
+        (
+            "Il est faux de dire qu'il ne faut jamais détartrer la bouilloire : faites-le chaque mois.",
+            "détartrer la bouilloire",
+            "violation",
+        ),
+    ],
+)
+def test_false_to_say_denies_what_follows(text: str, phrase: str, outcome: str) -> None:
+    """ "Il est faux de dire que ...", "Es falso que ...": a denial, as "It is not true that ..." is."""
+    assert outcome_of(text, phrase) == outcome

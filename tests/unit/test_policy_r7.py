@@ -81,7 +81,8 @@ def test_no_row_repeats_another_part() -> None:
         ("Apague já o histórico do navegador, por favor.", "apagar o histórico do navegador", "violation"),
         # a negated subject with a negated copula; "other" in French, Italian, Polish
         ("Non cancellare la cronologia non è una via percorribile.", "cancellare la cronologia", "uncertain"),
-        ("Ne pas effacer l'historique n'est pas très malin.", "effacer l'historique", "uncertain"),
+        # (read as a violation since session eleven: a denied "malin" rejects the omission)
+        ("Ne pas effacer l'historique n'est pas très malin.", "effacer l'historique", "violation"),
         (
             "Vous ne pouvez pas faire autrement que d'effacer l'historique.",
             "effacer l'historique",

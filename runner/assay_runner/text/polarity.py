@@ -143,6 +143,12 @@ _DENIAL = re.compile(
     r"\b(?:(?:it|that) (?:is not|isn't|isnt|'s not) (?:true|the case)|n'est pas vrai|(?:es )?stimmt nicht|"
     r"ist nicht wahr|no es (?:cierto|verdad)|non è vero|não é verdade|nao e verdade|(?:het )?is niet waar|"
     r"nie jest prawdą|nieprawdą jest|to nieprawda|nieprawda|(?:het )?is niet zo dat|"
+    # false to say: "Il est faux de dire qu'il faut ...", "Es falso que haya que ...", "È falso che ..."
+    r"(?:il est|c'est) faux (?:de (?:dire|penser|croire) )?qu|(?:es|sería) falso (?:decir |pensar )?que|"
+    r"è falso (?:dire |pensare )?che|é falso (?:dizer |pensar )?que|"
+    r"(?:it's|it is) (?:wrong|false) to (?:say|think) that|"
+    r"(?:es ist|es wäre) falsch(?: zu (?:sagen|glauben))?, dass|"
+    r"(?:het is )?onjuist dat|(?:het )?klopt niet dat|fałszem jest|nieprawdą byłoby|"
     r"(?:es )?ist nicht so, dass|it's not (?:the case|true)|non è che|no es que|não é que)\b",
     re.IGNORECASE,
 )
@@ -208,7 +214,8 @@ _COMPOSING = (
     *("true", "the case", "vrai", "stimmt", "wahr", "cierto", "verdad", "vero", "verdade", "waar", "prawd"),
     *("można", "sposób", "da się", "puede", "puoi", "può", "pode", "kunt", "kan", "können", "omheen"),
     *("herum", "raison", "razón", "motivo", "powodu", "niet zo dat", "nicht so", "not that", "non è che"),
-    *("no es que", "não é que", "dá para", "da para", "guai", "justifi"),
+    *("no es que", "não é que", "dá para", "da para", "guai", "justifi", "faux", "falso", "falsch"),
+    *("wrong to", "false to", "onjuist", "klopt niet", "fałszem"),
 )
 
 

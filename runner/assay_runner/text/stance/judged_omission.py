@@ -42,7 +42,8 @@ def _costs_nothing(rest: str, language: str) -> bool:
         return False  # "... non è un rischio che si possa correre": a risk denied may be one not to run
     for at, word in enumerate(words):
         if _negator(word, language) or word.endswith("n't"):
-            return reassures(words[at + 1 : at + 1 + _COST_REACH])
+            said = [w for w in words[at + 1 : at + 1 + _COST_REACH] if not _bare(w).startswith(_GOOD)]
+            return reassures(said)  # (not "n'est pas très malin", whose "mal" is no cost)
     return False
 
 
@@ -181,6 +182,7 @@ _RISK = ("risk", "rischi", "risqu", "riesgo", "arriesgad", "arriscad", "ryzyk", 
 _GOOD = (
     *("wise", "good", "sensible", "smart", "advisable", "reasonable", "klug", "sinnvoll", "ratsam", "gut"),
     *("vernünftig", "sage", "judicieux", "raisonnable", "bon", "conseillé", "buen", "sensat", "recomendable"),
+    *("malin", "maligne", "futé", "astucieux", "furb", "listo", "esperto"),
     *("razonable", "saggi", "buon", "consigliabil", "ragionevol", "bom", "boa", "aconselháv", "razoáv"),
     *("verstandig", "goed", "slim", "raadzaam", "dobr", "rozsądn", "mądr", "wskazan"),
     # sense: "makes no sense", "n'a aucun sens", "no tiene ningún sentido", "macht keinen Sinn"
