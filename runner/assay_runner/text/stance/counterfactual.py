@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from assay_runner.text.stance.outcomes import _speaks_for_itself
 from assay_runner.text.stance.words import _set, _words
 from assay_runner.text.tokens import looks_past
 
@@ -34,8 +35,7 @@ def counterfactual_need(text: str, at: int, language: str) -> bool:
     if found is None:
         return False
     clause = head[found.start() : said.start()]
-    words = _words(clause)
-    if not _FIRST_PERSON.isdisjoint(words):
+    if _speaks_for_itself(_words(clause), language):
         return False  # "If I were you", "Wäre es mein Topf": the answer in the customer's place advises
     return _past(_words(clause.rstrip(" ,;")), language)
 
@@ -105,8 +105,3 @@ def _past(words: list[str], language: str) -> bool:
 
 
 _SHORTEST = 4  # letters: "vara", "rote" are no verbs
-
-_FIRST_PERSON = _set(
-    """i i'm me my je j' moi mon ma mes ich mein meine meiner yo mi mío mía io mio mia eu meu minha ik mijn
-    ja mój moja moje"""
-)
