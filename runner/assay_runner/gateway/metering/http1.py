@@ -21,10 +21,12 @@ from dataclasses import dataclass
 import h11
 import httpx
 
+from assay_runner.gateway.metering.reach import PATIENCE, Patience, reached
 from assay_runner.gateway.metering.usage import UsageReader
 
 MAX_REQUEST_BYTES = 32 << 20
-UPSTREAM_TIMEOUT = httpx.Timeout(connect=30.0, read=600.0, write=60.0, pool=30.0)
+UPSTREAM_TIMEOUT = httpx.Timeout(connect=10.0, read=600.0, write=60.0, pool=30.0)
+"""Connect: one try's; a connection not opened is tried again (`reach.Patience`)."""
 HOP_BY_HOP = frozenset(
     {
         "connection",
@@ -219,14 +221,17 @@ async def relay(
     sink: Sink,
     reader: UsageReader | None,
     capture: bool = False,
+    patience: Patience = PATIENCE,
 ) -> Relayed | None:
     """Send the call upstream and stream its reply to `sink` — all of it but its end — feeding a successful
-    reply to `reader`. The reply is read to its end even when the client has hung up (a cell killed at its
+    reply to `reader`. A connection that could not be opened is tried again within `patience` (`reach`:
+    nothing was sent). The reply is read to its end even when the client has hung up (a cell killed at its
     timeout): the upstream bills it, so it is counted. None when the upstream could not be reached or broke
     off (the client got a 502, or its connection ends): nothing was served, nothing is billed."""
     captured = bytearray() if capture else None
+    request = http.build_request(method, url, content=body, headers=headers)
     try:
-        async with http.stream(method, url, content=body, headers=headers) as reply:
+        async with reached(http, request, patience) as reply:
             content_type = reply.headers.get("content-type", "application/json")
             await sink.start(reply.status_code, content_type)
             async for chunk in reply.aiter_bytes():
