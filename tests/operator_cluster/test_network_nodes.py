@@ -57,6 +57,7 @@ from tests.operator_cluster.test_nodes import (
     assert_resumed_and_billed_once,
     metered_suite_brain_and_token,
     node_condition,
+    node_logs,
     retry_of_shard0,
     spec,
     start_holding,
@@ -437,6 +438,8 @@ def test_a_lost_networked_nodes_shard_is_retried_on_the_other_node_with_the_calm
         calm = support.wait_for_verdict(admin, namespace, "calm", operator=netnodes_operator, timeout=600)
         served = (len(gateway.requests), len(calm_gateway.requests))
         retried = pods.versions(retry["metadata"]["name"])[-1]
+        if {done["status"].get("verdict"), calm["status"].get("verdict")} != {"Pass"}:
+            print(node_logs(networked_nodes, namespace))  # why, in the failure's output
 
     print(f"\nnetworked node loss, seconds: {json.dumps({k: round(v, 1) for k, v in measured.items()})}")
     # The retry ran on the survivor's network: its pod CIDR, its address as hostIP.

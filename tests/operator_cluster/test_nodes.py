@@ -134,6 +134,17 @@ def node_condition(admin: KubeApi, node: str) -> str:
     return str(next(c["status"] for c in conditions if c["type"] == "Ready"))
 
 
+def node_logs(kubelets: list[LocalKubelet], namespace: str, lines: int = 30) -> str:
+    """The last `lines` lines each container of `namespace`'s pods wrote, on every node (a lost one's too:
+    its files stay), for a failure's output: the status says which cell failed, these say why."""
+    said = []
+    for kubelet in kubelets:
+        for log in sorted((kubelet.work_dir / "logs").glob(f"{namespace}_*/*.log")):
+            tail = log.read_text(errors="replace").splitlines()[-lines:]
+            said.append(f"--- {kubelet.node_name} {log.parent.name} {log.stem}:\n" + "\n".join(tail))
+    return "\n".join(said)
+
+
 def retry_of_shard0(admin: KubeApi, namespace: str, job: str, first_uid: str) -> Callable[[], Obj | None]:
     def probe() -> Obj | None:
         for pod in pods_by_index(admin, namespace, job).get(0, []):
@@ -244,6 +255,8 @@ def test_a_lost_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdict_a
         measured["verdict after the node was lost"] = time.monotonic() - started
         calm = support.wait_for_verdict(admin, namespace, "calm", operator=node_operator, timeout=600)
         served = (len(gateway.requests), len(calm_gateway.requests))
+        if {done["status"].get("verdict"), calm["status"].get("verdict")} != {"Pass"}:
+            print(node_logs(two_nodes, namespace))  # why, in the failure's output
 
     print(f"\nnode loss ({remedy}), seconds: {json.dumps({k: round(v, 1) for k, v in measured.items()})}")
     # The lost pod, failed by the pod GC, never by a kubelet: deleted first by the taint manager for the
@@ -303,6 +316,8 @@ def test_a_drained_nodes_shard_is_retried_on_the_other_node_with_the_calm_verdic
         measured["verdict after drain began"] = time.monotonic() - started
         calm = support.wait_for_verdict(admin, namespace, "calm", operator=node_operator, timeout=600)
         served = (len(gateway.requests), len(calm_gateway.requests))
+        if {done["status"].get("verdict"), calm["status"].get("verdict")} != {"Pass"}:
+            print(node_logs(two_nodes, namespace))  # why, in the failure's output
         lifecycle_plane.kubectl("uncordon", drained_node)
 
     print(f"\ndrain, seconds: {json.dumps({k: round(v, 1) for k, v in measured.items()})}")

@@ -390,13 +390,16 @@ def t1_sealed_and_t3_settled(admin: KubeApi, namespace: str, evaluation: str) ->
 
 def assert_the_calm_verdict(status: Obj, calm_status: Obj) -> None:
     # Why, in full: the dict itself is cut short in pytest's message (a cold run blocked it once, 4/6 cells).
-    why = {key: calm_status.get(key) for key in ("message", "conditions", "answer", "shards")}
-    assert calm_status["verdict"] == "Pass", json.dumps(why, indent=1, default=str)
+    def why(of: Obj) -> str:
+        kept = {key: of.get(key) for key in ("message", "conditions", "answer", "shards")}
+        return json.dumps(kept, indent=1, default=str)
+
+    assert calm_status["verdict"] == "Pass", why(calm_status)
     assert (status["verdict"], status["score"], status["judges"]) == (
         calm_status["verdict"],
         calm_status["score"],
         calm_status["judges"],
-    ), status
+    ), why(status)
 
 
 def retried_once(admin: KubeApi, namespace: str, job: str) -> Obj:
