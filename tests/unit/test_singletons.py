@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HOMES = {"assay_runner": ROOT / "runner", "assay_operator": ROOT / "operator", "assay_dev": ROOT / "dev"}
 STATELESS = {
     ("assay_runner.io.answers", "DEFAULT_LIMITS"): "a frozen dataclass: the default limits, never changed",
+    ("assay_runner.gateway.metering.reach", "PATIENCE"): "a frozen dataclass: how long to try connecting",
 }
 
 
