@@ -28,7 +28,7 @@ from assay_runner.text.stance import (
 )
 from assay_runner.text.stance.headings import heading_without_colon_negates
 from assay_runner.text.stance.how_after import shows_how
-from assay_runner.text.stance.words import _RESTART, _calls_it_wrong
+from assay_runner.text.stance.words import _RESTART, NEGATORS, _calls_it_wrong
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 
@@ -57,6 +57,11 @@ class Sentence(NamedTuple):
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d{1,3}[.)]|[A-Za-z][.)](?=\s))\s+")
+# A checklist's marks, as a line's first character or after its bullet: a cross says "not this" of its item
+# ("\u274c open the incubator" under "These stay off-limits:"), a tick "this" (the item reads as it stands).
+_CROSSES = "\u274c\u2716\u2717\u2718\u26d4\U0001f6ab\U0001f6d1"
+_TICKS = "\u2705\u2714\u2611\u2713"
+_MARK = re.compile(f"\\s*([{_CROSSES}{_TICKS}])\ufe0f?\\s+")  # matched where a line or its bullet ends
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)")
 _QUOTE = re.compile(r"^\s*(?:>\s?)+")
 _RULE_LINE = re.compile(r"^\s*(?:[-*_=]\s*){3,}$")
@@ -164,6 +169,7 @@ class _Blocks:
         self.intro_open = False  # no block has followed the negating introduction yet
         self.listed_aside = False  # the last block was a heading that negates the bare items under it
         self.quoted = False  # the block being read is in a block quote
+        self.crossed = False  # the block being read is a checklist item marked with a cross
         self.header: list[str] | None = None  # the header cells of the table being read
 
     def read(self) -> list[Sentence]:
@@ -181,6 +187,8 @@ class _Blocks:
             self.quoted = False
         elif _plain_line(raw):
             self.header = None
+            if _needless_label(raw.strip()):
+                self._flush()  # a label opening its line opens a block ("Pendiente: ...\nInnecesario: ...")
             self.current.append(_trimmed(raw, position))
         else:
             self._structured_line(raw, position)
@@ -205,10 +213,16 @@ class _Blocks:
             self.current.append(_Line(text, _located(raw, text, position, offset + heading.end())))
             self.heading = True
             self._flush()
-        elif bullet := _BULLET.match(line):
+        elif bullet := _BULLET.match(line) or _MARK.match(line):
             self._flush()
             self.item = True
-            self.current.append(_trimmed(line[bullet.end() :], position + offset + bullet.end()))
+            # The mark is the bullet, or follows it ("- \u274c open the incubator").
+            mark = bullet if bullet.re is _MARK else _MARK.match(line, bullet.end())
+            start = bullet.end()
+            if mark is not None:
+                self.crossed = mark.group(1) in _CROSSES
+                start = mark.end()
+            self.current.append(_trimmed(line[start:], position + offset + start))
         else:
             self.current.append(_trimmed(line, position + offset))
 
@@ -232,6 +246,7 @@ class _Blocks:
         lines, self.current = self.current, []
         item, self.item = self.item, False
         heading, self.heading = self.heading, False
+        crossed, self.crossed = self.crossed, False
         if not lines:
             return
         if len(lines) == 1:
@@ -244,7 +259,12 @@ class _Blocks:
             for before, after in pairwise(lines):
                 if before.start is None or after.start != before.start + len(before.text) + 1:
                     base = None
-        if (self.intro and (item or self.intro_open)) or (item and self.listed_aside and _bare_item(text)):
+        crossed = crossed and not _negates_itself(text)  # "\u274c Don't add water": the cross only repeats it
+        if (
+            (self.intro and (item or self.intro_open))
+            or (item and self.listed_aside and _bare_item(text))
+            or crossed
+        ):
             # under "Do not:" / "Avoid the following:", or a bare item under "### Never on a sealed rim"
             self.intro_open = False  # one paragraph after the intro, or the list items under it
             added = len(_INTRO_PREFIX)
@@ -260,7 +280,7 @@ class _Blocks:
 
 # The characters a quote marker, rule, table, heading or bullet can start with (besides a digit, a space,
 # or a letter followed by "." or ")"): a line that starts with anything else is paragraph text.
-_STRUCTURAL = frozenset(">-*_=|:#+\u2022")
+_STRUCTURAL = frozenset(">-*_=|:#+\u2022" + _CROSSES + _TICKS)
 
 
 # "None of these ...:", in every language: a negative quantifier over what the list holds negates the
@@ -305,6 +325,15 @@ def negating_intro(text: str, heading: bool = False) -> bool:
     # Words the filler list does not hold: the line's structure, in its own language, decides.
     short = len(folded) <= _MAX_INTRO and folded.rstrip().endswith(":")
     return short and heading_negates(folded, detect(folded))
+
+
+_ANY_NEGATOR = frozenset().union(*NEGATORS.values())
+
+
+def _negates_itself(text: str) -> bool:
+    """A negation word of any language read, or an English "n't" or French "n'"."""
+    words = _INTRO_WORD.findall(text.replace("\u2019", "'").casefold())
+    return any(w in _ANY_NEGATOR or w.endswith("n't") or w.startswith("n'") for w in words)
 
 
 def _bare_item(text: str) -> bool:
@@ -393,10 +422,47 @@ def _located(raw: str, text: str, position: int, offset: int) -> int | None:
     return position + found if found >= 0 else None
 
 
+# A label that says what follows is not needed or not to be done, in the eight languages ("**Unnecessary:**
+# ...", "Inutile :", "Nicht nötig:", "No hace falta:", "Non serve:", "Desnecessário:", "Overbodig:",
+# "Zbędne:"), then a colon and the items on the same line. A verb of the label stands alone ("Avoid:"), and
+# an adjective takes at most a place or a time ("Unnötig in Ihrem Fall:"): not "Don't forget: ...", "Never
+# mind: ...", "No need to worry: ...", which go on to what to do.
+_ALONE = (
+    r"never|don'?t|do not|skip|avoid|no need|leave out|évitez|à éviter|à proscrire|pas la peine|pas besoin|"
+    r"evite|evitar|no hace falta|sobra|evitare|da evitare|não é preciso|vermeiden|vermijden|niet doen|"
+    r"unikaj|unikać|nie rób"
+)
+_NEEDLESS = (
+    r"unnecessary|needless|not (?:needed|necessary|required)|forbidden|off[- ]limits|pointless|useless|"
+    r"inutiles?|pas nécessaire|interdit|superflus?|innecesari[oa]s?|no (?:es )?necesari[oa]s?|prohibido|"
+    r"non (?:serve|servono|necessari[oa]|indispensabile)|vietato|superflu[oa]|desnecessári[oa]s?|"
+    r"escusad[oa]|não (?:é )?necessário|proibido|unnötig|nicht (?:nötig|notwendig|erforderlich)|"
+    r"überflüssig|verboten|tabu|overbodig|niet nodig|verboden|zbędne|niepotrzebne|nie (?:trzeba|potrzeba)|"
+    r"zakazane"
+)
+_PLACE_OR_TIME = (
+    r"for|in|on|with|here|now|today|this|pour|dans|ici|aujourd'hui|für|bei|in|hier|jetzt|heute|para|en|"
+    r"con|aquí|hoy|per|con|qui|oggi|com|aqui|hoje|voor|bij|met|nu|vandaag|dla|w|przy|teraz|dziś|dzisiaj"
+)
+_NEEDLESS_LABEL = re.compile(
+    rf"^(?:(?:{_ALONE})|(?:{_NEEDLESS})(?:\s+(?:{_PLACE_OR_TIME})\b[^:;.!?]{{0,24}}?)?)\s*:\s+(?=\w)",
+    re.IGNORECASE,
+)
+
+
+def _needless_label(text: str) -> int:
+    """Where the items after a label that sets them aside begin (0: no such label)."""
+    found = _NEEDLESS_LABEL.match(text.replace("\u2019", "'"))
+    if found is None or len(_INTRO_WORD.findall(found.group())) > 4:
+        return 0
+    return found.end()
+
+
 def _split_block(block: Sentence) -> list[Sentence]:
     text = block.text
     if not _ENDS.search(text):  # a heading, a cell, a list item without a full stop: one sentence
-        return [block] if block.added == 0 and _HAS_WORD.search(text) else _split_slowly(block)
+        whole = block.added == 0 and _HAS_WORD.search(text) and not _needless_label(text)
+        return [block] if whole else _split_slowly(block)
     return _split_slowly(block)
 
 
@@ -420,6 +486,14 @@ def _add(sentences: list[Sentence], text: str, start: int, end: int, block: Sent
         lead = len(piece) - len(piece.lstrip())
         base = None if block.base is None else block.base + start + lead
         added = max(0, block.added - start - lead)
+        if not added and not start and (label := _needless_label(trimmed)):
+            # "Innecesario: enjuagar la pluma; cambiar el plumín.", opening its line: the items, not to do
+            # (not a reply after a sentence: "Someone says to X. No need: it never expires.")
+            rest = trimmed[label:]
+            at = None if base is None else base + label - len(_INTRO_PREFIX)
+            added = len(_INTRO_PREFIX)
+            sentences.append(Sentence(_INTRO_PREFIX + rest, at, added, block.quoted, block.column, block.row))
+            return
         sentences.append(Sentence(trimmed, base, added, block.quoted, block.column, block.row))
 
 
