@@ -1,5 +1,5 @@
-"""The third to twenty-first held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
-heldout-21/, issue 42) are well formed: one plan, so one set of checks, run on each part.
+"""The third to twenty-third held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
+heldout-23/, issue 42) are well formed: one plan, so one set of checks, run on each part.
 
 These tests check the files only: their format, their size per language, their balance and spread over
 kinds, that no row repeats another part, and that bench/policy_accuracy.py reads them. They do not hold the
@@ -48,11 +48,12 @@ PARTS = (
     "heldout-19",
     "heldout-20",
     "heldout-21",
+    "heldout-23",
 )
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl")
 MINIMUM_ROWS = 45
 MINIMUM_ENGLISH_ROWS = 60
-# heldout-8 to heldout-21 were written at two thirds of the others' size
+# heldout-8 to heldout-23 were written at two thirds of the others' size
 # (36 rows per language, 46 in English)
 SMALLER_PARTS = {
     "heldout-8": (36, 46),
@@ -69,6 +70,7 @@ SMALLER_PARTS = {
     "heldout-19": (36, 46),
     "heldout-20": (36, 46),
     "heldout-21": (36, 46),
+    "heldout-23": (36, 46),
 }
 KINDS = {
     "plain",
