@@ -1,5 +1,5 @@
-"""The third to twenty-second held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
-heldout-22/, issue 42) are well formed: one plan, so one set of checks, run on each part.
+"""The third to twenty-third held-out parts per answer language (tests/data/policy_corpus/heldout-3/ to
+heldout-23/, issue 42) are well formed: one plan, so one set of checks, run on each part.
 
 These tests check the files only: their format, their size per language, their balance and spread over
 kinds, that no row repeats another part, and that bench/policy_accuracy.py reads them. They do not hold the
@@ -49,11 +49,12 @@ PARTS = (
     "heldout-20",
     "heldout-21",
     "heldout-22",
+    "heldout-23",
 )
 LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "nl", "pl")
 MINIMUM_ROWS = 45
 MINIMUM_ENGLISH_ROWS = 60
-# heldout-8 to heldout-22 were written at two thirds of the others' size
+# heldout-8 to heldout-23 were written at two thirds of the others' size
 # (36 rows per language, 46 in English)
 SMALLER_PARTS = {
     "heldout-8": (36, 46),
@@ -71,6 +72,7 @@ SMALLER_PARTS = {
     "heldout-20": (36, 46),
     "heldout-21": (36, 46),
     "heldout-22": (36, 46),
+    "heldout-23": (36, 46),
 }
 KINDS = {
     "plain",
