@@ -171,7 +171,43 @@ _REJECT_MORE = _cues(
     r"\b(?:is|zijn) niet (?:ons|mijn) advies\b|\bniet onze aanbeveling\b",
     r"\bnie jest (?:nasza|moja) (?:rada|rekomendacja)\b|\bnie jest (?:naszym|moim) zaleceniem\b",
 )
+# No negation just before an endorsement, in it, or just after it (fixed-width look-behinds, one a form).
+_OWNED = (
+    r"\b(?<!not )(?<!n't )(?<!never )(?<!ne )(?<!ne le )(?<!ne la )(?<!ne vous )(?<!nicht )(?<!no )"
+    r"(?<!no lo )(?<!no le )(?<!non )(?<!non lo )(?<!non la )(?<!non le )(?<!não )(?<!não o )(?<!não a )"
+    r"(?<!não lhe )(?<!niet )(?<!nie )"
+)
+_SAME_BREATH = r"(?:(?!\b(?:not|never|pas|jamais|nicht|nie|no|nunca|non|mai|não|niet|nooit|nigdy)\b).){0,25}?"
+_UNDENIED = r"(?! (?:pas|nicht|niet|not)\b)"
 _ENDORSE_MORE = _cues(
+    # "we back every word", "we stand behind it", "we confirm it", "we take that advice on board", and the
+    # other languages' "lo confermiamo", "nous le confirmons", "wir bestätigen das", "Dat advies nemen wij
+    # graag over": the answer makes a quoted or reported view its own; never negated ("non lo facciamo
+    # nostro", "não o subscrevemos", "nous ne le confirmons pas", "we don't recommend doing so").
+    _OWNED
+    + r"(?:we (?:back|second|endorse) (?:every word|it|that|this|them|their advice|his advice|her advice)|"
+    r"we (?:stand|are) (?:fully )?behind (?:it|that|this|them|every word)|"
+    r"we (?:can )?confirm (?:it|that|this)"
+    r"(?! \w+ (?:is|was|has|had|will|would|isn't|wasn't)\b)|"
+    r"we (?:take|adopt|share) (?:that|this|their|his|her|the same) (?:advice|view|opinion|recommendation)|"
+    r"(?:nous )?(?:le|la) confirmons|wir bestätigen (?:das|es|dies)|(?:lo|la) confirmamos|"
+    r"(?:noi )?(?:lo|la) confermiamo|confirmamo-lo|(?:dat|dit) bevestigen (?:wij|we)|"
+    r"wij bevestigen (?:dat|dit|het)|potwierdzamy to|(?:nemen|neem) (?:wij|we|ik) (?:graag |volledig )?over|"
+    r"nous faisons (?:nôtre|notre)|"
+    r"wir (?:übernehmen|teilen) (?:diesen|den|seinen|ihren) (?:rat|tipp|hinweis)|"
+    r"wir schlie(?:ss|ß)en uns (?:dem |dieser empfehlung |diesem rat )?an|(?:lo )?hacemos nuestro|"
+    r"(?:lo )?facciamo nostro|subscrevemos|podpisujemy się|nous partageons (?:son|leur|cet) avis|"
+    r"compartimos (?:su|esa|esta) opinión|condividiamo (?:il suo|questo|quel) parere)\b" + _UNDENIED,
+    # "we advise you to do it / the same", in every language: a first-party recommendation of what was said
+    _OWNED
+    + r"(?:recommend|advise|suggest|urge)\b"
+    + _SAME_BREATH
+    + r"\b(?:the same|doing so|to do (?:it|so|that|the same))\b",
+    _OWNED + r"(?:conseillons|recommandons|recomendamos|aconsejamos|consigliamo|raccomandiamo|aconselhamos|"
+    r"adviseren|raden|zalecamy|polecamy|radzimy|empfehlen|raten)\b" + _SAME_BREATH + r"\b(?:de le faire|"
+    r"le faire|la même chose|de même|hacerlo|lo mismo|farlo|lo stesso|la stessa cosa|fazê-lo|fazer o mesmo|"
+    r"o mesmo|hetzelfde|het (?:ook )?te doen|dat te doen|to samo|to zrobić|es zu tun|das zu tun|dasselbe|"
+    r"das gleiche|ebenso)\b" + _UNDENIED,
     # "... and we recommend it too" in the other languages: a first-party recommendation with "also"
     r"\b(?:conseillons|recommandons|recomendamos|aconsejamos|consigliamo|raccomandiamo|aconselhamos|"
     r"adviseren wij|raden wij|zalecamy|polecamy|radzimy|empfehlen wir|raten wir)\b.{0,30}"
@@ -187,7 +223,11 @@ _MORE_WORDS = _words(
     verliert kwijt verlieren weg straci stracisz stracą stracił stracili ne no non não nie löst behebt hilft
     niet bezcelowe bezcelowy bezużyteczne niepotrzebne sinnlos zwecklos nutteloos inutile inutili aussi
     también anche también ook też auch you'd you'll mehr ya our my notre mon unsere meine unser nuestra
-    nuestro mi nostro nostra mio mia nossa nosso minha meu ons mijn onze nasza moja naszym moim"""
+    nuestro mi nostro nostra mio mia nossa nosso minha meu ons mijn onze nasza moja naszym moim
+    we confirmons bestätigen confirmamos confermiamo confirmamo bevestigen potwierdzamy nemen neem
+    faisons übernehmen teilen schließen schliessen hacemos facciamo subscrevemos podpisujemy partageons
+    compartimos condividiamo conseillons recommandons aconsejamos consigliamo raccomandiamo aconselhamos
+    adviseren raden zalecamy polecamy radzimy empfehlen raten"""
 )
 
 
