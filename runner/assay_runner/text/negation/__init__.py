@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from assay_runner.text.negation.carried import carried_negation
 from assay_runner.text.negation.clause_view import ClauseView, clause_tokens
-from assay_runner.text.negation.clause_wide import german_negation, without_beside_negation
+from assay_runner.text.negation.clause_wide import (
+    contrasted_after,
+    german_negation,
+    without_beside_negation,
+)
 from assay_runner.text.negation.cues import may_hold_cues
 from assay_runner.text.negation.predicates import double_negative
 from assay_runner.text.negation.reporting import reported
@@ -26,6 +30,7 @@ __all__ = [
     "ClauseView",
     "carried_negation",
     "clause_tokens",
+    "contrasted_after",
     "double_negative",
     "encouraged",
     "german_negation",

@@ -12,6 +12,7 @@ from assay_runner.text.language import negated_verbal_noun
 from assay_runner.text.match import DETERMINERS, VERB_FIRST
 from assay_runner.text.negation import (
     ClauseView,
+    contrasted_after,
     double_negative,
     encouraged,
     german_negation,
@@ -185,6 +186,7 @@ def judge_match(
     if (
         facts.language in VERB_FIRST
         and german_negation(view.words, facts.language)
+        and not contrasted_after(view.words, end, facts.language)
         and not reversed_negation(view)
     ):
         if question and negative_question(text[:at], facts.language):
