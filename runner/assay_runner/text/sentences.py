@@ -26,6 +26,7 @@ from assay_runner.text.stance import (
     reassures_of_list,
     sets_aside,
 )
+from assay_runner.text.stance.delegation import delegates
 from assay_runner.text.stance.headings import heading_without_colon_negates
 from assay_runner.text.stance.how_after import shows_how
 from assay_runner.text.stance.words import _RESTART, NEGATORS, _calls_it_wrong
@@ -304,8 +305,8 @@ def negating_intro(text: str, heading: bool = False) -> bool:
     folded = text.replace("\u2019", "'")
     if keeps(folded) or shows_how(folded):
         return False  # "Don't skip these:", "Sla deze stappen niet over:", "No workshop needed - here's how:"
-    if sets_aside(folded, heading) or calls_futile(folded, heading):
-        return True
+    if sets_aside(folded, heading) or calls_futile(folded, heading) or delegates(folded):
+        return True  # ... or "### Leave these to Paula on Tuesday", "Laat dit dinsdag aan Ruud over:"
     if len(folded) <= _MAX_INTRO and judges_list_badly(folded, heading):
         return True  # "### Pointless with a sealed barrel like yours", "Déconseillé pour un hamac :"
     if len(folded) <= _MAX_INTRO and (none := _NONE_OF.search(folded)):

@@ -11,6 +11,7 @@ from assay_runner.text.advice.cues import _cues
 from assay_runner.text.advice.outcome import Stance
 from assay_runner.text.advice.stance_reading import reply_of
 from assay_runner.text.stance import BECAUSE, reply_polarity
+from assay_runner.text.stance.delegation import delegates
 from assay_runner.text.stance.disowning import disowns
 
 
@@ -57,8 +58,8 @@ _VERDICT_YES = _cues(r"^(?:yes|required|recommended|always|needed|necessary|must
 def column_stance(header: str) -> Stance:
     if not header:
         return None
-    if _NEGATIVE_HEADER.search(header):
-        return "no"
+    if _NEGATIVE_HEADER.search(header) or delegates(header):
+        return "no"  # ... or "What our technician will do", "Lo que hará nuestro instalador"
     return "yes" if _POSITIVE_HEADER.search(header) else None
 
 
