@@ -7,8 +7,9 @@ bill, one call twice. A call whose connection was opened is never sent again, wh
 Why: a pod's network can be not yet ready, or briefly not, when its first call goes out. Kubernetes starts a
 pod's containers before its node's NetworkPolicy enforcer has necessarily programmed the pod, and while a
 node is being lost a new pod on the node that survives can wait longer (tests/operator_cluster/
-test_network_nodes.py: a retried shard's first call got no answer for its whole 30 s connect timeout, and
-the cell was lost). A gateway restarting behind its Service refuses for a moment too. An agent's client
+test_network_nodes.py lost a retried shard's cell in CI on 2026-12-06, its verdict some 30 s late: most
+likely its first call got no answer for the whole connect timeout, then 30 s; the cause is not known). A
+gateway restarting behind its Service refuses for a moment too. An agent's client
 gives up or retries on its own terms; this hop does not hand it an error it did not need to see.
 """
 
