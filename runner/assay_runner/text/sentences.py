@@ -29,7 +29,7 @@ from assay_runner.text.stance import (
 from assay_runner.text.stance.delegation import delegates
 from assay_runner.text.stance.headings import heading_without_colon_negates
 from assay_runner.text.stance.how_after import shows_how
-from assay_runner.text.stance.words import _RESTART, NEGATORS, _calls_it_wrong
+from assay_runner.text.stance.words import _RESTART, ALL_NEGATORS, _calls_it_wrong
 
 __all__ = ["Sentence", "sentences_of_plain", "split_sentences"]
 
@@ -328,13 +328,10 @@ def negating_intro(text: str, heading: bool = False) -> bool:
     return short and heading_negates(folded, detect(folded))
 
 
-_ANY_NEGATOR = frozenset().union(*NEGATORS.values())
-
-
 def _negates_itself(text: str) -> bool:
     """A negation word of any language read, or an English "n't" or French "n'"."""
     words = _INTRO_WORD.findall(text.replace("\u2019", "'").casefold())
-    return any(w in _ANY_NEGATOR or w.endswith("n't") or w.startswith("n'") for w in words)
+    return any(w in ALL_NEGATORS or w.endswith("n't") or w.startswith("n'") for w in words)
 
 
 def _bare_item(text: str) -> bool:

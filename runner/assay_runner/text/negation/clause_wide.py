@@ -46,12 +46,13 @@ def german_negation(words: Sequence[str], language: str = "de") -> bool:
 
 
 _CONTRASTING = frozenset({"und", "oder", "aber", "sondern", "en", "of", "maar"})
+_GERMAN_CONTRASTED = _GERMAN_NEGATION | {"keinen", "keine", "kein"}
 
 
 def contrasted_after(words: Sequence[str], end: int, language: str = "de") -> bool:
     """Is every German (Dutch) negation of the clause after the match `words[:end]` and right after "und",
     "oder", "aber" ("en", "of", "maar")? It negates a phrase set against the match's, not its verb:
     "Ernten Sie den Honig jetzt und nicht erst im August", "Oogst de honing nu en niet pas in augustus"."""
-    negations = _DUTCH_NEGATION if language == "nl" else _GERMAN_NEGATION | {"keinen", "keine", "kein"}
+    negations = _DUTCH_NEGATION if language == "nl" else _GERMAN_CONTRASTED
     at = [i for i, word in enumerate(words) if word in negations]
     return bool(at) and all(i >= end and words[i - 1] in _CONTRASTING for i in at)

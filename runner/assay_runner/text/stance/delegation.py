@@ -36,7 +36,7 @@ _OURS_DOES = (
     r"(?:dit|dat|wat) (?:doen wij|doet onze|doen we)|wat (?:wij|we) (?:doen|gaan doen)|"
     r"(?:to )?zrobi(?:my)? nasz|(?:tym|tego) zajmie się nasz|co zrobimy"
 )
-_DELEGATES = re.compile(rf"(?:^|[\s(\"'|*]|\W)(?:{_LEAVE_TO}|{_OURS_DOES})\b", re.IGNORECASE)
+_DELEGATES = re.compile(rf"(?:^|\W)(?:{_LEAVE_TO}|{_OURS_DOES})\b", re.IGNORECASE)
 _NEGATED = re.compile(
     r"\b(?:won't|will not|don't|do not|not|ne|pas|nicht|kein|no|non|não|niet|geen|nie)\b", re.IGNORECASE
 )

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from assay_runner.text.language import detect
 from assay_runner.text.stance.headings import heading_negates
-from assay_runner.text.stance.words import _SUBORDINATORS, NEGATORS, _bare, _negator, _set, _words
+from assay_runner.text.stance.words import _SUBORDINATORS, ALL_NEGATORS, _bare, _negator, _set, _words
 
 # Words that forbid, by stem, in the eight languages: forbidden, prohibited, banned, off-limits, taboo,
 # interdit, à proscrire, verboten, untersagt, unzulässig, prohibido, vetado, vietato, proibito, proibido,
@@ -75,7 +75,6 @@ _PURPOSE_OPENERS = _set("to pour afin para per um om aby żeby zum zur")
 _CLAUSE_CUT = re.compile(r"[,;(\u2014\u2013]|\s-\s")
 _SENTENCE_CUT = re.compile(r"[.!?]\s+")
 _LINE_CHARACTERS = 100  # a heading or an introducing line, not a paragraph that ends in a colon
-_ALL_NEGATORS = frozenset().union(*NEGATORS.values())
 
 
 @lru_cache(maxsize=1024)
@@ -196,7 +195,7 @@ def _free(before: list[str]) -> bool:
 
 def _negated(word: str) -> bool:
     """A negator in any of the eight languages ("don't", "nicht", "nie", "não")."""
-    return _negator(word, "en") or word in _ALL_NEGATORS
+    return _negator(word, "en") or word in ALL_NEGATORS
 
 
 def _negated_word(word: str) -> bool:

@@ -34,6 +34,8 @@ NEGATORS: dict[str, frozenset[str]] = {
     "nl": _set("niet nooit niets geen niemand noch níet níét nóóit géén"),
     "pl": _set("nie nigdy nic niczego niczym żaden żadne żadna żadnych ani"),
 }
+ALL_NEGATORS = frozenset().union(*NEGATORS.values())
+"""The negating words of every language read, in one set."""
 
 
 def _negator(word: str, language: str) -> bool:
